@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { buildApp, type App } from '../../server/app.ts';
+import { loadConfig, type Config } from '../../server/config.ts';
+import { ServiceError } from '../../server/errors.ts';
+import { createLogger } from '../../server/log.ts';
+import { createServer } from '../../server/mcp/create-server.ts';
+import { startHttp, type HttpHandle } from '../../server/mcp/http.ts';
+import { authenticate, createTenant, type TenantBundle } from '../../server/tenancy/admin.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+export const DEMO_DIR = path.join(REPO_ROOT, 'demo');
+
+/** A temp data dir and a Config pointing at it (real SQLite file, real blob dir). */
+export function tempConfig(overrides: Record<string, string> = {}): Config {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
+  return loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ...overrides });
+}
+
+export interface CallResult {
+  isError: boolean;
+  structured: Record<string, unknown>;
+  content: CallToolResult['content'];
+  text: string;
+  error: { code: string; field: string | null; message: string; details?: Record<string, unknown> } | undefined;
+}
+
+/** An SDK client bound to one API key, with a typed `call(router, action, args)`. */
+export interface TestClient {
+  client: Client;
+  call(router: string, action: string, args?: Record<string, unknown>): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+/** Wrap an SDK Client with the router calling convention `{action, args}`. */
+export function wrapClient(client: Client): TestClient {
+  return {
+    client,
+    async call(router, action, args = {}) {
+      const r = (await client.callTool({ name: router, arguments: { action, args } })) as CallToolResult;
+      const structured = (r.structuredContent ?? {}) as Record<string, unknown>;
+      const text = r.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
+      return { isError: r.isError === true, structured, content: r.content, text, error: r.isError ? (structured.error as CallResult['error']) : undefined };
+    },
+    close: () => client.close(),
+  };
+}
+
+export interface TestServer {
+  app: App;
+  config: Config;
+  /** the first tenant (one workspace, theme, store, key) */
+  tenant: TenantBundle;
+  /** connect an in-memory SDK client authenticated with `apiKey` (default: the first tenant's) */
+  connect(apiKey?: string, capabilities?: ClientCapabilities): Promise<TestClient>;
+  /** start the real HTTP listener (Streamable HTTP + CDN) on a free port */
+  listen(): Promise<HttpHandle>;
+  close(): Promise<void>;
+}
+
+/**
+ * Start the real application on a temp data dir, create one tenant, and hand out SDK clients over an
+ * in-memory transport pair (the same McpServer code path as HTTP and stdio).
+ */
+export async function startTestServer(opts: { env?: Record<string, string>; configure?: (app: App) => void } = {}): Promise<TestServer> {
+  const config = tempConfig(opts.env);
+  const log = createLogger('silent');
+  const app = buildApp(config, log);
+  opts.configure?.(app);
+  const tenant = createTenant(app.library.tenancy, 'Test tenant');
+  const clients: TestClient[] = [];
+  let http: HttpHandle | null = null;
+  return {
+    app,
+    config,
+    tenant,
+    async connect(apiKey = tenant.api_key, capabilities = {}) {
+      const server = createServer(app.server, () => {
+        const p = authenticate(app.library.tenancy, apiKey);
+        if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
+        return p;
+      });
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverTransport);
+      const client = new Client({ name: 'atelier-test', version: '0' }, { capabilities });
+      await client.connect(clientTransport);
+      const tc = wrapClient(client);
+      clients.push(tc);
+      return tc;
+    },
+    async listen() {
+      http ??= await startHttp(app, log, { host: '127.0.0.1', port: 0, mcp: true });
+      return http;
+    },
+    async close() {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await http?.close();
+      await app.close();
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Base64 of a demo file, e.g. `demoFile('images/text/craft-beer.jpg')`. */
+export function demoFile(rel: string): Buffer {
+  return fs.readFileSync(path.join(DEMO_DIR, rel));
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config.ts';
+import { createAssetQueries } from './db/assets.ts';
+import { openDb, type Database } from './db/connection.ts';
+import { createTenancyQueries } from './db/tenancy.ts';
+import { createCursorCodec } from './domain/cursor.ts';
+import type { LibraryDeps } from './library/deps.ts';
+import type { AssetVectorSearch } from './library/search.ts';
+import type { Logger } from './log.ts';
+import type { ServerDeps } from './mcp/create-server.ts';
+import { createLocalProvider } from './providers/local.ts';
+import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
+import { assetImportRouter } from './routers/asset-import.ts';
+import { assetLibraryRouter } from './routers/asset-library.ts';
+import { assetsRouter } from './routers/assets.ts';
+import { discoverRouter } from './routers/discover.ts';
+import { createLocalBlobStore } from './storage/blob-store.ts';
+import { createUrlBuilder } from './storage/urls.ts';
+
+export const VERSION = '0.1.0';
+
+/** The composed application: database, use-case deps and MCP server deps. */
+export interface App {
+  config: Config;
+  db: Database;
+  library: LibraryDeps;
+  providers: ProviderRegistry;
+  server: ServerDeps;
+  /** Set the CDN base URL once the HTTP listener is bound (when ATELIER_CDN_URL is not set). */
+  setCdnBase(url: string): void;
+  /** Stop background work and close the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Composition root: open the database (migrations run), build the blob store, URL builder, cursor
+ * codec, providers and routers. No I/O besides the database and blob directory happens here.
+ */
+export function buildApp(config: Config, log: Logger): App {
+  const db = openDb(config.dbPath);
+  const tenancy = createTenancyQueries(db);
+  const cursorSecret = tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
+  let cdnBase = config.cdnUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  const library: LibraryDeps = {
+    assets: createAssetQueries(db),
+    tenancy,
+    blobs: createLocalBlobStore(config.blobDir),
+    urls: createUrlBuilder(() => cdnBase),
+    cursors: createCursorCodec(cursorSecret),
+    policy: {
+      maxImportBytes: config.maxImportBytes,
+      maxInputPixels: config.maxInputPixels,
+      fetchTimeoutMs: config.fetchTimeoutMs,
+      allowPrivateUrls: config.allowPrivateUrls,
+    },
+    log: log.child({ mod: 'library' }),
+    onAssetStored: [],
+  };
+  const providers = createProviderRegistry([createLocalProvider()]);
+  const vectors: AssetVectorSearch | null = null;
+  const server: ServerDeps = {
+    version: VERSION,
+    log: log.child({ mod: 'mcp' }),
+    routers: [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()],
+  };
+  return {
+    config,
+    db,
+    library,
+    providers,
+    server,
+    setCdnBase(url) {
+      if (!config.cdnUrl) cdnBase = url.replace(/\/+$/, '');
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { ConfigError } from '../config.ts';
+import { createOperatorQueries } from '../db/tenancy.ts';
+import { storeAsset } from '../library/import.ts';
+import { boot, serveHttp, serveStdio } from '../main.ts';
+import { listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
+import { createApiKey, createTenant, createWorkspace } from '../tenancy/admin.ts';
+
+/** Print a result as JSON (`--json`) or as `key: value` lines. Output goes to stdout on purpose: it is the command's result. */
+function emit(json: boolean, value: Record<string, unknown>, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`atelier: ${message}\n`);
+  process.exit(2);
+}
+
+function progressBar(total: number): { tick(label: string): void; stop(): void } {
+  if (!process.stderr.isTTY || total < 2) return { tick: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar({ stream: process.stderr, format: ' {bar} {value}/{total} {label}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  bar.start(total, 0, { label: '' });
+  return { tick: (label) => bar.increment(1, { label }), stop: () => bar.stop() };
+}
+
+const program = new Command('atelier')
+  .description('Atelier: MCP server with an image asset library and a product catalog for storefront-building agents.\nConfiguration comes from ATELIER_* environment variables (see README).')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('serve MCP over Streamable HTTP (/mcp) or stdio; the /cdn asset route runs in both modes')
+  .addOption(new Option('--stdio', 'MCP over stdin/stdout (needs ATELIER_API_KEY)').conflicts('http'))
+  .addOption(new Option('--http', 'MCP over Streamable HTTP at /mcp (default)'))
+  .option('--port <n>', 'listen port (overrides ATELIER_PORT)', (v) => Number.parseInt(v, 10))
+  .action(async (o: { stdio?: boolean; port?: number }) => {
+    const { app, log } = boot();
+    const running = o.stdio ? await serveStdio(app, log, o.port) : await serveHttp(app, log, o.port);
+    const stop = (): void => void running.stop().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+
+program
+  .command('start')
+  .description('npm start: serve HTTP on 127.0.0.1, seeding the demo workspace on first start, and print how to connect')
+  .option('--port <n>', 'listen port', (v) => Number.parseInt(v, 10))
+  .action(async (o: { port?: number }) => {
+    const { app, log } = boot();
+    const demo = await seedDemo(app, { extraSteps: [] });
+    const running = await serveHttp(app, log, o.port);
+    const config = { mcpServers: { atelier: { type: 'http', url: running.http.mcpUrl, headers: { Authorization: `Bearer ${demo.api_key}` } } } };
+    process.stderr.write(
+      `\nAtelier is running.\n  MCP URL:      ${running.http.mcpUrl}\n  API key:      ${demo.api_key}\n  workspace_id: ${demo.workspace_id}\n  theme_id:     ${demo.theme_id}\n  store_id:     ${demo.store_id}\n` +
+      `  demo library: ${demo.imported} imported now, ${demo.skipped} already present${demo.failed.length ? `, ${demo.failed.length} failed` : ''}\n\nClient config (paste into an MCP client):\n${JSON.stringify(config, null, 2)}\n\n`,
+    );
+    const stop = (): void => void running.stop().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+
+program
+  .command('seed-demo')
+  .description('create the demo tenant/workspace/theme/store/key and import the demo photos (idempotent)')
+  .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id","api_key"}')
+  .action(async (o: { json?: boolean }) => {
+    const { app } = boot();
+    const bar = progressBar(listImageFiles(path.resolve('demo/images')).length);
+    const r = await seedDemo(app, { onProgress: (_d, _t, f) => bar.tick(path.basename(f)) });
+    bar.stop();
+    await app.close();
+    const { tenant_id, workspace_id, theme_id, store_id, api_key } = r;
+    emit(!!o.json, { tenant_id, workspace_id, theme_id, store_id, api_key },
+      `tenant_id: ${tenant_id}\nworkspace_id: ${workspace_id}\ntheme_id: ${theme_id}\nstore_id: ${store_id}\napi_key: ${api_key}\nimported: ${r.imported}, already present: ${r.skipped}${r.failed.length ? `\nfailed:\n  ${r.failed.join('\n  ')}` : ''}`);
+  });
+
+const tenant = program.command('tenant').description('manage tenants');
+tenant
+  .command('create')
+  .description('create a tenant with one active workspace, theme, store and API key')
+  .requiredOption('--name <name>', 'tenant name')
+  .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id","api_key"}')
+  .action(async (o: { name: string; json?: boolean }) => {
+    const { app } = boot();
+    const b = createTenant(app.library.tenancy, o.name);
+    await app.close();
+    emit(!!o.json, { ...b }, Object.entries(b).map(([k, v]) => `${k}: ${v}`).join('\n'));
+  });
+
+const workspace = program.command('workspace').description('manage workspaces');
+workspace
+  .command('create')
+  .description("add a workspace with its theme and store; the tenant's API keys are granted access")
+  .requiredOption('--tenant <id>', 'tenant id')
+  .requiredOption('--name <name>', 'workspace name')
+  .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id"}')
+  .action(async (o: { tenant: string; name: string; json?: boolean }) => {
+    const { app } = boot();
+    if (!app.library.tenancy.tenant(o.tenant)) fail(`tenant ${o.tenant} does not exist`);
+    const w = createWorkspace(app.library.tenancy, o.tenant, o.name);
+    await app.close();
+    emit(!!o.json, { tenant_id: o.tenant, ...w }, Object.entries({ tenant_id: o.tenant, ...w }).map(([k, v]) => `${k}: ${v}`).join('\n'));
+  });
+
+const keys = program.command('keys').description('manage API keys');
+keys
+  .command('create')
+  .description("create an API key reaching the given workspaces (default: all of the tenant's)")
+  .requiredOption('--tenant <id>', 'tenant id')
+  .option('--workspace <id...>', 'workspace id(s) the key reaches')
+  .option('--name <name>', 'label for the key', 'cli')
+  .option('--json', 'print {"tenant_id","api_key_id","api_key","workspace_ids"}')
+  .action(async (o: { tenant: string; workspace?: string[]; name: string; json?: boolean }) => {
+    const { app } = boot();
+    if (!app.library.tenancy.tenant(o.tenant)) fail(`tenant ${o.tenant} does not exist`);
+    let k;
+    try {
+      k = createApiKey(app.library.tenancy, o.tenant, { name: o.name, ...(o.workspace ? { workspaceIds: o.workspace } : {}) });
+    } catch (e) {
+      fail((e as Error).message);
+    }
+    const workspace_ids = app.library.tenancy.reachableWorkspaces(k.api_key_id, o.tenant).map((w) => w.id);
+    await app.close();
+    emit(!!o.json, { tenant_id: o.tenant, api_key_id: k.api_key_id, api_key: k.api_key, workspace_ids }, `api_key: ${k.api_key}\napi_key_id: ${k.api_key_id}\nworkspaces: ${workspace_ids.join(', ')}`);
+  });
+
+program
+  .command('import')
+  .description('bulk-import image files or directories (recursive) into a workspace, with alt text and tags from file names')
+  .argument('<paths...>', 'files or directories')
+  .option('--workspace <id>', 'target workspace (required when several active workspaces exist)')
+  .option('--json', 'print one JSON summary {"imported","deduplicated","failed":[{"file","code","message"}],"assets":[…]}')
+  .action(async (paths: string[], o: { workspace?: string; json?: boolean }) => {
+    const { app } = boot();
+    const ops = createOperatorQueries(app.db);
+    let ws = o.workspace ? ops.workspaceById(o.workspace) : undefined;
+    if (o.workspace && (!ws || ws.status !== 'active')) fail(`workspace ${o.workspace} does not exist or is archived`);
+    if (!ws) {
+      const active = ops.activeWorkspaces();
+      if (active.length !== 1) fail(`${active.length} active workspaces exist; pass --workspace (one of: ${active.map((w) => `${w.id} "${w.name}"`).join(', ')})`);
+      ws = active[0]!;
+    }
+    const files: { file: string; root: string }[] = [];
+    for (const p of paths) {
+      const abs = path.resolve(p);
+      if (!fs.existsSync(abs)) fail(`${p} does not exist`);
+      if (fs.statSync(abs).isDirectory()) files.push(...listImageFiles(abs).map((f) => ({ file: f, root: abs })));
+      else files.push({ file: abs, root: path.dirname(abs) });
+    }
+    const bar = progressBar(files.length);
+    const scope = { tenantId: ws.tenant_id, workspaceId: ws.id };
+    const summary = { imported: 0, deduplicated: 0, failed: [] as { file: string; code: string; message: string }[], assets: [] as { file: string; asset_id: string; url: string; deduplicated: boolean }[] };
+    for (const { file, root } of files) {
+      const meta = metadataFromPath(file, root);
+      try {
+        const { asset } = await storeAsset(app.library, scope, { bytes: fs.readFileSync(file), field: file, source: 'cli', user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags } });
+        summary.assets.push({ file, asset_id: asset.asset_id, url: asset.url, deduplicated: asset.deduplicated });
+        if (asset.deduplicated) summary.deduplicated++;
+        else summary.imported++;
+      } catch (e) {
+        const err = e as { code?: string; message: string };
+        summary.failed.push({ file, code: err.code ?? 'internal', message: err.message });
+      }
+      bar.tick(path.basename(file));
+    }
+    bar.stop();
+    await app.close();
+    emit(!!o.json, summary, `imported ${summary.imported}, already present ${summary.deduplicated}, failed ${summary.failed.length}${summary.failed.map((f) => `\n  ${f.file}: ${f.message}`).join('')}`);
+    if (summary.failed.length > 0 && summary.imported + summary.deduplicated === 0) process.exitCode = 1;
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  if (e instanceof ConfigError) fail(e.message);
+  fail((e as Error).stack ?? String(e));
+});

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['0', '1', 'true', 'false', 'yes', 'no'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int('must be an integer').min(min).max(max);
+
+/**
+ * Environment variables, parsed once by `loadConfig`. Defaults make `npm start` work on a fresh machine:
+ * an embedded SQLite file and a local blob store under `./data`, HTTP on 127.0.0.1:3333.
+ */
+export const EnvSchema = z.object({
+  ATELIER_DATA_DIR: z.string().min(1).default('./data').describe('SQLite file atelier.db and the blob store live here'),
+  ATELIER_HOST: z.string().min(1).default('127.0.0.1').describe('HTTP bind address'),
+  ATELIER_PORT: int(0, 65535).default(3333).describe('HTTP port (0 = any free port)'),
+  ATELIER_CDN_URL: z.string().url('must be an absolute URL').optional().describe('public base URL of the /cdn route; default http://<host>:<port>'),
+  ATELIER_API_KEY: z.string().min(1).optional().describe('API key used by the stdio transport'),
+  ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
+  ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024).default(50 * 1024 * 1024).describe('largest accepted import, bytes'),
+  ATELIER_MAX_INPUT_PIXELS: int(1, 1_000_000_000).default(100_000_000).describe('decompression-bomb guard: largest accepted width × height, px'),
+  ATELIER_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000).describe('URL import timeout, ms'),
+  ATELIER_ALLOWED_HOSTS: z.string().optional().describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
+  ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  dataDir: string;
+  dbPath: string;
+  blobDir: string;
+  host: string;
+  port: number;
+  /** Base URL of the CDN route without a trailing slash; `null` = derive from the bound port at start. */
+  cdnUrl: string | null;
+  apiKey: string | null;
+  allowPrivateUrls: boolean;
+  maxImportBytes: number;
+  maxInputPixels: number;
+  fetchTimeoutMs: number;
+  allowedHosts: string[] | null;
+  logLevel: z.infer<typeof EnvSchema>['ATELIER_LOG_LEVEL'];
+}
+
+/** Thrown by `loadConfig` with every bad variable named. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid environment:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parse the environment into a `Config`.
+ * @param env variables to read (default `process.env`)
+ * @throws ConfigError naming every invalid variable and the rule it breaks
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked = Object.fromEntries(Object.keys(EnvSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const parsed = EnvSchema.safeParse(picked);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.ATELIER_DATA_DIR);
+  return {
+    dataDir,
+    dbPath: path.join(dataDir, 'atelier.db'),
+    blobDir: path.join(dataDir, 'blobs'),
+    host: e.ATELIER_HOST,
+    port: e.ATELIER_PORT,
+    cdnUrl: e.ATELIER_CDN_URL ? e.ATELIER_CDN_URL.replace(/\/+$/, '') : null,
+    apiKey: e.ATELIER_API_KEY ?? null,
+    allowPrivateUrls: e.ATELIER_ALLOW_PRIVATE_URLS,
+    maxImportBytes: e.ATELIER_MAX_IMPORT_BYTES,
+    maxInputPixels: e.ATELIER_MAX_INPUT_PIXELS,
+    fetchTimeoutMs: e.ATELIER_FETCH_TIMEOUT_MS,
+    allowedHosts: e.ATELIER_ALLOWED_HOSTS ? e.ATELIER_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : null,
+    logLevel: e.ATELIER_LOG_LEVEL,
+  };
+}

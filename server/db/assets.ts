@@ -1,0 +1,158 @@
+import type { Database } from 'better-sqlite3';
+import type { Scope } from '../domain/scope.ts';
+
+/** One row of `assets`, JSON columns still as text. */
+export interface AssetRow {
+  seq: number;
+  id: string;
+  tenant_id: string;
+  workspace_id: string;
+  kind: 'image' | 'video' | 'svg';
+  format: string;
+  mime_type: string;
+  width: number | null;
+  height: number | null;
+  size_bytes: number;
+  sha256: string;
+  source_sha256: string;
+  converted_from: string | null;
+  name: string;
+  alt_text: string | null;
+  tags: string;
+  auto_tags: string;
+  purpose: string | null;
+  category: string | null;
+  subtype: string | null;
+  user_fields: string;
+  ocr_text: string | null;
+  source: string;
+  source_url: string | null;
+  provenance: string | null;
+  processing_status: 'ready' | 'failed';
+  enrichment_status: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+  created_at: string;
+}
+
+export interface RenditionRow { asset_seq: number; role: 'thumbnail' | 'fallback' | 'webp'; width: number; height: number; format: string; sha256: string; size_bytes: number }
+
+export type NewAsset = Omit<AssetRow, 'seq' | 'tags' | 'auto_tags' | 'user_fields' | 'ocr_text' | 'processing_status'> & {
+  tags: string[];
+  user_fields: string[];
+  renditions: Omit<RenditionRow, 'asset_seq'>[];
+};
+
+/** Filters shared by every search mode; all optional. `maxSeq` is the cursor's snapshot bound. */
+export interface AssetFilters {
+  kind?: string | undefined;
+  category?: string | undefined;
+  subtype?: string | undefined;
+  maxSeq?: number | undefined;
+  excludeSeq?: number | undefined;
+}
+
+function filterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.kind) { parts.push(`${alias}.kind = ?`); params.push(f.kind); }
+  if (f.category) { parts.push(`${alias}.category = ?`); params.push(f.category); }
+  if (f.subtype) { parts.push(`${alias}.subtype = ?`); params.push(f.subtype); }
+  if (f.maxSeq !== undefined) { parts.push(`${alias}.seq <= ?`); params.push(f.maxSeq); }
+  if (f.excludeSeq !== undefined) { parts.push(`${alias}.seq <> ?`); params.push(f.excludeSeq); }
+  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
+}
+
+/**
+ * Asset queries. Every function takes the server-derived `Scope` first; a row of another tenant or
+ * workspace is never returned (it behaves as missing).
+ */
+export function createAssetQueries(db: Database) {
+  const s = {
+    insert: db.prepare(
+      `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
+         converted_from, name, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance, enrichment_status, created_at)
+       VALUES (@id, @tenant_id, @workspace_id, @kind, @format, @mime_type, @width, @height, @size_bytes, @sha256, @source_sha256,
+         @converted_from, @name, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`,
+    ),
+    insertRendition: db.prepare(
+      'INSERT INTO asset_renditions (asset_seq, role, width, height, format, sha256, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    byId: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
+    bySeq: db.prepare('SELECT * FROM assets WHERE seq = ?'),
+    bySource: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND source_sha256 = ?'),
+    renditions: db.prepare('SELECT * FROM asset_renditions WHERE asset_seq = ? ORDER BY role, width'),
+    maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = ? AND workspace_id = ?'),
+    byName: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND name = ? ORDER BY seq DESC'),
+  };
+
+  return {
+    /** Insert an asset and its renditions in one transaction. @returns the new row's seq */
+    insert(a: NewAsset): number {
+      return db.transaction(() => {
+        const info = s.insert.run({ ...a, tags: JSON.stringify(a.tags), user_fields: JSON.stringify(a.user_fields) });
+        const seq = Number(info.lastInsertRowid);
+        for (const r of a.renditions) s.insertRendition.run(seq, r.role, r.width, r.height, r.format, r.sha256, r.size_bytes);
+        return seq;
+      })();
+    },
+    byId: (scope: Scope, id: string) => s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase()) as AssetRow | undefined,
+    /** Internal lookup by row id for background jobs that already hold a verified seq. */
+    bySeq: (seq: number) => s.bySeq.get(seq) as AssetRow | undefined,
+    bySourceSha: (scope: Scope, sha: string) => s.bySource.get(scope.tenantId, scope.workspaceId, sha) as AssetRow | undefined,
+    byName: (scope: Scope, name: string) => s.byName.all(scope.tenantId, scope.workspaceId, name) as AssetRow[],
+    renditions: (seq: number) => s.renditions.all(seq) as RenditionRow[],
+    /** Highest seq in the workspace: the snapshot bound of a new result set. */
+    maxSeq: (scope: Scope) => (s.maxSeq.get(scope.tenantId, scope.workspaceId) as { m: number }).m,
+
+    /** Rows by seq, scoped, in the order given (missing/foreign seqs dropped). */
+    bySeqs(scope: Scope, seqs: number[]): AssetRow[] {
+      if (seqs.length === 0) return [];
+      const rows = db
+        .prepare(`SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN (${seqs.map(() => '?').join(',')})`)
+        .all(scope.tenantId, scope.workspaceId, ...seqs) as AssetRow[];
+      const bySeq = new Map(rows.map((r) => [r.seq, r]));
+      return seqs.map((q) => bySeq.get(q)).filter((r): r is AssetRow => r !== undefined);
+    },
+
+    /** Browse newest first. @returns one page and the total under the filters */
+    browse(scope: Scope, f: AssetFilters, offset: number, limit: number): { rows: AssetRow[]; total: number } {
+      const w = filterSql(f);
+      const base = `FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?${w.sql}`;
+      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(scope.tenantId, scope.workspaceId, ...w.params) as { n: number }).n;
+      const rows = db
+        .prepare(`SELECT a.* ${base} ORDER BY a.created_at DESC, a.seq DESC LIMIT ? OFFSET ?`)
+        .all(scope.tenantId, scope.workspaceId, ...w.params, limit, offset) as AssetRow[];
+      return { rows, total };
+    },
+
+    /**
+     * FTS5 search ranked by BM25 (column weights name 4, alt_text 2, tags 3, ocr_text 1; lower bm25 is
+     * better, so the score returned is −bm25). Ties break on newest first.
+     * @param match an FTS5 MATCH expression from `domain/fts-query.ts`
+     */
+    searchFts(scope: Scope, match: string, f: AssetFilters, offset: number, limit: number): { rows: (AssetRow & { score: number })[]; total: number } {
+      const w = filterSql(f);
+      const base = `FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid
+                    WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?${w.sql}`;
+      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(match, scope.tenantId, scope.workspaceId, ...w.params) as { n: number }).n;
+      const rows = db
+        .prepare(`SELECT a.*, -bm25(assets_fts, 4.0, 2.0, 3.0, 1.0) AS score ${base} ORDER BY score DESC, a.seq DESC LIMIT ? OFFSET ?`)
+        .all(match, scope.tenantId, scope.workspaceId, ...w.params, limit, offset) as (AssetRow & { score: number })[];
+      return { rows, total };
+    },
+
+    /** Ranked seqs of an FTS match (for fusion with other lists), best first, at most `k`. */
+    ftsSeqs(scope: Scope, match: string, f: AssetFilters, k: number): number[] {
+      const w = filterSql(f);
+      return (
+        db
+          .prepare(
+            `SELECT a.seq FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid
+             WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?${w.sql}
+             ORDER BY bm25(assets_fts, 4.0, 2.0, 3.0, 1.0), a.seq DESC LIMIT ?`,
+          )
+          .all(match, scope.tenantId, scope.workspaceId, ...w.params, k) as { seq: number }[]
+      ).map((r) => r.seq);
+    },
+  };
+}
+export type AssetQueries = ReturnType<typeof createAssetQueries>;

@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { migrate } from './migrate.ts';
+
+export type { Database };
+
+/**
+ * Open (creating if needed) the SQLite database, load sqlite-vec and run migrations.
+ * @param file path of the database file, or ':memory:'
+ */
+export function openDb(file: string): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file);
+  // WAL lets readers (search, CDN) run while a writer (import, enrichment) commits.
+  // https://www.sqlite.org/wal.html
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across application crashes in WAL mode and avoids an fsync per commit.
+  // https://www.sqlite.org/pragma.html#pragma_synchronous
+  db.pragma('synchronous = NORMAL');
+  // Foreign keys are off by default in SQLite; scoping relies on them (cascade on tenant delete).
+  db.pragma('foreign_keys = ON');
+  // Wait up to 5 s for a lock held by another connection (CLI import while the server runs)
+  // instead of failing at once with SQLITE_BUSY.
+  db.pragma('busy_timeout = 5000');
+  sqliteVec.load(db);
+  migrate(db);
+  return db;
+}

@@ -1,0 +1,68 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ServiceError } from '../errors.ts';
+
+/**
+ * Opaque, versioned, tamper-evident page cursors bound to the query that made them.
+ * Wire form: base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload)) (RFC 2104).
+ * The payload holds the version, a digest of the normalised query (so a cursor from another query,
+ * workspace or tenant is rejected), the offset, and a snapshot bound (`s`, max row id at page 1)
+ * so rows inserted while paging do not shift later pages.
+ */
+export interface CursorState {
+  offset: number;
+  snapshot: number;
+}
+
+const VERSION = 1;
+
+export interface CursorCodec {
+  /** Encode the position after a page. */
+  encode(query: unknown, state: CursorState): string;
+  /**
+   * Decode a cursor for `query`.
+   * @throws ServiceError invalid_argument (args.cursor) when malformed, forged, or from another query
+   */
+  decode(query: unknown, cursor: string): CursorState;
+}
+
+function digest(query: unknown): string {
+  return createHash('sha256').update(stableJson(query)).digest('base64url').slice(0, 22);
+}
+
+/** JSON with sorted keys and undefined dropped, so equal queries hash equally. */
+export function stableJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
+}
+
+/** Create a codec keyed by a server secret (persisted so cursors survive restarts). */
+export function createCursorCodec(secret: string): CursorCodec {
+  const sign = (body: string): Buffer => createHmac('sha256', secret).update(body).digest();
+  const bad = (why: string): ServiceError =>
+    new ServiceError('invalid_argument', 'args.cursor', `must be a next_cursor returned by the same query (${why}); omit it to start from the first page`);
+  return {
+    encode(query, state) {
+      const body = Buffer.from(JSON.stringify({ v: VERSION, q: digest(query), o: state.offset, s: state.snapshot })).toString('base64url');
+      return `${body}.${sign(body).toString('base64url')}`;
+    },
+    decode(query, cursor) {
+      const [body, mac] = cursor.split('.');
+      if (!body || !mac) throw bad('malformed');
+      const expected = sign(body);
+      const given = Buffer.from(mac, 'base64url');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad('signature mismatch');
+      let p: { v?: unknown; q?: unknown; o?: unknown; s?: unknown };
+      try {
+        p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as typeof p;
+      } catch {
+        throw bad('malformed');
+      }
+      if (p.v !== VERSION) throw bad('unsupported version');
+      if (p.q !== digest(query)) throw bad('issued for a different query');
+      if (typeof p.o !== 'number' || !Number.isInteger(p.o) || p.o < 0 || typeof p.s !== 'number') throw bad('malformed');
+      return { offset: p.o, snapshot: p.s };
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { ServiceError } from '../errors.ts';
+
+/** Server-derived ownership scope. Never client-controlled: every query takes it first. */
+export interface Scope {
+  tenantId: string;
+  workspaceId: string;
+}
+
+/** The caller as authenticated by an API key. */
+export interface Principal {
+  tenantId: string;
+  apiKeyId: string;
+}
+
+export interface Candidate { id: string; name: string; status: 'active' | 'archived' }
+
+/**
+ * Pick the workspace for a call (spec §1, §5, rule 8): the requested one when it is reachable and
+ * active; otherwise the only active reachable one; otherwise `ambiguous_scope` listing candidates.
+ * A workspace that is not reachable behaves exactly like one that does not exist.
+ * @param reachable workspaces the API key is granted (any status)
+ * @param requested `args.workspace_id`, if given
+ * @throws ServiceError not_found (args.workspace_id) | ambiguous_scope (args.workspace_id)
+ */
+export function resolveWorkspace(reachable: Candidate[], requested: string | undefined): Candidate {
+  return pickOne(reachable, requested, 'workspace', 'args.workspace_id');
+}
+
+/**
+ * Pick the store of a workspace (rule 8): same rule as workspaces, over the workspace's stores.
+ * @throws ServiceError not_found (args.store_id) | ambiguous_scope (args.store_id)
+ */
+export function resolveStore(stores: Candidate[], requested: string | undefined): Candidate {
+  return pickOne(stores, requested, 'store', 'args.store_id');
+}
+
+function pickOne(all: Candidate[], requested: string | undefined, noun: string, field: string): Candidate {
+  if (requested !== undefined) {
+    const hit = all.find((c) => c.id.toLowerCase() === requested.toLowerCase());
+    if (!hit) throw new ServiceError('not_found', field, `${noun} ${requested} does not exist or is not reachable with this API key`);
+    if (hit.status !== 'active') throw new ServiceError('not_found', field, `${noun} ${requested} is archived`);
+    return hit;
+  }
+  const active = all.filter((c) => c.status === 'active');
+  if (active.length === 1) return active[0]!;
+  if (active.length === 0) throw new ServiceError('not_found', field, `no active ${noun} is reachable with this API key`);
+  throw new ServiceError(
+    'ambiguous_scope',
+    field,
+    `${active.length} active ${noun}s are reachable; pass ${field.replace('args.', '')} (one of: ${active.map((c) => `${c.id} "${c.name}"`).join(', ')})`,
+    { details: { candidates: active.map((c) => ({ id: c.id, name: c.name })) } },
+  );
+}

@@ -1,0 +1,61 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { ErrorCode, ErrorPayload } from '../shared/schemas/error.ts';
+
+/**
+ * The one error type of the service. `field` is the JSON path of the offending input
+ * (`args.reference_images[2]`), `message` the rule in words. Wrap causes with `{ cause }`.
+ */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | null;
+  readonly details: Record<string, unknown> | undefined;
+  /** Errors that reach a user say so; `internal` errors never carry their cause outward. */
+  readonly isUserFacing: boolean;
+
+  constructor(code: ErrorCode, field: string | null, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.field = field;
+    this.details = options?.details;
+    this.isUserFacing = code !== 'internal';
+  }
+
+  toPayload(): ErrorPayload {
+    return { code: this.code, field: this.field, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+/** JSON path of a zod issue path under a prefix: `['tags', 2]` → `args.tags[2]`. */
+export function jsonPath(prefix: string, path: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
+  return out;
+}
+
+/**
+ * Map a zod error to `invalid_argument`. The first issue names `field`; all issues are listed in
+ * `details.issues` so a caller can fix everything at once.
+ */
+export function fromZodError(error: z.ZodError, prefix = 'args'): ServiceError {
+  const issues = error.issues.map((i) => {
+    const field = jsonPath(prefix, i.path);
+    let message = i.message;
+    if (i.code === 'unrecognized_keys') message = `unknown field(s): ${(i as { keys: string[] }).keys.join(', ')}`;
+    else if (i.code === 'invalid_type' && /received undefined/.test(i.message)) message = 'is required';
+    return { field, message };
+  });
+  const first = issues[0] ?? { field: prefix, message: 'is invalid' };
+  const message = issues.map((i) => `${i.field}: ${i.message}`).join('; ');
+  return new ServiceError('invalid_argument', first.field, message, { details: { issues } });
+}
+
+/** Build the `isError: true` tool result for an error payload (text block holds the same JSON). */
+export function toErrorResult(payload: ErrorPayload): CallToolResult {
+  return {
+    isError: true,
+    structuredContent: { error: payload },
+    content: [{ type: 'text', text: JSON.stringify({ error: payload }) }],
+  };
+}

@@ -1,0 +1,84 @@
+import type { Asset, ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { AssetRow, RenditionRow } from '../db/assets.ts';
+import { usageHint } from '../domain/asset-meta.ts';
+import type { UrlBuilder } from '../storage/urls.ts';
+
+/** Parse a JSON string array column. */
+export function jsonArray(text: string | null): string[] {
+  if (!text) return [];
+  const v: unknown = JSON.parse(text);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** User tags first, then automatic tags not already present. */
+export function allTags(row: AssetRow): string[] {
+  const user = jsonArray(row.tags);
+  const seen = new Set(user.map((t) => t.toLowerCase()));
+  return [...user, ...jsonArray(row.auto_tags).filter((t) => !seen.has(t.toLowerCase()))];
+}
+
+/** URLs of an asset's original, thumbnail, fallback and WebP srcset. */
+export function assetUrls(row: AssetRow, renditions: RenditionRow[], urls: UrlBuilder) {
+  const original = urls.blob(row.sha256, row.format);
+  const thumb = renditions.find((r) => r.role === 'thumbnail');
+  const fallback = renditions.find((r) => r.role === 'fallback');
+  const webp = renditions.filter((r) => r.role === 'webp').sort((a, b) => a.width - b.width);
+  return {
+    original,
+    thumbnail: thumb ? urls.blob(thumb.sha256, thumb.format) : original,
+    fallback: fallback ? urls.blob(fallback.sha256, fallback.format) : original,
+    webp: webp.map((r) => ({ url: urls.blob(r.sha256, r.format), width: r.width, height: r.height, format: r.format, size_bytes: r.size_bytes })),
+    thumbnailSha: thumb?.sha256 ?? null,
+  };
+}
+
+/** Map a row to the spec's Asset (search result item). */
+export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuilder, score: number | null): Asset {
+  const u = assetUrls(row, renditions, urls);
+  return {
+    id: row.id,
+    original_url: u.original,
+    thumbnail_url: u.thumbnail,
+    url: u.original,
+    name: row.name,
+    tags: allTags(row),
+    kind: row.kind,
+    width: row.width,
+    height: row.height,
+    format: row.format,
+    usage_hint: usageHint(row),
+    alt_text: row.alt_text,
+    category: row.category,
+    subtype: row.subtype,
+    size_bytes: row.size_bytes,
+    created_at: row.created_at,
+    score,
+  };
+}
+
+/** Map a row to the spec's Imported asset. */
+export function toImportedAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuilder, deduplicated: boolean): ImportedAsset {
+  const u = assetUrls(row, renditions, urls);
+  return {
+    id: row.id,
+    asset_id: row.id,
+    url: u.original,
+    kind: row.kind,
+    width: row.width,
+    height: row.height,
+    alt_text: row.alt_text,
+    srcset_webp: u.webp.map((v) => `${v.url} ${v.width}w`).join(', '),
+    fallback_url: u.fallback,
+    processing_status: row.processing_status,
+    enrichment_status: row.enrichment_status,
+    delivery_provider: 'atelier-cdn',
+    delivery: { cdn_base_url: urls.base(), original_url: u.original, thumbnail_url: u.thumbnail, variants: u.webp },
+    name: row.name,
+    format: row.format,
+    size_bytes: row.size_bytes,
+    tags: allTags(row),
+    purpose: row.purpose,
+    deduplicated,
+    converted_from: row.converted_from,
+  };
+}

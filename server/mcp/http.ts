@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostHeaderValidation, localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { App } from '../app.ts';
+import type { Principal } from '../domain/scope.ts';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { authenticate } from '../tenancy/admin.ts';
+import { cdnRouter } from './cdn.ts';
+import { createServer } from './create-server.ts';
+import type { Extra } from './register-router.ts';
+
+interface Session { transport: StreamableHTTPServerTransport; apiKeyId: string }
+
+export interface HttpHandle { url: string; mcpUrl: string; close(): Promise<void> }
+
+/** Principal attached to `req.auth.extra` by the bearer middleware, read back by the dispatcher. */
+export function principalFromExtra(extra: Extra): Principal {
+  const p = (extra.authInfo?.extra as { principal?: Principal } | undefined)?.principal;
+  if (!p) throw new ServiceError('unauthenticated', null, 'an API key is required (Authorization: Bearer <key>)');
+  return p;
+}
+
+function rpcError(res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+/**
+ * Start the HTTP listener: Streamable HTTP MCP at `/mcp` with stateful sessions (one McpServer per
+ * session) behind Bearer API-key auth and Host-header validation (DNS-rebinding guard), plus the
+ * `/cdn` route and `/healthz`. With `mcp: false` only the CDN is served (stdio mode).
+ * MCP transport spec: https://modelcontextprotocol.io/specification/2025-06-18/basic/transports
+ */
+export async function startHttp(app: App, log: Logger, opts: { host: string; port: number; mcp: boolean }): Promise<HttpHandle> {
+  const web = express();
+  web.disable('x-powered-by');
+  web.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  web.use(cdnRouter(app.library.blobs));
+  const sessions = new Map<string, Session>();
+
+  if (opts.mcp) {
+    const hostGuard = app.config.allowedHosts
+      ? hostHeaderValidation(app.config.allowedHosts)
+      : ['127.0.0.1', 'localhost', '::1'].includes(opts.host)
+        ? localhostHostValidation()
+        : (_req: Request, _res: Response, next: NextFunction) => next();
+    const auth = (req: Request, res: Response, next: NextFunction): void => {
+      const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+      const principal = m ? authenticate(app.library.tenancy, m[1]!) : null;
+      if (!principal) {
+        rpcError(res, 401, m ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>', { 'WWW-Authenticate': 'Bearer realm="atelier"' });
+        return;
+      }
+      (req as Request & { auth?: unknown }).auth = { token: m![1]!, clientId: principal.apiKeyId, scopes: [], extra: { principal } };
+      next();
+    };
+    const sessionOf = (req: Request, res: Response): Session | null => {
+      const id = req.headers['mcp-session-id'];
+      const s = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (!s) {
+        rpcError(res, typeof id === 'string' ? 404 : 400, typeof id === 'string' ? 'unknown or expired session' : 'missing Mcp-Session-Id header');
+        return null;
+      }
+      const principal = ((req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal)!;
+      if (principal.apiKeyId !== s.apiKeyId) {
+        rpcError(res, 403, 'session belongs to another API key');
+        return null;
+      }
+      return s;
+    };
+
+    web.post('/mcp', hostGuard, express.json({ limit: '64mb' }), auth, async (req, res) => {
+      try {
+        const id = req.headers['mcp-session-id'];
+        if (typeof id === 'string' || !isInitializeRequest(req.body)) {
+          const s = sessionOf(req, res);
+          if (s) await s.transport.handleRequest(req, res, req.body);
+          return;
+        }
+        const principal = ((req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal)!;
+        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => void sessions.set(sid, { transport, apiKeyId: principal.apiKeyId }),
+        });
+        transport.onclose = () => {
+          if (transport.sessionId) sessions.delete(transport.sessionId);
+        };
+        const server = createServer(app.server, principalFromExtra);
+        await server.connect(transport);
+        await transport.handleRequest(req, res, req.body);
+      } catch (e) {
+        log.error({ err: e }, 'mcp request failed');
+        if (!res.headersSent) rpcError(res, 500, 'internal error');
+      }
+    });
+    const onSession = async (req: Request, res: Response): Promise<void> => {
+      const s = sessionOf(req, res);
+      if (s) await s.transport.handleRequest(req, res);
+    };
+    web.get('/mcp', hostGuard, auth, onSession);
+    web.delete('/mcp', hostGuard, auth, onSession);
+  }
+
+  const httpServer: HttpServer = await new Promise((resolve, reject) => {
+    const s = web.listen(opts.port, opts.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const addr = httpServer.address() as AddressInfo;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
+  const url = `http://${host}:${addr.port}`;
+  app.setCdnBase(url);
+  return {
+    url,
+    mcpUrl: `${url}/mcp`,
+    async close() {
+      for (const s of sessions.values()) await s.transport.close().catch(() => undefined);
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { App } from './app.ts';
+import { nameWords } from './domain/asset-meta.ts';
+import type { Scope } from './domain/scope.ts';
+import { storeAsset } from './library/import.ts';
+import { createTenant, type TenantBundle } from './tenancy/admin.ts';
+
+/** The demo images committed with the repo (copied from the team's reference data, public domain). */
+export const DEMO_IMAGES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'demo', 'images');
+const DEMO_SETTING = 'demo_bundle';
+const IMAGE_EXT = /\.(jpe?g|png|webp|gif|avif|tiff?|heic|heif|svg)$/i;
+
+/** Files under `dir` (recursive) that look like images, sorted by path. */
+export function listImageFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (IMAGE_EXT.test(e.name)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Alt text and tags from a file name and its folder: `nature/prairie_falcon.jpg` → "Prairie falcon", [prairie, falcon, nature]. */
+export function metadataFromPath(file: string, root: string): { alt_text: string; tags: string[] } {
+  const words = nameWords(path.basename(file));
+  const folder = path.relative(root, path.dirname(file)).split(path.sep).filter((s) => s && s !== '.');
+  const alt = words.join(' ');
+  return { alt_text: alt ? alt[0]!.toUpperCase() + alt.slice(1) : path.basename(file), tags: [...new Set([...words, ...folder.map((f) => f.toLowerCase())])] };
+}
+
+export interface SeedStep {
+  (app: App, bundle: TenantBundle, scope: Scope): Promise<void>;
+}
+
+/**
+ * Create (once) the demo tenant with one workspace, theme, store and API key, and import the demo
+ * photos through the same path users' imports take. Idempotent: later runs return the same ids and key
+ * (the demo key is kept in `settings` so it can be printed again) and re-import nothing new.
+ * @param extraSteps further seeding (catalog import) run after the images
+ */
+export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?: SeedStep[]; onProgress?: (done: number, total: number, file: string) => void } = {}): Promise<TenantBundle & { imported: number; skipped: number; failed: string[] }> {
+  const t = app.library.tenancy;
+  const saved = t.getSetting(DEMO_SETTING);
+  const bundle: TenantBundle = saved ? (JSON.parse(saved) as TenantBundle) : createTenant(t, 'Demo', { brandColors: ['#1f3a5f', '#f2b134', '#f7f4ee'] });
+  if (!saved) t.ensureSetting(DEMO_SETTING, JSON.stringify(bundle));
+  const scope: Scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
+  const root = opts.imagesDir ?? DEMO_IMAGES_DIR;
+  const files = fs.existsSync(root) ? listImageFiles(root) : [];
+  let imported = 0;
+  let skipped = 0;
+  const failed: string[] = [];
+  for (const [i, file] of files.entries()) {
+    const meta = metadataFromPath(file, root);
+    try {
+      const { asset } = await storeAsset(app.library, scope, {
+        bytes: fs.readFileSync(file), field: path.basename(file), source: 'seed',
+        user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags },
+      });
+      if (asset.deduplicated) skipped++;
+      else imported++;
+    } catch (e) {
+      failed.push(`${path.relative(root, file)}: ${(e as Error).message}`);
+    }
+    opts.onProgress?.(i + 1, files.length, file);
+  }
+  for (const step of opts.extraSteps ?? []) await step(app, bundle, scope);
+  return { ...bundle, imported, skipped, failed };
+}

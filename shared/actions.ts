@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import {
+  AssetPageSchema,
+  CapabilitiesArgsSchema,
+  CapabilitiesResultSchema,
+  ImportArgsSchema,
+  ImportResultSchema,
+  SearchArgsSchema,
+  ViewArgsSchema,
+  ViewResultSchema,
+} from './schemas/asset.ts';
+import { DiscoverArgsSchema, DiscoverResultSchema } from './schemas/discover.ts';
+
+/** Router tool names (spec §4; the `svc_` prefix stands in for the maker's name). */
+export const ROUTER = {
+  assetLibrary: 'svc_asset_library',
+  assetSelect: 'svc_asset_select',
+  drafts: 'svc_drafts',
+  assets: 'svc_assets',
+  assetImport: 'svc_asset_import',
+  assetUpload: 'svc_asset_upload',
+  discover: 'svc_discover',
+  catalog: 'svc_catalog',
+} as const;
+export type RouterName = (typeof ROUTER)[keyof typeof ROUTER];
+
+/** Who may call an action: the model, an MCP Apps panel, or both (MCP Apps `_meta.ui.visibility`). */
+export type Visibility = ('model' | 'app')[];
+
+/**
+ * One action of one router: its zod args (validation + JSON Schema), its result schema
+ * (`structuredContent`), and the former operation names `svc_discover` resolves to it.
+ */
+export interface ActionDef<A extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  router: RouterName;
+  action: string;
+  description: string;
+  args: A;
+  result: R;
+  formerNames: string[];
+}
+
+/** Identity helper that keeps the literal types of one action definition. */
+export function defineAction<A extends z.ZodType, R extends z.ZodType>(def: ActionDef<A, R>): ActionDef<A, R> {
+  return def;
+}
+
+/** Router-level metadata: MCP tool annotations and the MCP Apps panel the tool opens. */
+export interface RouterDef {
+  name: RouterName;
+  title: string;
+  description: string;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** `ui://` resource of the panel this tool renders in an MCP Apps host. */
+  resourceUri?: string;
+  /** MCP Apps `_meta.ui.visibility`; `['app']` marks a panel-only tool (hosts hide it from the model). Default both. */
+  visibility?: Visibility;
+}
+
+export const ROUTERS: RouterDef[] = [
+  {
+    name: ROUTER.assetLibrary,
+    title: 'Asset library search',
+    description:
+      'Search the workspace image library first, before generating or importing. Modes: all (hybrid), filename, alt_text, tags, ocr (exact-field), semantic (conceptual), similar (visual, needs similar_to_asset_id). Omit query to browse. theme_id is required. In an MCP Apps host a read-only result panel opens; it asks for no selection and you need not wait.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: ROUTER.assets,
+    title: 'Assets: capabilities and view',
+    description: 'capabilities: the provider/model pairs asset_generate accepts (use these values, do not guess). view: look at an asset (JPEG preview) with its URL and size.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: ROUTER.assetImport,
+    title: 'Import an asset',
+    description:
+      'Persist an external image (url, base64 data + mime_type, or conversation attachments) into the library; returns its permanent URL. HEIC/HEIF become PNG. Identical bytes already in the workspace return the existing asset (deduplicated: true). Import has no idempotency key: after a timeout, search for the filename before retrying.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  },
+  {
+    name: ROUTER.discover,
+    title: 'Discover actions',
+    description: 'Authoritative JSON Schemas of every router/action; former operation names (e.g. search_assets, list_products, get_product) resolve to the router and action to call.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+];
+
+export const ACTIONS: ActionDef[] = [
+  defineAction({
+    router: ROUTER.assetLibrary,
+    action: 'search',
+    description: 'Search or browse the asset library (spec 4.1). Returns an Asset page with cursor pagination (≤ 50 per page).',
+    args: SearchArgsSchema,
+    result: AssetPageSchema,
+    formerNames: ['search_assets', 'asset_search', 'find_assets', 'search_images', 'browse_assets', 'list_assets'],
+  }),
+  defineAction({
+    router: ROUTER.assets,
+    action: 'capabilities',
+    description: 'Capability entries of the provider/model pairs enabled for the workspace (spec 4.4).',
+    args: CapabilitiesArgsSchema,
+    result: CapabilitiesResultSchema,
+    formerNames: ['get_capabilities', 'asset_capabilities', 'list_models', 'image_capabilities'],
+  }),
+  defineAction({
+    router: ROUTER.assets,
+    action: 'view',
+    description: 'Return a JPEG preview (longest edge ≤ 1568 px, ≤ 1 MiB) and a JSON text block {asset_id, url, width, height, name} (spec 4.5).',
+    args: ViewArgsSchema,
+    result: ViewResultSchema,
+    formerNames: ['view_asset', 'get_asset', 'show_asset', 'preview_asset'],
+  }),
+  defineAction({
+    router: ROUTER.assetImport,
+    action: 'import',
+    description: 'Import one image from url or data, or a batch of attachments (spec 4.6).',
+    args: ImportArgsSchema,
+    result: ImportResultSchema,
+    formerNames: ['import_asset', 'import_image', 'asset_import', 'save_image', 'persist_asset'],
+  }),
+  defineAction({
+    router: ROUTER.discover,
+    action: 'discover',
+    description: 'Find actions by operation name (including former names) and get their JSON Schemas.',
+    args: DiscoverArgsSchema,
+    result: DiscoverResultSchema,
+    formerNames: ['list_operations', 'describe_operations', 'help'],
+  }),
+];
+
+/** Look up one action definition. */
+export function findAction(router: string, action: string): ActionDef | undefined {
+  return ACTIONS.find((a) => a.router === router && a.action === action);
+}
+
+/** Actions of one router, in registry order. */
+export function actionsOf(router: string): ActionDef[] {
+  return ACTIONS.filter((a) => a.router === router);
+}

@@ -1,0 +1,240 @@
+import { z } from 'zod';
+import { CursorSchema, HttpUrlSchema, TagSchema, UuidSchema } from './common.ts';
+
+/** Asset kinds held by the library (spec §2 Asset.kind). */
+export const AssetKindSchema = z.enum(['image', 'video', 'svg']).describe('asset type');
+export type AssetKind = z.infer<typeof AssetKindSchema>;
+
+/**
+ * Canonical asset categories and their subtypes. The spec names `product`, `lifestyle`, `logos_trust`
+ * and the subtypes `product-shot`, `editorial`, `trust-icon`; the rest complete the taxonomy a
+ * storefront builder needs for section media.
+ */
+export const ASSET_TAXONOMY = {
+  product: ['product-shot', 'packshot', 'detail', 'composite'],
+  lifestyle: ['editorial', 'scene', 'people', 'nature'],
+  logos_trust: ['logo', 'trust-icon', 'badge'],
+  background: ['hero-bg', 'section-bg', 'card-bg'],
+  texture: ['texture-fill', 'pattern-tile'],
+  decorative: ['decorative-element', 'illustration'],
+  document: ['text', 'chart', 'screenshot'],
+} as const;
+export type AssetCategory = keyof typeof ASSET_TAXONOMY;
+export const ASSET_CATEGORIES = Object.keys(ASSET_TAXONOMY) as AssetCategory[];
+export const ASSET_SUBTYPES = Object.values(ASSET_TAXONOMY).flat() as string[];
+
+export const AssetCategorySchema = z.enum(ASSET_CATEGORIES as [AssetCategory, ...AssetCategory[]]).describe('canonical asset category');
+export const AssetSubtypeSchema = z.enum(ASSET_SUBTYPES as [string, ...string[]]).describe('canonical asset subtype');
+
+/** Search modes of spec §4.1. */
+export const SearchModeSchema = z
+  .enum(['all', 'filename', 'alt_text', 'tags', 'ocr', 'semantic', 'similar'])
+  .describe('all = hybrid (BM25 + semantic, RRF); filename/alt_text/tags/ocr = exact-field FTS5; semantic = KNN; similar = visual KNN from similar_to_asset_id');
+export type SearchMode = z.infer<typeof SearchModeSchema>;
+
+const searchFields = {
+  query: z.string().trim().max(500, 'must be at most 500 characters').optional().describe('natural language; omit to browse the complete library (newest first)'),
+  kind: AssetKindSchema.optional(),
+  mode: SearchModeSchema.default('all'),
+  similar_to_asset_id: UuidSchema.optional().describe('source asset; required when mode is similar'),
+  category: AssetCategorySchema.optional(),
+  subtype: AssetSubtypeSchema.optional(),
+  limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(50).describe('page size, 1–50 (default 50)'),
+  cursor: CursorSchema.optional(),
+  theme_id: UuidSchema.optional().describe('theme owning the search; required unless brand_kit_id is given'),
+  brand_kit_id: UuidSchema.optional().describe('deprecated alias of theme_id'),
+  workspace_id: UuidSchema.optional().describe('required when the API key reaches several active workspaces'),
+};
+
+/** Cross-field rules of spec §4.1 and §7 rule 6, shared by search and select. */
+function refineSearch(v: { theme_id?: string | undefined; brand_kit_id?: string | undefined; mode: string; similar_to_asset_id?: string | undefined; category?: string | undefined; subtype?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (!v.theme_id && !v.brand_kit_id) {
+    ctx.addIssue({ code: 'custom', path: ['theme_id'], message: 'is required (or its deprecated alias brand_kit_id)' });
+  }
+  if (v.theme_id && v.brand_kit_id && v.theme_id !== v.brand_kit_id) {
+    ctx.addIssue({ code: 'custom', path: ['brand_kit_id'], message: 'must equal theme_id when both are given (brand_kit_id is a deprecated alias)' });
+  }
+  if (v.mode === 'similar' && !v.similar_to_asset_id) {
+    ctx.addIssue({ code: 'custom', path: ['similar_to_asset_id'], message: 'is required when mode is similar' });
+  }
+  if (v.mode !== 'similar' && v.similar_to_asset_id) {
+    ctx.addIssue({ code: 'custom', path: ['similar_to_asset_id'], message: 'is only allowed when mode is similar' });
+  }
+  if (v.category && v.subtype) {
+    const allowed = ASSET_TAXONOMY[v.category as AssetCategory] as readonly string[];
+    if (!allowed.includes(v.subtype)) {
+      ctx.addIssue({ code: 'custom', path: ['subtype'], message: `must be a subtype of category ${v.category}: ${allowed.join(', ')}` });
+    }
+  }
+}
+
+/** Args of `svc_asset_library` `search` (spec §4.1). */
+export const SearchArgsSchema = z.object(searchFields).strict().superRefine(refineSearch);
+export type SearchArgs = z.infer<typeof SearchArgsSchema>;
+
+/** Asset, the search result item (spec §2), plus library metadata. */
+export const AssetSchema = z.object({
+  id: UuidSchema,
+  original_url: z.string().describe('URL of the stored original on the CDN'),
+  thumbnail_url: z.string().describe('URL of a small JPEG preview (longest edge 320 px)'),
+  url: z.string().describe('permanent URL to put in island media props'),
+  name: z.string().describe('file name'),
+  tags: z.array(z.string()).describe('user tags followed by automatic tags'),
+  kind: AssetKindSchema,
+  width: z.number().int().nullable().describe('px, after EXIF orientation'),
+  height: z.number().int().nullable().describe('px, after EXIF orientation'),
+  format: z.string().describe('file format, e.g. jpeg, png, webp'),
+  usage_hint: z.string().describe('short suggested use'),
+  alt_text: z.string().nullable(),
+  category: z.string().nullable(),
+  subtype: z.string().nullable(),
+  size_bytes: z.number().int().describe('bytes of the original'),
+  created_at: z.string().describe('ISO 8601 UTC'),
+  score: z.number().nullable().describe('relevance of this hit for ranked modes (higher is better); null when browsing'),
+});
+export type Asset = z.infer<typeof AssetSchema>;
+
+/** Asset page (spec §2): the search response. */
+export const AssetPageSchema = z.object({
+  assets: z.array(AssetSchema),
+  total: z.number().int().describe('matches across all pages'),
+  next_cursor: z.string().nullable(),
+  has_more: z.boolean(),
+  request: z
+    .object({
+      query: z.string().nullable(),
+      mode: SearchModeSchema.describe('mode actually used'),
+      kind: AssetKindSchema.nullable(),
+      category: z.string().nullable(),
+      subtype: z.string().nullable(),
+      limit: z.number().int(),
+      theme_id: z.string(),
+      workspace_id: z.string(),
+      similar_to_asset_id: z.string().nullable(),
+      degraded_from: SearchModeSchema.nullable().describe('requested mode when a degraded fallback was used'),
+      match: z.enum(['browse', 'all_terms', 'any_term', 'vector', 'hybrid']).describe('how the query matched'),
+    })
+    .describe('echo of the effective request'),
+});
+export type AssetPage = z.infer<typeof AssetPageSchema>;
+
+/** Args of `svc_assets` `view` (spec §4.5). */
+export const ViewArgsSchema = z.object({ asset_id: UuidSchema, workspace_id: UuidSchema.optional() }).strict();
+/** structuredContent of `view`: the text block's JSON plus the preview's size. */
+export const ViewResultSchema = z.object({
+  asset_id: UuidSchema,
+  url: z.string(),
+  width: z.number().int().nullable().describe('px of the original'),
+  height: z.number().int().nullable().describe('px of the original'),
+  name: z.string(),
+  preview_width: z.number().int().describe('px of the JPEG in the image block (longest edge ≤ 1568)'),
+  preview_height: z.number().int(),
+  preview_bytes: z.number().int().describe('bytes of the JPEG (≤ 1 MiB)'),
+});
+
+/** One attachment of a batch import (spec §4.6). */
+export const AttachmentSchema = z
+  .object({
+    attachment_id: z.string().min(1).max(200),
+    filename: z.string().trim().min(1).max(255).optional(),
+    alt_text: z.string().max(1000).optional(),
+    tags: z.array(TagSchema).max(50).optional(),
+    purpose: z.string().max(64).optional(),
+  })
+  .strict();
+
+/** Args of `svc_asset_import` `import` (spec §4.6, rules 1–2). */
+export const ImportArgsSchema = z
+  .object({
+    url: HttpUrlSchema.optional().describe('external image to download and import'),
+    data: z.string().min(1).optional().describe('base64 image bytes'),
+    attachments: z.array(AttachmentSchema).min(1, 'must hold at least one attachment').max(20, 'must hold at most 20 attachments').optional(),
+    mime_type: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a MIME type like image/png').optional().describe('required with data'),
+    filename: z.string().trim().min(1).max(255, 'must be at most 255 characters').optional().describe('with extension; derived from URL or MIME type when omitted'),
+    alt_text: z.string().max(1000, 'must be at most 1000 characters').optional(),
+    tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional(),
+    purpose: z.string().trim().max(64).optional().describe('e.g. hero_bg, trust_icon'),
+    workspace_id: UuidSchema.optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const given = (['url', 'data', 'attachments'] as const).filter((k) => v[k] !== undefined);
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: given.length === 0 ? ['url'] : [given[1] ?? 'url'],
+        message: `exactly one of url, data, attachments is required (got ${given.length === 0 ? 'none' : given.join(' and ')})`,
+      });
+    }
+    if (v.data !== undefined && !v.mime_type) {
+      ctx.addIssue({ code: 'custom', path: ['mime_type'], message: 'is required when data is used' });
+    }
+    if (v.data !== undefined && !/^[A-Za-z0-9+/=\s_-]+$/.test(v.data)) {
+      ctx.addIssue({ code: 'custom', path: ['data'], message: 'must be base64' });
+    }
+  });
+export type ImportArgs = z.infer<typeof ImportArgsSchema>;
+
+/** Imported asset (spec §2). */
+export const ImportedAssetSchema = z.object({
+  id: UuidSchema,
+  asset_id: UuidSchema,
+  url: z.string().describe('permanent URL; use it instead of the temporary source URL'),
+  kind: AssetKindSchema,
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  alt_text: z.string().nullable(),
+  srcset_webp: z.string().describe('responsive WebP variants, srcset syntax: "<url> <w>w, …"'),
+  fallback_url: z.string().describe('JPEG (or PNG with alpha) for clients without WebP'),
+  processing_status: z.enum(['ready', 'failed']),
+  enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment after import'),
+  delivery_provider: z.string(),
+  delivery: z.object({
+    cdn_base_url: z.string(),
+    original_url: z.string(),
+    thumbnail_url: z.string(),
+    variants: z.array(z.object({ url: z.string(), width: z.number().int(), height: z.number().int(), format: z.string(), size_bytes: z.number().int() })),
+  }),
+  name: z.string(),
+  format: z.string(),
+  size_bytes: z.number().int(),
+  tags: z.array(z.string()),
+  purpose: z.string().nullable(),
+  deduplicated: z.boolean().describe('true when identical bytes were already in the workspace and that asset is returned'),
+  converted_from: z.string().nullable().describe('source format when the input was converted (e.g. heic → png)'),
+});
+export type ImportedAsset = z.infer<typeof ImportedAssetSchema>;
+
+/** Result of an `attachments` batch import: one entry per attachment, in request order. */
+export const ImportBatchResultSchema = z.object({
+  items: z.array(
+    z.object({
+      attachment_id: z.string(),
+      status: z.enum(['imported', 'failed']),
+      asset: ImportedAssetSchema.nullable(),
+      error: z.object({ code: z.string(), field: z.string().nullable(), message: z.string() }).nullable(),
+    }),
+  ),
+  imported: z.number().int(),
+  failed: z.number().int(),
+});
+
+export const ImportResultSchema = z.union([ImportedAssetSchema, ImportBatchResultSchema]);
+
+/** Capability entry (spec §2): one per enabled provider/model pair. */
+export const CapabilityEntrySchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  operations: z.array(z.enum(['generate', 'edit'])),
+  aspect_ratios: z.array(z.string()),
+  image_sizes: z.array(z.string()),
+  output_formats: z.array(z.string()),
+  max_reference_images: z.number().int(),
+  credits: z.number().describe('credits charged per generated image'),
+  description: z.string().optional(),
+  default: z.boolean().optional().describe('true for the provider/model used when provider/model are omitted'),
+});
+export type CapabilityEntry = z.infer<typeof CapabilityEntrySchema>;
+
+export const CapabilitiesArgsSchema = z.object({ workspace_id: UuidSchema.optional() }).strict();
+export const CapabilitiesResultSchema = z.object({ capabilities: z.array(CapabilityEntrySchema) });

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** A v4-style UUID string (lower or upper case hex, RFC 9562 layout). */
+export const UuidSchema = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .describe('UUID');
+
+/** Shopify product GID, `gid://shopify/Product/<numeric id>` (Shopify Admin GraphQL global id). */
+export const ProductGidSchema = z
+  .string()
+  .regex(/^gid:\/\/shopify\/Product\/[0-9]+$/, 'must be a Shopify product GID like gid://shopify/Product/123')
+  .describe('Shopify product GID, form gid://shopify/Product/<numeric_id>');
+
+/** Shopify variant GID, `gid://shopify/ProductVariant/<numeric id>`. */
+export const VariantGidSchema = z
+  .string()
+  .regex(/^gid:\/\/shopify\/ProductVariant\/[0-9]+$/, 'must be a Shopify variant GID')
+  .describe('Shopify variant GID, form gid://shopify/ProductVariant/<numeric_id>');
+
+/** Opaque page cursor handed out as `next_cursor`; bound to the query that produced it. */
+export const CursorSchema = z.string().min(1).max(2048).describe('opaque cursor from the previous page\'s next_cursor');
+
+/** An absolute http(s) URL. */
+export const HttpUrlSchema = z
+  .string()
+  .url('must be an absolute URL')
+  .refine((u) => /^https?:\/\//i.test(u), 'must use http or https')
+  .describe('absolute http(s) URL');
+
+/** ISO 8601 UTC timestamp string. */
+export const TimestampSchema = z.string().describe('ISO 8601 UTC timestamp');
+
+/** Hex colour `#rgb` or `#rrggbb`. */
+export const HexColorSchema = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #1a2b3c')
+  .describe('hex colour');
+
+/** A user-authored tag: 1–64 characters after trimming. */
+export const TagSchema = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');

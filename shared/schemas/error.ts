@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** The closed set of error codes every action can return (STYLE.md §4). */
+export const ErrorCodeSchema = z.enum([
+  'invalid_argument',
+  'not_found',
+  'ambiguous_scope',
+  'unsupported',
+  'conversion_failed',
+  'provider_failed',
+  'conflict',
+  'unauthenticated',
+  'budget_exceeded',
+  'internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+/**
+ * Structured error payload carried in `structuredContent.error` of an `isError: true` tool result.
+ * `field` is the JSON path of the offending input (`args.reference_images[2]`); `message` states the rule.
+ * `details` carries machine-readable extras (e.g. `candidates` for `ambiguous_scope`, `allowed` values).
+ */
+export const ErrorSchema = z.object({
+  code: ErrorCodeSchema,
+  field: z.string().nullable().describe('JSON path of the offending input, e.g. args.theme_id; null when not tied to one field'),
+  message: z.string().describe('the rule that was broken, in words'),
+  details: z.record(z.string(), z.unknown()).optional().describe('machine-readable extras: candidates, allowed values, retry hints'),
+});
+export type ErrorPayload = z.infer<typeof ErrorSchema>;
+
+/** Shape of `structuredContent` on an error result. */
+export const ErrorResultSchema = z.object({ error: ErrorSchema });
