@@ -14,6 +14,7 @@ import { assetImportRouter } from './routers/asset-import.ts';
 import { assetLibraryRouter } from './routers/asset-library.ts';
 import { assetsRouter } from './routers/assets.ts';
 import { discoverRouter } from './routers/discover.ts';
+import type { RouterImpl } from './routers/types.ts';
 import { createLocalBlobStore } from './storage/blob-store.ts';
 import { createUrlBuilder } from './storage/urls.ts';
 
@@ -56,12 +57,20 @@ export function buildApp(config: Config, log: Logger): App {
     log: log.child({ mod: 'library' }),
     onAssetStored: [],
   };
-  const providers = createProviderRegistry([createLocalProvider()]);
+  const closers: (() => Promise<void> | void)[] = [];
+  // ── wiring: enrichment (issue 4): set `vectors`, push onAssetStored hooks, push closers ──
   const vectors: AssetVectorSearch | null = null;
+  // ── wiring: generation (issue 5): more providers ──
+  const providers = createProviderRegistry([createLocalProvider()]);
+  const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()];
+  // ── wiring: catalog (issue 3) ──
+  // ── wiring: generation (issue 5) ──
+  // ── wiring: panels / select (issue 6) ──
+  // ── wiring: upload (issue 6) ──
   const server: ServerDeps = {
     version: VERSION,
     log: log.child({ mod: 'mcp' }),
-    routers: [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()],
+    routers,
   };
   return {
     config,
@@ -73,6 +82,7 @@ export function buildApp(config: Config, log: Logger): App {
       if (!config.cdnUrl) cdnBase = url.replace(/\/+$/, '');
     },
     async close() {
+      for (const c of closers.reverse()) await c();
       db.close();
     },
   };

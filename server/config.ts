@@ -22,6 +22,10 @@ export const EnvSchema = z.object({
   ATELIER_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000).describe('URL import timeout, ms'),
   ATELIER_ALLOWED_HOSTS: z.string().optional().describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // ── env: catalog (issue 3) ──
+  // ── env: enrichment (issue 4) ──
+  // ── env: generation (issue 5) ──
+  // ── env: panels / upload (issue 6) ──
 });
 
 export interface Config {

@@ -84,6 +84,10 @@ export const ROUTERS: RouterDef[] = [
     description: 'Authoritative JSON Schemas of every router/action; former operation names (e.g. search_assets, list_products, get_product) resolve to the router and action to call.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
+  // ── routers: catalog (issue 3) ──
+  // ── routers: generation (issue 5) ──
+  // ── routers: panels / select (issue 6) ──
+  // ── routers: upload (issue 6) ──
 ];
 
 export const ACTIONS: ActionDef[] = [
@@ -127,6 +131,11 @@ export const ACTIONS: ActionDef[] = [
     result: DiscoverResultSchema,
     formerNames: ['list_operations', 'describe_operations', 'help'],
   }),
+  // ── actions: catalog (issue 3) ──
+  // ── actions: enrichment (issue 4) ──
+  // ── actions: generation (issue 5) ──
+  // ── actions: panels / select (issue 6) ──
+  // ── actions: upload (issue 6) ──
 ];
 
 /** Look up one action definition. */
