@@ -43,6 +43,8 @@ export interface Config {
   fetchTimeoutMs: number;
   allowedHosts: string[] | null;
   logLevel: z.infer<typeof EnvSchema>['ATELIER_LOG_LEVEL'];
+  /** Every parsed variable, for module-specific settings (read them in the composition root only). */
+  env: z.infer<typeof EnvSchema>;
 }
 
 /** Thrown by `loadConfig` with every bad variable named. */
@@ -80,5 +82,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fetchTimeoutMs: e.ATELIER_FETCH_TIMEOUT_MS,
     allowedHosts: e.ATELIER_ALLOWED_HOSTS ? e.ATELIER_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : null,
     logLevel: e.ATELIER_LOG_LEVEL,
+    env: e,
   };
 }
