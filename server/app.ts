@@ -6,6 +6,7 @@ import { createTenancyQueries } from './db/tenancy.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import type { LibraryDeps } from './library/deps.ts';
 import type { AssetVectorSearch } from './library/search.ts';
+import type { TextEmbedder } from './providers/embedder-types.ts';
 import type { Logger } from './log.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
 import { createLocalProvider } from './providers/local.ts';
@@ -23,6 +24,8 @@ export const VERSION = '0.1.0';
 /** The composed application: database, use-case deps and MCP server deps. */
 export interface App {
   config: Config;
+  /** shared text embedder (null when none is configured) */
+  embedder: TextEmbedder | null;
   db: Database;
   library: LibraryDeps;
   providers: ProviderRegistry;
@@ -58,7 +61,8 @@ export function buildApp(config: Config, log: Logger): App {
     onAssetStored: [],
   };
   const closers: (() => Promise<void> | void)[] = [];
-  // ── wiring: enrichment (issue 4): set `vectors`, push onAssetStored hooks, push closers ──
+  // ── wiring: enrichment (issue 4): set `embedder` and `vectors`, push onAssetStored hooks, push closers ──
+  const embedder: TextEmbedder | null = null;
   const vectors: AssetVectorSearch | null = null;
   // ── wiring: generation (issue 5): more providers ──
   const providers = createProviderRegistry([createLocalProvider()]);
@@ -74,6 +78,7 @@ export function buildApp(config: Config, log: Logger): App {
   };
   return {
     config,
+    embedder,
     db,
     library,
     providers,

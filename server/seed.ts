@@ -38,6 +38,11 @@ export interface SeedStep {
   (app: App, bundle: TenantBundle, scope: Scope): Promise<void>;
 }
 
+/** Seeding run after the demo images on every seed (each step idempotent). */
+const DEFAULT_SEED_STEPS: SeedStep[] = [
+  // ── seed: catalog (issue 3) ──
+];
+
 /**
  * Create (once) the demo tenant with one workspace, theme, store and API key, and import the demo
  * photos through the same path users' imports take. Idempotent: later runs return the same ids and key
@@ -69,6 +74,6 @@ export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?
     }
     opts.onProgress?.(i + 1, files.length, file);
   }
-  for (const step of opts.extraSteps ?? []) await step(app, bundle, scope);
+  for (const step of [...DEFAULT_SEED_STEPS, ...(opts.extraSteps ?? [])]) await step(app, bundle, scope);
   return { ...bundle, imported, skipped, failed };
 }

@@ -1,0 +1,23 @@
+/** Percentile (nearest-rank) of samples in ms. */
+export function percentile(samples: number[], p: number): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
+}
+
+/** Time `fn` `runs` times after `warmup` runs. @returns samples in ms */
+export async function timeIt(fn: () => unknown, runs: number, warmup = 2): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+/** Print a Markdown table. */
+export function table(headers: string[], rows: (string | number)[][]): void {
+  const line = (cells: (string | number)[]): string => `| ${cells.join(' | ')} |`;
+  process.stdout.write(`${[line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n')}\n`);
+}
