@@ -15,7 +15,7 @@ const VIDEO_FORMATS = new Set(['mp4', 'webm', 'mov', 'quicktime']);
  */
 export async function sniff(bytes: Buffer): Promise<Sniffed | null> {
   const ft = await fileTypeFromBuffer(bytes);
-  if (ft) {
+  if (ft && ft.ext !== 'xml') {
     const format = ft.ext === 'jpg' ? 'jpeg' : ft.ext === 'tif' ? 'tiff' : ft.ext;
     if (IMAGE_FORMATS.has(format)) return { mime: ft.mime, format, kind: 'image' };
     if (VIDEO_FORMATS.has(format) || ft.mime.startsWith('video/')) return { mime: ft.mime, format: format === 'quicktime' ? 'mov' : format, kind: 'video' };
