@@ -1,0 +1,87 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+
+describe('svc_assets view and capabilities, svc_discover, tools/list', () => {
+  let srv: TestServer;
+  let c: TestClient;
+  beforeAll(async () => {
+    srv = await startTestServer();
+    c = await srv.connect();
+  });
+  afterAll(async () => srv.close());
+
+  it('view returns a JPEG ≤ 1568 px and ≤ 1 MiB plus a JSON text block', async () => {
+    const big = await c.call('svc_asset_import', 'import', { data: demoFile('images/text/craft-beer.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'craft-beer.jpg' });
+    const v = await c.call('svc_assets', 'view', { asset_id: big.structured.asset_id });
+    expect(v.error).toBeUndefined();
+    const img = v.content.find((b) => b.type === 'image') as { data: string; mimeType: string };
+    expect(img.mimeType).toBe('image/jpeg');
+    const bytes = Buffer.from(img.data, 'base64');
+    expect(bytes.length).toBeLessThanOrEqual(1024 * 1024);
+    const meta = await sharp(bytes).metadata();
+    expect(meta.format).toBe('jpeg');
+    expect(Math.max(meta.width!, meta.height!)).toBe(1568);
+    const facts = JSON.parse(v.content.find((b) => b.type === 'text')!.text as string);
+    expect(facts).toEqual({ asset_id: big.structured.asset_id, url: big.structured.url, width: big.structured.width, height: big.structured.height, name: 'craft-beer.jpg' });
+    expect(v.structured).toMatchObject({ preview_width: meta.width, preview_height: meta.height, preview_bytes: bytes.length });
+  });
+
+  it('view never enlarges small images and keeps EXIF orientation', async () => {
+    const small = await c.call('svc_asset_import', 'import', { data: demoFile('images/metadata/portrait-orientation-6.jpg').toString('base64'), mime_type: 'image/jpeg' });
+    const v = await c.call('svc_assets', 'view', { asset_id: small.structured.asset_id });
+    const meta = await sharp(Buffer.from((v.content[0] as { data: string }).data, 'base64')).metadata();
+    expect([meta.width, meta.height]).toEqual([small.structured.width, small.structured.height]);
+    // Stored as 700×840 pixels with EXIF orientation 6 (rotate 90°): displayed, and reported, as 840×700.
+    expect([small.structured.width, small.structured.height]).toEqual([840, 700]);
+  });
+
+  it('view of a missing asset is not_found; bad ids are invalid', async () => {
+    expect((await c.call('svc_assets', 'view', { asset_id: '22222222-2222-4222-8222-222222222222' })).error).toMatchObject({ code: 'not_found', field: 'args.asset_id' });
+    expect((await c.call('svc_assets', 'view', { asset_id: 'abc' })).error).toMatchObject({ code: 'invalid_argument', field: 'args.asset_id' });
+    expect((await c.call('svc_assets', 'view', {})).error).toMatchObject({ code: 'invalid_argument', field: 'args.asset_id' });
+  });
+
+  it('capabilities lists the local provider entry', async () => {
+    const r = await c.call('svc_assets', 'capabilities', {});
+    const caps = r.structured.capabilities as { provider: string; operations: string[]; credits: number }[];
+    expect(caps.find((x) => x.provider === 'local')).toMatchObject({ operations: ['generate', 'edit'], credits: 0 });
+    expect(r.text).toContain('local/');
+  });
+
+  it('discover resolves former names and publishes JSON Schemas', async () => {
+    const all = await c.call('svc_discover', 'discover', {});
+    const actions = all.structured.actions as { router: string; action: string; args_schema: { properties: Record<string, unknown> } }[];
+    expect(actions.some((x) => x.router === 'svc_asset_library' && x.action === 'search')).toBe(true);
+    const search = actions.find((x) => x.action === 'search')!;
+    expect(Object.keys(search.args_schema.properties)).toEqual(expect.arrayContaining(['query', 'mode', 'theme_id', 'brand_kit_id', 'cursor', 'limit']));
+    for (const [name, router, action] of [['search_assets', 'svc_asset_library', 'search'], ['import_asset', 'svc_asset_import', 'import'], ['view_asset', 'svc_assets', 'view'], ['svc_asset_library', 'svc_asset_library', 'search']]) {
+      const r = await c.call('svc_discover', 'discover', { query: name, include_schemas: false });
+      const first = (r.structured.actions as { router: string; action: string; args_schema: unknown }[])[0];
+      expect(first, name).toMatchObject({ router, action, args_schema: null });
+      expect(r.text).toContain(router);
+    }
+    const none = await c.call('svc_discover', 'discover', { query: 'teleport_spaceship' });
+    expect(none.structured.total).toBe(0);
+  });
+
+  it('lists router tools with truthful annotations and an {action, args} schema', async () => {
+    const { tools } = await c.client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('svc_asset_library')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.get('svc_asset_import')?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(byName.get('svc_discover')?.annotations?.readOnlyHint).toBe(true);
+    const schema = byName.get('svc_asset_library')!.inputSchema as { properties: { action: { enum: string[] } } };
+    expect(schema.properties.action.enum).toContain('search');
+  });
+
+  it('answers unknown actions and misplaced args with structured errors', async () => {
+    const r = await c.call('svc_assets', 'explode', {});
+    expect(r.error).toMatchObject({ code: 'invalid_argument', field: 'action' });
+    expect(r.error?.message).toContain('capabilities');
+    const flat = (await c.client.callTool({ name: 'svc_assets', arguments: { action: 'view', asset_id: 'x' } })) as { isError: boolean; structuredContent: { error: { field: string } } };
+    expect(flat.isError).toBe(true);
+    expect(flat.structuredContent.error.field).toBe('asset_id');
+    await expect(c.client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/not found/);
+  });
+});
