@@ -1,0 +1,117 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoFile, REPO_ROOT, startTestServer, wrapClient, type TestServer } from './harness.ts';
+
+const run = promisify(execFile);
+const CLI = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
+
+describe('CLI and stdio transport (real child processes)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-cli-'));
+  const env = { ...process.env, ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
+  const cli = async (...args: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout);
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('creates tenants, workspaces and keys with stable JSON, imports files, and serves stdio', async () => {
+    const t = await cli('tenant', 'create', '--name', 'Acme', '--json');
+    expect(Object.keys(t).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
+    const imp = await cli('import', path.join(REPO_ROOT, 'demo/images/nature'), '--json');
+    expect(imp).toMatchObject({ imported: 9, deduplicated: 0, failed: [] });
+    const again = await cli('import', path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg'), '--workspace', String(t.workspace_id), '--json');
+    expect(again).toMatchObject({ imported: 0, deduplicated: 1 });
+
+    const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(t.api_key) } as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'stdio-test', version: '0' });
+    await client.connect(child);
+    const c = wrapClient(client);
+    const r = await c.call('svc_asset_library', 'search', { theme_id: t.theme_id, query: 'silver fir', mode: 'filename' });
+    expect((r.structured.assets as { name: string; url: string }[])[0]?.name).toBe('silver_fir.jpg');
+    // The CDN listener runs beside stdio and serves the asset bytes.
+    const res = await fetch((r.structured.assets as { url: string }[])[0]!.url);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(demoFile('images/nature/silver_fir.jpg'))).toBe(true);
+
+    // A second workspace makes the key's scope ambiguous.
+    const ws = await cli('workspace', 'create', '--tenant', String(t.tenant_id), '--name', 'Outlet', '--json');
+    const amb = await c.call('svc_asset_library', 'search', { theme_id: t.theme_id });
+    expect(amb.error?.code).toBe('ambiguous_scope');
+    const k = await cli('keys', 'create', '--tenant', String(t.tenant_id), '--workspace', String(ws.workspace_id), '--json');
+    expect(k.workspace_ids).toEqual([ws.workspace_id]);
+    await client.close();
+  });
+
+  it('seed-demo is idempotent and prints the same five fields', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-seed-'));
+    const e = { ...env, ATELIER_DATA_DIR: dir };
+    const once = JSON.parse((await run(process.execPath, [CLI, 'seed-demo', '--json'], { env: e, cwd: REPO_ROOT })).stdout);
+    const twice = JSON.parse((await run(process.execPath, [CLI, 'seed-demo', '--json'], { env: e, cwd: REPO_ROOT })).stdout);
+    expect(twice).toEqual(once);
+    expect(Object.keys(once).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('fails at start naming every bad variable', async () => {
+    const err = await run(process.execPath, [CLI, 'serve', '--http'], { env: { ...env, ATELIER_PORT: 'eighty', ATELIER_LOG_LEVEL: 'loud' }, cwd: REPO_ROOT }).catch((e: { stderr: string; code: number }) => e);
+    expect((err as { code: number }).code).toBe(2);
+    expect((err as { stderr: string }).stderr).toContain('ATELIER_PORT');
+    expect((err as { stderr: string }).stderr).toContain('ATELIER_LOG_LEVEL');
+  });
+});
+
+describe('Streamable HTTP transport', () => {
+  let srv: TestServer;
+  let url: string;
+  beforeAll(async () => {
+    srv = await startTestServer();
+    url = (await srv.listen()).mcpUrl;
+  });
+  afterAll(async () => srv.close());
+
+  it('serves a stateful session with a Bearer API key', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${srv.tenant.api_key}` } } });
+    const client = new Client({ name: 'http-test', version: '0' });
+    await client.connect(transport);
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const c = wrapClient(client);
+    const imp = await c.call('svc_asset_import', 'import', { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'fir.jpg' });
+    expect(imp.error).toBeUndefined();
+    const r = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'fir' });
+    expect(r.structured.total).toBe(1);
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  it('refuses missing or wrong keys, foreign sessions and rebinding Host headers', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+    const post = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) });
+    const none = await post({});
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toContain('Bearer');
+    expect((await post({ authorization: 'Bearer atl_wrong' })).status).toBe(401);
+    const ok = await post({ authorization: `Bearer ${srv.tenant.api_key}` });
+    expect(ok.status).toBe(200);
+    const sid = ok.headers.get('mcp-session-id')!;
+    const { createTenant } = await import('../../server/tenancy/admin.ts');
+    const intruder = createTenant(srv.app.library.tenancy, 'Intruder');
+    const hijack = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${intruder.api_key}`, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(hijack.status).toBe(403);
+    // fetch() may not set Host; node:http can, as a DNS-rebinding page's browser would.
+    const status = await new Promise<number>((resolve, reject) => {
+      const u = new URL(url);
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { host: 'evil.example.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${srv.tenant.api_key}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(init));
+    });
+    expect(status).toBe(403);
+  });
+});
