@@ -71,7 +71,7 @@ describe('svc_assets view and capabilities, svc_discover, tools/list', () => {
     expect(byName.get('svc_asset_library')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.get('svc_asset_import')?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
     expect(byName.get('svc_discover')?.annotations?.readOnlyHint).toBe(true);
-    const schema = byName.get('svc_asset_library')!.inputSchema as { properties: { action: { enum: string[] } } };
+    const schema = byName.get('svc_asset_library')!.inputSchema as unknown as { properties: { action: { enum: string[] } } };
     expect(schema.properties.action.enum).toContain('search');
   });
 
@@ -79,7 +79,7 @@ describe('svc_assets view and capabilities, svc_discover, tools/list', () => {
     const r = await c.call('svc_assets', 'explode', {});
     expect(r.error).toMatchObject({ code: 'invalid_argument', field: 'action' });
     expect(r.error?.message).toContain('capabilities');
-    const flat = (await c.client.callTool({ name: 'svc_assets', arguments: { action: 'view', asset_id: 'x' } })) as { isError: boolean; structuredContent: { error: { field: string } } };
+    const flat = (await c.client.callTool({ name: 'svc_assets', arguments: { action: 'view', asset_id: 'x' } })) as unknown as { isError: boolean; structuredContent: { error: { field: string } } };
     expect(flat.isError).toBe(true);
     expect(flat.structuredContent.error.field).toBe('asset_id');
     await expect(c.client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/not found/);

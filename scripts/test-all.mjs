@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck → vitest (unit + MCP
+// behaviour tests) → MCP conformance (HTTP) → build the panels → Playwright panel tests.
+// Prints one closing line "test-all: N passed, M failed" summing vitest and Playwright.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+process.chdir(root);
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-all-'));
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+function step(title, cmd, args, env = {}) {
+  process.stdout.write(`\n=== ${title} ===\n`);
+  const t0 = Date.now();
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  process.stdout.write(`=== ${title}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s ===\n`);
+  return r.status === 0;
+}
+
+function ensureChromium() {
+  if (fs.existsSync(CHROMIUM)) return true;
+  const root_ = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (root_ && fs.existsSync('/usr/bin/apt-get')) {
+    process.stdout.write('Chromium is missing: installing Debian chromium (apt-get install -y chromium)…\n');
+    if (step('apt-get update', 'apt-get', ['update', '-q']) && step('apt-get install chromium', 'apt-get', ['install', '-y', '-q', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' })) return true;
+  }
+  process.stderr.write(`\nChromium not found at ${CHROMIUM}. Browser tests need it. Install it with:\n  sudo apt-get update && sudo apt-get install -y chromium\n(or set CHROMIUM_PATH to a Chromium binary), then run npm test again.\n`);
+  return false;
+}
+
+let passed = 0;
+let failed = 0;
+let ok = ensureChromium();
+
+ok = step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) && ok;
+
+const vitestJson = path.join(tmp, 'vitest.json');
+const vitestOk = step('vitest: unit and MCP behaviour tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+if (fs.existsSync(vitestJson)) {
+  const j = JSON.parse(fs.readFileSync(vitestJson, 'utf8'));
+  passed += j.numPassedTests ?? 0;
+  failed += (j.numFailedTests ?? 0) + (vitestOk || j.numFailedTests ? 0 : 1);
+} else if (!vitestOk) failed++;
+ok = vitestOk && ok;
+
+const confOk = step('MCP conformance (Streamable HTTP, baseline e2e/conformance/baseline.yml)', bin('tsx'), ['e2e/conformance/run.ts']);
+if (confOk) passed++;
+else failed++;
+ok = confOk && ok;
+
+const hasPanels = fs.existsSync(path.join(root, 'playwright.config.ts')) && fs.existsSync(path.join(root, 'scripts', 'build-ui.mjs'));
+if (hasPanels) {
+  const buildOk = step('build panels (vite)', process.execPath, ['scripts/build-ui.mjs']);
+  ok = buildOk && ok;
+  if (buildOk && fs.existsSync(CHROMIUM)) {
+    const pwJson = path.join(tmp, 'playwright.json');
+    const pwOk = step('Playwright: panels in a test MCP Apps host (Chromium)', bin('playwright'), ['test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, CHROMIUM_PATH: CHROMIUM });
+    if (fs.existsSync(pwJson)) {
+      const s = JSON.parse(fs.readFileSync(pwJson, 'utf8')).stats ?? {};
+      passed += (s.expected ?? 0) + (s.flaky ?? 0);
+      failed += s.unexpected ?? 0;
+      if (!pwOk && !s.unexpected) failed++;
+    } else if (!pwOk) failed++;
+    ok = pwOk && ok;
+  } else if (!buildOk) failed++;
+}
+
+fs.rmSync(tmp, { recursive: true, force: true });
+process.stdout.write(`\ntest-all: ${passed} passed, ${failed} failed\n`);
+process.exit(ok && failed === 0 ? 0 : 1);
