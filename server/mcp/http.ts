@@ -14,7 +14,10 @@ import { cdnRouter } from './cdn.ts';
 import { createServer } from './create-server.ts';
 import type { Extra } from './register-router.ts';
 
-interface Session { transport: StreamableHTTPServerTransport; apiKeyId: string }
+interface Session { transport: StreamableHTTPServerTransport; apiKeyId: string; lastSeenMs: number }
+
+/** Sessions idle longer than this are closed (clients re-initialize), ms. */
+export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
 export interface HttpHandle { url: string; mcpUrl: string; close(): Promise<void> }
 
@@ -71,6 +74,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         rpcError(res, 403, 'session belongs to another API key');
         return null;
       }
+      s.lastSeenMs = Date.now();
       return s;
     };
 
@@ -85,7 +89,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         const principal = ((req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal)!;
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, { transport, apiKeyId: principal.apiKeyId }),
+          onsessioninitialized: (sid) => void sessions.set(sid, { transport, apiKeyId: principal.apiKeyId, lastSeenMs: Date.now() }),
         });
         transport.onclose = () => {
           if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -106,6 +110,16 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     web.delete('/mcp', hostGuard, auth, onSession);
   }
 
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, s] of sessions) {
+      if (s.lastSeenMs < cutoff) {
+        sessions.delete(id);
+        void s.transport.close().catch(() => undefined);
+      }
+    }
+  }, 60_000);
+  sweep.unref();
   const httpServer: HttpServer = await new Promise((resolve, reject) => {
     const s = web.listen(opts.port, opts.host, () => resolve(s));
     s.once('error', reject);
@@ -118,6 +132,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     url,
     mcpUrl: `${url}/mcp`,
     async close() {
+      clearInterval(sweep);
       for (const s of sessions.values()) await s.transport.close().catch(() => undefined);
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
