@@ -1,17 +1,25 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { ROUTER } from '../shared/actions.ts';
 import type { Config } from './config.ts';
 import { createAssetQueries } from './db/assets.ts';
 import { openDb, type Database } from './db/connection.ts';
 import { createTenancyQueries } from './db/tenancy.ts';
+import { createUploadQueries } from './db/uploads.ts';
+import { createUploadService } from './library/upload.ts';
+import { createStagingStore } from './storage/staging.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import type { LibraryDeps } from './library/deps.ts';
 import type { AssetVectorSearch } from './library/search.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
+import { createEmbedder } from './providers/embedder.ts';
 import type { Logger } from './log.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
 import { createLocalProvider } from './providers/local.ts';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
 import { assetImportRouter } from './routers/asset-import.ts';
+import { assetUploadAppRouter } from './routers/asset-upload-app.ts';
+import { assetUploadRouter } from './routers/asset-upload.ts';
 import { assetLibraryRouter } from './routers/asset-library.ts';
 import { assetsRouter } from './routers/assets.ts';
 import { discoverRouter } from './routers/discover.ts';
@@ -62,7 +70,15 @@ export function buildApp(config: Config, log: Logger): App {
   };
   const closers: (() => Promise<void> | void)[] = [];
   // ── wiring: enrichment (issue 4): set `embedder` and `vectors`, push onAssetStored hooks, push closers ──
-  const embedder: TextEmbedder | null = null;
+  const env = config.env;
+  const embedder: TextEmbedder | null = createEmbedder(
+    {
+      backend: env.ATELIER_EMBEDDER,
+      cacheDir: env.ATELIER_EMBEDDINGS_CACHE_DIR ?? null,
+      http: { baseUrl: env.ATELIER_EMBEDDINGS_URL, apiKey: env.ATELIER_EMBEDDINGS_KEY ?? null, model: env.ATELIER_EMBEDDINGS_MODEL, dimensions: env.ATELIER_EMBEDDINGS_DIMENSIONS, timeoutMs: env.ATELIER_EMBEDDINGS_TIMEOUT_MS },
+    },
+    log.child({ mod: 'embedder' }),
+  );
   const vectors: AssetVectorSearch | null = null;
   // ── wiring: generation (issue 5): more providers ──
   const providers = createProviderRegistry([createLocalProvider()]);
@@ -71,6 +87,31 @@ export function buildApp(config: Config, log: Logger): App {
   // ── wiring: generation (issue 5) ──
   // ── wiring: panels / select (issue 6) ──
   // ── wiring: upload (issue 6) ──
+  const uploads = createUploadService({
+    library,
+    uploads: createUploadQueries(db),
+    staging: createStagingStore(path.join(config.dataDir, 'staging')),
+    policy: {
+      chunkSizeBytes: config.env.ATELIER_UPLOAD_CHUNK_BYTES,
+      maxFileBytes: config.maxImportBytes,
+      ttlMs: config.env.ATELIER_UPLOAD_TTL_MS,
+      maxOpenSessions: config.env.ATELIER_UPLOAD_MAX_OPEN,
+    },
+    now: () => Date.now(),
+    log: log.child({ mod: 'upload' }),
+  });
+  // attachments of svc_asset_import resolve to verified staged uploads of the same scope
+  routers.splice(routers.findIndex((r) => r.name === ROUTER.assetImport), 1, assetImportRouter(library, uploads.resolveAttachment));
+  routers.push(assetUploadRouter(library, uploads), assetUploadAppRouter(library, uploads));
+  let sweeping: Promise<unknown> = uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
+  const sweeper = setInterval(() => {
+    sweeping = sweeping.then(() => uploads.sweep()).catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
+  }, config.env.ATELIER_UPLOAD_SWEEP_MS);
+  sweeper.unref();
+  closers.push(async () => {
+    clearInterval(sweeper);
+    await sweeping;
+  });
   const server: ServerDeps = {
     version: VERSION,
     log: log.child({ mod: 'mcp' }),

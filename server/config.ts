@@ -24,8 +24,22 @@ export const EnvSchema = z.object({
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ── env: catalog (issue 3) ──
   // ── env: enrichment (issue 4) ──
+  ATELIER_EMBEDDER: z.enum(['static', 'http', 'fail', 'none']).default('static').describe('text embedder: static (offline GloVe+SIF), http (OpenAI-compatible /v1/embeddings), fail (failure injection, tests), none'),
+  ATELIER_EMBEDDINGS_URL: z.string().url('must be an absolute URL').optional().describe('base URL of an OpenAI-compatible API up to /v1, e.g. http://127.0.0.1:11434/v1 (ATELIER_EMBEDDER=http)'),
+  ATELIER_EMBEDDINGS_KEY: z.string().min(1).optional().describe('Bearer key for ATELIER_EMBEDDINGS_URL'),
+  ATELIER_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small').describe('model name sent to the embeddings endpoint'),
+  ATELIER_EMBEDDINGS_DIMENSIONS: int(1, 8192).optional().describe('vector length of ATELIER_EMBEDDINGS_MODEL (required with http)'),
+  ATELIER_EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('embeddings request timeout, ms'),
+  ATELIER_EMBEDDINGS_CACHE_DIR: z.string().min(1).optional().describe('where the compact word-vector file is built once; default node_modules/.cache/atelier'),
+  ATELIER_ENRICHMENT: bool.default(true).describe('run asynchronous enrichment (OCR, colours, tags, alt text, embeddings) after import'),
+  ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16).default(2).describe('enrichment jobs run at once'),
+  ATELIER_OCR: bool.default(true).describe('run OCR (tesseract.js, bundled English data) during enrichment'),
   // ── env: generation (issue 5) ──
   // ── env: panels / upload (issue 6) ──
+  ATELIER_UPLOAD_CHUNK_BYTES: int(1024, 512 * 1024).default(512 * 1024).describe('raw bytes per upload chunk (≤ 512 KiB; sent base64 through the panel-only upload actions)'),
+  ATELIER_UPLOAD_TTL_MS: int(1, 30 * 24 * 3600 * 1000).default(24 * 3600 * 1000).describe('an upload session not touched for this long, and a staged attachment this long after upload, is deleted with its bytes, ms'),
+  ATELIER_UPLOAD_SWEEP_MS: int(10, 24 * 3600 * 1000).default(60_000).describe('how often expired upload sessions are swept, ms'),
+  ATELIER_UPLOAD_MAX_OPEN: int(1, 10_000).default(100).describe('open (receiving) upload sessions allowed per workspace'),
 });
 
 export interface Config {

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { normalize } from '../domain/sif.ts';
+import type { TextEmbedder } from './embedder-types.ts';
+
+/** Texts per request: OpenAI accepts up to 2048 inputs; local servers (TEI, Ollama) prefer small batches. */
+const BATCH = 64;
+
+const EmbeddingsResponseSchema = z.object({
+  data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
+  model: z.string().optional(),
+});
+const ErrorBodySchema = z.object({ error: z.union([z.string(), z.object({ message: z.string() })]) });
+
+/** Settings of an OpenAI-compatible embeddings endpoint. */
+export interface HttpEmbedderOptions {
+  /** base URL up to and including `/v1`, e.g. `http://127.0.0.1:11434/v1` */
+  baseUrl: string;
+  apiKey: string | null;
+  model: string;
+  /** vector length the model returns */
+  dimensions: number;
+  timeoutMs: number;
+}
+
+/**
+ * Text embedder over an OpenAI-compatible `POST {baseUrl}/embeddings` endpoint (OpenAI, Ollama, TEI,
+ * LM Studio, vLLM). Wire format: https://platform.openai.com/docs/api-reference/embeddings/create —
+ * request `{model, input: string[], encoding_format: "float"}`, response `{data: [{index, embedding}]}`.
+ * Responses are zod-parsed; vectors are re-normalised (not every server returns unit vectors).
+ * The model id is `http:<model>` so vectors of different models are never compared.
+ * @throws Error naming the status/body or shape problem (callers degrade to lexical search)
+ */
+export function createHttpEmbedder(opts: HttpEmbedderOptions): TextEmbedder {
+  const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`;
+  const embedBatch = async (input: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
+    const timeout = AbortSignal.timeout(opts.timeoutMs);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
+      body: JSON.stringify({ model: opts.model, input, encoding_format: 'float' }),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error(`embeddings endpoint ${url} answered ${res.status} with a non-JSON body (${text.length} bytes)`);
+    }
+    if (!res.ok) {
+      const err = ErrorBodySchema.safeParse(body);
+      const msg = err.success ? (typeof err.data.error === 'string' ? err.data.error : err.data.error.message) : 'no error message';
+      throw new Error(`embeddings endpoint ${url} answered ${res.status}: ${msg}`);
+    }
+    const parsed = EmbeddingsResponseSchema.safeParse(body);
+    if (!parsed.success) throw new Error(`embeddings endpoint ${url} returned an unexpected shape: ${parsed.error.issues[0]?.message ?? ''} at ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
+    const out: Float32Array[] = new Array(input.length);
+    for (const d of parsed.data.data) {
+      if (d.index >= input.length) throw new Error(`embeddings endpoint returned index ${d.index} for ${input.length} inputs`);
+      if (d.embedding.length !== opts.dimensions) throw new Error(`embeddings endpoint returned ${d.embedding.length} dimensions, configured ${opts.dimensions}`);
+      out[d.index] = normalize(Float32Array.from(d.embedding));
+    }
+    for (let i = 0; i < input.length; i++) if (!out[i]) throw new Error(`embeddings endpoint returned no vector for input ${i}`);
+    return out;
+  };
+  return {
+    modelId: `http:${opts.model}`,
+    dimensions: opts.dimensions,
+    async embed(texts, signal) {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += BATCH) out.push(...(await embedBatch(texts.slice(i, i + BATCH).map((t) => (t.length > 0 ? t : ' ')), signal)));
+      return out;
+    },
+  };
+}
