@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ROUTER } from '../shared/actions.ts';
 import type { Config } from './config.ts';
+import { createAssetFacetQueries } from './db/asset-facets.ts';
 import { createAssetQueries } from './db/assets.ts';
 import { openDb, type Database } from './db/connection.ts';
+import { createPickerQueries } from './db/pickers.ts';
 import { createTenancyQueries } from './db/tenancy.ts';
 import { createUploadQueries } from './db/uploads.ts';
 import { createUploadService } from './library/upload.ts';
@@ -14,6 +16,7 @@ import type { AssetVectorSearch } from './library/search.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 import { createEmbedder } from './providers/embedder.ts';
 import type { Logger } from './log.ts';
+import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
 import { createLocalProvider } from './providers/local.ts';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
@@ -21,6 +24,8 @@ import { assetImportRouter } from './routers/asset-import.ts';
 import { assetUploadAppRouter } from './routers/asset-upload-app.ts';
 import { assetUploadRouter } from './routers/asset-upload.ts';
 import { assetLibraryRouter } from './routers/asset-library.ts';
+import { assetPanelRouter } from './routers/asset-panel.ts';
+import { assetSelectRouter } from './routers/asset-select.ts';
 import { assetsRouter } from './routers/assets.ts';
 import { discoverRouter } from './routers/discover.ts';
 import type { RouterImpl } from './routers/types.ts';
@@ -86,6 +91,9 @@ export function buildApp(config: Config, log: Logger): App {
   // ── wiring: catalog (issue 3) ──
   // ── wiring: generation (issue 5) ──
   // ── wiring: panels / select (issue 6) ──
+  const pickerDeps = { library, pickers: createPickerQueries(db) };
+  routers.push(assetSelectRouter(pickerDeps, () => vectors), assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }));
+  const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
   // ── wiring: upload (issue 6) ──
   const uploads = createUploadService({
     library,
@@ -116,6 +124,7 @@ export function buildApp(config: Config, log: Logger): App {
     version: VERSION,
     log: log.child({ mod: 'mcp' }),
     routers,
+    registerResources: registerPanelResources,
   };
   return {
     config,

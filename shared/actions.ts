@@ -10,6 +10,18 @@ import {
   ViewResultSchema,
 } from './schemas/asset.ts';
 import { DiscoverArgsSchema, DiscoverResultSchema } from './schemas/discover.ts';
+import {
+  FacetsArgsSchema,
+  FacetsResultSchema,
+  GetSelectionArgsSchema,
+  SelectArgsSchema,
+  SelectionStateSchema,
+  SelectResultSchema,
+  SubmitSelectionArgsSchema,
+  SubmitSelectionResultSchema,
+  ThumbnailsArgsSchema,
+  ThumbnailsResultSchema,
+} from './schemas/panel.ts';
 
 /** Router tool names (spec §4; the `svc_` prefix stands in for the maker's name). */
 export const ROUTER = {
@@ -21,8 +33,20 @@ export const ROUTER = {
   assetUpload: 'svc_asset_upload',
   discover: 'svc_discover',
   catalog: 'svc_catalog',
+  /** app-only panel actions (thumbnails, facets, picker submit): MCP Apps `visibility: ['app']` */
+  assetPanel: 'svc_asset_panel',
 } as const;
 export type RouterName = (typeof ROUTER)[keyof typeof ROUTER];
+
+/**
+ * `ui://` resources of the MCP Apps panels; `<name>.html` is built to `dist/ui/<name>.html` from
+ * `ui/<name>/index.html` (scripts/build-ui.mjs) and served by server/mcp/app-resources.ts.
+ */
+export const PANEL_URI = {
+  searchResults: 'ui://atelier/search-results.html',
+  assetPicker: 'ui://atelier/asset-picker.html',
+  upload: 'ui://atelier/upload.html',
+} as const;
 
 /** Who may call an action: the model, an MCP Apps panel, or both (MCP Apps `_meta.ui.visibility`). */
 export type Visibility = ('model' | 'app')[];
@@ -64,6 +88,7 @@ export const ROUTERS: RouterDef[] = [
     description:
       'Search the workspace image library first, before generating or importing. Modes: all (hybrid), filename, alt_text, tags, ocr (exact-field), semantic (conceptual), similar (visual, needs similar_to_asset_id). Omit query to browse. theme_id is required. In an MCP Apps host a read-only result panel opens; it asks for no selection and you need not wait.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    resourceUri: PANEL_URI.searchResults,
   },
   {
     name: ROUTER.assets,
@@ -87,6 +112,21 @@ export const ROUTERS: RouterDef[] = [
   // ── routers: catalog (issue 3) ──
   // ── routers: generation (issue 5) ──
   // ── routers: panels / select (issue 6) ──
+  {
+    name: ROUTER.assetSelect,
+    title: 'Let the user pick assets',
+    description:
+      'Let the user choose library assets (same args as svc_asset_library search). select: in an MCP Apps host a picker opens and the call returns at once with status awaiting_user and a picker_id: do NOT assume a choice; wait for the user\'s message (it lists the chosen assets in order with name, id and original URL) or call get_selection with the picker_id. Without panels the client may ask the user with a form (the choice is in the result), or you get ranked candidates to present to the user. Use search instead when you can decide yourself.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    resourceUri: PANEL_URI.assetPicker,
+  },
+  {
+    name: ROUTER.assetPanel,
+    title: 'Asset panel actions (panels only)',
+    description: 'Called by the Atelier MCP Apps panels, not by the model: thumbnails as data: URLs, category facets, picker submission.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    visibility: ['app'],
+  },
   // ── routers: upload (issue 6) ──
 ];
 
@@ -135,6 +175,46 @@ export const ACTIONS: ActionDef[] = [
   // ── actions: enrichment (issue 4) ──
   // ── actions: generation (issue 5) ──
   // ── actions: panels / select (issue 6) ──
+  defineAction({
+    router: ROUTER.assetSelect,
+    action: 'select',
+    description: 'Open the asset picker (spec 4.2); returns at once with a picker_id (status awaiting_user) in an MCP Apps host, the user\'s choice when the client supports form elicitation, else ranked candidates.',
+    args: SelectArgsSchema,
+    result: SelectResultSchema,
+    formerNames: ['select_assets', 'asset_select', 'pick_assets', 'choose_assets', 'asset_picker'],
+  }),
+  defineAction({
+    router: ROUTER.assetSelect,
+    action: 'get_selection',
+    description: 'State of a picker by picker_id: awaiting_user, or confirmed with the chosen assets in selection order (name, id, original URL).',
+    args: GetSelectionArgsSchema,
+    result: SelectionStateSchema,
+    formerNames: ['get_selected_assets', 'picker_result', 'selection_status'],
+  }),
+  defineAction({
+    router: ROUTER.assetPanel,
+    action: 'thumbnails',
+    description: 'Panel only: previews of up to 50 assets as data: URLs (JPEG, longest edge ≤ 320 px).',
+    args: ThumbnailsArgsSchema,
+    result: ThumbnailsResultSchema,
+    formerNames: [],
+  }),
+  defineAction({
+    router: ROUTER.assetPanel,
+    action: 'facets',
+    description: 'Panel only: category and subtype counts for the picker\'s category browser.',
+    args: FacetsArgsSchema,
+    result: FacetsResultSchema,
+    formerNames: [],
+  }),
+  defineAction({
+    router: ROUTER.assetPanel,
+    action: 'submit_selection',
+    description: 'Panel only: confirm a picker\'s selection (ids in selection order, validated against the workspace). Idempotent: resubmitting the same ids returns the same state.',
+    args: SubmitSelectionArgsSchema,
+    result: SubmitSelectionResultSchema,
+    formerNames: [],
+  }),
   // ── actions: upload (issue 6) ──
 ];
 

@@ -1,0 +1,33 @@
+import type { Database } from 'better-sqlite3';
+import type { Scope } from '../domain/scope.ts';
+
+/** Count of assets per (category, subtype); `category`/`subtype` null for unclassified assets. */
+export interface FacetCount { category: string | null; subtype: string | null; n: number }
+
+/**
+ * Facet counts for the picker's category browser (`svc_asset_panel` `facets`). Counts come from one
+ * GROUP BY over the scoped assets (index `assets_scope_category`), optionally restricted to an FTS5
+ * MATCH expression (built by `domain/fts-query.ts`) and a kind.
+ */
+export function createAssetFacetQueries(db: Database) {
+  return {
+    /** @param match FTS5 MATCH expression or null for the whole library */
+    counts(scope: Scope, opts: { match: string | null; kind?: string | undefined }): FacetCount[] {
+      const params: unknown[] = [];
+      let sql = 'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a';
+      if (opts.match) {
+        sql += ' JOIN assets_fts ON assets_fts.rowid = a.seq AND assets_fts MATCH ?';
+        params.push(opts.match);
+      }
+      sql += ' WHERE a.tenant_id = ? AND a.workspace_id = ?';
+      params.push(scope.tenantId, scope.workspaceId);
+      if (opts.kind) {
+        sql += ' AND a.kind = ?';
+        params.push(opts.kind);
+      }
+      sql += ' GROUP BY a.category, a.subtype';
+      return db.prepare(sql).all(...params) as FacetCount[];
+    },
+  };
+}
+export type AssetFacetQueries = ReturnType<typeof createAssetFacetQueries>;

@@ -1,0 +1,80 @@
+import type { Database } from 'better-sqlite3';
+import type { Scope } from '../domain/scope.ts';
+
+export type PickerStatus = 'awaiting_user' | 'confirmed' | 'declined' | 'cancelled' | 'candidates';
+export type PickerDelivery = 'panel' | 'elicitation' | 'text';
+
+/** One row of `pickers`, JSON columns parsed. */
+export interface PickerRow {
+  id: string;
+  tenantId: string;
+  workspaceId: string;
+  themeId: string;
+  delivery: PickerDelivery;
+  status: PickerStatus;
+  request: Record<string, unknown>;
+  /** asset ids in selection order */
+  selection: string[];
+  createdAt: string;
+  confirmedAt: string | null;
+}
+
+interface RawRow { id: string; tenant_id: string; workspace_id: string; theme_id: string; delivery: PickerDelivery; status: PickerStatus; request: string; selection: string; created_at: string; confirmed_at: string | null }
+
+const toRow = (r: RawRow): PickerRow => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  workspaceId: r.workspace_id,
+  themeId: r.theme_id,
+  delivery: r.delivery,
+  status: r.status,
+  request: JSON.parse(r.request) as Record<string, unknown>,
+  selection: JSON.parse(r.selection) as string[],
+  createdAt: r.created_at,
+  confirmedAt: r.confirmed_at,
+});
+
+/**
+ * Picker queries (table `pickers`, migration 0006). Every lookup takes the server-derived scope first;
+ * a picker of another tenant or workspace behaves as missing.
+ */
+export function createPickerQueries(db: Database) {
+  const s = {
+    insert: db.prepare(
+      `INSERT INTO pickers (id, tenant_id, workspace_id, theme_id, delivery, status, request, selection, created_at, confirmed_at)
+       VALUES (@id, @tenant_id, @workspace_id, @theme_id, @delivery, @status, @request, @selection, @created_at, @confirmed_at)`,
+    ),
+    byId: db.prepare('SELECT * FROM pickers WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
+    // Only a picker still awaiting the user can be finalised; the WHERE makes a concurrent double submit a no-op.
+    finish: db.prepare(`UPDATE pickers SET status = ?, selection = ?, confirmed_at = ? WHERE tenant_id = ? AND workspace_id = ? AND id = ? AND status = 'awaiting_user'`),
+  };
+  return {
+    /** Insert a new picker. */
+    insert(p: Omit<PickerRow, 'tenantId' | 'workspaceId'>, scope: Scope): void {
+      s.insert.run({
+        id: p.id,
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        theme_id: p.themeId,
+        delivery: p.delivery,
+        status: p.status,
+        request: JSON.stringify(p.request),
+        selection: JSON.stringify(p.selection),
+        created_at: p.createdAt,
+        confirmed_at: p.confirmedAt,
+      });
+    },
+    byId(scope: Scope, id: string): PickerRow | undefined {
+      const r = s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase()) as RawRow | undefined;
+      return r ? toRow(r) : undefined;
+    },
+    /**
+     * Move an `awaiting_user` picker to a final status with its selection.
+     * @returns false when the picker was no longer awaiting the user (already final)
+     */
+    finish(scope: Scope, id: string, status: Exclude<PickerStatus, 'awaiting_user' | 'candidates'>, selection: string[], at: string): boolean {
+      return s.finish.run(status, JSON.stringify(selection), at, scope.tenantId, scope.workspaceId, id.toLowerCase()).changes === 1;
+    },
+  };
+}
+export type PickerQueries = ReturnType<typeof createPickerQueries>;

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Asset, AssetPage, SearchArgs } from '../../shared/schemas/asset.ts';
+import type { SelectedAsset, SelectionState, SelectResult } from '../../shared/schemas/panel.ts';
+import type { PickerDelivery, PickerQueries, PickerRow } from '../db/pickers.ts';
+import type { Scope } from '../domain/scope.ts';
+import { ServiceError } from '../errors.ts';
+import type { LibraryDeps } from './deps.ts';
+import { assetUrls } from './present.ts';
+import { searchAssets, type AssetVectorSearch } from './search.ts';
+
+/** What the picker use cases need. */
+export interface PickerDeps {
+  library: LibraryDeps;
+  pickers: PickerQueries;
+}
+
+/** The user's answer to an elicitation: accepted ids in the order given, or declined/cancelled. */
+export type ElicitAnswer = { action: 'accept'; assetIds: string[] } | { action: 'decline' | 'cancel' };
+
+/** How `select` reaches the user: an MCP Apps panel, a form elicitation (with the asking function), or plain text. */
+export type PickerChannel = { delivery: 'panel' } | { delivery: 'text' } | { delivery: 'elicitation'; ask(candidates: SelectedAsset[]): Promise<ElicitAnswer> };
+
+/** Ranked candidates offered when no panel is shown (elicitation form / text list). */
+export const CANDIDATE_COUNT = 20;
+
+function toSelected(a: Asset, position: number): SelectedAsset {
+  return { position, id: a.id, name: a.name, original_url: a.original_url, url: a.url, width: a.width, height: a.height };
+}
+
+/** Resolve stored ids to selected assets in order; ids no longer in the workspace are dropped. */
+function hydrate(deps: PickerDeps, scope: Scope, ids: string[]): SelectedAsset[] {
+  const out: SelectedAsset[] = [];
+  for (const id of ids) {
+    const row = deps.library.assets.byId(scope, id);
+    if (!row) continue;
+    const u = assetUrls(row, deps.library.assets.renditions(row.seq), deps.library.urls);
+    out.push({ position: out.length + 1, id: row.id, name: row.name, original_url: u.original, url: u.original, width: row.width, height: row.height });
+  }
+  return out;
+}
+
+function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): SelectionState {
+  return { picker_id: p.id, status: p.status, selection: hydrate(deps, scope, p.selection), confirmed_at: p.confirmedAt, workspace_id: p.workspaceId };
+}
+
+/**
+ * `svc_asset_select` `select` (spec §4.2): run the search, persist a picker, and deliver it.
+ * - panel: the picker stays `awaiting_user`; the MCP Apps panel confirms through `submitSelection`.
+ * - elicitation: the client's form shows the best matches; the answer is stored and returned.
+ * - text: the ranked candidates are returned for the agent to present (status `candidates`).
+ * @throws ServiceError from `searchAssets` (invalid cursor, unknown similar_to_asset_id, unsupported mode)
+ */
+export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchArgs, themeId: string, vectors: AssetVectorSearch | null, channel: PickerChannel): Promise<SelectResult> {
+  const page: AssetPage = await searchAssets(deps.library, scope, args, { themeId }, vectors);
+  const candidates = page.assets.slice(0, CANDIDATE_COUNT).map((a, i) => toSelected(a, i + 1));
+  const id = randomUUID();
+  const delivery: PickerDelivery = channel.delivery;
+  const now = new Date().toISOString();
+  const request = { ...args, theme_id: themeId };
+  if (channel.delivery === 'panel' || channel.delivery === 'text' || candidates.length === 0) {
+    const status = channel.delivery === 'panel' ? 'awaiting_user' : 'candidates';
+    deps.pickers.insert({ id, themeId, delivery, status, request, selection: [], createdAt: now, confirmedAt: null }, scope);
+    return { picker_id: id, status, delivery, selection: [], candidates: channel.delivery === 'panel' ? [] : candidates, page: channel.delivery === 'panel' ? page : null };
+  }
+  deps.pickers.insert({ id, themeId, delivery, status: 'awaiting_user', request, selection: [], createdAt: now, confirmedAt: null }, scope);
+  const answer = await channel.ask(candidates);
+  if (answer.action !== 'accept') {
+    deps.pickers.finish(scope, id, answer.action === 'decline' ? 'declined' : 'cancelled', [], new Date().toISOString());
+    return { picker_id: id, status: answer.action === 'decline' ? 'declined' : 'cancelled', delivery, selection: [], candidates, page: null };
+  }
+  const offered = new Set(candidates.map((c) => c.id));
+  const ids = answer.assetIds.filter((a, i, all) => offered.has(a) && all.indexOf(a) === i);
+  deps.pickers.finish(scope, id, ids.length ? 'confirmed' : 'declined', ids, new Date().toISOString());
+  const selection = hydrate(deps, scope, ids);
+  return { picker_id: id, status: ids.length ? 'confirmed' : 'declined', delivery, selection, candidates, page: null };
+}
+
+/**
+ * `svc_asset_select` `get_selection`: the picker's state; a picker of another workspace is `not_found`.
+ * @throws ServiceError not_found (args.picker_id)
+ */
+export function getSelection(deps: PickerDeps, scope: Scope, pickerId: string): SelectionState {
+  const p = deps.pickers.byId(scope, pickerId);
+  if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
+  return stateOf(deps, scope, p);
+}
+
+/**
+ * `svc_asset_panel` `submit_selection` (app-only): confirm a panel picker's choice in selection order.
+ * Every id must be an asset of the picker's workspace (scope is re-derived from the caller's key, never
+ * taken from the panel). Idempotent: the same ids again return the stored state; different ids after
+ * confirmation are a `conflict`.
+ * @throws ServiceError not_found (args.picker_id | args.asset_ids[i]) | conflict (args.asset_ids)
+ */
+export function submitSelection(deps: PickerDeps, scope: Scope, pickerId: string, assetIds: string[]): SelectionState & { already_confirmed: boolean } {
+  const p = deps.pickers.byId(scope, pickerId);
+  if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
+  const ids = assetIds.map((a) => a.toLowerCase());
+  ids.forEach((id, i) => {
+    if (!deps.library.assets.byId(scope, id)) throw new ServiceError('not_found', `args.asset_ids[${i}]`, `asset ${id} does not exist in workspace ${scope.workspaceId}`);
+  });
+  const same = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+  if (p.status === 'awaiting_user' && deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString())) {
+    return { ...stateOf(deps, scope, deps.pickers.byId(scope, p.id)!), already_confirmed: false };
+  }
+  const now = deps.pickers.byId(scope, p.id)!;
+  if (now.status === 'confirmed' && same(now.selection, ids)) return { ...stateOf(deps, scope, now), already_confirmed: true };
+  throw new ServiceError('conflict', 'args.asset_ids', `picker ${p.id} is already ${now.status}${now.status === 'confirmed' ? ' with a different selection' : ''}; open a new picker with select`, {
+    details: { status: now.status, selection: now.selection },
+  });
+}

@@ -1,0 +1,38 @@
+import { ROUTER } from '../../shared/actions.ts';
+import type { FacetsArgs, SubmitSelectionArgs, ThumbnailsArgs } from '../../shared/schemas/panel.ts';
+import type { AssetFacetQueries } from '../db/asset-facets.ts';
+import { facetsFor, thumbnailsFor } from '../library/panel-data.ts';
+import { submitSelection, type PickerDeps } from '../library/select.ts';
+import { scopeFor } from '../tenancy/scope.ts';
+import { describeSelection } from './asset-select.ts';
+import { handler, type RouterImpl } from './types.ts';
+
+/**
+ * `svc_asset_panel`: actions only the MCP Apps panels call (`_meta.ui.visibility: ["app"]`; the host
+ * hides the tool from the model, the server still lists it). Each re-derives scope from the caller's
+ * API key exactly like model-facing actions: a panel can never widen what its key reaches.
+ */
+export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries }): RouterImpl {
+  return {
+    name: ROUTER.assetPanel,
+    handlers: {
+      thumbnails: handler<ThumbnailsArgs>(async (args, ctx) => {
+        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+        const r = await thumbnailsFor(deps.library, scope, args.asset_ids);
+        const bytes = r.thumbnails.reduce((n, t) => n + t.bytes, 0);
+        ctx.log.debug({ count: r.thumbnails.length, bytes }, 'thumbnails');
+        return { structuredContent: r, text: `${r.thumbnails.length} preview(s) as data: URLs (${bytes} bytes)${r.not_found.length ? `; not found: ${r.not_found.join(', ')}` : ''}.` };
+      }),
+      facets: handler<FacetsArgs>(async (args, ctx) => {
+        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+        const r = facetsFor(deps.facets, scope, { query: args.query, kind: args.kind });
+        return { structuredContent: r, text: `${r.total} asset(s): ${r.categories.map((c) => `${c.category} ${c.count}`).join(', ') || 'no categories'}${r.uncategorized ? `, uncategorized ${r.uncategorized}` : ''}.` };
+      }),
+      submit_selection: handler<SubmitSelectionArgs>(async (args, ctx) => {
+        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+        const state = submitSelection(deps, scope, args.picker_id, args.asset_ids);
+        return { structuredContent: state, text: describeSelection(state) };
+      }),
+    },
+  };
+}

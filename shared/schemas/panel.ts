@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { AssetKindSchema, AssetPageSchema, SearchArgsSchema } from './asset.ts';
+import { UuidSchema } from './common.ts';
+
+// ── Panel-only actions (router svc_asset_panel, MCP Apps `_meta.ui.visibility: ["app"]`) ──
+
+/** Args of `svc_asset_panel` `thumbnails`: up to 50 asset ids of one workspace. */
+export const ThumbnailsArgsSchema = z
+  .object({
+    asset_ids: z.array(UuidSchema).min(1, 'must hold 1–50 asset ids').max(50, 'must hold 1–50 asset ids').describe('assets whose previews the panel shows'),
+    workspace_id: UuidSchema.optional(),
+  })
+  .strict();
+export type ThumbnailsArgs = z.infer<typeof ThumbnailsArgsSchema>;
+
+/**
+ * Previews as `data:` URLs: MCP Apps hosts enforce `img-src 'self' data:` by default and several ignore
+ * `_meta.ui.csp.resourceDomains`, so CDN URLs may not load inside a panel (research note §6).
+ */
+export const ThumbnailsResultSchema = z.object({
+  thumbnails: z.array(
+    z.object({
+      asset_id: UuidSchema,
+      data_url: z.string().nullable().describe('data:image/jpeg;base64,… (longest edge ≤ 320 px); null when the asset has no raster preview'),
+      width: z.number().int().nullable().describe('px of the preview'),
+      height: z.number().int().nullable().describe('px of the preview'),
+      bytes: z.number().int().describe('bytes of the preview before base64'),
+    }),
+  ),
+  not_found: z.array(UuidSchema).describe('requested ids absent from this workspace (foreign ids behave as missing)'),
+});
+export type ThumbnailsResult = z.infer<typeof ThumbnailsResultSchema>;
+
+/** Args of `svc_asset_panel` `facets`: the picker's category browser counts under a query and kind. */
+export const FacetsArgsSchema = z
+  .object({
+    query: z.string().trim().max(500).optional().describe('when given, count only assets whose text matches all query terms (FTS5)'),
+    kind: AssetKindSchema.optional(),
+    workspace_id: UuidSchema.optional(),
+  })
+  .strict();
+export type FacetsArgs = z.infer<typeof FacetsArgsSchema>;
+
+export const FacetsResultSchema = z.object({
+  total: z.number().int().describe('assets under the query and kind'),
+  uncategorized: z.number().int().describe('of which without a category'),
+  categories: z.array(
+    z.object({
+      category: z.string(),
+      count: z.number().int(),
+      subtypes: z.array(z.object({ subtype: z.string(), count: z.number().int() })).describe('subtypes with at least one asset, by count'),
+    }),
+  ),
+});
+export type FacetsResult = z.infer<typeof FacetsResultSchema>;
+
+// ── Picker (router svc_asset_select, spec §4.2) ──
+
+/** Args of `svc_asset_select` `select`: the same as search (spec §4.2). */
+export const SelectArgsSchema = SearchArgsSchema;
+
+/** An asset as delivered to the agent after a choice: name, id and original URL (spec §4.2). */
+export const SelectedAssetSchema = z.object({
+  position: z.number().int().describe('1-based position in the user\'s selection order (or rank for candidates)'),
+  id: UuidSchema,
+  name: z.string(),
+  original_url: z.string(),
+  url: z.string().describe('permanent URL for island media props'),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+});
+export type SelectedAsset = z.infer<typeof SelectedAssetSchema>;
+
+export const PickerStatusSchema = z
+  .enum(['awaiting_user', 'confirmed', 'declined', 'cancelled', 'candidates'])
+  .describe('awaiting_user: panel open, nothing chosen yet; confirmed: selection final; declined/cancelled: the user chose nothing; candidates: no interactive UI, ask the user');
+
+/** structuredContent of `select`. */
+export const SelectResultSchema = z.object({
+  picker_id: UuidSchema.describe('pass to get_selection'),
+  status: PickerStatusSchema,
+  delivery: z.enum(['panel', 'elicitation', 'text']).describe('panel: MCP Apps picker; elicitation: the client asked the user with a form; text: ranked candidates for the agent to present'),
+  selection: z.array(SelectedAssetSchema).describe('the confirmed choice in selection order (empty until confirmed)'),
+  candidates: z.array(SelectedAssetSchema).describe('ranked best matches (delivery text and elicitation)'),
+  page: AssetPageSchema.nullable().describe('first page of matches for the picker panel'),
+});
+export type SelectResult = z.infer<typeof SelectResultSchema>;
+
+export const GetSelectionArgsSchema = z.object({ picker_id: UuidSchema, workspace_id: UuidSchema.optional() }).strict();
+
+/** structuredContent of `get_selection` and of the panel's `submit_selection`. */
+export const SelectionStateSchema = z.object({
+  picker_id: UuidSchema,
+  status: PickerStatusSchema,
+  selection: z.array(SelectedAssetSchema),
+  confirmed_at: z.string().nullable().describe('ISO 8601 UTC'),
+  workspace_id: UuidSchema,
+});
+export type SelectionState = z.infer<typeof SelectionStateSchema>;
+
+/** structuredContent of `submit_selection`: the stored state, and whether this was a repeat of an earlier identical submit. */
+export const SubmitSelectionResultSchema = SelectionStateSchema.extend({
+  already_confirmed: z.boolean().describe('true when the same selection had already been confirmed (idempotent repeat)'),
+});
+
+/** Args of `svc_asset_panel` `submit_selection` (app-only): the confirmed ids in selection order. */
+export const SubmitSelectionArgsSchema = z
+  .object({
+    picker_id: UuidSchema,
+    asset_ids: z
+      .array(UuidSchema)
+      .min(1, 'must hold 1–50 asset ids')
+      .max(50, 'must hold 1–50 asset ids')
+      .superRefine((ids, ctx) => {
+        const seen = new Set<string>();
+        ids.forEach((id, i) => {
+          if (seen.has(id.toLowerCase())) ctx.addIssue({ code: 'custom', path: [i], message: 'must not repeat an asset id' });
+          seen.add(id.toLowerCase());
+        });
+      })
+      .describe('chosen assets in selection order'),
+    workspace_id: UuidSchema.optional(),
+  })
+  .strict();
+export type SubmitSelectionArgs = z.infer<typeof SubmitSelectionArgsSchema>;

@@ -1,0 +1,19 @@
+import type { Asset } from '../../shared/schemas/asset.ts';
+
+/** One result: preview (a `data:` URL from the thumbnails action), name, size, format and tags. */
+export function AssetCard({ asset, index, thumbnail }: { asset: Asset; index: number; thumbnail: string | null | undefined }) {
+  return (
+    <li className="result-card" data-testid="asset-card" data-asset-id={asset.id} aria-label={`${index + 1}. ${asset.name}`}>
+      {thumbnail ? (
+        <img className="thumb" src={thumbnail} alt={asset.alt_text ?? asset.name} loading="lazy" />
+      ) : (
+        <div className="thumb thumb-empty" aria-hidden="true">{thumbnail === null ? asset.kind : ''}</div>
+      )}
+      <div className="card-name" title={asset.name}>{asset.name}</div>
+      <div className="muted card-meta">
+        {asset.width && asset.height ? `${asset.width}×${asset.height}` : asset.kind} · {asset.format}
+      </div>
+      {asset.tags.length > 0 && <div className="muted card-tags">{asset.tags.slice(0, 3).join(' · ')}</div>}
+    </li>
+  );
+}
