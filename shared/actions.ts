@@ -11,6 +11,16 @@ import {
 } from './schemas/asset.ts';
 import { DiscoverArgsSchema, DiscoverResultSchema } from './schemas/discover.ts';
 import {
+  UploadArgsSchema,
+  UploadBeginArgsSchema,
+  UploadChunkArgsSchema,
+  UploadCompleteArgsSchema,
+  UploadCompleteResultSchema,
+  UploadPanelResultSchema,
+  UploadRefArgsSchema,
+  UploadSessionSchema,
+} from './schemas/upload.ts';
+import {
   FacetsArgsSchema,
   FacetsResultSchema,
   GetSelectionArgsSchema,
@@ -31,6 +41,8 @@ export const ROUTER = {
   assets: 'svc_assets',
   assetImport: 'svc_asset_import',
   assetUpload: 'svc_asset_upload',
+  /** panel-only chunked upload channel of the upload panel (MCP Apps visibility ['app']) */
+  assetUploadApp: 'svc_asset_upload_app',
   discover: 'svc_discover',
   catalog: 'svc_catalog',
   /** app-only panel actions (thumbnails, facets, picker submit): MCP Apps `visibility: ['app']` */
@@ -128,6 +140,21 @@ export const ROUTERS: RouterDef[] = [
     visibility: ['app'],
   },
   // ── routers: upload (issue 6) ──
+  {
+    name: ROUTER.assetUpload,
+    title: 'Upload from the user\'s device',
+    description:
+      'Open the upload panel so the user can send an image or video from their device (spec 4.7). Returns at once: nothing is uploaded yet. Each finished upload arrives in the conversation as a user message with asset_id, name and permanent URL. Without an MCP Apps host no panel opens; the result text lists the alternatives (svc_asset_import with url, data or attachments).',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: ROUTER.assetUploadApp,
+    title: 'Upload channel (panel only)',
+    description:
+      'Chunked upload channel used by the upload panel: begin (declare filename, size_bytes, sha256; resumes an open session of the same file) → chunk (base64, ≤ 512 KiB raw each, any order, resendable) → complete (verify size and sha256, import; or import false to stage an attachment for svc_asset_import) | status | abort.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    visibility: ['app'],
+  },
 ];
 
 export const ACTIONS: ActionDef[] = [
@@ -216,6 +243,54 @@ export const ACTIONS: ActionDef[] = [
     formerNames: [],
   }),
   // ── actions: upload (issue 6) ──
+  defineAction({
+    router: ROUTER.assetUpload,
+    action: 'upload',
+    description: 'Open the upload panel (spec 4.7); returns at once with status awaiting_user, the resolved workspace and the upload limits.',
+    args: UploadArgsSchema,
+    result: UploadPanelResultSchema,
+    formerNames: ['upload_asset', 'upload_image', 'upload_file', 'asset_upload', 'open_upload_panel'],
+  }),
+  defineAction({
+    router: ROUTER.assetUploadApp,
+    action: 'begin',
+    description: 'Declare one file (filename, size_bytes, sha256 hex, mime_type, alt_text, tags, purpose); returns the session with chunk_size_bytes, chunk_count and received_chunks (resume: an open session of the same file is returned with resumed true).',
+    args: UploadBeginArgsSchema,
+    result: UploadSessionSchema,
+    formerNames: ['create_upload', 'start_upload', 'create_upload_ticket'],
+  }),
+  defineAction({
+    router: ROUTER.assetUploadApp,
+    action: 'chunk',
+    description: 'Store chunk `index` (base64 of exactly chunk_size_bytes raw bytes; the last chunk holds the remainder). Chunks may arrive in any order and be resent.',
+    args: UploadChunkArgsSchema,
+    result: UploadSessionSchema,
+    formerNames: ['upload_chunk', 'put_chunk'],
+  }),
+  defineAction({
+    router: ROUTER.assetUploadApp,
+    action: 'status',
+    description: 'State of an upload: status, received_chunks (indexes) and received_bytes, to resume after an interruption.',
+    args: UploadRefArgsSchema,
+    result: UploadSessionSchema,
+    formerNames: ['upload_status'],
+  }),
+  defineAction({
+    router: ROUTER.assetUploadApp,
+    action: 'complete',
+    description: 'Assemble the chunks, verify size and sha256 (a mismatch discards the upload), and import through the same path as svc_asset_import (dedupe, HEIC → PNG, user metadata; video allowed). import false keeps the verified file staged as an attachment.',
+    args: UploadCompleteArgsSchema,
+    result: UploadCompleteResultSchema,
+    formerNames: ['finalize_upload', 'finish_upload'],
+  }),
+  defineAction({
+    router: ROUTER.assetUploadApp,
+    action: 'abort',
+    description: 'Discard an upload that is receiving or staged, with all its bytes.',
+    args: UploadRefArgsSchema,
+    result: UploadSessionSchema,
+    formerNames: ['cancel_upload'],
+  }),
 ];
 
 /** Look up one action definition. */

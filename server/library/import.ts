@@ -106,9 +106,12 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   }
 }
 
-/** Resolves staged attachment ids to bytes (the upload channel); absent until uploads exist. */
+/**
+ * Resolves a staged attachment id (a verified upload of the same scope, server/library/upload.ts) to its
+ * bytes and the metadata given when it was uploaded; null when missing, foreign, unfinished or expired.
+ */
 export interface AttachmentResolver {
-  (scope: Scope, attachmentId: string): Promise<Buffer | null>;
+  (scope: Scope, attachmentId: string): Promise<{ bytes: Buffer; user: UserMetadata } | null>;
 }
 
 /**
@@ -136,11 +139,18 @@ export async function importAsset(deps: LibraryDeps, scope: Scope, args: ImportA
   for (const [i, a] of items.entries()) {
     const field = `args.attachments[${i}]`;
     try {
-      const bytes = await attachments(scope, a.attachment_id);
-      if (!bytes) throw new ServiceError('not_found', `${field}.attachment_id`, `attachment ${a.attachment_id} does not exist, is not finished, or has expired`);
+      const staged = await attachments(scope, a.attachment_id);
+      if (!staged) throw new ServiceError('not_found', `${field}.attachment_id`, `attachment ${a.attachment_id} does not exist, is not finished, or has expired`);
+      // Precedence: the attachment's own fields, then what the user typed for this file at upload time,
+      // then the batch-level fields of the call.
       const { asset } = await storeAsset(deps, scope, {
-        bytes, field, source: 'upload', allowVideo: true,
-        user: { filename: a.filename, alt_text: a.alt_text ?? args.alt_text, tags: a.tags ?? args.tags, purpose: a.purpose ?? args.purpose },
+        bytes: staged.bytes, field, source: 'upload', allowVideo: true,
+        user: {
+          filename: a.filename ?? staged.user.filename,
+          alt_text: a.alt_text ?? staged.user.alt_text ?? args.alt_text,
+          tags: a.tags ?? staged.user.tags ?? args.tags,
+          purpose: a.purpose ?? staged.user.purpose ?? args.purpose,
+        },
       });
       results.push({ attachment_id: a.attachment_id, status: 'imported' as const, asset, error: null });
     } catch (e) {

@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import {
+  UPLOAD_EXTENSIONS,
+  UPLOAD_MIME_TYPES,
+  type UploadBeginArgs,
+  type UploadChunkArgs,
+  type UploadCompleteArgs,
+  type UploadLimits,
+  type UploadSession,
+} from '../../shared/schemas/upload.ts';
+import { chunkCount, chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
+import type { UploadQueries, UploadRow, UploadStatus } from '../db/uploads.ts';
+import type { Scope } from '../domain/scope.ts';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { sha256Hex } from '../storage/blob-store.ts';
+import type { StagingStore } from '../storage/staging.ts';
+import type { LibraryDeps } from './deps.ts';
+import { storeAsset, type AttachmentResolver, type UserMetadata } from './import.ts';
+
+/** Limits of the upload channel, from config. */
+export interface UploadPolicy {
+  /** raw bytes per chunk, ≤ 512 KiB */
+  chunkSizeBytes: number;
+  /** largest accepted file, bytes (never above the import limit, since uploads import through storeAsset) */
+  maxFileBytes: number;
+  /** a session not touched for this long (and a staged file this long after verification) is discarded, ms */
+  ttlMs: number;
+  /** open (receiving) sessions allowed per workspace */
+  maxOpenSessions: number;
+}
+
+export interface UploadDeps {
+  library: LibraryDeps;
+  uploads: UploadQueries;
+  staging: StagingStore;
+  policy: UploadPolicy;
+  /** epoch ms; injectable for tests of expiry */
+  now(): number;
+  log: Logger;
+}
+
+/** The upload use cases; one instance per app (it holds the set of sessions being completed). */
+export interface UploadService {
+  limits(): UploadLimits;
+  begin(scope: Scope, args: UploadBeginArgs): Promise<UploadSession>;
+  chunk(scope: Scope, args: UploadChunkArgs): Promise<UploadSession>;
+  status(scope: Scope, uploadId: string): UploadSession;
+  complete(scope: Scope, args: UploadCompleteArgs): Promise<{ session: UploadSession; asset: ImportedAsset | null }>;
+  abort(scope: Scope, uploadId: string): Promise<UploadSession>;
+  /** Delete expired sessions with their staged bytes, and staging directories no session owns. */
+  sweep(): Promise<{ expired: number; orphans: number }>;
+  /** `svc_asset_import` attachments: a staged or imported upload of the same scope. */
+  resolveAttachment: AttachmentResolver;
+}
+
+const ext = (name: string): string => (/\.[a-z0-9]+$/i.exec(name)?.[0] ?? '').toLowerCase();
+
+function parseError(text: string | null): UploadSession['error'] {
+  if (!text) return null;
+  const e = JSON.parse(text) as { code: string; field: string | null; message: string };
+  return { code: e.code, field: e.field, message: e.message };
+}
+
+/**
+ * Build the upload service: sessions declared with name, size and sha256; base64 chunks of at most
+ * `chunkSizeBytes` stored in the staging directory; on `complete` the parts are assembled, size and
+ * sha256 verified, and the file imported through `storeAsset` (dedupe, HEIC → PNG, user metadata,
+ * video allowed). An asset exists only after verification, so an interrupted upload never leaves a
+ * partial asset; expired sessions are swept with their bytes.
+ * Chunked-transfer pattern: ext-apps `docs/patterns.md` ("chunked tool calls"), tus.io resumption
+ * semantics (offsets known to the server, client resends what is missing).
+ */
+export function createUploadService(deps: UploadDeps): UploadService {
+  const { uploads, staging, policy, library } = deps;
+  const completing = new Set<string>();
+  const iso = (ms: number): string => new Date(ms).toISOString();
+
+  const view = (row: UploadRow, resumed = false): UploadSession => {
+    const chunks = row.status === 'receiving' ? uploads.chunks(row.id) : [];
+    const done = row.status === 'staged' || row.status === 'imported';
+    return {
+      upload_id: row.id,
+      workspace_id: row.workspace_id,
+      status: row.status,
+      filename: row.filename,
+      size_bytes: row.size_bytes,
+      sha256: row.sha256,
+      chunk_size_bytes: row.chunk_size_bytes,
+      chunk_count: row.chunk_count,
+      received_chunks: done ? Array.from({ length: row.chunk_count }, (_, i) => i) : chunks.map((c) => c.idx),
+      received_bytes: done ? row.size_bytes : chunks.reduce((n, c) => n + c.size_bytes, 0),
+      asset_id: row.asset_id,
+      error: parseError(row.error),
+      expires_at: iso(row.expires_at_ms),
+      resumed,
+    };
+  };
+
+  const load = (scope: Scope, id: string): UploadRow => {
+    const row = uploads.byId(scope, id, deps.now());
+    if (!row) throw new ServiceError('not_found', 'args.upload_id', `upload ${id} does not exist in this workspace or has expired`);
+    return row;
+  };
+
+  const userOf = (row: UploadRow): UserMetadata => ({
+    filename: row.filename,
+    alt_text: row.alt_text ?? undefined,
+    tags: row.tags ? (JSON.parse(row.tags) as string[]) : undefined,
+    purpose: row.purpose ?? undefined,
+  });
+
+  const finish = (row: UploadRow, status: UploadStatus, f: { asset_id?: string | null; error?: ServiceError | null } = {}): void => {
+    const now = deps.now();
+    const error = f.error ? JSON.stringify({ code: f.error.code, field: f.error.field, message: f.error.message }) : null;
+    uploads.finish(row.id, { status, asset_id: f.asset_id ?? null, error, at: iso(now), expires_at_ms: now + policy.ttlMs });
+  };
+
+  /** Verification or import failed: discard the bytes, keep the row (with the error) until it expires. */
+  const fail = async (row: UploadRow, error: ServiceError): Promise<never> => {
+    finish(row, 'failed', { error });
+    await staging.remove(row.id);
+    throw error;
+  };
+
+  const importStaged = async (scope: Scope, row: UploadRow, bytes: Buffer): Promise<ImportedAsset> => {
+    const { asset } = await storeAsset(library, scope, { bytes, field: 'args.upload_id', source: 'upload', allowVideo: true, user: userOf(row) });
+    return asset;
+  };
+
+  return {
+    limits: () => ({
+      max_file_bytes: policy.maxFileBytes,
+      chunk_size_bytes: policy.chunkSizeBytes,
+      accepted_mime_types: [...UPLOAD_MIME_TYPES],
+      accepted_extensions: [...UPLOAD_EXTENSIONS],
+      session_ttl_ms: policy.ttlMs,
+    }),
+
+    async begin(scope, args) {
+      if (args.size_bytes > policy.maxFileBytes) {
+        throw new ServiceError('invalid_argument', 'args.size_bytes', `is ${args.size_bytes} bytes; the largest accepted file is ${policy.maxFileBytes} bytes`);
+      }
+      const mimeOk = args.mime_type ? (UPLOAD_MIME_TYPES as readonly string[]).includes(args.mime_type.toLowerCase()) : false;
+      if (!mimeOk && !(UPLOAD_EXTENSIONS as readonly string[]).includes(ext(args.filename))) {
+        throw new ServiceError('invalid_argument', args.mime_type ? 'args.mime_type' : 'args.filename', `must be an image (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF, SVG) or a video (MP4, WebM, MOV); got ${args.mime_type || ext(args.filename) || 'no type'}`);
+      }
+      const now = deps.now();
+      const sha256 = args.sha256.toLowerCase();
+      const file = { sha256, size_bytes: args.size_bytes, filename: args.filename, chunk_size_bytes: policy.chunkSizeBytes };
+      const open = uploads.openOfFile(scope, file, now);
+      if (open) {
+        uploads.touch(open.id, iso(now), now + policy.ttlMs);
+        return view(uploads.byId(scope, open.id, now)!, true);
+      }
+      if (uploads.openCount(scope, now) >= policy.maxOpenSessions) {
+        throw new ServiceError('conflict', null, `${policy.maxOpenSessions} uploads are already open in this workspace; complete or abort some first (open sessions expire after ${policy.ttlMs} ms without activity)`);
+      }
+      const id = randomUUID();
+      uploads.insert({
+        id,
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        status: 'receiving',
+        ...file,
+        mime_type: args.mime_type ?? null,
+        alt_text: args.alt_text?.trim() || null,
+        tags: args.tags ? JSON.stringify([...new Set(args.tags)]) : null,
+        purpose: args.purpose || null,
+        chunk_count: chunkCount(args.size_bytes, policy.chunkSizeBytes),
+        created_at: iso(now),
+        expires_at_ms: now + policy.ttlMs,
+      });
+      deps.log.info({ mod: 'upload', upload_id: id, bytes: args.size_bytes }, 'upload begun');
+      return view(uploads.byId(scope, id, now)!);
+    },
+
+    async chunk(scope, args) {
+      const row = load(scope, args.upload_id);
+      if (row.status !== 'receiving') throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}; chunks are accepted only while it is receiving`);
+      if (completing.has(row.id)) throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed; chunks are no longer accepted');
+      if (args.index >= row.chunk_count) throw new ServiceError('invalid_argument', 'args.index', `must be 0–${row.chunk_count - 1} (the upload has ${row.chunk_count} chunks of ${row.chunk_size_bytes} bytes)`);
+      const bytes = Buffer.from(args.data, 'base64');
+      const { start, end } = chunkRange(row.size_bytes, row.chunk_size_bytes, args.index);
+      if (bytes.length !== end - start) {
+        throw new ServiceError('invalid_argument', 'args.data', `decodes to ${bytes.length} bytes; chunk ${args.index} of a ${row.size_bytes}-byte file must be exactly ${end - start} bytes (bytes ${start}–${end - 1})`);
+      }
+      await staging.writePart(row.id, args.index, bytes);
+      const now = deps.now();
+      const after = uploads.byId(scope, row.id, now);
+      if (!after || after.status !== 'receiving') {
+        // Aborted or expired while the part was being written: its bytes must not outlive the session.
+        await staging.remove(row.id);
+        throw new ServiceError('conflict', 'args.upload_id', `upload is ${after?.status ?? 'gone'}; the chunk was discarded`);
+      }
+      uploads.putChunk(row.id, args.index, bytes.length);
+      uploads.touch(row.id, iso(now), now + policy.ttlMs);
+      return view(uploads.byId(scope, row.id, now)!);
+    },
+
+    status: (scope, id) => view(load(scope, id)),
+
+    async complete(scope, args) {
+      const row = load(scope, args.upload_id);
+      if (row.status === 'failed' || row.status === 'aborted') {
+        throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}${row.error ? ` (${parseError(row.error)?.message})` : ''}; start a new one with begin`);
+      }
+      if (completing.has(row.id)) throw new ServiceError('conflict', 'args.upload_id', 'upload is already being completed; ask status in a moment');
+      completing.add(row.id);
+      try {
+        if (row.status === 'staged' || row.status === 'imported') {
+          if (!args.import) return { session: view(row), asset: null };
+          const bytes = await staging.readFile(row.id);
+          if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
+          const asset = await importStaged(scope, row, bytes);
+          if (row.status === 'staged' || row.asset_id !== asset.asset_id) finish(row, 'imported', { asset_id: asset.asset_id });
+          return { session: view(load(scope, row.id)), asset };
+        }
+        const missing = missingChunks(row.chunk_count, uploads.chunks(row.id).map((c) => c.idx));
+        if (missing.length > 0) {
+          throw new ServiceError('conflict', 'args.upload_id', `${missing.length} of ${row.chunk_count} chunks are missing (indexes ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', …' : ''}); send them, then complete`, { details: { missing_chunks: missing } });
+        }
+        const bytes = await staging.readParts(row.id, row.chunk_count);
+        if (bytes.length !== row.size_bytes) {
+          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received ${bytes.length} bytes but begin declared size_bytes ${row.size_bytes}; the upload was discarded, start again with begin`));
+        }
+        const actual = sha256Hex(bytes);
+        if (actual !== row.sha256) {
+          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received bytes have sha256 ${actual} but begin declared ${row.sha256}; the upload was discarded, start again with begin`));
+        }
+        await staging.writeFile(row.id, bytes);
+        if (!args.import) {
+          finish(row, 'staged');
+          return { session: view(load(scope, row.id)), asset: null };
+        }
+        let asset: ImportedAsset;
+        try {
+          asset = await importStaged(scope, row, bytes);
+        } catch (e) {
+          if (e instanceof ServiceError) return await fail(row, e);
+          throw e;
+        }
+        finish(row, 'imported', { asset_id: asset.asset_id });
+        deps.log.info({ mod: 'upload', upload_id: row.id, asset_id: asset.asset_id, bytes: row.size_bytes }, 'upload imported');
+        return { session: view(load(scope, row.id)), asset };
+      } finally {
+        completing.delete(row.id);
+      }
+    },
+
+    async abort(scope, id) {
+      const row = load(scope, id);
+      if (row.status === 'imported') throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${row.asset_id}; the asset stays`);
+      if (completing.has(row.id)) throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed and can no longer be aborted');
+      if (row.status === 'receiving' || row.status === 'staged') finish(row, 'aborted');
+      await staging.remove(row.id);
+      return view(load(scope, row.id));
+    },
+
+    async sweep() {
+      const now = deps.now();
+      let expired = 0;
+      for (const id of uploads.expired(now)) {
+        if (completing.has(id)) continue;
+        await staging.remove(id);
+        uploads.remove(id);
+        expired++;
+      }
+      let orphans = 0;
+      for (const id of await staging.list()) {
+        if (!uploads.exists(id)) {
+          await staging.remove(id);
+          orphans++;
+        }
+      }
+      if (expired || orphans) deps.log.info({ mod: 'upload', expired, orphans }, 'upload sweep');
+      return { expired, orphans };
+    },
+
+    async resolveAttachment(scope, attachmentId) {
+      if (!/^[0-9a-f-]{36}$/i.test(attachmentId)) return null;
+      const row = uploads.byId(scope, attachmentId, deps.now());
+      if (!row || (row.status !== 'staged' && row.status !== 'imported')) return null;
+      const bytes = await staging.readFile(row.id);
+      return bytes ? { bytes, user: userOf(row) } : null;
+    },
+  };
+}

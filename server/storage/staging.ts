@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Staging area of the upload channel: `<root>/<upload id>/<index>.part` while chunks arrive, then one
+ * verified `<root>/<upload id>/file` while the upload waits as an attachment. Nothing here is an
+ * asset; the sweeper deletes directories of expired or unknown sessions.
+ */
+export interface StagingStore {
+  /** Write chunk `index` (atomic: temp file + rename, so a crash never leaves a torn part). */
+  writePart(uploadId: string, index: number, bytes: Buffer): Promise<void>;
+  /** Concatenate parts 0…count-1. @throws Error ENOENT when a part is missing */
+  readParts(uploadId: string, count: number): Promise<Buffer>;
+  /** Keep the verified whole file (parts are removed). */
+  writeFile(uploadId: string, bytes: Buffer): Promise<void>;
+  /** The verified whole file, or null when absent. */
+  readFile(uploadId: string): Promise<Buffer | null>;
+  /** Delete everything of one upload (no error when absent). */
+  remove(uploadId: string): Promise<void>;
+  /** Upload ids that have a directory. */
+  list(): Promise<string[]>;
+}
+
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Local filesystem staging store under `root` (created if needed). */
+export function createStagingStore(root: string): StagingStore {
+  fs.mkdirSync(root, { recursive: true });
+  const dirOf = (id: string): string => {
+    if (!ID.test(id)) throw new Error(`not an upload id: ${id}`);
+    return path.join(root, id);
+  };
+  const atomicWrite = async (dest: string, bytes: Buffer): Promise<void> => {
+    await fs.promises.mkdir(path.dirname(dest), { recursive: true });
+    const tmp = `${dest}.${randomUUID()}.tmp`;
+    await fs.promises.writeFile(tmp, bytes);
+    await fs.promises.rename(tmp, dest);
+  };
+  const partPath = (id: string, i: number): string => path.join(dirOf(id), `${String(i).padStart(6, '0')}.part`);
+  return {
+    writePart: (id, index, bytes) => atomicWrite(partPath(id, index), bytes),
+    async readParts(id, count) {
+      const parts: Buffer[] = [];
+      for (let i = 0; i < count; i++) parts.push(await fs.promises.readFile(partPath(id, i)));
+      return Buffer.concat(parts);
+    },
+    async writeFile(id, bytes) {
+      await atomicWrite(path.join(dirOf(id), 'file'), bytes);
+      for (const f of await fs.promises.readdir(dirOf(id))) if (f.endsWith('.part')) await fs.promises.rm(path.join(dirOf(id), f), { force: true });
+    },
+    async readFile(id) {
+      try {
+        return await fs.promises.readFile(path.join(dirOf(id), 'file'));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+    },
+    remove: (id) => fs.promises.rm(dirOf(id), { recursive: true, force: true }),
+    async list() {
+      const entries = await fs.promises.readdir(root, { withFileTypes: true });
+      return entries.filter((e) => e.isDirectory() && ID.test(e.name)).map((e) => e.name);
+    },
+  };
+}
