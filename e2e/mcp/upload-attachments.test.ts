@@ -48,7 +48,7 @@ describe('svc_asset_import attachments over staged uploads', () => {
     });
     expect(r.isError).toBe(false);
     expect(r.structured).toMatchObject({ imported: 2, failed: 4 });
-    const items = r.structured.items as { attachment_id: string; status: string; asset: Record<string, unknown> | null; error: { code: string; field: string } | null }[];
+    const items = r.structured.items as { attachment_id: string; status: string; asset: Record<string, unknown> | null; error: { code: string; field: string; message: string } | null }[];
     expect(items.map((i) => [i.attachment_id, i.status])).toEqual([
       [falcon, 'imported'], [mongolels, 'imported'], [foreign, 'failed'], [unfinished, 'failed'], ['not-a-known-id', 'failed'], [text, 'failed'],
     ]);

@@ -93,7 +93,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const assetsBefore = await total();
     const blobsBefore = blobCount(srv.config.dataDir);
     const tampered = Buffer.from(JPEG);
-    tampered[tampered.length - 10] ^= 0xff;
+    tampered[tampered.length - 10] = (tampered[tampered.length - 10] ?? 0) ^ 0xff;
     const { id, complete } = await uploadFile(c, tampered, 'tampered.jpg', { declared: JPEG });
     expect(complete.error).toMatchObject({ code: 'conflict', field: 'args.upload_id' });
     expect(complete.error?.message).toContain(`but begin declared ${sha256(JPEG)}`);
