@@ -13,6 +13,8 @@ import { createStagingStore } from './storage/staging.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import type { LibraryDeps } from './library/deps.ts';
 import type { AssetVectorSearch } from './library/search.ts';
+import { createCatalog, type Catalog } from './catalog/catalog.ts';
+import { catalogRouter } from './routers/catalog.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 import { createEmbedder } from './providers/embedder.ts';
 import type { Logger } from './log.ts';
@@ -39,6 +41,8 @@ export interface App {
   config: Config;
   /** shared text embedder (null when none is configured) */
   embedder: TextEmbedder | null;
+  /** product catalog (issue 3): deps for the CLI and seed; `setEmbedder` swaps its embedder */
+  catalog: Catalog;
   db: Database;
   library: LibraryDeps;
   providers: ProviderRegistry;
@@ -89,6 +93,9 @@ export function buildApp(config: Config, log: Logger): App {
   const providers = createProviderRegistry([createLocalProvider()]);
   const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()];
   // ── wiring: catalog (issue 3) ──
+  const catalog = createCatalog({ db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }) });
+  routers.push(catalogRouter(catalog.deps));
+  closers.push(() => catalog.close());
   // ── wiring: generation (issue 5) ──
   // ── wiring: panels / select (issue 6) ──
   const pickerDeps = { library, pickers: createPickerQueries(db) };
@@ -129,6 +136,7 @@ export function buildApp(config: Config, log: Logger): App {
   return {
     config,
     embedder,
+    catalog,
     db,
     library,
     providers,

@@ -5,6 +5,7 @@ import type { App } from './app.ts';
 import { nameWords } from './domain/asset-meta.ts';
 import type { Scope } from './domain/scope.ts';
 import { storeAsset } from './library/import.ts';
+import { seedDemoCatalog } from './catalog/seed-demo.ts';
 import { createTenant, type TenantBundle } from './tenancy/admin.ts';
 
 /** The demo images committed with the repo (copied from the team's reference data, public domain). */
@@ -41,6 +42,7 @@ export interface SeedStep {
 /** Seeding run after the demo images on every seed (each step idempotent). */
 const DEFAULT_SEED_STEPS: SeedStep[] = [
   // ── seed: catalog (issue 3) ──
+  seedDemoCatalog,
 ];
 
 /**

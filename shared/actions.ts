@@ -10,6 +10,7 @@ import {
   ViewResultSchema,
 } from './schemas/asset.ts';
 import { DiscoverArgsSchema, DiscoverResultSchema } from './schemas/discover.ts';
+import { GetProductArgsSchema, GetProductResultSchema, ListProductsArgsSchema, ListProductsResultSchema } from './schemas/product.ts';
 import {
   UploadArgsSchema,
   UploadBeginArgsSchema,
@@ -122,6 +123,13 @@ export const ROUTERS: RouterDef[] = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   // ── routers: catalog (issue 3) ──
+  {
+    name: ROUTER.catalog,
+    title: 'Product catalog',
+    description:
+      'Store-scoped product catalog synced from the commerce platform (Shopify). list_products: product references (product_id GID + handle) by query (search_mode lexical | semantic | hybrid, default hybrid), related_to_product_id, collection or browse. get_product: 1–20 products by GID with title, description, status, vendor, type, tags, images, variants (decimal-string prices) and selling plan groups. Take every product fact from get_product; never invent prices or images. store_id is needed when the workspace has several active stores.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   // ── routers: generation (issue 5) ──
   // ── routers: panels / select (issue 6) ──
   {
@@ -199,6 +207,24 @@ export const ACTIONS: ActionDef[] = [
     formerNames: ['list_operations', 'describe_operations', 'help'],
   }),
   // ── actions: catalog (issue 3) ──
+  defineAction({
+    router: ROUTER.catalog,
+    action: 'list_products',
+    description:
+      'List product references {product_id, handle} of the selected store (spec 4.8): query with search_mode lexical (FTS5/BM25), semantic (KNN) or hybrid (RRF, default); related_to_product_id (not with query); collection; product_type; status (default ACTIVE only); limit 1–50 (default 20); opaque cursor. degraded_from is set when semantic search was unavailable and lexical results were returned.',
+    args: ListProductsArgsSchema,
+    result: ListProductsResultSchema,
+    formerNames: ['list_products', 'search_products', 'find_products', 'browse_products', 'product_search', 'products_list', 'related_products'],
+  }),
+  defineAction({
+    router: ROUTER.catalog,
+    action: 'get_product',
+    description:
+      'Hydrate 1–20 products by GID in request order (spec 4.9): title, handle, description_html, status, total_inventory, product_type, vendor, tags, images, variants (price and compare_at_price as decimal strings), selling_plan_groups. IDs absent from the selected store are listed in not_found. handle is a deprecated single-product path.',
+    args: GetProductArgsSchema,
+    result: GetProductResultSchema,
+    formerNames: ['get_product', 'get_products', 'product_details', 'fetch_product', 'get_product_by_handle', 'hydrate_products'],
+  }),
   // ── actions: enrichment (issue 4) ──
   // ── actions: generation (issue 5) ──
   // ── actions: panels / select (issue 6) ──

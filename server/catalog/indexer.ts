@@ -1,0 +1,81 @@
+import PQueue from 'p-queue';
+import type { ProductQueries } from '../db/products.ts';
+import type { Logger } from '../log.ts';
+import type { TextEmbedder } from '../providers/embedder-types.ts';
+
+/** Products embedded per `embed()` call. */
+const BATCH = 64;
+
+/**
+ * Keeps product embeddings in step with the read model and the current embedder: after an import or
+ * sync, when a semantic query finds vectors missing, or when the embedder changes (vectors are stored
+ * per model id and dimension, so a new model simply has everything pending).
+ */
+export interface ProductIndexer {
+  /**
+   * Embed every pending product of a store (all stores when null) with the current embedder, in batches.
+   * @returns products embedded now; 0 when there is no embedder
+   * @throws Error from the embedder (products stay pending)
+   */
+  embedPending(storeId: string | null, opts?: { signal?: AbortSignal; onProgress?: (done: number) => void }): Promise<number>;
+  /** Queue `embedPending` in the background (one run at a time; failures are logged, products stay pending). */
+  schedule(storeId: string | null): void;
+  /** Is every product of the store embedded under this embedder's model? */
+  complete(storeId: string, embedder: TextEmbedder): boolean;
+  /** Resolves when queued background runs have finished. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** @param embedder returns the current embedder on every call */
+export function createProductIndexer(products: ProductQueries, embedder: () => TextEmbedder | null, log: Logger): ProductIndexer {
+  const queue = new PQueue({ concurrency: 1 });
+  const queued = new Set<string>();
+  let closed = false;
+
+  const embedPending: ProductIndexer['embedPending'] = async (storeId, opts = {}) => {
+    const e = embedder();
+    if (!e) return 0;
+    let done = 0;
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      const batch = products.pendingEmbeddings(storeId, e.modelId, e.dimensions, BATCH);
+      if (batch.length === 0) return done;
+      const vectors = await e.embed(batch.map((b) => b.embed_text), opts.signal);
+      if (vectors.length !== batch.length || vectors.some((v) => v.length !== e.dimensions)) {
+        throw new Error(`embedder ${e.modelId} returned ${vectors.length} vectors for ${batch.length} texts (or a wrong dimension)`);
+      }
+      products.putEmbeddings(e.modelId, batch.map((b, i) => ({ seq: b.seq, sha256: b.embed_sha256, vector: vectors[i]! })));
+      done += batch.length;
+      opts.onProgress?.(done);
+    }
+  };
+
+  return {
+    embedPending,
+    schedule(storeId) {
+      const key = storeId ?? '*';
+      if (closed || queued.has(key) || !embedder()) return;
+      queued.add(key);
+      void queue.add(async () => {
+        try {
+          const n = await embedPending(storeId);
+          if (n > 0) log.info({ store_id: storeId, embedded: n }, 'product embeddings updated');
+        } catch (err) {
+          log.warn({ store_id: storeId, err: (err as Error).message }, 'product embedding failed; semantic search degrades to lexical until it succeeds');
+        } finally {
+          queued.delete(key);
+        }
+      });
+    },
+    complete(storeId, e) {
+      return products.pendingEmbeddings(storeId, e.modelId, e.dimensions, 1).length === 0;
+    },
+    idle: () => queue.onIdle(),
+    async close() {
+      closed = true;
+      queue.clear();
+      await queue.onIdle();
+    },
+  };
+}

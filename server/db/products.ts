@@ -1,0 +1,264 @@
+import { createHash } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { ProductStatus } from '../../shared/schemas/product.ts';
+import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../domain/catalog.ts';
+import type { Scope } from '../domain/scope.ts';
+
+/** Scope of every catalog query: tenant, workspace and the store resolved by `storeScopeFor` (rule 8). */
+export type StoreScope = Scope & { storeId: string };
+
+export interface ProductRow {
+  seq: number; store_id: string; gid: string; handle: string; title: string; description_html: string; description_text: string;
+  status: ProductStatus; total_inventory: number; product_type: string; vendor: string; tags: string; options: string;
+  selling_plan_groups: string; source: 'sync' | 'csv' | 'json'; platform_updated_at: string | null; synced_at: string;
+  embed_text: string; embed_sha256: string;
+}
+export interface VariantRow {
+  product_seq: number; position: number; gid: string; title: string; price: string; compare_at_price: string | null; sku: string;
+  available: 0 | 1; inventory_quantity: number | null; image_url: string | null; selected_options: string;
+}
+export interface ImageRow { product_seq: number; position: number; url: string; alt_text: string; width: number | null; height: number | null }
+
+/** Filters of `list_products`; `maxSeq` is the cursor's snapshot bound. */
+export interface ProductFilters {
+  statuses: ProductStatus[];
+  collection?: string | undefined;
+  productType?: string | undefined;
+  maxSeq?: number | undefined;
+  excludeSeq?: number | undefined;
+}
+
+function filterSql(f: ProductFilters): { sql: string; params: unknown[] } {
+  const parts = [`p.status IN (${f.statuses.map(() => '?').join(',')})`];
+  const params: unknown[] = [...f.statuses];
+  if (f.collection) {
+    parts.push('EXISTS (SELECT 1 FROM collection_products cp WHERE cp.store_id = p.store_id AND cp.handle = ? AND cp.product_seq = p.seq)');
+    params.push(f.collection.toLowerCase());
+  }
+  if (f.productType) { parts.push('p.product_type = ? COLLATE NOCASE'); params.push(f.productType); }
+  if (f.maxSeq !== undefined) { parts.push('p.seq <= ?'); params.push(f.maxSeq); }
+  if (f.excludeSeq !== undefined) { parts.push('p.seq <> ?'); params.push(f.excludeSeq); }
+  return { sql: ` AND ${parts.join(' AND ')}`, params };
+}
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+const f32Blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+/**
+ * Catalog read-model queries (products, variants, images, collections, FTS5 rows, embeddings, sync state).
+ * Every read takes the store scope first; a product of another store behaves as missing.
+ */
+export function createProductQueries(db: Database) {
+  const s = {
+    find: db.prepare('SELECT seq FROM products WHERE store_id = ? AND gid = ?'),
+    insert: db.prepare(
+      `INSERT INTO products (store_id, gid, handle, title, description_html, description_text, status, total_inventory, product_type, vendor,
+         tags, options, selling_plan_groups, source, platform_updated_at, synced_at, embed_text, embed_sha256)
+       VALUES (@store_id, @gid, @handle, @title, @description_html, @description_text, @status, @total_inventory, @product_type, @vendor,
+         @tags, @options, @selling_plan_groups, @source, @platform_updated_at, @synced_at, @embed_text, @embed_sha256)`,
+    ),
+    update: db.prepare(
+      `UPDATE products SET handle=@handle, title=@title, description_html=@description_html, description_text=@description_text, status=@status,
+         total_inventory=@total_inventory, product_type=@product_type, vendor=@vendor, tags=@tags, options=@options,
+         selling_plan_groups=@selling_plan_groups, source=@source, platform_updated_at=@platform_updated_at, synced_at=@synced_at,
+         embed_text=@embed_text, embed_sha256=@embed_sha256
+       WHERE seq = @seq`,
+    ),
+    delVariants: db.prepare('DELETE FROM product_variants WHERE product_seq = ?'),
+    delImages: db.prepare('DELETE FROM product_images WHERE product_seq = ?'),
+    insVariant: db.prepare(
+      `INSERT INTO product_variants (product_seq, position, gid, title, price, compare_at_price, sku, available, inventory_quantity, image_url, selected_options)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insImage: db.prepare('INSERT INTO product_images (product_seq, position, url, alt_text, width, height) VALUES (?, ?, ?, ?, ?, ?)'),
+    upsertCollection: db.prepare(
+      `INSERT INTO collections (store_id, handle, title, gid) VALUES (?, ?, ?, ?)
+       ON CONFLICT(store_id, handle) DO UPDATE SET title = excluded.title, gid = coalesce(excluded.gid, collections.gid)`,
+    ),
+    delMemberships: db.prepare('DELETE FROM collection_products WHERE product_seq = ?'),
+    addMembership: db.prepare('INSERT OR IGNORE INTO collection_products (store_id, handle, product_seq) VALUES (?, ?, ?)'),
+    delFts: db.prepare('DELETE FROM products_fts WHERE rowid = ?'),
+    insFts: db.prepare('INSERT INTO products_fts (rowid, title, handle, vendor, product_type, tags, description, variants) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    delByGid: db.prepare('DELETE FROM products WHERE store_id = ? AND gid = ?'),
+    gids: db.prepare('SELECT gid FROM products WHERE store_id = ?'),
+    setSyncedAt: db.prepare('UPDATE stores SET catalog_synced_at = ? WHERE id = ?'),
+    syncedAt: db.prepare('SELECT catalog_synced_at AS at FROM stores WHERE id = ?'),
+    syncState: db.prepare('SELECT * FROM catalog_sync_state WHERE store_id = ?'),
+    putSyncState: db.prepare(
+      `INSERT INTO catalog_sync_state (store_id, updated_at_mark, deletions_mark, last_full_sync_at) VALUES (@store_id, @updated_at_mark, @deletions_mark, @last_full_sync_at)
+       ON CONFLICT(store_id) DO UPDATE SET updated_at_mark = excluded.updated_at_mark, deletions_mark = excluded.deletions_mark,
+         last_full_sync_at = coalesce(excluded.last_full_sync_at, catalog_sync_state.last_full_sync_at)`,
+    ),
+    maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM products WHERE store_id = ?'),
+    byHandle: db.prepare('SELECT * FROM products WHERE store_id = ? AND handle = ? COLLATE NOCASE ORDER BY seq LIMIT 1'),
+    bySeq: db.prepare('SELECT * FROM products WHERE store_id = ? AND seq = ?'),
+    putEmbedding: db.prepare(
+      `INSERT INTO product_embeddings (product_seq, model_id, dimensions, text_sha256, embedding) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(product_seq, model_id) DO UPDATE SET dimensions = excluded.dimensions, text_sha256 = excluded.text_sha256, embedding = excluded.embedding`,
+    ),
+    pending: db.prepare(
+      `SELECT p.seq, p.embed_text, p.embed_sha256 FROM products p
+       LEFT JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = @model
+       WHERE (@store IS NULL OR p.store_id = @store) AND (e.text_sha256 IS NULL OR e.text_sha256 <> p.embed_sha256 OR e.dimensions <> @dims)
+       ORDER BY p.seq LIMIT @limit`,
+    ),
+    embeddingOf: db.prepare('SELECT embedding FROM product_embeddings WHERE product_seq = ? AND model_id = ? AND dimensions = ?'),
+  };
+
+  const inList = (n: number): string => Array.from({ length: n }, () => '?').join(',');
+
+  const writeOne = (storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string, replaceCollections: boolean): number => {
+    const description_text = htmlToText(p.description_html);
+    const embed_text = productEmbeddingText({ ...p, description_text, variant_titles: p.variants.map((v) => v.title) });
+    const total = p.total_inventory ?? p.variants.reduce((n, v) => n + (v.inventory_quantity ?? 0), 0);
+    const row = {
+      store_id: storeId, gid: p.gid, handle: p.handle, title: p.title, description_html: p.description_html, description_text,
+      status: p.status, total_inventory: total, product_type: p.product_type, vendor: p.vendor, tags: JSON.stringify(p.tags),
+      options: JSON.stringify(p.options), selling_plan_groups: JSON.stringify(p.selling_plan_groups), source,
+      platform_updated_at: p.platform_updated_at, synced_at: at, embed_text, embed_sha256: sha256(embed_text),
+    };
+    const found = s.find.get(storeId, p.gid) as { seq: number } | undefined;
+    let seq: number;
+    if (found) {
+      seq = found.seq;
+      s.update.run({ ...row, seq });
+      s.delVariants.run(seq);
+      s.delImages.run(seq);
+      s.delFts.run(seq);
+    } else {
+      seq = Number(s.insert.run(row).lastInsertRowid);
+    }
+    p.variants.forEach((v, i) =>
+      s.insVariant.run(seq, i + 1, v.gid, v.title, v.price, v.compare_at_price, v.sku, v.available ? 1 : 0, v.inventory_quantity, v.image_url, JSON.stringify(v.selected_options)));
+    p.images.forEach((im, i) => s.insImage.run(seq, i + 1, im.url, im.alt_text, im.width, im.height));
+    if (replaceCollections) s.delMemberships.run(seq);
+    for (const c of p.collections) {
+      const handle = c.handle.toLowerCase();
+      s.upsertCollection.run(storeId, handle, c.title, c.gid);
+      s.addMembership.run(storeId, handle, seq);
+    }
+    s.insFts.run(seq, p.title, p.handle, p.vendor, p.product_type, p.tags.join(' '), description_text,
+      p.variants.map((v) => `${v.title === 'Default Title' ? '' : v.title} ${v.sku}`).join(' '));
+    return seq;
+  };
+
+  return {
+    /**
+     * Insert or update products by (store, GID) in one transaction, replacing their variants, images and
+     * FTS5 rows. `replaceCollections` (sync) makes the given collections the complete membership; file
+     * imports only add memberships.
+     * @returns seqs in input order
+     */
+    upsertMany(scope: StoreScope, products: CatalogProductInput[], source: ProductRow['source'], opts: { at: string; replaceCollections: boolean }): number[] {
+      return db.transaction(() => products.map((p) => writeOne(scope.storeId, p, source, opts.at, opts.replaceCollections)))();
+    },
+    /** Delete products by GID. @returns how many existed */
+    deleteByGids(scope: StoreScope, gids: string[]): number {
+      return db.transaction(() => gids.reduce((n, g) => n + s.delByGid.run(scope.storeId, g).changes, 0))();
+    },
+    gidsOfStore: (scope: StoreScope): string[] => (s.gids.all(scope.storeId) as { gid: string }[]).map((r) => r.gid),
+    setSyncedAt: (scope: StoreScope, at: string): void => void s.setSyncedAt.run(at, scope.storeId),
+    syncedAt: (scope: StoreScope): string | null => (s.syncedAt.get(scope.storeId) as { at: string | null } | undefined)?.at ?? null,
+    syncState: (scope: StoreScope) =>
+      s.syncState.get(scope.storeId) as { store_id: string; updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null } | undefined,
+    putSyncState: (scope: StoreScope, st: { updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null }): void =>
+      void s.putSyncState.run({ store_id: scope.storeId, ...st }),
+    maxSeq: (scope: StoreScope): number => (s.maxSeq.get(scope.storeId) as { m: number }).m,
+
+    /** Products by GID (any status), in the order given; missing GIDs are absent from the map. */
+    byGids(scope: StoreScope, gids: string[]): Map<string, ProductRow> {
+      if (gids.length === 0) return new Map();
+      const rows = db.prepare(`SELECT * FROM products WHERE store_id = ? AND gid IN (${inList(gids.length)})`).all(scope.storeId, ...gids) as ProductRow[];
+      return new Map(rows.map((r) => [r.gid, r]));
+    },
+    byHandle: (scope: StoreScope, handle: string) => s.byHandle.get(scope.storeId, handle) as ProductRow | undefined,
+    /** Rows by seq, in the order given; foreign or missing seqs dropped. */
+    bySeqs(scope: StoreScope, seqs: number[]): ProductRow[] {
+      if (seqs.length === 0) return [];
+      const rows = db.prepare(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(seqs.length)})`).all(scope.storeId, ...seqs) as ProductRow[];
+      const m = new Map(rows.map((r) => [r.seq, r]));
+      return seqs.map((q) => m.get(q)).filter((r): r is ProductRow => r !== undefined);
+    },
+    variantsOf: (seqs: number[]): VariantRow[] =>
+      seqs.length ? (db.prepare(`SELECT * FROM product_variants WHERE product_seq IN (${inList(seqs.length)}) ORDER BY product_seq, position`).all(...seqs) as VariantRow[]) : [],
+    imagesOf: (seqs: number[]): ImageRow[] =>
+      seqs.length ? (db.prepare(`SELECT * FROM product_images WHERE product_seq IN (${inList(seqs.length)}) ORDER BY product_seq, position`).all(...seqs) as ImageRow[]) : [],
+    collectionsOf: (seqs: number[]): { product_seq: number; handle: string }[] =>
+      seqs.length ? (db.prepare(`SELECT product_seq, handle FROM collection_products WHERE product_seq IN (${inList(seqs.length)}) ORDER BY handle`).all(...seqs) as { product_seq: number; handle: string }[]) : [],
+
+    /** Browse in a stable order: title (case-insensitive), then seq. */
+    browse(scope: StoreScope, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
+      const w = filterSql(f);
+      const base = `FROM products p WHERE p.store_id = ?${w.sql}`;
+      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(scope.storeId, ...w.params) as { n: number }).n;
+      const rows = db.prepare(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`)
+        .all(scope.storeId, ...w.params, limit, offset) as { seq: number; gid: string; handle: string }[];
+      return { rows, total };
+    },
+
+    /**
+     * FTS5 search ranked by BM25 (weights title 10, handle 4, vendor 2, product_type 3, tags 4, description 1,
+     * variants 2; the score is −bm25, higher is better), ties by seq.
+     * @param match an FTS5 MATCH expression from `domain/fts-query.ts`
+     */
+    searchFts(scope: StoreScope, match: string, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
+      const w = filterSql(f);
+      const base = `FROM products_fts JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}`;
+      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(match, scope.storeId, ...w.params) as { n: number }).n;
+      const rows = db
+        .prepare(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0), p.seq LIMIT ? OFFSET ?`)
+        .all(match, scope.storeId, ...w.params, limit, offset) as { seq: number; gid: string; handle: string }[];
+      return { rows, total };
+    },
+    /** Ranked seqs of an FTS match, best first, at most `k` (for fusion). */
+    ftsSeqs(scope: StoreScope, match: string, f: ProductFilters, k: number): number[] {
+      const w = filterSql(f);
+      return (db.prepare(`SELECT p.seq FROM products_fts JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}
+          ORDER BY bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0), p.seq LIMIT ?`).all(match, scope.storeId, ...w.params, k) as { seq: number }[]).map((r) => r.seq);
+    },
+
+    /**
+     * Exact KNN by cosine distance (sqlite-vec `vec_distance_cosine`, https://alexgarcia.xyz/sqlite-vec/api-reference.html)
+     * over the store's embeddings of one model. @returns seqs with distance (0 = same direction), nearest first
+     */
+    knn(scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] {
+      const w = filterSql(f);
+      return db.prepare(`SELECT p.seq, vec_distance_cosine(e.embedding, ?) AS distance FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
+          WHERE e.model_id = ? AND e.dimensions = ? AND p.store_id = ?${w.sql} ORDER BY distance, p.seq LIMIT ?`)
+        .all(f32Blob(query), modelId, query.length, scope.storeId, ...w.params, k) as { seq: number; distance: number }[];
+    },
+    /** Stored vector of one product under a model (null when not embedded yet). */
+    embeddingOf(seq: number, modelId: string, dims: number): Float32Array | null {
+      const r = s.embeddingOf.get(seq, modelId, dims) as { embedding: Buffer } | undefined;
+      if (!r) return null;
+      const copy = Buffer.from(r.embedding);
+      return new Float32Array(copy.buffer, copy.byteOffset, copy.byteLength / 4);
+    },
+    /**
+     * Related products without embeddings: score = 3 × shared collections + 2 × same product type + shared tags,
+     * only products sharing something; ties by title.
+     */
+    relatedByAttributes(scope: StoreScope, source: ProductRow, f: ProductFilters, k: number): number[] {
+      const w = filterSql(f);
+      return (db.prepare(`SELECT p.seq,
+            3 * (SELECT count(*) FROM collection_products a JOIN collection_products b ON a.handle = b.handle AND a.store_id = b.store_id
+                 WHERE a.product_seq = ? AND b.product_seq = p.seq)
+          + 2 * (p.product_type <> '' AND p.product_type = ? COLLATE NOCASE)
+          + (SELECT count(*) FROM json_each(p.tags) t WHERE lower(t.value) IN (SELECT lower(value) FROM json_each(?))) AS score
+        FROM products p WHERE p.store_id = ?${w.sql} AND score > 0 ORDER BY score DESC, p.title COLLATE NOCASE, p.seq LIMIT ?`)
+        .all(source.seq, source.product_type, source.tags, scope.storeId, ...w.params, k) as { seq: number }[]).map((r) => r.seq);
+    },
+
+    /** Products (of one store, or all when null) whose embedding under `modelId` is missing or stale, oldest first. */
+    pendingEmbeddings(storeId: string | null, modelId: string, dims: number, limit: number): { seq: number; embed_text: string; embed_sha256: string }[] {
+      return s.pending.all({ store: storeId, model: modelId, dims, limit }) as { seq: number; embed_text: string; embed_sha256: string }[];
+    },
+    /** Store vectors (one transaction). */
+    putEmbeddings(modelId: string, rows: { seq: number; sha256: string; vector: Float32Array }[]): void {
+      db.transaction(() => {
+        for (const r of rows) s.putEmbedding.run(r.seq, modelId, r.vector.length, r.sha256, f32Blob(r.vector));
+      })();
+    },
+  };
+}
+export type ProductQueries = ReturnType<typeof createProductQueries>;
