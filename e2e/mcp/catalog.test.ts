@@ -4,19 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importCatalogFile } from '../../server/catalog/import-file.ts';
 import { createTenant } from '../../server/tenancy/admin.ts';
+import { importDemoCsvs } from '../fixtures/catalog.ts';
 import { DEMO_DIR, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
-const CSVS = ['apparel', 'home-and-garden', 'jewelery'];
 type Ref = { product_id: string; handle: string };
 type Page = { items: Ref[]; total: number; returned: number; has_more: boolean; next_cursor: string | null; search_mode: string; degraded_from: string | null; catalog_synced_at: string | null };
-
-/** Import the three real Shopify CSVs into a store, one collection per file. */
-export async function importDemoCsvs(ts: TestServer, storeId = ts.tenant.store_id, scope = { tenantId: ts.tenant.tenant_id, workspaceId: ts.tenant.workspace_id }): Promise<void> {
-  for (const name of CSVS) {
-    const text = fs.readFileSync(path.join(DEMO_DIR, 'catalog', `${name}.csv`), 'utf8');
-    await importCatalogFile(ts.app.catalog.deps, { ...scope, storeId }, { name: `${name}.csv`, text }, { collection: { handle: name, title: name } });
-  }
-}
 
 const restDump = (products: unknown[]): string => JSON.stringify({ products });
 const restProduct = (id: number, handle: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
