@@ -1,0 +1,60 @@
+import { expect, test } from './fixtures.ts';
+import { importNature, seedRows } from './seed.ts';
+
+test('search panel: read-only results with query, filters, count, pagination state, data: previews and load more', async ({ atelier }) => {
+  const { app, tenant } = atelier.server;
+  const scope = { tenantId: tenant.tenant_id, workspaceId: tenant.workspace_id };
+  const nature = await importNature(atelier.client, tenant.workspace_id);
+  seedRows(app, scope, 112, { prefix: 'harbour', templateIds: nature.map((n) => n.id) });
+
+  const { view, result } = await atelier.open('svc_asset_library', 'search', { query: 'harbour', mode: 'filename', kind: 'image', theme_id: tenant.theme_id });
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  expect(text).toContain('need not wait');
+
+  await expect(view.getByTestId('query')).toHaveText('Results for “harbour”');
+  await expect(view.getByTestId('result-count')).toHaveText('112 assets');
+  await expect(view.getByTestId('asset-card')).toHaveCount(50);
+  await expect(view.getByTestId('pagination')).toHaveText('showing 50 of 112 · 1 page of ≤ 50 loaded · more available');
+  await expect(view.getByTestId('active-filters')).toContainText('kind image');
+  await expect(view.getByTestId('active-filters')).toContainText('mode filename');
+  await expect(view.getByTestId('active-filters')).toContainText('matched all terms');
+  // Previews arrive as data: URLs through the app-only thumbnails action (the sandbox CSP ignores the CDN origin).
+  await expect(view.locator('[data-testid="asset-card"] img').first()).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
+  await expect(view.locator('[data-testid="asset-card"] img')).toHaveCount(50);
+  await atelier.screenshot('search-results-light');
+
+  await view.getByTestId('load-more').click();
+  await expect(view.getByTestId('asset-card')).toHaveCount(100);
+  await expect(view.getByTestId('pagination')).toHaveText('showing 100 of 112 · 2 pages of ≤ 50 loaded · more available');
+  await view.getByTestId('load-more').click();
+  await expect(view.getByTestId('asset-card')).toHaveCount(112);
+  await expect(view.getByTestId('pagination')).toHaveText('showing 112 of 112 · 3 pages of ≤ 50 loaded · all loaded');
+  await expect(view.getByTestId('load-more')).toHaveCount(0);
+  // Every card is distinct and ordered by rank as the server returned them.
+  const ids = await view.getByTestId('asset-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-asset-id')));
+  expect(new Set(ids).size).toBe(112);
+
+  const calls = await atelier.events('tools/call');
+  const searches = calls.filter((c) => (c.params as { name: string }).name === 'svc_asset_library');
+  expect(searches).toHaveLength(2);
+  for (const s of searches) expect((s.params as { arguments: { args: { cursor?: string; query?: string } } }).arguments.args).toMatchObject({ query: 'harbour', cursor: expect.any(String) });
+  expect(calls.some((c) => (c.params as { name: string }).name === 'svc_asset_panel')).toBe(true);
+  // Read-only: it never messages the conversation or changes the model context.
+  expect(await atelier.events('ui/message')).toEqual([]);
+  expect(await atelier.events('ui/update-model-context')).toEqual([]);
+
+  await atelier.setTheme('dark');
+  await expect(view.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expect(view.locator('body')).toHaveCSS('background-color', 'rgb(24, 24, 27)');
+  await view.locator('main').evaluate(() => window.scrollTo(0, 0));
+  await atelier.screenshot('search-results-dark');
+});
+
+test('search panel: a failed search shows the structured error, and teardown is answered', async ({ atelier }) => {
+  const { tenant } = atelier.server;
+  const { view, result } = await atelier.open('svc_asset_library', 'search', { query: 'x', cursor: 'not-a-cursor', theme_id: tenant.theme_id });
+  expect(result.isError).toBe(true);
+  await expect(view.getByRole('alert')).toContainText('cursor');
+  const r = await atelier.page.evaluate(() => window.__host.teardown());
+  expect(r).toEqual({});
+});
