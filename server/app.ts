@@ -93,7 +93,13 @@ export function buildApp(config: Config, log: Logger): App {
   const providers = createProviderRegistry([createLocalProvider()]);
   const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()];
   // ── wiring: catalog (issue 3) ──
-  const catalog = createCatalog({ db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }) });
+  const catalog = createCatalog({
+    db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }),
+    shopify: {
+      shop: config.env.ATELIER_SHOPIFY_SHOP ?? null, accessToken: config.env.ATELIER_SHOPIFY_ACCESS_TOKEN ?? null, apiVersion: config.env.ATELIER_SHOPIFY_API_VERSION,
+      adminUrl: config.env.ATELIER_SHOPIFY_ADMIN_URL ?? null, timeoutMs: config.env.ATELIER_SHOPIFY_TIMEOUT_MS,
+    },
+  });
   routers.push(catalogRouter(catalog.deps));
   closers.push(() => catalog.close());
   // ── wiring: generation (issue 5) ──

@@ -23,6 +23,11 @@ export const EnvSchema = z.object({
   ATELIER_ALLOWED_HOSTS: z.string().optional().describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ── env: catalog (issue 3) ──
+  ATELIER_SHOPIFY_SHOP: z.string().min(1).optional().describe('shop domain for `atelier catalog sync`, e.g. my-shop.myshopify.com (or pass --shop)'),
+  ATELIER_SHOPIFY_ACCESS_TOKEN: z.string().min(1).optional().describe('Admin API access token (custom app, scope read_products) for catalog sync'),
+  ATELIER_SHOPIFY_API_VERSION: z.string().regex(/^\d{4}-\d{2}$|^unstable$/, 'must be a Shopify API version like 2025-01').default('2025-01').describe('Admin GraphQL API version'),
+  ATELIER_SHOPIFY_ADMIN_URL: z.string().url('must be an absolute URL').optional().describe('full Admin GraphQL endpoint overriding https://<shop>/admin/api/<version>/graphql.json (proxies, tests)'),
+  ATELIER_SHOPIFY_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('Admin API request timeout, ms'),
   // ── env: enrichment (issue 4) ──
   ATELIER_EMBEDDER: z.enum(['static', 'http', 'fail', 'none']).default('static').describe('text embedder: static (offline GloVe+SIF), http (OpenAI-compatible /v1/embeddings), fail (failure injection, tests), none'),
   ATELIER_EMBEDDINGS_URL: z.string().url('must be an absolute URL').optional().describe('base URL of an OpenAI-compatible API up to /v1, e.g. http://127.0.0.1:11434/v1 (ATELIER_EMBEDDER=http)'),

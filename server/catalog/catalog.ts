@@ -4,8 +4,20 @@ import type { TenancyQueries } from '../db/tenancy.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
+import { ServiceError } from '../errors.ts';
 import type { CatalogDeps } from './deps.ts';
 import { createProductIndexer } from './indexer.ts';
+import { adminEndpoint, createAdminGraphqlClient, type AdminGraphqlClient } from './shopify-admin.ts';
+
+/** Shopify Admin API settings from config (`ATELIER_SHOPIFY_*`). */
+export interface ShopifySettings {
+  shop: string | null;
+  accessToken: string | null;
+  apiVersion: string;
+  /** full endpoint overriding the one derived from shop + version */
+  adminUrl: string | null;
+  timeoutMs: number;
+}
 
 /** The catalog module as the composition root holds it. */
 export interface Catalog {
@@ -15,6 +27,12 @@ export interface Catalog {
    * process boundary). Products are re-embedded in the background under the new model id.
    */
   setEmbedder(embedder: TextEmbedder | null): void;
+  /**
+   * An Admin GraphQL client for a shop (the configured one unless `shop` is given; `storeShop` is the
+   * store's recorded shop domain, used when neither is set).
+   * @throws ServiceError invalid_argument when no shop or access token is configured
+   */
+  adminClient(shop?: string | null, storeShop?: string | null): { client: AdminGraphqlClient; endpoint: string };
   close(): Promise<void>;
 }
 
@@ -22,7 +40,7 @@ export interface Catalog {
  * Build the catalog: product queries, the embedding indexer (background backfill of products without
  * a vector for the current model starts at once) and the deps the router and CLI use.
  */
-export function createCatalog(opts: { db: Database; tenancy: TenancyQueries; cursors: CursorCodec; embedder: TextEmbedder | null; log: Logger }): Catalog {
+export function createCatalog(opts: { db: Database; tenancy: TenancyQueries; cursors: CursorCodec; embedder: TextEmbedder | null; shopify: ShopifySettings; log: Logger }): Catalog {
   let current = opts.embedder;
   const products = createProductQueries(opts.db);
   const indexer = createProductIndexer(products, () => current, opts.log);
@@ -33,6 +51,14 @@ export function createCatalog(opts: { db: Database; tenancy: TenancyQueries; cur
     setEmbedder(e) {
       current = e;
       indexer.schedule(null);
+    },
+    adminClient(shop, storeShop) {
+      const sh = opts.shopify;
+      const domain = shop ?? sh.shop ?? storeShop ?? null;
+      const endpoint = sh.adminUrl ?? (domain ? adminEndpoint(domain, sh.apiVersion) : null);
+      if (!endpoint) throw new ServiceError('invalid_argument', 'shop', 'no shop to sync: pass --shop <domain> or set ATELIER_SHOPIFY_SHOP (e.g. my-shop.myshopify.com)');
+      if (!sh.accessToken) throw new ServiceError('invalid_argument', 'ATELIER_SHOPIFY_ACCESS_TOKEN', 'is required for catalog sync: an Admin API access token with the read_products scope');
+      return { endpoint, client: createAdminGraphqlClient({ endpoint, accessToken: sh.accessToken, timeoutMs: sh.timeoutMs, log: opts.log.child({ mod: 'shopify' }) }) };
     },
     close: () => indexer.close(),
   };

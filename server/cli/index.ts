@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../config.ts';
 import { createOperatorQueries } from '../db/tenancy.ts';
+import { registerCatalogCommands } from './catalog.ts';
 import { storeAsset } from '../library/import.ts';
 import { boot, serveHttp, serveStdio } from '../main.ts';
 import { listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
@@ -171,6 +172,8 @@ program
     emit(!!o.json, summary, `imported ${summary.imported}, already present ${summary.deduplicated}, failed ${summary.failed.length}${summary.failed.map((f) => `\n  ${f.file}: ${f.message}`).join('')}`);
     if (summary.failed.length > 0 && summary.imported + summary.deduplicated === 0) process.exitCode = 1;
   });
+
+registerCatalogCommands(program, { emit, fail });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof ConfigError) fail(e.message);
