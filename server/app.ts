@@ -17,6 +17,10 @@ import { createCatalog, type Catalog } from './catalog/catalog.ts';
 import { catalogRouter } from './routers/catalog.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 import { createEmbedder } from './providers/embedder.ts';
+import { createEnrichmentQueries } from './db/enrichment-jobs.ts';
+import { createVectorQueries } from './db/vectors.ts';
+import { createEnrichment } from './enrichment/service.ts';
+import { createOcrEngine } from './enrichment/ocr.ts';
 import type { Logger } from './log.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
@@ -88,7 +92,25 @@ export function buildApp(config: Config, log: Logger): App {
     },
     log.child({ mod: 'embedder' }),
   );
-  const vectors: AssetVectorSearch | null = null;
+  const enrichment = env.ATELIER_ENRICHMENT
+    ? createEnrichment({
+        assets: library.assets,
+        jobs: createEnrichmentQueries(db),
+        vectors: createVectorQueries(db),
+        blobs: library.blobs,
+        embedder,
+        ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
+        concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
+        retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
+        minSemanticSimilarity: env.ATELIER_SEMANTIC_MIN_SIMILARITY,
+        log: log.child({ mod: 'enrichment' }),
+      })
+    : null;
+  if (enrichment) {
+    library.onAssetStored.push(enrichment.hook);
+    closers.push(() => enrichment.close());
+  }
+  const vectors: AssetVectorSearch | null = enrichment?.vectors ?? null;
   // ── wiring: generation (issue 5): more providers ──
   const providers = createProviderRegistry([createLocalProvider()]);
   const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()];

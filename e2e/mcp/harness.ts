@@ -15,10 +15,10 @@ import { authenticate, createTenant, type TenantBundle } from '../../server/tena
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 export const DEMO_DIR = path.join(REPO_ROOT, 'demo');
 
-/** A temp data dir and a Config pointing at it (real SQLite file, real blob dir). */
+/** A temp data dir and a Config pointing at it (real SQLite file, real blob dir). OCR is off unless a test turns it on (Tesseract takes 1–3 s per photo on 2 cores). */
 export function tempConfig(overrides: Record<string, string> = {}): Config {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
-  return loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ...overrides });
+  return loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_OCR: '0', ...overrides });
 }
 
 export interface CallResult {

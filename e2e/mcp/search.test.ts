@@ -11,7 +11,8 @@ describe('svc_asset_library search', () => {
   let theme: string;
   let ids: Map<string, string>;
   beforeAll(async () => {
-    srv = await startTestServer();
+    // The lexical paths on a server without the enrichment module (vectors = null); vector modes: enrichment.test.ts.
+    srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } });
     c = await srv.connect();
     theme = srv.tenant.theme_id;
     ids = await seedSearchLibrary(c);

@@ -53,6 +53,7 @@ export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuil
     size_bytes: row.size_bytes,
     created_at: row.created_at,
     score,
+    enrichment_status: row.enrichment_status,
   };
 }
 

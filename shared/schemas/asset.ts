@@ -91,6 +91,7 @@ export const AssetSchema = z.object({
   size_bytes: z.number().int().describe('bytes of the original'),
   created_at: z.string().describe('ISO 8601 UTC'),
   score: z.number().nullable().describe('relevance of this hit for ranked modes (higher is better); null when browsing'),
+  enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment (OCR, colours, tags, alt text, embeddings): until done the asset is missing from ocr/semantic/similar results'),
 });
 export type Asset = z.infer<typeof AssetSchema>;
 

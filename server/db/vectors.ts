@@ -1,0 +1,149 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Scope } from '../domain/scope.ts';
+import type { AssetFilters } from './assets.ts';
+
+export type SpacePurpose = 'asset_text' | 'asset_visual';
+
+/** A vector space: one model id + dimension, one vec0 table. */
+export interface SpaceRow {
+  id: number;
+  purpose: SpacePurpose;
+  model_id: string;
+  dimensions: number;
+  status: 'building' | 'ready' | 'retired';
+  created_at: string;
+}
+
+/** A KNN hit: asset seq and cosine distance (0 = same direction, 2 = opposite). */
+export interface KnnHit { seq: number; distance: number }
+
+/** sqlite-vec caps `k` of one KNN query (SQLITE_VEC_VEC0_K_MAX). */
+export const VEC0_K_MAX = 4096;
+
+const tableOf = (space: SpaceRow): string => `vec_space_${space.id}`;
+const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+function filterSql(f: AssetFilters): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.kind) { parts.push('a.kind = ?'); params.push(f.kind); }
+  if (f.category) { parts.push('a.category = ?'); params.push(f.category); }
+  if (f.subtype) { parts.push('a.subtype = ?'); params.push(f.subtype); }
+  if (f.maxSeq !== undefined) { parts.push('a.seq <= ?'); params.push(f.maxSeq); }
+  if (f.excludeSeq !== undefined) { parts.push('a.seq <> ?'); params.push(f.excludeSeq); }
+  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
+}
+
+/**
+ * Vector spaces and their sqlite-vec `vec0` tables (cosine distance, partitioned by workspace so a
+ * KNN only visits one workspace's vectors). KNN results are materialised in JS before any join with
+ * `assets` (a KNN inside a join is re-run per outer row: see research/stack.md §2).
+ * Syntax: https://alexgarcia.xyz/sqlite-vec/features/knn.html, partition keys:
+ * https://alexgarcia.xyz/sqlite-vec/features/vec0.html#partition-keys
+ */
+export function createVectorQueries(db: Database) {
+  const s = {
+    spaces: db.prepare('SELECT * FROM vector_spaces WHERE purpose = ? AND status <> ? ORDER BY id'),
+    space: db.prepare('SELECT * FROM vector_spaces WHERE purpose = ? AND model_id = ? AND dimensions = ?'),
+    insertSpace: db.prepare('INSERT INTO vector_spaces (purpose, model_id, dimensions, status, created_at) VALUES (?, ?, ?, ?, ?)'),
+    setStatus: db.prepare('UPDATE vector_spaces SET status = ? WHERE id = ?'),
+  };
+  const knnStmts = new Map<number, Statement<[Buffer, number, string], KnnHit>>();
+
+  const api = {
+    /** Live (building or ready) spaces of a purpose, oldest first. */
+    liveSpaces: (purpose: SpacePurpose) => s.spaces.all(purpose, 'retired') as SpaceRow[],
+
+    /**
+     * The space for a model, created (with its vec0 table and a delete trigger on `assets`) if missing.
+     * A retired space of the same model is revived as `status`.
+     */
+    ensureSpace(purpose: SpacePurpose, modelId: string, dimensions: number, status: 'building' | 'ready'): SpaceRow {
+      return db.transaction(() => {
+        const found = s.space.get(purpose, modelId, dimensions) as SpaceRow | undefined;
+        if (found) {
+          if (found.status === 'retired') {
+            s.setStatus.run(status, found.id);
+            return { ...found, status };
+          }
+          return found;
+        }
+        const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
+        const space: SpaceRow = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
+        const t = tableOf(space);
+        db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, embedding float[${dimensions}] distance_metric=cosine)`);
+        db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
+        return space;
+      })();
+    },
+
+    setStatus: (space: SpaceRow, status: SpaceRow['status']) => void s.setStatus.run(status, space.id),
+
+    /** Retire a space and drop its table and trigger (its vectors are never read again). */
+    retire(space: SpaceRow): void {
+      db.transaction(() => {
+        s.setStatus.run('retired', space.id);
+        db.exec(`DROP TRIGGER IF EXISTS ${tableOf(space)}_ad`);
+        db.exec(`DROP TABLE IF EXISTS ${tableOf(space)}`);
+      })();
+      knnStmts.delete(space.id);
+    },
+
+    /** Insert or replace one asset's vector. @throws Error when the length differs from the space's */
+    put(space: SpaceRow, seq: number, workspaceId: string, v: Float32Array): void {
+      if (v.length !== space.dimensions) throw new Error(`vector has ${v.length} dimensions, space ${space.model_id} has ${space.dimensions}`);
+      const t = tableOf(space);
+      db.transaction(() => {
+        db.prepare(`DELETE FROM ${t} WHERE asset_seq = ?`).run(BigInt(seq));
+        db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, embedding) VALUES (?, ?, ?)`).run(BigInt(seq), workspaceId, blob(v));
+      })();
+    },
+
+    /** One asset's stored vector, or null. */
+    get(space: SpaceRow, seq: number): Float32Array | null {
+      const r = db.prepare(`SELECT embedding FROM ${tableOf(space)} WHERE asset_seq = ?`).get(BigInt(seq)) as { embedding: Buffer } | undefined;
+      return r ? new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) : null;
+    },
+
+    /** Number of vectors a space holds in a workspace. */
+    count: (space: SpaceRow, workspaceId: string) =>
+      (db.prepare(`SELECT count(*) AS n FROM ${tableOf(space)} WHERE workspace_id = ?`).get(workspaceId) as { n: number }).n,
+
+    /** Raw KNN within one workspace partition, nearest first (k ≤ VEC0_K_MAX). */
+    knn(space: SpaceRow, workspaceId: string, query: Float32Array, k: number): KnnHit[] {
+      let st = knnStmts.get(space.id);
+      if (!st) {
+        st = db.prepare<[Buffer, number, string], KnnHit>(`SELECT asset_seq AS seq, distance FROM ${tableOf(space)} WHERE embedding MATCH ? AND k = ? AND workspace_id = ? ORDER BY distance`);
+        knnStmts.set(space.id, st);
+      }
+      return st.all(blob(query), Math.min(k, VEC0_K_MAX), workspaceId);
+    },
+
+    /** The subset of `seqs` that are in scope and pass the filters (order not kept). */
+    admissible(scope: Scope, seqs: number[], f: AssetFilters): Set<number> {
+      if (seqs.length === 0) return new Set();
+      const w = filterSql(f);
+      const rows = db
+        .prepare(`SELECT a.seq FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ? AND a.seq IN (SELECT value FROM json_each(?))${w.sql}`)
+        .all(scope.tenantId, scope.workspaceId, JSON.stringify(seqs), ...w.params) as { seq: number }[];
+      return new Set(rows.map((r) => r.seq));
+    },
+
+    /**
+     * Exact filtered scan (for filters so selective that KNN over-fetch would exceed VEC0_K_MAX):
+     * cosine distance of every admissible vector, nearest first.
+     */
+    scanFiltered(space: SpaceRow, scope: Scope, query: Float32Array, f: AssetFilters, k: number): KnnHit[] {
+      const w = filterSql(f);
+      return db
+        .prepare(
+          `SELECT a.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
+           FROM assets a JOIN ${tableOf(space)} v ON v.asset_seq = a.seq
+           WHERE a.tenant_id = ? AND a.workspace_id = ?${w.sql} ORDER BY distance LIMIT ?`,
+        )
+        .all(blob(query), scope.tenantId, scope.workspaceId, ...w.params, k) as KnnHit[];
+    },
+  };
+  return api;
+}
+export type VectorQueries = ReturnType<typeof createVectorQueries>;

@@ -1,0 +1,67 @@
+import sharp from 'sharp';
+import { autoTags, cleanOcr, machineAltText, orientationOf } from '../domain/alt-text.ts';
+import { dominantColours, visualDescriptor, type DominantColour } from '../domain/colour.ts';
+import type { OcrEngine } from './ocr.ts';
+
+/** What analysis derives from an image's pixels. */
+export interface Analysis {
+  colours: DominantColour[];
+  orientation: 'landscape' | 'portrait' | 'square' | null;
+  ocrText: string | null;
+  ocrConfidence: number | null;
+  autoTags: string[];
+  machineAltText: string;
+  visual: Float32Array;
+}
+
+/** Pixel size of the raster the colour statistics and layout are computed on. */
+const RASTER = 48;
+/** OCR input is capped at this many px on the long side (Tesseract time grows with area). */
+const OCR_MAX_PX = 1600;
+
+/**
+ * Analyse stored image bytes (already EXIF-normalised PNG/JPEG/WebP/…; SVG is rasterised by sharp):
+ * dominant colours, orientation, OCR (when an engine is given), auto tags, machine alt text and the
+ * visual descriptor. Deterministic for the same bytes, so re-running a job is harmless.
+ * @throws Error when sharp cannot decode the bytes
+ */
+export async function analyzeImage(bytes: Buffer, info: { name: string; prompt: string | null; kind: string }, ocr: OcrEngine | null): Promise<Analysis> {
+  const base = sharp(bytes, { limitInputPixels: false, animated: false }).rotate();
+  const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+  const swap = (meta.orientation ?? 1) >= 5;
+  const width = (swap ? meta.height : meta.width) ?? null;
+  const height = (swap ? meta.width : meta.height) ?? null;
+  const flattened = base.clone().flatten({ background: '#ffffff' });
+  const [raster, rasterA, grey] = await Promise.all([
+    flattened.clone().resize(RASTER, RASTER, { fit: 'fill' }).removeAlpha().raw().toBuffer(),
+    base.clone().resize(RASTER, RASTER, { fit: 'fill' }).ensureAlpha().raw().toBuffer(),
+    flattened.clone().resize(9, 8, { fit: 'fill' }).greyscale().raw().toBuffer(),
+  ]);
+  const colours = dominantColours(new Uint8Array(rasterA), 4);
+  const orientation = orientationOf(width, height);
+  const visual = visualDescriptor(new Uint8Array(raster), RASTER, new Uint8Array(grey));
+
+  let ocrText: string | null = null;
+  let ocrConfidence: number | null = null;
+  if (ocr) {
+    const png = await flattened.clone().resize(OCR_MAX_PX, OCR_MAX_PX, { fit: 'inside', withoutEnlargement: true }).greyscale().png().toBuffer();
+    const r = await ocr.recognize(png);
+    ocrConfidence = Math.round(r.confidence * 10) / 10;
+    ocrText = cleanOcr(r.text, r.confidence, r.words);
+  }
+  const tags = autoTags({ colours, orientation, hasText: ocrText !== null, hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA), kind: info.kind });
+  return {
+    colours,
+    orientation,
+    ocrText,
+    ocrConfidence,
+    autoTags: tags,
+    machineAltText: machineAltText({ name: info.name, prompt: info.prompt, colours, orientation, ocrText }),
+    visual,
+  };
+}
+
+function rasterHasTransparency(rgba: Buffer): boolean {
+  for (let i = 3; i < rgba.length; i += 4) if (rgba[i]! < 250) return true;
+  return false;
+}
