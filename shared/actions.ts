@@ -154,6 +154,7 @@ export const ROUTERS: RouterDef[] = [
     description:
       'Open the upload panel so the user can send an image or video from their device (spec 4.7). Returns at once: nothing is uploaded yet. Each finished upload arrives in the conversation as a user message with asset_id, name and permanent URL. Without an MCP Apps host no panel opens; the result text lists the alternatives (svc_asset_import with url, data or attachments).',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    resourceUri: PANEL_URI.upload,
   },
   {
     name: ROUTER.assetUploadApp,

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type TenantBundle } from '../../server/tenancy/admin.ts';
+import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+
+const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+describe('app-only panel actions (svc_asset_panel) re-check scope server-side', () => {
+  let srv: TestServer;
+  let a: TestClient;
+  let b: TestClient;
+  let other: TenantBundle;
+  let mine: string[];
+  let theirs: string;
+  beforeAll(async () => {
+    srv = await startTestServer();
+    a = await srv.connect(undefined, UI);
+    other = createTenant(srv.app.library.tenancy, 'Other tenant');
+    b = await srv.connect(other.api_key, UI);
+    mine = [];
+    for (const [n, purpose] of [['prairie_falcon', 'product_lifestyle'], ['silver_fir', 'hero_bg'], ['wood_anemones', 'hero_bg']] as const) {
+      const r = await a.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${n}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${n}.jpg`, purpose });
+      mine.push(r.structured.asset_id as string);
+    }
+    const t = await b.call('svc_asset_import', 'import', { data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'), mime_type: 'image/jpeg' });
+    theirs = t.structured.asset_id as string;
+  });
+  afterAll(async () => srv.close());
+
+  it('lists the panel router for hosts with visibility ["app"] and links panels by resourceUri', async () => {
+    const { tools } = await a.client.listTools();
+    const panel = tools.find((t) => t.name === 'svc_asset_panel');
+    expect(panel?._meta).toMatchObject({ ui: { visibility: ['app'] } });
+    expect(tools.find((t) => t.name === 'svc_asset_select')?._meta).toMatchObject({ ui: { resourceUri: 'ui://atelier/asset-picker.html' }, 'ui/resourceUri': 'ui://atelier/asset-picker.html' });
+    expect(tools.find((t) => t.name === 'svc_asset_library')?._meta).toMatchObject({ ui: { resourceUri: 'ui://atelier/search-results.html' } });
+  });
+
+  it('thumbnails: data: URLs for own assets; a foreign id behaves like a missing one', async () => {
+    const r = await a.call('svc_asset_panel', 'thumbnails', { asset_ids: [mine[0], theirs, '11111111-1111-4111-8111-111111111111'] });
+    expect(r.isError).toBe(false);
+    const th = r.structured.thumbnails as { asset_id: string; data_url: string; width: number; height: number; bytes: number }[];
+    expect(th).toHaveLength(1);
+    expect(th[0]!.asset_id).toBe(mine[0]);
+    expect(th[0]!.data_url).toMatch(/^data:image\/jpeg;base64,\/9j\//);
+    expect(Math.max(th[0]!.width, th[0]!.height)).toBe(320);
+    expect(Buffer.from(th[0]!.data_url.split(',')[1]!, 'base64').length).toBe(th[0]!.bytes);
+    expect(r.structured.not_found).toEqual([theirs, '11111111-1111-4111-8111-111111111111']);
+    const bad = await a.call('svc_asset_panel', 'thumbnails', { asset_ids: [] });
+    expect(bad.error).toMatchObject({ code: 'invalid_argument', field: 'args.asset_ids' });
+  });
+
+  it('facets count only the caller\'s workspace', async () => {
+    const fa = await a.call('svc_asset_panel', 'facets', {});
+    expect(fa.structured.total).toBe(3);
+    const cats = fa.structured.categories as { category: string; count: number; subtypes: { subtype: string; count: number }[] }[];
+    expect(cats.reduce((n, c) => n + c.count, 0) + (fa.structured.uncategorized as number)).toBe(3);
+    expect(cats.find((c) => c.category === 'background')).toMatchObject({ count: 2, subtypes: [{ subtype: 'hero-bg', count: 2 }] });
+    const fq = await a.call('svc_asset_panel', 'facets', { query: 'falcon' });
+    expect(fq.structured.total).toBe(1);
+    const fb = await b.call('svc_asset_panel', 'facets', {});
+    expect(fb.structured.total).toBe(1);
+  });
+
+  it('submit_selection: validates ids against the picker\'s workspace, is idempotent, and refuses a different second choice', async () => {
+    const open = await a.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id });
+    const picker = open.structured.picker_id as string;
+    // Another tenant cannot see or confirm the picker.
+    const foreignGet = await b.call('svc_asset_select', 'get_selection', { picker_id: picker });
+    expect(foreignGet.error).toMatchObject({ code: 'not_found', field: 'args.picker_id' });
+    const foreignSubmit = await b.call('svc_asset_panel', 'submit_selection', { picker_id: picker, asset_ids: [theirs] });
+    expect(foreignSubmit.error).toMatchObject({ code: 'not_found', field: 'args.picker_id' });
+    // A foreign asset id inside an own picker is not_found at its index; nothing is stored.
+    const mixed = await a.call('svc_asset_panel', 'submit_selection', { picker_id: picker, asset_ids: [mine[1], theirs] });
+    expect(mixed.error).toMatchObject({ code: 'not_found', field: 'args.asset_ids[1]' });
+    const dup = await a.call('svc_asset_panel', 'submit_selection', { picker_id: picker, asset_ids: [mine[1], mine[1]] });
+    expect(dup.error).toMatchObject({ code: 'invalid_argument', field: 'args.asset_ids[1]' });
+    expect((await a.call('svc_asset_select', 'get_selection', { picker_id: picker })).structured.status).toBe('awaiting_user');
+
+    const order = [mine[2]!, mine[0]!];
+    const first = await a.call('svc_asset_panel', 'submit_selection', { picker_id: picker, asset_ids: order });
+    expect(first.structured).toMatchObject({ status: 'confirmed', already_confirmed: false });
+    expect((first.structured.selection as { id: string }[]).map((s) => s.id)).toEqual(order);
+    const again = await a.call('svc_asset_panel', 'submit_selection', { picker_id: picker, asset_ids: order.map((x) => x.toUpperCase()) });
+    expect(again.structured).toMatchObject({ status: 'confirmed', already_confirmed: true, confirmed_at: first.structured.confirmed_at });
+    const changed = await a.call('svc_asset_panel', 'submit_selection', { picker_id: picker, asset_ids: [mine[0]] });
+    expect(changed.error).toMatchObject({ code: 'conflict', field: 'args.asset_ids' });
+    const state = await a.call('svc_asset_select', 'get_selection', { picker_id: picker });
+    expect((state.structured.selection as { id: string }[]).map((s) => s.id)).toEqual(order);
+  });
+
+  it('a picker answered with candidates (no panel) cannot be confirmed through the panel action', async () => {
+    const plain = await srv.connect();
+    const r = await plain.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id });
+    expect(r.structured.status).toBe('candidates');
+    const s = await a.call('svc_asset_panel', 'submit_selection', { picker_id: r.structured.picker_id, asset_ids: [mine[0]] });
+    expect(s.error).toMatchObject({ code: 'conflict' });
+  });
+});

@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEMO_DIR } from '../mcp/harness.ts';
+import { expect, test, type HostEvent } from './fixtures.ts';
+
+const JPEG = path.join(DEMO_DIR, 'images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
+const HEIC = path.join(DEMO_DIR, 'images/formats/IMG_2682.heic'); // 880 KB → 2 chunks
+
+type ToolCall = { name: string; arguments: { action: string; args: Record<string, unknown> } };
+const calls = (events: HostEvent[], action?: string): ToolCall[] =>
+  events.filter((e) => e.type === 'tools/call').map((e) => e.params as ToolCall).filter((p) => p.name === 'svc_asset_upload_app' && (!action || p.arguments.action === action));
+const stagingEntries = (dataDir: string): string[] => (fs.existsSync(path.join(dataDir, 'staging')) ? fs.readdirSync(path.join(dataDir, 'staging')) : []);
+
+test.describe('upload panel', () => {
+  test('uploads a real JPEG (with alt text and tags typed in the panel) and the real HEIC; both reach the library and the conversation', async ({ atelier }) => {
+    const { view, result } = await atelier.open('svc_asset_upload', 'upload', {});
+    expect(result.isError).toBeFalsy();
+    await expect(view.getByTestId('upload-panel')).toBeVisible();
+    await view.locator('input[type="file"]').first().setInputFiles([JPEG, HEIC]);
+    await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(2);
+    // The JPEG gets a data: preview (blob: URLs are blocked by the spec-default CSP).
+    await expect(view.locator('.uppy-Dashboard-Item img').first()).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
+
+    await view.getByRole('button', { name: 'Edit file craft-beer.jpg' }).click();
+    await view.locator('#uppy-Dashboard-FileCard-input-alt_text').fill('Three craft beer bottles on a bar');
+    await view.locator('#uppy-Dashboard-FileCard-input-tags').fill('beer, bar');
+    await view.getByRole('button', { name: 'Save changes' }).click();
+    await atelier.screenshot('upload-light');
+
+    await view.locator('.uppy-StatusBar-actionBtn--upload').click();
+    await expect(view.getByTestId('uploaded-item')).toHaveCount(2, { timeout: 60_000 });
+
+    // Bytes travelled in ≤ 512 KiB chunks through the panel-only router; both sessions completed.
+    const events = await atelier.events();
+    const chunks = calls(events, 'chunk');
+    expect(chunks).toHaveLength(6);
+    for (const c of chunks) expect(Buffer.from(c.arguments.args.data as string, 'base64').length).toBeLessThanOrEqual(512 * 1024);
+    expect(calls(events, 'complete')).toHaveLength(2);
+
+    // The assets are in the library with the typed metadata; the HEIC became a PNG.
+    const lib = await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id });
+    const assets = lib.structured.assets as { id: string; name: string; alt_text: string | null; tags: string[]; format: string; url: string }[];
+    expect(assets).toHaveLength(2);
+    const jpeg = assets.find((a) => a.name === 'craft-beer.jpg');
+    const png = assets.find((a) => a.name === 'IMG_2682.png');
+    expect(jpeg).toMatchObject({ alt_text: 'Three craft beer bottles on a bar', format: 'jpeg' });
+    expect(jpeg?.tags).toEqual(expect.arrayContaining(['beer', 'bar']));
+    expect(png).toMatchObject({ format: 'png' });
+
+    // The agent learns about both: model context (all uploads) and one user message with id, name and URL.
+    await expect.poll(async () => (await atelier.events('ui/message')).length).toBe(1);
+    const message = (await atelier.events('ui/message'))[0]!.params as { role: string; content: { type: string; text: string }[] };
+    expect(message.role).toBe('user');
+    for (const a of [jpeg!, png!]) {
+      expect(message.content[0]!.text).toContain(`asset_id ${a.id}`);
+      expect(message.content[0]!.text).toContain(a.name);
+      expect(message.content[0]!.text).toContain(a.url);
+    }
+    const context = (await atelier.events('ui/update-model-context')).at(-1)?.params as { structuredContent: { uploads: { asset_id: string }[] } };
+    expect(context.structuredContent.uploads.map((u) => u.asset_id).sort()).toEqual([jpeg!.id, png!.id].sort());
+    expect(stagingEntries(atelier.server.config.dataDir).length).toBeLessThanOrEqual(2); // verified files kept for attachments until the TTL
+
+    await atelier.screenshot('upload-done-light');
+    await atelier.setTheme('dark');
+    await expect(view.locator('html')).toHaveAttribute('data-theme', 'dark');
+    await atelier.screenshot('upload-done-dark');
+  });
+
+  test('rejects a file type the library does not take, with a clear message', async ({ atelier }) => {
+    const { view } = await atelier.open('svc_asset_upload', 'upload', {}, { theme: 'dark' });
+    await view.locator('input[type="file"]').first().setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    await expect(view.getByRole('alert').first()).toContainText('Only images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV)');
+    await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(0);
+    await view.locator('input[type="file"]').first().setInputFiles(JPEG);
+    await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(1);
+    await expect(view.locator('.uppy-Dashboard-Item img').first()).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
+    await atelier.screenshot('upload-dark');
+  });
+
+  test('an upload cancelled mid-transfer leaves nothing behind', async ({ atelier, page }) => {
+    const { view } = await atelier.open('svc_asset_upload', 'upload', {});
+    // Hold every chunk after the first at the host, so the transfer is surely in flight when cancelled.
+    await page.evaluate(() => {
+      const w = window as unknown as { __callTool: (p: { arguments?: { action?: string; args?: { index?: number } } }) => Promise<unknown>; __release: () => void };
+      const forward = w.__callTool;
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      w.__release = release;
+      w.__callTool = async (p) => {
+        if (p.arguments?.action === 'chunk' && (p.arguments.args?.index ?? 0) >= 1) await gate;
+        return forward(p);
+      };
+    });
+    await view.locator('input[type="file"]').first().setInputFiles(JPEG);
+    await view.locator('.uppy-StatusBar-actionBtn--upload').click();
+    await expect.poll(async () => calls(await atelier.events(), 'chunk').length).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => stagingEntries(atelier.server.config.dataDir).length).toBe(1);
+
+    await view.getByRole('button', { name: 'Cancel' }).first().click();
+    await expect.poll(async () => calls(await atelier.events(), 'abort').length).toBe(1);
+    await page.evaluate(() => (window as unknown as { __release: () => void }).__release());
+
+    await expect.poll(() => stagingEntries(atelier.server.config.dataDir)).toEqual([]);
+    const abort = calls(await atelier.events(), 'abort')[0]!;
+    const status = await atelier.client.call('svc_asset_upload_app', 'status', { upload_id: abort.arguments.args.upload_id });
+    expect(status.structured).toMatchObject({ status: 'aborted', received_chunks: [], asset_id: null });
+    const lib = await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id });
+    expect(lib.structured.total).toBe(0);
+    expect(calls(await atelier.events(), 'complete')).toHaveLength(0);
+    expect((await atelier.events()).filter((e) => e.type === 'ui/message')).toHaveLength(0);
+  });
+});

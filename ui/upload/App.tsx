@@ -1,0 +1,169 @@
+import Uppy, { type UppyFile } from '@uppy/core';
+import Dashboard from '@uppy/react/dashboard';
+import { useEffect, useRef, useState } from 'react';
+import { ROUTER } from '../../shared/actions.ts';
+import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { UploadPanelResult, UploadPanelResultSchema } from '../../shared/schemas/upload.ts';
+import { parseToolResult } from '../lib/call-action.ts';
+import { useAtelierApp } from '../lib/use-atelier-app.ts';
+import { McpUploader, type UploadBody, type UploadMeta } from '../lib/uppy-mcp-uploader.ts';
+import { dataUrlPreview } from './preview.ts';
+
+type Uploaded = Pick<ImportedAsset, 'asset_id' | 'name' | 'url' | 'kind' | 'width' | 'height' | 'format' | 'deduplicated'>;
+
+const mib = (b: number): string => `${Math.round(b / 1024 / 1024)} MiB`;
+
+function line(a: Uploaded): string {
+  const size = a.width && a.height ? ` ${a.width}×${a.height}` : '';
+  return `- ${a.name} — asset_id ${a.asset_id} — ${a.kind}${size} ${a.format}${a.deduplicated ? ' (already in the library)' : ''} — permanent URL ${a.url}`;
+}
+
+/**
+ * Upload panel for `svc_asset_upload` `upload` (spec §4.7): an inline Uppy Dashboard (drag-and-drop and
+ * file picker, images and video, type and size restrictions, per-file progress, retry, per-file alt
+ * text and tags). Bytes go through the MCP uploader plugin in ≤ 512 KiB chunks; each finished batch
+ * reaches the conversation with `updateModelContext` (all uploads so far) and `sendMessage` (a user
+ * message that wakes the agent) carrying asset id, name and permanent URL.
+ */
+export function UploadApp() {
+  const at = useAtelierApp('atelier-upload');
+  const request = parseToolResult<typeof UploadPanelResultSchema>(ROUTER.assetUpload, 'upload', at.toolResult ?? undefined) as UploadPanelResult | null;
+  const callRef = useRef(at.callAction);
+  callRef.current = at.callAction;
+  const appRef = useRef(at.app);
+  appRef.current = at.app;
+  const wsRef = useRef<string | undefined>(undefined);
+  wsRef.current = request?.workspace_id;
+  const [uploaded, setUploaded] = useState<Uploaded[]>([]);
+  const uploadedRef = useRef<Uploaded[]>([]);
+  const [handoff, setHandoff] = useState<string | null>(null);
+  const [announce, setAnnounce] = useState('');
+
+  const [uppy] = useState(() =>
+    new Uppy<UploadMeta, UploadBody>({
+      id: 'atelier-upload',
+      autoProceed: false,
+      locale: { pluralize: (n: number) => (n === 1 ? 0 : 1), strings: { youCanOnlyUploadFileTypes: 'Only images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV) can be uploaded here.' } },
+    }).use(McpUploader, {
+      call: (action, args) => callRef.current(ROUTER.assetUploadApp, action, args),
+      workspaceId: () => wsRef.current,
+    }),
+  );
+
+  // Limits come from the server's answer; the server enforces them again.
+  useEffect(() => {
+    if (!request) return;
+    uppy.setOptions({
+      restrictions: {
+        maxFileSize: request.limits.max_file_bytes,
+        allowedFileTypes: [...request.limits.accepted_mime_types, ...request.limits.accepted_extensions],
+      },
+    });
+  }, [uppy, request?.limits.max_file_bytes]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  useEffect(() => {
+    // Previews as data: URLs (blob: URLs are blocked by the MCP Apps default CSP).
+    const onAdded = (file: UppyFile<UploadMeta, UploadBody>): void => {
+      void dataUrlPreview(file.data as Blob, file.type).then((preview) => {
+        if (preview && uppy.getFile(file.id)) uppy.setFileState(file.id, { preview });
+      });
+    };
+    const onSuccess = (file: UppyFile<UploadMeta, UploadBody> | undefined, response: { body?: UploadBody }): void => {
+      const a = response.body?.asset;
+      if (!a) return;
+      const item: Uploaded = { asset_id: a.asset_id, name: a.name, url: a.url, kind: a.kind, width: a.width, height: a.height, format: a.format, deduplicated: a.deduplicated };
+      uploadedRef.current = [...uploadedRef.current.filter((u) => u.asset_id !== item.asset_id), item];
+      setUploaded(uploadedRef.current);
+      setAnnounce(`${file?.name ?? a.name} uploaded`);
+    };
+    const onComplete = (result: { successful?: UppyFile<UploadMeta, UploadBody>[] }): void => {
+      const batch = (result.successful ?? []).map((f) => f.response?.body?.asset).filter((a): a is ImportedAsset => Boolean(a));
+      if (batch.length === 0) return;
+      void report(batch.map((a) => uploadedRef.current.find((u) => u.asset_id === a.asset_id) ?? a));
+    };
+    uppy.on('file-added', onAdded);
+    uppy.on('upload-success', onSuccess);
+    uppy.on('complete', onComplete);
+    return () => {
+      uppy.off('file-added', onAdded);
+      uppy.off('upload-success', onSuccess);
+      uppy.off('complete', onComplete);
+    };
+  }, [uppy]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  /** Hand the finished uploads to the agent: model context (all so far) + a user message (this batch). */
+  async function report(batch: Uploaded[]): Promise<void> {
+    const text = `I uploaded ${batch.length} file${batch.length === 1 ? '' : 's'} in the upload panel (workspace ${wsRef.current ?? '?'}):\n${batch.map(line).join('\n')}`;
+    const app = appRef.current;
+    if (!app) {
+      setHandoff(text);
+      return;
+    }
+    try {
+      await app.updateModelContext({
+        content: [{ type: 'text', text: `Assets uploaded in the upload panel so far:\n${uploadedRef.current.map(line).join('\n')}` }],
+        structuredContent: { workspace_id: wsRef.current ?? null, uploads: uploadedRef.current },
+      });
+    } catch {
+      /* the message below still carries this batch */
+    }
+    try {
+      const r = await app.sendMessage({ role: 'user', content: [{ type: 'text', text }] });
+      setHandoff(r.isError ? text : null);
+    } catch {
+      setHandoff(text);
+    }
+  }
+
+  if (at.cancelled) return <div className="panel muted">The upload request was cancelled.</div>;
+  if (at.toolResult && !request) {
+    const t = at.toolResult.content?.find((c) => c.type === 'text');
+    return <div className="panel error" role="alert">{t && 'text' in t ? t.text : 'The upload panel could not open.'}</div>;
+  }
+  const theme = at.hostContext?.theme === 'dark' ? 'dark' : 'light';
+  return (
+    <div className="panel upload-panel" data-testid="upload-panel">
+      <h1 className="upload-head">Upload images or videos to the asset library</h1>
+      {request ? (
+        <Dashboard
+          uppy={uppy}
+          width="100%"
+          height={340}
+          theme={theme}
+          proudlyDisplayPoweredByUppy={false}
+          disableThumbnailGenerator
+          fileManagerSelectionType="files"
+          note={`Images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV), up to ${mib(request.limits.max_file_bytes)} each. Use ✎ to add alt text and tags.`}
+          metaFields={[
+            { id: 'alt_text', name: 'Alt text', placeholder: 'Describe the image for screen readers and SEO' },
+            { id: 'tags', name: 'Tags', placeholder: 'comma-separated, e.g. summer, beach' },
+          ]}
+          doneButtonHandler={() => uppy.clear()}
+        />
+      ) : (
+        <p className="muted">Waiting for the upload request…</p>
+      )}
+      <p className="sr-only" aria-live="polite">{announce}</p>
+      {uploaded.length > 0 && (
+        <>
+          <p className="muted">Sent to the conversation ({uploaded.length}):</p>
+          <ul className="uploaded" data-testid="uploaded-list">
+            {uploaded.map((u) => (
+              <li key={u.asset_id} data-testid="uploaded-item" data-asset-id={u.asset_id}>
+                <span className="name">{u.name}</span>
+                <span className="muted">{u.kind}{u.width && u.height ? ` ${u.width}×${u.height}` : ''} {u.format}</span>
+                <span className="url">{u.url}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {handoff && (
+        <div role="status">
+          <p className="muted">The host did not deliver the message. Tell the assistant you are done, or paste this:</p>
+          <div className="handoff" data-testid="handoff">{handoff}</div>
+        </div>
+      )}
+    </div>
+  );
+}
