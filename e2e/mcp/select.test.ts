@@ -31,7 +31,7 @@ describe('svc_asset_select without panels: elicitation and text fallbacks', () =
     const r = await client.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id, query: 'nature' });
     expect(r.isError).toBe(false);
     expect(asked).toHaveLength(1);
-    const schema = (asked[0] as { requestedSchema: { properties: { asset_ids: { type: string; maxItems: number; items: { anyOf: { const: string; title: string }[] } } } } }).requestedSchema;
+    const schema = (asked[0] as unknown as { requestedSchema: { properties: { asset_ids: { type: string; maxItems: number; items: { anyOf: { const: string; title: string }[] } } } } }).requestedSchema;
     const offered = schema.properties.asset_ids.items.anyOf;
     expect(schema.properties.asset_ids.type).toBe('array');
     expect(offered.map((o) => o.const).sort()).toEqual(Object.values(ids).sort());
