@@ -4,6 +4,7 @@ import { ROUTER } from '../shared/actions.ts';
 import type { Config } from './config.ts';
 import { createAssetFacetQueries } from './db/asset-facets.ts';
 import { createAssetQueries } from './db/assets.ts';
+import { createCreditQueries } from './db/credits.ts';
 import { openDb, type Database } from './db/connection.ts';
 import { createPickerQueries } from './db/pickers.ts';
 import { createTenancyQueries } from './db/tenancy.ts';
@@ -12,6 +13,7 @@ import { createUploadService } from './library/upload.ts';
 import { createStagingStore } from './storage/staging.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import type { LibraryDeps } from './library/deps.ts';
+import { createGenerator } from './library/generate.ts';
 import type { AssetVectorSearch } from './library/search.ts';
 import { createCatalog, type Catalog } from './catalog/catalog.ts';
 import { catalogRouter } from './routers/catalog.ts';
@@ -24,8 +26,7 @@ import { createOcrEngine } from './enrichment/ocr.ts';
 import type { Logger } from './log.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
-import { createLocalProvider } from './providers/local.ts';
-import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
+import { createImageProviders, type ProviderRegistry } from './providers/registry.ts';
 import { assetImportRouter } from './routers/asset-import.ts';
 import { assetUploadAppRouter } from './routers/asset-upload-app.ts';
 import { assetUploadRouter } from './routers/asset-upload.ts';
@@ -33,6 +34,7 @@ import { assetLibraryRouter } from './routers/asset-library.ts';
 import { assetPanelRouter } from './routers/asset-panel.ts';
 import { assetSelectRouter } from './routers/asset-select.ts';
 import { assetsRouter } from './routers/assets.ts';
+import { draftsRouter } from './routers/drafts.ts';
 import { discoverRouter } from './routers/discover.ts';
 import type { RouterImpl } from './routers/types.ts';
 import { createLocalBlobStore } from './storage/blob-store.ts';
@@ -112,7 +114,13 @@ export function buildApp(config: Config, log: Logger): App {
   }
   const vectors: AssetVectorSearch | null = enrichment?.vectors ?? null;
   // ── wiring: generation (issue 5): more providers ──
-  const providers = createProviderRegistry([createLocalProvider()]);
+  const list = (v: string): string[] => v.split(',').map((m) => m.trim()).filter(Boolean);
+  const providers = createImageProviders({
+    defaultProvider: env.ATELIER_DEFAULT_PROVIDER,
+    openai: env.ATELIER_OPENAI_API_KEY ? { apiKey: env.ATELIER_OPENAI_API_KEY, baseUrl: env.ATELIER_OPENAI_BASE_URL, models: list(env.ATELIER_OPENAI_IMAGE_MODELS) } : null,
+    gemini: env.ATELIER_GEMINI_API_KEY ? { apiKey: env.ATELIER_GEMINI_API_KEY, baseUrl: env.ATELIER_GEMINI_BASE_URL, models: list(env.ATELIER_GEMINI_IMAGE_MODELS) } : null,
+    retry: { maxRetries: env.ATELIER_GENERATION_MAX_RETRIES, timeoutMs: env.ATELIER_GENERATION_TIMEOUT_MS, maxRetryHintMs: env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS },
+  });
   const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()];
   // ── wiring: catalog (issue 3) ──
   const catalog = createCatalog({
@@ -125,6 +133,9 @@ export function buildApp(config: Config, log: Logger): App {
   routers.push(catalogRouter(catalog.deps));
   closers.push(() => catalog.close());
   // ── wiring: generation (issue 5) ──
+  const credits = createCreditQueries(db);
+  const generator = createGenerator({ library, providers, credits, defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null, heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS });
+  routers.push(draftsRouter(library, generator));
   // ── wiring: panels / select (issue 6) ──
   const pickerDeps = { library, pickers: createPickerQueries(db) };
   routers.push(assetSelectRouter(pickerDeps, () => vectors), assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }));

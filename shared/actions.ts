@@ -10,6 +10,7 @@ import {
   ViewResultSchema,
 } from './schemas/asset.ts';
 import { DiscoverArgsSchema, DiscoverResultSchema } from './schemas/discover.ts';
+import { GenerateArgsSchema, GeneratedAssetSchema } from './schemas/generate.ts';
 import { GetProductArgsSchema, GetProductResultSchema, ListProductsArgsSchema, ListProductsResultSchema } from './schemas/product.ts';
 import {
   UploadArgsSchema,
@@ -131,6 +132,19 @@ export const ROUTERS: RouterDef[] = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   // ── routers: generation (issue 5) ──
+  {
+    name: ROUTER.drafts,
+    title: 'Generate, edit and composite images',
+    description:
+      'asset_generate: make a background, texture, pattern, hero or product composite when the library has no suitable asset (search svc_asset_library first; product images come from get_product). ' +
+      'Call svc_assets capabilities first and use its provider, model, aspect_ratio, image_size and output_format values. ' +
+      'Composite flow: 1) generate a background; 2) call again with reference_images [product image URL, background URL] in that order and a prompt describing placement (left/right/center, top/bottom, scale like 40% or small/large). ' +
+      'mask_url (transparent or white = edit area) needs reference_images. transparent: true asks for a PNG with alpha; the result says whether the output really has transparent pixels. ' +
+      'Quality: low for textures, patterns and decorative elements; medium for card images and section backgrounds; high for hero images and primary product shots. ' +
+      'Budget of generated assets per page: product page 1 high + 1-2 medium (2-3 total); landing page 1 high + 2-3 medium (3-4); homepage 1 high + 1 medium (2); collection page 0-1 medium. ' +
+      'Each image costs the model\'s credits (local 0, basic models 1, the pro model 2), charged only on success; the result has the permanent url for island media props and the remaining credits.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
   // ── routers: panels / select (issue 6) ──
   {
     name: ROUTER.assetSelect,
@@ -228,6 +242,15 @@ export const ACTIONS: ActionDef[] = [
   }),
   // ── actions: enrichment (issue 4) ──
   // ── actions: generation (issue 5) ──
+  defineAction({
+    router: ROUTER.drafts,
+    action: 'asset_generate',
+    description:
+      'Generate, edit (mask_url) or composite (reference_images, product first and background last) one image with a provider/model from svc_assets capabilities (spec 4.3); it lands in the library and returns a Generated asset {asset_id, url, kind, width, height, provider, model, credit_cost, credits_charged, remaining_credits, has_alpha, notes}.',
+    args: GenerateArgsSchema,
+    result: GeneratedAssetSchema,
+    formerNames: ['generate_asset', 'generate_image', 'create_image', 'edit_image', 'composite_image', 'asset_edit', 'generate_background'],
+  }),
   // ── actions: panels / select (issue 6) ──
   defineAction({
     router: ROUTER.assetSelect,

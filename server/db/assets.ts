@@ -82,15 +82,26 @@ export function createAssetQueries(db: Database) {
     renditions: db.prepare('SELECT * FROM asset_renditions WHERE asset_seq = ? ORDER BY role, width'),
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = ? AND workspace_id = ?'),
     byName: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND name = ? ORDER BY seq DESC'),
+    ownsBlob: db.prepare(
+      `SELECT 1 FROM assets WHERE tenant_id = ? AND workspace_id = ? AND sha256 = ?
+       UNION ALL
+       SELECT 1 FROM asset_renditions r JOIN assets a ON a.seq = r.asset_seq WHERE r.sha256 = ? AND a.tenant_id = ? AND a.workspace_id = ?
+       LIMIT 1`,
+    ),
   };
 
   return {
-    /** Insert an asset and its renditions in one transaction. @returns the new row's seq */
-    insert(a: NewAsset): number {
+    /**
+     * Insert an asset and its renditions in one transaction. `within` runs inside the same transaction
+     * after the rows exist (e.g. the credit charge of a generated asset); if it throws, nothing is inserted.
+     * @returns the new row's seq
+     */
+    insert(a: NewAsset, within?: (seq: number) => void): number {
       return db.transaction(() => {
         const info = s.insert.run({ ...a, tags: JSON.stringify(a.tags), user_fields: JSON.stringify(a.user_fields) });
         const seq = Number(info.lastInsertRowid);
         for (const r of a.renditions) s.insertRendition.run(seq, r.role, r.width, r.height, r.format, r.sha256, r.size_bytes);
+        within?.(seq);
         return seq;
       })();
     },
@@ -100,6 +111,8 @@ export function createAssetQueries(db: Database) {
     bySourceSha: (scope: Scope, sha: string) => s.bySource.get(scope.tenantId, scope.workspaceId, sha) as AssetRow | undefined,
     byName: (scope: Scope, name: string) => s.byName.all(scope.tenantId, scope.workspaceId, name) as AssetRow[],
     renditions: (seq: number) => s.renditions.all(seq) as RenditionRow[],
+    /** True when a blob (original or rendition) belongs to an asset of the workspace (CDN URL → asset scoping). */
+    ownsBlob: (scope: Scope, sha: string): boolean => s.ownsBlob.get(scope.tenantId, scope.workspaceId, sha, sha, scope.tenantId, scope.workspaceId) !== undefined,
     /** Highest seq in the workspace: the snapshot bound of a new result set. */
     maxSeq: (scope: Scope) => (s.maxSeq.get(scope.tenantId, scope.workspaceId) as { m: number }).m,
 

@@ -31,6 +31,11 @@ export interface StoreInput {
   subtype?: string | undefined;
   provenance?: Record<string, unknown> | undefined;
   allowVideo?: boolean | undefined;
+  /**
+   * Runs inside the transaction that inserts the asset (not for a deduplicated hit); throwing rolls the
+   * insert back. Generation charges credits here so the charge and the asset commit together.
+   */
+  onInsert?: ((stored: { id: string; seq: number }) => void) | undefined;
 }
 
 function isUniqueViolation(e: unknown): boolean {
@@ -92,7 +97,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       enrichment_status: deps.onAssetStored.length > 0 ? 'pending' : 'skipped',
       created_at: new Date().toISOString(),
       renditions: storedRenditions,
-    });
+    }, input.onInsert ? (seq) => input.onInsert!({ id, seq }) : undefined);
     for (const hook of deps.onAssetStored) hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
     const row = assets.bySeq(seq)!;
     deps.log.info({ mod: 'import', asset_id: id, bytes: stored.sizeBytes, format: original.format, renditions: storedRenditions.length }, 'asset stored');
