@@ -206,18 +206,27 @@ export const ImportedAssetSchema = z.object({
 });
 export type ImportedAsset = z.infer<typeof ImportedAssetSchema>;
 
-/** Result of an `attachments` batch import: one entry per attachment, in request order. */
+/**
+ * Result of an `attachments` batch import (the spec leaves it open): one entry per attachment, in request
+ * order. Each attachment succeeds or fails on its own; a failure never undoes the others and the call
+ * itself is not an error. An attachment_id is the upload_id of a verified upload of the same workspace
+ * (svc_asset_upload_app complete, possibly with import false); a foreign, unknown, unfinished or expired id
+ * fails with `not_found` on `args.attachments[i].attachment_id`.
+ */
 export const ImportBatchResultSchema = z.object({
   items: z.array(
     z.object({
-      attachment_id: z.string(),
+      attachment_id: z.string().describe('as given in the request'),
       status: z.enum(['imported', 'failed']),
-      asset: ImportedAssetSchema.nullable(),
-      error: z.object({ code: z.string(), field: z.string().nullable(), message: z.string() }).nullable(),
+      asset: ImportedAssetSchema.nullable().describe('the imported (or deduplicated existing) asset; null when failed'),
+      error: z
+        .object({ code: z.string(), field: z.string().nullable().describe('e.g. args.attachments[2].attachment_id'), message: z.string() })
+        .nullable()
+        .describe('why this attachment failed; null when imported'),
     }),
-  ),
-  imported: z.number().int(),
-  failed: z.number().int(),
+  ).describe('one entry per requested attachment, in request order'),
+  imported: z.number().int().describe('count of items with status imported'),
+  failed: z.number().int().describe('count of items with status failed'),
 });
 
 export const ImportResultSchema = z.union([ImportedAssetSchema, ImportBatchResultSchema]);
