@@ -36,6 +36,8 @@ interface HostApi {
   toolResult(result: CallToolResult): Promise<void>;
   toolCancelled(reason: string): Promise<void>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
+  /** Merge fields into the host context (e.g. safeAreaInsets) and notify the View of the change. */
+  setContext(partial: Partial<McpUiHostContext>): Promise<void>;
   teardown(): Promise<unknown>;
 }
 
@@ -76,6 +78,7 @@ const record = (type: string, params: unknown): void => {
 let bridge: AppBridge | null = null;
 let iframe: HTMLIFrameElement | null = null;
 let tools: HostTool[] = [];
+let current: McpUiHostContext = context('light');
 
 window.__host = {
   async mount(o) {
@@ -105,7 +108,7 @@ window.__host = {
       null,
       { name: 'atelier-test-host', version: '0.0.0' },
       { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {}, structuredContent: {} }, message: { text: {} } },
-      { hostContext: context(o.theme) },
+      { hostContext: (current = context(o.theme)) },
     );
     bridge = b;
     const initialized = new Promise<void>((resolve) => {
@@ -166,7 +169,12 @@ window.__host = {
   },
   async setTheme(theme) {
     document.body.classList.toggle('dark', theme === 'dark');
-    bridge!.setHostContext(context(theme));
+    current = { ...current, ...context(theme), safeAreaInsets: current.safeAreaInsets };
+    bridge!.setHostContext(current);
+  },
+  async setContext(partial) {
+    current = { ...current, ...partial };
+    bridge!.setHostContext(current);
   },
   async teardown() {
     const r = await bridge!.teardownResource({});

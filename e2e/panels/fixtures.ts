@@ -35,8 +35,11 @@ export interface PanelHarness {
   page: Page;
   /** Play the host's part of one tool call: read the `ui://` resource, start the call, mount the View, send tool-input then tool-result. */
   open(router: string, action: string, args: Record<string, unknown>, opts?: { theme?: 'light' | 'dark' }): Promise<OpenPanel>;
+  /** Tear the View down and mount it again with the same tool input and result (hosts such as Claude create a new iframe per render). */
+  remount(): Promise<OpenPanel>;
   events(type?: string): Promise<HostEvent[]>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
+  setContext(partial: Record<string, unknown>): Promise<void>;
   screenshot(name: string): Promise<void>;
 }
 
@@ -55,6 +58,8 @@ export const test = base.extend<{ atelier: PanelHarness }>({
     await page.goto(hosts.hostUrl);
     await expect(page.locator('#status')).toHaveText('test host ready');
     let tools: Tool[] | null = null;
+    let last: { mount: Record<string, unknown>; input: Record<string, unknown>; result: CallToolResult } | null = null;
+    const view = (): FrameLocator => page.frameLocator('#app-frame').frameLocator('iframe[name="mcp-app"]');
 
     const harness: PanelHarness = {
       server,
@@ -70,20 +75,28 @@ export const test = base.extend<{ atelier: PanelHarness }>({
         const content = resource.contents[0] as { text?: string; mimeType?: string; _meta?: { ui?: { csp?: Record<string, string[]> } } };
         expect(content.mimeType).toBe('text/html;profile=mcp-app');
         const call = sdk.callTool({ name: router, arguments: { action, args } }) as Promise<CallToolResult>;
-        await page.evaluate(
-          (o) => window.__host.mount(o),
-          {
-            html: content.text ?? '',
-            csp: content._meta?.ui?.csp ?? {},
-            theme: opts.theme ?? 'light',
-            tools: tools.map((t) => ({ name: t.name, ...((t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility ? { visibility: (t._meta as { ui: { visibility: string[] } }).ui.visibility } : {}) })),
-            sandboxUrl: hosts.sandboxUrl,
-          },
-        );
+        const mount = {
+          html: content.text ?? '',
+          csp: content._meta?.ui?.csp ?? {},
+          theme: opts.theme ?? 'light',
+          tools: tools.map((t) => ({ name: t.name, ...((t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility ? { visibility: (t._meta as { ui: { visibility: string[] } }).ui.visibility } : {}) })),
+          sandboxUrl: hosts.sandboxUrl,
+        };
+        await page.evaluate((o) => window.__host.mount(o), mount);
         await page.evaluate((a) => window.__host.toolInput(a), { action, args });
         const result = await call;
         await page.evaluate((r) => window.__host.toolResult(r), result as never);
-        return { view: page.frameLocator('#app-frame').frameLocator('iframe[name="mcp-app"]'), result };
+        last = { mount, input: { action, args }, result };
+        return { view: view(), result };
+      },
+      async remount() {
+        if (!last) throw new Error('nothing mounted yet');
+        const l = last;
+        await page.evaluate(() => window.__host.teardown());
+        await page.evaluate((o) => window.__host.mount(o), l.mount);
+        await page.evaluate((a) => window.__host.toolInput(a), l.input);
+        await page.evaluate((r) => window.__host.toolResult(r), l.result as never);
+        return { view: view(), result: l.result };
       },
       async events(type) {
         const all = (await page.evaluate(() => window.__events)) as HostEvent[];
@@ -91,6 +104,9 @@ export const test = base.extend<{ atelier: PanelHarness }>({
       },
       async setTheme(theme) {
         await page.evaluate((t) => window.__host.setTheme(t), theme);
+      },
+      async setContext(partial) {
+        await page.evaluate((c) => window.__host.setContext(c), partial);
       },
       async screenshot(name) {
         fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -113,6 +129,7 @@ declare global {
       toolInput(a: unknown): Promise<void>;
       toolResult(r: unknown): Promise<void>;
       setTheme(t: 'light' | 'dark'): Promise<void>;
+      setContext(c: Record<string, unknown>): Promise<void>;
       teardown(): Promise<unknown>;
     };
   }

@@ -124,6 +124,11 @@ test('picker end to end by keyboard only: search, move, select 3 in order, confi
   expect((state.structured.selection as { id: string; position: number }[]).map((s) => s.id)).toEqual(chosen);
   expect(state.text).toContain('the user selected 3 asset(s), in this order');
   await atelier.screenshot('asset-picker-confirmed');
+
+  // A host that recreates the iframe and resends the same result shows the stored choice, not a fresh picker.
+  const again = await atelier.remount();
+  await expect(again.view.getByTestId('confirmed-list').locator('li')).toHaveText(names);
+  expect(await atelier.events('ui/message')).toHaveLength(1);
 });
 
 test('picker with 10,000 assets keeps a bounded DOM and follows keyboard moves to the end', async ({ atelier }) => {
@@ -167,4 +172,7 @@ test('picker with 10,000 assets keeps a bounded DOM and follows keyboard moves t
   await expect(focused(view)).toBeFocused();
   expect(await inDom()).toBeLessThanOrEqual(bound);
   await expect(view.locator('[data-testid="picker-cell"][data-index="0"]')).toContainText('polemonium_reptans.jpg'); // imported last
+  const counts = { cells: await inDom(), bound, cols, rows: Math.ceil(10_008 / cols) };
+  test.info().annotations.push({ type: 'dom-cells', description: JSON.stringify(counts) });
+  console.log(`10,008 assets: ${counts.cells} cells in the DOM (bound ${bound}; ${cols} columns × ${counts.rows} rows)`);
 });

@@ -43,6 +43,13 @@ test('search panel: read-only results with query, filters, count, pagination sta
   expect(await atelier.events('ui/message')).toEqual([]);
   expect(await atelier.events('ui/update-model-context')).toEqual([]);
 
+  // Safe-area insets from the host pad the panel.
+  await atelier.setContext({ safeAreaInsets: { top: 20, right: 0, bottom: 10, left: 4 } });
+  await expect(view.locator('main')).toHaveCSS('padding-top', '32px');
+  await expect(view.locator('main')).toHaveCSS('padding-left', '16px');
+  await atelier.setContext({ safeAreaInsets: { top: 0, right: 0, bottom: 0, left: 0 } });
+  await expect(view.locator('main')).toHaveCSS('padding-top', '12px');
+
   await atelier.setTheme('dark');
   await expect(view.locator('html')).toHaveAttribute('data-theme', 'dark');
   await expect(view.locator('body')).toHaveCSS('background-color', 'rgb(24, 24, 27)');

@@ -148,26 +148,28 @@ export function AssetPickerApp() {
     if (phase !== 'choosing') return;
     const a = pages.items[index];
     if (!a) return;
-    setSelection((prev) => {
-      const next = prev.some((x) => x.id === a.id) ? prev.filter((x) => x.id !== a.id) : [...prev, a];
-      const added = next.length > prev.length;
-      setAnnounce(`${added ? 'Selected' : 'Removed'} ${a.name}${added ? ` as number ${next.length}` : ''}. ${plural(next.length)} selected.`);
-      return next;
-    });
+    const removing = selection.some((x) => x.id === a.id);
+    const next = removing ? selection.filter((x) => x.id !== a.id) : [...selection, a];
+    setSelection(next);
+    setAnnounce(`${removing ? 'Removed' : 'Selected'} ${a.name}${removing ? '' : ` as number ${next.length}`}. ${plural(next.length)} selected.`);
   }
 
   function move(target: number, extend: boolean): void {
     if (extend && phase === 'choosing') {
-      setSelection((prev) => {
-        const have = new Set(prev.map((a) => a.id));
-        const add = travelled(focusIndex, target)
-          .map((i) => pages.items[i])
-          .filter((a): a is Asset => !!a && !have.has(a.id) && (have.add(a.id), true));
-        if (add.length === 0) return prev;
-        const next = [...prev, ...add];
+      const have = new Set(selection.map((a) => a.id));
+      const add: Asset[] = [];
+      for (const i of travelled(focusIndex, target)) {
+        const a = pages.items[i];
+        if (a && !have.has(a.id)) {
+          have.add(a.id);
+          add.push(a);
+        }
+      }
+      if (add.length) {
+        const next = [...selection, ...add];
+        setSelection(next);
         setAnnounce(`${plural(next.length)} selected.`);
-        return next;
-      });
+      }
     }
     setFocusIndex(target);
     setFocusTick((t) => t + 1);
@@ -199,14 +201,25 @@ export function AssetPickerApp() {
       setPhase('confirmed');
       setAnnounce(`Confirmed ${plural(chosen.length)}. Sent to the assistant.`);
       const lines = selectionLines(chosen);
-      await at.app.updateModelContext({
-        content: [{ type: 'text', text: `Asset picker ${select.picker_id}: the user confirmed ${plural(chosen.length)}, in this order:\n${lines}` }],
-        structuredContent: { picker_id: select.picker_id, selection: chosen.map((a, i) => ({ position: i + 1, id: a.id, name: a.name, original_url: a.original_url })) },
-      });
-      const sent = at.app.getHostCapabilities()?.message
-        ? await at.app.sendMessage({ role: 'user', content: [{ type: 'text', text: `I selected ${plural(chosen.length)} (picker ${select.picker_id}), in this order:\n${lines}` }] }, { timeout: 10_000 })
-        : { isError: true };
-      if (sent.isError) setNotice('Tell the assistant you are done: it can read your choice with get_selection.');
+      // The choice is stored; telling the conversation is best effort (hosts may lack or refuse either request).
+      try {
+        await at.app.updateModelContext({
+          content: [{ type: 'text', text: `Asset picker ${select.picker_id}: the user confirmed ${plural(chosen.length)}, in this order:\n${lines}` }],
+          structuredContent: { picker_id: select.picker_id, selection: chosen.map((a, i) => ({ position: i + 1, id: a.id, name: a.name, original_url: a.original_url })) },
+        });
+      } catch {
+        /* model context is optional: the message and get_selection still carry the choice */
+      }
+      let delivered = false;
+      if (at.app.getHostCapabilities()?.message) {
+        try {
+          const sent = await at.app.sendMessage({ role: 'user', content: [{ type: 'text', text: `I selected ${plural(chosen.length)} (picker ${select.picker_id}), in this order:\n${lines}` }] }, { timeout: 10_000 });
+          delivered = !sent.isError;
+        } catch {
+          delivered = false;
+        }
+      }
+      if (!delivered) setNotice('Tell the assistant you are done: it can read your choice with get_selection.');
     } catch (e) {
       setPhase('choosing');
       setError(e instanceof ActionError ? `${e.message}${e.field ? ` (${e.field})` : ''}` : String(e));
