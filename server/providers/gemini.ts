@@ -132,7 +132,7 @@ export function createGeminiProvider(cfg: GeminiConfig): ImageProvider {
       const reason = cand?.finishReason ?? null;
       if (reason && REFUSALS.has(reason)) {
         throw new ServiceError('provider_failed', 'args.prompt', `gemini refused to produce the image (finishReason ${reason})${cand?.finishMessage ? `: ${cand.finishMessage}` : ''}; rephrase the prompt or change the references; nothing was charged`, {
-          details: { provider: 'gemini', finish_reason: reason, retryable: false },
+          details: { provider: 'gemini', reason, finish_reason: reason, retryable: false },
         });
       }
       const outParts = (cand?.content?.parts ?? []).filter((p) => !p.thought);
@@ -140,7 +140,7 @@ export function createGeminiProvider(cfg: GeminiConfig): ImageProvider {
       const said = outParts.map((p) => p.text ?? '').join(' ').trim();
       if (!image?.inlineData) {
         throw new ServiceError('provider_failed', null, `gemini returned no image (finishReason ${reason ?? 'none'})${said ? `; it answered with text only: "${said.slice(0, 200)}"` : ''}. Ask explicitly for an image or try another model; nothing was charged`, {
-          details: { provider: 'gemini', finish_reason: reason ?? 'NO_IMAGE', text: said.slice(0, 500), retryable: true },
+          details: { provider: 'gemini', reason: 'NO_IMAGE', finish_reason: reason, text: said.slice(0, 500), retryable: true },
         });
       }
       const notes = [`gemini ${req.model} (${spec.tier}) ${req.operation}; returned ${image.inlineData.mimeType}`];
