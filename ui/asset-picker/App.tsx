@@ -230,7 +230,7 @@ export function AssetPickerApp() {
   if (phase === 'confirmed') {
     return (
       <main className="panel" data-testid="confirmed">
-        <h1 className="search-title">Selection sent</h1>
+        <h1 className="confirmed-title">Selection sent</h1>
         <p className="muted">The assistant received {plural(confirmed.length)} in this order:</p>
         <ol className="chosen" data-testid="confirmed-list">
           {confirmed.map((a) => (
