@@ -1,24 +1,12 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSearchLibrary } from './fixtures.ts';
+import { waitForEnrichment, type EnrichedAsset as A } from './enrichment-helpers.ts';
 import { demoFile, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
 
-interface A { id: string; name: string; tags: string[]; alt_text: string | null; score: number | null; enrichment_status: string; kind: string }
 interface Req { mode: string; match: string; degraded_from: string | null }
 const names = (r: CallResult): string[] => (r.structured.assets as A[]).map((a) => a.name);
 const req = (r: CallResult): Req => r.structured.request as Req;
-
-/** Poll the public browse listing until no asset is pending or running (enrichment is asynchronous). */
-export async function waitForEnrichment(c: TestClient, theme: string, timeoutMs = 90_000): Promise<A[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 50 });
-    const assets = r.structured.assets as A[];
-    if (assets.every((a) => a.enrichment_status !== 'pending' && a.enrichment_status !== 'running')) return assets;
-    if (Date.now() > until) throw new Error(`enrichment still running: ${assets.map((a) => `${a.name}:${a.enrichment_status}`).join(', ')}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 describe('enrichment, semantic, similar and hybrid search (static embedder)', () => {
   let srv: TestServer;

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../server/app.ts';
+import type { Config } from '../../server/config.ts';
+import { ServiceError } from '../../server/errors.ts';
+import { createLogger } from '../../server/log.ts';
+import { createServer } from '../../server/mcp/create-server.ts';
+import { authenticate, createTenant } from '../../server/tenancy/admin.ts';
+import { waitForEnrichment } from './enrichment-helpers.ts';
+import { demoFile, tempConfig, wrapClient, type CallResult, type TestClient } from './harness.ts';
+
+/** A server process on a data dir that outlives it: build, connect, close, build again. */
+async function boot(config: Config, apiKey: string | null): Promise<{ app: App; c: TestClient; key: string; theme: string }> {
+  const app = buildApp(config, createLogger('silent'));
+  let key = apiKey;
+  if (!key) key = createTenant(app.library.tenancy, 'Durability').api_key;
+  const server = createServer(app.server, () => {
+    const p = authenticate(app.library.tenancy, key);
+    if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
+    return p;
+  });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = new Client({ name: 'durability', version: '0' });
+  await client.connect(ct);
+  const c = wrapClient(client);
+  const theme = (app.db.prepare('SELECT id FROM themes LIMIT 1').get() as { id: string }).id;
+  return { app, c, key, theme };
+}
+
+const PHOTOS = ['prairie_falcon', 'silver_fir', 'el_torcal_rocks', 'cyclamen_persicum', 'wood_anemones', 'notocactus_minimus', 'polemonium_reptans', 'tanners_ridge'];
+const req = (r: CallResult) => r.structured.request as { mode: string; match: string; degraded_from: string | null };
+
+describe('durable enrichment queue', () => {
+  const dirs: string[] = [];
+  const apps: App[] = [];
+  afterEach(async () => {
+    for (const a of apps.splice(0)) await a.close().catch(() => undefined);
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('finishes the jobs of a server that stopped mid-queue after a restart', async () => {
+    const config = tempConfig({ ATELIER_ENRICHMENT_CONCURRENCY: '1' });
+    dirs.push(config.dataDir);
+    const first = await boot(config, null);
+    await Promise.all(
+      PHOTOS.map((p) => first.c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${p}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${p}.jpg` })),
+    );
+    await first.app.close();
+    // Precondition: the stop really interrupted the queue.
+    const probe = buildApp(config, createLogger('silent'));
+    const left = (probe.db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE state IN ('queued', 'running')`).get() as { n: number }).n;
+    await probe.close();
+    expect(left).toBeGreaterThan(0);
+
+    const second = await boot(config, first.key);
+    apps.push(second.app);
+    const assets = await waitForEnrichment(second.c, second.theme);
+    expect(assets).toHaveLength(PHOTOS.length);
+    expect(assets.map((a) => a.enrichment_status)).toEqual(PHOTOS.map(() => 'done'));
+    const r = await second.c.call('svc_asset_library', 'search', { theme_id: second.theme, mode: 'semantic', query: 'hawk' });
+    expect((r.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
+  });
+
+  it('re-embeds in the background after a model change, degrading search until the new space is complete', async () => {
+    // An OpenAI-compatible embeddings server: 16-d bag-of-hashed-words vectors, held until released.
+    const requests: { auth: string | undefined; body: { model: string; input: string[]; encoding_format: string } }[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const fake = http.createServer((rq, rs) => {
+      let raw = '';
+      rq.on('data', (d: Buffer) => (raw += d.toString()));
+      rq.on('end', () => {
+        const body = JSON.parse(raw) as { model: string; input: string[]; encoding_format: string };
+        requests.push({ auth: rq.headers.authorization, body });
+        void gate.then(() => {
+          const data = body.input.map((t, index) => {
+            const v = new Array<number>(16).fill(0.01);
+            for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) v[[...w].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) % 16, 7)]! += 1;
+            return { object: 'embedding', index, embedding: v };
+          });
+          rs.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        });
+      });
+    });
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    try {
+      const config = tempConfig();
+      dirs.push(config.dataDir);
+      const first = await boot(config, null);
+      for (const p of PHOTOS.slice(0, 3)) {
+        await first.c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${p}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${p}.jpg` });
+      }
+      await waitForEnrichment(first.c, first.theme);
+      await first.app.close();
+
+      const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`;
+      const httpConfig = { ...config, env: { ...config.env, ATELIER_EMBEDDER: 'http' as const, ATELIER_EMBEDDINGS_URL: url, ATELIER_EMBEDDINGS_KEY: 'sk-test', ATELIER_EMBEDDINGS_MODEL: 'fake-embed', ATELIER_EMBEDDINGS_DIMENSIONS: 16 } };
+      const second = await boot(httpConfig, first.key);
+      apps.push(second.app);
+      const during = await second.c.call('svc_asset_library', 'search', { theme_id: second.theme, mode: 'semantic', query: 'falcon' });
+      expect(req(during)).toMatchObject({ mode: 'all', degraded_from: 'semantic' });
+      expect((during.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
+
+      release();
+      const until = Date.now() + 30_000;
+      let after: CallResult;
+      do {
+        await new Promise((r) => setTimeout(r, 50));
+        after = await second.c.call('svc_asset_library', 'search', { theme_id: second.theme, mode: 'semantic', query: 'prairie falcon' });
+      } while (req(after).degraded_from !== null && Date.now() < until);
+      expect(req(after)).toMatchObject({ mode: 'semantic', match: 'vector', degraded_from: null });
+      expect((after.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
+      expect(requests[0]).toMatchObject({ auth: 'Bearer sk-test', body: { model: 'fake-embed', encoding_format: 'float' } });
+      const spaces = second.app.db.prepare(`SELECT model_id, dimensions, status FROM vector_spaces WHERE purpose = 'asset_text' ORDER BY id`).all();
+      expect(spaces).toEqual([
+        { model_id: 'static:wink-glove-sg-100d+sif@1', dimensions: 100, status: 'retired' },
+        { model_id: 'http:fake-embed', dimensions: 16, status: 'ready' },
+      ]);
+    } finally {
+      release();
+      await new Promise((r) => fake.close(r));
+    }
+  });
+});

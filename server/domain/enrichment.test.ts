@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { cleanOcr, embeddingText, machineAltText, nameWords, orientationOf } from './alt-text.ts';
+import { colourName, dominantColours, srgbToLab, visualDescriptor, VISUAL_DIMENSIONS } from './colour.ts';
+import { cosine, sifWeight, tokenize } from './sif.ts';
+
+describe('sif', () => {
+  it('tokenises file names, camelCase and diacritics', () => {
+    expect(tokenize('RedFox_2.JPG café-Crème')).toEqual(['red', 'fox', '2', 'jpg', 'cafe', 'creme']);
+  });
+  it('weights frequent words down (Arora et al. 2017)', () => {
+    expect(sifWeight(0, 341_479)).toBeLessThan(0.05);
+    expect(sifWeight(5000, 341_479)).toBeGreaterThan(0.95);
+  });
+});
+
+describe('colour', () => {
+  it('converts sRGB to CIELAB (D65)', () => {
+    const [L, a, b] = srgbToLab(255, 0, 0);
+    expect(L).toBeCloseTo(53.24, 1);
+    expect(a).toBeCloseTo(80.09, 0);
+    expect(b).toBeCloseTo(67.2, 0);
+    expect(srgbToLab(255, 255, 255)[0]).toBeCloseTo(100, 1);
+  });
+  it.each([[[220, 20, 30], 'red'], [[30, 60, 200], 'blue'], [[250, 250, 250], 'white'], [[10, 10, 10], 'black'], [[128, 128, 128], 'grey'], [[40, 140, 50], 'green']] as const)('names %j %s', (rgb, name) => {
+    expect(colourName(srgbToLab(rgb[0], rgb[1], rgb[2]))).toBe(name);
+  });
+  it('finds dominant colours by share', () => {
+    const px = new Uint8Array(100 * 3);
+    for (let i = 0; i < 100; i++) px.set(i < 70 ? [30, 60, 200] : [220, 20, 30], i * 3);
+    expect(dominantColours(px, 3).map((c) => [c.name, c.share])).toEqual([['blue', 0.7], ['red', 0.3]]);
+  });
+  it('gives near-identical descriptors to a slightly altered image and distant ones to a different image', () => {
+    const size = 16;
+    const img = (f: (x: number, y: number) => [number, number, number]) => {
+      const px = new Uint8Array(size * size * 3);
+      for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) px.set(f(x, y), (y * size + x) * 3);
+      return px;
+    };
+    const grey = (f: (x: number) => number) => Uint8Array.from({ length: 72 }, (_, i) => f(i % 9));
+    const a = visualDescriptor(img((x, y) => [x * 15, y * 15, 100]), size, grey((x) => x * 20));
+    const a2 = visualDescriptor(img((x, y) => [x * 15 + 3, y * 15, 98]), size, grey((x) => x * 20 + 2));
+    const b = visualDescriptor(img((x, y) => [250 - y * 10, 200, x * 10]), size, grey((x) => 200 - x * 20));
+    expect(a.length).toBe(VISUAL_DIMENSIONS);
+    expect(cosine(a, a2)).toBeGreaterThan(0.97);
+    expect(cosine(a, b)).toBeLessThan(0.5);
+  });
+});
+
+describe('alt text and embedding text', () => {
+  it('keeps readable file-name words only', () => {
+    expect(nameWords('prairie_falcon.jpg')).toBe('prairie falcon');
+    expect(nameWords('IMG_2682.png')).toBe('');
+    expect(nameWords('DSC0001-RedBarn.jpeg')).toBe('dsc0001 red barn');
+  });
+  it('keeps a confident page whole and only confident words of a photo', () => {
+    expect(cleanOcr('Hello  World\n', 90, [])).toBe('Hello World');
+    expect(cleanOcr('~~ ab WARRIOR', 30, [{ text: '~~', confidence: 90 }, { text: 'WARRIOR', confidence: 80 }, { text: 'ab', confidence: 20 }])).toBe('WARRIOR');
+    expect(cleanOcr('', 10, [])).toBeNull();
+  });
+  it('composes machine alt text from subject, colours, orientation and text', () => {
+    const colours = [{ name: 'green', hex: '#00aa00', share: 0.6 }, { name: 'blue', hex: '#0000aa', share: 0.3 }];
+    expect(machineAltText({ name: 'silver_fir.jpg', prompt: null, colours, orientation: orientationOf(800, 600), ocrText: null })).toBe('Silver fir: landscape image in green and blue tones');
+    expect(machineAltText({ name: 'IMG_1.png', prompt: null, colours: [], orientation: 'square', ocrText: 'SALE 50%' })).toBe('Square image with the text "SALE 50%"');
+  });
+  it('embeds user metadata, prompt and OCR text', () => {
+    expect(embeddingText({ name: 'a_b.jpg', userAltText: 'alt', tags: ['t1'], purpose: 'hero_bg', ocrText: 'ocr', autoTags: ['text'], prompt: 'p' })).toBe('a b. alt. t1. hero bg. p. ocr. text');
+  });
+});
