@@ -60,6 +60,9 @@ test.describe('upload panel', () => {
     expect(context.structuredContent.uploads.map((u) => u.asset_id).sort()).toEqual([jpeg!.id, png!.id].sort());
     expect(stagingEntries(atelier.server.config.dataDir).length).toBeLessThanOrEqual(2); // verified files kept for attachments until the TTL
 
+    // The HEIC, which Chromium cannot preview, shows the server's rendition once stored (a data: URL).
+    await expect(view.locator('.uppy-Dashboard-Item img')).toHaveCount(2);
+    for (const img of await view.locator('.uppy-Dashboard-Item img').all()) await expect(img).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
     await atelier.screenshot('upload-done-light');
     await atelier.setTheme('dark');
     await expect(view.locator('html')).toHaveAttribute('data-theme', 'dark');
@@ -75,6 +78,48 @@ test.describe('upload panel', () => {
     await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(1);
     await expect(view.locator('.uppy-Dashboard-Item img').first()).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
     await atelier.screenshot('upload-dark');
+  });
+
+  test('a transfer that fails midway is retried from the chunks the server is missing', async ({ atelier, page }) => {
+    const { view } = await atelier.open('svc_asset_upload', 'upload', {});
+    // The host loses the call carrying chunk 2 once (as a dropped connection would).
+    await page.evaluate(() => {
+      const w = window as unknown as { __callTool: (p: { arguments?: { action?: string; args?: { index?: number } } }) => Promise<unknown> };
+      const forward = w.__callTool;
+      let failed = false;
+      w.__callTool = async (p) => {
+        if (!failed && p.arguments?.action === 'chunk' && p.arguments.args?.index === 2) {
+          failed = true;
+          throw new Error('connection reset');
+        }
+        return forward(p);
+      };
+    });
+    await view.locator('input[type="file"]').first().setInputFiles(JPEG);
+    await view.locator('.uppy-StatusBar-actionBtn--upload').click();
+    await expect(view.locator('.uppy-StatusBar-actionBtn--retry')).toBeVisible();
+    expect(calls(await atelier.events(), 'complete')).toHaveLength(0);
+    const lib = async (): Promise<number> => (await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id })).structured.total as number;
+    expect(await lib()).toBe(0);
+
+    await view.locator('.uppy-StatusBar-actionBtn--retry').click();
+    await expect(view.getByTestId('uploaded-item')).toHaveCount(1);
+    const events = await atelier.events();
+    const begins = calls(events, 'begin');
+    expect(begins).toHaveLength(2);
+    // Retry resumed the same session and sent only the chunks the server did not have.
+    const sent = calls(events, 'chunk').map((c) => c.arguments.args.index);
+    expect(sent).toEqual([0, 1, 2, 2, 3]);
+    // One file, so calls are sequential: the result following each begin call is that begin's answer.
+    const beginResults = events.flatMap((e, i) =>
+      e.type === 'tools/call' && (e.params as ToolCall).arguments.action === 'begin'
+        ? [events.slice(i + 1).find((r) => r.type === 'tools/call-result')?.params as { structuredContent: { resumed: boolean; upload_id: string; received_chunks: number[] } }]
+        : [],
+    );
+    expect(beginResults.map((r) => r.structuredContent.resumed)).toEqual([false, true]);
+    expect(beginResults[1]!.structuredContent.received_chunks).toEqual([0, 1]);
+    expect(new Set(beginResults.map((r) => r.structuredContent.upload_id)).size).toBe(1);
+    expect(await lib()).toBe(1);
   });
 
   test('an upload cancelled mid-transfer leaves nothing behind', async ({ atelier, page }) => {

@@ -136,8 +136,10 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
       if (e instanceof Cancelled || !this.uppy.getFile(file.id)) return;
       const err = e instanceof Error ? e : new Error(String(e));
       this.uppy.emit('upload-error', this.uppy.getFile(file.id), { name: err.name, message: err.message });
-      // A failed verification discards the server session; forget it so Retry begins afresh.
-      this.uppy.setFileMeta(file.id, { upload_id: undefined } as unknown as M);
+      // A session the server discarded (failed verification, expired) is forgotten; otherwise it is kept, so
+      // removing the file still aborts it, and Retry resumes it (begin finds it by name, size and sha256).
+      const code = (e as { code?: string }).code;
+      if (code === 'conflict' || code === 'not_found') this.uppy.setFileMeta(file.id, { upload_id: undefined } as unknown as M);
     }
   }
 

@@ -3,6 +3,7 @@ import Dashboard from '@uppy/react/dashboard';
 import { useEffect, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/actions.ts';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { ThumbnailsResultSchema } from '../../shared/schemas/panel.ts';
 import type { UploadPanelResult, UploadPanelResultSchema } from '../../shared/schemas/upload.ts';
 import { parseToolResult } from '../lib/call-action.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
@@ -75,6 +76,15 @@ export function UploadApp() {
       uploadedRef.current = [...uploadedRef.current.filter((u) => u.asset_id !== item.asset_id), item];
       setUploaded(uploadedRef.current);
       setAnnounce(`${file?.name ?? a.name} uploaded`);
+      // Formats the browser cannot preview (HEIC) get the server's rendition once stored, as a data: URL.
+      if (file && !uppy.getFile(file.id)?.preview && a.kind !== 'video') {
+        callRef.current<typeof ThumbnailsResultSchema>(ROUTER.assetPanel, 'thumbnails', { asset_ids: [a.asset_id], ...(wsRef.current ? { workspace_id: wsRef.current } : {}) })
+          .then((r) => {
+            const url = r.thumbnails[0]?.data_url;
+            if (url && uppy.getFile(file.id)) uppy.setFileState(file.id, { preview: url });
+          })
+          .catch(() => undefined);
+      }
     };
     const onComplete = (result: { successful?: UppyFile<UploadMeta, UploadBody>[] }): void => {
       const batch = (result.successful ?? []).map((f) => f.response?.body?.asset).filter((a): a is ImportedAsset => Boolean(a));
