@@ -1,4 +1,4 @@
-import sharp, { type OverlayOptions } from 'sharp';
+import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import { planPlacements, placementBox, type Placement } from '../domain/placement.ts';
 import { planRecipe } from '../domain/procedural.ts';
 import { renderRecipe, rgbOf } from './local-render.ts';
@@ -9,22 +9,24 @@ import type { ImageRequest, InputImage } from './types.ts';
  * mask edits, recolouring. Subjects keep their own alpha channel; nothing is segmented or inpainted.
  */
 
-export interface Composed { png: Buffer; notes: string[]; params: Record<string, unknown> }
+/** A result image: encoded bytes, or raw pixels when `raw` is set (saves an encode/decode round trip). */
+export interface Composed { png: Buffer; raw?: { width: number; height: number; channels: 1 | 2 | 3 | 4 }; notes: string[]; params: Record<string, unknown> }
 
 const SHADOW = /\b(shadow|drop shadow|grounded)\b/i;
 
 /** A subject resized into its box, with an optional soft drop shadow built from its alpha. */
 async function subjectLayers(img: InputImage, box: { left: number; top: number; width: number; height: number }, shadow: boolean): Promise<OverlayOptions[]> {
-  const sized = await sharp(img.bytes).rotate().resize(box.width, box.height, { fit: 'inside' }).ensureAlpha().png().toBuffer({ resolveWithObject: true });
+  const sized = await sharp(img.bytes).rotate().resize(box.width, box.height, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const raw = { width: sized.info.width, height: sized.info.height, channels: 4 as const };
   const left = box.left + Math.floor((box.width - sized.info.width) / 2);
   const top = box.top + Math.floor((box.height - sized.info.height) / 2);
   const layers: OverlayOptions[] = [];
   if (shadow) {
     const sigma = Math.max(2, Math.round(Math.min(sized.info.width, sized.info.height) * 0.03));
     const pad = sigma * 3;
-    const alpha = await sharp(sized.data).extractChannel(3).toBuffer();
+    const alpha = await sharp(sized.data, { raw }).extractChannel(3).raw().toBuffer();
     const shadowPng = await sharp({ create: { width: sized.info.width, height: sized.info.height, channels: 3, background: '#000000' } })
-      .joinChannel(alpha)
+      .joinChannel(alpha, { raw: { ...raw, channels: 1 } })
       .extend({ top: pad, bottom: pad, left: pad, right: pad, background: { r: 0, g: 0, b: 0, alpha: 0 } })
       .blur(sigma)
       .linear([1, 1, 1, 0.45], [0, 0, 0, 0])
@@ -32,7 +34,7 @@ async function subjectLayers(img: InputImage, box: { left: number; top: number; 
       .toBuffer();
     layers.push({ input: shadowPng, left: left - pad + Math.round(sigma * 0.8), top: top - pad + Math.round(sigma * 1.2) });
   }
-  layers.push({ input: sized.data, left, top });
+  layers.push({ input: sized.data, raw, left, top });
   return layers;
 }
 
@@ -49,16 +51,17 @@ export async function composite(req: ImageRequest, w: number, h: number): Promis
   const notes: string[] = [];
   const refs = req.references;
   const subjects = refs.length >= 2 ? refs.slice(0, -1) : refs;
-  let background: Buffer;
+  // The background and the composite run as one libvips pipeline (resize, then composite).
+  let background: Sharp;
   if (refs.length >= 2) {
-    background = await sharp(refs[refs.length - 1]!.bytes).rotate().resize(w, h, { fit: 'cover', position: 'attention' }).ensureAlpha().png().toBuffer();
+    background = sharp(refs[refs.length - 1]!.bytes).rotate().resize(w, h, { fit: 'cover', position: 'attention' });
     notes.push(`background: reference ${refs.length} cover-cropped to ${w}×${h} px`);
   } else if (req.transparent) {
-    background = await sharp({ create: { width: w, height: h, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    background = sharp({ create: { width: w, height: h, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } });
     notes.push('background: transparent canvas');
   } else {
     const recipe = planRecipe({ prompt: req.prompt, style: req.style, purpose: 'section_bg', brandColors: req.brandColors });
-    background = await renderRecipe(recipe, w, h, false);
+    background = sharp(await renderRecipe(recipe, w, h, false));
     notes.push(`background: procedural ${recipe.kind} in ${recipe.colors.join(', ')}`);
   }
   const recolour = /\b(duotone|tint(?:ed)?|recolou?r(?:ed)?|monochrome)\b/i.test(req.prompt);
@@ -80,8 +83,8 @@ export async function composite(req: ImageRequest, w: number, h: number): Promis
   }
   if (shadow) notes.push('soft drop shadow from each subject\'s alpha');
   if (subjects.some((s) => s.mime === 'image/jpeg')) notes.push('JPEG subjects have no alpha channel, so they are placed as rectangles (the local provider does not cut out backgrounds)');
-  const png = await sharp(background).composite(layers).png().toBuffer();
-  return { png, notes, params: { mode: 'composite', subjects: subjects.length, background: refs.length >= 2 ? 'reference' : req.transparent ? 'transparent' : 'procedural', boxes, shadow } };
+  const out = await background.composite(layers).raw().toBuffer({ resolveWithObject: true });
+  return { png: out.data, raw: { width: out.info.width, height: out.info.height, channels: out.info.channels }, notes, params: { mode: 'composite', subjects: subjects.length, background: refs.length >= 2 ? 'reference' : req.transparent ? 'transparent' : 'procedural', boxes, shadow } };
 }
 
 const REMOVE = /\b(remove|erase|delete|cut ?out|transparent|clear)\b/i;

@@ -2,7 +2,7 @@ import type { CapabilityEntry } from '../../shared/schemas/asset.ts';
 import { dimensionsFor } from '../domain/image-size.ts';
 import { planRecipe } from '../domain/procedural.ts';
 import { encodeAs } from './encode.ts';
-import { composite, maskEdit } from './local-composite.ts';
+import { composite, maskEdit, type Composed } from './local-composite.ts';
 import { renderRecipe } from './local-render.ts';
 import type { ImageProvider, ImageRequest, ImageResult } from './types.ts';
 
@@ -37,6 +37,7 @@ export function createLocalProvider(): ImageProvider {
     async generate(req: ImageRequest, opts): Promise<ImageResult> {
       const { width: w, height: h } = dimensionsFor(req.aspectRatio, req.imageSize, 8);
       let png: Buffer;
+      let raw: Composed['raw'];
       let notes: string[];
       let params: Record<string, unknown>;
       if (req.operation === 'edit' && req.mask) {
@@ -46,7 +47,7 @@ export function createLocalProvider(): ImageProvider {
         notes.push(`mask edits keep the first reference's size (${r.width}×${r.height} px)`);
       } else if (req.operation === 'edit') {
         opts.onProgress?.(`compositing ${req.references.length} reference image(s)`);
-        ({ png, notes, params } = await composite(req, w, h));
+        ({ png, raw, notes, params } = await composite(req, w, h));
       } else {
         opts.onProgress?.('rendering the procedural image');
         const recipe = planRecipe({ prompt: req.prompt, style: req.style, purpose: req.purpose, brandColors: req.brandColors });
@@ -55,7 +56,7 @@ export function createLocalProvider(): ImageProvider {
         params = { mode: 'procedural', recipe: recipe.kind, colors: recipe.colors, angle_deg: recipe.angleDeg, grain: recipe.grain, seed: recipe.seed };
       }
       opts.signal.throwIfAborted();
-      const bytes = await encodeAs(png, req.outputFormat, req.quality);
+      const bytes = await encodeAs(png, req.outputFormat, req.quality, raw);
       return { bytes, params: { ...params, output_format: req.outputFormat }, watermark: null, notes: [HONEST, ...notes] };
     },
   };
