@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { demoFile, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
 import { APP, begin, sendChunk, sha256, stagedDirs, uploadFile } from './upload-helpers.ts';
 
 const JPEG = demoFile('images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
@@ -87,6 +87,15 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const dup = await uploadFile(c, HEIC, 'IMG_2682.heic');
     expect(dup.complete.structured.asset).toMatchObject({ deduplicated: true, asset_id: (complete.structured.asset as { asset_id: string }).asset_id });
     expect(await total()).toBe(before + 1);
+  });
+
+  it('uploads a real WebM video (stored as is, no pixel dimensions)', async () => {
+    const webm = fs.readFileSync(path.join(REPO_ROOT, 'e2e/fixtures/canvas-clip.webm'));
+    const { complete } = await uploadFile(c, webm, 'canvas clip.webm', { meta: { mime_type: 'video/webm', tags: ['clip'] } });
+    expect(complete.error).toBeUndefined();
+    expect(complete.structured.asset).toMatchObject({ kind: 'video', format: 'webm', width: null, height: null, name: 'canvas clip.webm', size_bytes: webm.length, tags: ['clip'] });
+    const videos = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, kind: 'video' });
+    expect((videos.structured.assets as { name: string }[]).map((a) => a.name)).toEqual(['canvas clip.webm']);
   });
 
   it('rejects a sha256 mismatch at complete and a wrong-sized chunk, storing nothing', async () => {

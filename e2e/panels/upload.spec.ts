@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEMO_DIR } from '../mcp/harness.ts';
+import { DEMO_DIR, REPO_ROOT } from '../mcp/harness.ts';
 import { expect, test, type HostEvent } from './fixtures.ts';
 
 const JPEG = path.join(DEMO_DIR, 'images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
 const HEIC = path.join(DEMO_DIR, 'images/formats/IMG_2682.heic'); // 880 KB → 2 chunks
+const WEBM = path.join(REPO_ROOT, 'e2e/fixtures/canvas-clip.webm'); // 9.5 KB VP9 clip (make-canvas-clip.mjs)
 
 type ToolCall = { name: string; arguments: { action: string; args: Record<string, unknown> } };
 const calls = (events: HostEvent[], action?: string): ToolCall[] =>
@@ -69,15 +70,19 @@ test.describe('upload panel', () => {
     await atelier.screenshot('upload-done-dark');
   });
 
-  test('rejects a file type the library does not take, with a clear message', async ({ atelier }) => {
+  test('rejects a file type the library does not take with a clear message, and takes a video', async ({ atelier }) => {
     const { view } = await atelier.open('svc_asset_upload', 'upload', {}, { theme: 'dark' });
     await view.locator('input[type="file"]').first().setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
     await expect(view.getByRole('alert').first()).toContainText('Only images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV)');
     await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(0);
-    await view.locator('input[type="file"]').first().setInputFiles(JPEG);
-    await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(1);
+    await view.locator('input[type="file"]').first().setInputFiles([JPEG, WEBM]);
+    await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(2);
     await expect(view.locator('.uppy-Dashboard-Item img').first()).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
     await atelier.screenshot('upload-dark');
+    await view.locator('.uppy-StatusBar-actionBtn--upload').click();
+    await expect(view.getByTestId('uploaded-item')).toHaveCount(2);
+    const videos = await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id, kind: 'video' });
+    expect(videos.structured.assets).toEqual([expect.objectContaining({ name: 'canvas-clip.webm', kind: 'video', format: 'webm', width: null })]);
   });
 
   test('a transfer that fails midway is retried from the chunks the server is missing', async ({ atelier, page }) => {
