@@ -22,7 +22,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     gemini = await startFakeGemini({ apiKey: 'gm-test' });
     srv = await startTestServer({
       env: {
-        ATELIER_ENRICHMENT: '0',
+        ATELIER_ENRICHMENT: '0', ATELIER_GENERATION_HEARTBEAT_MS: '100',
         ATELIER_OPENAI_API_KEY: 'sk-test', ATELIER_OPENAI_BASE_URL: openai.url, ATELIER_OPENAI_IMAGE_MODELS: 'gpt-image-1.5,gpt-image-2',
         ATELIER_GEMINI_API_KEY: 'gm-test', ATELIER_GEMINI_BASE_URL: gemini.url,
       },
@@ -45,6 +45,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     openai.image.opaque = false;
     gemini.requests.length = 0;
     gemini.script.length = 0;
+    gemini.delayMs = 0;
     credits.setBudget(scope, null);
   });
 
@@ -146,6 +147,26 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     const tooMany = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'x', provider: 'gemini', model: 'gemini-2.5-flash-image', reference_images: [product, product, product, background] });
     expect(tooMany.error).toMatchObject({ code: 'invalid_argument', field: 'args.reference_images', details: { max_reference_images: 3 } });
     expect(gemini.requests).toHaveLength(2);
+  });
+
+  it('gemini edit with a mask: references and the mask travel as inlineData parts, the prompt says what the mask means', async () => {
+    const white = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const mask = (await c.call('svc_asset_import', 'import', { data: white.toString('base64'), mime_type: 'image/png', filename: 'all-white.png' })).structured.url as string;
+    const r = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'recolour the box teal', provider: 'gemini', reference_images: [product], mask_url: mask });
+    expect(r.error).toBeUndefined();
+    const parts = (gemini.requests[0]!.json as { contents: { parts: { text?: string; inlineData?: { mimeType: string } }[] }[] }).contents[0]!.parts;
+    expect(parts.map((p) => (p.text !== undefined ? 'text' : p.inlineData!.mimeType))).toEqual(['text', 'image/png', 'image/png']);
+    expect(parts[0]!.text).toContain('The mask image (last) marks in white the only area to change.');
+    expect(r.structured.notes).toEqual(expect.arrayContaining([expect.stringContaining('gemini has no mask parameter')]));
+  });
+
+  it('a slow generation sends "still working" progress notifications while the provider works', async () => {
+    gemini.delayMs = 450;
+    const messages: string[] = [];
+    const r = await c.client.callTool({ name: 'svc_drafts', arguments: { action: 'asset_generate', args: { ...base, prompt: 'slow', provider: 'gemini' } } }, undefined, { onprogress: (p) => messages.push(String(p.message)) });
+    expect(r.isError).toBeFalsy();
+    expect(messages.filter((m) => m.includes('still working')).length).toBeGreaterThanOrEqual(2);
+    expect(messages.at(-1)).toBe('done');
   });
 
   it('gemini refusals and text-only answers are clear errors, not successes', async () => {
