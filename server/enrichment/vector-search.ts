@@ -13,7 +13,10 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
  */
 export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minSimilarity: number): VectorHit[] {
   const toHit = (h: KnnHit): VectorHit => ({ seq: h.seq, similarity: Math.max(0, Math.min(1, 1 - h.distance)) });
-  let fetch = Math.min(VEC0_K_MAX, k * 2 + 16);
+  // sqlite-vec's KNN cost grows with k (≈9 ms at k=10, 67 ms at 500, 160 ms at 1,000 over 100k×100-d),
+  // so over-fetch only when a metadata filter can drop hits.
+  const selective = Boolean(f.kind || f.category || f.subtype);
+  let fetch = Math.min(VEC0_K_MAX, selective ? k * 2 + 16 : k + 2);
   for (;;) {
     const raw = vq.knn(space, scope.workspaceId, q, fetch);
     const aboveFloor = raw.map(toHit).filter((h) => h.similarity >= minSimilarity);
