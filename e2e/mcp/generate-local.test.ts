@@ -45,6 +45,16 @@ describe('svc_drafts asset_generate with the local provider', () => {
     expect(drafts.description).toContain('svc_assets capabilities');
   });
 
+  it('svc_discover resolves former names to asset_generate and publishes its schema with the spec defaults', async () => {
+    const r = await c.call('svc_discover', 'discover', { query: 'generate_image' });
+    const first = (r.structured.actions as { router: string; action: string; args_schema: { properties: Record<string, { default?: unknown }>; required: string[] } }[])[0]!;
+    expect(first).toMatchObject({ router: 'svc_drafts', action: 'asset_generate' });
+    expect(first.args_schema.required).toEqual(expect.arrayContaining(['prompt', 'style', 'purpose']));
+    expect(first.args_schema.properties.aspect!.default).toBe('landscape');
+    expect(first.args_schema.properties.quality!.default).toBe('medium');
+    expect(first.args_schema.properties.transparent!.default).toBe(false);
+  });
+
   it('generates a brand-colour gradient at the requested ratio and size, stored in the library and searchable', async () => {
     const r = await c.call('svc_drafts', 'asset_generate', { prompt: 'calm horizontal gradient for the summer hero', style: 'abstract', purpose: 'hero_bg', brand_colors: ['#1f3a5f', '#f4efe6'] });
     expect(r.error).toBeUndefined();
