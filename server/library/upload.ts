@@ -14,7 +14,6 @@ import type { UploadQueries, UploadRow, UploadStatus } from '../db/uploads.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { sha256Hex } from '../storage/blob-store.ts';
 import type { StagingStore } from '../storage/staging.ts';
 import type { LibraryDeps } from './deps.ts';
 import { storeAsset, type AttachmentResolver, type UserMetadata } from './import.ts';
@@ -221,21 +220,21 @@ export function createUploadService(deps: UploadDeps): UploadService {
         if (missing.length > 0) {
           throw new ServiceError('conflict', 'args.upload_id', `${missing.length} of ${row.chunk_count} chunks are missing (indexes ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', …' : ''}); send them, then complete`, { details: { missing_chunks: missing } });
         }
-        const bytes = await staging.readParts(row.id, row.chunk_count);
-        if (bytes.length !== row.size_bytes) {
-          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received ${bytes.length} bytes but begin declared size_bytes ${row.size_bytes}; the upload was discarded, start again with begin`));
+        const whole = await staging.assemble(row.id, row.chunk_count);
+        if (whole.sizeBytes !== row.size_bytes) {
+          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received ${whole.sizeBytes} bytes but begin declared size_bytes ${row.size_bytes}; the upload was discarded, start again with begin`));
         }
-        const actual = sha256Hex(bytes);
-        if (actual !== row.sha256) {
-          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received bytes have sha256 ${actual} but begin declared ${row.sha256}; the upload was discarded, start again with begin`));
+        if (whole.sha256 !== row.sha256) {
+          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received bytes have sha256 ${whole.sha256} but begin declared ${row.sha256}; the upload was discarded, start again with begin`));
         }
-        await staging.writeFile(row.id, bytes);
         if (!args.import) {
           finish(row, 'staged');
           return { session: view(load(scope, row.id)), asset: null };
         }
         let asset: ImportedAsset;
         try {
+          const bytes = await staging.readFile(row.id);
+          if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
           asset = await importStaged(scope, row, bytes);
         } catch (e) {
           if (e instanceof ServiceError) return await fail(row, e);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -10,10 +10,12 @@ import path from 'node:path';
 export interface StagingStore {
   /** Write chunk `index` (atomic: temp file + rename, so a crash never leaves a torn part). */
   writePart(uploadId: string, index: number, bytes: Buffer): Promise<void>;
-  /** Concatenate parts 0…count-1. @throws Error ENOENT when a part is missing */
-  readParts(uploadId: string, count: number): Promise<Buffer>;
-  /** Keep the verified whole file (parts are removed). */
-  writeFile(uploadId: string, bytes: Buffer): Promise<void>;
+  /**
+   * Concatenate parts 0…count-1 into the upload's whole file, streaming (memory O(one part)), hashing on
+   * the way; the parts are removed. The caller verifies the returned size and sha256 hex.
+   * @throws Error ENOENT when a part is missing
+   */
+  assemble(uploadId: string, count: number): Promise<{ sha256: string; sizeBytes: number }>;
   /** The verified whole file, or null when absent. */
   readFile(uploadId: string): Promise<Buffer | null>;
   /** Delete everything of one upload (no error when absent). */
@@ -40,14 +42,28 @@ export function createStagingStore(root: string): StagingStore {
   const partPath = (id: string, i: number): string => path.join(dirOf(id), `${String(i).padStart(6, '0')}.part`);
   return {
     writePart: (id, index, bytes) => atomicWrite(partPath(id, index), bytes),
-    async readParts(id, count) {
-      const parts: Buffer[] = [];
-      for (let i = 0; i < count; i++) parts.push(await fs.promises.readFile(partPath(id, i)));
-      return Buffer.concat(parts);
-    },
-    async writeFile(id, bytes) {
-      await atomicWrite(path.join(dirOf(id), 'file'), bytes);
+    async assemble(id, count) {
+      const dest = path.join(dirOf(id), 'file');
+      const tmp = `${dest}.${randomUUID()}.tmp`;
+      const hash = createHash('sha256');
+      let sizeBytes = 0;
+      const out = await fs.promises.open(tmp, 'w');
+      try {
+        for (let i = 0; i < count; i++) {
+          const part = await fs.promises.readFile(partPath(id, i));
+          hash.update(part);
+          sizeBytes += part.length;
+          await out.write(part);
+        }
+      } catch (e) {
+        await out.close();
+        await fs.promises.rm(tmp, { force: true });
+        throw e;
+      }
+      await out.close();
+      await fs.promises.rename(tmp, dest);
       for (const f of await fs.promises.readdir(dirOf(id))) if (f.endsWith('.part')) await fs.promises.rm(path.join(dirOf(id), f), { force: true });
+      return { sha256: hash.digest('hex'), sizeBytes };
     },
     async readFile(id) {
       try {
