@@ -1,10 +1,11 @@
+import sharp from 'sharp';
 import { z } from 'zod';
 import type { CapabilityEntry } from '../../shared/schemas/asset.ts';
 import { composePrompt } from '../domain/prompt.ts';
 import { isRetryableStatus, parseGoogleDuration } from '../domain/retry.ts';
 import { ServiceError } from '../errors.ts';
 import { sendWithRetry, type HttpAttempt, type RetryPolicy } from './http-retry.ts';
-import type { ImageProvider, ImageRequest, ImageResult } from './types.ts';
+import type { ImageProvider, ImageRequest, ImageResult, InputImage } from './types.ts';
 
 /**
  * Gemini image models through `POST {base}/models/{model}:generateContent` with `inlineData` parts in
@@ -96,6 +97,17 @@ function httpError(a: HttpAttempt & { attempts: number }): ServiceError {
   return new ServiceError('provider_failed', null, `gemini failed with HTTP ${a.status} ${e?.status ?? ''}: ${e?.message || a.body.slice(0, 200)}; nothing was charged`, { details: { ...base, retryable: isRetryableStatus(a.status) } });
 }
 
+/** Inline input limit per file (Vertex doc for Gemini 3 Pro Image, anchors §2.2): 7 MB. */
+const MAX_INLINE_BYTES = 7 * 1000 * 1000;
+const INLINE_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif']);
+
+/** An input image as an `inlineData` part: sent as is when accepted, else re-encoded as JPEG ≤ 3072 px. */
+async function inlineImage(img: InputImage): Promise<{ mimeType: string; data: string }> {
+  if (INLINE_MIMES.has(img.mime) && img.bytes.length <= MAX_INLINE_BYTES) return { mimeType: img.mime, data: img.bytes.toString('base64') };
+  const jpeg = await sharp(img.bytes).rotate().resize(3072, 3072, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+  return { mimeType: 'image/jpeg', data: jpeg.toString('base64') };
+}
+
 /** The Gemini image provider; enabled when an API key is configured. */
 export function createGeminiProvider(cfg: GeminiConfig): ImageProvider {
   const entries: CapabilityEntry[] = cfg.models.map((m) => {
@@ -110,7 +122,7 @@ export function createGeminiProvider(cfg: GeminiConfig): ImageProvider {
       const spec = GEMINI_MODELS[req.model]!;
       const text = composePrompt({ ...req, referenceCount: req.references.length, hasMask: req.mask !== null });
       const parts: Record<string, unknown>[] = [{ text }];
-      for (const img of req.references) parts.push({ inlineData: { mimeType: img.mime, data: img.bytes.toString('base64') } });
+      for (const img of req.references) parts.push({ inlineData: await inlineImage(img) });
       // Gemini has no mask parameter: the mask goes in as one more image, described in the prompt.
       if (req.mask) parts.push({ inlineData: { mimeType: 'image/png', data: req.mask.png.toString('base64') } });
       const imageConfig: Record<string, string> = { aspectRatio: req.aspectRatio };

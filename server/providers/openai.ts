@@ -24,6 +24,7 @@ export interface OpenAiConfig {
 }
 
 const FIXED_SIZES: Record<string, string> = { '1:1': '1024x1024', '3:2': '1536x1024', '2:3': '1024x1536' };
+const ACCEPTED = new Set(['image/png', 'image/jpeg', 'image/webp']);
 const FLEX_MODELS = new Set(['gpt-image-2', 'gpt-image-2-2026-04-21']);
 /** gpt-image-2 limit: both edges divisible by 16, at most 3840×2160 px (anchors §2.1). */
 const FLEX_MAX_PIXELS = 3840 * 2160;
@@ -132,15 +133,16 @@ export function createOpenAiProvider(cfg: OpenAiConfig): ImageProvider {
         url = `${base}/images/edits`;
         // With a mask, the first image is sent upright as PNG so the mask's size matches it exactly.
         const first = req.mask ? await sharp(req.references[0]!.bytes).rotate().png().toBuffer() : null;
+        // The edits endpoint takes png, webp or jpg: other inputs (gif, avif, tiff) are re-encoded as PNG.
+        const images = await Promise.all(req.references.map(async (img, i) =>
+          i === 0 && first ? { bytes: first, mime: 'image/png' }
+          : ACCEPTED.has(img.mime) ? img
+          : { bytes: await sharp(img.bytes).rotate().png().toBuffer(), mime: 'image/png' }));
         const mask = req.mask ? await openAiMask(req.mask.png, req.mask.width, req.mask.height) : null;
         build = () => {
           const form = new FormData();
           for (const [k, v] of Object.entries(params)) form.append(k, v);
-          req.references.forEach((img, i) => {
-            const bytes = i === 0 && first ? first : img.bytes;
-            const mime = i === 0 && first ? 'image/png' : img.mime;
-            form.append('image[]', new Blob([new Uint8Array(bytes)], { type: mime }), `image-${i + 1}.${mime.split('/')[1]}`);
-          });
+          images.forEach((img, i) => form.append('image[]', new Blob([new Uint8Array(img.bytes)], { type: img.mime }), `image-${i + 1}.${img.mime.split('/')[1]}`));
           if (mask) form.append('mask', new Blob([new Uint8Array(mask)], { type: 'image/png' }), 'mask.png');
           return { method: 'POST', headers: auth, body: form };
         };
