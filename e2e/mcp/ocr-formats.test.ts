@@ -47,9 +47,12 @@ describe('OCR mode (tesseract.js, bundled English data)', () => {
 
   it('uses recognised text for machine alt text and the text tag, but not the file name', async () => {
     const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'ocr', query: 'cosmic void' });
-    const a = (r.structured.assets as { alt_text: string; tags: string[] }[])[0]!;
+    const a = (r.structured.assets as { id: string; alt_text: string; tags: string[] }[])[0]!;
     expect(a.alt_text).toContain('the Cosmic Void');
     expect(a.tags).toContain('text');
+    const v = await c.call('svc_assets', 'view', { asset_id: a.id });
+    expect(v.structured).toMatchObject({ enrichment_status: 'done', alt_text: a.alt_text });
+    expect(v.structured.ocr_text).toContain('from beyond');
     const none = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'ocr', query: 'craft beer' });
     expect(none.structured.total).toBe(0);
   });

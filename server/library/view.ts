@@ -2,6 +2,7 @@ import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
 import { viewJpeg } from './media.ts';
+import { allTags } from './present.ts';
 
 /** Longest edge (px) and payload cap (bytes) of the `view` image block (spec §4.5; vision models downscale beyond 1568 px). */
 export const VIEW_MAX_EDGE = 1568;
@@ -27,6 +28,10 @@ export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string
       preview_width: jpeg.width,
       preview_height: jpeg.height,
       preview_bytes: jpeg.data.length,
+      alt_text: row.alt_text,
+      tags: allTags(row),
+      ocr_text: row.ocr_text,
+      enrichment_status: row.enrichment_status,
     },
   };
 }

@@ -131,6 +131,10 @@ export const ViewResultSchema = z.object({
   preview_width: z.number().int().describe('px of the JPEG in the image block (longest edge ≤ 1568)'),
   preview_height: z.number().int(),
   preview_bytes: z.number().int().describe('bytes of the JPEG (≤ 1 MiB)'),
+  alt_text: z.string().nullable().describe("the user's alt text, else the machine alt text from enrichment"),
+  tags: z.array(z.string()).describe('user tags followed by automatic tags (colours, orientation, text)'),
+  ocr_text: z.string().nullable().describe('text recognised in the image (OCR), null when none or not yet enriched'),
+  enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment state'),
 });
 
 /** One attachment of a batch import (spec §4.6). */
