@@ -138,6 +138,17 @@ describe('svc_drafts asset_generate with the local provider', () => {
     expect(near(await pixel(out, 900, 288), [0xf4, 0xef, 0xe6])).toBe(true);
   });
 
+  it('one reference without a mask: subject on a procedural background, or a tinted style transfer', async () => {
+    const photo = (await c.call('svc_asset_import', 'import', { data: demoFile('images/nature/prairie_falcon.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'falcon.jpg' })).structured.url as string;
+    const onBg = await c.call('svc_drafts', 'asset_generate', { prompt: 'photo centered, small, on a sage gradient', style: 'lifestyle', purpose: 'product_composite', reference_images: [photo], image_size: '512px' });
+    expect(onBg.structured.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^background: procedural linear in #9caf88/), expect.stringContaining('subject 1: center small')]));
+    const tinted = await c.call('svc_drafts', 'asset_generate', { prompt: 'duotone in the brand colour', style: 'editorial', purpose: 'section_bg', reference_images: [photo], brand_colors: ['#1f3a5f'], image_size: '512px', output_format: 'png' });
+    expect(tinted.structured.notes).toEqual(expect.arrayContaining([expect.stringContaining('style transfer: reference 1 cover-cropped and tinted #1f3a5f')]));
+    const stats = await sharp(await cdnBytes(srv, tinted.structured.url as string)).stats();
+    // tinted towards navy: blue channel mean above red channel mean
+    expect(stats.channels[2]!.mean).toBeGreaterThan(stats.channels[0]!.mean);
+  });
+
   it('validates against the capability entry before any work, naming the field and the allowed values', async () => {
     const bad = async (args: Record<string, unknown>) => (await c.call('svc_drafts', 'asset_generate', { prompt: 'x', style: 'abstract', purpose: 'hero_bg', ...args })).error!;
     expect(await bad({ provider: 'dalle' })).toMatchObject({ code: 'invalid_argument', field: 'args.provider', details: { allowed: ['local'] } });

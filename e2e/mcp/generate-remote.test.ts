@@ -224,4 +224,15 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     expect(local.structured).toMatchObject({ provider: 'local', credits_charged: 0, remaining_credits: 0 });
     expect(credits.used(scope)).toBe(used + 3);
   });
+
+  it('concurrent generations cannot overspend: credits of calls in flight are held against the budget', async () => {
+    credits.setBudget(scope, credits.used(scope) + 3);
+    gemini.delayMs = 300;
+    const pro = { ...base, prompt: 'pro', provider: 'gemini', model: 'gemini-3-pro-image-preview' };
+    const [a, b] = await Promise.all([c.call('svc_drafts', 'asset_generate', pro), c.call('svc_drafts', 'asset_generate', pro)]);
+    expect([a, b].filter((r) => !r.isError)).toHaveLength(1);
+    expect([a, b].find((r) => r.isError)!.error).toMatchObject({ code: 'budget_exceeded' });
+    expect(gemini.requests).toHaveLength(1);
+    expect([a, b].find((r) => !r.isError)!.structured.remaining_credits).toBe(1);
+  });
 });

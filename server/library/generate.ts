@@ -139,6 +139,7 @@ export function createGenerator(deps: GenerateDeps) {
         notes.push('identical bytes were already in the library: that asset is returned');
       }
       const used = deps.credits.used(scope);
+      deps.library.log.info({ mod: 'generate', provider: r.entry.provider, model: r.entry.model, operation: r.operation, references: references.length, mask: mask !== null, duration_ms: Date.now() - started, credits: charged, bytes: bytes.length, has_alpha: hasAlpha }, 'image generated');
       await report('done');
       return {
         asset_id: asset.asset_id, url: asset.url, kind: 'image', width: row.width ?? 0, height: row.height ?? 0, format: row.format,

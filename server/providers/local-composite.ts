@@ -67,7 +67,9 @@ export async function composite(req: ImageRequest, w: number, h: number): Promis
   const recolour = /\b(duotone|tint(?:ed)?|recolou?r(?:ed)?|monochrome)\b/i.test(req.prompt);
   if (refs.length === 1 && recolour) {
     const [c0] = planRecipe({ prompt: req.prompt, style: req.style, purpose: req.purpose, brandColors: req.brandColors }).colors;
-    const png = await sharp(refs[0]!.bytes).rotate().resize(w, h, { fit: 'cover', position: 'attention' }).greyscale().tint(rgbOf(c0!)).png().toBuffer();
+    // Two stages: within one sharp pipeline greyscale runs after tint and would undo it.
+    const grey = await sharp(refs[0]!.bytes).rotate().resize(w, h, { fit: 'cover', position: 'attention' }).greyscale().png().toBuffer();
+    const png = await sharp(grey).tint(rgbOf(c0!)).png().toBuffer();
     return { png, notes: [`style transfer: reference 1 cover-cropped and tinted ${c0} (greyscale + tint)`], params: { mode: 'tint', tint: c0 } };
   }
   const placements = planPlacements(req.prompt, subjects.length);
