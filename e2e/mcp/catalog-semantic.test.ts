@@ -44,7 +44,7 @@ describe('catalog: semantic, hybrid and related with an embedder; degradation wh
     const rel = await list({ related_to_product_id: src.product_id, search_mode: 'semantic', limit: 5 });
     expect(rel).toMatchObject({ search_mode: 'semantic', degraded_from: null });
     expect(rel.items.map((i) => i.product_id)).not.toContain(src.product_id);
-    expect(rel.items).toHaveLength(5);
+    expect(rel.items.length).toBeGreaterThan(0);
   });
 
   it('degrades to lexical with degraded_from while the embedder fails, and recovers when it works again', async () => {
@@ -87,6 +87,11 @@ describe('catalog with the real static embedder (GloVe + SIF, issue 4)', () => {
     const hyb = (await c.call('svc_catalog', 'list_products', { query: 'ocean blue shirt', limit: 5 })).structured as unknown as Page;
     expect(hyb).toMatchObject({ search_mode: 'hybrid', degraded_from: null });
     expect(hyb.items[0]!.handle).toBe('ocean-blue-shirt');
+    // neighbours far below the best hit are cut, so hybrid does not rank the whole catalog
+    expect(hyb.total).toBeLessThan(30);
+    // a query without any known word embeds to the zero vector: no semantic neighbours, no error
+    const unknown = await c.call('svc_catalog', 'list_products', { query: 'qwzxv', search_mode: 'semantic' });
+    expect(unknown.structured).toMatchObject({ total: 0, search_mode: 'semantic', degraded_from: null });
     // a conceptual query with no shared words still finds jewellery among the nearest products
     const conceptual = (await c.call('svc_catalog', 'list_products', { query: 'necklace', search_mode: 'semantic', limit: 5 })).structured as unknown as Page;
     const jewels = (await c.call('svc_catalog', 'list_products', { collection: 'jewelery', limit: 50 })).structured as unknown as Page;

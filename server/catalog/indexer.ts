@@ -5,6 +5,8 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
 
 /** Products embedded per `embed()` call. */
 const BATCH = 64;
+/** How long a "store fully embedded" answer is reused, ms (another process may write meanwhile). */
+const COMPLETE_TTL_MS = 5_000;
 
 /**
  * Keeps product embeddings in step with the read model and the current embedder: after an import or
@@ -32,10 +34,14 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
   const queue = new PQueue({ concurrency: 1 });
   const queued = new Set<string>();
   let closed = false;
+  /** store|model|dims → time (ms) until which "fully embedded" is trusted without a new scan */
+  const completeUntil = new Map<string, number>();
 
   const embedPending: ProductIndexer['embedPending'] = async (storeId, opts = {}) => {
     const e = embedder();
     if (!e) return 0;
+    if (storeId === null) completeUntil.clear();
+    else for (const k of completeUntil.keys()) if (k.startsWith(`${storeId}|`)) completeUntil.delete(k);
     let done = 0;
     for (;;) {
       opts.signal?.throwIfAborted();
@@ -69,7 +75,15 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
       });
     },
     complete(storeId, e) {
-      return products.pendingEmbeddings(storeId, e.modelId, e.dimensions, 1).length === 0;
+      // The check scans the store's products, so a positive answer is reused briefly; writes through
+      // this process (import, sync, background runs) invalidate it at once via `embedPending`.
+      const key = `${storeId}|${e.modelId}|${e.dimensions}`;
+      const hit = completeUntil.get(key);
+      if (hit !== undefined && hit > Date.now()) return true;
+      const ok = products.pendingEmbeddings(storeId, e.modelId, e.dimensions, 1).length === 0;
+      if (ok) completeUntil.set(key, Date.now() + COMPLETE_TTL_MS);
+      else completeUntil.delete(key);
+      return ok;
     },
     idle: () => queue.onIdle(),
     async close() {

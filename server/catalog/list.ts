@@ -1,5 +1,6 @@
 import type { ListProductsArgs, ListProductsResult, ProductSearchMode } from '../../shared/schemas/product.ts';
 import type { ProductFilters, StoreScope } from '../db/products.ts';
+import { trimNeighbours } from '../domain/catalog.ts';
 import { buildMatch, queryTerms } from '../domain/fts-query.ts';
 import { reciprocalRankFusion } from '../domain/rrf.ts';
 import { ServiceError } from '../errors.ts';
@@ -13,7 +14,7 @@ type Ref = { seq: number; gid: string; handle: string };
 /**
  * `list_products` (spec §4.8). Browse (no query, no related id) orders by title. Lexical is FTS5/BM25
  * requiring all terms, falling back to any term when that finds nothing. Semantic is KNN over product
- * embeddings; hybrid fuses both lists with RRF (k = 60). Related ranks by embedding distance from the
+ * embeddings, trimmed to neighbours near the best one (`trimNeighbours`); hybrid fuses both lists with RRF (k = 60). Related ranks by embedding distance from the
  * given product, else by shared collections, type and tags. Whenever the embedder is missing, failing
  * or still indexing the store, semantic and hybrid return lexical results with `degraded_from` (rule 9).
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.related_to_product_id)
@@ -70,7 +71,7 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
     const e = mode === 'lexical' ? null : deps.embedder();
     const vector = e && deps.indexer.complete(scope.storeId, e) ? products.embeddingOf(source.seq, e.modelId, e.dimensions) : null;
     if (e && vector) {
-      fromRanked(products.knn(scope, e.modelId, vector, rf, RANKED_DEPTH).map((h) => h.seq));
+      fromRanked(trimNeighbours(products.knn(scope, e.modelId, vector, rf, RANKED_DEPTH)).map((h) => h.seq));
     } else {
       if (mode !== 'lexical') {
         if (e) deps.indexer.schedule(scope.storeId);
@@ -99,7 +100,7 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
       mode = 'lexical';
       fromRanked(lexicalSeqs(query));
     } else {
-      const knn = products.knn(scope, qv.modelId, qv.vector, filters, RANKED_DEPTH).map((h) => h.seq);
+      const knn = trimNeighbours(products.knn(scope, qv.modelId, qv.vector, filters, RANKED_DEPTH)).map((h) => h.seq);
       fromRanked(mode === 'semantic' ? knn : reciprocalRankFusion([lexicalSeqs(query), knn]).map((f) => f.id));
     }
   }

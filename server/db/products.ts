@@ -197,13 +197,16 @@ export function createProductQueries(db: Database) {
     },
 
     /**
+     * CROSS JOIN pins products_fts as the outer loop (https://www.sqlite.org/optoverview.html#crossjoin):
+     * otherwise the planner may walk the store's products and probe the MATCH once per row.
+     *
      * FTS5 search ranked by BM25 (weights title 10, handle 4, vendor 2, product_type 3, tags 4, description 1,
      * variants 2; the score is −bm25, higher is better), ties by seq.
      * @param match an FTS5 MATCH expression from `domain/fts-query.ts`
      */
     searchFts(scope: StoreScope, match: string, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
       const w = filterSql(f);
-      const base = `FROM products_fts JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}`;
+      const base = `FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}`;
       const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(match, scope.storeId, ...w.params) as { n: number }).n;
       const rows = db
         .prepare(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0), p.seq LIMIT ? OFFSET ?`)
@@ -213,18 +216,20 @@ export function createProductQueries(db: Database) {
     /** Ranked seqs of an FTS match, best first, at most `k` (for fusion). */
     ftsSeqs(scope: StoreScope, match: string, f: ProductFilters, k: number): number[] {
       const w = filterSql(f);
-      return (db.prepare(`SELECT p.seq FROM products_fts JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}
+      return (db.prepare(`SELECT p.seq FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}
           ORDER BY bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0), p.seq LIMIT ?`).all(match, scope.storeId, ...w.params, k) as { seq: number }[]).map((r) => r.seq);
     },
 
     /**
      * Exact KNN by cosine distance (sqlite-vec `vec_distance_cosine`, https://alexgarcia.xyz/sqlite-vec/api-reference.html)
-     * over the store's embeddings of one model. @returns seqs with distance (0 = same direction), nearest first
+     * over the store's embeddings of one model. Zero vectors (texts without a known word) have no
+     * direction, so sqlite-vec returns NULL for them and they are left out.
+     * @returns seqs with distance (0 = same direction), nearest first
      */
     knn(scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] {
       const w = filterSql(f);
       return db.prepare(`SELECT p.seq, vec_distance_cosine(e.embedding, ?) AS distance FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
-          WHERE e.model_id = ? AND e.dimensions = ? AND p.store_id = ?${w.sql} ORDER BY distance, p.seq LIMIT ?`)
+          WHERE e.model_id = ? AND e.dimensions = ? AND p.store_id = ?${w.sql} AND distance IS NOT NULL ORDER BY distance, p.seq LIMIT ?`)
         .all(f32Blob(query), modelId, query.length, scope.storeId, ...w.params, k) as { seq: number; distance: number }[];
     },
     /** Stored vector of one product under a model (null when not embedded yet). */
