@@ -151,14 +151,15 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     // The connection drops; a new session (a remounted panel) declares the same file again.
     await c.close();
     c = await srv.connect();
-    const resumed = await begin(c, bytes, 'book.jpg');
+    const resumed = await begin(c, bytes, 'book.jpg', { alt_text: 'A book beside tulips', tags: ['book'] });
     expect(resumed).toMatchObject({ upload_id: id, resumed: true, status: 'receiving', received_chunks: [0, 2], received_bytes: 2 * 512 * 1024 });
     const status = await c.call(APP, 'status', { upload_id: id });
     expect(status.structured.received_chunks).toEqual([0, 2]);
     // Resending a chunk is harmless.
     for (const i of [0, 1, 3]) expect((await sendChunk(c, id, bytes, 512 * 1024, i)).error).toBeUndefined();
     const done = await c.call(APP, 'complete', { upload_id: id });
-    expect(done.structured.asset).toMatchObject({ name: 'book.jpg', alt_text: 'A book beside flowers', size_bytes: bytes.length });
+    // Metadata given on resume (edited before Retry) wins over the first attempt's.
+    expect(done.structured.asset).toMatchObject({ name: 'book.jpg', alt_text: 'A book beside tulips', tags: ['book'], size_bytes: bytes.length });
   });
 
   it('abort discards the bytes; later chunks are refused', async () => {

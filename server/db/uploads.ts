@@ -49,6 +49,7 @@ export function createUploadQueries(db: Database) {
     chunks: db.prepare('SELECT idx, size_bytes FROM upload_chunks WHERE upload_id = ? ORDER BY idx'),
     putChunk: db.prepare('INSERT INTO upload_chunks (upload_id, idx, size_bytes) VALUES (?, ?, ?) ON CONFLICT(upload_id, idx) DO UPDATE SET size_bytes = excluded.size_bytes'),
     touch: db.prepare('UPDATE uploads SET updated_at = ?, expires_at_ms = ? WHERE id = ?'),
+    updateMeta: db.prepare('UPDATE uploads SET mime_type = ?, alt_text = ?, tags = ?, purpose = ? WHERE id = ?'),
     finish: db.prepare('UPDATE uploads SET status = ?, asset_id = ?, error = ?, updated_at = ?, expires_at_ms = ? WHERE id = ?'),
     dropChunks: db.prepare('DELETE FROM upload_chunks WHERE upload_id = ?'),
     expired: db.prepare('SELECT id FROM uploads WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?'),
@@ -66,6 +67,9 @@ export function createUploadQueries(db: Database) {
     openCount: (scope: Scope, nowMs: number): number => (s.openCount.get(scope.tenantId, scope.workspaceId, nowMs) as { n: number }).n,
     chunks: (id: string) => s.chunks.all(id) as { idx: number; size_bytes: number }[],
     putChunk: (id: string, idx: number, sizeBytes: number): void => void s.putChunk.run(id, idx, sizeBytes),
+    /** Replace the user metadata of a session (on resume). */
+    updateMeta: (id: string, m: { mime_type: string | null; alt_text: string | null; tags: string | null; purpose: string | null }): void =>
+      void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, id),
     /** Extend a session's life after activity. */
     touch: (id: string, at: string, expiresAtMs: number): void => void s.touch.run(at, expiresAtMs, id),
     /** Move a session to a final status; its chunk rows go (the bytes are discarded by the caller). */

@@ -150,6 +150,13 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const file = { sha256, size_bytes: args.size_bytes, filename: args.filename, chunk_size_bytes: policy.chunkSizeBytes };
       const open = uploads.openOfFile(scope, file, now);
       if (open) {
+        // Resume; metadata typed since the first attempt (e.g. alt text edited before Retry) wins.
+        uploads.updateMeta(open.id, {
+          mime_type: args.mime_type ?? open.mime_type,
+          alt_text: args.alt_text !== undefined ? args.alt_text.trim() || null : open.alt_text,
+          tags: args.tags !== undefined ? JSON.stringify([...new Set(args.tags)]) : open.tags,
+          purpose: args.purpose !== undefined ? args.purpose || null : open.purpose,
+        });
         uploads.touch(open.id, iso(now), now + policy.ttlMs);
         return view(uploads.byId(scope, open.id, now)!, true);
       }
@@ -189,8 +196,9 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const now = deps.now();
       const after = uploads.byId(scope, row.id, now);
       if (!after || after.status !== 'receiving') {
-        // Aborted or expired while the part was being written: its bytes must not outlive the session.
-        await staging.remove(row.id);
+        // Aborted, completed or expired while the part was being written: drop just this part (a completed
+        // upload's verified file stays; an aborted one's directory is already gone or swept with its row).
+        await staging.removePart(row.id, args.index);
         throw new ServiceError('conflict', 'args.upload_id', `upload is ${after?.status ?? 'gone'}; the chunk was discarded`);
       }
       uploads.putChunk(row.id, args.index, bytes.length);

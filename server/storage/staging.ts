@@ -18,6 +18,8 @@ export interface StagingStore {
   assemble(uploadId: string, count: number): Promise<{ sha256: string; sizeBytes: number }>;
   /** The verified whole file, or null when absent. */
   readFile(uploadId: string): Promise<Buffer | null>;
+  /** Delete one chunk file (no error when absent). */
+  removePart(uploadId: string, index: number): Promise<void>;
   /** Delete everything of one upload (no error when absent). */
   remove(uploadId: string): Promise<void>;
   /** Upload ids that have a directory. */
@@ -73,6 +75,7 @@ export function createStagingStore(root: string): StagingStore {
         throw e;
       }
     },
+    removePart: (id, index) => fs.promises.rm(partPath(id, index), { force: true }),
     remove: (id) => fs.promises.rm(dirOf(id), { recursive: true, force: true }),
     async list() {
       const entries = await fs.promises.readdir(root, { withFileTypes: true });
