@@ -37,7 +37,7 @@ export const EnvSchema = z.object({
   ATELIER_EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('embeddings request timeout, ms'),
   ATELIER_EMBEDDINGS_CACHE_DIR: z.string().min(1).optional().describe('where the compact word-vector file is built once; default node_modules/.cache/atelier'),
   ATELIER_ENRICHMENT: bool.default(true).describe('run asynchronous enrichment (OCR, colours, tags, alt text, embeddings) after import'),
-  ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16).default(2).describe('enrichment jobs run at once'),
+  ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16).default(1).describe('enrichment jobs run at once (1 leaves a core free for requests on small machines; OCR is serialised on one shared worker anyway)'),
   ATELIER_SEMANTIC_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.25).describe('relevance floor: lowest cosine similarity a semantic hit needs to be listed (tune per embedding model)'),
   ATELIER_ENRICHMENT_RETRY_BASE_MS: int(1, 600_000).default(2000).describe('first retry delay of a failed enrichment job, ms (then ×4 per attempt, 4 attempts)'),
   ATELIER_OCR: bool.default(true).describe('run OCR (tesseract.js, bundled English data) during enrichment'),
