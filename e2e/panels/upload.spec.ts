@@ -85,6 +85,27 @@ test.describe('upload panel', () => {
     expect(videos.structured.assets).toEqual([expect.objectContaining({ name: 'canvas-clip.webm', kind: 'video', format: 'webm', width: null })]);
   });
 
+  test('takes files dropped onto the dashboard', async ({ atelier, page }) => {
+    const { view } = await atelier.open('svc_asset_upload', 'upload', {});
+    await expect(view.locator('.uppy-Dashboard-inner')).toBeVisible();
+    const frame = page.frame({ name: 'mcp-app' })!;
+    // A real drag-and-drop payload, built inside the View's frame (research note §4.4 finding 4).
+    const png = fs.readFileSync(path.join(DEMO_DIR, 'images/formats/density_plot.png')).toString('base64');
+    const dataTransfer = await frame.evaluateHandle((b64) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0))], 'density plot.png', { type: 'image/png' }));
+      return dt;
+    }, png);
+    await view.locator('.uppy-Dashboard-inner').dispatchEvent('dragover', { dataTransfer });
+    await view.locator('.uppy-Dashboard-inner').dispatchEvent('drop', { dataTransfer });
+    await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(1);
+    await view.locator('.uppy-StatusBar-actionBtn--upload').click();
+    await expect(view.getByTestId('uploaded-item')).toHaveCount(1);
+    await expect(view.getByTestId('uploaded-item')).toContainText('density plot.png');
+    const lib = await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id });
+    expect(lib.structured.assets).toEqual([expect.objectContaining({ name: 'density plot.png', format: 'png' })]);
+  });
+
   test('a transfer that fails midway is retried from the chunks the server is missing', async ({ atelier, page }) => {
     const { view } = await atelier.open('svc_asset_upload', 'upload', {});
     // The host loses the call carrying chunk 2 once (as a dropped connection would).
