@@ -12,7 +12,7 @@ describe('svc_asset_import attachments over staged uploads', () => {
   let c: TestClient;
   let other: TestClient;
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } }); // enrichment (OCR, vectors) is not under test here
     c = await srv.connect();
     other = await srv.connect(createTenant(srv.app.library.tenancy, 'Other tenant').api_key);
   });

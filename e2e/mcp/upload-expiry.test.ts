@@ -8,7 +8,7 @@ describe('upload sessions expire', () => {
   let srv: TestServer;
   let c: TestClient;
   beforeAll(async () => {
-    srv = await startTestServer({ env: { ATELIER_UPLOAD_TTL_MS: '400', ATELIER_UPLOAD_SWEEP_MS: '50' } });
+    srv = await startTestServer({ env: { ATELIER_UPLOAD_TTL_MS: '400', ATELIER_UPLOAD_SWEEP_MS: '50', ATELIER_ENRICHMENT: '0' } });
     c = await srv.connect();
   });
   afterAll(async () => srv.close());

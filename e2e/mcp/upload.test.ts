@@ -23,7 +23,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
   const total = async (): Promise<number> => (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
 
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } }); // enrichment (OCR, vectors) is not under test here
     c = await srv.connect();
   });
   afterAll(async () => srv.close());
