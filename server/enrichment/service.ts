@@ -3,7 +3,6 @@ import type { EnrichmentQueries, JobRow } from '../db/enrichment-jobs.ts';
 import type { SpaceRow, VectorQueries } from '../db/vectors.ts';
 import { embeddingText } from '../domain/alt-text.ts';
 import { VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/colour.ts';
-import type { Scope } from '../domain/scope.ts';
 import type { AssetStoredHook } from '../library/deps.ts';
 import type { AssetVectorSearch } from '../library/search.ts';
 import type { Logger } from '../log.ts';
@@ -31,21 +30,12 @@ export interface EnrichmentDeps {
   log: Logger;
 }
 
-/** Per-workspace view of the pipeline for status displays. */
-export interface EnrichmentStatus {
-  assets: Record<string, number>;
-  text_model: string | null;
-  text_index: 'ready' | 'building' | 'unavailable';
-  visual_index: 'ready' | 'building';
-}
-
 /** The running enrichment module. */
 export interface Enrichment {
   /** onAssetStored hook: queue analysis of a new asset. */
   hook: AssetStoredHook;
   /** KNN implementation for `searchAssets`. */
   vectors: AssetVectorSearch;
-  status(scope: Scope): EnrichmentStatus;
   /** Queue re-analysis and re-embedding of one asset (after a metadata change). */
   refresh(seq: number): void;
   close(): Promise<void>;
@@ -189,14 +179,6 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       },
       log,
     }),
-    status(scope) {
-      return {
-        assets: jobs.statusCounts(scope),
-        text_model: d.embedder?.modelId ?? null,
-        text_index: textSpace ? textSpace.status === 'ready' ? 'ready' : 'building' : 'unavailable',
-        visual_index: visualSpace.status === 'ready' ? 'ready' : 'building',
-      };
-    },
     refresh(seq) {
       jobs.enqueue(seq, 'analyze');
       runner.kick();
