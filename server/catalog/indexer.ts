@@ -51,7 +51,7 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
       if (vectors.length !== batch.length || vectors.some((v) => v.length !== e.dimensions)) {
         throw new Error(`embedder ${e.modelId} returned ${vectors.length} vectors for ${batch.length} texts (or a wrong dimension)`);
       }
-      products.putEmbeddings(e.modelId, batch.map((b, i) => ({ seq: b.seq, sha256: b.embed_sha256, vector: vectors[i]! })));
+      products.putEmbeddings(e.modelId, batch.map((b, i) => ({ seq: b.seq, storeId: b.store_id, sha256: b.embed_sha256, vector: vectors[i]! })));
       done += batch.length;
       opts.onProgress?.(done);
     }

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import type { ProductStatus } from '../../shared/schemas/product.ts';
 import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../domain/catalog.ts';
 import type { Scope } from '../domain/scope.ts';
+import { createProductVectorIndex } from './product-vectors.ts';
 
 /** Scope of every catalog query: tenant, workspace and the store resolved by `storeScopeFor` (rule 8). */
 export type StoreScope = Scope & { storeId: string };
@@ -97,14 +98,17 @@ export function createProductQueries(db: Database) {
        ON CONFLICT(product_seq, model_id) DO UPDATE SET dimensions = excluded.dimensions, text_sha256 = excluded.text_sha256, embedding = excluded.embedding`,
     ),
     pending: db.prepare(
-      `SELECT p.seq, p.embed_text, p.embed_sha256 FROM products p
+      `SELECT p.seq, p.store_id, p.embed_text, p.embed_sha256 FROM products p
        LEFT JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = @model
        WHERE (@store IS NULL OR p.store_id = @store) AND (e.text_sha256 IS NULL OR e.text_sha256 <> p.embed_sha256 OR e.dimensions <> @dims)
        ORDER BY p.seq LIMIT @limit`,
     ),
     embeddingOf: db.prepare('SELECT embedding FROM product_embeddings WHERE product_seq = ? AND model_id = ? AND dimensions = ?'),
+    embeddingRowid: db.prepare('SELECT rowid AS id FROM product_embeddings WHERE product_seq = ? AND model_id = ?'),
+    embeddingRowidsOfGid: db.prepare('SELECT e.rowid AS id FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE p.store_id = ? AND p.gid = ?'),
   };
 
+  const vectors = createProductVectorIndex(db);
   const inList = (n: number): string => Array.from({ length: n }, () => '?').join(',');
 
   const writeOne = (storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string, replaceCollections: boolean): number => {
@@ -154,7 +158,10 @@ export function createProductQueries(db: Database) {
     },
     /** Delete products by GID. @returns how many existed */
     deleteByGids(scope: StoreScope, gids: string[]): number {
-      return db.transaction(() => gids.reduce((n, g) => n + s.delByGid.run(scope.storeId, g).changes, 0))();
+      return db.transaction(() => gids.reduce((n, g) => {
+        vectors.drop((s.embeddingRowidsOfGid.all(scope.storeId, g) as { id: number }[]).map((r) => r.id));
+        return n + s.delByGid.run(scope.storeId, g).changes;
+      }, 0))();
     },
     gidsOfStore: (scope: StoreScope): string[] => (s.gids.all(scope.storeId) as { gid: string }[]).map((r) => r.gid),
     setSyncedAt: (scope: StoreScope, at: string): void => void s.setSyncedAt.run(at, scope.storeId),
@@ -221,16 +228,28 @@ export function createProductQueries(db: Database) {
     },
 
     /**
-     * Exact KNN by cosine distance (sqlite-vec `vec_distance_cosine`, https://alexgarcia.xyz/sqlite-vec/api-reference.html)
-     * over the store's embeddings of one model. Zero vectors (texts without a known word) have no
-     * direction, so sqlite-vec returns NULL for them and they are left out.
+     * Exact KNN by cosine distance over the store's vectors of one model (sqlite-vec `vec0`, see
+     * db/product-vectors.ts), then the list filters applied to the candidates; `k` bounds the
+     * candidates before filtering. Zero vectors are never neighbours.
      * @returns seqs with distance (0 = same direction), nearest first
      */
     knn(scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] {
+      const selective = !!(f.collection || f.productType);
+      const hits = vectors.knn(scope.storeId, modelId, query, selective ? k * 4 : k + 50);
+      if (hits.length === 0) return [];
+      const bySeq = new Map<number, number>();
+      const ids = hits.map((h) => h.id);
+      const rows = db.prepare(`SELECT e.rowid AS id, e.product_seq AS seq FROM product_embeddings e WHERE e.rowid IN (${inList(ids.length)})`).all(...ids) as { id: number; seq: number }[];
+      const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
+      for (const h of hits) {
+        const seq = seqOf.get(h.id);
+        if (seq !== undefined && !bySeq.has(seq)) bySeq.set(seq, h.distance);
+      }
       const w = filterSql(f);
-      return db.prepare(`SELECT p.seq, vec_distance_cosine(e.embedding, ?) AS distance FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
-          WHERE e.model_id = ? AND e.dimensions = ? AND p.store_id = ?${w.sql} AND distance IS NOT NULL ORDER BY distance, p.seq LIMIT ?`)
-        .all(f32Blob(query), modelId, query.length, scope.storeId, ...w.params, k) as { seq: number; distance: number }[];
+      const seqs = [...bySeq.keys()];
+      const keep = new Set((db.prepare(`SELECT p.seq FROM products p WHERE p.store_id = ? AND p.seq IN (${inList(seqs.length)})${w.sql}`)
+        .all(scope.storeId, ...seqs, ...w.params) as { seq: number }[]).map((r) => r.seq));
+      return seqs.filter((q) => keep.has(q)).slice(0, k).map((seq) => ({ seq, distance: bySeq.get(seq)! }));
     },
     /** Stored vector of one product under a model (null when not embedded yet). */
     embeddingOf(seq: number, modelId: string, dims: number): Float32Array | null {
@@ -255,13 +274,16 @@ export function createProductQueries(db: Database) {
     },
 
     /** Products (of one store, or all when null) whose embedding under `modelId` is missing or stale, oldest first. */
-    pendingEmbeddings(storeId: string | null, modelId: string, dims: number, limit: number): { seq: number; embed_text: string; embed_sha256: string }[] {
-      return s.pending.all({ store: storeId, model: modelId, dims, limit }) as { seq: number; embed_text: string; embed_sha256: string }[];
+    pendingEmbeddings(storeId: string | null, modelId: string, dims: number, limit: number): { seq: number; store_id: string; embed_text: string; embed_sha256: string }[] {
+      return s.pending.all({ store: storeId, model: modelId, dims, limit }) as { seq: number; store_id: string; embed_text: string; embed_sha256: string }[];
     },
     /** Store vectors (one transaction). */
-    putEmbeddings(modelId: string, rows: { seq: number; sha256: string; vector: Float32Array }[]): void {
+    putEmbeddings(modelId: string, rows: { seq: number; storeId: string; sha256: string; vector: Float32Array }[]): void {
       db.transaction(() => {
-        for (const r of rows) s.putEmbedding.run(r.seq, modelId, r.vector.length, r.sha256, f32Blob(r.vector));
+        for (const r of rows) {
+          s.putEmbedding.run(r.seq, modelId, r.vector.length, r.sha256, f32Blob(r.vector));
+          vectors.put((s.embeddingRowid.get(r.seq, modelId) as { id: number }).id, r.storeId, modelId, r.vector);
+        }
       })();
     },
   };
