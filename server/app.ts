@@ -23,6 +23,7 @@ import { createEnrichmentQueries } from './db/enrichment-jobs.ts';
 import { createVectorQueries } from './db/vectors.ts';
 import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
+import { createHttpCaptioner } from './providers/vision-http.ts';
 import type { Logger } from './log.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
@@ -102,6 +103,7 @@ export function buildApp(config: Config, log: Logger): App {
         blobs: library.blobs,
         embedder,
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
+        captioner: env.ATELIER_VISION_URL ? createHttpCaptioner({ baseUrl: env.ATELIER_VISION_URL, apiKey: env.ATELIER_VISION_KEY ?? null, model: env.ATELIER_VISION_MODEL, timeoutMs: env.ATELIER_VISION_TIMEOUT_MS }) : null,
         concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
         retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
         minSemanticSimilarity: env.ATELIER_SEMANTIC_MIN_SIMILARITY,

@@ -41,6 +41,10 @@ export const EnvSchema = z.object({
   ATELIER_SEMANTIC_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.25).describe('relevance floor: lowest cosine similarity a semantic hit needs to be listed (tune per embedding model)'),
   ATELIER_ENRICHMENT_RETRY_BASE_MS: int(1, 600_000).default(2000).describe('first retry delay of a failed enrichment job, ms (then ×4 per attempt, 4 attempts)'),
   ATELIER_OCR: bool.default(true).describe('run OCR (tesseract.js, bundled English data) during enrichment'),
+  ATELIER_VISION_URL: z.string().url('must be an absolute URL').optional().describe('OpenAI-compatible API (up to /v1) with a vision-capable chat model for machine alt text; unset = heuristic alt text'),
+  ATELIER_VISION_KEY: z.string().min(1).optional().describe('Bearer key for ATELIER_VISION_URL'),
+  ATELIER_VISION_MODEL: z.string().min(1).default('gpt-4o-mini').describe('vision model name for machine alt text'),
+  ATELIER_VISION_TIMEOUT_MS: int(100, 600_000).default(60_000).describe('vision caption request timeout, ms'),
   // ── env: generation (issue 5) ──
   ATELIER_DEFAULT_PROVIDER: z.string().min(1).default('local').describe('image provider used when asset_generate omits provider: local, openai or gemini (must be enabled)'),
   ATELIER_OPENAI_API_KEY: z.string().min(1).optional().describe('enables the openai image provider (Images API)'),

@@ -24,6 +24,8 @@ export interface EnrichmentRow {
   machine_alt_text: string | null;
   text_model_id: string | null;
   visual_model_id: string | null;
+  caption: string | null;
+  caption_model_id: string | null;
 }
 
 /** What the analyze job writes; user-authored fields are protected by the SQL itself. */
@@ -34,6 +36,8 @@ export interface AnalysisWrite {
   ocrConfidence: number | null;
   autoTags: string[];
   machineAltText: string | null;
+  caption: string | null;
+  captionModelId: string | null;
 }
 
 /**
@@ -65,10 +69,11 @@ export function createEnrichmentQueries(db: Database) {
     allSeqs: db.prepare(`SELECT seq FROM assets WHERE kind <> 'video'`),
     facts: db.prepare(`SELECT * FROM asset_enrichment WHERE asset_seq = ?`),
     upsertFacts: db.prepare(
-      `INSERT INTO asset_enrichment (asset_seq, colors, orientation, ocr_confidence, machine_alt_text, updated_at)
-       VALUES (@seq, @colors, @orientation, @ocr_confidence, @machine_alt_text, @now)
+      `INSERT INTO asset_enrichment (asset_seq, colors, orientation, ocr_confidence, machine_alt_text, caption, caption_model_id, updated_at)
+       VALUES (@seq, @colors, @orientation, @ocr_confidence, @machine_alt_text, @caption, @caption_model_id, @now)
        ON CONFLICT (asset_seq) DO UPDATE SET colors = excluded.colors, orientation = excluded.orientation,
-         ocr_confidence = excluded.ocr_confidence, machine_alt_text = excluded.machine_alt_text, updated_at = excluded.updated_at`,
+         ocr_confidence = excluded.ocr_confidence, machine_alt_text = excluded.machine_alt_text,
+         caption = excluded.caption, caption_model_id = excluded.caption_model_id, updated_at = excluded.updated_at`,
     ),
     writeAsset: db.prepare(
       `UPDATE assets SET
@@ -116,7 +121,7 @@ export function createEnrichmentQueries(db: Database) {
     /** Store an analysis: facts row plus OCR text, auto tags and (unless user-authored) alt text. */
     writeAnalysis(seq: number, a: AnalysisWrite): void {
       db.transaction(() => {
-        s.upsertFacts.run({ seq, colors: a.colorsJson, orientation: a.orientation, ocr_confidence: a.ocrConfidence, machine_alt_text: a.machineAltText, now: now() });
+        s.upsertFacts.run({ seq, colors: a.colorsJson, orientation: a.orientation, ocr_confidence: a.ocrConfidence, machine_alt_text: a.machineAltText, caption: a.caption, caption_model_id: a.captionModelId, now: now() });
         s.writeAsset.run({ seq, ocr_text: a.ocrText, auto_tags: JSON.stringify(a.autoTags), machine_alt_text: a.machineAltText });
       })();
     },

@@ -1,6 +1,8 @@
 import sharp from 'sharp';
-import { autoTags, cleanOcr, machineAltText, orientationOf } from '../domain/alt-text.ts';
+import { autoTags, cleanOcr, machineAltText, nameWords, orientationOf } from '../domain/alt-text.ts';
 import { dominantColours, visualDescriptor, type DominantColour } from '../domain/colour.ts';
+import type { ImageCaptioner } from '../providers/vision-http.ts';
+import type { Logger } from '../log.ts';
 import type { OcrEngine } from './ocr.ts';
 
 /** What analysis derives from an image's pixels. */
@@ -11,6 +13,9 @@ export interface Analysis {
   ocrConfidence: number | null;
   autoTags: string[];
   machineAltText: string;
+  /** caption from the vision model, when one is configured and answered */
+  caption: string | null;
+  captionModelId: string | null;
   visual: Float32Array;
 }
 
@@ -22,10 +27,17 @@ const OCR_MAX_PX = 1600;
 /**
  * Analyse stored image bytes (already EXIF-normalised PNG/JPEG/WebP/…; SVG is rasterised by sharp):
  * dominant colours, orientation, OCR (when an engine is given), auto tags, machine alt text and the
- * visual descriptor. Deterministic for the same bytes, so re-running a job is harmless.
+ * visual descriptor. Deterministic for the same bytes, so re-running a job is harmless. With a
+ * `captioner` (and no user alt text) the machine alt text is the vision model's caption; when that
+ * call fails the heuristic alt text is used and the failure logged.
  * @throws Error when sharp cannot decode the bytes
  */
-export async function analyzeImage(bytes: Buffer, info: { name: string; prompt: string | null; kind: string }, ocr: OcrEngine | null): Promise<Analysis> {
+export async function analyzeImage(
+  bytes: Buffer,
+  info: { name: string; prompt: string | null; kind: string; wantCaption?: boolean },
+  ocr: OcrEngine | null,
+  vision?: { captioner: ImageCaptioner; log: Logger; signal?: AbortSignal },
+): Promise<Analysis> {
   const base = sharp(bytes, { limitInputPixels: false, animated: false }).rotate();
   const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   const swap = (meta.orientation ?? 1) >= 5;
@@ -50,13 +62,24 @@ export async function analyzeImage(bytes: Buffer, info: { name: string; prompt: 
     ocrText = cleanOcr(r.text, r.confidence, r.words);
   }
   const tags = autoTags({ colours, orientation, hasText: ocrText !== null, hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA), kind: info.kind });
+  let caption: string | null = null;
+  if (vision && info.wantCaption) {
+    try {
+      const jpeg = await flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer();
+      caption = await vision.captioner.caption(jpeg, { name: nameWords(info.name), ocrText }, vision.signal);
+    } catch (err) {
+      vision.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'vision caption failed; using heuristic alt text');
+    }
+  }
   return {
     colours,
     orientation,
     ocrText,
     ocrConfidence,
     autoTags: tags,
-    machineAltText: machineAltText({ name: info.name, prompt: info.prompt, colours, orientation, ocrText }),
+    machineAltText: caption ?? machineAltText({ name: info.name, prompt: info.prompt, colours, orientation, ocrText }),
+    caption,
+    captionModelId: caption && vision ? vision.captioner.modelId : null,
     visual,
   };
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { analyzeImage } from './analyze.ts';
+import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { OcrEngine } from './ocr.ts';
 import { createJobRunner, type JobOutcome } from './queue.ts';
 import { createAssetVectorSearch } from './vector-search.ts';
@@ -22,6 +23,8 @@ export interface EnrichmentDeps {
   embedder: TextEmbedder | null;
   /** null = OCR disabled */
   ocr: OcrEngine | null;
+  /** vision model for machine alt text; null = heuristic alt text only */
+  captioner: ImageCaptioner | null;
   concurrency: number;
   /** first retry delay of a failed job, ms */
   retryBaseMs: number;
@@ -103,7 +106,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (row.enrichment_status === 'pending') jobs.setAssetStatus(row.seq, 'running');
     const bytes = await d.blobs.get(row.sha256);
     signal.throwIfAborted();
-    const a = await analyzeImage(bytes, { name: row.name, prompt: promptOf(row), kind: row.kind }, d.ocr);
+    const userAlt = jsonList(row.user_fields).includes('alt_text');
+    const a = await analyzeImage(bytes, { name: row.name, prompt: promptOf(row), kind: row.kind, wantCaption: !userAlt }, d.ocr, d.captioner ? { captioner: d.captioner, log, signal } : undefined);
     signal.throwIfAborted();
     jobs.writeAnalysis(row.seq, {
       colorsJson: JSON.stringify(a.colours),
@@ -112,6 +116,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       ocrConfidence: a.ocrConfidence,
       autoTags: a.autoTags,
       machineAltText: a.machineAltText,
+      caption: a.caption,
+      captionModelId: a.captionModelId,
     });
     vectors.put(visualSpace, row.seq, row.workspace_id, a.visual);
     jobs.setVisualModel(row.seq, VISUAL_MODEL_ID);
@@ -123,14 +129,16 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const row = assets.bySeq(job.asset_seq);
     if (!row || !d.embedder || !textSpace) return 'skipped';
     const userFields = new Set(jsonList(row.user_fields));
+    const facts = jobs.facts(row.seq);
     const text = embeddingText({
       name: row.name,
-      userAltText: userFields.has('alt_text') ? row.alt_text : null,
+      // the user's words, else a vision model's caption (the heuristic alt text only restates other fields)
+      userAltText: userFields.has('alt_text') ? row.alt_text : (facts?.caption ?? null),
       tags: jsonList(row.tags),
       purpose: row.purpose,
       // Photo OCR is mostly fragments ("JPA HOPADILLO BBH") that pull the mean vector off-topic; it stays
       // searchable lexically. Confident pages (documents, screenshots) are embedded.
-      ocrText: (jobs.facts(row.seq)?.ocr_confidence ?? 0) >= OCR_EMBED_MIN_CONFIDENCE ? row.ocr_text : null,
+      ocrText: (facts?.ocr_confidence ?? 0) >= OCR_EMBED_MIN_CONFIDENCE ? row.ocr_text : null,
       // Colour and orientation tags are on nearly every photo and would make all photos look alike.
       autoTags: jsonList(row.auto_tags).filter((t) => !DESCRIPTIVE_ONLY_TAGS.has(t)),
       prompt: promptOf(row),
