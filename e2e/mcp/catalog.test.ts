@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importCatalogFile } from '../../server/catalog/import-file.ts';
+import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
 import { createTenant } from '../../server/tenancy/admin.ts';
 import { importDemoCsvs } from '../fixtures/catalog.ts';
 import { DEMO_DIR, startTestServer, type TestClient, type TestServer } from './harness.ts';
@@ -172,6 +173,21 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
     expect((await list({ limit: 1 })).total).toBe(before);
     const p = await c.call('svc_catalog', 'get_product', { handle: 'ocean-blue-shirt' });
     expect((p.structured.products as { title: string }[])[0]!.title).toBe('Ocean Blue Shirt Deluxe');
+  });
+
+  it('the demo seed step imports the three CSVs into the demo store once (idempotent)', async () => {
+    const demo = createTenant(ts.app.library.tenancy, 'Demo seed');
+    const scope = { tenantId: demo.tenant_id, workspaceId: demo.workspace_id };
+    await seedDemoCatalog(ts.app, demo, scope);
+    const dc = await ts.connect(demo.api_key);
+    const first = (await dc.call('svc_catalog', 'list_products', { limit: 1 })).structured as unknown as Page;
+    expect(first.total).toBe(60);
+    for (const col of ['apparel', 'home-and-garden', 'jewelery']) {
+      expect(((await dc.call('svc_catalog', 'list_products', { collection: col, limit: 1 })).structured as unknown as Page).total).toBe(20);
+    }
+    await seedDemoCatalog(ts.app, demo, scope);
+    const again = (await dc.call('svc_catalog', 'list_products', { limit: 1 })).structured as unknown as Page;
+    expect(again).toMatchObject({ total: 60, catalog_synced_at: first.catalog_synced_at });
   });
 
   it('a bad CSV row is rejected naming file, row and column, and nothing is written', async () => {

@@ -30,7 +30,7 @@ export function createProductVectorIndex(db: Database) {
         const ins = db.prepare(`INSERT INTO ${t} (rowid, part, embedding) VALUES (?, ?, ?)`);
         const rows = db.prepare(`SELECT e.rowid AS id, p.store_id || '|' || e.model_id AS part, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE e.dimensions = ?`).all(dims) as { id: number; part: string; embedding: Buffer }[];
         for (const r of rows) {
-          const v = new Float32Array(Buffer.from(r.embedding).buffer);
+          const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
           if (!isZero(v)) ins.run(BigInt(r.id), r.part, r.embedding);
         }
       })();

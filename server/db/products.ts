@@ -255,8 +255,8 @@ export function createProductQueries(db: Database) {
     embeddingOf(seq: number, modelId: string, dims: number): Float32Array | null {
       const r = s.embeddingOf.get(seq, modelId, dims) as { embedding: Buffer } | undefined;
       if (!r) return null;
-      const copy = Buffer.from(r.embedding);
-      return new Float32Array(copy.buffer, copy.byteOffset, copy.byteLength / 4);
+      // Copy into a fresh ArrayBuffer: a Buffer's byteOffset need not be 4-aligned.
+      return new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
     },
     /**
      * Related products without embeddings: score = 3 × shared collections + 2 × same product type + shared tags,

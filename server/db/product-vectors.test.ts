@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { CatalogProductInput } from '../domain/catalog.ts';
+import { createTenant } from '../tenancy/admin.ts';
+import { openDb } from './connection.ts';
+import { createProductQueries } from './products.ts';
+import { createTenancyQueries } from './tenancy.ts';
+
+const product = (n: number): CatalogProductInput => ({
+  gid: `gid://shopify/Product/${n}`, handle: `p${n}`, title: `P${n}`, description_html: '', status: 'ACTIVE', product_type: '', vendor: '', tags: [], options: [],
+  images: [], variants: [], selling_plan_groups: [], collections: [], total_inventory: null, platform_updated_at: null,
+});
+
+describe('product KNN index (sqlite-vec vec0)', () => {
+  it('partitions by store and model, back-fills a missing table, skips zero vectors and drops deleted products', () => {
+    const db = openDb(':memory:');
+    const tenancy = createTenancyQueries(db);
+    const a = createTenant(tenancy, 'a');
+    const b = createTenant(tenancy, 'b');
+    const sa = { tenantId: a.tenant_id, workspaceId: a.workspace_id, storeId: a.store_id };
+    const sb = { tenantId: b.tenant_id, workspaceId: b.workspace_id, storeId: b.store_id };
+    const q = createProductQueries(db);
+    q.upsertMany(sa, [product(1), product(2), product(3)], 'json', { at: 'x', replaceCollections: false });
+    q.upsertMany(sb, [product(4)], 'json', { at: 'x', replaceCollections: false });
+    const vecs: Record<number, number[]> = { 1: [1, 0, 0], 2: [0.9, 0.1, 0], 3: [0, 0, 0], 4: [1, 0, 0] };
+    for (const model of ['m1', 'm2']) {
+      q.putEmbeddings(model, q.pendingEmbeddings(null, model, 3, 10).map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: new Float32Array(vecs[r.seq]!) })));
+    }
+    const knn = (qs: ReturnType<typeof createProductQueries>, scope = sa, model = 'm1') => qs.knn(scope, model, new Float32Array([1, 0, 0]), { statuses: ['ACTIVE'] }, 10).map((h) => h.seq);
+    expect(knn(q)).toEqual([1, 2]); // store b's product 4 and the zero vector 3 are not neighbours
+    expect(knn(q, sb, 'm2')).toEqual([4]);
+    expect(q.knn(sa, 'm1', new Float32Array(3), { statuses: ['ACTIVE'] }, 10)).toEqual([]);
+
+    db.exec('DROP TABLE product_vec_f3');
+    expect(knn(createProductQueries(db))).toEqual([1, 2]); // rebuilt from product_embeddings
+
+    q.deleteByGids(sa, ['gid://shopify/Product/1']);
+    expect(knn(q)).toEqual([2]);
+    // left: product 2 under m1 and m2 (store a) and product 4 under m1 and m2 (store b); zero vectors are not stored
+    expect((db.prepare('SELECT count(*) AS n FROM product_vec_f3').get() as { n: number }).n).toBe(4);
+    db.close();
+  });
+});
