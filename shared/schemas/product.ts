@@ -53,7 +53,7 @@ export const ListProductsResultSchema = z.object({
   returned: z.number().int().describe('items in this page'),
   has_more: z.boolean(),
   next_cursor: z.string().nullable().describe('opaque; pass as cursor for the next page; null on the last page'),
-  search_mode: ProductSearchModeSchema.describe('mode actually used'),
+  search_mode: ProductSearchModeSchema.describe('mode actually used; browsing (no query, no related_to_product_id) ranks nothing and reports lexical'),
   degraded_from: ProductSearchModeSchema.nullable().describe('requested mode when semantic search was unavailable and lexical results were returned (rule 9)'),
   catalog_synced_at: TimestampSchema.nullable().describe('last catalog sync or import of the store (ISO 8601 UTC); null if never'),
 });
