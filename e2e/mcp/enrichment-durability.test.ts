@@ -66,6 +66,25 @@ describe('durable enrichment queue', () => {
     expect((r.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
   });
 
+  it('retries jobs that failed in a previous process once the cause is gone', async () => {
+    const config = tempConfig({ ATELIER_EMBEDDER: 'fail', ATELIER_ENRICHMENT_RETRY_BASE_MS: '10' });
+    dirs.push(config.dataDir);
+    const first = await boot(config, null);
+    for (const p of PHOTOS.slice(0, 2)) {
+      await first.c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${p}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${p}.jpg` });
+    }
+    const failed = await waitForEnrichment(first.c, first.theme);
+    expect(failed.map((a) => a.enrichment_status)).toEqual(['failed', 'failed']);
+    await first.app.close();
+    const second = await boot({ ...config, env: { ...config.env, ATELIER_EMBEDDER: 'static' } }, first.key);
+    apps.push(second.app);
+    const healed = await waitForEnrichment(second.c, second.theme);
+    expect(healed.map((a) => a.enrichment_status)).toEqual(['done', 'done']);
+    const r = await second.c.call('svc_asset_library', 'search', { theme_id: second.theme, mode: 'semantic', query: 'hawk' });
+    expect(req(r)).toMatchObject({ mode: 'semantic', match: 'vector' });
+    expect((r.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
+  });
+
   it('re-embeds in the background after a model change, degrading search until the new space is complete', async () => {
     // An OpenAI-compatible embeddings server: 16-d bag-of-hashed-words vectors, held until released.
     const requests: { auth: string | undefined; body: { model: string; input: string[]; encoding_format: string } }[] = [];

@@ -58,6 +58,7 @@ export function createEnrichmentQueries(db: Database) {
     claim: db.prepare(`UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? AND state = 'queued'`),
     finish: db.prepare(`UPDATE enrichment_jobs SET state = ?, last_error = ?, run_after = ?, updated_at = ? WHERE id = ?`),
     requeueRunning: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', updated_at = ? WHERE state = 'running'`),
+    requeueFailed: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', attempts = 0, run_after = ?, updated_at = ? WHERE state = 'failed'`),
     pendingOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state IN ('queued', 'running')`),
     failedOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state = 'failed'`),
     pendingKind: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE kind = ? AND state IN ('queued', 'running')`),
@@ -106,6 +107,8 @@ export function createEnrichmentQueries(db: Database) {
       void s.finish.run(state, error, runAfterMs, now(), id),
     /** Crash recovery at start: jobs left running by a dead process go back to the queue. */
     requeueRunning: () => s.requeueRunning.run(now()).changes,
+    /** At start: give permanently failed jobs one more round (the cause, e.g. an embedder outage, may be gone). */
+    requeueFailed: () => s.requeueFailed.run(Date.now(), now()).changes,
     pendingOf: (seq: number) => (s.pendingOf.get(seq) as { n: number }).n,
     failedOf: (seq: number) => (s.failedOf.get(seq) as { n: number }).n,
     pendingKind: (kind: JobKind) => (s.pendingKind.get(kind) as { n: number }).n,

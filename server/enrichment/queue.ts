@@ -16,7 +16,7 @@ export function backoffMs(attempt: number, baseMs = 2000): number {
 
 /** The job runner of one server process. */
 export interface JobRunner {
-  /** Recover jobs a dead process left running, then start pumping. */
+  /** Recover jobs a dead process left running, retry failed ones once more, then start pumping. */
   start(): void;
   /** Look for due jobs now (after an enqueue). */
   kick(): void;
@@ -92,6 +92,8 @@ export function createJobRunner(opts: {
     start() {
       const n = jobs.requeueRunning();
       if (n > 0) log.info({ jobs: n }, 'resuming enrichment jobs left running by a previous process');
+      const f = jobs.requeueFailed();
+      if (f > 0) log.info({ jobs: f }, 'retrying enrichment jobs that failed in a previous process');
       pump();
     },
     kick: () => queueMicrotask(pump),
