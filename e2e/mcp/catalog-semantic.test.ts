@@ -99,3 +99,26 @@ describe('catalog with the real static embedder (GloVe + SIF, issue 4)', () => {
     expect(conceptual.items.filter((i) => jewelIds.has(i.product_id)).length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('catalog with ATELIER_EMBEDDER=fail (failure injection from config)', () => {
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startTestServer({ env: { ATELIER_EMBEDDER: 'fail' } });
+    await importDemoCsvs(ts);
+  });
+  afterAll(async () => ts.close());
+
+  it('keeps products pending and answers semantic, hybrid and related with lexical results and degraded_from', async () => {
+    const c = await ts.connect();
+    for (const mode of ['semantic', 'hybrid']) {
+      const p = (await c.call('svc_catalog', 'list_products', { query: 'ocean blue shirt', search_mode: mode })).structured as unknown as Page;
+      expect(p).toMatchObject({ search_mode: 'lexical', degraded_from: mode });
+      expect(p.items[0]!.handle).toBe('ocean-blue-shirt');
+    }
+    const src = ((await c.call('svc_catalog', 'list_products', { query: 'cream sofa', search_mode: 'lexical' })).structured as unknown as Page).items[0]!;
+    const rel = (await c.call('svc_catalog', 'list_products', { related_to_product_id: src.product_id })).structured as unknown as Page;
+    expect(rel).toMatchObject({ search_mode: 'lexical', degraded_from: 'hybrid' });
+    expect(rel.items.map((i) => i.product_id)).not.toContain(src.product_id);
+    expect(rel.items.length).toBeGreaterThan(0);
+  });
+});

@@ -256,6 +256,19 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
     expect(og.structured).toMatchObject({ products: [], not_found: ['gid://shopify/Product/101'] });
   });
 
+  it('asks for workspace_id when the API key reaches several active workspaces (rule 8)', async () => {
+    const { createWorkspace } = await import('../../server/tenancy/admin.ts');
+    const other = createTenant(ts.app.library.tenancy, 'Two workspaces');
+    const ws2 = createWorkspace(ts.app.library.tenancy, other.tenant_id, 'Second workspace');
+    const c = await ts.connect(other.api_key);
+    const amb = await c.call('svc_catalog', 'list_products', {});
+    expect(amb.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.workspace_id' });
+    const ok = await c.call('svc_catalog', 'list_products', { workspace_id: ws2.workspace_id });
+    expect(ok.structured).toMatchObject({ total: 0, catalog_synced_at: null });
+    const foreign = await c.call('svc_catalog', 'get_product', { workspace_id: ts.tenant.workspace_id, product_ids: ['gid://shopify/Product/101'] });
+    expect(foreign.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });
+  });
+
   it('rejects a products.json with a float-like bad price, naming the JSON path', async () => {
     const t = ts.tenant;
     const bad = restProduct(900, 'bad-widget');
