@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAssetQueries } from '../db/assets.ts';
+import { openDb, type Database } from '../db/connection.ts';
+import { createTenancyQueries } from '../db/tenancy.ts';
+import { createVectorQueries, VEC0_K_MAX, type SpaceRow } from '../db/vectors.ts';
+import { createTenant } from '../tenancy/admin.ts';
+import { filteredKnn } from './vector-search.ts';
+
+/** Real SQLite + sqlite-vec: filtered KNN must equal an exact filtered scan, however selective the filter. */
+describe('filteredKnn', () => {
+  const N = 6000;
+  const DIMS = 8;
+  let db: Database;
+  let space: SpaceRow;
+  let scope: { tenantId: string; workspaceId: string };
+  let vecs: Float32Array[];
+  const vq = () => createVectorQueries(db);
+  let s = 7;
+  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const unit = () => {
+    const v = Float32Array.from({ length: DIMS }, rand);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  beforeAll(() => {
+    db = openDb(':memory:');
+    const t = createTenant(createTenancyQueries(db), 't');
+    const other = createTenant(createTenancyQueries(db), 'other');
+    scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
+    const assets = createAssetQueries(db);
+    space = vq().ensureSpace('asset_text', 'test', DIMS, 'ready');
+    vecs = [];
+    db.transaction(() => {
+      for (let i = 0; i < N; i++) {
+        const mine = i % 10 !== 0;
+        // 1 in 250 of this workspace's assets is an svg; 1 in 4 a background
+        const seq = assets.insert({
+          id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: mine ? t.tenant_id : other.tenant_id, workspace_id: mine ? t.workspace_id : other.workspace_id,
+          kind: i % 250 === 1 ? 'svg' : 'image', format: 'png', mime_type: 'image/png', width: 1, height: 1, size_bytes: 1, sha256: `s${i}`, source_sha256: `s${i}`,
+          converted_from: null, name: `a${i}.png`, alt_text: null, tags: [], purpose: null, category: i % 4 === 0 ? 'background' : null, subtype: null,
+          user_fields: [], source: 'seed', source_url: null, provenance: null, enrichment_status: 'done', created_at: new Date().toISOString(), renditions: [],
+        });
+        const v = unit();
+        vecs[seq] = v;
+        vq().put(space, seq, mine ? t.workspace_id : other.workspace_id, v);
+      }
+    })();
+  });
+  afterAll(() => db.close());
+
+  const exact = (q: Float32Array, keep: (seq: number) => boolean, k: number, floor: number): { seq: number; sim: number }[] => {
+    const rows = db.prepare('SELECT seq, kind, category FROM assets WHERE tenant_id = ? AND workspace_id = ?').all(scope.tenantId, scope.workspaceId) as { seq: number }[];
+    return rows
+      .filter((r) => keep(r.seq))
+      .map((r) => ({ seq: r.seq, sim: vecs[r.seq]!.reduce((acc, x, i) => acc + x * q[i]!, 0) }))
+      .filter((h) => h.sim >= floor)
+      .sort((a, b) => b.sim - a.sim)
+      .slice(0, k);
+  };
+  /** Same hits in the same order, up to float32-vs-float64 rounding between near-ties. */
+  const expectSame = (got: { seq: number; similarity: number }[], want: { seq: number; sim: number }[]): void => {
+    expect(new Set(got.map((h) => h.seq))).toEqual(new Set(want.map((h) => h.seq)));
+    got.forEach((h, i) => expect(Math.abs(h.similarity - Math.max(0, want[i]!.sim))).toBeLessThan(1e-5));
+  };
+  const kindOf = (seq: number): string => (db.prepare('SELECT kind FROM assets WHERE seq = ?').get(seq) as { kind: string }).kind;
+  const catOf = (seq: number): string | null => (db.prepare('SELECT category FROM assets WHERE seq = ?').get(seq) as { category: string | null }).category;
+
+  it('matches the exact answer without filters, with a 25% filter, and with a 0.4% filter (scan fallback)', () => {
+    const q = unit();
+    expectSame(filteredKnn(vq(), space, scope, q, {}, 50, -1), exact(q, () => true, 50, -1));
+    expectSame(filteredKnn(vq(), space, scope, q, { category: 'background' }, 500, -1), exact(q, (x) => catOf(x) === 'background', 500, -1));
+    const svg = filteredKnn(vq(), space, scope, q, { kind: 'svg' }, 500, -1);
+    expect(svg.length).toBeGreaterThan(10);
+    expectSame(svg, exact(q, (x) => kindOf(x) === 'svg', 500, -1));
+    expect(N).toBeGreaterThan(VEC0_K_MAX);
+  });
+
+  it('stops at the relevance floor and never returns another workspace', () => {
+    const q = unit();
+    const hits = filteredKnn(vq(), space, scope, q, {}, 500, 0.8);
+    expect(hits.every((h) => h.similarity >= 0.8)).toBe(true);
+    expectSame(hits, exact(q, () => true, 500, 0.8));
+    expect(hits.every((h) => h.seq % 10 !== 1)).toBe(true);
+  });
+});
