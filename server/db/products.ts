@@ -90,7 +90,8 @@ export function createProductQueries(db: Database) {
        ON CONFLICT(store_id) DO UPDATE SET updated_at_mark = excluded.updated_at_mark, deletions_mark = excluded.deletions_mark,
          last_full_sync_at = coalesce(excluded.last_full_sync_at, catalog_sync_state.last_full_sync_at)`,
     ),
-    maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM products WHERE store_id = ?'),
+    // Global max(seq) is one B-tree seek; a per-store max would scan the store's rows. Either bounds a snapshot.
+    maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM products'),
     byHandle: db.prepare('SELECT * FROM products WHERE store_id = ? AND handle = ? COLLATE NOCASE ORDER BY seq LIMIT 1'),
     bySeq: db.prepare('SELECT * FROM products WHERE store_id = ? AND seq = ?'),
     putEmbedding: db.prepare(
@@ -170,7 +171,8 @@ export function createProductQueries(db: Database) {
       s.syncState.get(scope.storeId) as { store_id: string; updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null } | undefined,
     putSyncState: (scope: StoreScope, st: { updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null }): void =>
       void s.putSyncState.run({ store_id: scope.storeId, ...st }),
-    maxSeq: (scope: StoreScope): number => (s.maxSeq.get(scope.storeId) as { m: number }).m,
+    /** Snapshot bound of a new result set: rows inserted later have a higher seq. */
+    maxSeq: (_scope: StoreScope): number => (s.maxSeq.get() as { m: number }).m,
 
     /** Products by GID (any status), in the order given; missing GIDs are absent from the map. */
     byGids(scope: StoreScope, gids: string[]): Map<string, ProductRow> {
