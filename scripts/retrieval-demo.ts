@@ -33,9 +33,9 @@ const show = async (label: string, args: Record<string, unknown>) => {
   const rows = ((r.structured.assets ?? []) as { name: string; score: number | null }[]).map((a, i) => `  ${i + 1}. ${a.name} (${a.score?.toFixed(3)})`);
   console.log(`\n${label} → mode ${req?.mode}, match ${req?.match}, total ${r.structured.total}${req?.degraded_from ? `, degraded_from ${req.degraded_from}` : ''}\n${rows.join('\n') || '  (no results)'}`);
 };
-for (const q of process.argv.slice(2).length ? process.argv.slice(2) : ['bird of prey', 'evergreen conifer tree', 'drink label', 'spiny desert plant', 'snowy mountain peak', 'handwritten note', 'red flower']) await show(`semantic "${q}"`, { mode: 'semantic', query: q });
-for (const q of ['cosmic void', 'quick brown dog', 'weekend warrior', 'clearing cheque']) await show(`ocr "${q}"`, { mode: 'ocr', query: q });
-await show('similar to silver_fir.jpg', { mode: 'similar', similar_to_asset_id: ids.get('silver_fir.jpg') });
+for (const q of process.argv.slice(2).length ? process.argv.slice(2) : ['bird of prey', 'evergreen conifer tree', 'drink label', 'spiny desert plant', 'snowy mountain peak', 'store front', 'reading a novel']) await show(`semantic "${q}"`, { mode: 'semantic', query: q });
+for (const q of ['cosmic void', 'weekend warrior', 'quick brown dog', 'clearing cheque']) await show(`ocr "${q}"`, { mode: 'ocr', query: q });
+for (const src of ['portrait.jpg', 'simple.png', 'silver_fir.jpg']) await show(`similar to ${src}`, { mode: 'similar', similar_to_asset_id: ids.get(src) });
 await show('all "falcon"', { mode: 'all', query: 'falcon' });
 const alt = srv.app.db.prepare(`SELECT name, alt_text, auto_tags, substr(coalesce(ocr_text,''),1,80) ocr FROM assets ORDER BY seq`).all();
 console.log('\nalt text / auto tags / OCR (first 80 chars):');
