@@ -84,7 +84,7 @@ export default async function run(): Promise<void> {
     const vq = createVectorQueries(app.db);
     const space: SpaceRow = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
     t0 = performance.now();
-    app.db.transaction(() => { for (let i = 0; i < N; i++) vq.put(space, i + 1, scope.workspaceId, vecs[i]!); })();
+    app.db.transaction(() => { for (let i = 0; i < N; i++) vq.put(space, i + 1, scope.workspaceId, vecs[i]!, { kind: 'image', category: i % 4 === 0 ? 'background' : null, subtype: null }); })();
     const vecInsertMs = performance.now() - t0;
 
     // binary-quantised copy for the prefilter: sign bits, padded to a multiple of 8 (sqlite-vec bit[N])

@@ -14,6 +14,9 @@ export interface SpaceRow {
   created_at: string;
 }
 
+/** Asset metadata copied into a space's vec0 metadata columns, so filters run inside the KNN. */
+export interface VectorMeta { kind: string; category: string | null; subtype: string | null }
+
 /** A KNN hit: asset seq and cosine distance (0 = same direction, 2 = opposite). */
 export interface KnnHit { seq: number; distance: number }
 
@@ -48,7 +51,18 @@ export function createVectorQueries(db: Database) {
     insertSpace: db.prepare('INSERT INTO vector_spaces (purpose, model_id, dimensions, status, created_at) VALUES (?, ?, ?, ?, ?)'),
     setStatus: db.prepare('UPDATE vector_spaces SET status = ? WHERE id = ?'),
   };
-  const knnStmts = new Map<number, Statement<[Buffer, number, string], KnnHit>>();
+  const knnStmts = new Map<string, Statement<unknown[], KnnHit>>();
+  const metaCache = new Map<number, boolean>();
+  /** Spaces created before metadata columns existed are filtered by over-fetching instead. */
+  const hasMeta = (space: SpaceRow): boolean => {
+    let v = metaCache.get(space.id);
+    if (v === undefined) {
+      const row = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(tableOf(space)) as { sql: string } | undefined;
+      v = row !== undefined && /\bcategory TEXT\b/.test(row.sql);
+      metaCache.set(space.id, v);
+    }
+    return v;
+  };
 
   const api = {
     /** Live (building or ready) spaces of a purpose, oldest first. */
@@ -71,7 +85,8 @@ export function createVectorQueries(db: Database) {
         const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
         const space: SpaceRow = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
         const t = tableOf(space);
-        db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, embedding float[${dimensions}] distance_metric=cosine)`);
+        // kind/category/subtype are vec0 metadata columns ('' for null): filters apply inside the KNN.
+        db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, kind TEXT, category TEXT, subtype TEXT, embedding float[${dimensions}] distance_metric=cosine)`);
         db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
         return space;
       })();
@@ -86,16 +101,25 @@ export function createVectorQueries(db: Database) {
         db.exec(`DROP TRIGGER IF EXISTS ${tableOf(space)}_ad`);
         db.exec(`DROP TABLE IF EXISTS ${tableOf(space)}`);
       })();
-      knnStmts.delete(space.id);
+      for (const key of [...knnStmts.keys()]) if (key.startsWith(`${space.id}:`)) knnStmts.delete(key);
+      metaCache.delete(space.id);
     },
 
+    /** Whether kind/category/subtype filters run inside this space's KNN. */
+    filtersInKnn: (space: SpaceRow) => hasMeta(space),
+
     /** Insert or replace one asset's vector. @throws Error when the length differs from the space's */
-    put(space: SpaceRow, seq: number, workspaceId: string, v: Float32Array): void {
+    put(space: SpaceRow, seq: number, workspaceId: string, v: Float32Array, meta: VectorMeta): void {
       if (v.length !== space.dimensions) throw new Error(`vector has ${v.length} dimensions, space ${space.model_id} has ${space.dimensions}`);
       const t = tableOf(space);
       db.transaction(() => {
         db.prepare(`DELETE FROM ${t} WHERE asset_seq = ?`).run(BigInt(seq));
-        db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, embedding) VALUES (?, ?, ?)`).run(BigInt(seq), workspaceId, blob(v));
+        if (hasMeta(space)) {
+          db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, kind, category, subtype, embedding) VALUES (?, ?, ?, ?, ?, ?)`)
+            .run(BigInt(seq), workspaceId, meta.kind, meta.category ?? '', meta.subtype ?? '', blob(v));
+        } else {
+          db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, embedding) VALUES (?, ?, ?)`).run(BigInt(seq), workspaceId, blob(v));
+        }
       })();
     },
 
@@ -109,14 +133,20 @@ export function createVectorQueries(db: Database) {
     count: (space: SpaceRow, workspaceId: string) =>
       (db.prepare(`SELECT count(*) AS n FROM ${tableOf(space)} WHERE workspace_id = ?`).get(workspaceId) as { n: number }).n,
 
-    /** Raw KNN within one workspace partition, nearest first (k ≤ VEC0_K_MAX). */
-    knn(space: SpaceRow, workspaceId: string, query: Float32Array, k: number): KnnHit[] {
-      let st = knnStmts.get(space.id);
+    /**
+     * KNN within one workspace partition, nearest first (k ≤ VEC0_K_MAX). kind/category/subtype of `f`
+     * are applied inside the KNN when the space has metadata columns (see `filtersInKnn`).
+     */
+    knn(space: SpaceRow, workspaceId: string, query: Float32Array, k: number, f: AssetFilters = {}): KnnHit[] {
+      const meta = hasMeta(space) ? (['kind', 'category', 'subtype'] as const).filter((c) => f[c]) : [];
+      const key = `${space.id}:${meta.join(',')}`;
+      let st = knnStmts.get(key);
       if (!st) {
-        st = db.prepare<[Buffer, number, string], KnnHit>(`SELECT asset_seq AS seq, distance FROM ${tableOf(space)} WHERE embedding MATCH ? AND k = ? AND workspace_id = ? ORDER BY distance`);
-        knnStmts.set(space.id, st);
+        const extra = meta.map((c) => ` AND ${c} = ?`).join('');
+        st = db.prepare<unknown[], KnnHit>(`SELECT asset_seq AS seq, distance FROM ${tableOf(space)} WHERE embedding MATCH ? AND k = ? AND workspace_id = ?${extra} ORDER BY distance`);
+        knnStmts.set(key, st);
       }
-      return st.all(blob(query), Math.min(k, VEC0_K_MAX), workspaceId);
+      return st.all(blob(query), Math.min(k, VEC0_K_MAX), workspaceId, ...meta.map((c) => f[c]));
     },
 
     /** The subset of `seqs` that are in scope and pass the filters (order not kept). */

@@ -119,7 +119,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       caption: a.caption,
       captionModelId: a.captionModelId,
     });
-    vectors.put(visualSpace, row.seq, row.workspace_id, a.visual);
+    vectors.put(visualSpace, row.seq, row.workspace_id, a.visual, row);
     jobs.setVisualModel(row.seq, VISUAL_MODEL_ID);
     if (d.embedder) jobs.enqueue(row.seq, 'embed_text');
     return 'success';
@@ -145,7 +145,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     });
     const [v] = await d.embedder.embed([text], signal);
     if (!v) throw new Error('embedder returned no vector');
-    if (v.some((x) => x !== 0)) vectors.put(textSpace, row.seq, row.workspace_id, v);
+    if (v.some((x) => x !== 0)) vectors.put(textSpace, row.seq, row.workspace_id, v, row);
     jobs.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
   };

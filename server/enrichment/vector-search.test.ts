@@ -42,7 +42,7 @@ describe('filteredKnn', () => {
         });
         const v = unit();
         vecs[seq] = v;
-        vq().put(space, seq, mine ? t.workspace_id : other.workspace_id, v);
+        vq().put(space, seq, mine ? t.workspace_id : other.workspace_id, v, { kind: i % 250 === 1 ? 'svg' : 'image', category: i % 4 === 0 ? 'background' : null, subtype: null });
       }
     })();
   });
@@ -65,7 +65,7 @@ describe('filteredKnn', () => {
   const kindOf = (seq: number): string => (db.prepare('SELECT kind FROM assets WHERE seq = ?').get(seq) as { kind: string }).kind;
   const catOf = (seq: number): string | null => (db.prepare('SELECT category FROM assets WHERE seq = ?').get(seq) as { category: string | null }).category;
 
-  it('matches the exact answer without filters, with a 25% filter, and with a 0.4% filter (scan fallback)', () => {
+  it('matches the exact answer without filters, with a 25% filter and with a 0.4% filter', () => {
     const q = unit();
     expectSame(filteredKnn(vq(), space, scope, q, {}, 50, -1), exact(q, () => true, 50, -1));
     expectSame(filteredKnn(vq(), space, scope, q, { category: 'background' }, 500, -1), exact(q, (x) => catOf(x) === 'background', 500, -1));
@@ -73,6 +73,17 @@ describe('filteredKnn', () => {
     expect(svg.length).toBeGreaterThan(10);
     expectSame(svg, exact(q, (x) => kindOf(x) === 'svg', 500, -1));
     expect(N).toBeGreaterThan(VEC0_K_MAX);
+  });
+
+  it('gives the same answers by over-fetching for spaces without metadata columns (older databases)', () => {
+    const real = vq();
+    const legacy = { ...real, filtersInKnn: () => false, knn: (sp: SpaceRow, ws: string, q: Float32Array, k: number) => real.knn(sp, ws, q, k) };
+    const q = unit();
+    expectSame(filteredKnn(legacy, space, scope, q, { category: 'background' }, 500, -1), exact(q, (x) => catOf(x) === 'background', 500, -1));
+    // 0.4% of rows: over-fetch passes sqlite-vec's k limit and falls back to an exact filtered scan
+    const svg = filteredKnn(legacy, space, scope, q, { kind: 'svg' }, 500, -1);
+    expect(svg.length).toBeGreaterThan(10);
+    expectSame(svg, exact(q, (x) => kindOf(x) === 'svg', 500, -1));
   });
 
   it('stops at the relevance floor and never returns another workspace', () => {

@@ -6,7 +6,9 @@ import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 
 /**
- * Filtered KNN without recall loss: over-fetch from the workspace partition, drop hits below the
+ * Filtered KNN without recall loss: kind/category/subtype run inside the KNN (vec0 metadata columns);
+ * the rows are still checked against `assets` (scope, snapshot, excluded source, current metadata).
+ * For spaces without metadata columns: over-fetch from the workspace partition, drop hits below the
  * similarity floor and those failing the filters, and grow the fetch (×4) until `k` hits pass, the
  * partition or the floor is exhausted, or sqlite-vec's k limit is reached; past that limit fall back
  * to an exact scan over the admissible rows. Hits are nearest first.
@@ -15,10 +17,10 @@ export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q:
   const toHit = (h: KnnHit): VectorHit => ({ seq: h.seq, similarity: Math.max(0, Math.min(1, 1 - h.distance)) });
   // sqlite-vec's KNN cost grows with k (≈9 ms at k=10, 67 ms at 500, 160 ms at 1,000 over 100k×100-d),
   // so over-fetch only when a metadata filter can drop hits.
-  const selective = Boolean(f.kind || f.category || f.subtype);
+  const selective = Boolean(f.kind || f.category || f.subtype) && !vq.filtersInKnn(space);
   let fetch = Math.min(VEC0_K_MAX, selective ? k * 2 + 16 : k + 2);
   for (;;) {
-    const raw = vq.knn(space, scope.workspaceId, q, fetch);
+    const raw = vq.knn(space, scope.workspaceId, q, fetch, f);
     const aboveFloor = raw.map(toHit).filter((h) => h.similarity >= minSimilarity);
     const ok = vq.admissible(scope, aboveFloor.map((h) => h.seq), f);
     const hits = aboveFloor.filter((h) => ok.has(h.seq));
