@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { normalize } from '../domain/sif.ts';
 import type { TextEmbedder } from './embedder-types.ts';
+import { postOpenAiJson } from './openai-compatible.ts';
 
 /** Texts per request: OpenAI accepts up to 2048 inputs; local servers (TEI, Ollama) prefer small batches. */
 const BATCH = 64;
@@ -9,7 +10,6 @@ const EmbeddingsResponseSchema = z.object({
   data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
   model: z.string().optional(),
 });
-const ErrorBodySchema = z.object({ error: z.union([z.string(), z.object({ message: z.string() })]) });
 
 /** Settings of an OpenAI-compatible embeddings endpoint. */
 export interface HttpEmbedderOptions {
@@ -33,29 +33,9 @@ export interface HttpEmbedderOptions {
 export function createHttpEmbedder(opts: HttpEmbedderOptions): TextEmbedder {
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`;
   const embedBatch = async (input: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
-    const timeout = AbortSignal.timeout(opts.timeoutMs);
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
-      body: JSON.stringify({ model: opts.model, input, encoding_format: 'float' }),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
-    const text = await res.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new Error(`embeddings endpoint ${url} answered ${res.status} with a non-JSON body (${text.length} bytes)`);
-    }
-    if (!res.ok) {
-      const err = ErrorBodySchema.safeParse(body);
-      const msg = err.success ? (typeof err.data.error === 'string' ? err.data.error : err.data.error.message) : 'no error message';
-      throw new Error(`embeddings endpoint ${url} answered ${res.status}: ${msg}`);
-    }
-    const parsed = EmbeddingsResponseSchema.safeParse(body);
-    if (!parsed.success) throw new Error(`embeddings endpoint ${url} returned an unexpected shape: ${parsed.error.issues[0]?.message ?? ''} at ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
+    const data = await postOpenAiJson(url, { model: opts.model, input, encoding_format: 'float' }, EmbeddingsResponseSchema, { label: 'embeddings', apiKey: opts.apiKey, timeoutMs: opts.timeoutMs, signal });
     const out: Float32Array[] = new Array(input.length);
-    for (const d of parsed.data.data) {
+    for (const d of data.data) {
       if (d.index >= input.length) throw new Error(`embeddings endpoint returned index ${d.index} for ${input.length} inputs`);
       if (d.embedding.length !== opts.dimensions) throw new Error(`embeddings endpoint returned ${d.embedding.length} dimensions, configured ${opts.dimensions}`);
       out[d.index] = normalize(Float32Array.from(d.embedding));

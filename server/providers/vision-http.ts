@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { postOpenAiJson } from './openai-compatible.ts';
 
 /** Describes an image in one sentence of alt text. */
 export interface ImageCaptioner {
@@ -16,7 +17,6 @@ export interface ImageCaptioner {
 const ChatResponseSchema = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.union([z.string(), z.null()]) }) })).min(1),
 });
-const ErrorBodySchema = z.object({ error: z.union([z.string(), z.object({ message: z.string() })]) });
 
 const PROMPT =
   'Write alt text for this image for a web shop: one plain sentence of at most 25 words naming the main subject, ' +
@@ -34,33 +34,15 @@ export function createHttpCaptioner(opts: { baseUrl: string; apiKey: string | nu
   return {
     modelId: `http:${opts.model}`,
     async caption(jpeg, hint, signal) {
-      const timeout = AbortSignal.timeout(opts.timeoutMs);
       const context = [hint.name && `File name words: ${hint.name}.`, hint.ocrText && `Text found in the image: ${hint.ocrText.slice(0, 200)}.`].filter(Boolean).join(' ');
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
-        body: JSON.stringify({
-          model: opts.model,
-          max_tokens: 80,
-          temperature: 0,
-          messages: [{ role: 'user', content: [{ type: 'text', text: context ? `${PROMPT} ${context}` : PROMPT }, { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } }] }],
-        }),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new Error(`vision endpoint ${url} answered ${res.status} with a non-JSON body (${text.length} bytes)`);
-      }
-      if (!res.ok) {
-        const err = ErrorBodySchema.safeParse(body);
-        throw new Error(`vision endpoint ${url} answered ${res.status}: ${err.success ? (typeof err.data.error === 'string' ? err.data.error : err.data.error.message) : 'no error message'}`);
-      }
-      const parsed = ChatResponseSchema.safeParse(body);
-      if (!parsed.success) throw new Error(`vision endpoint ${url} returned an unexpected shape at ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
-      const caption = (parsed.data.choices[0]!.message.content ?? '').replace(/\s+/g, ' ').replace(/^["']|["']$/g, '').trim();
+      const request = {
+        model: opts.model,
+        max_tokens: 80,
+        temperature: 0,
+        messages: [{ role: 'user', content: [{ type: 'text', text: context ? `${PROMPT} ${context}` : PROMPT }, { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } }] }],
+      };
+      const data = await postOpenAiJson(url, request, ChatResponseSchema, { label: 'vision', apiKey: opts.apiKey, timeoutMs: opts.timeoutMs, signal });
+      const caption = (data.choices[0]!.message.content ?? '').replace(/\s+/g, ' ').replace(/^["']|["']$/g, '').trim();
       if (!caption) throw new Error(`vision endpoint ${url} returned an empty caption`);
       return caption.length > 250 ? `${caption.slice(0, 249)}…` : caption;
     },
