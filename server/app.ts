@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { ROUTER } from '../shared/actions.ts';
 import type { Config } from './config.ts';
 import { createAssetFacetQueries } from './db/asset-facets.ts';
 import { createAssetQueries } from './db/assets.ts';
@@ -48,7 +47,7 @@ export interface App {
   config: Config;
   /** shared text embedder (null when none is configured) */
   embedder: TextEmbedder | null;
-  /** product catalog (issue 3): deps for the CLI and seed; `setEmbedder` swaps its embedder */
+  /** product catalog: deps for the CLI and seed; `setEmbedder` swaps its embedder */
   catalog: Catalog;
   db: Database;
   library: LibraryDeps;
@@ -85,7 +84,7 @@ export function buildApp(config: Config, log: Logger): App {
     onAssetStored: [],
   };
   const closers: (() => Promise<void> | void)[] = [];
-  // ── wiring: enrichment (issue 4): set `embedder` and `vectors`, push onAssetStored hooks, push closers ──
+  // Text embedder (shared by asset and catalog search) and asynchronous enrichment after import.
   const env = config.env;
   const embedder: TextEmbedder | null = createEmbedder(
     {
@@ -115,7 +114,7 @@ export function buildApp(config: Config, log: Logger): App {
     closers.push(() => enrichment.close());
   }
   const vectors: AssetVectorSearch | null = enrichment?.vectors ?? null;
-  // ── wiring: generation (issue 5): more providers ──
+  // Image generation providers (local always; openai/gemini when configured).
   const list = (v: string): string[] => v.split(',').map((m) => m.trim()).filter(Boolean);
   const providers = createImageProviders({
     defaultProvider: env.ATELIER_DEFAULT_PROVIDER,
@@ -123,26 +122,7 @@ export function buildApp(config: Config, log: Logger): App {
     gemini: env.ATELIER_GEMINI_API_KEY ? { apiKey: env.ATELIER_GEMINI_API_KEY, baseUrl: env.ATELIER_GEMINI_BASE_URL, models: list(env.ATELIER_GEMINI_IMAGE_MODELS) } : null,
     retry: { maxRetries: env.ATELIER_GENERATION_MAX_RETRIES, timeoutMs: env.ATELIER_GENERATION_TIMEOUT_MS, maxRetryHintMs: env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS },
   });
-  const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library), discoverRouter()];
-  // ── wiring: catalog (issue 3) ──
-  const catalog = createCatalog({
-    db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }),
-    shopify: {
-      shop: config.env.ATELIER_SHOPIFY_SHOP ?? null, accessToken: config.env.ATELIER_SHOPIFY_ACCESS_TOKEN ?? null, apiVersion: config.env.ATELIER_SHOPIFY_API_VERSION,
-      adminUrl: config.env.ATELIER_SHOPIFY_ADMIN_URL ?? null, timeoutMs: config.env.ATELIER_SHOPIFY_TIMEOUT_MS,
-    },
-  });
-  routers.push(catalogRouter(catalog.deps));
-  closers.push(() => catalog.close());
-  // ── wiring: generation (issue 5) ──
-  const credits = createCreditQueries(db);
-  const generator = createGenerator({ library, providers, credits, defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null, heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS });
-  routers.push(draftsRouter(library, generator));
-  // ── wiring: panels / select (issue 6) ──
-  const pickerDeps = { library, pickers: createPickerQueries(db) };
-  routers.push(assetSelectRouter(pickerDeps, () => vectors), assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }));
-  const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
-  // ── wiring: upload (issue 6) ──
+  // Chunked uploads (panel) and staged attachments for import.
   const uploads = createUploadService({
     library,
     uploads: createUploadQueries(db),
@@ -156,8 +136,26 @@ export function buildApp(config: Config, log: Logger): App {
     now: () => Date.now(),
     log: log.child({ mod: 'upload' }),
   });
-  // attachments of svc_asset_import resolve to verified staged uploads of the same scope
-  routers.splice(routers.findIndex((r) => r.name === ROUTER.assetImport), 1, assetImportRouter(library, uploads.resolveAttachment));
+  // Attachments of svc_asset_import resolve to verified staged uploads of the same scope.
+  const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library, uploads.resolveAttachment), discoverRouter()];
+  // Product catalog (store-scoped read model).
+  const catalog = createCatalog({
+    db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }),
+    shopify: {
+      shop: config.env.ATELIER_SHOPIFY_SHOP ?? null, accessToken: config.env.ATELIER_SHOPIFY_ACCESS_TOKEN ?? null, apiVersion: config.env.ATELIER_SHOPIFY_API_VERSION,
+      adminUrl: config.env.ATELIER_SHOPIFY_ADMIN_URL ?? null, timeoutMs: config.env.ATELIER_SHOPIFY_TIMEOUT_MS,
+    },
+  });
+  routers.push(catalogRouter(catalog.deps));
+  closers.push(() => catalog.close());
+  // Generation with the credit ledger.
+  const credits = createCreditQueries(db);
+  const generator = createGenerator({ library, providers, credits, defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null, heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS });
+  routers.push(draftsRouter(library, generator));
+  // Picker and panel-only actions; ui:// panel resources.
+  const pickerDeps = { library, pickers: createPickerQueries(db) };
+  routers.push(assetSelectRouter(pickerDeps, () => vectors), assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }));
+  const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
   routers.push(assetUploadRouter(library, uploads), assetUploadAppRouter(library, uploads));
   let sweeping: Promise<unknown> = uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
   const sweeper = setInterval(() => {

@@ -22,13 +22,13 @@ export const EnvSchema = z.object({
   ATELIER_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000).describe('URL import timeout, ms'),
   ATELIER_ALLOWED_HOSTS: z.string().optional().describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // ── env: catalog (issue 3) ──
+  // ── catalog ──
   ATELIER_SHOPIFY_SHOP: z.string().min(1).optional().describe('shop domain for `atelier catalog sync`, e.g. my-shop.myshopify.com (or pass --shop)'),
   ATELIER_SHOPIFY_ACCESS_TOKEN: z.string().min(1).optional().describe('Admin API access token (custom app, scope read_products) for catalog sync'),
   ATELIER_SHOPIFY_API_VERSION: z.string().regex(/^\d{4}-\d{2}$|^unstable$/, 'must be a Shopify API version like 2025-01').default('2025-01').describe('Admin GraphQL API version'),
   ATELIER_SHOPIFY_ADMIN_URL: z.string().url('must be an absolute URL').optional().describe('full Admin GraphQL endpoint overriding https://<shop>/admin/api/<version>/graphql.json (proxies, tests)'),
   ATELIER_SHOPIFY_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('Admin API request timeout, ms'),
-  // ── env: enrichment (issue 4) ──
+  // ── enrichment ──
   ATELIER_EMBEDDER: z.enum(['static', 'http', 'fail', 'none']).default('static').describe('text embedder: static (offline GloVe+SIF), http (OpenAI-compatible /v1/embeddings), fail (failure injection, tests), none'),
   ATELIER_EMBEDDINGS_URL: z.string().url('must be an absolute URL').optional().describe('base URL of an OpenAI-compatible API up to /v1, e.g. http://127.0.0.1:11434/v1 (ATELIER_EMBEDDER=http)'),
   ATELIER_EMBEDDINGS_KEY: z.string().min(1).optional().describe('Bearer key for ATELIER_EMBEDDINGS_URL'),
@@ -45,7 +45,7 @@ export const EnvSchema = z.object({
   ATELIER_VISION_KEY: z.string().min(1).optional().describe('Bearer key for ATELIER_VISION_URL'),
   ATELIER_VISION_MODEL: z.string().min(1).default('gpt-4o-mini').describe('vision model name for machine alt text'),
   ATELIER_VISION_TIMEOUT_MS: int(100, 600_000).default(60_000).describe('vision caption request timeout, ms'),
-  // ── env: generation (issue 5) ──
+  // ── generation ──
   ATELIER_DEFAULT_PROVIDER: z.string().min(1).default('local').describe('image provider used when asset_generate omits provider: local, openai or gemini (must be enabled)'),
   ATELIER_OPENAI_API_KEY: z.string().min(1).optional().describe('enables the openai image provider (Images API)'),
   ATELIER_OPENAI_BASE_URL: z.string().url('must be an absolute URL').default('https://api.openai.com/v1').describe('OpenAI API base URL up to /v1'),
@@ -58,7 +58,7 @@ export const EnvSchema = z.object({
   ATELIER_GENERATION_MAX_RETRY_WAIT_MS: int(0, 600_000).default(60_000).describe('longest server retry hint (retry-after, RetryInfo) waited for in-process, ms'),
   ATELIER_GENERATION_HEARTBEAT_MS: int(100, 600_000).default(5_000).describe('interval of MCP progress notifications while a provider works, ms'),
   ATELIER_CREDIT_BUDGET: int(0, 1_000_000_000).optional().describe('credit budget applied to workspaces without their own budget; unset = unlimited'),
-  // ── env: panels / upload (issue 6) ──
+  // ── panels / upload ──
   ATELIER_UPLOAD_CHUNK_BYTES: int(1024, 512 * 1024).default(512 * 1024).describe('raw bytes per upload chunk (≤ 512 KiB; sent base64 through the panel-only upload actions)'),
   ATELIER_UPLOAD_TTL_MS: int(1, 30 * 24 * 3600 * 1000).default(24 * 3600 * 1000).describe('an upload session not touched for this long, and a staged attachment this long after upload, is deleted with its bytes, ms'),
   ATELIER_UPLOAD_SWEEP_MS: int(10, 24 * 3600 * 1000).default(60_000).describe('how often expired upload sessions are swept, ms'),

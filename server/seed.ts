@@ -41,7 +41,7 @@ export interface SeedStep {
 
 /** Seeding run after the demo images on every seed (each step idempotent). */
 const DEFAULT_SEED_STEPS: SeedStep[] = [
-  // ── seed: catalog (issue 3) ──
+  // ── catalog ──
   seedDemoCatalog,
 ];
 

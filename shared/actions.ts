@@ -123,7 +123,7 @@ export const ROUTERS: RouterDef[] = [
     description: 'Authoritative JSON Schemas of every router/action; former operation names (e.g. search_assets, list_products, get_product) resolve to the router and action to call.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
-  // ── routers: catalog (issue 3) ──
+  // ── catalog ──
   {
     name: ROUTER.catalog,
     title: 'Product catalog',
@@ -131,7 +131,7 @@ export const ROUTERS: RouterDef[] = [
       'Store-scoped product catalog synced from the commerce platform (Shopify). list_products: product references (product_id GID + handle) by query (search_mode lexical | semantic | hybrid, default hybrid), related_to_product_id, collection or browse. get_product: 1–20 products by GID with title, description, status, vendor, type, tags, images, variants (decimal-string prices) and selling plan groups. Take every product fact from get_product; never invent prices or images. store_id is needed when the workspace has several active stores.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
-  // ── routers: generation (issue 5) ──
+  // ── generation ──
   {
     name: ROUTER.drafts,
     title: 'Generate, edit and composite images',
@@ -145,7 +145,7 @@ export const ROUTERS: RouterDef[] = [
       'Each image costs the model\'s credits (local 0, basic models 1, the pro model 2), charged only on success; the result has the permanent url for island media props and the remaining credits.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
-  // ── routers: panels / select (issue 6) ──
+  // ── panels / select ──
   {
     name: ROUTER.assetSelect,
     title: 'Let the user pick assets',
@@ -161,7 +161,7 @@ export const ROUTERS: RouterDef[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     visibility: ['app'],
   },
-  // ── routers: upload (issue 6) ──
+  // ── upload ──
   {
     name: ROUTER.assetUpload,
     title: 'Upload from the user\'s device',
@@ -221,7 +221,7 @@ export const ACTIONS: ActionDef[] = [
     result: DiscoverResultSchema,
     formerNames: ['list_operations', 'describe_operations', 'help'],
   }),
-  // ── actions: catalog (issue 3) ──
+  // ── catalog ──
   defineAction({
     router: ROUTER.catalog,
     action: 'list_products',
@@ -240,8 +240,7 @@ export const ACTIONS: ActionDef[] = [
     result: GetProductResultSchema,
     formerNames: ['get_product', 'get_products', 'product_details', 'fetch_product', 'get_product_by_handle', 'hydrate_products'],
   }),
-  // ── actions: enrichment (issue 4) ──
-  // ── actions: generation (issue 5) ──
+  // ── generation ──
   defineAction({
     router: ROUTER.drafts,
     action: 'asset_generate',
@@ -251,7 +250,7 @@ export const ACTIONS: ActionDef[] = [
     result: GeneratedAssetSchema,
     formerNames: ['generate_asset', 'generate_image', 'create_image', 'edit_image', 'composite_image', 'asset_edit', 'generate_background'],
   }),
-  // ── actions: panels / select (issue 6) ──
+  // ── panels / select ──
   defineAction({
     router: ROUTER.assetSelect,
     action: 'select',
@@ -292,7 +291,7 @@ export const ACTIONS: ActionDef[] = [
     result: SubmitSelectionResultSchema,
     formerNames: [],
   }),
-  // ── actions: upload (issue 6) ──
+  // ── upload ──
   defineAction({
     router: ROUTER.assetUpload,
     action: 'upload',
