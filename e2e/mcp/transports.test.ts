@@ -44,6 +44,10 @@ describe('CLI and stdio transport (real child processes)', () => {
     expect(amb.error?.code).toBe('ambiguous_scope');
     const k = await cli('keys', 'create', '--tenant', String(t.tenant_id), '--workspace', String(ws.workspace_id), '--json');
     expect(k.workspace_ids).toEqual([ws.workspace_id]);
+    // Operators set a generation budget per workspace.
+    expect(await cli('credits', 'set-budget', '--workspace', String(ws.workspace_id), '--credits', '3', '--json')).toEqual({ workspace_id: ws.workspace_id, budget: 3 });
+    expect(await cli('credits', 'show', '--workspace', String(ws.workspace_id), '--json')).toEqual({ workspace_id: ws.workspace_id, used: 0, budget: 3, remaining: 3, default_budget: false });
+    expect(await cli('credits', 'show', '--workspace', String(t.workspace_id), '--json')).toMatchObject({ used: 0, budget: null, remaining: null });
     await client.close();
   });
 

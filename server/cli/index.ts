@@ -5,6 +5,7 @@ import cliProgress from 'cli-progress';
 import { ConfigError } from '../config.ts';
 import { createOperatorQueries } from '../db/tenancy.ts';
 import { registerCatalogCommands } from './catalog.ts';
+import { registerCreditCommands } from './credits.ts';
 import { storeAsset } from '../library/import.ts';
 import { boot, serveHttp, serveStdio } from '../main.ts';
 import { listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
@@ -174,6 +175,7 @@ program
   });
 
 registerCatalogCommands(program, { emit, fail });
+registerCreditCommands(program, { emit, fail });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof ConfigError) fail(e.message);
