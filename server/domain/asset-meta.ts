@@ -35,7 +35,7 @@ export function usageHint(a: { kind: string; purpose: string | null; category: s
   if (a.subtype === 'pattern-tile' || a.subtype === 'texture-fill') return 'texture or pattern fill';
   if (!a.width || !a.height) return 'section media';
   const ratio = a.width / a.height;
-  const small = Math.max(a.width, a.height) < 600;
+  const small = Math.max(a.width, a.height) < 400;
   if (small) return 'icon, thumbnail or small card image';
   if (ratio >= 1.6) return a.width >= 1600 ? 'hero or full-width section background (wide landscape)' : 'section background or banner (wide landscape)';
   if (ratio >= 1.15) return 'section image, card or carousel slide (landscape)';
