@@ -61,3 +61,17 @@ describe('workspace resolution', () => {
     expect(() => resolveWorkspace([z], undefined)).toThrow(expect.objectContaining({ code: 'not_found' }));
   });
 });
+
+describe('usage hints', () => {
+  const base = { kind: 'image', purpose: null, category: null, subtype: null };
+  it('follows purpose, kind and proportions', async () => {
+    const { usageHint } = await import('./asset-meta.ts');
+    expect(usageHint({ ...base, purpose: 'hero_bg', width: 10, height: 10 })).toBe('hero bg');
+    expect(usageHint({ ...base, kind: 'svg', width: 120, height: 40 })).toMatch(/logo/);
+    expect(usageHint({ ...base, width: 2560, height: 1200 })).toMatch(/^hero or full-width/);
+    expect(usageHint({ ...base, width: 512, height: 307 })).toMatch(/\(wide landscape\)$/);
+    expect(usageHint({ ...base, width: 800, height: 800 })).toMatch(/\(square\)$/);
+    expect(usageHint({ ...base, width: 3024, height: 4032 })).toMatch(/\(portrait\)$/);
+    expect(usageHint({ ...base, width: 150, height: 103 })).toMatch(/^icon, thumbnail/);
+  });
+});
