@@ -14,6 +14,7 @@ import { actionsOf, findAction, ROUTERS, type RouterDef } from '../../shared/act
 import { inputJsonSchema } from '../domain/discover.ts';
 import type { Principal } from '../domain/scope.ts';
 import { fromZodError, ServiceError, toErrorResult } from '../errors.ts';
+import { withCallLog } from '../call-context.ts';
 import type { Logger } from '../log.ts';
 import type { ActionContext, RouterImpl } from '../routers/types.ts';
 
@@ -81,53 +82,55 @@ export function registerRouters(mcp: McpServer, routers: RouterImpl[], resolvePr
     const action = input.action;
     let principal: Principal | undefined;
     let outcome = 'ok';
-    try {
-      principal = resolvePrincipal(extra);
-      const allowed = Object.keys(impl.handlers);
-      if (typeof action !== 'string' || !allowed.includes(action)) {
-        throw new ServiceError('invalid_argument', 'action', `must be one of: ${allowed.join(', ')}${typeof action === 'string' ? ` (got "${action}")` : ''}`, { details: { allowed } });
+    const logged = await withCallLog(async (): Promise<CallToolResult> => {
+      try {
+        principal = resolvePrincipal(extra);
+        const allowed = Object.keys(impl.handlers);
+        if (typeof action !== 'string' || !allowed.includes(action)) {
+          throw new ServiceError('invalid_argument', 'action', `must be one of: ${allowed.join(', ')}${typeof action === 'string' ? ` (got "${action}")` : ''}`, { details: { allowed } });
+        }
+        const unknownKeys = Object.keys(input).filter((k) => k !== 'action' && k !== 'args');
+        if (unknownKeys.length) throw new ServiceError('invalid_argument', unknownKeys[0]!, `unknown field(s): ${unknownKeys.join(', ')}; put action parameters inside args`);
+        const def = findAction(name, action)!;
+        const rawArgs = input.args ?? {};
+        if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) throw new ServiceError('invalid_argument', 'args', 'must be an object');
+        const parsed = def.args.safeParse(rawArgs);
+        if (!parsed.success) throw fromZodError(parsed.error);
+        const progressToken = extra._meta?.progressToken;
+        const ctx: ActionContext = {
+          principal,
+          signal: extra.signal,
+          sessionId: extra.sessionId,
+          clientCapabilities: server.getClientCapabilities(),
+          server,
+          log,
+          progress: async (progress, total, message) => {
+            if (progressToken === undefined) return;
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } });
+          },
+        };
+        const out = await impl.handlers[action]!(parsed.data, ctx);
+        const checked = def.result.safeParse(out.structuredContent);
+        if (!checked.success) {
+          log.error({ router: name, action, issues: checked.error.issues.slice(0, 5) }, 'result does not match its schema');
+          throw new Error(`result of ${name}.${action} does not match its schema`);
+        }
+        return {
+          content: [...(out.content ?? []), { type: 'text', text: out.text }],
+          structuredContent: out.structuredContent,
+          ...(out._meta ? { _meta: out._meta } : {}),
+        };
+      } catch (e) {
+        if (e instanceof ServiceError) {
+          outcome = e.code;
+          return toErrorResult(e.toPayload());
+        }
+        outcome = 'internal';
+        log.error({ err: e, router: name, action }, 'action failed');
+        return toErrorResult({ code: 'internal', field: null, message: 'internal error; the request was not completed (see server log)' });
       }
-      const unknownKeys = Object.keys(input).filter((k) => k !== 'action' && k !== 'args');
-      if (unknownKeys.length) throw new ServiceError('invalid_argument', unknownKeys[0]!, `unknown field(s): ${unknownKeys.join(', ')}; put action parameters inside args`);
-      const def = findAction(name, action)!;
-      const rawArgs = input.args ?? {};
-      if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) throw new ServiceError('invalid_argument', 'args', 'must be an object');
-      const parsed = def.args.safeParse(rawArgs);
-      if (!parsed.success) throw fromZodError(parsed.error);
-      const progressToken = extra._meta?.progressToken;
-      const ctx: ActionContext = {
-        principal,
-        signal: extra.signal,
-        sessionId: extra.sessionId,
-        clientCapabilities: server.getClientCapabilities(),
-        server,
-        log,
-        progress: async (progress, total, message) => {
-          if (progressToken === undefined) return;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } });
-        },
-      };
-      const out = await impl.handlers[action]!(parsed.data, ctx);
-      const checked = def.result.safeParse(out.structuredContent);
-      if (!checked.success) {
-        log.error({ router: name, action, issues: checked.error.issues.slice(0, 5) }, 'result does not match its schema');
-        throw new Error(`result of ${name}.${action} does not match its schema`);
-      }
-      return {
-        content: [...(out.content ?? []), { type: 'text', text: out.text }],
-        structuredContent: out.structuredContent,
-        ...(out._meta ? { _meta: out._meta } : {}),
-      };
-    } catch (e) {
-      if (e instanceof ServiceError) {
-        outcome = e.code;
-        return toErrorResult(e.toPayload());
-      }
-      outcome = 'internal';
-      log.error({ err: e, router: name, action }, 'action failed');
-      return toErrorResult({ code: 'internal', field: null, message: 'internal error; the request was not completed (see server log)' });
-    } finally {
-      log.info({ router: name, action, duration_ms: Math.round(performance.now() - started), outcome, tenant_id: principal?.tenantId }, 'tool call');
-    }
+    });
+    log.info({ router: name, action, duration_ms: Math.round(performance.now() - started), outcome, tenant_id: principal?.tenantId, ...logged.fields }, 'tool call');
+    return logged.result;
   });
 }

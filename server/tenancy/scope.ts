@@ -1,3 +1,4 @@
+import { noteCallScope } from '../call-context.ts';
 import type { TenancyQueries, ThemeRow } from '../db/tenancy.ts';
 import { resolveStore, resolveWorkspace, type Principal, type Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
@@ -9,6 +10,7 @@ import { ServiceError } from '../errors.ts';
 export function scopeFor(tenancy: TenancyQueries, principal: Principal, workspaceId: string | undefined): Scope {
   const reachable = tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
   const ws = resolveWorkspace(reachable, workspaceId);
+  noteCallScope({ workspaceId: ws.id });
   return { tenantId: principal.tenantId, workspaceId: ws.id };
 }
 
@@ -34,5 +36,6 @@ export function themeFor(tenancy: TenancyQueries, scope: Scope, args: { theme_id
 export function storeScopeFor(tenancy: TenancyQueries, principal: Principal, args: { workspace_id?: string | undefined; store_id?: string | undefined }): Scope & { storeId: string } {
   const scope = scopeFor(tenancy, principal, args.workspace_id);
   const store = resolveStore(tenancy.storesOfWorkspace(scope.tenantId, scope.workspaceId), args.store_id);
+  noteCallScope({ workspaceId: scope.workspaceId, storeId: store.id });
   return { ...scope, storeId: store.id };
 }
