@@ -58,6 +58,9 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
   it('applies kind/category filters inside semantic search and keeps a relevance floor', async () => {
     const hero = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'mountain', category: 'background' });
     expect(names(hero).sort()).toEqual(['denali.webp', 'tanners_ridge.jpg']);
+    const tall = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'blossom', orientation: 'portrait' });
+    expect(names(tall)).toContain('cyclamen_persicum.jpg');
+    expect((tall.structured.assets as A[]).map((a) => a.orientation)).toEqual(names(tall).map(() => 'portrait'));
     const none = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'mountain', kind: 'svg' });
     expect(none.structured.total).toBe(0);
     // Words the vocabulary lacks embed to nothing: no leftovers are presented as matches.
@@ -106,9 +109,19 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
     expect(falcon.tags.length).toBeGreaterThan(2);
     const beer = byName.get('craft-beer.jpg')!;
     expect(beer.alt_text).toMatch(/^Craft beer: landscape image in .+ tones$/);
-    expect(beer.tags).toContain('landscape');
+    // orientation is a field and filter, not a tag: a tags search for "landscape" finds the user's landscapes only
+    expect(beer.tags).not.toContain('landscape');
+    expect(beer.orientation).toBe('landscape');
+    const tagged = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'landscape' });
+    expect(names(tagged).sort()).toEqual(['el_torcal_rocks.jpg', 'tanners_ridge.jpg', 'thompson-springs.jpg']);
     const fir = byName.get('silver_fir.jpg')!;
     expect(fir.alt_text).toBe('Silver fir branches');
+    // A generated asset has no user alt text (a prompt is an instruction): enrichment writes it from the prompt.
+    const g = await c.call('svc_drafts', 'asset_generate', { prompt: 'soft teal gradient backdrop', style: 'abstract', purpose: 'section_bg', image_size: '512px', quality: 'low' });
+    expect(g.error).toBeUndefined();
+    const after = await waitForEnrichment(c, theme);
+    const gen = after.find((a) => a.id === g.structured.asset_id)!;
+    expect(gen.alt_text).toMatch(/^Soft teal gradient backdrop: .*image/);
   });
 });
 

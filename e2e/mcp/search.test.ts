@@ -87,6 +87,29 @@ describe('svc_asset_library search', () => {
     expect(names(logos)).toEqual(['acme-logo.svg']);
   });
 
+  it('filters by orientation from width and height, in every mode and across pages', async () => {
+    const portrait = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'portrait' });
+    // cyclamen 512×848, orychophragmus 512×574 (0.89); portrait.jpg is 840×700 despite its name.
+    expect(names(portrait).sort()).toEqual(['cyclamen_persicum.jpg', 'orychophragmus_violaceus.jpg']);
+    expect(portrait.structured.assets).toEqual(expect.arrayContaining([expect.objectContaining({ orientation: 'portrait' })]));
+    expect((portrait.structured.request as { orientation: string }).orientation).toBe('portrait');
+    expect(portrait.text).toContain('portrait only');
+    const flowers = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'flowers', mode: 'alt_text', orientation: 'portrait' });
+    expect(names(flowers).sort()).toEqual(['cyclamen_persicum.jpg', 'orychophragmus_violaceus.jpg']);
+    const square = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'square' });
+    expect(square.structured.total).toBe(0);
+    const landscape = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'landscape', limit: 4 });
+    expect(landscape.structured.total).toBe(SEARCH_SEED.length + 1 - 2);
+    const next = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'landscape', limit: 4, cursor: landscape.structured.next_cursor });
+    expect(next.error).toBeUndefined();
+    expect(names(next).some((n) => names(landscape).includes(n))).toBe(false);
+    // a cursor is bound to its filters
+    const other = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'portrait', limit: 4, cursor: landscape.structured.next_cursor });
+    expect(other.error).toMatchObject({ code: 'invalid_argument', field: 'args.cursor' });
+    const bad = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'wide' });
+    expect(bad.error).toMatchObject({ code: 'invalid_argument', field: 'args.orientation' });
+  });
+
   it('pages through every result exactly once', async () => {
     const seen: string[] = [];
     let cursor: string | undefined;

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
+import type { Orientation } from '../../shared/schemas/asset.ts';
 
 /** One row of `assets`, JSON columns still as text. */
 export interface AssetRow {
@@ -46,8 +47,22 @@ export interface AssetFilters {
   kind?: string | undefined;
   category?: string | undefined;
   subtype?: string | undefined;
+  orientation?: Orientation | undefined;
   maxSeq?: number | undefined;
   excludeSeq?: number | undefined;
+}
+
+/**
+ * SQL condition for an orientation filter on `${alias}.width`/`height` (px), matching
+ * `orientationOf`: landscape when w/h > 1.05, portrait when w/h < 0.95, else square. Assets without a
+ * known size never match.
+ */
+export function orientationSql(orientation: Orientation, alias = 'a'): string {
+  const w = `${alias}.width`, h = `${alias}.height`;
+  const known = `${w} > 0 AND ${h} > 0`;
+  if (orientation === 'landscape') return `(${known} AND ${w} > ${h} * 1.05)`;
+  if (orientation === 'portrait') return `(${known} AND ${w} < ${h} * 0.95)`;
+  return `(${known} AND ${w} BETWEEN ${h} * 0.95 AND ${h} * 1.05)`;
 }
 
 function filterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown[] } {
@@ -56,6 +71,7 @@ function filterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown
   if (f.kind) { parts.push(`${alias}.kind = ?`); params.push(f.kind); }
   if (f.category) { parts.push(`${alias}.category = ?`); params.push(f.category); }
   if (f.subtype) { parts.push(`${alias}.subtype = ?`); params.push(f.subtype); }
+  if (f.orientation) parts.push(orientationSql(f.orientation, alias));
   if (f.maxSeq !== undefined) { parts.push(`${alias}.seq <= ?`); params.push(f.maxSeq); }
   if (f.excludeSeq !== undefined) { parts.push(`${alias}.seq <> ?`); params.push(f.excludeSeq); }
   return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };

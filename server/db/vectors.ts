@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
-import type { AssetFilters } from './assets.ts';
+import { orientationSql, type AssetFilters } from './assets.ts';
 
 export type SpacePurpose = 'asset_text' | 'asset_visual';
 
@@ -32,6 +32,7 @@ function filterSql(f: AssetFilters): { sql: string; params: unknown[] } {
   if (f.kind) { parts.push('a.kind = ?'); params.push(f.kind); }
   if (f.category) { parts.push('a.category = ?'); params.push(f.category); }
   if (f.subtype) { parts.push('a.subtype = ?'); params.push(f.subtype); }
+  if (f.orientation) parts.push(orientationSql(f.orientation));
   if (f.maxSeq !== undefined) { parts.push('a.seq <= ?'); params.push(f.maxSeq); }
   if (f.excludeSeq !== undefined) { parts.push('a.seq <> ?'); params.push(f.excludeSeq); }
   return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };

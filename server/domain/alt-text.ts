@@ -40,10 +40,13 @@ export function orientationOf(width: number | null, height: number | null): 'lan
   return r > 1.05 ? 'landscape' : r < 0.95 ? 'portrait' : 'square';
 }
 
-/** Automatic tags: colour names, orientation, `text` when OCR found words, `transparent` for alpha. */
-export function autoTags(i: { colours: DominantColour[]; orientation: string | null; hasText: boolean; hasAlpha: boolean; kind: string }): string[] {
+/**
+ * Automatic tags: colour names, `text` when OCR found words, `transparent` for alpha, `vector` for SVG.
+ * Orientation is not a tag ("landscape" and "portrait" are also subjects); it is the asset's
+ * `orientation` field and search filter.
+ */
+export function autoTags(i: { colours: DominantColour[]; hasText: boolean; hasAlpha: boolean; kind: string }): string[] {
   const tags = i.colours.filter((c) => c.share >= 0.15).map((c) => c.name);
-  if (i.orientation) tags.push(i.orientation);
   if (i.hasText) tags.push('text');
   if (i.hasAlpha) tags.push('transparent');
   if (i.kind === 'svg') tags.push('vector');

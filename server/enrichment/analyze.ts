@@ -61,7 +61,7 @@ export async function analyzeImage(
     ocrConfidence = Math.round(r.confidence * 10) / 10;
     ocrText = cleanOcr(r.text, r.confidence, r.words);
   }
-  const tags = autoTags({ colours, orientation, hasText: ocrText !== null, hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA), kind: info.kind });
+  const tags = autoTags({ colours, hasText: ocrText !== null, hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA), kind: info.kind });
   let caption: string | null = null;
   if (vision && info.wantCaption) {
     try {

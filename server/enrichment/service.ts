@@ -45,7 +45,7 @@ export interface Enrichment {
 }
 
 /** Auto tags left out of the embedding text (still shown and lexically searchable). */
-const DESCRIPTIVE_ONLY_TAGS = new Set(['landscape', 'portrait', 'square', 'red', 'orange', 'yellow', 'olive', 'green', 'teal', 'blue', 'purple', 'pink', 'brown', 'beige', 'black', 'white', 'grey']);
+const DESCRIPTIVE_ONLY_TAGS = new Set(['red', 'orange', 'yellow', 'olive', 'green', 'teal', 'blue', 'purple', 'pink', 'brown', 'beige', 'black', 'white', 'grey']);
 /** Tesseract page confidence from which OCR text joins the embedding text. */
 const OCR_EMBED_MIN_CONFIDENCE = 75;
 
@@ -139,7 +139,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       // Photo OCR is mostly fragments ("JPA HOPADILLO BBH") that pull the mean vector off-topic; it stays
       // searchable lexically. Confident pages (documents, screenshots) are embedded.
       ocrText: (facts?.ocr_confidence ?? 0) >= OCR_EMBED_MIN_CONFIDENCE ? row.ocr_text : null,
-      // Colour and orientation tags are on nearly every photo and would make all photos look alike.
+      // Colour tags are on nearly every photo and would make all photos look alike.
       autoTags: jsonList(row.auto_tags).filter((t) => !DESCRIPTIVE_ONLY_TAGS.has(t)),
       prompt: promptOf(row),
     });

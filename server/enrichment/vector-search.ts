@@ -7,6 +7,7 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
 
 /**
  * Filtered KNN without recall loss: kind/category/subtype run inside the KNN (vec0 metadata columns);
+ * orientation (from width/height) and spaces without metadata columns are filtered afterwards;
  * the rows are still checked against `assets` (scope, snapshot, excluded source, current metadata).
  * For spaces without metadata columns: over-fetch from the workspace partition, drop hits below the
  * similarity floor and those failing the filters, and grow the fetch (×4) until `k` hits pass, the
@@ -17,7 +18,8 @@ export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q:
   const toHit = (h: KnnHit): VectorHit => ({ seq: h.seq, similarity: Math.max(0, Math.min(1, 1 - h.distance)) });
   // sqlite-vec's KNN cost grows with k (≈9 ms at k=10, 67 ms at 500, 160 ms at 1,000 over 100k×100-d),
   // so over-fetch only when a metadata filter can drop hits.
-  const selective = Boolean(f.kind || f.category || f.subtype) && !vq.filtersInKnn(space);
+  // orientation is never a vec0 column: it always filters after the KNN.
+  const selective = (Boolean(f.kind || f.category || f.subtype) && !vq.filtersInKnn(space)) || Boolean(f.orientation);
   let fetch = Math.min(VEC0_K_MAX, selective ? k * 2 + 16 : k + 2);
   for (;;) {
     const raw = vq.knn(space, scope.workspaceId, q, fetch, f);

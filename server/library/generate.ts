@@ -129,7 +129,9 @@ export function createGenerator(deps: GenerateDeps) {
       };
       const { asset, row } = await storeAsset(deps.library, scope, {
         bytes, field: 'result', source: 'generated', provenance,
-        user: { filename: `${slug(args.prompt)}.${r.outputFormat === 'jpeg' ? 'jpg' : r.outputFormat}`, alt_text: args.prompt.slice(0, 300), tags: ['generated', args.style, args.purpose, r.entry.provider], purpose: args.purpose },
+        // No user alt text: a prompt is an instruction, not a description. Enrichment writes machine alt
+        // text from the prompt (or a vision model's caption), and the prompt itself is embedded.
+        user: { filename: `${slug(args.prompt)}.${r.outputFormat === 'jpeg' ? 'jpg' : r.outputFormat}`, tags: ['generated', args.style, args.purpose, r.entry.provider], purpose: args.purpose },
         onInsert: ({ id }) => charge(id),
       });
       if (asset.deduplicated) {

@@ -1,5 +1,6 @@
 import type { Asset, ImportedAsset } from '../../shared/schemas/asset.ts';
 import type { AssetRow, RenditionRow } from '../db/assets.ts';
+import { orientationOf } from '../domain/alt-text.ts';
 import { usageHint } from '../domain/asset-meta.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
 
@@ -50,6 +51,7 @@ export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuil
     alt_text: row.alt_text,
     category: row.category,
     subtype: row.subtype,
+    orientation: orientationOf(row.width, row.height),
     size_bytes: row.size_bytes,
     created_at: row.created_at,
     score,

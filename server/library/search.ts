@@ -37,10 +37,10 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
   const query = args.query && args.query.length > 0 ? args.query : undefined;
   const cursorKey = {
     t: scope.tenantId, w: scope.workspaceId, th: theme.themeId, q: query ?? null, m: args.mode,
-    k: args.kind ?? null, c: args.category ?? null, s: args.subtype ?? null, sim: args.similar_to_asset_id ?? null,
+    k: args.kind ?? null, c: args.category ?? null, s: args.subtype ?? null, o: args.orientation ?? null, sim: args.similar_to_asset_id ?? null,
   };
   const state = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: assets.maxSeq(scope) };
-  const filters: AssetFilters = { kind: args.kind, category: args.category, subtype: args.subtype, maxSeq: state.snapshot };
+  const filters: AssetFilters = { kind: args.kind, category: args.category, subtype: args.subtype, orientation: args.orientation, maxSeq: state.snapshot };
   const limit = args.limit;
 
   let mode: SearchMode = args.mode;
@@ -131,6 +131,7 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
       kind: args.kind ?? null,
       category: args.category ?? null,
       subtype: args.subtype ?? null,
+      orientation: args.orientation ?? null,
       limit,
       theme_id: theme.themeId,
       workspace_id: scope.workspaceId,

@@ -7,7 +7,7 @@ import type { AssetPage } from '../../shared/schemas/asset.ts';
 export function describeAssetPage(page: AssetPage): string {
   const r = page.request;
   const head = `${page.total} asset(s) ${r.query ? `for "${r.query}" (mode ${r.mode}, matched ${r.match})` : '(browsing, newest first)'}` +
-    `${r.kind ? `, kind ${r.kind}` : ''}${r.category ? `, category ${r.category}` : ''}${r.subtype ? `, subtype ${r.subtype}` : ''}` +
+    `${r.kind ? `, kind ${r.kind}` : ''}${r.category ? `, category ${r.category}` : ''}${r.subtype ? `, subtype ${r.subtype}` : ''}${r.orientation ? `, ${r.orientation} only` : ''}` +
     `${r.degraded_from ? `; semantic search unavailable, lexical results returned (degraded_from ${r.degraded_from})` : ''}.`;
   const lines = page.assets.map(
     (a, i) => `${i + 1}. ${a.name} — id ${a.id} — ${a.kind} ${a.width ?? '?'}×${a.height ?? '?'} ${a.format}` +

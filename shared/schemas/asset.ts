@@ -26,6 +26,10 @@ export const ASSET_SUBTYPES = Object.values(ASSET_TAXONOMY).flat() as string[];
 export const AssetCategorySchema = z.enum(ASSET_CATEGORIES as [AssetCategory, ...AssetCategory[]]).describe('canonical asset category');
 export const AssetSubtypeSchema = z.enum(ASSET_SUBTYPES as [string, ...string[]]).describe('canonical asset subtype');
 
+/** Orientation of an image from its width/height in px: within 5% of 1:1 counts as square. */
+export const OrientationSchema = z.enum(['landscape', 'portrait', 'square']);
+export type Orientation = z.infer<typeof OrientationSchema>;
+
 /** Search modes of spec §4.1. */
 export const SearchModeSchema = z
   .enum(['all', 'filename', 'alt_text', 'tags', 'ocr', 'semantic', 'similar'])
@@ -39,6 +43,7 @@ const searchFields = {
   similar_to_asset_id: UuidSchema.optional().describe('source asset; required when mode is similar'),
   category: AssetCategorySchema.optional(),
   subtype: AssetSubtypeSchema.optional(),
+  orientation: OrientationSchema.optional().describe('aspect filter from width/height: landscape (wider than 1.05:1), portrait (taller than 1:1.05) or square'),
   limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(50).describe('page size, 1–50 (default 50)'),
   cursor: CursorSchema.optional(),
   theme_id: UuidSchema.optional().describe('theme owning the search; required unless brand_kit_id is given'),
@@ -88,6 +93,7 @@ export const AssetSchema = z.object({
   alt_text: z.string().nullable(),
   category: z.string().nullable(),
   subtype: z.string().nullable(),
+  orientation: OrientationSchema.nullable().describe('from width/height; null when the size is unknown'),
   size_bytes: z.number().int().describe('bytes of the original'),
   created_at: z.string().describe('ISO 8601 UTC'),
   score: z.number().nullable().describe('relevance of this hit for ranked modes (higher is better); null when browsing'),
@@ -108,6 +114,7 @@ export const AssetPageSchema = z.object({
       kind: AssetKindSchema.nullable(),
       category: z.string().nullable(),
       subtype: z.string().nullable(),
+      orientation: OrientationSchema.nullable(),
       limit: z.number().int(),
       theme_id: z.string(),
       workspace_id: z.string(),
@@ -132,7 +139,7 @@ export const ViewResultSchema = z.object({
   preview_height: z.number().int(),
   preview_bytes: z.number().int().describe('bytes of the JPEG (≤ 1 MiB)'),
   alt_text: z.string().nullable().describe("the user's alt text, else the machine alt text from enrichment"),
-  tags: z.array(z.string()).describe('user tags followed by automatic tags (colours, orientation, text)'),
+  tags: z.array(z.string()).describe('user tags followed by automatic tags (colours, text, transparent)'),
   ocr_text: z.string().nullable().describe('text recognised in the image (OCR), null when none or not yet enriched'),
   enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment state'),
 });

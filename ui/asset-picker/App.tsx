@@ -65,6 +65,7 @@ export function AssetPickerApp() {
     const q: Record<string, unknown> = { theme_id: themeId, ...(workspaceId ? { workspace_id: workspaceId } : {}) };
     if (applied) q.query = applied;
     if (request.kind) q.kind = request.kind;
+    if (request.orientation) q.orientation = request.orientation;
     if (category) q.category = category;
     if (subtype) q.subtype = subtype;
     if (!touched) {

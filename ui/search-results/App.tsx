@@ -15,6 +15,7 @@ function activeFilters(r: AssetPage['request']): { label: string; value: string 
   if (r.kind) out.push({ label: 'kind', value: r.kind });
   if (r.category) out.push({ label: 'category', value: r.category });
   if (r.subtype) out.push({ label: 'subtype', value: r.subtype });
+  if (r.orientation) out.push({ label: 'orientation', value: r.orientation });
   if (r.similar_to_asset_id) out.push({ label: 'similar to', value: r.similar_to_asset_id.slice(0, 8) });
   if (r.degraded_from) out.push({ label: 'degraded from', value: r.degraded_from });
   return out;
@@ -64,6 +65,7 @@ export function SearchResultsApp() {
       ...(r.kind ? { kind: r.kind } : {}),
       ...(r.category ? { category: r.category } : {}),
       ...(r.subtype ? { subtype: r.subtype } : {}),
+      ...(r.orientation ? { orientation: r.orientation } : {}),
       ...(r.similar_to_asset_id ? { similar_to_asset_id: r.similar_to_asset_id } : {}),
       limit: r.limit,
     };
