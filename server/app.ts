@@ -24,6 +24,7 @@ import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
 import { createHttpCaptioner } from './providers/vision-http.ts';
 import type { Logger } from './log.ts';
+import { collectBlobGarbage } from './storage/blob-gc.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
 import { createImageProviders, type ProviderRegistry } from './providers/registry.ts';
@@ -33,6 +34,7 @@ import { assetUploadRouter } from './routers/asset-upload.ts';
 import { assetLibraryRouter } from './routers/asset-library.ts';
 import { assetPanelRouter } from './routers/asset-panel.ts';
 import { assetSelectRouter } from './routers/asset-select.ts';
+import { assetManageRouter } from './routers/asset-manage.ts';
 import { assetsRouter } from './routers/assets.ts';
 import { draftsRouter } from './routers/drafts.ts';
 import { discoverRouter } from './routers/discover.ts';
@@ -138,6 +140,8 @@ export function buildApp(config: Config, log: Logger): App {
   });
   // Attachments of svc_asset_import resolve to verified staged uploads of the same scope.
   const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library, uploads.resolveAttachment), discoverRouter()];
+  // Metadata updates re-run enrichment for the asset (re-embedding, vector metadata); deletion cascades.
+  routers.push(assetManageRouter(library, enrichment ? (seq) => enrichment.refresh(seq) : null));
   // Product catalog (store-scoped read model).
   const catalog = createCatalog({
     db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }),
@@ -166,6 +170,9 @@ export function buildApp(config: Config, log: Logger): App {
     clearInterval(sweeper);
     await sweeping;
   });
+  // Blob GC: files of deleted assets and failed inserts, after a grace period (first pass after a minute).
+  const blobGc = createBlobGcSchedule(library, config.env.ATELIER_BLOB_GC_GRACE_MS, config.env.ATELIER_BLOB_GC_INTERVAL_MS, log.child({ mod: 'blob-gc' }));
+  closers.push(() => blobGc.close());
   const server: ServerDeps = {
     version: VERSION,
     log: log.child({ mod: 'mcp' }),
@@ -186,6 +193,29 @@ export function buildApp(config: Config, log: Logger): App {
     async close() {
       for (const c of closers.reverse()) await c();
       db.close();
+    },
+  };
+}
+
+/** Periodic `collectBlobGarbage` passes; `close` waits for a running pass. intervalMs 0 = off. */
+function createBlobGcSchedule(library: LibraryDeps, graceMs: number, intervalMs: number, log: Logger): { close(): Promise<void> } {
+  if (intervalMs === 0) return { close: async () => undefined };
+  let running: Promise<unknown> = Promise.resolve();
+  const pass = (): void => {
+    running = running
+      .then(() => collectBlobGarbage({ blobs: library.blobs, referenced: library.assets.blobReferenced, graceMs }))
+      .then((r) => { if (r.removed > 0) log.info(r, 'unreferenced blobs removed'); })
+      .catch((err: unknown) => log.error({ err }, 'blob GC failed'));
+  };
+  const first = setTimeout(pass, Math.min(60_000, intervalMs));
+  const timer = setInterval(pass, intervalMs);
+  first.unref();
+  timer.unref();
+  return {
+    async close() {
+      clearTimeout(first);
+      clearInterval(timer);
+      await running;
     },
   };
 }

@@ -63,6 +63,9 @@ export const EnvSchema = z.object({
   ATELIER_UPLOAD_TTL_MS: int(1, 30 * 24 * 3600 * 1000).default(24 * 3600 * 1000).describe('an upload session not touched for this long, and a staged attachment this long after upload, is deleted with its bytes, ms'),
   ATELIER_UPLOAD_SWEEP_MS: int(10, 24 * 3600 * 1000).default(60_000).describe('how often expired upload sessions are swept, ms'),
   ATELIER_UPLOAD_MAX_OPEN: int(1, 10_000).default(100).describe('open (receiving) upload sessions allowed per workspace'),
+  // ── storage ──
+  ATELIER_BLOB_GC_GRACE_MS: int(0, 30 * 24 * 3600 * 1000).default(3600 * 1000).describe('an unreferenced blob (deleted asset, failed insert) is removed once its last write is this old, ms'),
+  ATELIER_BLOB_GC_INTERVAL_MS: int(0, 30 * 24 * 3600 * 1000).default(6 * 3600 * 1000).describe('how often the server sweeps unreferenced blobs, ms (0 = never; `atelier gc` runs one pass)'),
 });
 
 export interface Config {

@@ -10,6 +10,7 @@ import {
   ViewResultSchema,
 } from './schemas/asset.ts';
 import { DiscoverArgsSchema, DiscoverResultSchema } from './schemas/discover.ts';
+import { DeleteAssetsArgsSchema, DeleteAssetsResultSchema, UpdateAssetArgsSchema, UpdateAssetResultSchema } from './schemas/manage.ts';
 import { GenerateArgsSchema, GeneratedAssetSchema } from './schemas/generate.ts';
 import { GetProductArgsSchema, GetProductResultSchema, ListProductsArgsSchema, ListProductsResultSchema } from './schemas/product.ts';
 import {
@@ -41,6 +42,8 @@ export const ROUTER = {
   assetSelect: 'svc_asset_select',
   drafts: 'svc_drafts',
   assets: 'svc_assets',
+  /** metadata updates and deletion (spec §1 scoping names both) */
+  assetManage: 'svc_asset_manage',
   assetImport: 'svc_asset_import',
   assetUpload: 'svc_asset_upload',
   /** panel-only chunked upload channel of the upload panel (MCP Apps visibility ['app']) */
@@ -116,6 +119,14 @@ export const ROUTERS: RouterDef[] = [
     description:
       'Persist an external image (url, base64 data + mime_type, or conversation attachments) into the library; returns its permanent URL. HEIC/HEIF become PNG. Identical bytes already in the workspace return the existing asset (deduplicated: true). Import has no idempotency key: after a timeout, search for the filename before retrying.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  },
+  {
+    name: ROUTER.assetManage,
+    title: 'Manage assets: update metadata, delete',
+    description:
+      'update: correct an asset\'s file name, alt text (accessibility/SEO), tags, purpose, category or subtype; what you set is user metadata that enrichment never overwrites (alt_text null hands it back to machine alt text). ' +
+      'delete: permanently remove 1–50 assets of the workspace (originals, renditions, search and vector entries); their CDN URLs stop working unless identical bytes belong to another asset. Deletion cannot be undone: only delete what the user asked to remove, e.g. rejected generated drafts.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
   {
     name: ROUTER.discover,
@@ -204,6 +215,22 @@ export const ACTIONS: ActionDef[] = [
     args: ViewArgsSchema,
     result: ViewResultSchema,
     formerNames: ['view_asset', 'get_asset', 'show_asset', 'preview_asset'],
+  }),
+  defineAction({
+    router: ROUTER.assetManage,
+    action: 'update',
+    description: 'Set user metadata of one asset (filename, alt_text, tags, purpose, category, subtype); returns the asset with user_fields and the fields that changed.',
+    args: UpdateAssetArgsSchema,
+    result: UpdateAssetResultSchema,
+    formerNames: ['update_asset', 'update_asset_metadata', 'edit_asset_metadata', 'set_alt_text', 'tag_asset', 'rename_asset'],
+  }),
+  defineAction({
+    router: ROUTER.assetManage,
+    action: 'delete',
+    description: 'Permanently delete 1–50 assets of the workspace; returns deleted (in request order), not_found, and still_served URLs whose bytes another asset shares.',
+    args: DeleteAssetsArgsSchema,
+    result: DeleteAssetsResultSchema,
+    formerNames: ['delete_asset', 'delete_assets', 'remove_asset', 'remove_assets'],
   }),
   defineAction({
     router: ROUTER.assetImport,

@@ -48,6 +48,16 @@ describe('CLI and stdio transport (real child processes)', () => {
     expect(await cli('credits', 'set-budget', '--workspace', String(ws.workspace_id), '--credits', '3', '--json')).toEqual({ workspace_id: ws.workspace_id, budget: 3 });
     expect(await cli('credits', 'show', '--workspace', String(ws.workspace_id), '--json')).toEqual({ workspace_id: ws.workspace_id, used: 0, budget: 3, remaining: 3, default_budget: false });
     expect(await cli('credits', 'show', '--workspace', String(t.workspace_id), '--json')).toMatchObject({ used: 0, budget: null, remaining: null });
+    // Deleting an asset stops its CDN URL at once; `atelier gc` removes the unreferenced files.
+    const fir = (r.structured.assets as { id: string; url: string }[])[0]!;
+    const del = await c.call('svc_asset_manage', 'delete', { asset_ids: [fir.id], workspace_id: t.workspace_id });
+    expect(del.structured.deleted).toEqual([expect.objectContaining({ asset_id: fir.id })]);
+    expect((await fetch(fir.url)).status).toBe(404);
+    expect(await cli('gc', '--json')).toMatchObject({ removed: 0 });
+    const gc = await cli('gc', '--grace-minutes', '0', '--json');
+    expect(gc).toMatchObject({ kept_recent: 0 });
+    expect(gc.removed).toBeGreaterThanOrEqual(2); // the original and its renditions
+    expect(await cli('gc', '--grace-minutes', '0', '--json')).toMatchObject({ removed: 0 });
     await client.close();
   });
 

@@ -6,6 +6,7 @@ import { ConfigError } from '../config.ts';
 import { createOperatorQueries } from '../db/tenancy.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerCreditCommands } from './credits.ts';
+import { collectBlobGarbage } from '../storage/blob-gc.ts';
 import { storeAsset } from '../library/import.ts';
 import { boot, serveHttp, serveStdio } from '../main.ts';
 import { listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
@@ -172,6 +173,23 @@ program
     await app.close();
     emit(!!o.json, summary, `imported ${summary.imported}, already present ${summary.deduplicated}, failed ${summary.failed.length}${summary.failed.map((f) => `\n  ${f.file}: ${f.message}`).join('')}`);
     if (summary.failed.length > 0 && summary.imported + summary.deduplicated === 0) process.exitCode = 1;
+  });
+
+program
+  .command('gc')
+  .description('remove blob files no asset or rendition references (deleted assets, failed inserts) once older than the grace period')
+  .option('--grace-minutes <n>', 'minimum age of an unreferenced blob in minutes (default: ATELIER_BLOB_GC_GRACE_MS)', (v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) fail(`--grace-minutes must be a number ≥ 0 (got ${v})`);
+    return n;
+  })
+  .option('--json', 'print {"scanned","removed","removed_bytes","kept_recent"}')
+  .action(async (o: { graceMinutes?: number; json?: boolean }) => {
+    const { app } = boot();
+    const graceMs = o.graceMinutes !== undefined ? o.graceMinutes * 60_000 : app.config.env.ATELIER_BLOB_GC_GRACE_MS;
+    const r = await collectBlobGarbage({ blobs: app.library.blobs, referenced: app.library.assets.blobReferenced, graceMs });
+    await app.close();
+    emit(!!o.json, { ...r }, `scanned ${r.scanned} blobs; removed ${r.removed} (${(r.removed_bytes / 1048576).toFixed(1)} MiB); kept ${r.kept_recent} unreferenced within the grace period`);
   });
 
 registerCatalogCommands(program, { emit, fail });

@@ -97,6 +97,13 @@ export function createAssetQueries(db: Database) {
     bySource: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND source_sha256 = ?'),
     renditions: db.prepare('SELECT * FROM asset_renditions WHERE asset_seq = ? ORDER BY role, width'),
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = ? AND workspace_id = ?'),
+    updateMeta: db.prepare(
+      `UPDATE assets SET name = @name, tags = @tags, purpose = @purpose, category = @category, subtype = @subtype, user_fields = @user_fields,
+         alt_text = CASE WHEN @alt_machine = 1 THEN (SELECT machine_alt_text FROM asset_enrichment WHERE asset_seq = @seq) ELSE @alt_text END
+       WHERE seq = @seq AND tenant_id = @tenant_id AND workspace_id = @workspace_id`,
+    ),
+    deleteOne: db.prepare('DELETE FROM assets WHERE seq = ? AND tenant_id = ? AND workspace_id = ?'),
+    blobReferenced: db.prepare('SELECT 1 FROM assets WHERE sha256 = ? UNION ALL SELECT 1 FROM asset_renditions WHERE sha256 = ? LIMIT 1'),
     byName: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND name = ? ORDER BY seq DESC'),
     ownsBlob: db.prepare(
       `SELECT 1 FROM assets WHERE tenant_id = ? AND workspace_id = ? AND sha256 = ?
@@ -129,6 +136,27 @@ export function createAssetQueries(db: Database) {
     renditions: (seq: number) => s.renditions.all(seq) as RenditionRow[],
     /** True when a blob (original or rendition) belongs to an asset of the workspace (CDN URL → asset scoping). */
     ownsBlob: (scope: Scope, sha: string): boolean => s.ownsBlob.get(scope.tenantId, scope.workspaceId, sha, sha, scope.tenantId, scope.workspaceId) !== undefined,
+    /**
+     * Replace the user-editable metadata of one asset of the workspace (the FTS row follows by trigger).
+     * `alt_text: 'machine'` takes the machine alt text of enrichment (null when not analysed yet).
+     */
+    updateMetadata(scope: Scope, seq: number, m: { name: string; alt_text: string | null | 'machine'; tags: string[]; purpose: string | null; category: string | null; subtype: string | null; user_fields: string[] }): void {
+      s.updateMeta.run({
+        seq, tenant_id: scope.tenantId, workspace_id: scope.workspaceId, name: m.name, tags: JSON.stringify(m.tags), purpose: m.purpose,
+        category: m.category, subtype: m.subtype, user_fields: JSON.stringify(m.user_fields),
+        alt_machine: m.alt_text === 'machine' ? 1 : 0, alt_text: m.alt_text === 'machine' ? null : m.alt_text,
+      });
+    },
+    /**
+     * Delete assets of the workspace in one transaction. Renditions, enrichment jobs and facts cascade
+     * (foreign keys); FTS rows and vectors go with the row (triggers). Blob files are left to the GC.
+     * @returns the number of rows deleted
+     */
+    deleteMany(scope: Scope, seqs: number[]): number {
+      return db.transaction(() => seqs.reduce((n, seq) => n + s.deleteOne.run(seq, scope.tenantId, scope.workspaceId).changes, 0))();
+    },
+    /** Whether any asset or rendition of any workspace references a blob (the CDN serves only those). */
+    blobReferenced: (sha: string): boolean => s.blobReferenced.get(sha, sha) !== undefined,
     /** Highest seq in the workspace: the snapshot bound of a new result set. */
     maxSeq: (scope: Scope) => (s.maxSeq.get(scope.tenantId, scope.workspaceId) as { m: number }).m,
 

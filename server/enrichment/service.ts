@@ -99,6 +99,9 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     return { ...space, status: 'ready' };
   }
 
+  /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
+  const sameAsset = (row: AssetRow): boolean => assets.bySeq(row.seq)?.id === row.id;
+
   const analyze = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
     const row = assets.bySeq(job.asset_seq);
     if (!row) return 'skipped';
@@ -109,6 +112,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const userAlt = jsonList(row.user_fields).includes('alt_text');
     const a = await analyzeImage(bytes, { name: row.name, prompt: promptOf(row), kind: row.kind, wantCaption: !userAlt }, d.ocr, d.captioner ? { captioner: d.captioner, log, signal } : undefined);
     signal.throwIfAborted();
+    if (!sameAsset(row)) return 'skipped'; // deleted while it was analysed
     jobs.writeAnalysis(row.seq, {
       colorsJson: JSON.stringify(a.colours),
       orientation: a.orientation,
@@ -145,6 +149,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     });
     const [v] = await d.embedder.embed([text], signal);
     if (!v) throw new Error('embedder returned no vector');
+    if (!sameAsset(row)) return 'skipped'; // deleted while it was embedded
     if (v.some((x) => x !== 0)) vectors.put(textSpace, row.seq, row.workspace_id, v, row);
     jobs.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
@@ -188,6 +193,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       log,
     }),
     refresh(seq) {
+      // enrichment_status shows the re-run (pending → running → done) like a fresh import
+      jobs.setAssetStatus(seq, 'pending');
       jobs.enqueue(seq, 'analyze');
       runner.kick();
     },

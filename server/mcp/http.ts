@@ -43,7 +43,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   const web = express();
   web.disable('x-powered-by');
   web.get('/healthz', (_req, res) => void res.json({ ok: true }));
-  web.use(cdnRouter(app.library.blobs));
+  web.use(cdnRouter(app.library.blobs, app.library.assets.blobReferenced));
   const sessions = new Map<string, Session>();
 
   if (opts.mcp) {

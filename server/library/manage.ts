@@ -1,0 +1,120 @@
+import type { DeleteAssetsResult, UpdateAssetArgs, UpdateAssetResult } from '../../shared/schemas/manage.ts';
+import { ASSET_TAXONOMY, type AssetCategory } from '../../shared/schemas/asset.ts';
+import type { AssetRow } from '../db/assets.ts';
+import { taxonomyForPurpose } from '../domain/asset-meta.ts';
+import type { Scope } from '../domain/scope.ts';
+import { ServiceError } from '../errors.ts';
+import type { LibraryDeps } from './deps.ts';
+import { jsonArray, toAsset } from './present.ts';
+
+/** Called after an asset's text changed, so enrichment re-embeds it (and refreshes vector metadata). */
+export type AssetChangedHook = (seq: number) => void;
+
+const USER_FIELD_ORDER = ['filename', 'alt_text', 'tags', 'purpose'] as const;
+type UserField = (typeof USER_FIELD_ORDER)[number];
+
+/** Subtype kept when the category changes: the old one if it belongs to the new category, else null. */
+function subtypeFor(category: string | null, subtype: string | null): string | null {
+  if (!category || !subtype) return category ? null : subtype;
+  return (ASSET_TAXONOMY[category as AssetCategory] as readonly string[] | undefined)?.includes(subtype) ? subtype : null;
+}
+
+/**
+ * `svc_asset_manage` `update`: set user metadata of one asset (spec §2: user metadata stays
+ * authoritative over enrichment). Given fields join `user_fields`; `alt_text: null` removes alt text
+ * from them and restores the machine alt text. A purpose with a known taxonomy sets category/subtype
+ * unless those are given; a category change drops a subtype that does not belong to it.
+ * @throws ServiceError not_found (args.asset_id)
+ */
+export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetArgs, onChanged: AssetChangedHook | null): UpdateAssetResult {
+  const row = deps.assets.byId(scope, args.asset_id);
+  if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${args.asset_id} does not exist in this workspace`);
+  const userFields = new Set(jsonArray(row.user_fields) as UserField[]);
+
+  const name = args.filename !== undefined ? args.filename.replace(/[/\\]/g, '_') : row.name;
+  if (args.filename !== undefined) userFields.add('filename');
+
+  let altText: string | null | 'machine' = row.alt_text;
+  if (args.alt_text === null) {
+    userFields.delete('alt_text');
+    altText = 'machine';
+  } else if (args.alt_text !== undefined) {
+    userFields.add('alt_text');
+    altText = args.alt_text;
+  }
+
+  const tags = args.tags !== undefined ? [...new Set(args.tags)] : jsonArray(row.tags);
+  if (args.tags !== undefined) userFields.add('tags');
+
+  const purpose = args.purpose !== undefined ? args.purpose : row.purpose;
+  if (args.purpose === null) userFields.delete('purpose');
+  else if (args.purpose !== undefined) userFields.add('purpose');
+
+  let category = row.category;
+  let subtype = row.subtype;
+  const implied = args.purpose ? taxonomyForPurpose(args.purpose) : null;
+  if (implied && args.category === undefined) ({ category, subtype } = implied);
+  if (args.category !== undefined) {
+    category = args.category;
+    subtype = subtypeFor(category, subtype);
+  }
+  if (args.subtype !== undefined) subtype = args.subtype;
+  if (subtype && category && !(ASSET_TAXONOMY[category as AssetCategory] as readonly string[]).includes(subtype)) {
+    throw new ServiceError('invalid_argument', 'args.subtype', `must be a subtype of category ${category}: ${ASSET_TAXONOMY[category as AssetCategory].join(', ')}`);
+  }
+  if (subtype && !category) {
+    category = (Object.keys(ASSET_TAXONOMY) as AssetCategory[]).find((c) => (ASSET_TAXONOMY[c] as readonly string[]).includes(subtype!)) ?? null;
+  }
+
+  deps.assets.updateMetadata(scope, row.seq, {
+    name, alt_text: altText, tags, purpose, category, subtype,
+    user_fields: USER_FIELD_ORDER.filter((f) => userFields.has(f)),
+  });
+  const after = deps.assets.bySeq(row.seq)!;
+  const changed = diff(row, after);
+  // Text, category or subtype changed: re-embed, and rewrite the vec0 metadata columns used by filtered KNN.
+  if (changed.length > 0) onChanged?.(row.seq);
+  deps.log.info({ mod: 'manage', asset_id: row.id, changed }, 'asset metadata updated');
+  return {
+    ...toAsset(after, deps.assets.renditions(after.seq), deps.urls, null),
+    purpose: after.purpose,
+    user_fields: jsonArray(after.user_fields) as UserField[],
+    changed,
+  };
+}
+
+function diff(a: AssetRow, b: AssetRow): string[] {
+  const out: string[] = [];
+  if (a.name !== b.name) out.push('filename');
+  if (a.alt_text !== b.alt_text) out.push('alt_text');
+  if (a.tags !== b.tags) out.push('tags');
+  if (a.purpose !== b.purpose) out.push('purpose');
+  if (a.category !== b.category) out.push('category');
+  if (a.subtype !== b.subtype) out.push('subtype');
+  if (a.user_fields !== b.user_fields && out.length === 0) out.push('user_fields');
+  return out;
+}
+
+/**
+ * `svc_asset_manage` `delete`: remove assets of the workspace in one transaction (rows, renditions,
+ * FTS and vector entries). The CDN stops serving a blob once nothing references it; the files are
+ * removed by the blob GC after its grace period. Ids of other workspaces or tenants are `not_found`.
+ */
+export function deleteAssets(deps: LibraryDeps, scope: Scope, assetIds: string[]): DeleteAssetsResult {
+  const seen = new Set<string>();
+  const found: AssetRow[] = [];
+  const notFound: string[] = [];
+  for (const id of assetIds) {
+    const key = id.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const row = deps.assets.byId(scope, id);
+    if (row) found.push(row);
+    else notFound.push(id);
+  }
+  deps.assets.deleteMany(scope, found.map((r) => r.seq));
+  const deleted = found.map((r) => ({ asset_id: r.id, name: r.name, url: deps.urls.blob(r.sha256, r.format) }));
+  const stillServed = found.filter((r) => deps.assets.blobReferenced(r.sha256)).map((r) => deps.urls.blob(r.sha256, r.format));
+  deps.log.info({ mod: 'manage', deleted: deleted.length, not_found: notFound.length }, 'assets deleted');
+  return { deleted, not_found: notFound, still_served: stillServed };
+}
