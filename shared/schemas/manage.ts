@@ -54,7 +54,7 @@ export type DeleteAssetsArgs = z.infer<typeof DeleteAssetsArgsSchema>;
 
 /** Result of `delete`. */
 export const DeleteAssetsResultSchema = z.object({
-  deleted: z.array(z.object({ asset_id: UuidSchema, name: z.string(), url: z.string().describe('URL that no longer serves this asset') })).describe('in request order'),
+  deleted: z.array(z.object({ asset_id: UuidSchema, name: z.string(), url: z.string().describe("the asset's original URL; it answers 404 unless listed in still_served") })).describe('in request order'),
   not_found: z.array(z.string()).describe('ids that are not assets of this workspace (already deleted, or never existed here)'),
   still_served: z.array(z.string()).describe('URLs of deleted assets whose identical bytes belong to another asset, so the CDN keeps serving them'),
 });
