@@ -154,7 +154,10 @@ export function buildApp(config: Config, log: Logger): App {
   closers.push(() => catalog.close());
   // Generation with the credit ledger.
   const credits = createCreditQueries(db);
-  const generator = createGenerator({ library, providers, credits, defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null, heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS });
+  const generator = createGenerator({ library, providers, credits, defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null, heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS,
+    // a hold outlives the longest generation: every attempt timing out plus the retry waits, plus a margin
+    holdTtlMs: (env.ATELIER_GENERATION_MAX_RETRIES + 1) * env.ATELIER_GENERATION_TIMEOUT_MS + env.ATELIER_GENERATION_MAX_RETRIES * env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS + 10 * 60_000,
+  });
   routers.push(draftsRouter(library, generator));
   // Picker and panel-only actions; ui:// panel resources.
   const pickerDeps = { library, pickers: createPickerQueries(db) };

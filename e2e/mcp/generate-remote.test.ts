@@ -3,7 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCreditQueries, type CreditQueries } from '../../server/db/credits.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { startFakeGemini, startFakeOpenAi, type FakeApi } from '../fixtures/fake-image-apis.ts';
-import { startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { buildApp } from '../../server/app.ts';
+import { createLogger } from '../../server/log.ts';
+import { connectApp, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 const base = { style: 'photography', purpose: 'hero_bg' } as const;
 
@@ -234,5 +236,34 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     expect([a, b].find((r) => r.isError)!.error).toMatchObject({ code: 'budget_exceeded' });
     expect(gemini.requests).toHaveLength(1);
     expect([a, b].find((r) => !r.isError)!.structured.remaining_credits).toBe(1);
+  });
+
+  it('holds are shared by every server process on the data dir, and released on failure', async () => {
+    // A second App on the same SQLite file has its own generator, as an stdio server beside the HTTP one would.
+    const second = buildApp(srv.config, createLogger('silent'));
+    const c2 = await connectApp(second, srv.tenant.api_key);
+    try {
+      credits.setBudget(scope, credits.used(scope) + 2);
+      gemini.delayMs = 300;
+      const pro = { ...base, prompt: 'pro elsewhere', provider: 'gemini', model: 'gemini-3-pro-image-preview' };
+      const [a, b] = await Promise.all([c.call('svc_drafts', 'asset_generate', pro), c2.call('svc_drafts', 'asset_generate', pro)]);
+      expect([a, b].filter((r) => !r.isError)).toHaveLength(1);
+      const refused = [a, b].find((r) => r.isError)!;
+      expect(refused.error).toMatchObject({ code: 'budget_exceeded', details: { held_credits: 2, remaining_credits: 0 } });
+      expect(refused.error!.message).toContain('2 reserved by generations in progress');
+      expect(gemini.requests).toHaveLength(1);
+      expect(credits.held(scope)).toBe(0);
+      // a failed generation releases its hold: the budget is intact afterwards
+      credits.setBudget(scope, credits.used(scope) + 1);
+      gemini.script.push({ status: 400, body: { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } } });
+      const failed = await c2.call('svc_drafts', 'asset_generate', { ...base, prompt: 'fails', provider: 'gemini' });
+      expect(failed.error).toMatchObject({ code: 'provider_failed' });
+      expect(credits.held(scope)).toBe(0);
+      const ok = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'works', provider: 'gemini' });
+      expect(ok.structured).toMatchObject({ credits_charged: 1, remaining_credits: 0 });
+    } finally {
+      await c2.close();
+      await second.close();
+    }
   });
 });

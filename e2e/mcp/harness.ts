@@ -79,16 +79,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; conf
     config,
     tenant,
     async connect(apiKey = tenant.api_key, capabilities = {}) {
-      const server = createServer(app.server, () => {
-        const p = authenticate(app.library.tenancy, apiKey);
-        if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
-        return p;
-      });
-      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-      await server.connect(serverTransport);
-      const client = new Client({ name: 'atelier-test', version: '0' }, { capabilities });
-      await client.connect(clientTransport);
-      const tc = wrapClient(client);
+      const tc = await connectApp(app, apiKey, capabilities);
       clients.push(tc);
       return tc;
     },
@@ -103,6 +94,20 @@ export async function startTestServer(opts: { env?: Record<string, string>; conf
       fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** An in-memory SDK client for `app` authenticated with `apiKey` (e.g. a second App on the same data dir, as a second process would be). */
+export async function connectApp(app: App, apiKey: string, capabilities: ClientCapabilities = {}): Promise<TestClient> {
+  const server = createServer(app.server, () => {
+    const p = authenticate(app.library.tenancy, apiKey);
+    if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
+    return p;
+  });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'atelier-test', version: '0' }, { capabilities });
+  await client.connect(clientTransport);
+  return wrapClient(client);
 }
 
 /** Base64 of a demo file, e.g. `demoFile('images/text/craft-beer.jpg')`. */

@@ -19,6 +19,8 @@ export interface GenerateDeps {
   defaultBudget: number | null;
   /** interval of "still waiting" progress notifications during a provider call, ms */
   heartbeatMs: number;
+  /** how long a credit hold counts when its process dies before releasing it, ms (longer than any generation) */
+  holdTtlMs: number;
 }
 
 /** Progress sink: MCP progress notifications (a no-op without a progress token). */
@@ -37,9 +39,6 @@ function slug(prompt: string): string {
  * entry's credits in one transaction. Nothing is charged on any failure.
  */
 export function createGenerator(deps: GenerateDeps) {
-  /** credits reserved by generations in flight, per workspace (so concurrent calls cannot overspend) */
-  const holds = new Map<string, number>();
-  const held = (ws: string): number => holds.get(ws) ?? 0;
 
   /**
    * @throws ServiceError invalid_argument (field named, allowed values listed) | not_found (reference
@@ -55,16 +54,16 @@ export function createGenerator(deps: GenerateDeps) {
     const cost = r.entry.credits;
     const label = `${r.entry.provider}/${r.entry.model}`;
 
+    // Reserve the cost before any spend; holds of generations in flight (any process) count against the budget.
     const budget = deps.credits.budget(scope) ?? deps.defaultBudget;
-    const usedBefore = deps.credits.used(scope);
-    if (budget !== null && usedBefore + held(scope.workspaceId) + cost > budget) {
-      const remaining = Math.max(0, budget - usedBefore - held(scope.workspaceId));
+    const hold = deps.credits.reserve(scope, cost, budget, deps.holdTtlMs);
+    if (!hold.ok) {
+      const remaining = Math.max(0, budget! - hold.used - hold.held);
       const affordable = deps.providers.capabilities().filter((e) => e.credits <= remaining).map((e) => `${e.provider}/${e.model} (${e.credits})`);
       throw new ServiceError('budget_exceeded', args.model ? 'args.model' : args.provider ? 'args.provider' : null,
-        `the workspace budget is exhausted: ${label} costs ${cost} credit(s) but ${remaining} of ${budget} remain${affordable.length ? `; affordable: ${affordable.join(', ')}` : ''}. Nothing was generated or charged`,
-        { details: { budget_credits: budget, used_credits: usedBefore, remaining_credits: remaining, credit_cost: cost, affordable } });
+        `the workspace budget is exhausted: ${label} costs ${cost} credit(s) but ${remaining} of ${budget} remain${hold.held > 0 ? ` (${hold.held} reserved by generations in progress)` : ''}${affordable.length ? `; affordable: ${affordable.join(', ')}` : ''}. Nothing was generated or charged`,
+        { details: { budget_credits: budget, used_credits: hold.used, held_credits: hold.held, remaining_credits: remaining, credit_cost: cost, affordable } });
     }
-    holds.set(scope.workspaceId, held(scope.workspaceId) + cost);
     // Progress counts steps (MCP requires it to increase); no total, since retries and heartbeats add steps.
     let step = 0;
     const report = async (message: string): Promise<void> => { await progress(++step, undefined, message); };
@@ -125,6 +124,7 @@ export function createGenerator(deps: GenerateDeps) {
       };
       const charge = (assetId: string): void => {
         deps.credits.charge(scope, { assetId, provider: r.entry.provider, model: r.entry.model, credits: cost });
+        deps.credits.release(hold.holdId); // same transaction: the charge replaces the hold
         charged = cost;
       };
       const { asset, row } = await storeAsset(deps.library, scope, {
@@ -150,7 +150,7 @@ export function createGenerator(deps: GenerateDeps) {
         transparent_requested: args.transparent, has_alpha: hasAlpha, watermark: out.watermark, deduplicated: asset.deduplicated, notes,
       };
     } finally {
-      holds.set(scope.workspaceId, held(scope.workspaceId) - cost);
+      deps.credits.release(hold.holdId);
     }
   }
   return { generate };
