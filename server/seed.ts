@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { AssetCategorySchema, AssetSubtypeSchema } from '../shared/schemas/asset.ts';
+import { TagSchema } from '../shared/schemas/common.ts';
 import type { App } from './app.ts';
 import { nameWords } from './domain/asset-meta.ts';
 import type { Scope } from './domain/scope.ts';
@@ -35,6 +38,37 @@ export function metadataFromPath(file: string, root: string): { alt_text: string
   return { alt_text: alt ? alt[0]!.toUpperCase() + alt.slice(1) : path.basename(file), tags: [...new Set([...words, ...folder.map((f) => f.toLowerCase())])] };
 }
 
+/** `demo-metadata.json` beside the demo images: per relative path, the metadata a merchant would type. */
+const DemoMetadataSchema = z.record(
+  z.string(),
+  z.union([
+    z.string(), // the `_about` note
+    z.object({
+      alt_text: z.string().min(1).max(1000),
+      tags: z.array(TagSchema).max(50),
+      purpose: z.string().max(64).optional(),
+      category: AssetCategorySchema.optional(),
+      subtype: AssetSubtypeSchema.optional(),
+    }).strict(),
+  ]),
+);
+type DemoMetadata = { alt_text: string; tags: string[]; purpose?: string | undefined; category?: string | undefined; subtype?: string | undefined };
+
+/**
+ * Read `<root>/demo-metadata.json` (keys are paths relative to `root`, `/`-separated).
+ * @returns an empty map when the file is absent
+ * @throws Error naming the file and the first invalid entry
+ */
+export function loadDemoMetadata(root: string): Map<string, DemoMetadata> {
+  const file = path.join(root, 'demo-metadata.json');
+  if (!fs.existsSync(file)) return new Map();
+  const parsed = DemoMetadataSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const out = new Map<string, DemoMetadata>();
+  for (const [k, v] of Object.entries(parsed.data)) if (typeof v !== 'string') out.set(k, v);
+  return out;
+}
+
 export interface SeedStep {
   (app: App, bundle: TenantBundle, scope: Scope): Promise<void>;
 }
@@ -47,7 +81,8 @@ const DEFAULT_SEED_STEPS: SeedStep[] = [
 
 /**
  * Create (once) the demo tenant with one workspace, theme, store and API key, and import the demo
- * photos through the same path users' imports take. Idempotent: later runs return the same ids and key
+ * photos through the same path users' imports take, with the alt text, tags and purpose of
+ * `demo-metadata.json` (file-name words for files it does not list). Idempotent: later runs return the same ids and key
  * (the demo key is kept in `settings` so it can be printed again) and re-import nothing new.
  * @param extraSteps further seeding (catalog import) run after the images
  */
@@ -62,12 +97,14 @@ export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?
   let imported = 0;
   let skipped = 0;
   const failed: string[] = [];
+  const curated = loadDemoMetadata(root);
   for (const [i, file] of files.entries()) {
-    const meta = metadataFromPath(file, root);
+    const meta: DemoMetadata = curated.get(path.relative(root, file).split(path.sep).join('/')) ?? metadataFromPath(file, root);
     try {
       const { asset } = await storeAsset(app.library, scope, {
         bytes: fs.readFileSync(file), field: path.basename(file), source: 'seed',
-        user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags },
+        user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags, purpose: meta.purpose },
+        category: meta.category, subtype: meta.subtype,
       });
       if (asset.deduplicated) skipped++;
       else imported++;
