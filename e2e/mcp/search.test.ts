@@ -65,6 +65,15 @@ describe('svc_asset_library search', () => {
     expect(names(strict)).toEqual(['wood_anemones.jpg']);
   });
 
+  it('stems English words (Porter): plural queries find singular tags and back', async () => {
+    const flowers = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'flowers' });
+    expect(names(flowers).sort()).toEqual(['cyclamen_persicum.jpg', 'orychophragmus_violaceus.jpg', 'polemonium_reptans.jpg', 'wood_anemones.jpg']);
+    const mountains = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'mountains' });
+    expect(names(mountains).sort()).toEqual(['denali.webp', 'tanners_ridge.jpg']);
+    const branch = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'alt_text', query: 'branch' });
+    expect(names(branch)).toEqual(['silver_fir.jpg']);
+  });
+
   it('treats FTS5 syntax in queries as plain words', async () => {
     for (const q of ['falcon"', 'NEAR(falcon rock)', 'name:falcon', '*', 'falcon OR', '(((']) {
       const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: q });

@@ -182,7 +182,7 @@ export function createAssetQueries(db: Database) {
     },
 
     /**
-     * FTS5 search ranked by BM25 (column weights name 4, alt_text 2, tags 3, ocr_text 1; lower bm25 is
+     * FTS5 search (Porter-stemmed, migration 0010) ranked by BM25 (column weights name 4, alt_text 2, tags 3, ocr_text 1; lower bm25 is
      * better, so the score returned is −bm25). Ties break on newest first.
      * @param match an FTS5 MATCH expression from `domain/fts-query.ts`
      */
