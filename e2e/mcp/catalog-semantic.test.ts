@@ -39,6 +39,11 @@ describe('catalog: semantic, hybrid and related with an embedder; degradation wh
     expect(seen.length).toBe((await list({ query: 'bracelet', limit: 1 })).total);
   });
 
+  it('lexical search stems English words (Porter): "ocean blue shirts" finds the shirt', async () => {
+    const p = await list({ query: 'ocean blue shirts', search_mode: 'lexical' });
+    expect(p.items.map((i) => i.handle)).toEqual(['ocean-blue-shirt']);
+  });
+
   it('related products come from embedding distance and exclude the product itself', async () => {
     const src = (await list({ query: 'ocean blue shirt', search_mode: 'lexical' })).items[0]!;
     const rel = await list({ related_to_product_id: src.product_id, search_mode: 'semantic', limit: 5 });
