@@ -29,6 +29,9 @@ export function createOcrEngine(log: Logger): OcrEngine {
       const { createWorker, OEM } = await import('tesseract.js');
       const eng = createRequire(import.meta.url)('@tesseract.js-data/eng') as { langPath: string; gzip: boolean };
       const w = await createWorker('eng', OEM.LSTM_ONLY, { langPath: eng.langPath, gzip: eng.gzip, cacheMethod: 'none', errorHandler: (e: unknown) => log.warn({ err: e }, 'tesseract worker error') });
+      // Tesseract's diagnostics ("Invalid resolution …", "Detected N diacritics") go to its debug file
+      // instead of the process stderr, which is the log channel (and must stay clean next to stdio).
+      await w.setParameters({ debug_file: '/dev/null' });
       log.debug({ duration_ms: Math.round(performance.now() - t0) }, 'OCR worker ready');
       return w;
     })());
