@@ -55,9 +55,10 @@ export function createEnrichmentQueries(db: Database) {
     ),
     due: db.prepare(`SELECT * FROM enrichment_jobs WHERE state = 'queued' AND run_after <= ? ORDER BY run_after, id LIMIT ?`),
     nextDue: db.prepare(`SELECT min(run_after) AS t FROM enrichment_jobs WHERE state = 'queued'`),
-    claim: db.prepare(`UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? AND state = 'queued'`),
-    finish: db.prepare(`UPDATE enrichment_jobs SET state = ?, last_error = ?, run_after = ?, updated_at = ? WHERE id = ?`),
-    requeueRunning: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', updated_at = ? WHERE state = 'running'`),
+    claim: db.prepare(`UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND state = 'queued'`),
+    renew: db.prepare(`UPDATE enrichment_jobs SET lease_until = ? WHERE id = ? AND state = 'running' AND lease_owner = ?`),
+    finish: db.prepare(`UPDATE enrichment_jobs SET state = ?, last_error = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'running' AND lease_owner = ?`),
+    requeueExpired: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE state = 'running' AND coalesce(lease_until, 0) < ?`),
     requeueFailed: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', attempts = 0, run_after = ?, updated_at = ? WHERE state = 'failed'`),
     pendingOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state IN ('queued', 'running')`),
     failedOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state = 'failed'`),
@@ -101,12 +102,15 @@ export function createEnrichmentQueries(db: Database) {
     due: (nowMs: number, limit: number) => s.due.all(nowMs, limit) as JobRow[],
     /** Epoch ms of the next queued job, or null. */
     nextDueAt: () => (s.nextDue.get() as { t: number | null }).t,
-    /** Mark a queued job running; false when another runner took it. */
-    claim: (id: number) => s.claim.run(now(), id).changes === 1,
-    finish: (id: number, state: 'done' | 'failed' | 'queued', error: string | null, runAfterMs: number) =>
-      void s.finish.run(state, error, runAfterMs, now(), id),
-    /** Crash recovery at start: jobs left running by a dead process go back to the queue. */
-    requeueRunning: () => s.requeueRunning.run(now()).changes,
+    /** Mark a queued job running under `owner`'s lease until `leaseUntilMs`; false when another runner took it. */
+    claim: (id: number, owner: string, leaseUntilMs: number) => s.claim.run(owner, leaseUntilMs, now(), id).changes === 1,
+    /** Extend the lease of a job `owner` is running; false when the job is no longer its own. */
+    renew: (id: number, owner: string, leaseUntilMs: number) => s.renew.run(leaseUntilMs, id, owner).changes === 1,
+    /** Settle a job `owner` runs; false (nothing written) when its lease was lost to another runner. */
+    finish: (id: number, owner: string, state: 'done' | 'failed' | 'queued', error: string | null, runAfterMs: number) =>
+      s.finish.run(state, error, runAfterMs, now(), id, owner).changes === 1,
+    /** Crash recovery: jobs whose lease ran out (their process died) go back to the queue. @returns how many */
+    requeueExpired: (nowMs = Date.now()) => s.requeueExpired.run(now(), nowMs).changes,
     /** At start: give permanently failed jobs one more round (the cause, e.g. an embedder outage, may be gone). */
     requeueFailed: () => s.requeueFailed.run(Date.now(), now()).changes,
     pendingOf: (seq: number) => (s.pendingOf.get(seq) as { n: number }).n,

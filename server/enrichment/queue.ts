@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
 import type { EnrichmentQueries, JobKind, JobRow } from '../db/enrichment-jobs.ts';
 import type { Logger } from '../log.ts';
@@ -14,9 +15,12 @@ export function backoffMs(attempt: number, baseMs = 2000): number {
   return Math.min(300_000, baseMs * 4 ** (attempt - 1));
 }
 
+/** Lease of a claimed job, ms: renewed every third of it while the handler runs. */
+export const DEFAULT_LEASE_MS = 120_000;
+
 /** The job runner of one server process. */
 export interface JobRunner {
-  /** Recover jobs a dead process left running, retry failed ones once more, then start pumping. */
+  /** Recover jobs whose lease ran out, retry failed ones once more, then start pumping. */
   start(): void;
   /** Look for due jobs now (after an enqueue). */
   kick(): void;
@@ -26,9 +30,12 @@ export interface JobRunner {
 
 /**
  * Durable job runner: jobs live in `enrichment_jobs` (SQLite), so they survive restarts; a job is
- * claimed atomically, run by its idempotent handler with bounded concurrency (p-queue,
+ * claimed atomically under a lease, run by its idempotent handler with bounded concurrency (p-queue,
  * https://github.com/sindresorhus/p-queue), and on error re-queued with exponential backoff until
- * `MAX_ATTEMPTS`. `onSettled` runs after each job with its final state.
+ * `MAX_ATTEMPTS`. Several processes may share the queue: the lease is renewed while a handler runs,
+ * and only jobs whose lease ran out (a dead process) are taken back, checked at start and on every
+ * poll (`pollMs`, which also picks up jobs other processes queued). `onSettled` runs after each job
+ * this runner settles, with its final state.
  */
 export function createJobRunner(opts: {
   jobs: EnrichmentQueries;
@@ -36,14 +43,21 @@ export function createJobRunner(opts: {
   concurrency: number;
   /** first retry delay, ms */
   retryBaseMs: number;
+  /** lease of a claimed job, ms (default DEFAULT_LEASE_MS) */
+  leaseMs?: number;
+  /** interval of the queue poll, ms (default 30 s) */
+  pollMs?: number;
   log: Logger;
   onSettled: (job: JobRow, state: 'done' | 'failed' | 'queued', outcome: JobOutcome | null) => void;
 }): JobRunner {
   const { jobs, log } = opts;
   const queue = new PQueue({ concurrency: opts.concurrency });
   const abort = new AbortController();
+  const owner = randomUUID();
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  let poller: NodeJS.Timeout | null = null;
 
   const schedule = (): void => {
     if (closed) return;
@@ -57,23 +71,35 @@ export function createJobRunner(opts: {
 
   const run = async (job: JobRow): Promise<void> => {
     const t0 = performance.now();
+    const renew = setInterval(() => {
+      if (!jobs.renew(job.id, owner, Date.now() + leaseMs)) log.warn({ job: job.kind, asset_seq: job.asset_seq }, 'enrichment job lease lost to another runner');
+    }, Math.max(10, Math.floor(leaseMs / 3)));
+    renew.unref();
     try {
       const outcome = await opts.handlers[job.kind](job, abort.signal);
-      jobs.finish(job.id, 'done', null, job.run_after);
+      clearInterval(renew);
+      if (!jobs.finish(job.id, owner, 'done', null, job.run_after)) return; // another runner owns it now
       log.debug({ job: job.kind, asset_seq: job.asset_seq, outcome, duration_ms: Math.round(performance.now() - t0) }, 'job done');
       opts.onSettled(job, 'done', outcome);
     } catch (err) {
+      clearInterval(renew);
       const message = err instanceof Error ? err.message : String(err);
       if (abort.signal.aborted) {
-        jobs.finish(job.id, 'queued', message, Date.now());
+        jobs.finish(job.id, owner, 'queued', message, Date.now());
         return;
       }
       const attempt = job.attempts + 1;
       const final = attempt >= MAX_ATTEMPTS;
-      jobs.finish(job.id, final ? 'failed' : 'queued', message, Date.now() + (final ? 0 : backoffMs(attempt, opts.retryBaseMs)));
+      if (!jobs.finish(job.id, owner, final ? 'failed' : 'queued', message, Date.now() + (final ? 0 : backoffMs(attempt, opts.retryBaseMs)))) return;
       log.warn({ job: job.kind, asset_seq: job.asset_seq, attempt, final, err: message }, 'enrichment job failed');
       opts.onSettled(job, final ? 'failed' : 'queued', null);
     }
+  };
+
+  /** Take back jobs of dead processes (expired leases). */
+  const recover = (): void => {
+    const n = jobs.requeueExpired();
+    if (n > 0) log.info({ jobs: n }, 'resuming enrichment jobs whose runner stopped (lease expired)');
   };
 
   function pump(): void {
@@ -81,7 +107,7 @@ export function createJobRunner(opts: {
     const free = opts.concurrency - queue.size - queue.pending;
     if (free > 0) {
       for (const job of jobs.due(Date.now(), free)) {
-        if (!jobs.claim(job.id)) continue;
+        if (!jobs.claim(job.id, owner, Date.now() + leaseMs)) continue;
         void queue.add(() => run(job)).finally(pump);
       }
     }
@@ -90,16 +116,21 @@ export function createJobRunner(opts: {
 
   return {
     start() {
-      const n = jobs.requeueRunning();
-      if (n > 0) log.info({ jobs: n }, 'resuming enrichment jobs left running by a previous process');
+      recover();
       const f = jobs.requeueFailed();
       if (f > 0) log.info({ jobs: f }, 'retrying enrichment jobs that failed in a previous process');
       pump();
+      poller = setInterval(() => {
+        recover();
+        pump();
+      }, opts.pollMs ?? 30_000);
+      poller.unref();
     },
     kick: () => queueMicrotask(pump),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (poller) clearInterval(poller);
       abort.abort();
       queue.clear();
       await queue.onIdle();
