@@ -161,7 +161,7 @@ export function buildApp(config: Config, log: Logger): App {
   routers.push(draftsRouter(library, generator));
   // Picker and panel-only actions; ui:// panel resources.
   const pickerDeps = { library, pickers: createPickerQueries(db) };
-  routers.push(assetSelectRouter(pickerDeps, () => vectors), assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }));
+  routers.push(assetSelectRouter(pickerDeps, () => vectors), assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }, () => vectors));
   const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
   routers.push(assetUploadRouter(library, uploads), assetUploadAppRouter(library, uploads));
   let sweeping: Promise<unknown> = uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));

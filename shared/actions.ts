@@ -27,6 +27,7 @@ import {
   FacetsArgsSchema,
   FacetsResultSchema,
   GetSelectionArgsSchema,
+  PageArgsSchema,
   SelectArgsSchema,
   SelectionStateSchema,
   SelectResultSchema,
@@ -168,7 +169,7 @@ export const ROUTERS: RouterDef[] = [
   {
     name: ROUTER.assetPanel,
     title: 'Asset panel actions (panels only)',
-    description: 'Called by the Atelier MCP Apps panels, not by the model: thumbnails as data: URLs, category facets, picker submission.',
+    description: 'Called by the Atelier MCP Apps panels, not by the model: thumbnails as data: URLs, category facets, random-access result pages, picker submission.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     visibility: ['app'],
   },
@@ -308,6 +309,14 @@ export const ACTIONS: ActionDef[] = [
     description: 'Panel only: category and subtype counts for the picker\'s category browser.',
     args: FacetsArgsSchema,
     result: FacetsResultSchema,
+    formerNames: [],
+  }),
+  defineAction({
+    router: ROUTER.assetPanel,
+    action: 'page',
+    description: 'Panel only: the page of a search result list starting at offset (random access for the picker\'s virtualized grid); cursor is any cursor of the same query.',
+    args: PageArgsSchema,
+    result: AssetPageSchema,
     formerNames: [],
   }),
   defineAction({

@@ -34,6 +34,31 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     expect(tools.find((t) => t.name === 'svc_asset_library')?._meta).toMatchObject({ ui: { resourceUri: 'ui://atelier/search-results.html' } });
   });
 
+  it('page: random access at an offset within the snapshot of the given cursor, bound to its query and scope', async () => {
+    const first = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1 });
+    const cursor = first.structured.next_cursor as string;
+    const chained = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1, cursor });
+    const second = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1, cursor: chained.structured.next_cursor });
+    const jump = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, limit: 1, offset: 2, cursor });
+    expect(jump.error).toBeUndefined();
+    expect((jump.structured.assets as { id: string }[]).map((x) => x.id)).toEqual((second.structured.assets as { id: string }[]).map((x) => x.id));
+    expect(jump.structured).toMatchObject({ total: 3, has_more: false, next_cursor: null });
+    // an asset imported after the snapshot stays out of the pages of that cursor
+    const late = await a.call('svc_asset_import', 'import', { data: demoFile('images/nature/cyclamen_persicum.jpg').toString('base64'), mime_type: 'image/jpeg' });
+    const all = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, limit: 50, offset: 0, cursor });
+    expect((all.structured.assets as { id: string }[]).map((x) => x.id)).not.toContain(late.structured.asset_id);
+    const past = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, limit: 50, offset: 500, cursor });
+    expect(past.structured).toMatchObject({ assets: [], has_more: false });
+    // the cursor is bound to its query and to tenant A: another query or tenant B cannot use it
+    const otherQuery = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, query: 'falcon', offset: 0, cursor });
+    expect(otherQuery.error).toMatchObject({ code: 'invalid_argument', field: 'args.cursor' });
+    const foreign = await b.call('svc_asset_panel', 'page', { theme_id: other.theme_id, offset: 0, cursor });
+    expect(foreign.error).toMatchObject({ code: 'invalid_argument', field: 'args.cursor' });
+    const negative = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, offset: -1, cursor });
+    expect(negative.error).toMatchObject({ code: 'invalid_argument', field: 'args.offset' });
+    await a.call('svc_asset_manage', 'delete', { asset_ids: [late.structured.asset_id] });
+  });
+
   it('thumbnails: data: URLs for own assets; a foreign id behaves like a missing one', async () => {
     const r = await a.call('svc_asset_panel', 'thumbnails', { asset_ids: [mine[0], theirs, '11111111-1111-4111-8111-111111111111'] });
     expect(r.isError).toBe(false);

@@ -156,12 +156,18 @@ test('picker with 10,000 assets keeps a bounded DOM and follows keyboard moves t
     await expect(focused(view)).toHaveAttribute('data-index', String(i * 2 * cols));
   }
   expect(await inDom()).toBeLessThanOrEqual(bound);
-  // Jump to the very end: pages (≤ 50 each) load in order until the last asset is there.
+  // Jump to the very end: the page holding the last asset loads directly (random access), not 200 pages in order.
+  const pageCalls = async (): Promise<number> => (await atelier.events('tools/call')).filter((e) => {
+    const p = e.params as { name?: string; arguments?: { action?: string } };
+    return (p.name === 'svc_asset_panel' && p.arguments?.action === 'page') || p.name === 'svc_asset_library';
+  }).length;
+  const callsBefore = await pageCalls();
   await focused(view).press('Control+End');
   await expect(focused(view)).toHaveAttribute('data-index', '10007');
   await expect(focused(view)).toBeFocused();
   // Browse order is newest first: the oldest seeded row is last.
   await expect(focused(view)).toContainText('bulk-00001.jpg', { timeout: 60_000 });
+  expect(await pageCalls() - callsBefore).toBeLessThanOrEqual(4);
   expect(await inDom()).toBeLessThanOrEqual(bound);
   await focused(view).press('ArrowUp');
   await expect(focused(view)).toHaveAttribute('data-index', String(10_007 - cols));

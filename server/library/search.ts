@@ -30,16 +30,19 @@ interface Resolved { themeId: string }
  * with BM25; all query terms are required, falling back to any term when that finds nothing (the
  * echo's `match` says which). `semantic`/`similar` use the vector index; when it is unavailable,
  * `semantic` and `all` return lexical results with `request.degraded_from` set.
+ * @param at random access for panels: the page starting at `offset` within the cursor's snapshot
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.similar_to_asset_id) | unsupported
  */
-export async function searchAssets(deps: LibraryDeps, scope: Scope, args: SearchArgs, theme: Resolved, vectors: AssetVectorSearch | null): Promise<AssetPage> {
+export async function searchAssets(deps: LibraryDeps, scope: Scope, args: SearchArgs, theme: Resolved, vectors: AssetVectorSearch | null, at?: { offset: number }): Promise<AssetPage> {
   const { assets, cursors, urls } = deps;
   const query = args.query && args.query.length > 0 ? args.query : undefined;
   const cursorKey = {
     t: scope.tenantId, w: scope.workspaceId, th: theme.themeId, q: query ?? null, m: args.mode,
     k: args.kind ?? null, c: args.category ?? null, s: args.subtype ?? null, o: args.orientation ?? null, sim: args.similar_to_asset_id ?? null,
   };
-  const state = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: assets.maxSeq(scope) };
+  const decoded = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: assets.maxSeq(scope) };
+  // `at` (the panel's random access) keeps the cursor's verified snapshot and moves the offset.
+  const state = at ? { ...decoded, offset: at.offset } : decoded;
   const filters: AssetFilters = { kind: args.kind, category: args.category, subtype: args.subtype, orientation: args.orientation, maxSeq: state.snapshot };
   const limit = args.limit;
 

@@ -1,9 +1,10 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { FacetsArgs, SubmitSelectionArgs, ThumbnailsArgs } from '../../shared/schemas/panel.ts';
+import type { FacetsArgs, PageArgs, SubmitSelectionArgs, ThumbnailsArgs } from '../../shared/schemas/panel.ts';
 import type { AssetFacetQueries } from '../db/asset-facets.ts';
 import { facetsFor, thumbnailsFor } from '../library/panel-data.ts';
+import { searchAssets, type AssetVectorSearch } from '../library/search.ts';
 import { submitSelection, type PickerDeps } from '../library/select.ts';
-import { scopeFor } from '../tenancy/scope.ts';
+import { scopeFor, themeFor } from '../tenancy/scope.ts';
 import { describeSelection } from './asset-select.ts';
 import { handler, type RouterImpl } from './types.ts';
 
@@ -12,7 +13,7 @@ import { handler, type RouterImpl } from './types.ts';
  * hides the tool from the model, the server still lists it). Each re-derives scope from the caller's
  * API key exactly like model-facing actions: a panel can never widen what its key reaches.
  */
-export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries }): RouterImpl {
+export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries }, vectors: () => AssetVectorSearch | null): RouterImpl {
   return {
     name: ROUTER.assetPanel,
     handlers: {
@@ -27,6 +28,12 @@ export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries 
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
         const r = facetsFor(deps.facets, scope, { query: args.query, kind: args.kind });
         return { structuredContent: r, text: `${r.total} asset(s): ${r.categories.map((c) => `${c.category} ${c.count}`).join(', ') || 'no categories'}${r.uncategorized ? `, uncategorized ${r.uncategorized}` : ''}.` };
+      }),
+      page: handler<PageArgs>(async (args, ctx) => {
+        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+        const theme = themeFor(deps.library.tenancy, scope, args);
+        const page = await searchAssets(deps.library, scope, args, { themeId: theme.id }, vectors(), { offset: args.offset });
+        return { structuredContent: page, text: `${page.assets.length} of ${page.total} asset(s) from offset ${args.offset}.` };
       }),
       submit_selection: handler<SubmitSelectionArgs>(async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);

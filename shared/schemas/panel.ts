@@ -59,6 +59,17 @@ export type FacetsResult = z.infer<typeof FacetsResultSchema>;
 /** Args of `svc_asset_select` `select`: the same as search (spec §4.2). */
 export const SelectArgsSchema = SearchArgsSchema;
 
+/**
+ * Args of `svc_asset_panel` `page`: the picker's random access into a result list (a jump to the end
+ * of 10,000 assets is one call, not 200 cursor hops). Same args as search, plus `offset`; `cursor` is any
+ * cursor of the same query, so every page reads the same snapshot.
+ */
+export const PageArgsSchema = SearchArgsSchema.safeExtend({
+  offset: z.number().int('must be an integer').min(0, 'must be ≥ 0').max(10_000_000).describe('0-based index of the first asset of the page'),
+  cursor: z.string().min(1).max(2000).describe('a next_cursor of the same query (pins its snapshot)'),
+});
+export type PageArgs = z.infer<typeof PageArgsSchema>;
+
 /** An asset as delivered to the agent after a choice: name, id and original URL (spec §4.2). */
 export const SelectedAssetSchema = z.object({
   position: z.number().int().describe('1-based position in the user\'s selection order (or rank for candidates)'),

@@ -8,7 +8,7 @@ import { useThumbnails } from '../lib/use-thumbnails.ts';
 import { Facets } from './Facets.tsx';
 import { travelled } from './grid-nav.ts';
 import { PickerGrid } from './PickerGrid.tsx';
-import { useAssetPages } from './use-asset-pages.ts';
+import { PAGE_SIZE, useAssetPages } from './use-asset-pages.ts';
 
 type Phase = 'choosing' | 'submitting' | 'confirmed';
 type Chosen = Pick<SelectedAsset, 'id' | 'name' | 'original_url'>;
@@ -115,10 +115,10 @@ export function AssetPickerApp() {
   // Previews for the cells in view; pages ahead of the view.
   useEffect(() => {
     const [first, last] = range;
-    thumbs.request(pages.items.slice(first, last + 1).map((a) => a.id));
-    pages.ensure(last + 50);
+    thumbs.request(pages.items.slice(first, last + 1).filter((a): a is Asset => a !== undefined).map((a) => a.id));
+    pages.ensure(first, last + PAGE_SIZE);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [range, pages.items.length]);
+  }, [range, pages.items]);
 
   const onVisible = useCallback((first: number, last: number) => setRange([first, last]), []);
 
@@ -174,7 +174,7 @@ export function AssetPickerApp() {
     }
     setFocusIndex(target);
     setFocusTick((t) => t + 1);
-    pages.ensure(target + 50);
+    pages.ensure(target, target + PAGE_SIZE);
   }
 
   function clear(): void {

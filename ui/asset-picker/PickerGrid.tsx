@@ -10,7 +10,7 @@ const ROW_PX = 156;
 const VIEWPORT_PX = 432;
 
 export interface PickerGridProps {
-  items: Asset[];
+  items: (Asset | undefined)[];
   /** total matches (rows are laid out for all of them; unloaded cells show placeholders) */
   count: number;
   /** asset id → 1-based position in the selection order */

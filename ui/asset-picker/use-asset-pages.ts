@@ -7,79 +7,130 @@ import type { AtelierApp } from '../lib/use-atelier-app.ts';
 /** Search args of the picker's current view (query, kind, category, subtype, theme, workspace). */
 export type PickerQuery = Record<string, unknown>;
 
+/** Assets per page (the spec's maximum). */
+export const PAGE_SIZE = 50;
+/** Pages fetched at the same time. */
+const MAX_IN_FLIGHT = 2;
+
 export interface AssetPages {
-  /** loaded assets in result order; indices ≥ items.length are not loaded yet */
-  items: Asset[];
+  /** assets by result index; a hole (undefined) is not loaded yet */
+  items: (Asset | undefined)[];
   /** matches across all pages (from the server), null before the first page */
   total: number | null;
   loading: boolean;
   error: string | null;
-  /** Load pages (≤ 50 each, cursor-chained) until `index` is loaded or the results end. */
-  ensure(index: number): void;
+  /** Load the pages covering indices `first`…`last` (the latest call wins; earlier ranges are dropped). */
+  ensure(first: number, last: number): void;
+}
+
+interface State {
+  gen: number;
+  /** any cursor of this query: it pins the snapshot every page reads; null until the first page */
+  anchor: string | null;
+  total: number | null;
+  firstLoaded: boolean;
+  loaded: Set<number>;
+  inFlight: Set<number>;
+  want: [number, number];
 }
 
 /**
- * Pages of `svc_asset_library` `search` for the picker. The first page may come from the `select`
- * result; later pages follow `next_cursor` one at a time (cursors are opaque and bound to the query,
- * so pages load in order). A change of `query` starts over; responses for an older query are dropped.
+ * Pages of a search result list for the picker, loaded by random access: the first page through
+ * `svc_asset_library` `search` (or from the `select` result), any later page through the panel-only
+ * `svc_asset_panel` `page` at its offset, with a cursor of the same query so all pages share one
+ * snapshot. Jumping to the end of 10,000 assets loads one page, not 200. A change of `query` starts
+ * over; responses for an older query are dropped.
  */
 export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial: AssetPage | null): AssetPages {
-  const [items, setItems] = useState<Asset[]>([]);
+  const [items, setItems] = useState<(Asset | undefined)[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const st = useRef({ gen: 0, cursor: null as string | null, hasMore: true, busy: false, want: 0, loaded: 0 });
+  const st = useRef<State>({ gen: 0, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, 0] });
   const { callAction } = at;
+
+  const store = useCallback((gen: number, offset: number, page: AssetPage): void => {
+    const s = st.current;
+    if (gen !== s.gen) return;
+    s.total = page.total;
+    if (page.next_cursor && !s.anchor) s.anchor = page.next_cursor;
+    setTotal(page.total);
+    setItems((prev) => {
+      const next = prev.slice();
+      page.assets.forEach((a, i) => { next[offset + i] = a; });
+      return next;
+    });
+  }, []);
 
   const pump = useCallback(
     (gen: number, q: PickerQuery): void => {
       const s = st.current;
-      if (s.busy || gen !== s.gen || !s.hasMore || s.loaded > s.want) return;
-      s.busy = true;
-      setLoading(true);
-      callAction<typeof AssetPageSchema>(ROUTER.assetLibrary, 'search', { ...q, limit: 50, ...(s.cursor ? { cursor: s.cursor } : {}) })
-        .then((page) => {
-          if (gen !== st.current.gen) return;
-          s.cursor = page.next_cursor;
-          s.hasMore = page.has_more;
-          s.loaded += page.assets.length;
-          setItems((prev) => [...prev, ...page.assets]);
-          setTotal(page.total);
-        })
-        .catch((e: unknown) => {
-          if (gen !== st.current.gen) return;
-          s.hasMore = false;
-          setError(e instanceof ActionError ? e.message : String(e));
-        })
-        .finally(() => {
-          if (gen !== st.current.gen) return;
-          s.busy = false;
-          setLoading(false);
-          pump(gen, q);
-        });
+      if (gen !== s.gen) return;
+      const todo: number[] = [];
+      if (!s.firstLoaded) {
+        todo.push(0);
+      } else if (s.total !== null && s.total > 0) {
+        const last = Math.min(s.want[1], s.total - 1);
+        for (let p = Math.floor(Math.max(0, s.want[0]) / PAGE_SIZE); p * PAGE_SIZE <= last; p++) if (!s.loaded.has(p)) todo.push(p);
+      }
+      for (const p of todo) {
+        if (s.inFlight.size >= MAX_IN_FLIGHT) break;
+        if (s.inFlight.has(p)) continue;
+        if (p > 0 && !s.anchor) break; // everything fitted in the first page
+        s.inFlight.add(p);
+        setLoading(true);
+        const request = p === 0 && !s.anchor
+          ? callAction<typeof AssetPageSchema>(ROUTER.assetLibrary, 'search', { ...q, limit: PAGE_SIZE })
+          : callAction<typeof AssetPageSchema>(ROUTER.assetPanel, 'page', { ...q, limit: PAGE_SIZE, offset: p * PAGE_SIZE, cursor: s.anchor });
+        request
+          .then((page) => {
+            if (gen !== st.current.gen) return;
+            s.loaded.add(p);
+            if (p === 0) s.firstLoaded = true;
+            store(gen, p * PAGE_SIZE, page);
+          })
+          .catch((e: unknown) => {
+            if (gen !== st.current.gen) return;
+            s.want = [0, -1]; // stop asking until the next ensure
+            setError(e instanceof ActionError ? e.message : String(e));
+          })
+          .finally(() => {
+            if (gen !== st.current.gen) return;
+            s.inFlight.delete(p);
+            if (s.inFlight.size === 0) setLoading(false);
+            pump(gen, q);
+          });
+      }
     },
-    [callAction],
+    [callAction, store],
   );
 
   const key = query ? JSON.stringify(query) : null;
   useEffect(() => {
     if (!query || !at.connected) return;
-    const gen = ++st.current.gen;
-    const useInitial = initial && st.current.gen === 1;
-    st.current = { gen, cursor: useInitial ? initial.next_cursor : null, hasMore: useInitial ? initial.has_more : true, busy: false, want: 0, loaded: useInitial ? initial.assets.length : 0 };
-    setItems(useInitial ? initial.assets : []);
-    setTotal(useInitial ? initial.total : null);
+    const gen = st.current.gen + 1;
+    const useInitial = initial !== null && gen === 1;
+    st.current = { gen, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, PAGE_SIZE - 1] };
+    setItems([]);
+    setTotal(null);
     setError(null);
     setLoading(false);
-    if (!useInitial) pump(gen, query);
+    if (useInitial) {
+      // The select result's first page (its size is the select call's limit, possibly < 50).
+      st.current.firstLoaded = true;
+      st.current.anchor = initial.next_cursor;
+      if (initial.assets.length >= Math.min(PAGE_SIZE, initial.total)) st.current.loaded.add(0);
+      store(gen, 0, initial);
+    }
+    pump(gen, query);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, at.connected]);
 
   const ensure = useCallback(
-    (index: number) => {
+    (first: number, last: number) => {
       if (!query) return;
       const s = st.current;
-      if (index > s.want) s.want = index;
+      s.want = [first, Math.max(first, last)];
       pump(s.gen, query);
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
