@@ -35,6 +35,7 @@ export default async function pickerBench(): Promise<void> {
       ['select (panel host): picker id + first page', () => ui.call('svc_asset_select', 'select', { theme_id: theme })],
       ['search page 1 (browse, 50)', () => ui.call('svc_asset_library', 'search', { theme_id: theme, limit: 50 })],
       [`search page ${cursors.length - 1} (browse, cursor at offset ~10,000)`, () => ui.call('svc_asset_library', 'search', { theme_id: theme, limit: 50, cursor: deep })],
+      ['panel page at offset 9,950 (random access, Ctrl+End)', () => ui.call('svc_asset_panel', 'page', { theme_id: theme, limit: 50, offset: 9_950, cursor: cursors[1] })],
       ['search "bulk" page 1 (FTS5, 10,000 hits)', () => ui.call('svc_asset_library', 'search', { theme_id: theme, query: 'bulk', mode: 'filename', limit: 50 })],
       ['facets (whole library)', () => ui.call('svc_asset_panel', 'facets', {})],
       ['facets (query "bulk")', () => ui.call('svc_asset_panel', 'facets', { query: 'bulk' })],
