@@ -163,3 +163,28 @@ describe('svc_asset_manage with enrichment', () => {
     }
   });
 });
+
+describe('asset seq after deletion', () => {
+  it('never reuses the seq of a deleted newest asset, so older cursors keep their snapshot', async () => {
+    const srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } });
+    try {
+      const c = await srv.connect();
+      const theme = srv.tenant.theme_id;
+      const imp = async (file: string) => (await c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${file}`).toString('base64'), mime_type: 'image/jpeg', filename: file })).structured.asset_id as string;
+      await imp('silver_fir.jpg');
+      const newest = await imp('prairie_falcon.jpg');
+      const first = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 1 });
+      expect(names(first)).toEqual(['prairie_falcon.jpg']);
+      await c.call('svc_asset_manage', 'delete', { asset_ids: [newest] });
+      await imp('wood_anemones.jpg'); // would take the deleted rowid without the high-water mark
+      // the old cursor's snapshot holds the fir only (the falcon is gone; offsets shift, as with any deletion)
+      const rest = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 50, cursor: first.structured.next_cursor });
+      expect(rest.structured.total).toBe(1);
+      expect(names(rest)).not.toContain('wood_anemones.jpg');
+      const fresh = await c.call('svc_asset_library', 'search', { theme_id: theme });
+      expect(names(fresh)).toEqual(['wood_anemones.jpg', 'silver_fir.jpg']);
+    } finally {
+      await srv.close();
+    }
+  });
+});

@@ -65,6 +65,9 @@ export function orientationSql(orientation: Orientation, alias = 'a'): string {
   return `(${known} AND ${w} BETWEEN ${h} * 0.95 AND ${h} * 1.05)`;
 }
 
+/** `settings` key of the highest asset seq ever used (kept when that asset is deleted). */
+const SEQ_HIGH_WATER = 'asset_seq_high_water';
+
 function filterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
@@ -87,7 +90,15 @@ export function createAssetQueries(db: Database) {
       `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
          converted_from, name, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance, enrichment_status, created_at)
        VALUES (@id, @tenant_id, @workspace_id, @kind, @format, @mime_type, @width, @height, @size_bytes, @sha256, @source_sha256,
-         @converted_from, @name, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`,
+         @converted_from, @name, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`
+        // seq is never reused: SQLite would hand the newest deleted rowid out again (no AUTOINCREMENT), and
+        // a reused seq would slip into the snapshot of cursors taken before the deletion.
+        .replace('INSERT INTO assets (id,', 'INSERT INTO assets (seq, id,')
+        .replace('VALUES (@id,', `VALUES (max(coalesce((SELECT max(seq) FROM assets), 0), coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = '${SEQ_HIGH_WATER}'), 0)) + 1, @id,`),
+    ),
+    raiseHighWater: db.prepare(
+      `INSERT INTO settings (key, value) SELECT '${SEQ_HIGH_WATER}', CAST(m AS TEXT) FROM (SELECT max(seq) AS m FROM assets) WHERE m IS NOT NULL
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE CAST(excluded.value AS INTEGER) > CAST(settings.value AS INTEGER)`,
     ),
     insertRendition: db.prepare(
       'INSERT INTO asset_renditions (asset_seq, role, width, height, format, sha256, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -153,7 +164,10 @@ export function createAssetQueries(db: Database) {
      * @returns the number of rows deleted
      */
     deleteMany(scope: Scope, seqs: number[]): number {
-      return db.transaction(() => seqs.reduce((n, seq) => n + s.deleteOne.run(seq, scope.tenantId, scope.workspaceId).changes, 0))();
+      return db.transaction(() => {
+        s.raiseHighWater.run();
+        return seqs.reduce((n, seq) => n + s.deleteOne.run(seq, scope.tenantId, scope.workspaceId).changes, 0);
+      })();
     },
     /** Whether any asset or rendition of any workspace references a blob (the CDN serves only those). */
     blobReferenced: (sha: string): boolean => s.blobReferenced.get(sha, sha) !== undefined,
