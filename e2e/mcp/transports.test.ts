@@ -128,4 +128,17 @@ describe('Streamable HTTP transport', () => {
     });
     expect(status).toBe(403);
   });
+
+  it('answers malformed and oversized bodies with JSON-RPC errors', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${srv.tenant.api_key}` };
+    const bad = await fetch(url, { method: 'POST', headers, body: '{"jsonrpc":"2.0",' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    // over the body limit: the largest import (ATELIER_MAX_IMPORT_BYTES, 50 MiB by default) as base64 plus 1 MiB
+    const limit = Math.ceil((srv.config.env.ATELIER_MAX_IMPORT_BYTES * 4) / 3) + 1024 * 1024;
+    const huge = await fetch(url, { method: 'POST', headers, body: `{"pad":"${'a'.repeat(limit)}"}` });
+    expect(huge.status).toBe(413);
+    const body = (await huge.json()) as { error: { message: string } };
+    expect(body.error.message).toContain(`the limit is ${limit} bytes`);
+  });
 });

@@ -78,7 +78,9 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       return s;
     };
 
-    web.post('/mcp', hostGuard, express.json({ limit: '64mb' }), auth, async (req, res) => {
+    // Room for the largest import as base64 (4/3) plus the JSON-RPC envelope.
+    const bodyLimit = Math.ceil((app.config.env.ATELIER_MAX_IMPORT_BYTES * 4) / 3) + 1024 * 1024;
+    web.post('/mcp', hostGuard, express.json({ limit: bodyLimit }), auth, async (req, res) => {
       try {
         const id = req.headers['mcp-session-id'];
         if (typeof id === 'string' || !isInitializeRequest(req.body)) {
@@ -108,6 +110,20 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     };
     web.get('/mcp', hostGuard, auth, onSession);
     web.delete('/mcp', hostGuard, auth, onSession);
+    // Body errors as JSON-RPC errors, not express's HTML pages (https://www.jsonrpc.org/specification#error_object).
+    web.use('/mcp', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+      const e = err as { type?: string; limit?: number; length?: number };
+      if (res.headersSent) return next(err);
+      if (e.type === 'entity.too.large') {
+        rpcError(res, 413, `request body is ${e.length ?? '?'} bytes; the limit is ${e.limit} bytes (imports up to ATELIER_MAX_IMPORT_BYTES = ${app.config.env.ATELIER_MAX_IMPORT_BYTES} bytes, sent as base64)`);
+        return;
+      }
+      if (e.type === 'entity.parse.failed') {
+        res.status(400).json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON' }, id: null });
+        return;
+      }
+      next(err);
+    });
   }
 
   const sweep = setInterval(() => {
