@@ -20,6 +20,7 @@ export const EnvSchema = z.object({
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024).default(50 * 1024 * 1024).describe('largest accepted import, bytes'),
   ATELIER_MAX_INPUT_PIXELS: int(1, 1_000_000_000).default(100_000_000).describe('decompression-bomb guard: largest accepted width × height, px'),
   ATELIER_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000).describe('URL import timeout, ms'),
+  ATELIER_MAX_SESSIONS_PER_KEY: int(1, 100_000).default(64).describe('open Streamable HTTP sessions per API key; a new one beyond this closes the key\'s least recently used session'),
   ATELIER_ALLOWED_HOSTS: z.string().optional().describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ── catalog ──

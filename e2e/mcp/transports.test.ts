@@ -129,6 +129,30 @@ describe('Streamable HTTP transport', () => {
     expect(status).toBe(403);
   });
 
+  it('caps the sessions of one API key by closing its least recently used one', async () => {
+    const capped = await startTestServer({ env: { ATELIER_MAX_SESSIONS_PER_KEY: '2', ATELIER_ENRICHMENT: '0' } });
+    try {
+      const u = (await capped.listen()).mcpUrl;
+      const open = async () => {
+        const t = new StreamableHTTPClientTransport(new URL(u), { requestInit: { headers: { Authorization: `Bearer ${capped.tenant.api_key}` } } });
+        const cl = new Client({ name: 'cap-test', version: '0' });
+        await cl.connect(t);
+        return { t, cl };
+      };
+      const a = await open();
+      const b = await open();
+      await b.cl.listTools();
+      const c = await open(); // the third session closes the least recently used: a
+      await expect(c.cl.listTools()).resolves.toBeDefined();
+      await expect(b.cl.listTools()).resolves.toBeDefined();
+      const stale = await fetch(u, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${capped.tenant.api_key}`, 'mcp-session-id': a.t.sessionId! }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+      expect(stale.status).toBe(404);
+      for (const x of [a, b, c]) await x.cl.close().catch(() => undefined);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('answers malformed and oversized bodies with JSON-RPC errors', async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${srv.tenant.api_key}` };
     const bad = await fetch(url, { method: 'POST', headers, body: '{"jsonrpc":"2.0",' });

@@ -80,6 +80,15 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
 
     // Room for the largest import as base64 (4/3) plus the JSON-RPC envelope.
     const bodyLimit = Math.ceil((app.config.env.ATELIER_MAX_IMPORT_BYTES * 4) / 3) + 1024 * 1024;
+    /** Keep at most ATELIER_MAX_SESSIONS_PER_KEY − 1 sessions of a key before adding one: close the least recently used. */
+    const evictBeyondCap = (apiKeyId: string): void => {
+      const own = [...sessions].filter(([, s]) => s.apiKeyId === apiKeyId).sort((a, b) => a[1].lastSeenMs - b[1].lastSeenMs);
+      for (const [id, s] of own.slice(0, Math.max(0, own.length - app.config.env.ATELIER_MAX_SESSIONS_PER_KEY + 1))) {
+        sessions.delete(id);
+        log.info({ api_key_id: apiKeyId, session: id }, 'session limit reached: closing the least recently used session');
+        void s.transport.close().catch(() => undefined);
+      }
+    };
     web.post('/mcp', hostGuard, express.json({ limit: bodyLimit }), auth, async (req, res) => {
       try {
         const id = req.headers['mcp-session-id'];
@@ -91,7 +100,10 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         const principal = ((req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal)!;
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, { transport, apiKeyId: principal.apiKeyId, lastSeenMs: Date.now() }),
+          onsessioninitialized: (sid) => {
+            evictBeyondCap(principal.apiKeyId);
+            sessions.set(sid, { transport, apiKeyId: principal.apiKeyId, lastSeenMs: Date.now() });
+          },
         });
         transport.onclose = () => {
           if (transport.sessionId) sessions.delete(transport.sessionId);
