@@ -1,33 +1,20 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app.ts';
 import type { Config } from '../../server/config.ts';
-import { ServiceError } from '../../server/errors.ts';
 import { createLogger } from '../../server/log.ts';
-import { createServer } from '../../server/mcp/create-server.ts';
-import { authenticate, createTenant } from '../../server/tenancy/admin.ts';
+import { createTenant } from '../../server/tenancy/admin.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
-import { demoFile, tempConfig, wrapClient, type CallResult, type TestClient } from './harness.ts';
+import { connectApp, demoFile, tempConfig, type CallResult, type TestClient } from './harness.ts';
 
 /** A server process on a data dir that outlives it: build, connect, close, build again. */
 async function boot(config: Config, apiKey: string | null): Promise<{ app: App; c: TestClient; key: string; theme: string }> {
   const app = buildApp(config, createLogger('silent'));
   let key = apiKey;
   if (!key) key = createTenant(app.library.tenancy, 'Durability').api_key;
-  const server = createServer(app.server, () => {
-    const p = authenticate(app.library.tenancy, key);
-    if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
-    return p;
-  });
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = new Client({ name: 'durability', version: '0' });
-  await client.connect(ct);
-  const c = wrapClient(client);
+  const c = await connectApp(app, key);
   const theme = (app.db.prepare('SELECT id FROM themes LIMIT 1').get() as { id: string }).id;
   return { app, c, key, theme };
 }
