@@ -104,7 +104,7 @@ export const ROUTERS: RouterDef[] = [
     name: ROUTER.assetLibrary,
     title: 'Asset library search',
     description:
-      'Search the workspace image library first, before generating or importing. Modes: all (hybrid), filename, alt_text, tags, ocr (exact-field), semantic (conceptual), similar (visual, needs similar_to_asset_id). Omit query to browse. theme_id is required. In an MCP Apps host a read-only result panel opens; it asks for no selection and you need not wait.',
+      'Search the workspace image library first, before generating or importing. Modes: all (hybrid), filename, alt_text, tags, ocr (exact-field), semantic (conceptual), similar (visual, needs similar_to_asset_id). Filters: kind, category, subtype, orientation (landscape for heroes and banners, portrait for mobile heroes and product galleries). Omit query to browse. theme_id is required. In an MCP Apps host a read-only result panel opens; it asks for no selection and you need not wait.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     resourceUri: PANEL_URI.searchResults,
   },
