@@ -81,6 +81,9 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     expect(cats.find((c) => c.category === 'background')).toMatchObject({ count: 2, subtypes: [{ subtype: 'hero-bg', count: 2 }] });
     const fq = await a.call('svc_asset_panel', 'facets', { query: 'falcon' });
     expect(fq.structured.total).toBe(1);
+    // all three photos (falcon 800×533, fir 511×323, anemones 512×307) are landscape
+    expect((await a.call('svc_asset_panel', 'facets', { orientation: 'landscape' })).structured.total).toBe(3);
+    expect((await a.call('svc_asset_panel', 'facets', { orientation: 'portrait' })).structured).toMatchObject({ total: 0, categories: [] });
     const fb = await b.call('svc_asset_panel', 'facets', {});
     expect(fb.structured.total).toBe(1);
   });

@@ -182,3 +182,28 @@ test('picker with 10,000 assets keeps a bounded DOM and follows keyboard moves t
   test.info().annotations.push({ type: 'dom-cells', description: JSON.stringify(counts) });
   console.log(`10,008 assets: ${counts.cells} cells in the DOM (bound ${bound}; ${cols} columns × ${counts.rows} rows)`);
 });
+
+test('picker shape filter: portrait narrows the grid and the category counts', async ({ atelier }) => {
+  const { tenant } = atelier.server;
+  await importNature(atelier.client, tenant.workspace_id);
+  const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id });
+  await expect(view.getByTestId('match-count')).toHaveText('8 assets');
+  await expect(view.getByTestId('shape-any')).toHaveAttribute('aria-pressed', 'true');
+  await view.getByTestId('shape-portrait').click();
+  // cyclamen (512×848) is the only portrait photo of the eight
+  await expect(view.getByTestId('match-count')).toHaveText('1 asset');
+  await expect(view.getByTestId('facets')).toContainText('All 1');
+  await expect(view.getByTestId('picker-cell')).toHaveCount(1);
+  await expect(view.getByTestId('picker-grid')).toContainText('cyclamen_persicum.jpg');
+  await view.getByTestId('shape-any').click();
+  await expect(view.getByTestId('match-count')).toHaveText('8 assets');
+});
+
+test('picker opened with the agent\'s orientation shows that shape selected', async ({ atelier }) => {
+  const { tenant } = atelier.server;
+  await importNature(atelier.client, tenant.workspace_id);
+  const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id, orientation: 'portrait' });
+  await expect(view.getByTestId('shape-portrait')).toHaveAttribute('aria-pressed', 'true');
+  await expect(view.getByTestId('match-count')).toHaveText('1 asset');
+  await expect(view.getByTestId('facets')).toContainText('All 1');
+});

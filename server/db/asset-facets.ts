@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
+import type { Orientation } from '../../shared/schemas/asset.ts';
 import type { Scope } from '../domain/scope.ts';
+import { orientationSql } from './assets.ts';
 
 /** Count of assets per (category, subtype); `category`/`subtype` null for unclassified assets. */
 export interface FacetCount { category: string | null; subtype: string | null; n: number }
@@ -7,12 +9,12 @@ export interface FacetCount { category: string | null; subtype: string | null; n
 /**
  * Facet counts for the picker's category browser (`svc_asset_panel` `facets`). Counts come from one
  * GROUP BY over the scoped assets (index `assets_scope_category`), optionally restricted to an FTS5
- * MATCH expression (built by `domain/fts-query.ts`) and a kind.
+ * MATCH expression (built by `domain/fts-query.ts`), a kind and an orientation.
  */
 export function createAssetFacetQueries(db: Database) {
   return {
     /** @param match FTS5 MATCH expression or null for the whole library */
-    counts(scope: Scope, opts: { match: string | null; kind?: string | undefined }): FacetCount[] {
+    counts(scope: Scope, opts: { match: string | null; kind?: string | undefined; orientation?: Orientation | undefined }): FacetCount[] {
       const params: unknown[] = [];
       let sql = 'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a';
       if (opts.match) {
@@ -25,6 +27,7 @@ export function createAssetFacetQueries(db: Database) {
         sql += ' AND a.kind = ?';
         params.push(opts.kind);
       }
+      if (opts.orientation) sql += ` AND ${orientationSql(opts.orientation)}`;
       sql += ' GROUP BY a.category, a.subtype';
       return db.prepare(sql).all(...params) as FacetCount[];
     },

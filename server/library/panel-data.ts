@@ -1,4 +1,4 @@
-import { ASSET_TAXONOMY, type AssetCategory } from '../../shared/schemas/asset.ts';
+import { ASSET_TAXONOMY, type AssetCategory, type Orientation } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, ThumbnailsResult } from '../../shared/schemas/panel.ts';
 import type { AssetFacetQueries } from '../db/asset-facets.ts';
 import { buildMatch, queryTerms } from '../domain/fts-query.ts';
@@ -43,10 +43,10 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
  * Categories are listed in taxonomy order (then unknown ones), subtypes by count; a query counts only
  * assets matching all its terms (FTS5), like the default search mode's first pass.
  */
-export function facetsFor(facets: AssetFacetQueries, scope: Scope, opts: { query?: string | undefined; kind?: string | undefined }): FacetsResult {
+export function facetsFor(facets: AssetFacetQueries, scope: Scope, opts: { query?: string | undefined; kind?: string | undefined; orientation?: Orientation | undefined }): FacetsResult {
   const terms = opts.query ? queryTerms(opts.query) : [];
   const match = terms.length ? buildMatch(terms, 'AND', null) : null;
-  const rows = facets.counts(scope, { match, kind: opts.kind });
+  const rows = facets.counts(scope, { match, kind: opts.kind, orientation: opts.orientation });
   const byCat = new Map<string, { count: number; subtypes: Map<string, number> }>();
   let total = 0;
   let uncategorized = 0;

@@ -26,7 +26,7 @@ export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries 
       }),
       facets: handler<FacetsArgs>(async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const r = facetsFor(deps.facets, scope, { query: args.query, kind: args.kind });
+        const r = facetsFor(deps.facets, scope, { query: args.query, kind: args.kind, orientation: args.orientation });
         return { structuredContent: r, text: `${r.total} asset(s): ${r.categories.map((c) => `${c.category} ${c.count}`).join(', ') || 'no categories'}${r.uncategorized ? `, uncategorized ${r.uncategorized}` : ''}.` };
       }),
       page: handler<PageArgs>(async (args, ctx) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AssetKindSchema, AssetPageSchema, SearchArgsSchema } from './asset.ts';
+import { AssetKindSchema, AssetPageSchema, OrientationSchema, SearchArgsSchema } from './asset.ts';
 import { UuidSchema } from './common.ts';
 
 // ── Panel-only actions (router svc_asset_panel, MCP Apps `_meta.ui.visibility: ["app"]`) ──
@@ -36,13 +36,14 @@ export const FacetsArgsSchema = z
   .object({
     query: z.string().trim().max(500).optional().describe('when given, count only assets whose text matches all query terms (FTS5)'),
     kind: AssetKindSchema.optional(),
+    orientation: OrientationSchema.optional().describe('count only assets of this orientation'),
     workspace_id: UuidSchema.optional(),
   })
   .strict();
 export type FacetsArgs = z.infer<typeof FacetsArgsSchema>;
 
 export const FacetsResultSchema = z.object({
-  total: z.number().int().describe('assets under the query and kind'),
+  total: z.number().int().describe('assets under the query, kind and orientation'),
   uncategorized: z.number().int().describe('of which without a category'),
   categories: z.array(
     z.object({

@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ROUTER } from '../../shared/actions.ts';
-import type { Asset } from '../../shared/schemas/asset.ts';
+import type { Asset, Orientation } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, FacetsResultSchema, SelectedAsset, SelectionStateSchema, SelectResultSchema, SubmitSelectionResultSchema } from '../../shared/schemas/panel.ts';
 import { ActionError, parseToolResult } from '../lib/call-action.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { useThumbnails } from '../lib/use-thumbnails.ts';
-import { Facets } from './Facets.tsx';
+import { Facets, ShapeFilter } from './Facets.tsx';
 import { travelled } from './grid-nav.ts';
 import { PickerGrid } from './PickerGrid.tsx';
 import { PAGE_SIZE, useAssetPages } from './use-asset-pages.ts';
@@ -38,6 +38,7 @@ export function AssetPickerApp() {
   const [applied, setApplied] = useState<string | null>(null);
   const [category, setCategory] = useState<string | null>(null);
   const [subtype, setSubtype] = useState<string | null>(null);
+  const [orientation, setOrientation] = useState<Orientation | null>(null);
   const [touched, setTouched] = useState(false);
   const [facets, setFacets] = useState<FacetsResult | null>(null);
   const [selection, setSelection] = useState<Asset[]>([]);
@@ -58,6 +59,7 @@ export function AssetPickerApp() {
     setApplied(request.query ?? '');
     setCategory(request.category);
     setSubtype(request.subtype);
+    setOrientation(request.orientation);
   }, [request, text]);
 
   const query = useMemo(() => {
@@ -65,7 +67,7 @@ export function AssetPickerApp() {
     const q: Record<string, unknown> = { theme_id: themeId, ...(workspaceId ? { workspace_id: workspaceId } : {}) };
     if (applied) q.query = applied;
     if (request.kind) q.kind = request.kind;
-    if (request.orientation) q.orientation = request.orientation;
+    if (orientation) q.orientation = orientation;
     if (category) q.category = category;
     if (subtype) q.subtype = subtype;
     if (!touched) {
@@ -74,7 +76,7 @@ export function AssetPickerApp() {
       if (args.similar_to_asset_id) q.similar_to_asset_id = args.similar_to_asset_id;
     }
     return q;
-  }, [request, applied, category, subtype, touched, themeId, workspaceId, args.mode, args.similar_to_asset_id]);
+  }, [request, applied, category, subtype, orientation, touched, themeId, workspaceId, args.mode, args.similar_to_asset_id]);
 
   const pages = useAssetPages(at, query, touched ? null : (select?.page ?? null));
   const thumbs = useThumbnails(at, workspaceId);
@@ -103,14 +105,14 @@ export function AssetPickerApp() {
   useEffect(() => {
     if (!query || !at.connected) return;
     let live = true;
-    at.callAction<typeof FacetsResultSchema>(ROUTER.assetPanel, 'facets', { ...(applied ? { query: applied } : {}), ...(request?.kind ? { kind: request.kind } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+    at.callAction<typeof FacetsResultSchema>(ROUTER.assetPanel, 'facets', { ...(applied ? { query: applied } : {}), ...(request?.kind ? { kind: request.kind } : {}), ...(orientation ? { orientation } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
       .then((f) => live && setFacets(f))
       .catch(() => live && setFacets(null));
     return () => {
       live = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [applied, request?.kind, workspaceId, at.connected]);
+  }, [applied, request?.kind, orientation, workspaceId, at.connected]);
 
   // Previews for the cells in view; pages ahead of the view.
   useEffect(() => {
@@ -263,6 +265,13 @@ export function AssetPickerApp() {
           restart();
           setCategory(c);
           setSubtype(s);
+        }}
+      />
+      <ShapeFilter
+        value={orientation}
+        onChange={(o) => {
+          restart();
+          setOrientation(o);
         }}
       />
       {count === 0 && !pages.loading ? (

@@ -1,3 +1,4 @@
+import type { Orientation } from '../../shared/schemas/asset.ts';
 import type { FacetsResult } from '../../shared/schemas/panel.ts';
 
 const label = (s: string): string => s.replace(/[_-]/g, ' ');
@@ -28,5 +29,25 @@ export function Facets({ facets, category, subtype, onChange }: { facets: Facets
         </div>
       )}
     </nav>
+  );
+}
+
+const SHAPES: { value: Orientation | null; label: string }[] = [
+  { value: null, label: 'Any shape' },
+  { value: 'landscape', label: 'Landscape' },
+  { value: 'portrait', label: 'Portrait' },
+  { value: 'square', label: 'Square' },
+];
+
+/** Orientation filter (search arg `orientation`): landscape for heroes and banners, portrait for mobile and galleries. */
+export function ShapeFilter({ value, onChange }: { value: Orientation | null; onChange(o: Orientation | null): void }) {
+  return (
+    <div className="row shapes" role="group" aria-label="Shape" data-testid="shape-filter">
+      {SHAPES.map((s) => (
+        <button key={s.label} type="button" className="facet small" aria-pressed={value === s.value} data-testid={`shape-${s.value ?? 'any'}`} onClick={() => onChange(s.value)}>
+          {s.label}
+        </button>
+      ))}
+    </div>
   );
 }
