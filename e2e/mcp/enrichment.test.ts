@@ -98,6 +98,18 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
     // "hawk" is in no text at all: only the semantic half can find the falcon.
     const sem = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'hawk' });
     expect(names(sem)[0]).toBe('prairie_falcon.jpg');
+    // each hybrid hit says which list found it, so agents and panels can tell real hits from leftovers
+    const first = (r.structured.assets as A[])[0]!;
+    expect(first.matched_by).toEqual(['lexical', 'semantic']);
+    expect(first.similarity).toBeGreaterThan(0.25);
+    const hawk = (sem.structured.assets as A[])[0]!;
+    expect(hawk.matched_by).toEqual(['semantic']);
+    expect(sem.text).toMatch(/prairie_falcon\.jpg — .* — matched meaning only \(similarity 0\.\d\d\)/);
+    const lexOnly = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'filename', query: 'falcon' });
+    expect((lexOnly.structured.assets as A[])[0]).toMatchObject({ matched_by: null, similarity: null });
+    const semantic = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'hawk' });
+    const s0 = (semantic.structured.assets as A[])[0]!;
+    expect(s0.similarity).toBe(s0.score);
   });
 
   it('keeps user metadata and adds machine alt text and auto tags only where the user gave none', async () => {

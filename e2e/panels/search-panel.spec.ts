@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures.ts';
+import { waitForEnrichment } from '../mcp/enrichment-helpers.ts';
 import { importNature, seedRows } from './seed.ts';
 
 test('search panel: read-only results with query, filters, count, pagination state, data: previews and load more', async ({ atelier }) => {
@@ -64,4 +65,16 @@ test('search panel: a failed search shows the structured error, and teardown is 
   await expect(view.getByRole('alert')).toContainText('cursor');
   const r = await atelier.page.evaluate(() => window.__host.teardown());
   expect(r).toEqual({});
+});
+
+test('search panel marks hybrid hits found by meaning only', async ({ atelier }) => {
+  const { tenant } = atelier.server;
+  await importNature(atelier.client, tenant.workspace_id);
+  await waitForEnrichment(atelier.client, tenant.theme_id);
+  // "hawk" is in no name, tag or alt text: the falcon is found by the semantic half of mode all only
+  const { view } = await atelier.open('svc_asset_library', 'search', { query: 'hawk', theme_id: tenant.theme_id });
+  const falcon = view.getByTestId('asset-card').filter({ hasText: 'prairie_falcon.jpg' });
+  await expect(falcon.getByTestId('meaning-only')).toHaveText('related by meaning');
+  // no card of this query matched by its words
+  await expect(view.getByTestId('meaning-only')).toHaveCount(await view.getByTestId('asset-card').count());
 });

@@ -55,6 +55,8 @@ export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuil
     size_bytes: row.size_bytes,
     created_at: row.created_at,
     score,
+    matched_by: null,
+    similarity: null,
     enrichment_status: row.enrichment_status,
   };
 }

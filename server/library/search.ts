@@ -52,6 +52,8 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
   let rows: AssetRow[] = [];
   let scores: (number | null)[] = [];
   let total = 0;
+  /** per-seq provenance of vector and hybrid hits (similarity, and for hybrid which lists found it) */
+  let why: Map<number, { similarity: number | null; matchedBy: ('lexical' | 'semantic')[] | null }> | null = null;
 
   const lexical = (column: FtsColumn | null): boolean => {
     const terms = queryTerms(query ?? '');
@@ -87,6 +89,7 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
     const hits = vectors ? await vectors.similar(scope, source.seq, { ...filters, excludeSeq: source.seq }, RANKED_DEPTH) : null;
     if (!hits) throw new ServiceError('unsupported', 'args.mode', 'similar search is unavailable: visual embeddings are not computed on this server yet');
     match = 'vector';
+    why = new Map(hits.map((h) => [h.seq, { similarity: h.similarity, matchedBy: null }]));
     fromRanked(hits.map((h) => ({ seq: h.seq, score: h.similarity })));
   } else if (!query) {
     const r = assets.browse(scope, filters, state.offset, limit + 1);
@@ -109,6 +112,7 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
       lexical(null);
     } else if (mode === 'semantic') {
       match = 'vector';
+      why = new Map(hits.map((h) => [h.seq, { similarity: h.similarity, matchedBy: null }]));
       fromRanked(hits.map((h) => ({ seq: h.seq, score: h.similarity })));
     } else {
       const terms = queryTerms(query);
@@ -116,6 +120,12 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
       let lex = andExpr ? assets.ftsSeqs(scope, andExpr, filters, RANKED_DEPTH) : [];
       if (lex.length === 0 && terms.length > 1) lex = assets.ftsSeqs(scope, buildMatch(terms, 'OR', null)!, filters, RANKED_DEPTH);
       const fused = reciprocalRankFusion([lex, hits.map((h) => h.seq)]);
+      const lexical = new Set(lex);
+      const semantic = new Map(hits.map((h) => [h.seq, h.similarity]));
+      why = new Map(fused.map((f) => [f.id, {
+        similarity: semantic.get(f.id) ?? null,
+        matchedBy: [...(lexical.has(f.id) ? ['lexical' as const] : []), ...(semantic.has(f.id) ? ['semantic' as const] : [])],
+      }]));
       match = 'hybrid';
       fromRanked(fused.map((f) => ({ seq: f.id, score: f.score })));
     }
@@ -124,7 +134,11 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
   const hasMore = rows.length > limit;
   const pageRows = rows.slice(0, limit);
   return {
-    assets: pageRows.map((r, i) => toAsset(r, assets.renditions(r.seq), urls, scores[i] ?? null)),
+    assets: pageRows.map((r, i) => {
+      const a = toAsset(r, assets.renditions(r.seq), urls, scores[i] ?? null);
+      const w = why?.get(r.seq);
+      return w ? { ...a, similarity: w.similarity, matched_by: w.matchedBy } : a;
+    }),
     total,
     next_cursor: hasMore ? cursors.encode(cursorKey, { offset: state.offset + limit, snapshot: state.snapshot }) : null,
     has_more: hasMore,

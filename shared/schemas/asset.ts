@@ -97,6 +97,8 @@ export const AssetSchema = z.object({
   size_bytes: z.number().int().describe('bytes of the original'),
   created_at: z.string().describe('ISO 8601 UTC'),
   score: z.number().nullable().describe('relevance of this hit for ranked modes (higher is better); null when browsing'),
+  matched_by: z.array(z.enum(['lexical', 'semantic'])).nullable().describe('mode all (hybrid) only: which lists found the asset — lexical (its words) and/or semantic (its meaning); null in other modes'),
+  similarity: z.number().nullable().describe('cosine similarity of the semantic match (0–1) in modes all and semantic, or of the visual match in mode similar; null otherwise'),
   enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment (OCR, colours, tags, alt text, embeddings): until done the asset is missing from ocr/semantic/similar results'),
 });
 export type Asset = z.infer<typeof AssetSchema>;

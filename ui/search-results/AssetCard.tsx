@@ -14,6 +14,9 @@ export function AssetCard({ asset, index, thumbnail }: { asset: Asset; index: nu
         {asset.width && asset.height ? `${asset.width}×${asset.height}` : asset.kind} · {asset.format}
       </div>
       {asset.tags.length > 0 && <div className="muted card-tags">{asset.tags.slice(0, 3).join(' · ')}</div>}
+      {asset.matched_by?.length === 1 && asset.matched_by[0] === 'semantic' && (
+        <div className="muted card-match" data-testid="meaning-only" title={`found by meaning only${asset.similarity !== null ? ` (similarity ${asset.similarity.toFixed(2)})` : ''}, not by its words`}>related by meaning</div>
+      )}
     </li>
   );
 }
