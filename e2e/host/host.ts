@@ -46,13 +46,13 @@ const STYLES: Record<'light' | 'dark', Record<string, string>> = {
   light: {
     '--color-background-primary': '#ffffff', '--color-background-secondary': '#f4f4f5', '--color-background-tertiary': '#e4e4e7',
     '--color-text-primary': '#18181b', '--color-text-secondary': '#52525b', '--color-border-primary': '#d4d4d8',
-    '--color-ring-primary': '#2563eb', '--color-background-info': '#2563eb', '--color-text-inverse': '#ffffff',
+    '--color-ring-primary': '#2563eb', '--color-background-info': '#dbeafe', '--color-background-inverse': '#18181b', '--color-text-inverse': '#fafafa',
     '--font-sans': 'system-ui, sans-serif', '--border-radius-md': '8px',
   },
   dark: {
     '--color-background-primary': '#18181b', '--color-background-secondary': '#27272a', '--color-background-tertiary': '#3f3f46',
     '--color-text-primary': '#fafafa', '--color-text-secondary': '#a1a1aa', '--color-border-primary': '#3f3f46',
-    '--color-ring-primary': '#60a5fa', '--color-background-info': '#3b82f6', '--color-text-inverse': '#ffffff',
+    '--color-ring-primary': '#60a5fa', '--color-background-info': '#1e3a8a', '--color-background-inverse': '#fafafa', '--color-text-inverse': '#18181b',
     '--font-sans': 'system-ui, sans-serif', '--border-radius-md': '8px',
   },
 };

@@ -132,7 +132,8 @@ export function PickerGrid(p: PickerGridProps) {
                   role="gridcell"
                   aria-colindex={c + 1}
                   aria-selected={pos !== undefined}
-                  aria-label={a ? `${a.name}${pos ? `, selected ${pos}` : ''}` : 'loading'}
+                  // Loaded cells are named by their content ("Selected 2 falcon.jpg"), so the name holds the visible text (WCAG 2.5.3).
+                  aria-label={a ? undefined : 'loading'}
                   tabIndex={index === p.focusIndex ? 0 : -1}
                   data-index={index}
                   data-asset-id={a?.id}
@@ -142,7 +143,9 @@ export function PickerGrid(p: PickerGridProps) {
                   onClick={() => a && p.onToggle(index)}
                 >
                   {thumb ? <img className="thumb" src={thumb} alt="" draggable={false} /> : <div className="thumb thumb-empty">{a ? (thumb === null ? a.kind : '') : '…'}</div>}
+                  {pos !== undefined && <span className="sr-only">Selected </span>}
                   {pos !== undefined && <span className="badge" data-testid="selection-badge">{pos}</span>}
+                  {pos !== undefined && ' '}
                   <span className="cell-name">{a ? a.name : ''}</span>
                 </div>
               );
