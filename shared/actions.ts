@@ -19,6 +19,8 @@ import {
   UploadChunkArgsSchema,
   UploadCompleteArgsSchema,
   UploadCompleteResultSchema,
+  UploadListArgsSchema,
+  UploadListResultSchema,
   UploadPanelResultSchema,
   UploadRefArgsSchema,
   UploadSessionSchema,
@@ -367,6 +369,14 @@ export const ACTIONS: ActionDef[] = [
     args: UploadCompleteArgsSchema,
     result: UploadCompleteResultSchema,
     formerNames: ['finalize_upload', 'finish_upload'],
+  }),
+  defineAction({
+    router: ROUTER.assetUploadApp,
+    action: 'list',
+    description: 'Panel only: the uploads an upload panel instance imported (by the panel_id of the upload result), with their assets, so a remounted panel shows what it already sent.',
+    args: UploadListArgsSchema,
+    result: UploadListResultSchema,
+    formerNames: [],
   }),
   defineAction({
     router: ROUTER.assetUploadApp,

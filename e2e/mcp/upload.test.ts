@@ -51,7 +51,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const { tools } = await c.client.listTools();
     const app = tools.find((t) => t.name === APP);
     expect(app?._meta?.ui).toMatchObject({ visibility: ['app'] });
-    expect((app?.inputSchema.properties?.action as { enum: string[] }).enum).toEqual(['begin', 'chunk', 'status', 'complete', 'abort']);
+    expect((app?.inputSchema.properties?.action as { enum: string[] }).enum).toEqual(['begin', 'chunk', 'status', 'complete', 'list', 'abort']);
     const upload = tools.find((t) => t.name === 'svc_asset_upload');
     expect(upload).toBeDefined();
     expect((upload?._meta?.ui as { visibility?: string[] } | undefined)?.visibility).toBeUndefined();
@@ -87,6 +87,27 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const dup = await uploadFile(c, HEIC, 'IMG_2682.heic');
     expect(dup.complete.structured.asset).toMatchObject({ deduplicated: true, asset_id: (complete.structured.asset as { asset_id: string }).asset_id });
     expect(await total()).toBe(before + 1);
+  });
+
+  it('list: a panel instance gets back the uploads it imported, scoped to its workspace', async () => {
+    const ui = await srv.connect(undefined, UI_CAPS);
+    const opened = await ui.call('svc_asset_upload', 'upload', {});
+    const panel = opened.structured.panel_id as string;
+    expect(panel).toMatch(/^[0-9a-f-]{36}$/);
+    const small = demoFile('images/nature/silver_fir.jpg');
+    const up = await uploadFile(ui, small, 'fir-from-panel.jpg', { meta: { panel_id: panel } });
+    expect(up.complete.error).toBeUndefined();
+    await uploadFile(ui, demoFile('images/nature/wood_anemones.jpg'), 'other.jpg'); // not from this panel
+    const listed = await ui.call(APP, 'list', { panel_id: panel });
+    expect(listed.error).toBeUndefined();
+    const items = listed.structured.uploads as { session: { upload_id: string; status: string }; asset: { name: string; asset_id: string } }[];
+    expect(items.map((i) => [i.session.upload_id, i.session.status, i.asset.name])).toEqual([[up.id, 'imported', 'fir-from-panel.jpg']]);
+    // another tenant learns nothing about the panel; a deleted asset drops out of the list
+    const { createTenant } = await import('../../server/tenancy/admin.ts');
+    const other = await srv.connect(createTenant(srv.app.library.tenancy, 'Other').api_key, UI_CAPS);
+    expect((await other.call(APP, 'list', { panel_id: panel })).structured.uploads).toEqual([]);
+    await ui.call('svc_asset_manage', 'delete', { asset_ids: [items[0]!.asset.asset_id] });
+    expect((await ui.call(APP, 'list', { panel_id: panel })).structured.uploads).toEqual([]);
   });
 
   it('uploads a real WebM video (stored as is, no pixel dimensions)', async () => {

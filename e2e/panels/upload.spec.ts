@@ -68,6 +68,12 @@ test.describe('upload panel', () => {
     await atelier.setTheme('dark');
     await expect(view.locator('html')).toHaveAttribute('data-theme', 'dark');
     await atelier.screenshot('upload-done-dark');
+
+    // A host that remounts the panel (same tool result) shows the list again and sends nothing new.
+    const again = await atelier.remount();
+    await expect(again.view.getByTestId('uploaded-item')).toHaveCount(2);
+    await expect(again.view.getByTestId('uploaded-list')).toContainText('IMG_2682.png');
+    expect(await atelier.events('ui/message')).toHaveLength(1);
   });
 
   test('rejects a file type the library does not take with a clear message, and takes a video', async ({ atelier }) => {

@@ -23,6 +23,8 @@ export interface UploadRow {
   created_at: string;
   updated_at: string;
   expires_at_ms: number;
+  /** the upload panel instance that began the session (null for other clients) */
+  panel_id: string | null;
 }
 
 export type NewUpload = Omit<UploadRow, 'asset_id' | 'error' | 'updated_at'>;
@@ -36,9 +38,9 @@ export function createUploadQueries(db: Database) {
   const s = {
     insert: db.prepare(
       `INSERT INTO uploads (id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
-        chunk_size_bytes, chunk_count, created_at, updated_at, expires_at_ms)
+        chunk_size_bytes, chunk_count, created_at, updated_at, expires_at_ms, panel_id)
        VALUES (@id, @tenant_id, @workspace_id, @status, @filename, @size_bytes, @sha256, @mime_type, @alt_text, @tags, @purpose,
-        @chunk_size_bytes, @chunk_count, @created_at, @created_at, @expires_at_ms)`,
+        @chunk_size_bytes, @chunk_count, @created_at, @created_at, @expires_at_ms, @panel_id)`,
     ),
     byId: db.prepare('SELECT * FROM uploads WHERE tenant_id = ? AND workspace_id = ? AND id = ? AND expires_at_ms > ?'),
     openOfFile: db.prepare(
@@ -49,7 +51,10 @@ export function createUploadQueries(db: Database) {
     chunks: db.prepare('SELECT idx, size_bytes FROM upload_chunks WHERE upload_id = ? ORDER BY idx'),
     putChunk: db.prepare('INSERT INTO upload_chunks (upload_id, idx, size_bytes) VALUES (?, ?, ?) ON CONFLICT(upload_id, idx) DO UPDATE SET size_bytes = excluded.size_bytes'),
     touch: db.prepare('UPDATE uploads SET updated_at = ?, expires_at_ms = ? WHERE id = ?'),
-    updateMeta: db.prepare('UPDATE uploads SET mime_type = ?, alt_text = ?, tags = ?, purpose = ? WHERE id = ?'),
+    updateMeta: db.prepare('UPDATE uploads SET mime_type = ?, alt_text = ?, tags = ?, purpose = ?, panel_id = ? WHERE id = ?'),
+    importedOfPanel: db.prepare(
+      "SELECT * FROM uploads WHERE tenant_id = ? AND workspace_id = ? AND panel_id = ? AND status = 'imported' AND expires_at_ms > ? ORDER BY updated_at, id",
+    ),
     finish: db.prepare('UPDATE uploads SET status = ?, asset_id = ?, error = ?, updated_at = ?, expires_at_ms = ? WHERE id = ?'),
     dropChunks: db.prepare('DELETE FROM upload_chunks WHERE upload_id = ?'),
     expired: db.prepare('SELECT id FROM uploads WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?'),
@@ -68,8 +73,11 @@ export function createUploadQueries(db: Database) {
     chunks: (id: string) => s.chunks.all(id) as { idx: number; size_bytes: number }[],
     putChunk: (id: string, idx: number, sizeBytes: number): void => void s.putChunk.run(id, idx, sizeBytes),
     /** Replace the user metadata of a session (on resume). */
-    updateMeta: (id: string, m: { mime_type: string | null; alt_text: string | null; tags: string | null; purpose: string | null }): void =>
-      void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, id),
+    updateMeta: (id: string, m: { mime_type: string | null; alt_text: string | null; tags: string | null; purpose: string | null; panel_id: string | null }): void =>
+      void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, m.panel_id, id),
+    /** Live imported sessions begun from one upload panel instance, in completion order. */
+    importedOfPanel: (scope: Scope, panelId: string, nowMs: number) =>
+      s.importedOfPanel.all(scope.tenantId, scope.workspaceId, panelId.toLowerCase(), nowMs) as UploadRow[],
     /** Extend a session's life after activity. */
     touch: (id: string, at: string, expiresAtMs: number): void => void s.touch.run(at, expiresAtMs, id),
     /** Move a session to a final status; its chunk rows go (the bytes are discarded by the caller). */

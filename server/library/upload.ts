@@ -17,6 +17,7 @@ import type { Logger } from '../log.ts';
 import type { StagingStore } from '../storage/staging.ts';
 import type { LibraryDeps } from './deps.ts';
 import { storeAsset, type AttachmentResolver, type UserMetadata } from './import.ts';
+import { toImportedAsset } from './present.ts';
 
 /** Limits of the upload channel, from config. */
 export interface UploadPolicy {
@@ -48,6 +49,8 @@ export interface UploadService {
   status(scope: Scope, uploadId: string): UploadSession;
   complete(scope: Scope, args: UploadCompleteArgs): Promise<{ session: UploadSession; asset: ImportedAsset | null }>;
   abort(scope: Scope, uploadId: string): Promise<UploadSession>;
+  /** Imported uploads of one upload panel instance with their assets (a remounted panel restores its list). */
+  listPanel(scope: Scope, panelId: string): { session: UploadSession; asset: ImportedAsset }[];
   /** Delete expired sessions with their staged bytes, and staging directories no session owns. */
   sweep(): Promise<{ expired: number; orphans: number }>;
   /** `svc_asset_import` attachments: a staged or imported upload of the same scope. */
@@ -156,6 +159,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
           alt_text: args.alt_text !== undefined ? args.alt_text.trim() || null : open.alt_text,
           tags: args.tags !== undefined ? JSON.stringify([...new Set(args.tags)]) : open.tags,
           purpose: args.purpose !== undefined ? args.purpose || null : open.purpose,
+          panel_id: args.panel_id?.toLowerCase() ?? open.panel_id,
         });
         uploads.touch(open.id, iso(now), now + policy.ttlMs);
         return view(uploads.byId(scope, open.id, now)!, true);
@@ -174,12 +178,23 @@ export function createUploadService(deps: UploadDeps): UploadService {
         alt_text: args.alt_text?.trim() || null,
         tags: args.tags ? JSON.stringify([...new Set(args.tags)]) : null,
         purpose: args.purpose || null,
+        panel_id: args.panel_id?.toLowerCase() ?? null,
         chunk_count: chunkCount(args.size_bytes, policy.chunkSizeBytes),
         created_at: iso(now),
         expires_at_ms: now + policy.ttlMs,
       });
       deps.log.info({ mod: 'upload', upload_id: id, bytes: args.size_bytes }, 'upload begun');
       return view(uploads.byId(scope, id, now)!);
+    },
+
+    listPanel(scope, panelId) {
+      const out: { session: UploadSession; asset: ImportedAsset }[] = [];
+      for (const row of uploads.importedOfPanel(scope, panelId, deps.now())) {
+        const asset = row.asset_id ? library.assets.byId(scope, row.asset_id) : undefined;
+        if (!asset) continue; // deleted since
+        out.push({ session: view(row), asset: toImportedAsset(asset, library.assets.renditions(asset.seq), library.urls, false) });
+      }
+      return out;
     },
 
     async chunk(scope, args) {

@@ -1,5 +1,5 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { UploadBeginArgs, UploadChunkArgs, UploadCompleteArgs, UploadRefArgs, UploadSession } from '../../shared/schemas/upload.ts';
+import type { UploadBeginArgs, UploadChunkArgs, UploadCompleteArgs, UploadListArgs, UploadRefArgs, UploadSession } from '../../shared/schemas/upload.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import type { UploadService } from '../library/upload.ts';
 import { scopeFor } from '../tenancy/scope.ts';
@@ -37,6 +37,10 @@ export function assetUploadAppRouter(deps: LibraryDeps, uploads: UploadService):
           ? `${r.asset.deduplicated ? 'Already in the library (identical bytes)' : 'Uploaded'}: ${r.asset.name} — asset_id ${r.asset.asset_id} — ${r.asset.kind} ${r.asset.width ?? '?'}×${r.asset.height ?? '?'} ${r.asset.format}${r.asset.converted_from ? ` (converted from ${r.asset.converted_from})` : ''} — permanent url ${r.asset.url}`
           : `Staged ${progress(r.session)}; import it with svc_asset_import import {"attachments": [{"attachment_id": "${r.session.upload_id}"}]} before it expires.`;
         return { structuredContent: r, text };
+      }),
+      list: handler<UploadListArgs>(async (args, ctx) => {
+        const items = uploads.listPanel(scope(ctx.principal, args.workspace_id), args.panel_id);
+        return { structuredContent: { uploads: items }, text: `${items.length} upload(s) of panel ${args.panel_id}${items.map((u) => `\n- ${u.asset.name} — asset_id ${u.asset.asset_id} — ${u.asset.url}`).join('')}` };
       }),
       abort: handler<UploadRefArgs>(async (args, ctx) => {
         const s = await uploads.abort(scope(ctx.principal, args.workspace_id), args.upload_id);

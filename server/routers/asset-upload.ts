@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ROUTER } from '../../shared/actions.ts';
 import type { UploadArgs, UploadPanelResult } from '../../shared/schemas/upload.ts';
 import type { LibraryDeps } from '../library/deps.ts';
@@ -30,7 +31,7 @@ export function assetUploadRouter(deps: LibraryDeps, uploads: UploadService): Ro
         const theme = args.theme_id ? themeFor(deps.tenancy, scope, args) : null;
         const limits = uploads.limits();
         const panel = clientRendersPanels(ctx);
-        const result: UploadPanelResult = { status: 'awaiting_user', workspace_id: scope.workspaceId, theme_id: theme?.id ?? null, panel_available: panel, limits };
+        const result: UploadPanelResult = { status: 'awaiting_user', workspace_id: scope.workspaceId, theme_id: theme?.id ?? null, panel_available: panel, panel_id: randomUUID(), limits };
         const accepted = 'images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF → PNG, SVG) and video (MP4, WebM, MOV)';
         const text = panel
           ? [

@@ -47,6 +47,7 @@ export const UploadPanelResultSchema = z.object({
   workspace_id: UuidSchema,
   theme_id: UuidSchema.nullable(),
   panel_available: z.boolean().describe('true when the client declared MCP Apps support (io.modelcontextprotocol/ui)'),
+  panel_id: UuidSchema.describe('this panel instance: uploads begun from it can be listed again after the host remounts the panel'),
   limits: UploadLimitsSchema,
 });
 export type UploadPanelResult = z.infer<typeof UploadPanelResultSchema>;
@@ -62,6 +63,7 @@ export const UploadBeginArgsSchema = z
     alt_text: z.string().max(1000, 'must be at most 1000 characters').optional(),
     tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional(),
     purpose: z.string().trim().max(64).optional().describe('e.g. hero_bg, trust_icon'),
+    panel_id: UuidSchema.optional().describe('the upload panel instance (panel_id of the upload result), so a remounted panel can list what it sent'),
   })
   .strict();
 export type UploadBeginArgs = z.infer<typeof UploadBeginArgsSchema>;
@@ -116,5 +118,13 @@ export const UploadCompleteResultSchema = z.object({
   asset: ImportedAssetSchema.nullable(),
 });
 export type UploadCompleteResult = z.infer<typeof UploadCompleteResultSchema>;
+
+/** Args of `svc_asset_upload_app` `list`: the uploads an upload panel instance imported. */
+export const UploadListArgsSchema = z.object({ workspace_id: UuidSchema.optional(), panel_id: UuidSchema }).strict();
+export type UploadListArgs = z.infer<typeof UploadListArgsSchema>;
+
+/** Result of `list`: imported sessions of the panel with their assets, in completion order (deleted assets are left out). */
+export const UploadListResultSchema = z.object({ uploads: z.array(z.object({ session: UploadSessionSchema, asset: ImportedAssetSchema })) });
+export type UploadListResult = z.infer<typeof UploadListResultSchema>;
 
 export { Sha256Schema };

@@ -25,6 +25,8 @@ export interface McpUploaderOpts extends PluginOpts {
   call: UploadActionCaller;
   /** workspace the panel was opened for (from the `upload` result); re-checked by the server on every call */
   workspaceId: () => string | undefined;
+  /** this panel instance (panel_id of the `upload` result), recorded with each session so a remounted panel can list them */
+  panelId?: () => string | undefined;
   /** files transferred at once (default 2) */
   limit?: number;
 }
@@ -116,6 +118,7 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
         ...(file.type ? { mime_type: file.type } : {}),
         ...(file.meta.alt_text?.trim() ? { alt_text: file.meta.alt_text.trim() } : {}),
         ...(parseTags(file.meta.tags) ? { tags: parseTags(file.meta.tags) } : {}),
+        ...(this.opts.panelId?.() ? { panel_id: this.opts.panelId() } : {}),
       })) as UploadSession;
       this.uppy.setFileMeta(file.id, { upload_id: session.upload_id } as unknown as M);
       const emitProgress = (s: UploadSession): void => {

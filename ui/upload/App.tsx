@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/actions.ts';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
 import type { ThumbnailsResultSchema } from '../../shared/schemas/panel.ts';
-import type { UploadPanelResult, UploadPanelResultSchema } from '../../shared/schemas/upload.ts';
+import type { UploadListResultSchema, UploadPanelResult, UploadPanelResultSchema } from '../../shared/schemas/upload.ts';
 import { parseToolResult } from '../lib/call-action.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { McpUploader, type UploadBody, type UploadMeta } from '../lib/uppy-mcp-uploader.ts';
@@ -35,6 +35,8 @@ export function UploadApp() {
   appRef.current = at.app;
   const wsRef = useRef<string | undefined>(undefined);
   wsRef.current = request?.workspace_id;
+  const panelRef = useRef<string | undefined>(undefined);
+  panelRef.current = request?.panel_id;
   const [uploaded, setUploaded] = useState<Uploaded[]>([]);
   const uploadedRef = useRef<Uploaded[]>([]);
   const [handoff, setHandoff] = useState<string | null>(null);
@@ -48,8 +50,28 @@ export function UploadApp() {
     }).use(McpUploader, {
       call: (action, args) => callRef.current(ROUTER.assetUploadApp, action, args),
       workspaceId: () => wsRef.current,
+      panelId: () => panelRef.current,
     }),
   );
+
+  // A host that remounts the panel resends the same result: show what this panel instance already sent
+  // (it reached the conversation then; nothing is sent again).
+  useEffect(() => {
+    if (!request?.panel_id || !at.connected) return;
+    let live = true;
+    at.callAction<typeof UploadListResultSchema>(ROUTER.assetUploadApp, 'list', { panel_id: request.panel_id, workspace_id: request.workspace_id })
+      .then((r) => {
+        if (!live || r.uploads.length === 0) return;
+        const earlier: Uploaded[] = r.uploads.map(({ asset: a }) => ({ asset_id: a.asset_id, name: a.name, url: a.url, kind: a.kind, width: a.width, height: a.height, format: a.format, deduplicated: a.deduplicated }));
+        const known = new Set(earlier.map((u) => u.asset_id));
+        uploadedRef.current = [...earlier, ...uploadedRef.current.filter((u) => !known.has(u.asset_id))];
+        setUploaded(uploadedRef.current);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [request?.panel_id, at.connected]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // Limits come from the server's answer; the server enforces them again.
   useEffect(() => {
