@@ -86,15 +86,15 @@ function filterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown
  */
 export function createAssetQueries(db: Database) {
   const s = {
+    // seq is never reused: SQLite would hand the newest deleted rowid out again (no AUTOINCREMENT), and a
+    // reused seq would slip into the snapshot of cursors taken before the deletion (see raiseHighWater).
     insert: db.prepare(
-      `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
+      `INSERT INTO assets (seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
          converted_from, name, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance, enrichment_status, created_at)
-       VALUES (@id, @tenant_id, @workspace_id, @kind, @format, @mime_type, @width, @height, @size_bytes, @sha256, @source_sha256,
-         @converted_from, @name, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`
-        // seq is never reused: SQLite would hand the newest deleted rowid out again (no AUTOINCREMENT), and
-        // a reused seq would slip into the snapshot of cursors taken before the deletion.
-        .replace('INSERT INTO assets (id,', 'INSERT INTO assets (seq, id,')
-        .replace('VALUES (@id,', `VALUES (max(coalesce((SELECT max(seq) FROM assets), 0), coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = '${SEQ_HIGH_WATER}'), 0)) + 1, @id,`),
+       VALUES (
+         max(coalesce((SELECT max(seq) FROM assets), 0), coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = '${SEQ_HIGH_WATER}'), 0)) + 1,
+         @id, @tenant_id, @workspace_id, @kind, @format, @mime_type, @width, @height, @size_bytes, @sha256, @source_sha256,
+         @converted_from, @name, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`,
     ),
     raiseHighWater: db.prepare(
       `INSERT INTO settings (key, value) SELECT '${SEQ_HIGH_WATER}', CAST(m AS TEXT) FROM (SELECT max(seq) AS m FROM assets) WHERE m IS NOT NULL
