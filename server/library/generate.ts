@@ -39,7 +39,6 @@ function slug(prompt: string): string {
  * entry's credits in one transaction. Nothing is charged on any failure.
  */
 export function createGenerator(deps: GenerateDeps) {
-
   /**
    * @throws ServiceError invalid_argument (field named, allowed values listed) | not_found (reference
    *   or mask URL) | budget_exceeded | provider_failed | conversion_failed
