@@ -51,6 +51,9 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     // category change drops a subtype of the old category; alt_text null hands alt text back to enrichment
     const moved = await c.call('svc_asset_manage', 'update', { asset_id: id, category: 'lifestyle', alt_text: null });
     expect(moved.structured).toMatchObject({ category: 'lifestyle', subtype: null, alt_text: null, user_fields: ['filename', 'tags', 'purpose'] });
+    // a subtype without its category is meaningless: clearing the category clears both
+    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, subtype: 'scene' })).structured).toMatchObject({ category: 'lifestyle', subtype: 'scene' });
+    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, category: null })).structured).toMatchObject({ category: null, subtype: null });
     await c.call('svc_asset_manage', 'delete', { asset_ids: [id] });
   });
 

@@ -1,5 +1,5 @@
-import type { DeleteAssetsResult, UpdateAssetArgs, UpdateAssetResult } from '../../shared/schemas/manage.ts';
-import { ASSET_TAXONOMY, type AssetCategory } from '../../shared/schemas/asset.ts';
+import { categoryOfSubtype, subtypesOf } from '../../shared/schemas/asset.ts';
+import { USER_FIELDS, type DeleteAssetsResult, type UpdateAssetArgs, type UpdateAssetResult } from '../../shared/schemas/manage.ts';
 import type { AssetRow } from '../db/assets.ts';
 import { taxonomyForPurpose } from '../domain/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -10,14 +10,7 @@ import { jsonArray, toAsset } from './present.ts';
 /** Called after an asset's text changed, so enrichment re-embeds it (and refreshes vector metadata). */
 export type AssetChangedHook = (seq: number) => void;
 
-const USER_FIELD_ORDER = ['filename', 'alt_text', 'tags', 'purpose'] as const;
-type UserField = (typeof USER_FIELD_ORDER)[number];
-
-/** Subtype kept when the category changes: the old one if it belongs to the new category, else null. */
-function subtypeFor(category: string | null, subtype: string | null): string | null {
-  if (!category || !subtype) return category ? null : subtype;
-  return (ASSET_TAXONOMY[category as AssetCategory] as readonly string[] | undefined)?.includes(subtype) ? subtype : null;
-}
+type UserField = (typeof USER_FIELDS)[number];
 
 /**
  * `svc_asset_manage` `update`: set user metadata of one asset (spec §2: user metadata stays
@@ -56,19 +49,18 @@ export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetAr
   if (implied && args.category === undefined) ({ category, subtype } = implied);
   if (args.category !== undefined) {
     category = args.category;
-    subtype = subtypeFor(category, subtype);
+    // a subtype only survives a category change when it belongs to the new category
+    if (!category || (subtype && !subtypesOf(category).includes(subtype))) subtype = null;
   }
   if (args.subtype !== undefined) subtype = args.subtype;
-  if (subtype && category && !(ASSET_TAXONOMY[category as AssetCategory] as readonly string[]).includes(subtype)) {
-    throw new ServiceError('invalid_argument', 'args.subtype', `must be a subtype of category ${category}: ${ASSET_TAXONOMY[category as AssetCategory].join(', ')}`);
-  }
-  if (subtype && !category) {
-    category = (Object.keys(ASSET_TAXONOMY) as AssetCategory[]).find((c) => (ASSET_TAXONOMY[c] as readonly string[]).includes(subtype!)) ?? null;
+  if (subtype && !category) category = categoryOfSubtype(subtype);
+  if (subtype && category && !subtypesOf(category).includes(subtype)) {
+    throw new ServiceError('invalid_argument', 'args.subtype', `must be a subtype of category ${category}: ${subtypesOf(category).join(', ')}`);
   }
 
   deps.assets.updateMetadata(scope, row.seq, {
     name, alt_text: altText, tags, purpose, category, subtype,
-    user_fields: USER_FIELD_ORDER.filter((f) => userFields.has(f)),
+    user_fields: USER_FIELDS.filter((f) => userFields.has(f)),
   });
   const after = deps.assets.bySeq(row.seq)!;
   const changed = diff(row, after);

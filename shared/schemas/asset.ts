@@ -23,6 +23,23 @@ export type AssetCategory = keyof typeof ASSET_TAXONOMY;
 export const ASSET_CATEGORIES = Object.keys(ASSET_TAXONOMY) as AssetCategory[];
 export const ASSET_SUBTYPES = Object.values(ASSET_TAXONOMY).flat() as string[];
 
+/** Subtypes of a category (empty for an unknown category). */
+export function subtypesOf(category: string): readonly string[] {
+  return (ASSET_TAXONOMY as Record<string, readonly string[]>)[category] ?? [];
+}
+
+/** The category a subtype belongs to, or null (subtypes are unique across categories). */
+export function categoryOfSubtype(subtype: string): AssetCategory | null {
+  return ASSET_CATEGORIES.find((c) => subtypesOf(c).includes(subtype)) ?? null;
+}
+
+/** Zod refinement shared by every schema with both fields: the subtype must belong to the category. */
+export function refineCategorySubtype(v: { category?: string | null | undefined; subtype?: string | null | undefined }, ctx: z.RefinementCtx): void {
+  if (v.category && v.subtype && !subtypesOf(v.category).includes(v.subtype)) {
+    ctx.addIssue({ code: 'custom', path: ['subtype'], message: `must be a subtype of category ${v.category}: ${subtypesOf(v.category).join(', ')}` });
+  }
+}
+
 export const AssetCategorySchema = z.enum(ASSET_CATEGORIES as [AssetCategory, ...AssetCategory[]]).describe('canonical asset category');
 export const AssetSubtypeSchema = z.enum(ASSET_SUBTYPES as [string, ...string[]]).describe('canonical asset subtype');
 
@@ -65,12 +82,7 @@ function refineSearch(v: { theme_id?: string | undefined; brand_kit_id?: string 
   if (v.mode !== 'similar' && v.similar_to_asset_id) {
     ctx.addIssue({ code: 'custom', path: ['similar_to_asset_id'], message: 'is only allowed when mode is similar' });
   }
-  if (v.category && v.subtype) {
-    const allowed = ASSET_TAXONOMY[v.category as AssetCategory] as readonly string[];
-    if (!allowed.includes(v.subtype)) {
-      ctx.addIssue({ code: 'custom', path: ['subtype'], message: `must be a subtype of category ${v.category}: ${allowed.join(', ')}` });
-    }
-  }
+  refineCategorySubtype(v, ctx);
 }
 
 /** Args of `svc_asset_library` `search` (spec §4.1). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AssetCategorySchema, AssetSchema, AssetSubtypeSchema, ASSET_TAXONOMY, type AssetCategory } from './asset.ts';
+import { AssetCategorySchema, AssetSchema, AssetSubtypeSchema, refineCategorySubtype } from './asset.ts';
 import { TagSchema, UuidSchema } from './common.ts';
 
 /** User metadata fields an update can set (spec §2: user metadata stays authoritative over enrichment). */
@@ -28,10 +28,7 @@ export const UpdateAssetArgsSchema = z
     if (!fields.some((f) => v[f] !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['filename'], message: `at least one of ${fields.join(', ')} is required` });
     }
-    if (v.category && v.subtype) {
-      const allowed = ASSET_TAXONOMY[v.category as AssetCategory] as readonly string[];
-      if (!allowed.includes(v.subtype)) ctx.addIssue({ code: 'custom', path: ['subtype'], message: `must be a subtype of category ${v.category}: ${allowed.join(', ')}` });
-    }
+    refineCategorySubtype(v, ctx);
   });
 export type UpdateAssetArgs = z.infer<typeof UpdateAssetArgsSchema>;
 
