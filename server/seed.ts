@@ -39,20 +39,15 @@ export function metadataFromPath(file: string, root: string): { alt_text: string
 }
 
 /** `demo-metadata.json` beside the demo images: per relative path, the metadata a merchant would type. */
-const DemoMetadataSchema = z.record(
-  z.string(),
-  z.union([
-    z.string(), // the `_about` note
-    z.object({
-      alt_text: z.string().min(1).max(1000),
-      tags: z.array(TagSchema).max(50),
-      purpose: z.string().max(64).optional(),
-      category: AssetCategorySchema.optional(),
-      subtype: AssetSubtypeSchema.optional(),
-    }).strict(),
-  ]),
-);
-type DemoMetadata = { alt_text: string; tags: string[]; purpose?: string | undefined; category?: string | undefined; subtype?: string | undefined };
+const DemoEntrySchema = z.object({
+  alt_text: z.string().min(1).max(1000),
+  tags: z.array(TagSchema).max(50),
+  purpose: z.string().max(64).optional(),
+  category: AssetCategorySchema.optional(),
+  subtype: AssetSubtypeSchema.optional(),
+}).strict();
+const DemoMetadataSchema = z.record(z.string(), z.union([z.string() /* the `_about` note */, DemoEntrySchema]));
+type DemoMetadata = z.infer<typeof DemoEntrySchema>;
 
 /**
  * Read `<root>/demo-metadata.json` (keys are paths relative to `root`, `/`-separated).
