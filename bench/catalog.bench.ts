@@ -16,6 +16,9 @@ import { listProducts } from '../server/catalog/list.ts';
 import { parseShopifyCsv } from '../server/catalog/shopify-csv.ts';
 import type { CatalogDeps } from '../server/catalog/deps.ts';
 import { openDb } from '../server/db/connection.ts';
+import { createLexicalIndexes } from '../server/db/lexical-index.ts';
+import { createSynonymQueries } from '../server/db/synonyms.ts';
+import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
 import { createProductQueries } from '../server/db/products.ts';
 import { createTenancyQueries } from '../server/db/tenancy.ts';
 import { htmlToText, stableProductGid, stableVariantGid, type CatalogProductInput } from '../server/domain/catalog.ts';
@@ -118,7 +121,8 @@ export default async function catalogBench(): Promise<void> {
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
     const pq = createProductQueries(db);
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
-    const deps: CatalogDeps = { products: pq, tenancy, cursors: createCursorCodec('bench'), embedder: () => embedder, indexer: createProductIndexer(pq, () => embedder, log), log };
+    const deps: CatalogDeps = { products: pq, tenancy, cursors: createCursorCodec('bench'), embedder: () => embedder, indexer: createProductIndexer(pq, () => embedder, log), log,
+      search: { lexical: createLexicalIndexes(db), synonyms: createSynonymQueries(db), thesaurus: async () => null, calibrations: createCalibrationQueries(db), matchAlpha: 0.05 } };
 
     phase('synthesized; inserting');
     let t0 = performance.now();

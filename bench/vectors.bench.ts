@@ -13,6 +13,7 @@ import { SearchArgsSchema } from '../shared/schemas/asset.ts';
 import { buildApp } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
 import { createVectorQueries, type SpaceRow } from '../server/db/vectors.ts';
+import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { searchAssets } from '../server/library/search.ts';
 import { createLogger } from '../server/log.ts';
@@ -49,6 +50,7 @@ export default async function run(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-vec-'));
   const config = loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_LOG_LEVEL: 'silent', ATELIER_ENRICHMENT: '0' });
   const app = buildApp(config, createLogger('silent'));
+  app.startWorkers();
   try {
     const t = createTenant(app.library.tenancy, 'bench');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
@@ -69,7 +71,7 @@ export default async function run(): Promise<void> {
         app.library.assets.insert({
           id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: scope.tenantId, workspace_id: scope.workspaceId,
           kind: 'image', format: 'jpeg', mime_type: 'image/jpeg', width: 800, height: 600, size_bytes: 1000, sha256: `s${i}`, source_sha256: `s${i}`,
-          converted_from: null, name: `${texts[i]!.split(' ').slice(0, 2).join('-')}-${i}.jpg`, alt_text: texts[i]!, tags: [], purpose: null,
+          converted_from: null, name: `${texts[i]!.split(' ').slice(0, 2).join('-')}-${i}.jpg`, name_words: texts[i]!.split(' ').slice(0, 2).join(' '), alt_text: texts[i]!, tags: [], purpose: null,
           category: i % 4 === 0 ? 'background' : null, subtype: null, user_fields: [], source: 'seed', source_url: null, provenance: null,
           enrichment_status: 'done', created_at: now, renditions: [],
         });
@@ -136,7 +138,7 @@ export default async function run(): Promise<void> {
     qv.forEach((q, i) => { const s = new Set(scanTopK(flat, embedder.dimensions, q, 10).map((r) => r + 1)); scanAgree += exactTop[i]!.filter((x) => s.has(x)).length; });
 
     // 3. end to end through the library use case (query embedding + KNN + fetch rows + present)
-    const vectors = createAssetVectorSearch({ vectors: vq, embedder, textSpace: () => space, visualSpace: () => space, minSemanticSimilarity: 0.25, computeVisual: async () => null, log: createLogger('silent') });
+    const vectors = createAssetVectorSearch({ vectors: vq, assets: app.library.assets, calibrations: createCalibrationQueries(app.db), thesaurus: app.library.thesaurus, embedder, textSpace: () => space, visualSpace: () => space, computeVisual: async () => null, log: createLogger('silent') });
     const theme = { themeId: t.theme_id };
     const args = (mode: string, q: string, extra: Record<string, unknown> = {}) => SearchArgsSchema.parse({ theme_id: t.theme_id, mode, query: q, limit: 20, ...extra });
     const semE2e = await timeIt(() => searchAssets(app.library, scope, args('semantic', queries[qi++ % QUERIES]!), theme, vectors), 20);

@@ -18,6 +18,10 @@ const panels = fs.readdirSync(path.join(root, 'ui'), { withFileTypes: true }).fi
 const built = panels.map((p) => path.join(root, 'dist', 'ui', `${p}.html`));
 const sourcesAt = Math.max(newest(path.join(root, 'ui')), newest(path.join(root, 'shared')));
 const stale = built.some((f) => !fs.existsSync(f) || fs.statSync(f).mtimeMs < sourcesAt);
+if (stale && !fs.existsSync(path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'))) {
+  process.stderr.write('atelier: running from a checkout needs the dev dependencies (npm ci, not npm ci --omit=dev) to build the panels; to run without them, install the package built by npm pack (see README)\n');
+  process.exit(2);
+}
 if (stale) {
   process.stderr.write('Building the MCP Apps panels (first start or changed sources)…\n');
   const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-ui.mjs')], { stdio: ['ignore', 2, 2] });

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck → vitest (unit + MCP
-// behaviour tests) → MCP conformance (HTTP) → build the panels → Playwright panel tests.
+// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck → build the panels →
+// vitest (unit + MCP behaviour tests) → MCP conformance (HTTP) → Playwright panel tests → the npm package
+// (pack, install with --omit=dev in an empty directory, seed-demo and MCP over stdio; last, because
+// `npm pack` rebuilds dist/ and its install compiles better-sqlite3: ~3 min on 2 idle cores).
 // Prints one closing line "test-all: N passed, M failed" summing vitest and Playwright.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,14 +46,19 @@ const buildOk = hasPanels ? step('build panels (vite, with the UI typecheck)', p
 ok = buildOk && ok;
 if (!buildOk) failed++;
 
-const vitestJson = path.join(tmp, 'vitest.json');
-const vitestOk = step('vitest: unit and MCP behaviour tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
-if (fs.existsSync(vitestJson)) {
-  const j = JSON.parse(fs.readFileSync(vitestJson, 'utf8'));
-  passed += j.numPassedTests ?? 0;
-  failed += (j.numFailedTests ?? 0) + (vitestOk || j.numFailedTests ? 0 : 1);
-} else if (!vitestOk) failed++;
-ok = vitestOk && ok;
+/** Run vitest (with `args` selecting the config) and add its test counts; a run that fails without a failed test counts as one failure. */
+function vitest(title, name, args) {
+  const json = path.join(tmp, `${name}.json`);
+  const vOk = step(title, bin('vitest'), ['run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`]);
+  if (fs.existsSync(json)) {
+    const j = JSON.parse(fs.readFileSync(json, 'utf8'));
+    passed += j.numPassedTests ?? 0;
+    failed += (j.numFailedTests ?? 0) + (vOk || j.numFailedTests ? 0 : 1);
+  } else if (!vOk) failed++;
+  return vOk;
+}
+
+ok = vitest('vitest: unit and MCP behaviour tests', 'vitest', []) && ok;
 
 const confOk = step('MCP conformance (Streamable HTTP, baseline e2e/conformance/baseline.yml)', bin('tsx'), ['e2e/conformance/run.ts']);
 if (confOk) passed++;
@@ -71,6 +78,8 @@ if (hasPanels) {
     ok = pwOk && ok;
   }
 }
+
+ok = vitest('package: npm pack, npm install --omit=dev, seed-demo, MCP over stdio (e2e/package)', 'package', ['--config', 'e2e/package/vitest.config.ts']) && ok;
 
 fs.rmSync(tmp, { recursive: true, force: true });
 process.stdout.write(`\ntest-all: ${passed} passed, ${failed} failed\n`);

@@ -1,8 +1,15 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from './config.ts';
 import { createAssetFacetQueries } from './db/asset-facets.ts';
 import { createAssetQueries } from './db/assets.ts';
+import { createLexicalIndexes } from './db/lexical-index.ts';
+import { createSynonymQueries } from './db/synonyms.ts';
+import { createCalibrationQueries } from './db/vector-calibrations.ts';
+import type { Thesaurus } from './domain/concepts.ts';
+import { nameWords } from './domain/alt-text.ts';
+import { defaultWordVectorCacheDir } from './providers/embedder-static.ts';
+import { loadWordnet } from './providers/wordnet.ts';
 import { createCreditQueries } from './db/credits.ts';
 import { openDb, type Database } from './db/connection.ts';
 import { createPickerQueries } from './db/pickers.ts';
@@ -11,7 +18,8 @@ import { createUploadQueries } from './db/uploads.ts';
 import { createUploadService } from './library/upload.ts';
 import { createStagingStore } from './storage/staging.ts';
 import { createCursorCodec } from './domain/cursor.ts';
-import type { LibraryDeps } from './library/deps.ts';
+import { imageWork, type LibraryDeps } from './library/deps.ts';
+import { configureSharp, createImagePool, IMAGE_PRIORITY } from './library/image-pool.ts';
 import { createGenerator } from './library/generate.ts';
 import type { AssetVectorSearch } from './library/search.ts';
 import { createCatalog, type Catalog } from './catalog/catalog.ts';
@@ -27,6 +35,7 @@ import type { Logger } from './log.ts';
 import { collectBlobGarbage } from './storage/blob-gc.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
+import { createInflightCalls } from './mcp/inflight.ts';
 import { createImageProviders, type ProviderRegistry } from './providers/registry.ts';
 import { assetImportRouter } from './routers/asset-import.ts';
 import { assetUploadAppRouter } from './routers/asset-upload-app.ts';
@@ -38,9 +47,12 @@ import { assetManageRouter } from './routers/asset-manage.ts';
 import { assetsRouter } from './routers/assets.ts';
 import { draftsRouter } from './routers/drafts.ts';
 import { discoverRouter } from './routers/discover.ts';
-import type { RouterImpl } from './routers/types.ts';
+import type { RouterImpls } from './routers/types.ts';
+import { ROUTER } from '../shared/actions.ts';
+import { describeScope } from './tenancy/scope.ts';
 import { createLocalBlobStore } from './storage/blob-store.ts';
 import { createUrlBuilder } from './storage/urls.ts';
+import { createTestHooks } from './test-hooks.ts';
 
 export const VERSION = '0.1.0';
 
@@ -55,25 +67,43 @@ export interface App {
   library: LibraryDeps;
   providers: ProviderRegistry;
   server: ServerDeps;
+  /** Random id of this data dir (settings `data_id`): `/healthz` shows it so processes on the same data dir recognise each other. */
+  dataId: string;
   /** Set the CDN base URL once the HTTP listener is bound (when ATELIER_CDN_URL is not set). */
   setCdnBase(url: string): void;
+  /**
+   * Start the background workers: the enrichment job runner, the catalog embedding backfill, the upload
+   * sweeper and the blob GC. Only long-running servers (serve, start) call it; idempotent.
+   */
+  startWorkers(): void;
   /** Stop background work and close the database. */
   close(): Promise<void>;
 }
 
 /**
  * Composition root: open the database (migrations run), build the blob store, URL builder, cursor
- * codec, providers and routers. No I/O besides the database and blob directory happens here.
+ * codec, providers and routers. No I/O besides the database and blob directory happens here, and no
+ * background work starts until `startWorkers`.
  */
 export function buildApp(config: Config, log: Logger): App {
-  const db = openDb(config.dbPath);
+  const hooks = createTestHooks(config.testPause.points, config.testPause.dir);
+  const db = openDb(config.dbPath, hooks);
   const tenancy = createTenancyQueries(db);
   const cursorSecret = tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
+  const dataId = tenancy.ensureSetting('data_id', randomUUID());
   let cdnBase = config.cdnUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  // Image work: one libvips thread per operation, no operation cache; the pool bounds how many run.
+  configureSharp();
+  const images = createImagePool({ concurrency: config.env.ATELIER_IMAGE_CONCURRENCY, maxActiveImports: config.env.ATELIER_IMPORT_MAX_ACTIVE });
+  // WordNet (concept expansion, calibration background probes): loaded once, on first use.
+  const thesaurus = createThesaurusLoader(config.env.ATELIER_EMBEDDINGS_CACHE_DIR ?? defaultWordVectorCacheDir(), log.child({ mod: 'wordnet' }));
   const library: LibraryDeps = {
     assets: createAssetQueries(db),
+    lexical: createLexicalIndexes(db),
+    synonyms: createSynonymQueries(db),
+    thesaurus,
     tenancy,
-    blobs: createLocalBlobStore(config.blobDir),
+    blobs: createLocalBlobStore(config.blobDir, hooks),
     urls: createUrlBuilder(() => cdnBase),
     cursors: createCursorCodec(cursorSecret),
     policy: {
@@ -82,10 +112,15 @@ export function buildApp(config: Config, log: Logger): App {
       fetchTimeoutMs: config.fetchTimeoutMs,
       allowPrivateUrls: config.allowPrivateUrls,
     },
+    images,
     log: log.child({ mod: 'library' }),
     onAssetStored: [],
+    testHooks: hooks,
   };
-  const closers: (() => Promise<void> | void)[] = [];
+  const closers: (() => Promise<void> | void)[] = [() => images.close()];
+  // Rows written before file-name words were indexed (migration 0022) get them now.
+  library.assets.backfillNameWords(nameWords);
+  const calibrations = createCalibrationQueries(db);
   // Text embedder (shared by asset and catalog search) and asynchronous enrichment after import.
   const env = config.env;
   const embedder: TextEmbedder | null = createEmbedder(
@@ -104,11 +139,15 @@ export function buildApp(config: Config, log: Logger): App {
         blobs: library.blobs,
         embedder,
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
+        images: imageWork(images, IMAGE_PRIORITY.background),
         captioner: env.ATELIER_VISION_URL ? createHttpCaptioner({ baseUrl: env.ATELIER_VISION_URL, apiKey: env.ATELIER_VISION_KEY ?? null, model: env.ATELIER_VISION_MODEL, timeoutMs: env.ATELIER_VISION_TIMEOUT_MS }) : null,
         concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
         retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
-        minSemanticSimilarity: env.ATELIER_SEMANTIC_MIN_SIMILARITY,
+        calibrations,
+        matchAlpha: env.ATELIER_MATCH_ALPHA,
+        thesaurus,
         log: log.child({ mod: 'enrichment' }),
+        testHooks: hooks,
       })
     : null;
   if (enrichment) {
@@ -139,18 +178,17 @@ export function buildApp(config: Config, log: Logger): App {
     log: log.child({ mod: 'upload' }),
   });
   // Attachments of svc_asset_import resolve to verified staged uploads of the same scope.
-  const routers: RouterImpl[] = [assetLibraryRouter(library, () => vectors), assetsRouter(library, providers), assetImportRouter(library, uploads.resolveAttachment), discoverRouter()];
   // Metadata updates re-run enrichment for the asset (re-embedding, vector metadata); deletion cascades.
-  routers.push(assetManageRouter(library, enrichment ? (seq) => enrichment.refresh(seq) : null));
+  const manageRouter = assetManageRouter(library, enrichment ? (seq) => enrichment.refresh(seq) : null);
   // Product catalog (store-scoped read model).
   const catalog = createCatalog({
     db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }),
+    search: { lexical: library.lexical, synonyms: library.synonyms, thesaurus, calibrations, matchAlpha: env.ATELIER_MATCH_ALPHA },
     shopify: {
       shop: config.env.ATELIER_SHOPIFY_SHOP ?? null, accessToken: config.env.ATELIER_SHOPIFY_ACCESS_TOKEN ?? null, apiVersion: config.env.ATELIER_SHOPIFY_API_VERSION,
       adminUrl: config.env.ATELIER_SHOPIFY_ADMIN_URL ?? null, timeoutMs: config.env.ATELIER_SHOPIFY_TIMEOUT_MS,
     },
   });
-  routers.push(catalogRouter(catalog.deps));
   closers.push(() => catalog.close());
   // Generation with the credit ledger.
   const credits = createCreditQueries(db);
@@ -158,46 +196,85 @@ export function buildApp(config: Config, log: Logger): App {
     // a hold outlives the longest generation: every attempt timing out plus the retry waits, plus a margin
     holdTtlMs: (env.ATELIER_GENERATION_MAX_RETRIES + 1) * env.ATELIER_GENERATION_TIMEOUT_MS + env.ATELIER_GENERATION_MAX_RETRIES * env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS + 10 * 60_000,
   });
-  routers.push(draftsRouter(library, generator));
   // Picker and panel-only actions; ui:// panel resources.
-  const pickerDeps = { library, pickers: createPickerQueries(db) };
-  routers.push(assetSelectRouter(pickerDeps, () => vectors), assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }, () => vectors));
+  const pickerDeps = { library, pickers: createPickerQueries(db), ttlMs: config.env.ATELIER_PICKER_TTL_MS };
   const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
-  routers.push(assetUploadRouter(library, uploads), assetUploadAppRouter(library, uploads));
-  let sweeping: Promise<unknown> = uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
-  const sweeper = setInterval(() => {
-    sweeping = sweeping.then(() => uploads.sweep()).catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
-  }, config.env.ATELIER_UPLOAD_SWEEP_MS);
-  sweeper.unref();
-  closers.push(async () => {
-    clearInterval(sweeper);
-    await sweeping;
-  });
-  // Blob GC: files of deleted assets and failed inserts, after a grace period (first pass after a minute).
-  const blobGc = createBlobGcSchedule(library, config.env.ATELIER_BLOB_GC_GRACE_MS, config.env.ATELIER_BLOB_GC_INTERVAL_MS, log.child({ mod: 'blob-gc' }));
-  closers.push(() => blobGc.close());
+  // Every router of the registry (a missing one fails tsc: RouterImpls is keyed by router name).
+  const routers: RouterImpls = {
+    [ROUTER.assetLibrary]: assetLibraryRouter(library, () => vectors),
+    [ROUTER.assetSelect]: assetSelectRouter(pickerDeps, () => vectors),
+    [ROUTER.drafts]: draftsRouter(library, generator),
+    [ROUTER.assets]: assetsRouter(library, providers),
+    [ROUTER.assetManage]: manageRouter,
+    [ROUTER.assetImport]: assetImportRouter(library, uploads.resolveAttachment),
+    [ROUTER.assetUpload]: assetUploadRouter(library, uploads),
+    [ROUTER.catalog]: catalogRouter(catalog.deps),
+    [ROUTER.discover]: discoverRouter(library.tenancy),
+    [ROUTER.assetPanel]: assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }, () => vectors),
+    [ROUTER.assetUploadApp]: assetUploadAppRouter(library, uploads),
+  };
+  // Background workers (enrichment runner, catalog backfill, upload sweeper, blob GC) start only with
+  // `startWorkers` (serve/start): a one-shot CLI command opens the same core without claiming jobs.
+  let workers: { close(): Promise<void> } | null = null;
+  const startWorkers = (): void => {
+    if (workers) return;
+    enrichment?.start();
+    catalog.start();
+    let sweeping: Promise<unknown> = uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
+    const sweeper = setInterval(() => {
+      sweeping = sweeping.then(() => uploads.sweep()).catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
+    }, config.env.ATELIER_UPLOAD_SWEEP_MS);
+    sweeper.unref();
+    // Blob GC: files of deleted assets and failed inserts, after a grace period (first pass after a minute).
+    const blobGc = createBlobGcSchedule(library, config.env.ATELIER_BLOB_GC_GRACE_MS, config.env.ATELIER_BLOB_GC_INTERVAL_MS, log.child({ mod: 'blob-gc' }));
+    workers = {
+      async close() {
+        clearInterval(sweeper);
+        await sweeping;
+        await blobGc.close();
+      },
+    };
+  };
+  closers.push(() => workers?.close());
   const server: ServerDeps = {
     version: VERSION,
+    inflight: createInflightCalls(),
     log: log.child({ mod: 'mcp' }),
     routers,
     registerResources: registerPanelResources,
+    describeScope: (principal) => describeScope(tenancy, principal),
   };
   return {
     config,
     embedder,
     catalog,
     db,
+    dataId,
     library,
     providers,
     server,
     setCdnBase(url) {
       if (!config.cdnUrl) cdnBase = url.replace(/\/+$/, '');
     },
+    startWorkers,
     async close() {
       for (const c of closers.reverse()) await c();
       db.close();
     },
   };
+}
+
+/**
+ * WordNet on first use, once per process; a failure is logged once and concept expansion stays off
+ * (search still works without it).
+ */
+function createThesaurusLoader(cacheDir: string, log: Logger): () => Promise<Thesaurus | null> {
+  let loading: Promise<Thesaurus | null> | null = null;
+  return () =>
+    (loading ??= loadWordnet(cacheDir, log).catch((err: unknown) => {
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'WordNet could not be loaded; concept expansion is off');
+      return null;
+    }));
 }
 
 /** Periodic `collectBlobGarbage` passes; `close` waits for a running pass. intervalMs 0 = off. */

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -22,6 +23,14 @@ export const EnvSchema = z.object({
   ATELIER_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000).describe('URL import timeout, ms'),
   ATELIER_MAX_SESSIONS_PER_KEY: int(1, 100_000).default(64).describe('open Streamable HTTP sessions per API key; a new one beyond this closes the key\'s least recently used session'),
   ATELIER_ALLOWED_HOSTS: z.string().optional().describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
+  ATELIER_SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(30_000).describe('on SIGTERM/SIGINT or (stdio) end of stdin, how long tool calls in progress may finish before the process closes the database and exits, ms'),
+  ATELIER_CORS_ORIGINS: z
+    .string()
+    .optional()
+    .refine((v) => !v || v.split(',').map((o) => o.trim()).filter(Boolean).every((o) => o === '*' || /^https?:\/\/[^/\s]+\/?$/i.test(o)), 'must be a comma-separated list of origins like https://host.example (scheme://host[:port], no path) or *')
+    .describe('comma-separated browser origins allowed to call /mcp cross-origin (CORS), e.g. a web MCP Apps host; unset = no CORS headers (browsers refuse cross-origin calls)'),
+  ATELIER_IMAGE_CONCURRENCY: int(1, 64).default(Math.max(1, os.availableParallelism())).describe('image operations (one decode or encode each, one libvips thread) running at once; default the number of CPU cores'),
+  ATELIER_IMPORT_MAX_ACTIVE: int(1, 10_000).default(8).describe('imports in progress at once (URL, data, attachments, upload complete); one more is refused with the retryable error busy (details.retry_after_ms)'),
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ── catalog ──
   ATELIER_SHOPIFY_SHOP: z.string().min(1).optional().describe('shop domain for `atelier catalog sync`, e.g. my-shop.myshopify.com (or pass --shop)'),
@@ -36,10 +45,10 @@ export const EnvSchema = z.object({
   ATELIER_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small').describe('model name sent to the embeddings endpoint'),
   ATELIER_EMBEDDINGS_DIMENSIONS: int(1, 8192).optional().describe('vector length of ATELIER_EMBEDDINGS_MODEL (required with http)'),
   ATELIER_EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('embeddings request timeout, ms'),
-  ATELIER_EMBEDDINGS_CACHE_DIR: z.string().min(1).optional().describe('where the compact word-vector file is built once; default node_modules/.cache/atelier'),
+  ATELIER_EMBEDDINGS_CACHE_DIR: z.string().min(1).optional().describe('directory of the compact word-vector file of the static embedder; default dist/word-vectors in the package (shipped by npm pack; a checkout builds it there on first use)'),
   ATELIER_ENRICHMENT: bool.default(true).describe('run asynchronous enrichment (OCR, colours, tags, alt text, embeddings) after import'),
   ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16).default(1).describe('enrichment jobs run at once (1 leaves a core free for requests on small machines; OCR is serialised on one shared worker anyway)'),
-  ATELIER_SEMANTIC_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.25).describe('relevance floor: lowest cosine similarity a semantic hit needs to be listed (tune per embedding model)'),
+  ATELIER_MATCH_ALPHA: z.coerce.number().gt(0, 'must be > 0').lt(1, 'must be < 1').default(0.05).describe('calibrated acceptance of meaning (semantic) and visual (similar) matches: the family-wise rate at which a query about nothing in a library still gets such a match (default 0.05; lower = stricter). Replaces ATELIER_SEMANTIC_MIN_SIMILARITY'),
   ATELIER_ENRICHMENT_RETRY_BASE_MS: int(1, 600_000).default(2000).describe('first retry delay of a failed enrichment job, ms (then ×4 per attempt, 4 attempts)'),
   ATELIER_OCR: bool.default(true).describe('run OCR (tesseract.js, bundled English data) during enrichment'),
   ATELIER_VISION_URL: z.string().url('must be an absolute URL').optional().describe('OpenAI-compatible API (up to /v1) with a vision-capable chat model for machine alt text; unset = heuristic alt text'),
@@ -63,10 +72,14 @@ export const EnvSchema = z.object({
   ATELIER_UPLOAD_CHUNK_BYTES: int(1024, 512 * 1024).default(512 * 1024).describe('raw bytes per upload chunk (≤ 512 KiB; sent base64 through the panel-only upload actions)'),
   ATELIER_UPLOAD_TTL_MS: int(1, 30 * 24 * 3600 * 1000).default(24 * 3600 * 1000).describe('an upload session not touched for this long, and a staged attachment this long after upload, is deleted with its bytes, ms'),
   ATELIER_UPLOAD_SWEEP_MS: int(10, 24 * 3600 * 1000).default(60_000).describe('how often expired upload sessions are swept, ms'),
+  ATELIER_PICKER_TTL_MS: int(1, 30 * 24 * 3600 * 1000).default(24 * 3600 * 1000).describe('an asset picker the user has not confirmed after this long expires (get_selection answers expired), ms'),
   ATELIER_UPLOAD_MAX_OPEN: int(1, 10_000).default(100).describe('open (receiving) upload sessions allowed per workspace'),
   // ── storage ──
   ATELIER_BLOB_GC_GRACE_MS: int(0, 30 * 24 * 3600 * 1000).default(3600 * 1000).describe('an unreferenced blob (deleted asset, failed insert) is removed once its last write is this old, ms'),
   ATELIER_BLOB_GC_INTERVAL_MS: int(0, 30 * 24 * 3600 * 1000).default(6 * 3600 * 1000).describe('how often the server sweeps unreferenced blobs, ms (0 = never; `atelier gc` runs one pass)'),
+  // ── tests only ──
+  ATELIER_TEST_PAUSE_AT: z.string().optional().describe('TEST ONLY, never set in production: comma-separated pause points (server/test-hooks.ts) where the process waits for a resume file, so behaviour tests can kill or race it at a critical instant'),
+  ATELIER_TEST_PAUSE_DIR: z.string().optional().describe('TEST ONLY: directory of the pause-point marker files (see ATELIER_TEST_PAUSE_AT)'),
 });
 
 export interface Config {
@@ -83,7 +96,11 @@ export interface Config {
   maxInputPixels: number;
   fetchTimeoutMs: number;
   allowedHosts: string[] | null;
+  /** Origins allowed to call `/mcp` from a browser (CORS); `['*']` = any origin; null = CORS off. */
+  corsOrigins: string[] | null;
   logLevel: z.infer<typeof EnvSchema>['ATELIER_LOG_LEVEL'];
+  /** TEST ONLY pause points (ATELIER_TEST_PAUSE_AT / _DIR); empty outside tests */
+  testPause: { points: string[]; dir: string | null };
   /** Every parsed variable, for module-specific settings (read them in the composition root only). */
   env: z.infer<typeof EnvSchema>;
 }
@@ -122,7 +139,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxInputPixels: e.ATELIER_MAX_INPUT_PIXELS,
     fetchTimeoutMs: e.ATELIER_FETCH_TIMEOUT_MS,
     allowedHosts: e.ATELIER_ALLOWED_HOSTS ? e.ATELIER_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : null,
+    corsOrigins: e.ATELIER_CORS_ORIGINS ? e.ATELIER_CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean) : null,
     logLevel: e.ATELIER_LOG_LEVEL,
+    testPause: { points: (e.ATELIER_TEST_PAUSE_AT ?? '').split(',').map((p) => p.trim()).filter(Boolean), dir: e.ATELIER_TEST_PAUSE_DIR ? path.resolve(e.ATELIER_TEST_PAUSE_DIR) : null },
     env: e,
   };
 }

@@ -27,6 +27,15 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * `busy`: the server is at its limit of concurrent work and refused the call before changing anything;
+ * the same call may be retried. `details.retry_after_ms` says how long to wait (a hint, not a promise).
+ * @param retryAfterMs ms until capacity is likely free
+ */
+export function busyError(message: string, retryAfterMs: number, details: Record<string, unknown> = {}): ServiceError {
+  return new ServiceError('busy', null, `${message} (details.retry_after_ms)`, { details: { ...details, retry_after_ms: retryAfterMs } });
+}
+
 /** JSON path of a zod issue path under a prefix: `['tags', 2]` → `args.tags[2]`. */
 export function jsonPath(prefix: string, path: readonly PropertyKey[]): string {
   let out = prefix;

@@ -7,9 +7,22 @@ import { startHttp, type HttpHandle } from './mcp/http.ts';
 import { authenticate } from './tenancy/admin.ts';
 import { ServiceError } from './errors.ts';
 
-export interface Running { app: App; http: HttpHandle; log: Logger; stop(): Promise<void> }
+export interface Running {
+  app: App;
+  http: HttpHandle;
+  log: Logger;
+  /**
+   * Graceful stop (idempotent): stop taking calls, let calls in progress finish for up to
+   * ATELIER_SHUTDOWN_GRACE_MS (later ones are abandoned: their writes are transactional and their blobs
+   * go with the blob GC; running enrichment jobs go back to the queue), then close the listener and the
+   * database.
+   */
+  stop(): Promise<void>;
+  /** Resolves when the client went away (stdio: end of stdin); never for HTTP. */
+  clientGone: Promise<void>;
+}
 
-/** Load config and build the app (the composition root shared by every CLI command). */
+/** Load config and build the app (the composition root shared by every CLI command). No background worker starts. */
 export function boot(env: Record<string, string | undefined> = process.env): { config: Config; app: App; log: Logger } {
   const config = loadConfig(env);
   const log = createLogger(config.logLevel);
@@ -17,30 +30,104 @@ export function boot(env: Record<string, string | undefined> = process.env): { c
   return { config, app, log };
 }
 
-/**
- * Serve MCP over Streamable HTTP at `/mcp` (with the CDN on the same listener).
- */
-export async function serveHttp(app: App, log: Logger, port = app.config.port): Promise<Running> {
-  const http = await startHttp(app, log, { host: app.config.host, port, mcp: true });
-  log.info({ url: http.mcpUrl }, 'MCP Streamable HTTP listening');
-  return { app, http, log, stop: async () => { await http.close(); await app.close(); } };
+function gracefulStop(app: App, log: Logger, close: () => Promise<void>): () => Promise<void> {
+  let stopping: Promise<void> | null = null;
+  return () => {
+    stopping ??= (async () => {
+      const running = app.server.inflight?.count() ?? 0;
+      if (running > 0) log.info({ calls: running }, 'shutting down: waiting for tool calls in progress');
+      const idle = (await app.server.inflight?.idle(app.config.env.ATELIER_SHUTDOWN_GRACE_MS)) ?? true;
+      if (!idle) log.warn({ calls: app.server.inflight?.count(), grace_ms: app.config.env.ATELIER_SHUTDOWN_GRACE_MS }, 'shutting down: abandoning tool calls still in progress (nothing partial is kept)');
+      await close();
+      await app.close();
+    })();
+    return stopping;
+  };
 }
 
 /**
- * Serve MCP over stdio (stdout carries JSON-RPC only) with the API key from ATELIER_API_KEY; the CDN
- * listener still runs on the configured port so asset URLs resolve.
+ * Serve MCP over Streamable HTTP at `/mcp` (with the CDN on the same listener) and start the workers.
+ * @throws Error EADDRINUSE when the port is taken (the message names it)
+ */
+export async function serveHttp(app: App, log: Logger, port = app.config.port): Promise<Running> {
+  let http: HttpHandle;
+  try {
+    http = await startHttp(app, log, { host: app.config.host, port, mcp: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(`port ${port} on ${app.config.host} is already in use: stop the other server or pass --port / ATELIER_PORT (0 = any free port)`, { cause: e });
+    throw e;
+  }
+  app.startWorkers();
+  log.info({ url: http.mcpUrl }, 'MCP Streamable HTTP listening');
+  return { app, http, log, stop: gracefulStop(app, log, () => http.close()), clientGone: new Promise<void>(() => undefined) };
+}
+
+/** `/healthz` of whatever listens on host:port, or null (nothing, not HTTP, not JSON) within 2 s. */
+async function probeHealth(host: string, port: number): Promise<{ service?: unknown; data_id?: unknown } | null> {
+  const h = host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  try {
+    const res = await fetch(`http://${h}:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? ((await res.json()) as { service?: unknown; data_id?: unknown }) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CDN listener of a stdio server. Several stdio servers (one per MCP client) and an HTTP server may
+ * run on one data dir with the same ATELIER_PORT: when the port is held by an Atelier server on the
+ * same data dir (its `/healthz` shows our `data_id`), its `/cdn` serves our blobs, so asset URLs use it;
+ * otherwise this process listens on a free port and says so in the log. Never fails for a held port.
+ */
+async function cdnForStdio(app: App, log: Logger, port: number): Promise<HttpHandle> {
+  try {
+    return await startHttp(app, log, { host: app.config.host, port, mcp: false });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw e;
+  }
+  const health = await probeHealth(app.config.host, port);
+  if (health?.service === 'atelier' && health.data_id === app.dataId) {
+    const h = app.config.host === '0.0.0.0' ? '127.0.0.1' : app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host;
+    const url = `http://${h}:${port}`;
+    app.setCdnBase(url);
+    log.info({ cdn: url }, 'the CDN port is served by another Atelier process on this data dir: asset URLs use it');
+    return { url, mcpUrl: `${url}/mcp`, close: async () => undefined };
+  }
+  const http = await startHttp(app, log, { host: app.config.host, port: 0, mcp: false });
+  log.warn(
+    { port, cdn: http.url, held_by: health?.service === 'atelier' ? 'an Atelier server on another data dir' : 'another program' },
+    `port ${port} is in use by ${health?.service === 'atelier' ? 'an Atelier server on another data dir' : 'another program'}: this stdio server serves /cdn on ${http.url} instead; its asset URLs work while it runs (set ATELIER_CDN_URL and a free ATELIER_PORT for URLs that outlive it)`,
+  );
+  return http;
+}
+
+/**
+ * Serve MCP over stdio (stdout carries JSON-RPC only) with the API key from ATELIER_API_KEY, and start
+ * the workers. A CDN listener serves asset URLs (see `cdnForStdio`). `clientGone` resolves when stdin
+ * ends (the client process went away without a signal): the caller then stops gracefully.
  * @throws Error when ATELIER_API_KEY is missing or unknown
  */
 export async function serveStdio(app: App, log: Logger, port = app.config.port): Promise<Running> {
   if (!app.config.apiKey) throw new Error('ATELIER_API_KEY is required for the stdio transport (create one with `atelier keys create` or `atelier seed-demo --json`)');
   const principal = authenticate(app.library.tenancy, app.config.apiKey);
   if (!principal) throw new Error('ATELIER_API_KEY is not a valid API key for this data directory');
-  const http = await startHttp(app, log, { host: app.config.host, port, mcp: false });
+  const http = await cdnForStdio(app, log, port);
   const server = createServer(app.server, () => {
     if (!authenticate(app.library.tenancy, app.config.apiKey!)) throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
     return principal;
+  }, principal);
+  // A client that went away closes our stdout too: answers of calls finishing after that are dropped, not fatal.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') log.error({ err }, 'stdout failed');
+  });
+  const clientGone = new Promise<void>((resolve) => {
+    process.stdin.once('end', () => {
+      log.info('stdin ended (the client went away): shutting down');
+      resolve();
+    });
   });
   await server.connect(new StdioServerTransport());
+  app.startWorkers();
   log.info({ cdn: http.url }, 'MCP stdio ready');
-  return { app, http, log, stop: async () => { await server.close(); await http.close(); await app.close(); } };
+  return { app, http, log, clientGone, stop: gracefulStop(app, log, async () => { await server.close(); await http.close(); }) };
 }

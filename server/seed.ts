@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AssetCategorySchema, AssetSubtypeSchema } from '../shared/schemas/asset.ts';
 import { TagSchema } from '../shared/schemas/common.ts';
 import type { App } from './app.ts';
-import { nameWords } from './domain/asset-meta.ts';
+import { nameWordList } from './domain/asset-meta.ts';
+import { packagePath } from './package-root.ts';
 import type { Scope } from './domain/scope.ts';
 import { storeAsset } from './library/import.ts';
 import { seedDemoCatalog } from './catalog/seed-demo.ts';
-import { createTenant, type TenantBundle } from './tenancy/admin.ts';
+import { createApiKey, createTenant, type TenantBundle } from './tenancy/admin.ts';
 
 /** The demo images committed with the repo (copied from the team's reference data, public domain). */
-export const DEMO_IMAGES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'demo', 'images');
+export const DEMO_IMAGES_DIR = packagePath('demo', 'images');
 const DEMO_SETTING = 'demo_bundle';
 const IMAGE_EXT = /\.(jpe?g|png|webp|gif|avif|tiff?|heic|heif|svg)$/i;
 
@@ -32,7 +32,7 @@ export function listImageFiles(dir: string): string[] {
 
 /** Alt text and tags from a file name and its folder: `nature/prairie_falcon.jpg` → "Prairie falcon", [prairie, falcon, nature]. */
 export function metadataFromPath(file: string, root: string): { alt_text: string; tags: string[] } {
-  const words = nameWords(path.basename(file));
+  const words = nameWordList(path.basename(file));
   const folder = path.relative(root, path.dirname(file)).split(path.sep).filter((s) => s && s !== '.');
   const alt = words.join(' ');
   return { alt_text: alt ? alt[0]!.toUpperCase() + alt.slice(1) : path.basename(file), tags: [...new Set([...words, ...folder.map((f) => f.toLowerCase())])] };
@@ -64,8 +64,11 @@ export function loadDemoMetadata(root: string): Map<string, DemoMetadata> {
   return out;
 }
 
+/** The demo tenant's ids (its API keys are stored only as hashes). */
+export type DemoBundle = Omit<TenantBundle, 'api_key'>;
+
 export interface SeedStep {
-  (app: App, bundle: TenantBundle, scope: Scope): Promise<void>;
+  (app: App, bundle: DemoBundle, scope: Scope): Promise<void>;
 }
 
 /** Seeding run after the demo images on every seed (each step idempotent). */
@@ -77,15 +80,28 @@ const DEFAULT_SEED_STEPS: SeedStep[] = [
 /**
  * Create (once) the demo tenant with one workspace, theme, store and API key, and import the demo
  * photos through the same path users' imports take, with the alt text, tags and purpose of
- * `demo-metadata.json` (file-name words for files it does not list). Idempotent: later runs return the same ids and key
- * (the demo key is kept in `settings` so it can be printed again) and re-import nothing new.
+ * `demo-metadata.json` (file-name words for files it does not list). Idempotent: later runs return the same ids
+ * and re-import nothing new. The demo API key is returned only by the run that creates it (only its hash is
+ * stored, like every key); `newKey` mints another key for the demo tenant and returns it.
  * @param extraSteps further seeding (catalog import) run after the images
+ * @returns the ids, `api_key` (null unless created or minted by this run), and what was imported
  */
-export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?: SeedStep[]; onProgress?: (done: number, total: number, file: string) => void } = {}): Promise<TenantBundle & { imported: number; skipped: number; failed: string[] }> {
+export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?: SeedStep[]; newKey?: boolean; onProgress?: (done: number, total: number, file: string) => void } = {}): Promise<DemoBundle & { api_key: string | null; imported: number; skipped: number; failed: string[] }> {
   const t = app.library.tenancy;
   const saved = t.getSetting(DEMO_SETTING);
-  const bundle: TenantBundle = saved ? (JSON.parse(saved) as TenantBundle) : createTenant(t, 'Demo', { brandColors: ['#1f3a5f', '#f2b134', '#f7f4ee'] });
-  if (!saved) t.ensureSetting(DEMO_SETTING, JSON.stringify(bundle));
+  let bundle: DemoBundle;
+  let apiKey: string | null = null;
+  if (saved) {
+    const { api_key: _legacy, ...ids } = JSON.parse(saved) as TenantBundle;
+    bundle = ids;
+  } else {
+    const { api_key, ...ids } = createTenant(t, 'Demo', { brandColors: ['#1f3a5f', '#f2b134', '#f7f4ee'] });
+    // first writer wins when two processes seed a new data dir at once; the other uses the stored ids
+    const stored = JSON.parse(t.ensureSetting(DEMO_SETTING, JSON.stringify(ids))) as DemoBundle;
+    bundle = stored;
+    if (stored.tenant_id === ids.tenant_id) apiKey = api_key;
+  }
+  if (opts.newKey && !apiKey) apiKey = createApiKey(t, bundle.tenant_id, { name: 'demo' }).api_key;
   const scope: Scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
   const root = opts.imagesDir ?? DEMO_IMAGES_DIR;
   const files = fs.existsSync(root) ? listImageFiles(root) : [];
@@ -109,5 +125,5 @@ export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?
     opts.onProgress?.(i + 1, files.length, file);
   }
   for (const step of [...DEFAULT_SEED_STEPS, ...(opts.extraSteps ?? [])]) await step(app, bundle, scope);
-  return { ...bundle, imported, skipped, failed };
+  return { ...bundle, api_key: apiKey, imported, skipped, failed };
 }

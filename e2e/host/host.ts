@@ -19,6 +19,15 @@ export interface MountOptions {
   tools: HostTool[];
   sandboxUrl: string;
   widthPx?: number;
+  /** host context `containerDimensions` (default `{maxHeight: 4000}`); the iframe is clamped to it like a real host's */
+  containerDimensions?: McpUiHostContext['containerDimensions'];
+  /** leave `message` out of the host capabilities (a host that offers no `ui/message`) */
+  noMessage?: boolean;
+  /**
+   * a host that never declared MCP Apps (so its tools/list has no panel-only tools) and does not
+   * implement `_meta.ui.visibility`: it forwards a View's call to any tool name, listed or not
+   */
+  forwardUnlisted?: boolean;
 }
 
 declare global {
@@ -38,6 +47,8 @@ interface HostApi {
   setTheme(theme: 'light' | 'dark'): Promise<void>;
   /** Merge fields into the host context (e.g. safeAreaInsets) and notify the View of the change. */
   setContext(partial: Partial<McpUiHostContext>): Promise<void>;
+  /** Set the iframe width (px) and the container dimensions the View is told about. */
+  resize(widthPx: number, containerDimensions: McpUiHostContext['containerDimensions']): Promise<void>;
   teardown(): Promise<unknown>;
 }
 
@@ -57,14 +68,14 @@ const STYLES: Record<'light' | 'dark', Record<string, string>> = {
   },
 };
 
-function context(theme: 'light' | 'dark'): McpUiHostContext {
+function context(theme: 'light' | 'dark', containerDimensions: McpUiHostContext['containerDimensions'] = { maxHeight: 4000 }): McpUiHostContext {
   return {
     theme,
     platform: 'web',
     locale: 'en-US',
     displayMode: 'inline',
     availableDisplayModes: ['inline', 'fullscreen'],
-    containerDimensions: { maxHeight: 4000 },
+    containerDimensions,
     safeAreaInsets: { top: 0, right: 0, bottom: 0, left: 0 },
     styles: { variables: STYLES[theme] } as McpUiHostContext['styles'],
   };
@@ -78,17 +89,29 @@ const record = (type: string, params: unknown): void => {
 let bridge: AppBridge | null = null;
 let iframe: HTMLIFrameElement | null = null;
 let tools: HostTool[] = [];
+let forwardUnlisted = false;
 let current: McpUiHostContext = context('light');
+let lastHeight = 200;
+
+/** Height the iframe gets for a View reporting `height` px: fixed by the host, or the View's own height clamped to maxHeight (spec "Container Dimensions"). */
+function frameHeight(h: number): number {
+  const d = current.containerDimensions as { height?: number; maxHeight?: number } | undefined;
+  if (typeof d?.height === 'number') return d.height;
+  const max = typeof d?.maxHeight === 'number' ? d.maxHeight : Infinity;
+  return Math.min(Math.ceil(h), max);
+}
 
 window.__host = {
   async mount(o) {
     tools = o.tools;
+    forwardUnlisted = o.forwardUnlisted ?? false;
     document.body.classList.toggle('dark', o.theme === 'dark');
     iframe = document.createElement('iframe');
     iframe.id = 'app-frame';
     iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms');
     iframe.style.width = `${o.widthPx ?? 760}px`;
     iframe.style.height = '200px';
+    lastHeight = 200;
     iframe.src = `${o.sandboxUrl}?csp=${encodeURIComponent(JSON.stringify(o.csp ?? {}))}`;
     const frame = iframe;
     const proxyReady = new Promise<void>((resolve) => {
@@ -107,8 +130,8 @@ window.__host = {
     const b = new AppBridge(
       null,
       { name: 'atelier-test-host', version: '0.0.0' },
-      { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {}, structuredContent: {} }, message: { text: {} } },
-      { hostContext: (current = context(o.theme)) },
+      { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {}, structuredContent: {} }, ...(o.noMessage ? {} : { message: { text: {} } }) },
+      { hostContext: (current = context(o.theme, o.containerDimensions)) },
     );
     bridge = b;
     const initialized = new Promise<void>((resolve) => {
@@ -119,7 +142,10 @@ window.__host = {
     });
     b.onsizechange = (p) => {
       record('size-changed', p);
-      if (p.height !== undefined) frame.style.height = `${Math.ceil(p.height) + 2}px`;
+      if (p.height !== undefined) {
+        lastHeight = p.height;
+        frame.style.height = `${frameHeight(p.height) + 2}px`;
+      }
     };
     b.onmessage = async (p) => {
       record('ui/message', p);
@@ -141,7 +167,7 @@ window.__host = {
     b.oncalltool = async (p) => {
       const tool = tools.find((t) => t.name === p.name);
       const visibility = tool?.visibility ?? ['model', 'app'];
-      if (!tool || !visibility.includes('app')) {
+      if ((!tool && !forwardUnlisted) || !visibility.includes('app')) {
         record('tools/call-rejected', p);
         throw new Error(`tool ${p.name} is not callable by apps (visibility ${JSON.stringify(visibility)})`);
       }
@@ -169,11 +195,17 @@ window.__host = {
   },
   async setTheme(theme) {
     document.body.classList.toggle('dark', theme === 'dark');
-    current = { ...current, ...context(theme), safeAreaInsets: current.safeAreaInsets };
+    current = { ...current, ...context(theme, current.containerDimensions), safeAreaInsets: current.safeAreaInsets };
     bridge!.setHostContext(current);
   },
   async setContext(partial) {
     current = { ...current, ...partial };
+    bridge!.setHostContext(current);
+  },
+  async resize(widthPx, containerDimensions) {
+    if (iframe) iframe.style.width = `${widthPx}px`;
+    current = { ...current, containerDimensions };
+    if (iframe) iframe.style.height = `${frameHeight(lastHeight) + 2}px`;
     bridge!.setHostContext(current);
   },
   async teardown() {

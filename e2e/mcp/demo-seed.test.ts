@@ -12,7 +12,7 @@ describe('demo seed', () => {
     srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } });
     const demo = await seedDemo(srv.app);
     expect(demo.failed).toEqual([]);
-    c = await connectApp(srv.app, demo.api_key);
+    c = await connectApp(srv.app, demo.api_key!);
     theme = demo.theme_id;
   }, 120_000);
   afterAll(async () => {

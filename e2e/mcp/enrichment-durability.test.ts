@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app.ts';
 import type { Config } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
+import { STATIC_MODEL_ID } from '../../server/providers/embedder-static.ts';
 import { createTenant } from '../../server/tenancy/admin.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { connectApp, demoFile, tempConfig, type CallResult, type TestClient } from './harness.ts';
@@ -12,6 +13,7 @@ import { connectApp, demoFile, tempConfig, type CallResult, type TestClient } fr
 /** A server process on a data dir that outlives it: build, connect, close, build again. */
 async function boot(config: Config, apiKey: string | null): Promise<{ app: App; c: TestClient; key: string; theme: string }> {
   const app = buildApp(config, createLogger('silent'));
+  app.startWorkers();
   let key = apiKey;
   if (!key) key = createTenant(app.library.tenancy, 'Durability').api_key;
   const c = await connectApp(app, key);
@@ -65,7 +67,12 @@ describe('durable enrichment queue', () => {
     await first.app.close();
     const second = await boot({ ...config, env: { ...config.env, ATELIER_EMBEDDER: 'static' } }, first.key);
     apps.push(second.app);
-    const healed = await waitForEnrichment(second.c, second.theme);
+    // the requeued jobs run in the background; the asset status stays 'failed' until they succeed
+    let healed = await waitForEnrichment(second.c, second.theme);
+    for (let i = 0; i < 300 && healed.some((a) => a.enrichment_status !== 'done'); i++) {
+      await new Promise((res) => setTimeout(res, 100));
+      healed = await waitForEnrichment(second.c, second.theme);
+    }
     expect(healed.map((a) => a.enrichment_status)).toEqual(['done', 'done']);
     const r = await second.c.call('svc_asset_library', 'search', { theme_id: second.theme, mode: 'semantic', query: 'hawk' });
     expect(req(r)).toMatchObject({ mode: 'semantic', match: 'vector' });
@@ -124,7 +131,7 @@ describe('durable enrichment queue', () => {
       expect(requests[0]).toMatchObject({ auth: 'Bearer sk-test', body: { model: 'fake-embed', encoding_format: 'float' } });
       const spaces = second.app.db.prepare(`SELECT model_id, dimensions, status FROM vector_spaces WHERE purpose = 'asset_text' ORDER BY id`).all();
       expect(spaces).toEqual([
-        { model_id: 'static:wink-glove-sg-100d+sif@1', dimensions: 100, status: 'retired' },
+        { model_id: STATIC_MODEL_ID, dimensions: 100, status: 'retired' },
         { model_id: 'http:fake-embed', dimensions: 16, status: 'ready' },
       ]);
     } finally {

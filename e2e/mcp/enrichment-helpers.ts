@@ -1,7 +1,7 @@
 import type { TestClient } from './harness.ts';
 
 /** The fields of a search result the enrichment tests look at. */
-export interface EnrichedAsset { id: string; name: string; tags: string[]; alt_text: string | null; score: number | null; enrichment_status: string; kind: string; orientation: string | null; matched_by: string[] | null; similarity: number | null }
+export interface EnrichedAsset { id: string; name: string; tags: string[]; alt_text: string | null; relevance: number | null; enrichment_status: string; kind: string; orientation: string | null; matched_by: string[] | null }
 
 /** Poll the public browse listing until no asset is pending or running (enrichment is asynchronous). */
 export async function waitForEnrichment(c: TestClient, theme: string, timeoutMs = 90_000): Promise<EnrichedAsset[]> {

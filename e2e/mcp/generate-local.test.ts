@@ -9,7 +9,9 @@ import { demoFile, startTestServer, type TestClient, type TestServer } from './h
 async function cdnBytes(srv: TestServer, url: string): Promise<Buffer> {
   const p = srv.app.library.urls.parse(url);
   if (!p) throw new Error(`not a CDN URL: ${url}`);
-  return srv.app.library.blobs.get(p.sha256);
+  const sha = srv.app.library.assets.resolveBlob(p.sha256Prefix);
+  if (!sha) throw new Error(`no blob behind ${url}`);
+  return srv.app.library.blobs.get(sha);
 }
 
 async function pixel(bytes: Buffer, x: number, y: number): Promise<number[]> {

@@ -71,6 +71,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; conf
   const log = createLogger('silent');
   const app = buildApp(config, log);
   opts.configure?.(app);
+  app.startWorkers();
   const tenant = createTenant(app.library.tenancy, 'Test tenant');
   const clients: TestClient[] = [];
   let http: HttpHandle | null = null;
@@ -102,7 +103,7 @@ export async function connectApp(app: App, apiKey: string, capabilities: ClientC
     const p = authenticate(app.library.tenancy, apiKey);
     if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
     return p;
-  });
+  }, authenticate(app.library.tenancy, apiKey) ?? undefined);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: 'atelier-test', version: '0' }, { capabilities });

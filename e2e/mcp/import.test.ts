@@ -76,7 +76,7 @@ describe('svc_asset_import import', () => {
     expect([a.width, a.height]).toEqual([meta.width, meta.height]);
     const srcset = String(a.srcset_webp).split(', ');
     expect(srcset.length).toBeGreaterThan(0);
-    for (const entry of srcset) expect(entry).toMatch(/^http:\/\/.+\/cdn\/[0-9a-f]{64}\.webp \d+w$/);
+    for (const entry of srcset) expect(entry).toMatch(/^http:\/\/.+\/a\/[A-Za-z0-9_-]{22}\.webp \d+w$/);
     expect(a.fallback_url).toBe(a.url);
     expect(r.text).toContain(String(a.url));
   });

@@ -73,14 +73,33 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     expect(bad.error).toMatchObject({ code: 'invalid_argument', field: 'args.asset_ids' });
   });
 
+  it('thumbnails: size_px picks the smallest rendition covering it (high-DPI cells), the largest when none does', async () => {
+    const at = async (size_px?: number) => {
+      const r = await a.call('svc_asset_panel', 'thumbnails', { asset_ids: [mine[0]], ...(size_px ? { size_px } : {}) });
+      expect(r.isError).toBe(false);
+      const t = (r.structured.thumbnails as { data_url: string; width: number; height: number }[])[0]!;
+      return { width: t.width, height: t.height, mime: /^data:(image\/[a-z]+);base64,/.exec(t.data_url)?.[1] };
+    };
+    // prairie_falcon is 800×533: thumbnail 320×213 (JPEG), WebP 320, 640 and 800 wide
+    expect(await at()).toEqual({ width: 320, height: 213, mime: 'image/jpeg' });
+    expect(await at(200)).toEqual({ width: 320, height: 213, mime: 'image/jpeg' });
+    expect(await at(386)).toEqual({ width: 640, height: 426, mime: 'image/webp' });
+    expect(await at(1280)).toEqual({ width: 800, height: 533, mime: 'image/webp' });
+    const bad = await a.call('svc_asset_panel', 'thumbnails', { asset_ids: [mine[0]], size_px: 4000 });
+    expect(bad.error).toMatchObject({ code: 'invalid_argument', field: 'args.size_px' });
+  });
+
   it('facets count only the caller\'s workspace', async () => {
     const fa = await a.call('svc_asset_panel', 'facets', {});
     expect(fa.structured.total).toBe(3);
     const cats = fa.structured.categories as { category: string; count: number; subtypes: { subtype: string; count: number }[] }[];
     expect(cats.reduce((n, c) => n + c.count, 0) + (fa.structured.uncategorized as number)).toBe(3);
     expect(cats.find((c) => c.category === 'background')).toMatchObject({ count: 2, subtypes: [{ subtype: 'hero-bg', count: 2 }] });
+    // facets count exactly what search returns for the query (words and calibrated meaning)
     const fq = await a.call('svc_asset_panel', 'facets', { query: 'falcon' });
-    expect(fq.structured.total).toBe(1);
+    const sq = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'falcon' });
+    expect(fq.structured.total).toBe(sq.structured.total);
+    expect((sq.structured.assets as { name: string }[])[0]!.name).toBe('prairie_falcon.jpg');
     // all three photos (falcon 800×533, fir 511×323, anemones 512×307) are landscape
     expect((await a.call('svc_asset_panel', 'facets', { orientation: 'landscape' })).structured.total).toBe(3);
     expect((await a.call('svc_asset_panel', 'facets', { orientation: 'portrait' })).structured).toMatchObject({ total: 0, categories: [] });
@@ -115,11 +134,16 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     expect((state.structured.selection as { id: string }[]).map((s) => s.id)).toEqual(order);
   });
 
-  it('a picker answered with candidates (no panel) cannot be confirmed through the panel action', async () => {
+  it('a picker answered with candidates (client without MCP Apps) can still be confirmed from a panel the host rendered anyway, once', async () => {
     const plain = await srv.connect();
     const r = await plain.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id });
     expect(r.structured.status).toBe('candidates');
     const s = await a.call('svc_asset_panel', 'submit_selection', { picker_id: r.structured.picker_id, asset_ids: [mine[0]] });
-    expect(s.error).toMatchObject({ code: 'conflict' });
+    expect(s.isError).toBe(false);
+    expect(s.structured).toMatchObject({ status: 'confirmed', already_confirmed: false });
+    const state = await plain.call('svc_asset_select', 'get_selection', { picker_id: r.structured.picker_id });
+    expect(state.structured).toMatchObject({ status: 'confirmed', selection: [expect.objectContaining({ id: mine[0] })] });
+    const again = await a.call('svc_asset_panel', 'submit_selection', { picker_id: r.structured.picker_id, asset_ids: [mine[1]] });
+    expect(again.error).toMatchObject({ code: 'conflict' });
   });
 });

@@ -39,7 +39,7 @@ describe('svc_asset_select without panels: elicitation and text fallbacks', () =
     expect(r.structured).toMatchObject({ status: 'confirmed', delivery: 'elicitation' });
     const sel = r.structured.selection as Sel[];
     expect(sel.map((s) => [s.position, s.id, s.name])).toEqual([[1, ids.silver_fir, 'silver_fir.jpg'], [2, ids.prairie_falcon, 'prairie_falcon.jpg']]);
-    expect(sel[0]!.original_url).toMatch(/\/cdn\/[0-9a-f]{64}\.jpg$/);
+    expect(sel[0]!.original_url).toMatch(/\/a\/[A-Za-z0-9_-]{22}\.jpg$/);
     expect(r.text).toContain('The user selected 2 asset(s)');
     expect(r.text.indexOf('silver_fir.jpg')).toBeLessThan(r.text.indexOf('prairie_falcon.jpg'));
     // The choice is persisted: get_selection by picker id returns it, from any connection of the same key.

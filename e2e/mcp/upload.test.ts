@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFile, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
 import { APP, begin, sendChunk, sha256, stagedDirs, uploadFile } from './upload-helpers.ts';
@@ -31,7 +32,8 @@ describe('svc_asset_upload and the chunked upload channel', () => {
   it('upload returns at once; the text fits a panel host and explains alternatives to a plain client', async () => {
     const plain = await c.call('svc_asset_upload', 'upload', {});
     expect(plain.isError).toBe(false);
-    expect(plain.structured).toMatchObject({ status: 'awaiting_user', workspace_id: srv.tenant.workspace_id, theme_id: null, panel_available: false });
+    // without panels nothing is awaited: the status says so (it used to say awaiting_user)
+    expect(plain.structured).toMatchObject({ status: 'no_panel', workspace_id: srv.tenant.workspace_id, theme_id: null, panel_available: false });
     expect(plain.structured.limits).toMatchObject({ chunk_size_bytes: 512 * 1024, max_file_bytes: srv.config.maxImportBytes });
     expect(plain.text).toContain('no upload panel can open');
     expect(plain.text).toMatch(/svc_asset_import import \{"url"/);
@@ -39,7 +41,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
 
     const host = await srv.connect(undefined, UI_CAPS);
     const apps = await host.call('svc_asset_upload', 'upload', { theme_id: srv.tenant.theme_id });
-    expect(apps.structured).toMatchObject({ panel_available: true, theme_id: srv.tenant.theme_id });
+    expect(apps.structured).toMatchObject({ status: 'awaiting_user', panel_available: true, theme_id: srv.tenant.theme_id });
     expect(apps.text).toContain('upload panel is open');
     expect(apps.text).toContain('asset_id, name and permanent URL');
 
@@ -47,8 +49,9 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     expect(foreignTheme.error).toMatchObject({ code: 'not_found', field: 'args.theme_id' });
   });
 
-  it('lists the channel as a panel-only tool and the upload tool as model-visible', async () => {
-    const { tools } = await c.client.listTools();
+  it('lists the channel as a panel-only tool (to MCP Apps clients only) and the upload tool as model-visible', async () => {
+    expect((await c.client.listTools()).tools.map((t) => t.name)).not.toContain(APP);
+    const { tools } = await (await srv.connect(undefined, UI_CAPS)).client.listTools();
     const app = tools.find((t) => t.name === APP);
     expect(app?._meta?.ui).toMatchObject({ visibility: ['app'] });
     expect((app?.inputSchema.properties?.action as { enum: string[] }).enum).toEqual(['begin', 'chunk', 'status', 'complete', 'list', 'abort']);
@@ -110,14 +113,36 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     expect((await ui.call(APP, 'list', { panel_id: panel })).structured.uploads).toEqual([]);
   });
 
-  it('uploads a real WebM video (stored as is, no pixel dimensions)', async () => {
+  it('uploads real WebM, MP4 and MOV videos: stored as is, size read from the container, a decoded poster frame as thumbnail', async () => {
     const webm = fs.readFileSync(path.join(REPO_ROOT, 'e2e/fixtures/canvas-clip.webm'));
-    const { complete } = await uploadFile(c, webm, 'canvas clip.webm', { meta: { mime_type: 'video/webm', tags: ['clip'] } });
-    expect(complete.error).toBeUndefined();
-    expect(complete.structured.asset).toMatchObject({ kind: 'video', format: 'webm', width: null, height: null, name: 'canvas clip.webm', size_bytes: webm.length, tags: ['clip'] });
+    // the same 320×180 clip in MP4 and QuickTime containers (remuxed, not re-encoded)
+    const remux = async (format: 'mp4' | 'mov'): Promise<Buffer> => {
+      const mb = await import('mediabunny');
+      const output = new mb.Output({ format: format === 'mp4' ? new mb.Mp4OutputFormat() : new mb.MovOutputFormat(), target: new mb.BufferTarget() });
+      const conv = await mb.Conversion.init({ input: new mb.Input({ source: new mb.BufferSource(webm), formats: mb.ALL_FORMATS }), output });
+      await conv.execute();
+      return Buffer.from(output.target.buffer!);
+    };
+    await srv.listen(); // the CDN serves the thumbnails
+    const files: [string, Buffer, string][] = [['canvas clip.webm', webm, 'webm'], ['canvas clip.mp4', await remux('mp4'), 'mp4'], ['canvas clip.mov', await remux('mov'), 'mov']];
+    for (const [name, bytes, format] of files) {
+      const { complete } = await uploadFile(c, bytes, name, { meta: { tags: ['clip'] } });
+      expect(complete.error, name).toBeUndefined();
+      const asset = complete.structured.asset as { kind: string; format: string; width: number; height: number; url: string; delivery: { thumbnail_url: string } };
+      expect(asset, name).toMatchObject({ kind: 'video', format, width: 320, height: 180, name, size_bytes: bytes.length, tags: ['clip'] });
+      // the thumbnail is a JPEG of a real frame (white text on a saturated hsl(h 70% 50%) background), not the video itself
+      expect(asset.delivery.thumbnail_url).not.toBe(asset.url);
+      const res = await fetch(asset.delivery.thumbnail_url);
+      expect(res.headers.get('content-type')).toBe('image/jpeg');
+      const thumb = await sharp(Buffer.from(await res.arrayBuffer())).stats();
+      const means = thumb.channels.slice(0, 3).map((ch) => ch.mean);
+      expect(Math.max(...means) - Math.min(...means), name).toBeGreaterThan(80);
+    }
     const videos = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, kind: 'video' });
-    expect((videos.structured.assets as { name: string }[]).map((a) => a.name)).toEqual(['canvas clip.webm']);
-  });
+    const found = videos.structured.assets as { name: string; thumbnail_url: string; url: string; orientation: string }[];
+    expect(found.map((a) => a.name).sort()).toEqual(['canvas clip.mov', 'canvas clip.mp4', 'canvas clip.webm']);
+    expect(found.every((a) => a.thumbnail_url !== a.url && a.orientation === 'landscape')).toBe(true);
+  }, 120_000);
 
   it('rejects a sha256 mismatch at complete and a wrong-sized chunk, storing nothing', async () => {
     const assetsBefore = await total();

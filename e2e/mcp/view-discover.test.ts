@@ -49,16 +49,24 @@ describe('svc_assets view and capabilities, svc_discover, tools/list', () => {
     expect(r.text).toContain('local/');
   });
 
-  it('discover resolves former names and publishes JSON Schemas', async () => {
+  it('discover lists actions without schemas, resolves former names and gives one action\'s full JSON Schema', async () => {
     const all = await c.call('svc_discover', 'discover', {});
-    const actions = all.structured.actions as { router: string; action: string; args_schema: { properties: Record<string, unknown> } }[];
+    const actions = all.structured.actions as { router: string; action: string; former_names: string[]; args_schema?: unknown }[];
     expect(actions.some((x) => x.router === 'svc_asset_library' && x.action === 'search')).toBe(true);
-    const search = actions.find((x) => x.action === 'search')!;
+    expect(actions.find((x) => x.action === 'scope')).toMatchObject({ router: 'svc_discover' });
+    expect(actions.every((x) => x.args_schema === undefined)).toBe(true);
+    // panel-only actions are offered to clients that render panels, as in tools/list
+    expect(actions.some((x) => x.router === 'svc_asset_panel')).toBe(false);
+    // one action named: its full schema, deprecated alias included
+    const one = await c.call('svc_discover', 'discover', { query: 'search_assets' });
+    const search = (one.structured.actions as { action: string; args_schema: { properties: Record<string, unknown> } }[])[0]!;
+    expect(search.action).toBe('search');
     expect(Object.keys(search.args_schema.properties)).toEqual(expect.arrayContaining(['query', 'mode', 'theme_id', 'brand_kit_id', 'cursor', 'limit']));
-    for (const [name, router, action] of [['search_assets', 'svc_asset_library', 'search'], ['import_asset', 'svc_asset_import', 'import'], ['view_asset', 'svc_assets', 'view'], ['svc_asset_library', 'svc_asset_library', 'search']]) {
+    for (const [name, router, action] of [['search_assets', 'svc_asset_library', 'search'], ['import_asset', 'svc_asset_import', 'import'], ['view_asset', 'svc_assets', 'view'], ['svc_asset_library', 'svc_asset_library', 'search'], ['list_themes', 'svc_discover', 'scope']]) {
       const r = await c.call('svc_discover', 'discover', { query: name, include_schemas: false });
-      const first = (r.structured.actions as { router: string; action: string; args_schema: unknown }[])[0];
-      expect(first, name).toMatchObject({ router, action, args_schema: null });
+      const first = (r.structured.actions as { router: string; action: string; args_schema?: unknown }[])[0];
+      expect(first, name).toMatchObject({ router, action });
+      expect(first?.args_schema).toBeUndefined();
       expect(r.text).toContain(router);
     }
     const none = await c.call('svc_discover', 'discover', { query: 'teleport_spaceship' });
@@ -68,9 +76,12 @@ describe('svc_assets view and capabilities, svc_discover, tools/list', () => {
   it('lists router tools with truthful annotations and an {action, args} schema', async () => {
     const { tools } = await c.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect(byName.get('svc_asset_library')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(byName.get('svc_asset_import')?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
-    expect(byName.get('svc_discover')?.annotations?.readOnlyHint).toBe(true);
+    // hints equal to MCP's defaults are left out (ToolAnnotations: readOnly false, destructive true, idempotent false, openWorld true)
+    const hints = (name: string): Record<string, unknown> => ({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true, ...byName.get(name)?.annotations });
+    expect(hints('svc_asset_library')).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(hints('svc_asset_import')).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+    expect(hints('svc_asset_manage')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(hints('svc_discover').readOnlyHint).toBe(true);
     const schema = byName.get('svc_asset_library')!.inputSchema as unknown as { properties: { action: { enum: string[] } } };
     expect(schema.properties.action.enum).toContain('search');
   });

@@ -103,7 +103,7 @@ test('picker end to end by keyboard only: search, move, select 3 in order, confi
   const ctxParams = ctx[0]!.params as { content: { text: string }[]; structuredContent: { picker_id: string; selection: { id: string; name: string; original_url: string }[] } };
   expect(ctxParams.structuredContent.picker_id).toBe(sc.picker_id);
   expect(ctxParams.structuredContent.selection.map((s) => s.id)).toEqual(chosen);
-  for (const s of ctxParams.structuredContent.selection) expect(s.original_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cdn\/[0-9a-f]{64}\.jpg$/);
+  for (const s of ctxParams.structuredContent.selection) expect(s.original_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/a\/[A-Za-z0-9_-]{22}\.jpg$/);
   // 3. the user message lists them in the same order
   const msgs = await atelier.events('ui/message');
   expect(msgs).toHaveLength(1);
@@ -188,7 +188,7 @@ test('picker shape filter: portrait narrows the grid and the category counts', a
   await importNature(atelier.client, tenant.workspace_id);
   const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id });
   await expect(view.getByTestId('match-count')).toHaveText('8 assets');
-  await expect(view.getByTestId('shape-any')).toHaveAttribute('aria-pressed', 'true');
+  await expect(view.getByRole('radio', { name: 'Any shape' })).toBeChecked();
   await view.getByTestId('shape-portrait').click();
   // cyclamen (512×848) is the only portrait photo of the eight
   await expect(view.getByTestId('match-count')).toHaveText('1 asset');
@@ -203,7 +203,7 @@ test('picker opened with the agent\'s orientation shows that shape selected', as
   const { tenant } = atelier.server;
   await importNature(atelier.client, tenant.workspace_id);
   const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id, orientation: 'portrait' });
-  await expect(view.getByTestId('shape-portrait')).toHaveAttribute('aria-pressed', 'true');
+  await expect(view.getByRole('radio', { name: 'Portrait' })).toBeChecked();
   await expect(view.getByTestId('match-count')).toHaveText('1 asset');
   await expect(view.getByTestId('facets')).toContainText('All 1');
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ASSET_TAXONOMY } from '../../shared/schemas/asset.ts';
 import type { App } from '../../server/app.ts';
 import type { Scope } from '../../server/domain/scope.ts';
@@ -61,7 +61,7 @@ export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: 
         source: 'seed',
         source_url: null,
         provenance: null,
-        source_sha256: `${t.row.source_sha256.slice(0, 40)}${num.padStart(24, '0')}`,
+        source_sha256: `${t.row.source_sha256.slice(0, 40)}${createHash('sha256').update(`${opts.prefix}-${num}`).digest('hex').slice(0, 24)}`, // unique per prefix and number
         enrichment_status: 'skipped',
         created_at: new Date(base + i * 1000).toISOString(),
         renditions: t.renditions.map(({ asset_seq: _seq, ...r }) => r),

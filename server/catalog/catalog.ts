@@ -5,7 +5,7 @@ import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { ServiceError } from '../errors.ts';
-import type { CatalogDeps } from './deps.ts';
+import type { CatalogDeps, CatalogSearchDeps } from './deps.ts';
 import { createProductIndexer } from './indexer.ts';
 import { adminEndpoint, createAdminGraphqlClient, type AdminGraphqlClient } from './shopify-admin.ts';
 
@@ -33,21 +33,23 @@ export interface Catalog {
    * @throws ServiceError invalid_argument when no shop or access token is configured
    */
   adminClient(shop?: string | null, storeShop?: string | null): { client: AdminGraphqlClient; endpoint: string };
+  /** Start the background backfill of products without a vector for the current model (serve/start only). */
+  start(): void;
   close(): Promise<void>;
 }
 
 /**
- * Build the catalog: product queries, the embedding indexer (background backfill of products without
- * a vector for the current model starts at once) and the deps the router and CLI use.
+ * Build the catalog: product queries, the embedding indexer (its background backfill of products
+ * without a vector for the current model starts with `start`) and the deps the router and CLI use.
  */
-export function createCatalog(opts: { db: Database; tenancy: TenancyQueries; cursors: CursorCodec; embedder: TextEmbedder | null; shopify: ShopifySettings; log: Logger }): Catalog {
+export function createCatalog(opts: { db: Database; tenancy: TenancyQueries; cursors: CursorCodec; embedder: TextEmbedder | null; shopify: ShopifySettings; log: Logger; search: CatalogSearchDeps }): Catalog {
   let current = opts.embedder;
   const products = createProductQueries(opts.db);
   const indexer = createProductIndexer(products, () => current, opts.log);
-  const deps: CatalogDeps = { products, tenancy: opts.tenancy, cursors: opts.cursors, embedder: () => current, indexer, log: opts.log };
-  indexer.schedule(null);
+  const deps: CatalogDeps = { products, tenancy: opts.tenancy, cursors: opts.cursors, embedder: () => current, indexer, log: opts.log, search: opts.search };
   return {
     deps,
+    start: () => indexer.schedule(null),
     setEmbedder(e) {
       current = e;
       indexer.schedule(null);

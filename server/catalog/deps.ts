@@ -1,4 +1,8 @@
+import type { LexicalIndexes } from '../db/lexical-index.ts';
 import type { ProductQueries } from '../db/products.ts';
+import type { SynonymQueries } from '../db/synonyms.ts';
+import type { CalibrationQueries } from '../db/vector-calibrations.ts';
+import type { Thesaurus } from '../domain/concepts.ts';
 import type { TenancyQueries } from '../db/tenancy.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
@@ -14,4 +18,16 @@ export interface CatalogDeps {
   embedder(): TextEmbedder | null;
   indexer: ProductIndexer;
   log: Logger;
+  /** the search slice shared with the asset library */
+  search: CatalogSearchDeps;
+}
+
+/** What product search shares with asset search: the lexical port, synonym lists, WordNet, calibration. */
+export interface CatalogSearchDeps {
+  lexical: LexicalIndexes;
+  synonyms: SynonymQueries;
+  thesaurus: () => Promise<Thesaurus | null>;
+  calibrations: CalibrationQueries;
+  /** family-wise false-match rate of semantic acceptance */
+  matchAlpha: number;
 }

@@ -1,22 +1,54 @@
+import { stemmer } from 'stemmer';
 import type { ListProductsArgs, ListProductsResult, ProductSearchMode } from '../../shared/schemas/product.ts';
 import type { ProductFilters, StoreScope } from '../db/products.ts';
-import { trimNeighbours } from '../domain/catalog.ts';
-import { buildMatch, queryTerms } from '../domain/fts-query.ts';
-import { reciprocalRankFusion } from '../domain/rrf.ts';
+import { acceptanceScore, estimateTextNull, isStale, SAMPLE_DOCS, semanticRelevance, standardScore, type NullModel } from '../domain/calibration.ts';
+import { STOP_WORDS } from '../domain/fts-query.ts';
+import { fuse, type Fused } from '../domain/fusion.ts';
+import { correctedQuery, runLexical, type LexicalResult } from '../domain/lexical.ts';
 import { ServiceError } from '../errors.ts';
+import type { TextEmbedder } from '../providers/embedder-types.ts';
 import type { CatalogDeps } from './deps.ts';
 
 /** Candidates per ranked list (lexical, KNN) before fusion and paging. */
 const RANKED_DEPTH = 500;
+/** Suggestions are offered when a query has fewer matches than this, at most `MAX_SUGGESTIONS`. */
+const FEW_MATCHES = 3;
+const MAX_SUGGESTIONS = 5;
+const MIN_SUGGESTION_RELEVANCE = 0.1;
 
 type Ref = { seq: number; gid: string; handle: string };
 
 /**
- * `list_products` (spec §4.8). Browse (no query, no related id) orders by title. Lexical is FTS5/BM25
- * requiring all terms, falling back to any term when that finds nothing. Semantic is KNN over product
- * embeddings, trimmed to neighbours near the best one (`trimNeighbours`); hybrid fuses both lists with RRF (k = 60). Related ranks by embedding distance from the
- * given product, else by shared collections, type and tags. Whenever the embedder is missing, failing
- * or still indexing the store, semantic and hybrid return lexical results with `degraded_from` (rule 9).
+ * The null model of a store's product vectors under the current model (domain/calibration.ts),
+ * estimated on first use and again when the store's embedded products changed by a quarter.
+ * @throws what the embedder throws
+ */
+async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder, items: number): Promise<NullModel | null> {
+  const key = `product:${e.modelId}:${e.dimensions}`;
+  const stored = deps.search.calibrations.get(key, scope.storeId);
+  if (stored && !isStale(stored, items)) return stored;
+  const docs = deps.products.embeddingSample(scope, e.modelId, e.dimensions, SAMPLE_DOCS).map((d) => ({ text: d.text, vector: d.vector }));
+  const thesaurus = await deps.search.thesaurus();
+  const model = await estimateTextNull({ docs, items, embed: (t) => e.embed(t), background: thesaurus?.frequentNouns(200) ?? [], stop: STOP_WORDS, stem: stemmer });
+  if (model) deps.search.calibrations.put(key, scope.storeId, model);
+  return model;
+}
+
+/**
+ * `list_products` (spec §4.8) under the honest results contract: `items` and `total` hold matches
+ * only, each with a relevance in [0, 1] and how it matched; near non-matches come back apart as
+ * `suggestions` when a query matches nothing or very little.
+ * - Browse (no query, no related id) orders by title.
+ * - Lexical runs the shared planner (domain/lexical.ts): exact words, an unfinished last word, typo
+ *   correction, WordNet concepts and the store's synonym list.
+ * - Semantic is KNN over product embeddings, a hit accepted only when its similarity is significant
+ *   under the store's calibrated null model (domain/calibration.ts).
+ * - Hybrid fuses both (domain/fusion.ts): a complete lexical match always ranks above a
+ *   semantic-only one.
+ * - Related ranks by embedding distance from the given product (calibrated the same way), else by
+ *   shared collections, type and tags.
+ * Whenever the embedder is missing, failing or still indexing the store, semantic and hybrid return
+ * lexical results with `degraded_from` (rule 9).
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.related_to_product_id)
  */
 export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: ListProductsArgs, signal?: AbortSignal): Promise<ListProductsResult> {
@@ -33,83 +65,108 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
 
   let mode: ProductSearchMode = args.search_mode;
   let degradedFrom: ProductSearchMode | null = null;
-  let page: Ref[];
-  let total: number;
+  let ranked: Fused[] | null = null;
+  let lexical: LexicalResult | null = null;
+  let browse: { rows: Ref[]; total: number } | null = null;
 
-  const fromRanked = (seqs: number[]): void => {
-    total = seqs.length;
-    page = products.bySeqs(scope, seqs.slice(offset, offset + limit + 1));
-  };
-  const lexicalSeqs = (q: string): number[] => {
-    const terms = queryTerms(q);
-    const all = buildMatch(terms, 'AND', null);
-    let seqs = all ? products.ftsSeqs(scope, all, filters, RANKED_DEPTH) : [];
-    if (seqs.length === 0 && terms.length > 1) seqs = products.ftsSeqs(scope, buildMatch(terms, 'OR', null)!, filters, RANKED_DEPTH);
-    return seqs;
-  };
-  /** The query vector, or null when semantic search cannot answer now (then we degrade). */
-  const queryVector = async (text: string): Promise<{ vector: Float32Array; modelId: string } | null> => {
+  /** The embedder when the store is fully embedded under it (else schedule indexing; null = degrade). */
+  const readyEmbedder = (): TextEmbedder | null => {
     const e = deps.embedder();
     if (!e) return null;
     if (!deps.indexer.complete(scope.storeId, e)) {
       deps.indexer.schedule(scope.storeId);
       return null;
     }
+    return e;
+  };
+  /** Calibrated KNN relevance from a query vector; null when semantic search cannot answer now. */
+  const knn = async (e: TextEmbedder, vector: Float32Array, f: ProductFilters): Promise<{ seq: number; relevance: number }[] | null> => {
+    const items = products.embeddingCount(scope, e.modelId, e.dimensions);
+    let model: NullModel | null;
     try {
-      const [v] = await e.embed([text], signal);
-      return v && v.length === e.dimensions ? { vector: v, modelId: e.modelId } : null;
+      model = await productNull(deps, scope, e, items);
     } catch (err) {
-      deps.log.warn({ err: (err as Error).message }, 'query embedding failed; list_products degrades to lexical');
+      deps.log.warn({ err: (err as Error).message }, 'semantic calibration failed; list_products degrades to lexical');
       return null;
     }
+    const accept = acceptanceScore(items, deps.search.matchAlpha);
+    return products.knn(scope, e.modelId, vector, f, RANKED_DEPTH).map((h) => ({ seq: h.seq, relevance: model ? semanticRelevance(standardScore(model, 1 - h.distance), accept) : 0 }));
   };
 
   if (args.related_to_product_id) {
     const source = products.byGids(scope, [args.related_to_product_id]).get(args.related_to_product_id);
     if (!source) throw new ServiceError('not_found', 'args.related_to_product_id', `product ${args.related_to_product_id} does not exist in store ${scope.storeId}`);
     const rf = { ...filters, excludeSeq: source.seq };
-    const e = mode === 'lexical' ? null : deps.embedder();
-    const vector = e && deps.indexer.complete(scope.storeId, e) ? products.embeddingOf(source.seq, e.modelId, e.dimensions) : null;
-    if (e && vector) {
-      fromRanked(trimNeighbours(products.knn(scope, e.modelId, vector, rf, RANKED_DEPTH)).map((h) => h.seq));
+    const e = mode === 'lexical' ? null : readyEmbedder();
+    const vector = e ? products.embeddingOf(source.seq, e.modelId, e.dimensions) : null;
+    const hits = e && vector ? await knn(e, vector, rf) : null;
+    if (hits) {
+      ranked = fuse(null, hits);
     } else {
       if (mode !== 'lexical') {
-        if (e) deps.indexer.schedule(scope.storeId);
         degradedFrom = mode;
         mode = 'lexical';
       }
-      fromRanked(products.relatedByAttributes(scope, source, rf, RANKED_DEPTH));
+      // shared collections, type and tags: every listed product shares something with the source
+      ranked = products.relatedByAttributes(scope, source, rf, RANKED_DEPTH).map((seq) => ({ seq, relevance: 0.5, matchedBy: ['text'], match: true }));
     }
   } else if (!query) {
-    const r = products.browse(scope, filters, offset, limit + 1);
-    page = r.rows;
-    total = r.total;
+    browse = products.browse(scope, filters, offset, limit + 1);
     // Browsing ranks nothing, so it needs no semantic infrastructure: report lexical, never degraded.
     mode = 'lexical';
-  } else if (mode === 'lexical') {
-    const terms = queryTerms(query);
-    const all = buildMatch(terms, 'AND', null);
-    let r = all ? products.searchFts(scope, all, filters, offset, limit + 1) : { rows: [], total: 0 };
-    if (r.total === 0 && terms.length > 1) r = products.searchFts(scope, buildMatch(terms, 'OR', null)!, filters, offset, limit + 1);
-    page = r.rows;
-    total = r.total;
   } else {
-    const qv = await queryVector(query);
-    if (!qv) {
+    let vector: { e: TextEmbedder; v: Float32Array } | null = null;
+    if (mode !== 'lexical') {
+      const e = readyEmbedder();
+      try {
+        const [v] = e ? await e.embed([query], signal) : [];
+        vector = e && v && v.length === e.dimensions ? { e, v } : null;
+      } catch (err) {
+        deps.log.warn({ err: (err as Error).message }, 'query embedding failed; list_products degrades to lexical');
+      }
+    }
+    const semantic = vector ? (vector.v.some((x) => x !== 0) ? await knn(vector.e, vector.v, filters) : []) : null;
+    if (mode !== 'lexical' && !semantic) {
       degradedFrom = mode;
       mode = 'lexical';
-      fromRanked(lexicalSeqs(query));
-    } else {
-      const knn = trimNeighbours(products.knn(scope, qv.modelId, qv.vector, filters, RANKED_DEPTH)).map((h) => h.seq);
-      fromRanked(mode === 'semantic' ? knn : reciprocalRankFusion([lexicalSeqs(query), knn]).map((f) => f.id));
     }
+    if (mode !== 'semantic') {
+      lexical = await runLexical(query, deps.search.lexical.products(scope, filters), {
+        column: null,
+        thesaurus: await deps.search.thesaurus(),
+        typos: true,
+        synonyms: deps.search.synonyms.forStore(scope, scope.storeId),
+        depth: RANKED_DEPTH,
+      }, offset + limit + 1);
+    }
+    ranked = fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic);
   }
 
-  const hasMore = page!.length > limit;
-  const items = page!.slice(0, limit).map((r) => ({ product_id: r.gid, handle: r.handle }));
+  let refs: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }[];
+  let total: number;
+  let suggestions: Fused[] = [];
+  if (browse) {
+    refs = browse.rows.map((r) => ({ seq: r.seq, relevance: null, matchedBy: null }));
+    total = browse.total;
+  } else {
+    const matches = ranked!.filter((f) => f.match);
+    total = matches.length + (lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0);
+    refs = matches.slice(offset, offset + limit + 1);
+    if (offset === 0 && query && matches.length < FEW_MATCHES) suggestions = ranked!.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
+  }
+  const rows = new Map(products.bySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]).map((r) => [r.seq, r]));
+  const ref = (r: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
+    const row = rows.get(r.seq);
+    return row ? [{ product_id: row.gid, handle: row.handle, relevance: r.relevance, matched_by: r.matchedBy }] : [];
+  };
+  const hasMore = refs.length > limit || (!browse && offset + limit < total);
+  const items = refs.slice(0, limit).flatMap(ref);
   return {
     items,
-    total: total!,
+    total,
+    suggestions: suggestions.flatMap(ref),
+    corrected_query: query && lexical ? correctedQuery(query, lexical.corrections) : null,
+    expanded_terms: lexical?.expanded ?? [],
     returned: items.length,
     has_more: hasMore,
     next_cursor: hasMore ? cursors.encode(cursorKey, { offset: offset + limit, snapshot: state.snapshot }) : null,

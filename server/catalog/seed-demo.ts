@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { App } from '../app.ts';
 import type { Scope } from '../domain/scope.ts';
+import { packagePath } from '../package-root.ts';
 import type { TenantBundle } from '../tenancy/admin.ts';
 import { importCatalogFile } from './import-file.ts';
 
 /** Shopify's demo product CSVs committed with the repo (apparel, home-and-garden, jewelery). */
-export const DEMO_CATALOG_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'demo', 'catalog');
+export const DEMO_CATALOG_DIR = packagePath('demo', 'catalog');
 
 /** "home-and-garden" → "Home And Garden". */
 const titleOf = (handle: string): string => handle.split('-').map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w)).join(' ');
@@ -18,7 +18,7 @@ const titleOf = (handle: string): string => handle.split('-').map((w) => (w ? w[
  * after the file (`apparel`, `home-and-garden`, `jewelery`). Idempotent: GIDs are stable, and when the
  * files are unchanged since the last seed (sha256 kept in settings) nothing is written.
  */
-export async function seedDemoCatalog(app: App, bundle: TenantBundle, scope: Scope, dir = DEMO_CATALOG_DIR): Promise<void> {
+export async function seedDemoCatalog(app: App, bundle: Pick<TenantBundle, 'store_id'>, scope: Scope, dir = DEMO_CATALOG_DIR): Promise<void> {
   if (!fs.existsSync(dir)) return;
   const files = fs.readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.csv')).sort();
   const hash = createHash('sha256');

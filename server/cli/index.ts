@@ -6,10 +6,12 @@ import { ConfigError } from '../config.ts';
 import { createOperatorQueries } from '../db/tenancy.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerCreditCommands } from './credits.ts';
+import { registerTenancyCommands } from './tenancy.ts';
+import { registerSynonymCommands } from './synonyms.ts';
 import { collectBlobGarbage } from '../storage/blob-gc.ts';
 import { storeAsset } from '../library/import.ts';
-import { boot, serveHttp, serveStdio } from '../main.ts';
-import { listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
+import { boot, serveHttp, serveStdio, type Running } from '../main.ts';
+import { DEMO_IMAGES_DIR, listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
 import { createApiKey, createTenant, createWorkspace } from '../tenancy/admin.ts';
 
 /** Print a result as JSON (`--json`) or as `key: value` lines. Output goes to stdout on purpose: it is the command's result. */
@@ -29,6 +31,28 @@ function progressBar(total: number): { tick(label: string): void; stop(): void }
   return { tick: (label) => bar.increment(1, { label }), stop: () => bar.stop() };
 }
 
+/**
+ * Stop gracefully and exit 0 on SIGTERM, SIGINT or (stdio) the end of stdin; a second signal exits at once
+ * (code 130). A stop that fails exits 1.
+ */
+function exitOnStop(running: Running): void {
+  let signalled = false;
+  const stop = (): void => {
+    void running.stop().then(() => process.exit(0), (err: unknown) => {
+      running.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  const onSignal = (): void => {
+    if (signalled) process.exit(130);
+    signalled = true;
+    stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  void running.clientGone.then(stop);
+}
+
 const program = new Command('atelier')
   .description('Atelier: MCP server with an image asset library and a product catalog for storefront-building agents.\nConfiguration comes from ATELIER_* environment variables (see README).')
   .showHelpAfterError();
@@ -42,42 +66,45 @@ program
   .action(async (o: { stdio?: boolean; port?: number }) => {
     const { app, log } = boot();
     const running = o.stdio ? await serveStdio(app, log, o.port) : await serveHttp(app, log, o.port);
-    const stop = (): void => void running.stop().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    exitOnStop(running);
   });
 
 program
   .command('start')
-  .description('npm start: serve HTTP on 127.0.0.1, seeding the demo workspace on first start, and print how to connect')
+  .description('npm start: serve HTTP on 127.0.0.1, seeding the demo workspace on first start, and print how to connect (the demo API key is shown once, at creation)')
   .option('--port <n>', 'listen port', (v) => Number.parseInt(v, 10))
-  .action(async (o: { port?: number }) => {
+  .option('--new-key', 'mint a new demo API key and print it (keys are stored only as hashes, so an earlier key cannot be shown again)')
+  .action(async (o: { port?: number; newKey?: boolean }) => {
     const { app, log } = boot();
-    const demo = await seedDemo(app, { extraSteps: [] });
+    const demo = await seedDemo(app, { extraSteps: [], newKey: !!o.newKey });
     const running = await serveHttp(app, log, o.port);
-    const config = { mcpServers: { atelier: { type: 'http', url: running.http.mcpUrl, headers: { Authorization: `Bearer ${demo.api_key}` } } } };
+    const key = demo.api_key ?? '<your demo API key>';
+    const config = { mcpServers: { atelier: { type: 'http', url: running.http.mcpUrl, headers: { Authorization: `Bearer ${key}` } } } };
+    const keyLine = demo.api_key
+      ? `${demo.api_key}  (shown once: only its hash is stored; save it now)`
+      : 'not shown (it was printed when it was created; only its hash is stored). Lost it? Restart with `npm start -- --new-key` to mint a new one.';
     process.stderr.write(
-      `\nAtelier is running.\n  MCP URL:      ${running.http.mcpUrl}\n  API key:      ${demo.api_key}\n  workspace_id: ${demo.workspace_id}\n  theme_id:     ${demo.theme_id}\n  store_id:     ${demo.store_id}\n` +
+      `\nAtelier is running.\n  MCP URL:      ${running.http.mcpUrl}\n  API key:      ${keyLine}\n  workspace_id: ${demo.workspace_id}\n  theme_id:     ${demo.theme_id}\n  store_id:     ${demo.store_id}\n` +
       `  demo library: ${demo.imported} imported now, ${demo.skipped} already present${demo.failed.length ? `, ${demo.failed.length} failed` : ''}\n\nClient config (paste into an MCP client):\n${JSON.stringify(config, null, 2)}\n\n`,
     );
-    const stop = (): void => void running.stop().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    exitOnStop(running);
   });
 
 program
   .command('seed-demo')
-  .description('create the demo tenant/workspace/theme/store/key and import the demo photos (idempotent)')
-  .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id","api_key"}')
-  .action(async (o: { json?: boolean }) => {
+  .description('create the demo tenant/workspace/theme/store/key and import the demo photos (idempotent); the demo API key is printed once, when created')
+  .option('--new-key', 'mint a new API key for the demo tenant and print it (keys are stored only as hashes)')
+  .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id","api_key"} (api_key null unless created or minted by this run)')
+  .action(async (o: { json?: boolean; newKey?: boolean }) => {
     const { app } = boot();
-    const bar = progressBar(listImageFiles(path.resolve('demo/images')).length);
-    const r = await seedDemo(app, { onProgress: (_d, _t, f) => bar.tick(path.basename(f)) });
+    const bar = progressBar(listImageFiles(DEMO_IMAGES_DIR).length);
+    const r = await seedDemo(app, { newKey: !!o.newKey, onProgress: (_d, _t, f) => bar.tick(path.basename(f)) });
     bar.stop();
     await app.close();
     const { tenant_id, workspace_id, theme_id, store_id, api_key } = r;
+    const keyText = api_key ? `${api_key} (shown once: only its hash is stored)` : 'not shown (printed when it was created; only its hash is stored) — run `atelier seed-demo --new-key` to mint a new one';
     emit(!!o.json, { tenant_id, workspace_id, theme_id, store_id, api_key },
-      `tenant_id: ${tenant_id}\nworkspace_id: ${workspace_id}\ntheme_id: ${theme_id}\nstore_id: ${store_id}\napi_key: ${api_key}\nimported: ${r.imported}, already present: ${r.skipped}${r.failed.length ? `\nfailed:\n  ${r.failed.join('\n  ')}` : ''}`);
+      `tenant_id: ${tenant_id}\nworkspace_id: ${workspace_id}\ntheme_id: ${theme_id}\nstore_id: ${store_id}\napi_key: ${keyText}\nimported: ${r.imported}, already present: ${r.skipped}${r.failed.length ? `\nfailed:\n  ${r.failed.join('\n  ')}` : ''}`);
   });
 
 const tenant = program.command('tenant').description('manage tenants');
@@ -187,13 +214,15 @@ program
   .action(async (o: { graceMinutes?: number; json?: boolean }) => {
     const { app } = boot();
     const graceMs = o.graceMinutes !== undefined ? o.graceMinutes * 60_000 : app.config.env.ATELIER_BLOB_GC_GRACE_MS;
-    const r = await collectBlobGarbage({ blobs: app.library.blobs, referenced: app.library.assets.blobReferenced, graceMs });
+    const r = await collectBlobGarbage({ blobs: app.library.blobs, referenced: app.library.assets.blobReferenced, graceMs, hooks: app.library.testHooks });
     await app.close();
     emit(!!o.json, { ...r }, `scanned ${r.scanned} blobs; removed ${r.removed} (${(r.removed_bytes / 1048576).toFixed(1)} MiB); kept ${r.kept_recent} unreferenced within the grace period`);
   });
 
 registerCatalogCommands(program, { emit, fail });
+registerTenancyCommands(program, { emit, fail }, { workspace, keys });
 registerCreditCommands(program, { emit, fail });
+registerSynonymCommands(program, { emit, fail });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof ConfigError) fail(e.message);

@@ -9,10 +9,17 @@ export interface FacetCount { category: string | null; subtype: string | null; n
 /**
  * Facet counts for the picker's category browser (`svc_asset_panel` `facets`). Counts come from one
  * GROUP BY over the scoped assets (index `assets_scope_category`), optionally restricted to an FTS5
- * MATCH expression (built by `domain/fts-query.ts`), a kind and an orientation.
+ * MATCH expression, a kind and an orientation; or over a given set of assets (a query's matches).
  */
 export function createAssetFacetQueries(db: Database) {
   return {
+    /** Counts over given assets of the scope (a query's matches). */
+    countsOf(scope: Scope, seqs: number[]): FacetCount[] {
+      if (seqs.length === 0) return [];
+      return db.prepare(`SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a
+          WHERE a.tenant_id = ? AND a.workspace_id = ? AND a.seq IN (SELECT value FROM json_each(?)) GROUP BY a.category, a.subtype`)
+        .all(scope.tenantId, scope.workspaceId, JSON.stringify(seqs)) as FacetCount[];
+    },
     /** @param match FTS5 MATCH expression or null for the whole library */
     counts(scope: Scope, opts: { match: string | null; kind?: string | undefined; orientation?: Orientation | undefined }): FacetCount[] {
       const params: unknown[] = [];

@@ -18,6 +18,8 @@ export interface AssetRow {
   source_sha256: string;
   converted_from: string | null;
   name: string;
+  /** readable words of the file name (domain/alt-text.ts nameWords), indexed with it; null until computed */
+  name_words: string | null;
   alt_text: string | null;
   tags: string;
   auto_tags: string;
@@ -68,7 +70,8 @@ export function orientationSql(orientation: Orientation, alias = 'a'): string {
 /** `settings` key of the highest asset seq ever used (kept when that asset is deleted). */
 const SEQ_HIGH_WATER = 'asset_seq_high_water';
 
-function filterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown[] } {
+/** SQL conditions (` AND …`) and parameters of asset filters on `${alias}`. */
+export function assetFilterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (f.kind) { parts.push(`${alias}.kind = ?`); params.push(f.kind); }
@@ -90,11 +93,11 @@ export function createAssetQueries(db: Database) {
     // reused seq would slip into the snapshot of cursors taken before the deletion (see raiseHighWater).
     insert: db.prepare(
       `INSERT INTO assets (seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
-         converted_from, name, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance, enrichment_status, created_at)
+         converted_from, name, name_words, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance, enrichment_status, created_at)
        VALUES (
          max(coalesce((SELECT max(seq) FROM assets), 0), coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = '${SEQ_HIGH_WATER}'), 0)) + 1,
          @id, @tenant_id, @workspace_id, @kind, @format, @mime_type, @width, @height, @size_bytes, @sha256, @source_sha256,
-         @converted_from, @name, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`,
+         @converted_from, @name, @name_words, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`,
     ),
     raiseHighWater: db.prepare(
       `INSERT INTO settings (key, value) SELECT '${SEQ_HIGH_WATER}', CAST(m AS TEXT) FROM (SELECT max(seq) AS m FROM assets) WHERE m IS NOT NULL
@@ -109,12 +112,17 @@ export function createAssetQueries(db: Database) {
     renditions: db.prepare('SELECT * FROM asset_renditions WHERE asset_seq = ? ORDER BY role, width'),
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = ? AND workspace_id = ?'),
     updateMeta: db.prepare(
-      `UPDATE assets SET name = @name, tags = @tags, purpose = @purpose, category = @category, subtype = @subtype, user_fields = @user_fields,
+      `UPDATE assets SET name = @name, name_words = @name_words, tags = @tags, purpose = @purpose, category = @category, subtype = @subtype, user_fields = @user_fields,
          alt_text = CASE WHEN @alt_machine = 1 THEN (SELECT machine_alt_text FROM asset_enrichment WHERE asset_seq = @seq) ELSE @alt_text END
        WHERE seq = @seq AND tenant_id = @tenant_id AND workspace_id = @workspace_id`,
     ),
     deleteOne: db.prepare('DELETE FROM assets WHERE seq = ? AND tenant_id = ? AND workspace_id = ?'),
     blobReferenced: db.prepare('SELECT 1 FROM assets WHERE sha256 = ? UNION ALL SELECT 1 FROM asset_renditions WHERE sha256 = ? LIMIT 1'),
+    // a range over the sha256 indexes: every hex digit sorts below 'g'
+    blobsByPrefix: db.prepare(
+      `SELECT sha256 FROM assets WHERE sha256 >= @lo AND sha256 < @hi
+       UNION SELECT sha256 FROM asset_renditions WHERE sha256 >= @lo AND sha256 < @hi LIMIT 2`,
+    ),
     byName: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND name = ? ORDER BY seq DESC'),
     ownsBlob: db.prepare(
       `SELECT 1 FROM assets WHERE tenant_id = ? AND workspace_id = ? AND sha256 = ?
@@ -151,9 +159,9 @@ export function createAssetQueries(db: Database) {
      * Replace the user-editable metadata of one asset of the workspace (the FTS row follows by trigger).
      * `alt_text: 'machine'` takes the machine alt text of enrichment (null when not analysed yet).
      */
-    updateMetadata(scope: Scope, seq: number, m: { name: string; alt_text: string | null | 'machine'; tags: string[]; purpose: string | null; category: string | null; subtype: string | null; user_fields: string[] }): void {
+    updateMetadata(scope: Scope, seq: number, m: { name: string; name_words: string; alt_text: string | null | 'machine'; tags: string[]; purpose: string | null; category: string | null; subtype: string | null; user_fields: string[] }): void {
       s.updateMeta.run({
-        seq, tenant_id: scope.tenantId, workspace_id: scope.workspaceId, name: m.name, tags: JSON.stringify(m.tags), purpose: m.purpose,
+        seq, tenant_id: scope.tenantId, workspace_id: scope.workspaceId, name: m.name, name_words: m.name_words, tags: JSON.stringify(m.tags), purpose: m.purpose,
         category: m.category, subtype: m.subtype, user_fields: JSON.stringify(m.user_fields),
         alt_machine: m.alt_text === 'machine' ? 1 : 0, alt_text: m.alt_text === 'machine' ? null : m.alt_text,
       });
@@ -169,8 +177,31 @@ export function createAssetQueries(db: Database) {
         return seqs.reduce((n, seq) => n + s.deleteOne.run(seq, scope.tenantId, scope.workspaceId).changes, 0);
       })();
     },
+    /**
+     * Fill `name_words` of rows written before migration 0022 (the FTS row follows by trigger), in
+     * batches of 500. @returns rows updated
+     */
+    backfillNameWords(words: (name: string) => string): number {
+      const pick = db.prepare('SELECT seq, name FROM assets WHERE name_words IS NULL LIMIT 500');
+      const set = db.prepare('UPDATE assets SET name_words = ? WHERE seq = ?');
+      let n = 0;
+      for (;;) {
+        const rows = pick.all() as { seq: number; name: string }[];
+        if (rows.length === 0) return n;
+        db.transaction(() => { for (const r of rows) set.run(words(r.name), r.seq); })();
+        n += rows.length;
+      }
+    },
     /** Whether any asset or rendition of any workspace references a blob (the CDN serves only those). */
     blobReferenced: (sha: string): boolean => s.blobReferenced.get(sha, sha) !== undefined,
+    /**
+     * The full sha256 of the referenced blob whose hash starts with `prefix` (hex; a short CDN key's 128
+     * bits or a whole hash), or null when none or, against all odds, two referenced blobs share it.
+     */
+    resolveBlob: (prefix: string): string | null => {
+      const rows = s.blobsByPrefix.all({ lo: prefix, hi: `${prefix}g` }) as { sha256: string }[];
+      return rows.length === 1 ? rows[0]!.sha256 : null;
+    },
     /** Highest seq in the workspace: the snapshot bound of a new result set. */
     maxSeq: (scope: Scope) => (s.maxSeq.get(scope.tenantId, scope.workspaceId) as { m: number }).m,
 
@@ -186,43 +217,13 @@ export function createAssetQueries(db: Database) {
 
     /** Browse newest first. @returns one page and the total under the filters */
     browse(scope: Scope, f: AssetFilters, offset: number, limit: number): { rows: AssetRow[]; total: number } {
-      const w = filterSql(f);
+      const w = assetFilterSql(f);
       const base = `FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?${w.sql}`;
       const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(scope.tenantId, scope.workspaceId, ...w.params) as { n: number }).n;
       const rows = db
         .prepare(`SELECT a.* ${base} ORDER BY a.created_at DESC, a.seq DESC LIMIT ? OFFSET ?`)
         .all(scope.tenantId, scope.workspaceId, ...w.params, limit, offset) as AssetRow[];
       return { rows, total };
-    },
-
-    /**
-     * FTS5 search (Porter-stemmed, migration 0010) ranked by BM25 (column weights name 4, alt_text 2, tags 3, ocr_text 1; lower bm25 is
-     * better, so the score returned is −bm25). Ties break on newest first.
-     * @param match an FTS5 MATCH expression from `domain/fts-query.ts`
-     */
-    searchFts(scope: Scope, match: string, f: AssetFilters, offset: number, limit: number): { rows: (AssetRow & { score: number })[]; total: number } {
-      const w = filterSql(f);
-      const base = `FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid
-                    WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?${w.sql}`;
-      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(match, scope.tenantId, scope.workspaceId, ...w.params) as { n: number }).n;
-      const rows = db
-        .prepare(`SELECT a.*, -bm25(assets_fts, 4.0, 2.0, 3.0, 1.0) AS score ${base} ORDER BY score DESC, a.seq DESC LIMIT ? OFFSET ?`)
-        .all(match, scope.tenantId, scope.workspaceId, ...w.params, limit, offset) as (AssetRow & { score: number })[];
-      return { rows, total };
-    },
-
-    /** Ranked seqs of an FTS match (for fusion with other lists), best first, at most `k`. */
-    ftsSeqs(scope: Scope, match: string, f: AssetFilters, k: number): number[] {
-      const w = filterSql(f);
-      return (
-        db
-          .prepare(
-            `SELECT a.seq FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid
-             WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?${w.sql}
-             ORDER BY bm25(assets_fts, 4.0, 2.0, 3.0, 1.0), a.seq DESC LIMIT ?`,
-          )
-          .all(match, scope.tenantId, scope.workspaceId, ...w.params, k) as { seq: number }[]
-      ).map((r) => r.seq);
     },
   };
 }

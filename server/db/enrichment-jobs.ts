@@ -11,6 +11,8 @@ export interface JobRow {
   kind: JobKind;
   state: 'queued' | 'running' | 'done' | 'failed';
   attempts: number;
+  /** 1 when the job was asked to run again while running */
+  rerun: number;
   run_after: number;
   last_error: string | null;
 }
@@ -50,15 +52,30 @@ export function createEnrichmentQueries(db: Database) {
     enqueue: db.prepare(
       `INSERT INTO enrichment_jobs (asset_seq, kind, state, attempts, run_after, created_at, updated_at)
        VALUES (?, ?, 'queued', 0, ?, ?, ?)
-       ON CONFLICT (asset_seq, kind) DO UPDATE SET state = 'queued', attempts = 0, run_after = excluded.run_after, last_error = NULL, updated_at = excluded.updated_at
-       WHERE enrichment_jobs.state <> 'running'`,
+       ON CONFLICT (asset_seq, kind) DO UPDATE SET
+         state = CASE WHEN enrichment_jobs.state = 'running' THEN 'running' ELSE 'queued' END,
+         rerun = CASE WHEN enrichment_jobs.state = 'running' THEN 1 ELSE 0 END,
+         attempts = CASE WHEN enrichment_jobs.state = 'running' THEN enrichment_jobs.attempts ELSE 0 END,
+         run_after = CASE WHEN enrichment_jobs.state = 'running' THEN enrichment_jobs.run_after ELSE excluded.run_after END,
+         last_error = CASE WHEN enrichment_jobs.state = 'running' THEN enrichment_jobs.last_error ELSE NULL END,
+         updated_at = excluded.updated_at`,
     ),
     due: db.prepare(`SELECT * FROM enrichment_jobs WHERE state = 'queued' AND run_after <= ? ORDER BY run_after, id LIMIT ?`),
     nextDue: db.prepare(`SELECT min(run_after) AS t FROM enrichment_jobs WHERE state = 'queued'`),
     claim: db.prepare(`UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND state = 'queued'`),
     renew: db.prepare(`UPDATE enrichment_jobs SET lease_until = ? WHERE id = ? AND state = 'running' AND lease_owner = ?`),
-    finish: db.prepare(`UPDATE enrichment_jobs SET state = ?, last_error = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'running' AND lease_owner = ?`),
-    requeueExpired: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE state = 'running' AND coalesce(lease_until, 0) < ?`),
+    // A job flagged for a re-run goes back to the queue at once with fresh attempts, whatever this run's outcome.
+    finish: db.prepare(
+      `UPDATE enrichment_jobs SET
+         state = CASE WHEN rerun = 1 THEN 'queued' ELSE @state END,
+         last_error = @error,
+         attempts = CASE WHEN rerun = 1 THEN 0 ELSE attempts END,
+         run_after = CASE WHEN rerun = 1 THEN @now_ms ELSE @run_after END,
+         rerun = 0, lease_owner = NULL, lease_until = NULL, updated_at = @now
+       WHERE id = @id AND state = 'running' AND lease_owner = @owner`,
+    ),
+    rerunPending: db.prepare(`SELECT rerun FROM enrichment_jobs WHERE id = ?`),
+    requeueExpired: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', rerun = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE state = 'running' AND coalesce(lease_until, 0) < ?`),
     requeueFailed: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', attempts = 0, run_after = ?, updated_at = ? WHERE state = 'failed'`),
     pendingOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state IN ('queued', 'running')`),
     failedOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state = 'failed'`),
@@ -89,7 +106,7 @@ export function createEnrichmentQueries(db: Database) {
   };
 
   return {
-    /** Queue (or re-queue) a job; a job already running is left alone. */
+    /** Queue (or re-queue) a job; a job already running is flagged to run again once it settles. */
     enqueue(seq: number, kind: JobKind, runAfterMs = Date.now()): void {
       s.enqueue.run(seq, kind, runAfterMs, now(), now());
     },
@@ -106,9 +123,17 @@ export function createEnrichmentQueries(db: Database) {
     claim: (id: number, owner: string, leaseUntilMs: number) => s.claim.run(owner, leaseUntilMs, now(), id).changes === 1,
     /** Extend the lease of a job `owner` is running; false when the job is no longer its own. */
     renew: (id: number, owner: string, leaseUntilMs: number) => s.renew.run(leaseUntilMs, id, owner).changes === 1,
-    /** Settle a job `owner` runs; false (nothing written) when its lease was lost to another runner. */
-    finish: (id: number, owner: string, state: 'done' | 'failed' | 'queued', error: string | null, runAfterMs: number) =>
-      s.finish.run(state, error, runAfterMs, now(), id, owner).changes === 1,
+    /**
+     * Settle a job `owner` runs; a job flagged for a re-run (see `enqueue`) goes back to the queue instead.
+     * @returns 'settled' or 'requeued' (re-run requested meanwhile), or false (nothing written) when its lease was lost to another runner
+     */
+    finish(id: number, owner: string, state: 'done' | 'failed' | 'queued', error: string | null, runAfterMs: number): 'settled' | 'requeued' | false {
+      return db.transaction(() => {
+        const rerun = (s.rerunPending.get(id) as { rerun: number } | undefined)?.rerun === 1;
+        const changed = s.finish.run({ state, error, run_after: runAfterMs, now_ms: Date.now(), now: now(), id, owner }).changes === 1;
+        return changed ? (rerun ? 'requeued' : 'settled') : false;
+      })();
+    },
     /** Crash recovery: jobs whose lease ran out (their process died) go back to the queue. @returns how many */
     requeueExpired: (nowMs = Date.now()) => s.requeueExpired.run(now(), nowMs).changes,
     /** At start: give permanently failed jobs one more round (the cause, e.g. an embedder outage, may be gone). */

@@ -31,6 +31,36 @@ describe('migrate', () => {
     const hits = (q: string): string[] => (db.prepare('SELECT a.id FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? ORDER BY a.id').all(q) as { id: string }[]).map((r) => r.id);
     expect(hits('tags:landscape')).toEqual(['a1']);
     expect(hits('tags:portrait')).toEqual([]);
-    expect(hits('tags:blue')).toEqual(['a2']);
+    // 0022: colour auto tags stay in auto_tags (facts) but are no FTS words; other auto tags are
+    expect(hits('tags:blue')).toEqual([]);
+    expect(hits('tags:text')).toEqual(['a1']);
+    expect(hits('name:ridge')).toEqual(['a1']);
+  });
+
+  it('0016 drops the plain demo API key from settings and keeps the ids', () => {
+    const db = new Database(':memory:');
+    const all = loadMigrations();
+    migrate(db, all.filter((m) => m.version < 16));
+    db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run('demo_bundle', JSON.stringify({ tenant_id: 't', workspace_id: 'w', theme_id: 'th', store_id: 's', api_key: 'atl_secret' }));
+    migrate(db, all);
+    const v = JSON.parse((db.prepare("SELECT value FROM settings WHERE key = 'demo_bundle'").get() as { value: string }).value);
+    expect(v).toEqual({ tenant_id: 't', workspace_id: 'w', theme_id: 'th', store_id: 's' });
+  });
+
+  it('0030 makes the oldest theme of each existing workspace its default, and allows one default per workspace', () => {
+    const db = new Database(':memory:');
+    const all = loadMigrations();
+    migrate(db, all.filter((m) => m.version < 30));
+    db.exec(`INSERT INTO tenants (id, name, created_at) VALUES ('t', 'T', '2026-01-01');
+      INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES ('w1', 't', 'One', '2026-01-01'), ('w2', 't', 'Two', '2026-01-01'), ('w3', 't', 'Empty', '2026-01-01');
+      INSERT INTO themes (id, tenant_id, workspace_id, name, created_at) VALUES
+        ('b-newer', 't', 'w1', 'Newer', '2026-02-01'), ('a-older', 't', 'w1', 'Older', '2026-01-15'), ('c-only', 't', 'w2', 'Only', '2026-03-01');`);
+    migrate(db, all);
+    expect(db.prepare('SELECT id, is_default FROM themes ORDER BY id').all()).toEqual([
+      { id: 'a-older', is_default: 1 },
+      { id: 'b-newer', is_default: 0 },
+      { id: 'c-only', is_default: 1 },
+    ]);
+    expect(() => db.prepare("UPDATE themes SET is_default = 1 WHERE id = 'b-newer'").run()).toThrow(/UNIQUE/);
   });
 });

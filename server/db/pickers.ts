@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 
-export type PickerStatus = 'awaiting_user' | 'confirmed' | 'declined' | 'cancelled' | 'candidates';
+export type PickerStatus = 'awaiting_user' | 'confirmed' | 'declined' | 'cancelled' | 'candidates' | 'expired';
 export type PickerDelivery = 'panel' | 'elicitation' | 'text';
 
 /** One row of `pickers`, JSON columns parsed. */
@@ -45,8 +45,9 @@ export function createPickerQueries(db: Database) {
        VALUES (@id, @tenant_id, @workspace_id, @theme_id, @delivery, @status, @request, @selection, @created_at, @confirmed_at)`,
     ),
     byId: db.prepare('SELECT * FROM pickers WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
-    // Only a picker still awaiting the user can be finalised; the WHERE makes a concurrent double submit a no-op.
-    finish: db.prepare(`UPDATE pickers SET status = ?, selection = ?, confirmed_at = ? WHERE tenant_id = ? AND workspace_id = ? AND id = ? AND status = 'awaiting_user'`),
+    // Only an open picker (awaiting the user, or offered as candidates) can be finalised; the WHERE makes a concurrent double submit a no-op.
+    finish: db.prepare(`UPDATE pickers SET status = ?, selection = ?, confirmed_at = ? WHERE tenant_id = ? AND workspace_id = ? AND id = ? AND status IN ('awaiting_user', 'candidates')`),
+    expire: db.prepare(`UPDATE pickers SET status = 'expired' WHERE status = 'awaiting_user' AND created_at < ?`),
   };
   return {
     /** Insert a new picker. */
@@ -69,12 +70,14 @@ export function createPickerQueries(db: Database) {
       return r ? toRow(r) : undefined;
     },
     /**
-     * Move an `awaiting_user` picker to a final status with its selection.
-     * @returns false when the picker was no longer awaiting the user (already final)
+     * Move an open picker (`awaiting_user` or `candidates`) to a final status with its selection.
+     * @returns false when the picker was already final
      */
-    finish(scope: Scope, id: string, status: Exclude<PickerStatus, 'awaiting_user' | 'candidates'>, selection: string[], at: string): boolean {
+    finish(scope: Scope, id: string, status: Exclude<PickerStatus, 'awaiting_user'>, selection: string[], at: string): boolean {
       return s.finish.run(status, JSON.stringify(selection), at, scope.tenantId, scope.workspaceId, id.toLowerCase()).changes === 1;
     },
+    /** Move every picker still awaiting the user and created before `cutoffIso` to `expired`. @returns how many */
+    expireBefore: (cutoffIso: string): number => s.expire.run(cutoffIso).changes,
   };
 }
 export type PickerQueries = ReturnType<typeof createPickerQueries>;

@@ -29,7 +29,8 @@ export interface ProductFilters {
   excludeSeq?: number | undefined;
 }
 
-function filterSql(f: ProductFilters): { sql: string; params: unknown[] } {
+/** SQL conditions (` AND …`) and parameters of list_products filters on `p`. */
+export function productFilterSql(f: ProductFilters): { sql: string; params: unknown[] } {
   const parts = [`p.status IN (${f.statuses.map(() => '?').join(',')})`];
   const params: unknown[] = [...f.statuses];
   if (f.collection) {
@@ -197,36 +198,12 @@ export function createProductQueries(db: Database) {
 
     /** Browse in a stable order: title (case-insensitive), then seq. */
     browse(scope: StoreScope, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
-      const w = filterSql(f);
+      const w = productFilterSql(f);
       const base = `FROM products p WHERE p.store_id = ?${w.sql}`;
       const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(scope.storeId, ...w.params) as { n: number }).n;
       const rows = db.prepare(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`)
         .all(scope.storeId, ...w.params, limit, offset) as { seq: number; gid: string; handle: string }[];
       return { rows, total };
-    },
-
-    /**
-     * CROSS JOIN pins products_fts as the outer loop (https://www.sqlite.org/optoverview.html#crossjoin):
-     * otherwise the planner may walk the store's products and probe the MATCH once per row.
-     *
-     * FTS5 search ranked by BM25 (weights title 10, handle 4, vendor 2, product_type 3, tags 4, description 1,
-     * variants 2; the score is −bm25, higher is better), ties by seq.
-     * @param match an FTS5 MATCH expression from `domain/fts-query.ts`
-     */
-    searchFts(scope: StoreScope, match: string, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
-      const w = filterSql(f);
-      const base = `FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}`;
-      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(match, scope.storeId, ...w.params) as { n: number }).n;
-      const rows = db
-        .prepare(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0), p.seq LIMIT ? OFFSET ?`)
-        .all(match, scope.storeId, ...w.params, limit, offset) as { seq: number; gid: string; handle: string }[];
-      return { rows, total };
-    },
-    /** Ranked seqs of an FTS match, best first, at most `k` (for fusion). */
-    ftsSeqs(scope: StoreScope, match: string, f: ProductFilters, k: number): number[] {
-      const w = filterSql(f);
-      return (db.prepare(`SELECT p.seq FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?${w.sql}
-          ORDER BY bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0), p.seq LIMIT ?`).all(match, scope.storeId, ...w.params, k) as { seq: number }[]).map((r) => r.seq);
     },
 
     /**
@@ -247,11 +224,25 @@ export function createProductQueries(db: Database) {
         const seq = seqOf.get(h.id);
         if (seq !== undefined && !bySeq.has(seq)) bySeq.set(seq, h.distance);
       }
-      const w = filterSql(f);
+      const w = productFilterSql(f);
       const seqs = [...bySeq.keys()];
       const keep = new Set((db.prepare(`SELECT p.seq FROM products p WHERE p.store_id = ? AND p.seq IN (${inList(seqs.length)})${w.sql}`)
         .all(scope.storeId, ...seqs, ...w.params) as { seq: number }[]).map((r) => r.seq));
       return seqs.filter((q) => keep.has(q)).slice(0, k).map((seq) => ({ seq, distance: bySeq.get(seq)! }));
+    },
+    /** Products of a store with a vector under a model. */
+    embeddingCount: (scope: StoreScope, modelId: string, dims: number): number =>
+      (db.prepare('SELECT count(*) AS n FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ?')
+        .get(scope.storeId, modelId, dims) as { n: number }).n,
+    /**
+     * Up to `limit` embedded products of a store (vector and embedded text) in a fixed pseudo-random
+     * order (Knuth's multiplicative hash of the seq), for calibration.
+     */
+    embeddingSample(scope: StoreScope, modelId: string, dims: number, limit: number): { seq: number; text: string; vector: Float32Array }[] {
+      const rows = db.prepare(`SELECT p.seq, p.embed_text AS text, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
+          WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ? ORDER BY (p.seq * 2654435761) % 4294967296 LIMIT ?`)
+        .all(scope.storeId, modelId, dims, limit) as { seq: number; text: string; embedding: Buffer }[];
+      return rows.map((r) => ({ seq: r.seq, text: r.text, vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) }));
     },
     /** Stored vector of one product under a model (null when not embedded yet). */
     embeddingOf(seq: number, modelId: string, dims: number): Float32Array | null {
@@ -265,7 +256,7 @@ export function createProductQueries(db: Database) {
      * only products sharing something; ties by title.
      */
     relatedByAttributes(scope: StoreScope, source: ProductRow, f: ProductFilters, k: number): number[] {
-      const w = filterSql(f);
+      const w = productFilterSql(f);
       return (db.prepare(`SELECT p.seq,
             3 * (SELECT count(*) FROM collection_products a JOIN collection_products b ON a.handle = b.handle AND a.store_id = b.store_id
                  WHERE a.product_seq = ? AND b.product_seq = p.seq)

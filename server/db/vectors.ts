@@ -135,6 +135,16 @@ export function createVectorQueries(db: Database) {
       (db.prepare(`SELECT count(*) AS n FROM ${tableOf(space)} WHERE workspace_id = ?`).get(workspaceId) as { n: number }).n,
 
     /**
+     * Up to `limit` vectors of a workspace in a fixed pseudo-random order (Knuth's multiplicative hash of
+     * the seq), for calibration: the same corpus always gives the same sample.
+     */
+    sample(space: SpaceRow, workspaceId: string, limit: number): { seq: number; vector: Float32Array }[] {
+      const rows = db.prepare(`SELECT asset_seq AS seq, embedding FROM ${tableOf(space)} WHERE workspace_id = ? ORDER BY (asset_seq * 2654435761) % 4294967296 LIMIT ?`)
+        .all(workspaceId, limit) as { seq: number; embedding: Buffer }[];
+      return rows.map((r) => ({ seq: r.seq, vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) }));
+    },
+
+    /**
      * KNN within one workspace partition, nearest first (k ≤ VEC0_K_MAX). kind/category/subtype of `f`
      * are applied inside the KNN when the space has metadata columns (see `filtersInKnn`).
      */

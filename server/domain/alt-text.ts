@@ -3,16 +3,44 @@
  * machine alt text, and the text an asset is embedded from.
  */
 import type { DominantColour } from './colour.ts';
+import { STOP_WORDS } from './fts-query.ts';
 
-/** Words of a file name without extension, camera prefixes, hashes and bare numbers (`IMG_2682.heic` → ''). */
+/**
+ * Camera, phone and app prefixes and generic words of machine-made file names (IMG_2682, DSC_0001,
+ * PXL_20240101_…, GOPR0042, Screenshot 2024-…, WhatsApp Image …): they say nothing about the picture.
+ */
+const MACHINE_NAME_WORDS = new Set(
+  'img image images imag pic pict picture photo photos dsc dscn dscf dcim pxl mvimg gopr gp dji sam sdc vid video mov mvi wa whatsapp signal telegram screenshot screen shot scan scanned capture edited edit copy export final untitled unnamed download file'.split(' '),
+);
+
+/**
+ * Readable words of a file name: extension dropped; camelCase, snake_case, kebab-case and
+ * letter/digit boundaries split; camera prefixes and generic words, hashes, UUID parts, counters and
+ * dates dropped; single letters and stop words dropped. `IMG_2682.heic` → '', `DSC0001-RedBarn.jpeg` → 'red barn',
+ * `prairie_falcon.jpg` → 'prairie falcon'.
+ */
 export function nameWords(name: string): string {
   const stem = name.replace(/\.[a-z0-9]{2,5}$/i, '');
-  const words = stem
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0)
-    .filter((w) => !/^\d+$/.test(w) && !/^(img|dsc|dscn|dscf|pxl|image|photo|screenshot|scan)$/i.test(w) && !/^[0-9a-f]{12,}$/i.test(w));
-  return words.join(' ').toLowerCase();
+  const tokens = stem.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words: string[] = [];
+  for (const token of tokens) {
+    if (MACHINE_NAME_WORDS.has(token.toLowerCase())) continue;
+    // a hash or UUID part: long hex with digits, or any long letter+digit mix
+    if (/^[0-9a-f]{8,}$/i.test(token) && /\d/.test(token)) continue;
+    if (token.length >= 12 && /\d/.test(token) && /\p{L}/u.test(token)) continue;
+    const parts = token
+      .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+      .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+      .replace(/(\p{L})(\p{N})/gu, '$1 $2')
+      .replace(/(\p{N})(\p{L})/gu, '$1 $2')
+      .split(' ');
+    for (const p of parts) {
+      const w = p.toLowerCase();
+      if (w.length < 2 || /^\p{N}+$/u.test(w) || MACHINE_NAME_WORDS.has(w) || STOP_WORDS.has(w)) continue;
+      words.push(w);
+    }
+  }
+  return words.join(' ');
 }
 
 /** An OCR word with its confidence (0–100). */
@@ -53,27 +81,21 @@ export function autoTags(i: { colours: DominantColour[]; hasText: boolean; hasAl
   return [...new Set(tags)];
 }
 
-function listWords(ws: string[]): string {
-  return ws.length <= 1 ? (ws[0] ?? '') : `${ws.slice(0, -1).join(', ')} and ${ws.at(-1)}`;
-}
-
 /**
- * Machine alt text when the user gave none: subject from the generation prompt or file name, the
- * dominant colours, orientation, and up to 12 words of recognised text. Example:
- * `Prairie falcon: landscape image in brown and blue tones`.
+ * Machine alt text when the user gave none: the subject (generation prompt, else file-name words) and
+ * up to 12 words of recognised text. Colours and orientation are facts and filters of the asset, not
+ * words of its text (lexical queries would hit them by accident). Examples: `Prairie falcon`,
+ * `Image with the text "SALE 50%"`.
  */
-export function machineAltText(i: { name: string; prompt: string | null; colours: DominantColour[]; orientation: string | null; ocrText: string | null }): string {
+export function machineAltText(i: { name: string; prompt: string | null; ocrText: string | null }): string {
   const subject = (i.prompt ?? nameWords(i.name)).trim();
-  const colours = i.colours.slice(0, 3).map((c) => c.name);
-  const parts: string[] = [];
-  const shape = i.orientation ? `${i.orientation} image` : 'image';
-  parts.push(colours.length ? `${shape} in ${listWords([...new Set(colours)])} tones` : shape);
+  let text = subject ? `${subject.charAt(0).toUpperCase()}${subject.slice(1)}` : '';
   if (i.ocrText) {
-    const words = i.ocrText.split(/\s+/).filter(Boolean);
-    parts.push(`with the text "${words.slice(0, 12).join(' ')}${words.length > 12 ? ' …' : ''}"`);
+    const ws = i.ocrText.split(/\s+/).filter(Boolean);
+    const quoted = `"${ws.slice(0, 12).join(' ')}${ws.length > 12 ? ' …' : ''}"`;
+    text = text ? `${text}, with the text ${quoted}` : `Image with the text ${quoted}`;
   }
-  const body = parts.join(' ');
-  const text = subject ? `${subject.charAt(0).toUpperCase()}${subject.slice(1)}: ${body}` : `${body.charAt(0).toUpperCase()}${body.slice(1)}`;
+  if (!text) text = 'Image';
   return text.length > 250 ? `${text.slice(0, 249)}…` : text;
 }
 
@@ -85,4 +107,13 @@ export function embeddingText(i: { name: string; userAltText: string | null; tag
   return [nameWords(i.name), i.userAltText, i.tags.join(' '), i.purpose?.replace(/_/g, ' '), i.prompt, i.ocrText, i.autoTags.join(' ')]
     .filter((x): x is string => typeof x === 'string' && x.trim().length > 0)
     .join('. ');
+}
+
+/**
+ * What an asset is embedded from when it has no words at all (no name words, metadata or text): its
+ * kind and dominant colours, so every analysed asset still gets a text vector (orientation stays out:
+ * "landscape" and "portrait" are also subjects). `photo. green blue`
+ */
+export function fallbackEmbeddingText(i: { kind: string; colours: string[] }): string {
+  return [i.kind === 'svg' ? 'vector graphic' : i.kind === 'video' ? 'video' : 'photo', i.colours.join(' ')].filter((x) => x.length > 0).join('. ');
 }

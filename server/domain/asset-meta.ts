@@ -1,7 +1,12 @@
+import { cleanFileName } from '../../shared/schemas/common.ts';
+import { nameWords } from './alt-text.ts';
+
 /**
  * Pure helpers that derive library metadata: category/subtype from a purpose, a short usage hint from
  * purpose, category and proportions, and file names from URLs or MIME types.
  */
+
+import { orientationOf } from './alt-text.ts';
 
 const PURPOSE_TAXONOMY: Record<string, [string, string]> = {
   hero_bg: ['background', 'hero-bg'],
@@ -33,14 +38,15 @@ export function usageHint(a: { kind: string; purpose: string | null; category: s
   if (a.kind === 'svg' || a.category === 'logos_trust') return 'logo, icon or trust badge (scales cleanly)';
   if (a.purpose) return `${a.purpose.replace(/_/g, ' ')}`;
   if (a.subtype === 'pattern-tile' || a.subtype === 'texture-fill') return 'texture or pattern fill';
-  if (!a.width || !a.height) return 'section media';
-  const ratio = a.width / a.height;
+  const orientation = orientationOf(a.width, a.height);
+  if (!a.width || !a.height || !orientation) return 'section media';
   const small = Math.max(a.width, a.height) < 400;
   if (small) return 'icon, thumbnail or small card image';
-  if (ratio >= 1.6) return a.width >= 1600 ? 'hero or full-width section background (wide landscape)' : 'section background or banner (wide landscape)';
-  if (ratio >= 1.15) return 'section image, card or carousel slide (landscape)';
-  if (ratio > 0.87) return 'card, tile or gallery image (square)';
-  return 'product gallery, split-section or mobile hero image (portrait)';
+  // The proportions word is the asset's `orientation` (same 5% rule), so the two never disagree.
+  if (orientation === 'square') return 'card, tile or gallery image (square)';
+  if (orientation === 'portrait') return 'product gallery or mobile hero (portrait)';
+  if (a.width / a.height >= 1.6) return a.width >= 1600 ? 'hero or full-width background (wide landscape)' : 'banner or section background (wide landscape)';
+  return 'section image, card or slide (landscape)';
 }
 
 const EXT_BY_FORMAT: Record<string, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', gif: 'gif', avif: 'avif', tiff: 'tiff', svg: 'svg', heic: 'heic', heif: 'heif', mp4: 'mp4', webm: 'webm', mov: 'mov' };
@@ -64,8 +70,9 @@ export function withExtension(name: string, ext: string): string {
  */
 export function deriveFilename(opts: { userFilename?: string | undefined; url?: string | undefined; format: string; convertedFrom: string | null; sha256: string }): string {
   const ext = extensionFor(opts.format);
-  if (opts.userFilename) {
-    const n = opts.userFilename.replace(/[/\\]/g, '_');
+  const user = opts.userFilename ? cleanFileName(opts.userFilename) : '';
+  if (user) {
+    const n = user.replace(/[/\\]/g, '_');
     return opts.convertedFrom && /\.(heic|heif)$/i.test(n) ? withExtension(n, ext) : n;
   }
   if (opts.url) {
@@ -80,12 +87,7 @@ export function deriveFilename(opts: { userFilename?: string | undefined; url?: 
   return `image-${opts.sha256.slice(0, 8)}.${ext}`;
 }
 
-/** Words of a file name usable as alt text and tags: `el_torcal_rocks.jpg` → ['el', 'torcal', 'rocks']. */
-export function nameWords(filename: string): string[] {
-  const stem = filename.replace(/\.[a-z0-9]{2,5}$/i, '');
-  return stem
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .split(/[^\p{L}\p{N}]+/u)
-    .map((w) => w.toLowerCase())
-    .filter((w) => w.length > 1 && !/^\d+$/.test(w) && !/^(img|dsc|image|photo|pxl)$/.test(w));
+/** Words of a file name usable as alt text and tags: `el_torcal_rocks.jpg` → ['el', 'torcal', 'rocks'] (see alt-text.ts `nameWords`). */
+export function nameWordList(filename: string): string[] {
+  return nameWords(filename).split(' ').filter(Boolean);
 }

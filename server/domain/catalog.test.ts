@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText, isDecimalString, productEmbeddingText, stableProductGid, stableVariantGid, trimNeighbours } from './catalog.ts';
+import { htmlToText, isDecimalString, productEmbeddingText, stableProductGid, stableVariantGid } from './catalog.ts';
 
 describe('catalog domain', () => {
   it('derives stable, well-formed GIDs from handles and option values', () => {
@@ -25,12 +25,5 @@ describe('catalog domain', () => {
   it('builds the embedding text without the placeholder variant title', () => {
     const t = productEmbeddingText({ title: 'Cream Sofa', product_type: 'Indoor', vendor: 'Company 123', tags: ['Couch', 'Wood'], description_text: 'Comfortable', variant_titles: ['Default Title'] });
     expect(t).toBe('Cream Sofa. Indoor. Company 123. Couch, Wood. Comfortable');
-  });
-
-  it('keeps KNN neighbours near the best hit and above the floor', () => {
-    const hits = [0.1, 0.2, 0.25, 0.5, 0.9].map((distance, seq) => ({ seq, distance }));
-    expect(trimNeighbours(hits).map((h) => h.seq)).toEqual([0, 1, 2]); // best 0.9 → keep ≥ 0.72
-    expect(trimNeighbours([{ seq: 1, distance: 0.85 }])).toEqual([]); // 0.15 < floor 0.2
-    expect(trimNeighbours([])).toEqual([]);
   });
 });

@@ -88,21 +88,3 @@ export function productEmbeddingText(p: { title: string; product_type: string; v
 export function isDecimalString(s: string): boolean {
   return /^-?\d+(\.\d+)?$/.test(s);
 }
-
-/** Semantic neighbours kept: similarity at least this share of the best hit's similarity … */
-export const SEMANTIC_RELATIVE_CUTOFF = 0.8;
-/** … and at least this cosine similarity. */
-export const SEMANTIC_MIN_SIMILARITY = 0.2;
-
-/**
- * Trim a KNN list (nearest first) to the neighbours worth showing. Exact KNN ranks the whole catalog,
- * and cosine similarities of one embedding model are not comparable across queries (a one-word query
- * and a vague phrase peak at very different values), so the cut is relative to the best hit:
- * keep `similarity ≥ max(min, relative × best)`.
- * @param hits `{seq, distance}` with cosine distance = 1 − similarity
- */
-export function trimNeighbours<T extends { distance: number }>(hits: T[], relative = SEMANTIC_RELATIVE_CUTOFF, min = SEMANTIC_MIN_SIMILARITY): T[] {
-  const best = hits[0] ? 1 - hits[0].distance : 0;
-  const floor = Math.max(min, relative * best);
-  return hits.filter((h) => 1 - h.distance >= floor);
-}

@@ -20,7 +20,7 @@ const norm = (s: string): string => s.toLowerCase().replace(/[\s-]+/g, '_');
  * `list_products`), router name, then words of the description. Exact matches rank first.
  * @param defs the registry (injectable for tests)
  */
-export function discoverActions(query: string | undefined, router: string | undefined, defs: ActionDef[] = ACTIONS): { def: ActionDef; matchedBy: MatchKind }[] {
+export function discoverActions(query: string | undefined, router: string | undefined, defs: readonly ActionDef[] = ACTIONS): { def: ActionDef; matchedBy: MatchKind }[] {
   const pool = router ? defs.filter((d) => d.router === router) : defs;
   if (!query) return pool.map((def) => ({ def, matchedBy: 'all' as const }));
   const q = norm(query);

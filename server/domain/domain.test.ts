@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../errors.ts';
 import { createCursorCodec, stableJson } from './cursor.ts';
-import { buildMatch, queryTerms } from './fts-query.ts';
-import { reciprocalRankFusion } from './rrf.ts';
+import { isobmffTruncation } from './isobmff.ts';
+import { queryTerms } from './fts-query.ts';
 import { resolveWorkspace } from './scope.ts';
 
 describe('cursor codec', () => {
@@ -24,25 +24,13 @@ describe('cursor codec', () => {
   });
 });
 
-describe('FTS5 query building', () => {
-  it('quotes every term as a prefix and drops stop words', () => {
+describe('query words', () => {
+  it('folds diacritics and drops stop words', () => {
     expect(queryTerms('A photo of the Café "Crème"')).toEqual(['cafe', 'creme']);
-    expect(buildMatch(['cafe', 'creme'], 'AND', null)).toBe('"cafe"* AND "creme"*');
-    expect(buildMatch(['x'], 'OR', 'tags')).toBe('{tags} : ("x"*)');
-    expect(buildMatch([], 'AND', null)).toBeNull();
   });
   it('neutralises FTS5 operators and keeps stop-word-only queries', () => {
     expect(queryTerms('NEAR(a b) OR "x*" -y')).toEqual(['near', 'b', 'x', 'y']);
     expect(queryTerms('the')).toEqual(['the']);
-  });
-});
-
-describe('reciprocal rank fusion', () => {
-  it('scores 1/(k+rank) summed over lists (Cormack et al. 2009)', () => {
-    const fused = reciprocalRankFusion([['a', 'b', 'c'], ['c', 'a']], 60);
-    expect(fused.map((f) => f.id)).toEqual(['a', 'c', 'b']);
-    expect(fused[0]!.score).toBeCloseTo(1 / 61 + 1 / 62, 12);
-    expect(fused[2]!.score).toBeCloseTo(1 / 62, 12);
   });
 });
 
@@ -72,6 +60,28 @@ describe('usage hints', () => {
     expect(usageHint({ ...base, width: 512, height: 307 })).toMatch(/\(wide landscape\)$/);
     expect(usageHint({ ...base, width: 800, height: 800 })).toMatch(/\(square\)$/);
     expect(usageHint({ ...base, width: 3024, height: 4032 })).toMatch(/\(portrait\)$/);
+    // the proportions word follows the asset's orientation (5% rule): 900×1000 is portrait, not square
+    const { orientationOf } = await import('./alt-text.ts');
+    expect(orientationOf(900, 1000)).toBe('portrait');
+    expect(usageHint({ ...base, width: 900, height: 1000 })).toMatch(/\(portrait\)$/);
+    expect(usageHint({ ...base, width: 1000, height: 980 })).toMatch(/\(square\)$/);
     expect(usageHint({ ...base, width: 150, height: 103 })).toMatch(/^icon, thumbnail/);
+  });
+});
+
+describe('isobmffTruncation', () => {
+  const box = (type: string, body: number): Buffer => {
+    const b = Buffer.alloc(8 + body);
+    b.writeUInt32BE(8 + body, 0);
+    b.write(type, 4, 'latin1');
+    return b;
+  };
+  it('accepts complete files and names the box a cut leaves short', () => {
+    const file = Buffer.concat([box('ftyp', 16), box('meta', 40), box('mdat', 100)]);
+    expect(isobmffTruncation(file)).toBeNull();
+    expect(isobmffTruncation(file.subarray(0, file.length - 1))).toBe("box 'mdat' at byte 72 declares 108 bytes but only 107 remain");
+    expect(isobmffTruncation(file.subarray(0, 76))).toMatch(/header at byte 72 is cut off/);
+    const toEnd = Buffer.concat([box('ftyp', 16), Buffer.from([0, 0, 0, 0, 0x6d, 0x64, 0x61, 0x74, 1, 2, 3])]);
+    expect(isobmffTruncation(toEnd)).toBeNull();
   });
 });

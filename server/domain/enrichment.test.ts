@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanOcr, embeddingText, machineAltText, nameWords, orientationOf } from './alt-text.ts';
+import { cleanOcr, embeddingText, fallbackEmbeddingText, machineAltText, nameWords, orientationOf } from './alt-text.ts';
 import { colourName, dominantColours, srgbToLab, visualDescriptor, VISUAL_DIMENSIONS } from './colour.ts';
 import { cosine, sifWeight, tokenize } from './sif.ts';
 
@@ -50,19 +50,31 @@ describe('alt text and embedding text', () => {
   it('keeps readable file-name words only', () => {
     expect(nameWords('prairie_falcon.jpg')).toBe('prairie falcon');
     expect(nameWords('IMG_2682.png')).toBe('');
-    expect(nameWords('DSC0001-RedBarn.jpeg')).toBe('dsc0001 red barn');
+    expect(nameWords('DSC0001-RedBarn.jpeg')).toBe('red barn');
+    expect(nameWords('PXL_20240501_123456789.jpg')).toBe('');
+    expect(nameWords('sunsetBeach_copy(2).webp')).toBe('sunset beach');
+    expect(nameWords('HTTPServer-diagram.png')).toBe('http server diagram');
+    expect(nameWords('3f2a9c1b7d4e8f60-blue-vase.jpg')).toBe('blue vase');
+    expect(nameWords('Screenshot 2024-03-01 at 10.22.31.png')).toBe('');
+    expect(nameWords('WhatsApp Image 2024-02-11 at 09.15.02 (1).jpeg')).toBe('');
+    expect(nameWords('book-beside-flowers.jpg')).toBe('book beside flowers');
   });
   it('keeps a confident page whole and only confident words of a photo', () => {
     expect(cleanOcr('Hello  World\n', 90, [])).toBe('Hello World');
     expect(cleanOcr('~~ ab WARRIOR', 30, [{ text: '~~', confidence: 90 }, { text: 'WARRIOR', confidence: 80 }, { text: 'ab', confidence: 20 }])).toBe('WARRIOR');
     expect(cleanOcr('', 10, [])).toBeNull();
   });
-  it('composes machine alt text from subject, colours, orientation and text', () => {
-    const colours = [{ name: 'green', hex: '#00aa00', share: 0.6 }, { name: 'blue', hex: '#0000aa', share: 0.3 }];
-    expect(machineAltText({ name: 'silver_fir.jpg', prompt: null, colours, orientation: orientationOf(800, 600), ocrText: null })).toBe('Silver fir: landscape image in green and blue tones');
-    expect(machineAltText({ name: 'IMG_1.png', prompt: null, colours: [], orientation: 'square', ocrText: 'SALE 50%' })).toBe('Square image with the text "SALE 50%"');
+  it('composes machine alt text from subject and text only (colours and orientation are facts, not words)', () => {
+    expect(machineAltText({ name: 'silver_fir.jpg', prompt: null, ocrText: null })).toBe('Silver fir');
+    expect(machineAltText({ name: 'IMG_1.png', prompt: null, ocrText: 'SALE 50%' })).toBe('Image with the text "SALE 50%"');
+    expect(machineAltText({ name: 'shop_sign.png', prompt: null, ocrText: 'OPEN' })).toBe('Shop sign, with the text "OPEN"');
+    expect(machineAltText({ name: 'IMG_2.png', prompt: null, ocrText: null })).toBe('Image');
+    expect(orientationOf(800, 600)).toBe('landscape');
+  });
+  it('embeds an asset without any words from its kind and colours (never its orientation)', () => {
+    expect(fallbackEmbeddingText({ kind: 'image', colours: ['green', 'blue'] })).toBe('photo. green blue');
   });
   it('embeds user metadata, prompt and OCR text', () => {
-    expect(embeddingText({ name: 'a_b.jpg', userAltText: 'alt', tags: ['t1'], purpose: 'hero_bg', ocrText: 'ocr', autoTags: ['text'], prompt: 'p' })).toBe('a b. alt. t1. hero bg. p. ocr. text');
+    expect(embeddingText({ name: 'red_fox.jpg', userAltText: 'alt', tags: ['t1'], purpose: 'hero_bg', ocrText: 'ocr', autoTags: ['text'], prompt: 'p' })).toBe('red fox. alt. t1. hero bg. p. ocr. text');
   });
 });

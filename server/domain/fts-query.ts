@@ -1,9 +1,9 @@
 /**
- * Turn free user text into FTS5 MATCH syntax safely (no operator injection): each word becomes a
- * quoted prefix term `"word"*`. Stop words are dropped unless the query is nothing but stop words.
+ * Query words as the FTS5 unicode61 tokenizer splits text (so user text never becomes FTS5 operators:
+ * domain/lexical.ts quotes each word). Stop words are dropped unless the query is nothing but stop words.
  * FTS5 query grammar: https://www.sqlite.org/fts5.html#full_text_query_syntax
  */
-const STOP_WORDS = new Set(
+export const STOP_WORDS = new Set(
   'a an and are as at be by for from has have in is it its of on or that the this to was were will with image images photo photos picture pictures of'.split(' '),
 );
 
@@ -19,17 +19,5 @@ export function queryTerms(text: string): string[] {
   return [...new Set(content.length > 0 ? content : words)].slice(0, 16);
 }
 
+/** An FTS5 column of the asset index (exact-field search modes). */
 export type FtsColumn = 'name' | 'alt_text' | 'tags' | 'ocr_text';
-
-/**
- * Build a MATCH expression.
- * @param terms from `queryTerms`
- * @param op 'AND' requires every term, 'OR' any term
- * @param column restrict to one FTS column (exact-field modes), or all columns when null
- * @returns the expression, or null when there is nothing to match
- */
-export function buildMatch(terms: string[], op: 'AND' | 'OR', column: FtsColumn | null): string | null {
-  if (terms.length === 0) return null;
-  const body = terms.map((t) => `"${t.replace(/"/g, '""')}"*`).join(` ${op} `);
-  return column ? `{${column}} : (${body})` : body;
-}

@@ -37,8 +37,13 @@ export function resolveStore(stores: Candidate[], requested: string | undefined)
 function pickOne(all: Candidate[], requested: string | undefined, noun: string, field: string): Candidate {
   if (requested !== undefined) {
     const hit = all.find((c) => c.id.toLowerCase() === requested.toLowerCase());
-    if (!hit) throw new ServiceError('not_found', field, `${noun} ${requested} does not exist or is not reachable with this API key`);
-    if (hit.status !== 'active') throw new ServiceError('not_found', field, `${noun} ${requested} is archived`);
+    if (!hit || hit.status !== 'active') {
+      const active = all.filter((c) => c.status === 'active');
+      const why = hit ? 'is archived' : 'does not exist or is not reachable with this API key';
+      throw new ServiceError('not_found', field, `${noun} ${requested} ${why}${active.length ? `; reachable: ${active.map((c) => `${c.id} "${c.name}"`).join(', ')}` : ''}`, {
+        details: { candidates: active.map((c) => ({ id: c.id, name: c.name })) },
+      });
+    }
     return hit;
   }
   const active = all.filter((c) => c.status === 'active');

@@ -23,6 +23,14 @@ export interface Analysis {
 const RASTER = 48;
 /** OCR input is capped at this many px on the long side (Tesseract time grows with area). */
 const OCR_MAX_PX = 1600;
+/** Longest edge (px) of the one decode everything here is derived from: the largest input below (OCR; captions use 1024). */
+const MASTER_MAX_PX = OCR_MAX_PX;
+
+/** Where sharp operations run (the server's image pool at background priority); default: at once. */
+export interface ImageRunner {
+  run<T>(op: () => Promise<T>): Promise<T>;
+}
+const immediate: ImageRunner = { run: (op) => op() };
 
 /**
  * Analyse stored image bytes (already EXIF-normalised PNG/JPEG/WebP/…; SVG is rasterised by sharp):
@@ -30,6 +38,10 @@ const OCR_MAX_PX = 1600;
  * visual descriptor. Deterministic for the same bytes, so re-running a job is harmless. With a
  * `captioner` (and no user alt text) the machine alt text is the vision model's caption; when that
  * call fails the heuristic alt text is used and the failure logged.
+ * The image is decoded once, auto-oriented, at most 1600 px on the long side (shrink-on-load where the
+ * format allows), and every raster below is derived from those pixels: peak memory is one
+ * reduced-scale decode, not one full decode per raster.
+ * @param images where the sharp operations run (the image pool)
  * @throws Error when sharp cannot decode the bytes
  */
 export async function analyzeImage(
@@ -37,18 +49,26 @@ export async function analyzeImage(
   info: { name: string; prompt: string | null; kind: string; wantCaption?: boolean },
   ocr: OcrEngine | null,
   vision?: { captioner: ImageCaptioner; log: Logger; signal?: AbortSignal },
+  images: ImageRunner = immediate,
 ): Promise<Analysis> {
-  const base = sharp(bytes, { limitInputPixels: false, animated: false }).rotate();
   const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+  const master = await images.run(() =>
+    sharp(bytes, { limitInputPixels: false, animated: false, sequentialRead: true })
+      .rotate()
+      .resize(MASTER_MAX_PX, MASTER_MAX_PX, { fit: 'inside', withoutEnlargement: true })
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true }));
+  const base = sharp(master.data, { raw: { width: master.info.width, height: master.info.height, channels: master.info.channels } });
   const swap = (meta.orientation ?? 1) >= 5;
   const width = (swap ? meta.height : meta.width) ?? null;
   const height = (swap ? meta.width : meta.height) ?? null;
   const flattened = base.clone().flatten({ background: '#ffffff' });
-  const [raster, rasterA, grey] = await Promise.all([
+  const [raster, rasterA, grey] = await images.run(() => Promise.all([
     flattened.clone().resize(RASTER, RASTER, { fit: 'fill' }).removeAlpha().raw().toBuffer(),
     base.clone().resize(RASTER, RASTER, { fit: 'fill' }).ensureAlpha().raw().toBuffer(),
     flattened.clone().resize(9, 8, { fit: 'fill' }).greyscale().raw().toBuffer(),
-  ]);
+  ]));
   const colours = dominantColours(new Uint8Array(rasterA), 4);
   const orientation = orientationOf(width, height);
   const visual = visualDescriptor(new Uint8Array(raster), RASTER, new Uint8Array(grey));
@@ -56,8 +76,9 @@ export async function analyzeImage(
   let ocrText: string | null = null;
   let ocrConfidence: number | null = null;
   if (ocr) {
-    const png = await flattened.clone().resize(OCR_MAX_PX, OCR_MAX_PX, { fit: 'inside', withoutEnlargement: true }).greyscale().png().toBuffer();
-    const r = await ocr.recognize(png);
+    const png = await images.run(() => flattened.clone().resize(OCR_MAX_PX, OCR_MAX_PX, { fit: 'inside', withoutEnlargement: true }).greyscale().png().toBuffer());
+    // One operation of the image pool too: OCR (a Tesseract thread) is the heaviest image work of all.
+    const r = await images.run(() => ocr.recognize(png));
     ocrConfidence = Math.round(r.confidence * 10) / 10;
     ocrText = cleanOcr(r.text, r.confidence, r.words);
   }
@@ -65,7 +86,7 @@ export async function analyzeImage(
   let caption: string | null = null;
   if (vision && info.wantCaption) {
     try {
-      const jpeg = await flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer();
+      const jpeg = await images.run(() => flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer());
       caption = await vision.captioner.caption(jpeg, { name: nameWords(info.name), ocrText }, vision.signal);
     } catch (err) {
       vision.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'vision caption failed; using heuristic alt text');
@@ -77,7 +98,7 @@ export async function analyzeImage(
     ocrText,
     ocrConfidence,
     autoTags: tags,
-    machineAltText: caption ?? machineAltText({ name: info.name, prompt: info.prompt, colours, orientation, ocrText }),
+    machineAltText: caption ?? machineAltText({ name: info.name, prompt: info.prompt, ocrText }),
     caption,
     captionModelId: caption && vision ? vision.captioner.modelId : null,
     visual,

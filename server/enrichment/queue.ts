@@ -22,7 +22,7 @@ export const DEFAULT_LEASE_MS = 120_000;
 export interface JobRunner {
   /** Recover jobs whose lease ran out, retry failed ones once more, then start pumping. */
   start(): void;
-  /** Look for due jobs now (after an enqueue). */
+  /** Look for due jobs now (after an enqueue); a no-op until `start` (one-shot CLI processes never claim jobs). */
   kick(): void;
   /** Stop taking jobs, abort running ones (they go back to the queue) and wait for them. */
   close(): Promise<void>;
@@ -56,6 +56,7 @@ export function createJobRunner(opts: {
   const owner = randomUUID();
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   let closed = false;
+  let started = false;
   let timer: NodeJS.Timeout | null = null;
   let poller: NodeJS.Timeout | null = null;
 
@@ -78,9 +79,10 @@ export function createJobRunner(opts: {
     try {
       const outcome = await opts.handlers[job.kind](job, abort.signal);
       clearInterval(renew);
-      if (!jobs.finish(job.id, owner, 'done', null, job.run_after)) return; // another runner owns it now
-      log.debug({ job: job.kind, asset_seq: job.asset_seq, outcome, duration_ms: Math.round(performance.now() - t0) }, 'job done');
-      opts.onSettled(job, 'done', outcome);
+      const settled = jobs.finish(job.id, owner, 'done', null, job.run_after);
+      if (!settled) return; // another runner owns it now
+      log.debug({ job: job.kind, asset_seq: job.asset_seq, outcome, duration_ms: Math.round(performance.now() - t0), rerun: settled === 'requeued' }, 'job done');
+      opts.onSettled(job, settled === 'requeued' ? 'queued' : 'done', outcome);
     } catch (err) {
       clearInterval(renew);
       const message = err instanceof Error ? err.message : String(err);
@@ -90,9 +92,10 @@ export function createJobRunner(opts: {
       }
       const attempt = job.attempts + 1;
       const final = attempt >= MAX_ATTEMPTS;
-      if (!jobs.finish(job.id, owner, final ? 'failed' : 'queued', message, Date.now() + (final ? 0 : backoffMs(attempt, opts.retryBaseMs)))) return;
-      log.warn({ job: job.kind, asset_seq: job.asset_seq, attempt, final, err: message }, 'enrichment job failed');
-      opts.onSettled(job, final ? 'failed' : 'queued', null);
+      const settled = jobs.finish(job.id, owner, final ? 'failed' : 'queued', message, Date.now() + (final ? 0 : backoffMs(attempt, opts.retryBaseMs)));
+      if (!settled) return;
+      log.warn({ job: job.kind, asset_seq: job.asset_seq, attempt, final, err: message, rerun: settled === 'requeued' }, 'enrichment job failed');
+      opts.onSettled(job, final && settled === 'settled' ? 'failed' : 'queued', null);
     }
   };
 
@@ -103,7 +106,7 @@ export function createJobRunner(opts: {
   };
 
   function pump(): void {
-    if (closed) return;
+    if (closed || !started) return;
     const free = opts.concurrency - queue.size - queue.pending;
     if (free > 0) {
       for (const job of jobs.due(Date.now(), free)) {
@@ -116,6 +119,8 @@ export function createJobRunner(opts: {
 
   return {
     start() {
+      if (started || closed) return;
+      started = true;
       recover();
       const f = jobs.requeueFailed();
       if (f > 0) log.info({ jobs: f }, 'retrying enrichment jobs that failed in a previous process');

@@ -1,18 +1,22 @@
 import type { AssetQueries, AssetRow } from '../db/assets.ts';
 import type { EnrichmentQueries, JobRow } from '../db/enrichment-jobs.ts';
+import type { CalibrationQueries } from '../db/vector-calibrations.ts';
 import type { SpaceRow, VectorQueries } from '../db/vectors.ts';
-import { embeddingText } from '../domain/alt-text.ts';
+import type { Thesaurus } from '../domain/concepts.ts';
+import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/alt-text.ts';
+import { broaderWords } from '../domain/concepts.ts';
 import { VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/colour.ts';
 import type { AssetStoredHook } from '../library/deps.ts';
 import type { AssetVectorSearch } from '../library/search.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
-import { analyzeImage } from './analyze.ts';
+import { analyzeImage, type ImageRunner } from './analyze.ts';
 import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { OcrEngine } from './ocr.ts';
 import { createJobRunner, type JobOutcome } from './queue.ts';
 import { createAssetVectorSearch } from './vector-search.ts';
+import type { TestHooks } from '../test-hooks.ts';
 
 /** Everything enrichment needs, built in the composition root. */
 export interface EnrichmentDeps {
@@ -25,12 +29,20 @@ export interface EnrichmentDeps {
   ocr: OcrEngine | null;
   /** vision model for machine alt text; null = heuristic alt text only */
   captioner: ImageCaptioner | null;
+  /** where image decodes run (the server's image pool at background priority); default: at once */
+  images?: ImageRunner | undefined;
   concurrency: number;
   /** first retry delay of a failed job, ms */
   retryBaseMs: number;
-  /** lowest cosine similarity a semantic hit needs to be listed */
-  minSemanticSimilarity: number;
+  /** stored null models of the vector spaces (calibrated acceptance) */
+  calibrations: CalibrationQueries;
+  /** family-wise false-match rate of semantic and visual acceptance (domain/calibration.ts) */
+  matchAlpha: number;
+  /** WordNet nouns for calibration's background probes (null when unavailable) */
+  thesaurus: () => Promise<Thesaurus | null>;
   log: Logger;
+  /** TEST ONLY pause points (server/test-hooks.ts) */
+  testHooks?: TestHooks;
 }
 
 /** The running enrichment module. */
@@ -41,6 +53,8 @@ export interface Enrichment {
   vectors: AssetVectorSearch;
   /** Queue re-analysis and re-embedding of one asset (after a metadata change). */
   refresh(seq: number): void;
+  /** Start the job runner (serve/start only; other processes just queue jobs for it). */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -53,6 +67,13 @@ function jsonList(text: string | null): string[] {
   if (!text) return [];
   const v: unknown = JSON.parse(text);
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Colour names of the `asset_enrichment.colors` JSON, largest share first. */
+function colourNames(json: string | null): string[] {
+  if (!json) return [];
+  const v: unknown = JSON.parse(json);
+  return Array.isArray(v) ? [...new Set(v.map((c) => (c as { name?: unknown }).name).filter((n): n is string => typeof n === 'string'))].slice(0, 3) : [];
 }
 
 function promptOf(row: AssetRow): string | null {
@@ -110,8 +131,9 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const bytes = await d.blobs.get(row.sha256);
     signal.throwIfAborted();
     const userAlt = jsonList(row.user_fields).includes('alt_text');
-    const a = await analyzeImage(bytes, { name: row.name, prompt: promptOf(row), kind: row.kind, wantCaption: !userAlt }, d.ocr, d.captioner ? { captioner: d.captioner, log, signal } : undefined);
+    const a = await analyzeImage(bytes, { name: row.name, prompt: promptOf(row), kind: row.kind, wantCaption: !userAlt }, d.ocr, d.captioner ? { captioner: d.captioner, log, signal } : undefined, d.images);
     signal.throwIfAborted();
+    await d.testHooks?.pause('enrichment-analyze');
     if (!sameAsset(row)) return 'skipped'; // deleted while it was analysed
     jobs.writeAnalysis(row.seq, {
       colorsJson: JSON.stringify(a.colours),
@@ -123,7 +145,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       caption: a.caption,
       captionModelId: a.captionModelId,
     });
-    vectors.put(visualSpace, row.seq, row.workspace_id, a.visual, row);
+    // vec0 metadata (kind, category, subtype) from the row as it is now, not as it was when the job started
+    vectors.put(visualSpace, row.seq, row.workspace_id, a.visual, assets.bySeq(row.seq) ?? row);
     jobs.setVisualModel(row.seq, VISUAL_MODEL_ID);
     if (d.embedder) jobs.enqueue(row.seq, 'embed_text');
     return 'success';
@@ -134,7 +157,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (!row || !d.embedder || !textSpace) return 'skipped';
     const userFields = new Set(jsonList(row.user_fields));
     const facts = jobs.facts(row.seq);
-    const text = embeddingText({
+    let text = embeddingText({
       name: row.name,
       // the user's words, else a vision model's caption (the heuristic alt text only restates other fields)
       userAltText: userFields.has('alt_text') ? row.alt_text : (facts?.caption ?? null),
@@ -147,10 +170,21 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       autoTags: jsonList(row.auto_tags).filter((t) => !DESCRIPTIVE_ONLY_TAGS.has(t)),
       prompt: promptOf(row),
     });
-    const [v] = await d.embedder.embed([text], signal);
+    // Every analysed asset gets a text vector: without any words (IMG_2682.heic, no metadata, no text
+    // in the picture) or without any word the embedder knows, it is embedded from its kind, orientation
+    // and colours instead.
+    const fallback = fallbackEmbeddingText({ kind: row.kind, colours: colourNames(facts?.colors ?? null) });
+    // With nothing but a file name ("prairie_falcon.jpg"), the name's nouns also bring their broader
+    // WordNet words ("falcon", "hawk"), the general words queries use.
+    const bare = !userFields.has('alt_text') && !facts?.caption && jsonList(row.tags).length === 0 && !row.purpose && !promptOf(row);
+    const thesaurus = bare ? await d.thesaurus() : null;
+    const broader = thesaurus ? broaderWords(thesaurus, nameWords(row.name).split(' ').filter(Boolean)) : [];
+    if (broader.length) text = `${text}. ${broader.join(', ')}`;
+    let [v] = await d.embedder.embed([text.trim() ? text : fallback], signal);
+    if (v && !v.some((x) => x !== 0) && text.trim()) [v] = await d.embedder.embed([`${text}. ${fallback}`], signal);
     if (!v) throw new Error('embedder returned no vector');
     if (!sameAsset(row)) return 'skipped'; // deleted while it was embedded
-    if (v.some((x) => x !== 0)) vectors.put(textSpace, row.seq, row.workspace_id, v, row);
+    if (v.some((x) => x !== 0)) vectors.put(textSpace, row.seq, row.workspace_id, v, assets.bySeq(row.seq) ?? row);
     jobs.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
   };
@@ -171,23 +205,26 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       if (job.kind === 'analyze' && visualSpace.status === 'building' && jobs.pendingKind('analyze') === 0) Object.assign(visualSpace, promote(visualSpace));
     },
   });
-  runner.start();
 
   return {
+    start: () => runner.start(),
     hook(asset) {
       jobs.enqueue(asset.seq, 'analyze');
       runner.kick();
     },
     vectors: createAssetVectorSearch({
       vectors,
+      assets,
+      calibrations: d.calibrations,
+      thesaurus: d.thesaurus,
+      alpha: d.matchAlpha,
       embedder: d.embedder,
       textSpace: () => textSpace,
       visualSpace: () => visualSpace,
-      minSemanticSimilarity: d.minSemanticSimilarity,
       computeVisual: async (seq) => {
         const row = assets.bySeq(seq);
         if (!row || row.kind === 'video') return null;
-        const a = await analyzeImage(await d.blobs.get(row.sha256), { name: row.name, prompt: null, kind: row.kind }, null);
+        const a = await analyzeImage(await d.blobs.get(row.sha256), { name: row.name, prompt: null, kind: row.kind }, null, undefined, d.images);
         return a.visual;
       },
       log,

@@ -37,7 +37,7 @@ describe('filteredKnn', () => {
         const seq = assets.insert({
           id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: mine ? t.tenant_id : other.tenant_id, workspace_id: mine ? t.workspace_id : other.workspace_id,
           kind: i % 250 === 1 ? 'svg' : 'image', format: 'png', mime_type: 'image/png', width: 1, height: 1, size_bytes: 1, sha256: `s${i}`, source_sha256: `s${i}`,
-          converted_from: null, name: `a${i}.png`, alt_text: null, tags: [], purpose: null, category: i % 4 === 0 ? 'background' : null, subtype: null,
+          converted_from: null, name: `a${i}.png`, name_words: null, alt_text: null, tags: [], purpose: null, category: i % 4 === 0 ? 'background' : null, subtype: null,
           user_fields: [], source: 'seed', source_url: null, provenance: null, enrichment_status: 'done', created_at: new Date().toISOString(), renditions: [],
         });
         const v = unit();
@@ -60,7 +60,7 @@ describe('filteredKnn', () => {
   /** Same hits in the same order, up to float32-vs-float64 rounding between near-ties. */
   const expectSame = (got: { seq: number; similarity: number }[], want: { seq: number; sim: number }[]): void => {
     expect(new Set(got.map((h) => h.seq))).toEqual(new Set(want.map((h) => h.seq)));
-    got.forEach((h, i) => expect(Math.abs(h.similarity - Math.max(0, want[i]!.sim))).toBeLessThan(1e-5));
+    got.forEach((h, i) => expect(Math.abs(h.similarity - want[i]!.sim)).toBeLessThan(1e-5));
   };
   const kindOf = (seq: number): string => (db.prepare('SELECT kind FROM assets WHERE seq = ?').get(seq) as { kind: string }).kind;
   const catOf = (seq: number): string | null => (db.prepare('SELECT category FROM assets WHERE seq = ?').get(seq) as { category: string | null }).category;

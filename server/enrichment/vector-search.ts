@@ -1,21 +1,29 @@
-import type { AssetFilters } from '../db/assets.ts';
+import { stemmer } from 'stemmer';
+import type { AssetFilters, AssetQueries } from '../db/assets.ts';
+import type { CalibrationQueries } from '../db/vector-calibrations.ts';
 import { VEC0_K_MAX, type KnnHit, type SpaceRow, type VectorQueries } from '../db/vectors.ts';
+import { acceptanceScore, estimateTextNull, estimateVisualNull, FAMILY_ALPHA, isStale, SAMPLE_DOCS, standardScore, type NullModel } from '../domain/calibration.ts';
+import type { Thesaurus } from '../domain/concepts.ts';
+import { STOP_WORDS } from '../domain/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { AssetVectorSearch, VectorHit } from '../library/search.ts';
+import type { AssetVectorSearch, VectorHit, VectorResult } from '../library/search.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
+
+/** Standard deviations below the acceptance score still fetched (as suggestions). */
+const SUGGESTION_DEPTH_Z = 5;
 
 /**
  * Filtered KNN without recall loss: kind/category/subtype run inside the KNN (vec0 metadata columns);
  * orientation (from width/height) and spaces without metadata columns are filtered afterwards;
  * the rows are still checked against `assets` (scope, snapshot, excluded source, current metadata).
  * For spaces without metadata columns: over-fetch from the workspace partition, drop hits below the
- * similarity floor and those failing the filters, and grow the fetch (×4) until `k` hits pass, the
+ * cosine floor and those failing the filters, and grow the fetch (×4) until `k` hits pass, the
  * partition or the floor is exhausted, or sqlite-vec's k limit is reached; past that limit fall back
- * to an exact scan over the admissible rows. Hits are nearest first.
+ * to an exact scan over the admissible rows. Hits are nearest first, with cosine similarity.
  */
-export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minSimilarity: number): VectorHit[] {
-  const toHit = (h: KnnHit): VectorHit => ({ seq: h.seq, similarity: Math.max(0, Math.min(1, 1 - h.distance)) });
+export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number): { seq: number; similarity: number }[] {
+  const toHit = (h: KnnHit): { seq: number; similarity: number } => ({ seq: h.seq, similarity: Math.max(-1, Math.min(1, 1 - h.distance)) });
   // sqlite-vec's KNN cost grows with k (≈9 ms at k=10, 67 ms at 500, 160 ms at 1,000 over 100k×100-d),
   // so over-fetch only when a metadata filter can drop hits.
   // orientation is never a vec0 column: it always filters after the KNN.
@@ -23,35 +31,79 @@ export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q:
   let fetch = Math.min(VEC0_K_MAX, selective ? k * 2 + 16 : k + 2);
   for (;;) {
     const raw = vq.knn(space, scope.workspaceId, q, fetch, f);
-    const aboveFloor = raw.map(toHit).filter((h) => h.similarity >= minSimilarity);
+    const aboveFloor = raw.map(toHit).filter((h) => h.similarity >= minCosine);
     const ok = vq.admissible(scope, aboveFloor.map((h) => h.seq), f);
     const hits = aboveFloor.filter((h) => ok.has(h.seq));
     const exhausted = raw.length < fetch || aboveFloor.length < raw.length;
     if (hits.length >= k || exhausted) return hits.slice(0, k);
     if (fetch >= VEC0_K_MAX) {
-      return vq.scanFiltered(space, scope, q, f, k).map(toHit).filter((h) => h.similarity >= minSimilarity);
+      return vq.scanFiltered(space, scope, q, f, k).map(toHit).filter((h) => h.similarity >= minCosine);
     }
     fetch = Math.min(VEC0_K_MAX, fetch * 4);
   }
 }
 
 /**
- * `AssetVectorSearch` over the enrichment vector spaces. `semantic` returns null (search degrades to
- * lexical) when there is no text space, it is still being built after a model change, or the
- * embedder fails; `similar` returns null only while the visual space is being rebuilt. A source not
- * analysed yet gets its visual vector computed on demand.
+ * `AssetVectorSearch` over the enrichment vector spaces, with calibrated acceptance
+ * (domain/calibration.ts): each hit carries its standard score under the null model of its space in
+ * the workspace, and the result the score a match needs (Bonferroni over the workspace's vectors).
+ * Null models are estimated on first use and re-estimated when the workspace's vector count has
+ * changed by a quarter. `semantic` returns null (search degrades to lexical) when there is no text
+ * space, it is still being built after a model change, or the embedder fails; `similar` returns null
+ * only while the visual space is being rebuilt. A source not analysed yet gets its visual vector
+ * computed on demand.
  */
 export function createAssetVectorSearch(o: {
   vectors: VectorQueries;
+  assets: AssetQueries;
+  calibrations: CalibrationQueries;
   embedder: TextEmbedder | null;
   textSpace: () => SpaceRow | null;
   visualSpace: () => SpaceRow;
-  minSemanticSimilarity: number;
+  thesaurus: () => Promise<Thesaurus | null>;
+  /** family-wise false-match rate (default FAMILY_ALPHA) */
+  alpha?: number;
   computeVisual: (seq: number) => Promise<Float32Array | null>;
   log: Logger;
 }): AssetVectorSearch {
+  const alpha = o.alpha ?? FAMILY_ALPHA;
+
+  const textNull = async (space: SpaceRow, embedder: TextEmbedder, scope: Scope, items: number): Promise<NullModel | null> => {
+    const key = `asset_text:${space.model_id}:${space.dimensions}`;
+    const stored = o.calibrations.get(key, scope.workspaceId);
+    if (stored && !isStale(stored, items)) return stored;
+    const sample = o.vectors.sample(space, scope.workspaceId, SAMPLE_DOCS);
+    const rows = new Map(o.assets.bySeqs(scope, sample.map((s) => s.seq)).map((r) => [r.seq, r]));
+    const docs = sample.flatMap((s) => {
+      const r = rows.get(s.seq);
+      // everything that can be in the embedded text (automatic tags hold the colours of wordless assets)
+      return r ? [{ vector: s.vector, text: [r.name, r.name_words, r.alt_text, r.tags, r.auto_tags, r.purpose, r.ocr_text].filter(Boolean).join(' ') }] : [];
+    });
+    const thesaurus = await o.thesaurus();
+    const model = await estimateTextNull({ docs, items, embed: (t) => embedder.embed(t), background: thesaurus?.frequentNouns(200) ?? [], stop: STOP_WORDS, stem: stemmer });
+    if (model) {
+      o.calibrations.put(key, scope.workspaceId, model);
+      o.log.debug({ space: key, workspace_id: scope.workspaceId, ...model }, 'semantic acceptance calibrated');
+    }
+    return model;
+  };
+
+  const visualNull = (space: SpaceRow, scope: Scope, items: number): NullModel | null => {
+    const key = `asset_visual:${space.model_id}:${space.dimensions}`;
+    const stored = o.calibrations.get(key, scope.workspaceId);
+    if (stored && !isStale(stored, items)) return stored;
+    const model = estimateVisualNull(o.vectors.sample(space, scope.workspaceId, SAMPLE_DOCS).map((s) => s.vector), items);
+    if (model) o.calibrations.put(key, scope.workspaceId, model);
+    return model;
+  };
+
+  const scored = (hits: { seq: number; similarity: number }[], model: NullModel | null): VectorHit[] =>
+    hits.map((h) => ({ ...h, z: model ? standardScore(model, h.similarity) : null }));
+  /** Lowest cosine worth fetching: suggestions reach `SUGGESTION_DEPTH_Z` below the acceptance score. */
+  const floorOf = (model: NullModel | null, accept: number): number => (model ? Math.tanh(model.center + model.spread * (accept - SUGGESTION_DEPTH_Z)) : 0);
+
   return {
-    async semantic(scope, query, filters, k) {
+    async semantic(scope, query, filters, k): Promise<VectorResult | null> {
       const space = o.textSpace();
       if (!space || space.status !== 'ready' || !o.embedder) return null;
       let q: Float32Array | undefined;
@@ -61,15 +113,27 @@ export function createAssetVectorSearch(o: {
         o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'query embedding failed; search degrades to lexical');
         return null;
       }
-      if (!q || !q.some((x) => x !== 0)) return [];
-      return filteredKnn(o.vectors, space, scope, q, filters, k, o.minSemanticSimilarity);
+      const items = o.vectors.count(space, scope.workspaceId);
+      const accept = acceptanceScore(items, alpha);
+      if (!q || !q.some((x) => x !== 0) || items === 0) return { hits: [], accept };
+      let model: NullModel | null;
+      try {
+        model = await textNull(space, o.embedder, scope, items);
+      } catch (err) {
+        o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'semantic calibration failed; search degrades to lexical');
+        return null;
+      }
+      return { hits: scored(filteredKnn(o.vectors, space, scope, q, filters, k, floorOf(model, accept)), model), accept };
     },
-    async similar(scope, sourceSeq, filters, k) {
+    async similar(scope, sourceSeq, filters, k): Promise<VectorResult | null> {
       const space = o.visualSpace();
       if (space.status !== 'ready') return null;
       const q = o.vectors.get(space, sourceSeq) ?? (await o.computeVisual(sourceSeq));
-      if (!q) return [];
-      return filteredKnn(o.vectors, space, scope, q, filters, k, 0);
+      const items = o.vectors.count(space, scope.workspaceId);
+      const accept = acceptanceScore(Math.max(1, items - 1), alpha);
+      if (!q) return { hits: [], accept };
+      const model = visualNull(space, scope, items);
+      return { hits: scored(filteredKnn(o.vectors, space, scope, q, filters, k, floorOf(model, accept)), model), accept };
     },
   };
 }

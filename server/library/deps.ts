@@ -1,9 +1,15 @@
 import type { AssetQueries } from '../db/assets.ts';
+import type { LexicalIndexes } from '../db/lexical-index.ts';
+import type { SynonymQueries } from '../db/synonyms.ts';
+import type { Thesaurus } from '../domain/concepts.ts';
 import type { TenancyQueries } from '../db/tenancy.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
+import type { TestHooks } from '../test-hooks.ts';
+import { IMAGE_PRIORITY, type ImagePool } from './image-pool.ts';
+import type { ImageWork } from './media.ts';
 
 /** Import limits taken from config. */
 export interface ImportPolicy {
@@ -26,7 +32,22 @@ export interface LibraryDeps {
   urls: UrlBuilder;
   cursors: CursorCodec;
   policy: ImportPolicy;
+  /** bounded image work (decode, resize, encode, HEIC) and import admission */
+  images: ImagePool;
   log: Logger;
   /** Hooks run after every new asset (enrichment enqueue). Empty = enrichment is skipped. */
   onAssetStored: AssetStoredHook[];
+  /** TEST ONLY pause points (server/test-hooks.ts); absent or no-op outside tests */
+  testHooks?: TestHooks;
+  /** FTS5 indexes as the lexical planner's port */
+  lexical: LexicalIndexes;
+  /** operator synonym lists */
+  synonyms: SynonymQueries;
+  /** WordNet, loaded on first use (null when it cannot be loaded: concept expansion is then off) */
+  thesaurus: () => Promise<Thesaurus | null>;
+}
+
+/** The image pool bound to one priority, as the media functions take it. */
+export function imageWork(pool: ImagePool, priority: (typeof IMAGE_PRIORITY)[keyof typeof IMAGE_PRIORITY]): ImageWork {
+  return { run: (op) => pool.run(op, priority), decodeHeic: (bytes) => pool.decodeHeic(bytes, priority) };
 }

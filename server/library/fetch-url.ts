@@ -17,10 +17,39 @@ export interface FetchPolicy {
 
 export interface FetchedBody { bytes: Buffer; contentType: string | null; finalUrl: string }
 
-/** True for addresses a server-side fetch must not reach (RFC 1918, loopback, link-local, ULA, …). */
+const bits32 = (hi: number, lo: number): ipaddr.IPv4 => ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
+
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that embed one: IPv4-mapped `::ffff:a.b.c.d`,
+ * IPv4-compatible `::a.b.c.d` (RFC 4291 §2.5.5.1, deprecated but still routed to IPv4 by some stacks),
+ * SIIT `::ffff:0:a.b.c.d` (RFC 6145), NAT64 `64:ff9b::/96` and `64:ff9b:1::/48` (RFC 6052, RFC 8215),
+ * 6to4 `2002:AABB:CCDD::/48` (RFC 3056) and Teredo `2001::/32` (RFC 4380: the client address, stored
+ * inverted in the last 32 bits). @returns null for every other IPv6 address
+ */
+export function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const p = ip.parts; // eight 16-bit groups
+  const zeros = (from: number, to: number): boolean => p.slice(from, to).every((x) => x === 0);
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return bits32(p[6]!, p[7]!); // SIIT
+  if (zeros(0, 6) && (p[6] !== 0 || p[7]! > 1)) return bits32(p[6]!, p[7]!); // IPv4-compatible (not :: or ::1)
+  if (p[0] === 0x64 && p[1] === 0xff9b && (zeros(2, 6) || p[2] === 1)) return bits32(p[6]!, p[7]!); // NAT64
+  if (p[0] === 0x2002) return bits32(p[1]!, p[2]!); // 6to4
+  if (p[0] === 0x2001 && p[1] === 0) return bits32(p[6]! ^ 0xffff, p[7]! ^ 0xffff); // Teredo client
+  return null;
+}
+
+/**
+ * True for addresses a server-side fetch must not reach (RFC 1918, loopback, link-local, ULA, …). IPv6
+ * forms that embed an IPv4 address are judged by that address (so `[::127.0.0.1]` or
+ * `[64:ff9b::a9fe:a9fe]` are refused while NAT64 of a public address, as DNS64 hands out on IPv6-only
+ * hosts, is allowed); other IPv6 addresses must be global unicast.
+ * Ranges: ipaddr.js `range()` (IANA special-purpose registries).
+ */
 export function isPrivateAddress(address: string): boolean {
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return ip.range() !== 'unicast';
+  const v4 = embeddedIPv4(ip as ipaddr.IPv6);
+  if (v4) return v4.range() !== 'unicast';
   return ip.range() !== 'unicast';
 }
 

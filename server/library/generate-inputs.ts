@@ -2,8 +2,9 @@ import sharp from 'sharp';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { InputImage } from '../providers/types.ts';
-import type { LibraryDeps } from './deps.ts';
+import { imageWork, type LibraryDeps } from './deps.ts';
 import { fetchUrl } from './fetch-url.ts';
+import { IMAGE_PRIORITY } from './image-pool.ts';
 import { normaliseOriginal } from './media.ts';
 
 /**
@@ -16,10 +17,11 @@ import { normaliseOriginal } from './media.ts';
 async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: string): Promise<Buffer> {
   const own = deps.urls.parse(url);
   if (own) {
-    if (!deps.assets.ownsBlob(scope, own.sha256) || !deps.blobs.has(own.sha256)) {
+    const sha = deps.assets.resolveBlob(own.sha256Prefix);
+    if (!sha || !deps.assets.ownsBlob(scope, sha) || !deps.blobs.has(sha)) {
       throw new ServiceError('not_found', field, `${url} is not an asset of workspace ${scope.workspaceId}`);
     }
-    return deps.blobs.get(own.sha256);
+    return deps.blobs.get(sha);
   }
   try {
     const body = await fetchUrl(url, { maxBytes: deps.policy.maxImportBytes, timeoutMs: deps.policy.fetchTimeoutMs, maxRedirects: 5, allowPrivate: deps.policy.allowPrivateUrls });
@@ -38,7 +40,7 @@ async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: stri
  */
 export async function resolveImage(deps: LibraryDeps, scope: Scope, url: string, field: string): Promise<InputImage> {
   const raw = await bytesOf(deps, scope, url, field);
-  const orig = await normaliseOriginal(raw, field, { maxInputPixels: deps.policy.maxInputPixels, allowVideo: false });
+  const orig = await normaliseOriginal(raw, field, { maxInputPixels: deps.policy.maxInputPixels, allowVideo: false }, imageWork(deps.images, IMAGE_PRIORITY.import));
   if (orig.kind === 'svg') {
     const png = await sharp(orig.bytes).png().toBuffer({ resolveWithObject: true });
     return { bytes: png.data, mime: 'image/png', width: png.info.width, height: png.info.height };

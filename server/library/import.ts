@@ -3,12 +3,15 @@ import type { ImportArgs, ImportedAsset } from '../../shared/schemas/asset.ts';
 import type { AssetRow } from '../db/assets.ts';
 import { deriveFilename, taxonomyForPurpose } from '../domain/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
+import { nameWords } from '../domain/alt-text.ts';
 import { ServiceError } from '../errors.ts';
 import { sha256Hex } from '../storage/blob-store.ts';
-import type { LibraryDeps } from './deps.ts';
+import { imageWork, type LibraryDeps } from './deps.ts';
 import { fetchUrl } from './fetch-url.ts';
-import { makeRenditions, normaliseOriginal } from './media.ts';
-import { toImportedAsset } from './present.ts';
+import { IMAGE_PRIORITY, type ImportSlot } from './image-pool.ts';
+import { prepareImage, type PreparedImage } from './media.ts';
+import { jsonArray, toImportedAsset } from './present.ts';
+import { cleanFileName } from '../../shared/schemas/common.ts';
 
 /** User-authored metadata; stays authoritative during enrichment (spec §2 Imported asset). */
 export interface UserMetadata {
@@ -36,6 +39,27 @@ export interface StoreInput {
    * insert back. Generation charges credits here so the charge and the asset commit together.
    */
   onInsert?: ((stored: { id: string; seq: number }) => void) | undefined;
+  /**
+   * Admission to the image pool: a slot the caller already holds (it releases it), or `'admit'` to be
+   * admitted after the duplicate check (an identical-bytes hit needs no image work) and refused with
+   * `busy` when the server is at its import limit. Omitted: no admission (seed, CLI, generation: work
+   * already paid for waits its turn in the pool instead of being refused).
+   */
+  admission?: ImportSlot | 'admit' | undefined;
+  /** progress of the import in words (waiting for the pool, processing); MCP progress notifications */
+  onProgress?: ((message: string) => void) | undefined;
+}
+
+/** The existing asset for identical bytes, with the supplied user fields that differ from it (not applied). */
+function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata): ImportedAsset {
+  const asset = toImportedAsset(row, deps.assets.renditions(row.seq), deps.urls, true);
+  const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+  const notApplied: NonNullable<ImportedAsset['not_applied']> = [];
+  if (user.filename !== undefined && cleanFileName(user.filename) && cleanFileName(user.filename) !== row.name) notApplied.push('filename');
+  if (user.alt_text !== undefined && (user.alt_text.trim() || null) !== row.alt_text) notApplied.push('alt_text');
+  if (user.tags !== undefined && !sameSet([...new Set(user.tags)], jsonArray(row.tags))) notApplied.push('tags');
+  if (user.purpose !== undefined && (user.purpose || null) !== row.purpose) notApplied.push('purpose');
+  return notApplied.length ? { ...asset, not_applied: notApplied } : asset;
 }
 
 function isUniqueViolation(e: unknown): boolean {
@@ -43,10 +67,11 @@ function isUniqueViolation(e: unknown): boolean {
 }
 
 /**
- * Store bytes as a library asset: sniff and validate, convert HEIC/HEIF to PNG, derive renditions,
- * write blobs, insert the row (FTS kept by triggers) and notify enrichment. Identical bytes already in
- * the workspace return the existing asset with `deduplicated: true` (also under concurrent imports).
- * @throws ServiceError invalid_argument | conversion_failed (nothing is stored on error)
+ * Store bytes as a library asset: sniff and validate, convert HEIC/HEIF to PNG, derive renditions from
+ * one decode on the image pool (server/library/media.ts `prepareImage`), write blobs, insert the row
+ * (FTS kept by triggers) and notify enrichment. Identical bytes already in the workspace return the
+ * existing asset with `deduplicated: true` (also under concurrent imports).
+ * @throws ServiceError invalid_argument | conversion_failed | busy (with `admission: 'admit'`; nothing is stored on error)
  */
 export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreInput): Promise<{ asset: ImportedAsset; row: AssetRow }> {
   const { assets, blobs, urls, policy } = deps;
@@ -56,10 +81,19 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   }
   const sourceSha = sha256Hex(input.bytes);
   const existing = assets.bySourceSha(scope, sourceSha);
-  if (existing) return { asset: toImportedAsset(existing, assets.renditions(existing.seq), urls, true), row: existing };
+  if (existing) return { asset: duplicateOf(deps, existing, input.user), row: existing };
 
-  const original = await normaliseOriginal(input.bytes, input.field, { maxInputPixels: policy.maxInputPixels, allowVideo: input.allowVideo ?? false });
-  const renditions = await makeRenditions(original, policy.maxInputPixels);
+  const slot = input.admission === 'admit' ? deps.images.admit() : null;
+  let prepared: PreparedImage;
+  try {
+    const { running, waiting } = deps.images.stats();
+    if (waiting > 0) input.onProgress?.(`waiting for the image workers (${running} operations running, ${waiting} queued)`);
+    prepared = await prepareImage(input.bytes, input.field, { maxInputPixels: policy.maxInputPixels, allowVideo: input.allowVideo ?? false }, imageWork(deps.images, IMAGE_PRIORITY.import));
+  } finally {
+    slot?.release();
+  }
+  input.onProgress?.(`decoded and derived ${prepared.renditions.length} renditions; storing`);
+  const { original, renditions } = prepared;
   const stored = await blobs.put(original.bytes);
   const storedRenditions = [];
   for (const r of renditions) {
@@ -70,6 +104,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   const tax = taxonomyForPurpose(input.user.purpose);
   const userFields = (['filename', 'alt_text', 'tags', 'purpose'] as const).filter((k) => input.user[k] !== undefined);
   const id = randomUUID();
+  await deps.testHooks?.pause('import-insert');
   try {
     const seq = assets.insert({
       id,
@@ -85,6 +120,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       source_sha256: sourceSha,
       converted_from: original.convertedFrom,
       name,
+      name_words: nameWords(name),
       alt_text: input.user.alt_text?.trim() || null,
       tags: [...new Set(input.user.tags ?? [])],
       purpose: input.user.purpose ?? null,
@@ -105,7 +141,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   } catch (e) {
     if (isUniqueViolation(e)) {
       const raced = assets.bySourceSha(scope, sourceSha);
-      if (raced) return { asset: toImportedAsset(raced, assets.renditions(raced.seq), urls, true), row: raced };
+      if (raced) return { asset: duplicateOf(deps, raced, input.user), row: raced };
     }
     throw e;
   }
@@ -120,26 +156,45 @@ export interface AttachmentResolver {
 }
 
 /**
- * `svc_asset_import` `import` (spec §4.6): download or decode the input and store it.
- * @throws ServiceError invalid_argument | conversion_failed | unsupported
+ * `svc_asset_import` `import` (spec §4.6): download or decode the input and store it. Admission to the
+ * image pool comes first (before a download; for `data` after the duplicate check), so a `busy`
+ * refusal has changed nothing and the same call can be retried.
+ * @param onProgress progress in words while the import waits for or uses the image pool
+ * @throws ServiceError invalid_argument | conversion_failed | unsupported | busy
  */
-export async function importAsset(deps: LibraryDeps, scope: Scope, args: ImportArgs, attachments?: AttachmentResolver) {
+export async function importAsset(deps: LibraryDeps, scope: Scope, args: ImportArgs, attachments?: AttachmentResolver, onProgress?: (message: string) => void) {
   const user: UserMetadata = { filename: args.filename, alt_text: args.alt_text, tags: args.tags, purpose: args.purpose };
   if (args.url !== undefined) {
-    const body = await fetchUrl(args.url, {
-      maxBytes: deps.policy.maxImportBytes,
-      timeoutMs: deps.policy.fetchTimeoutMs,
-      maxRedirects: 5,
-      allowPrivate: deps.policy.allowPrivateUrls,
-    });
-    return (await storeAsset(deps, scope, { bytes: body.bytes, field: 'args.url', source: 'import_url', sourceUrl: body.finalUrl, user })).asset;
+    const slot = deps.images.admit();
+    try {
+      const body = await fetchUrl(args.url, {
+        maxBytes: deps.policy.maxImportBytes,
+        timeoutMs: deps.policy.fetchTimeoutMs,
+        maxRedirects: 5,
+        allowPrivate: deps.policy.allowPrivateUrls,
+      });
+      return (await storeAsset(deps, scope, { bytes: body.bytes, field: 'args.url', source: 'import_url', sourceUrl: body.finalUrl, user, admission: slot, onProgress })).asset;
+    } finally {
+      slot.release();
+    }
   }
   if (args.data !== undefined) {
     const bytes = Buffer.from(args.data.replace(/\s+/g, ''), args.data.includes('-') || args.data.includes('_') ? 'base64url' : 'base64');
-    return (await storeAsset(deps, scope, { bytes, field: 'args.data', source: 'import_data', user })).asset;
+    return (await storeAsset(deps, scope, { bytes, field: 'args.data', source: 'import_data', user, admission: 'admit', onProgress })).asset;
   }
   const items = args.attachments ?? [];
   if (!attachments) throw new ServiceError('unsupported', 'args.attachments', 'attachment import is not available on this server; use url or data');
+  // One slot for the whole batch: its items are processed one after another.
+  const slot = deps.images.admit();
+  try {
+    return await importAttachments(deps, scope, args, items, attachments, slot, onProgress);
+  } finally {
+    slot.release();
+  }
+}
+
+/** The attachments of one `import` call, one after another under the batch's admission `slot`. */
+async function importAttachments(deps: LibraryDeps, scope: Scope, args: ImportArgs, items: NonNullable<ImportArgs['attachments']>, attachments: AttachmentResolver, slot: ImportSlot, onProgress?: (message: string) => void) {
   const results = [];
   for (const [i, a] of items.entries()) {
     const field = `args.attachments[${i}]`;
@@ -149,7 +204,7 @@ export async function importAsset(deps: LibraryDeps, scope: Scope, args: ImportA
       // Precedence: the attachment's own fields, then what the user typed for this file at upload time,
       // then the batch-level fields of the call.
       const { asset } = await storeAsset(deps, scope, {
-        bytes: staged.bytes, field, source: 'upload', allowVideo: true,
+        bytes: staged.bytes, field, source: 'upload', allowVideo: true, admission: slot, onProgress,
         user: {
           filename: a.filename ?? staged.user.filename,
           alt_text: a.alt_text ?? staged.user.alt_text ?? args.alt_text,

@@ -3,6 +3,7 @@ import { USER_FIELDS, type DeleteAssetsResult, type UpdateAssetArgs, type Update
 import type { AssetRow } from '../db/assets.ts';
 import { taxonomyForPurpose } from '../domain/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
+import { nameWords } from '../domain/alt-text.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
 import { jsonArray, toAsset } from './present.ts';
@@ -59,7 +60,7 @@ export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetAr
   }
 
   deps.assets.updateMetadata(scope, row.seq, {
-    name, alt_text: altText, tags, purpose, category, subtype,
+    name, name_words: nameWords(name), alt_text: altText, tags, purpose, category, subtype,
     user_fields: USER_FIELDS.filter((f) => userFields.has(f)),
   });
   const after = deps.assets.bySeq(row.seq)!;

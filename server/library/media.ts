@@ -1,7 +1,9 @@
 import { fileTypeFromBuffer } from 'file-type';
-import convertHeic from 'heic-convert';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
+import { isobmffTruncation } from '../domain/isobmff.ts';
 import { ServiceError } from '../errors.ts';
+import type { RgbaImage } from './heic-worker.ts';
+import { probeVideo, videoThumbnail } from './video.ts';
 
 /** What the bytes really are, sniffed from magic numbers (never from the caller's MIME type). */
 export interface Sniffed { mime: string; format: string; kind: 'image' | 'video' | 'svg' }
@@ -32,32 +34,46 @@ export interface Original {
   format: string;
   mime: string;
   kind: 'image' | 'video' | 'svg';
-  /** px after EXIF orientation; null for video */
+  /** px after EXIF orientation (video: display size from the container); null when unknown */
   width: number | null;
   height: number | null;
+  /** video only: seconds, when the container says */
+  durationS?: number | null;
   hasAlpha: boolean;
   convertedFrom: string | null;
+}
+
+/** Where image work runs: the image pool (server/library/image-pool.ts) at one priority. */
+export interface ImageWork {
+  /** run one sharp operation */
+  run<T>(op: () => Promise<T>): Promise<T>;
+  /** decode HEIC/HEIF (HEVC) to RGBA off the main thread @throws Error when it cannot be decoded */
+  decodeHeic(bytes: Buffer): Promise<RgbaImage>;
 }
 
 function tooLarge(field: string, w: number, h: number, max: number): ServiceError {
   return new ServiceError('invalid_argument', field, `image is ${w}×${h} = ${w * h} px; the limit is ${max} px (decompression-bomb guard)`);
 }
 
+/** An original plus, for HEIC, its decoded pixels (so nothing decodes it twice). */
+interface Read { original: Original; pixels: RgbaImage | null }
+
 /**
- * Validate and normalise input bytes. HEIC/HEIF (HEVC-coded; prebuilt libvips cannot decode it) is
- * converted to PNG with heic-convert (libheif WASM). Width/height are reported after EXIF orientation.
- * @param field JSON path named in errors (`args.data`, `args.url`)
- * @throws ServiceError invalid_argument (not an image, corrupt, over the pixel limit) | conversion_failed (HEIC decode failed)
+ * Sniff, read the header, apply the pixel limit and convert HEIC/HEIF to PNG. Does not decode other
+ * formats' pixels (the caller does, once).
  */
-export async function normaliseOriginal(bytes: Buffer, field: string, opts: { maxInputPixels: number; allowVideo: boolean }): Promise<Original> {
+async function readOriginal(bytes: Buffer, field: string, opts: { maxInputPixels: number; allowVideo: boolean }, work: ImageWork): Promise<Read> {
   const sniffed = await sniff(bytes);
   if (!sniffed) throw new ServiceError('invalid_argument', field, 'is not a supported image (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF, SVG)');
   if (sniffed.kind === 'video') {
     if (!opts.allowVideo) throw new ServiceError('invalid_argument', field, `is a ${sniffed.format} video; import accepts images only (use the upload panel for video)`);
-    return { bytes, format: sniffed.format, mime: sniffed.mime, kind: 'video', width: null, height: null, hasAlpha: false, convertedFrom: null };
+    const info = await probeVideo(bytes);
+    const original: Original = { bytes, format: sniffed.format, mime: sniffed.mime, kind: 'video', width: info?.widthPx ?? null, height: info?.heightPx ?? null, durationS: info?.durationS ?? null, hasAlpha: false, convertedFrom: null };
+    return { original, pixels: null };
   }
   let meta: Metadata;
   try {
+    // header only: cheap, so it runs outside the pool and refuses bad input before any queueing
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (e) {
     throw new ServiceError('invalid_argument', field, `could not be read as ${sniffed.format}: the file is corrupt or truncated`, { cause: e });
@@ -67,23 +83,21 @@ export async function normaliseOriginal(bytes: Buffer, field: string, opts: { ma
   if (w * h > opts.maxInputPixels) throw tooLarge(field, w, h, opts.maxInputPixels);
 
   if ((sniffed.format === 'heic' || sniffed.format === 'heif') && meta.compression !== 'av1') {
+    // libheif decodes a cut-off file without an error, painting the missing tiles: check the boxes first.
+    const cut = isobmffTruncation(bytes);
+    if (cut) throw new ServiceError('conversion_failed', field, `HEIC/HEIF could not be converted to PNG: the file is truncated (${cut}); nothing was imported`);
+    let pixels: RgbaImage;
     let png: Buffer;
     try {
-      png = Buffer.from(await convertHeic({ buffer: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), format: 'PNG' }));
+      pixels = await work.decodeHeic(bytes);
+      png = await work.run(() => sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } }).png().toBuffer());
     } catch (e) {
       throw new ServiceError('conversion_failed', field, `HEIC/HEIF could not be converted to PNG (${(e as Error).message}); nothing was imported`, { cause: e });
     }
-    const m = await sharp(png).metadata();
-    return { bytes: png, format: 'png', mime: 'image/png', kind: 'image', width: m.width ?? null, height: m.height ?? null, hasAlpha: m.hasAlpha ?? false, convertedFrom: sniffed.format };
-  }
-  try {
-    // Decode fully once so corrupt/truncated files fail here, not later in a rendition.
-    await sharp(bytes, { limitInputPixels: opts.maxInputPixels, failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer();
-  } catch (e) {
-    throw new ServiceError('invalid_argument', field, `could not be decoded as ${sniffed.format}: the file is corrupt or truncated`, { cause: e });
+    return { original: { bytes: png, format: 'png', mime: 'image/png', kind: 'image', width: pixels.width, height: pixels.height, hasAlpha: true, convertedFrom: sniffed.format }, pixels };
   }
   const swap = (meta.orientation ?? 1) >= 5;
-  return {
+  const original: Original = {
     bytes,
     format: sniffed.format,
     mime: sniffed.mime,
@@ -93,6 +107,29 @@ export async function normaliseOriginal(bytes: Buffer, field: string, opts: { ma
     hasAlpha: meta.hasAlpha ?? false,
     convertedFrom: null,
   };
+  return { original, pixels: null };
+}
+
+const corrupt = (field: string, format: string, e: unknown): ServiceError =>
+  new ServiceError('invalid_argument', field, `could not be decoded as ${format}: the file is corrupt or truncated`, { cause: e });
+
+/**
+ * Validate and normalise input bytes without deriving renditions (generation inputs). HEIC/HEIF
+ * (HEVC-coded; prebuilt libvips cannot decode it) is converted to PNG on the image pool's worker thread.
+ * Width/height are reported after EXIF orientation. Every pixel is decoded once (at reduced scale where
+ * the format allows) so corrupt or truncated files fail here.
+ * @param field JSON path named in errors (`args.data`, `args.url`)
+ * @throws ServiceError invalid_argument (not an image, corrupt, over the pixel limit) | conversion_failed (HEIC decode failed)
+ */
+export async function normaliseOriginal(bytes: Buffer, field: string, opts: { maxInputPixels: number; allowVideo: boolean }, work: ImageWork): Promise<Original> {
+  const { original, pixels } = await readOriginal(bytes, field, opts, work);
+  if (original.kind === 'video' || pixels) return original;
+  try {
+    await work.run(() => sharp(bytes, { limitInputPixels: opts.maxInputPixels, failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer());
+  } catch (e) {
+    throw corrupt(field, original.format, e);
+  }
+  return original;
 }
 
 export interface Rendition { role: 'thumbnail' | 'fallback' | 'webp'; width: number; height: number; format: string; bytes: Buffer }
@@ -101,54 +138,125 @@ export interface Rendition { role: 'thumbnail' | 'fallback' | 'webp'; width: num
 export const SRCSET_WIDTHS = [320, 640, 960, 1280, 1920, 2560];
 /** Longest edge (px) of thumbnails. */
 export const THUMBNAIL_EDGE = 320;
+/** Widest rendition (px): the largest WebP step and the fallback's cap. */
+const MAX_RENDITION_WIDTH = 2560;
+
+/** A rendition to derive: role, exact size in px, output format. */
+export interface RenditionSpec { role: Rendition['role']; width: number; height: number; format: 'jpeg' | 'webp' | 'png' }
+
+/** `height` px scaled to `width` px for an image `w`×`h`, rounded to the nearest px (≥ 1). */
+const scaled = (h: number, width: number, w: number): number => Math.max(1, Math.round((h * width) / w));
 
 /**
- * Derive renditions with sharp: a JPEG thumbnail (longest edge 320 px, alpha flattened on white),
- * responsive WebP widths ≤ the original, and a fallback (JPEG, or PNG when the image has alpha) for
- * originals browsers cannot all show (WebP, AVIF, TIFF, HEIC-converted PNG keep PNG). All renditions are
- * auto-oriented from EXIF.
+ * The renditions of an upright `width`×`height` px image of `format`: a JPEG thumbnail (longest edge
+ * 320 px, never enlarged), WebP at each srcset width below the image width plus the image width itself
+ * up to 2560 px, and a fallback (JPEG, or PNG with alpha; ≤ 2560 px wide) for formats browsers cannot
+ * all show (not JPEG, PNG or GIF). Heights keep the aspect ratio, rounded to the nearest px.
  */
-export async function makeRenditions(o: Original, maxInputPixels: number): Promise<Rendition[]> {
-  if (o.kind === 'video' || !o.width || !o.height) return [];
-  const input = (): Sharp => sharp(o.bytes, { limitInputPixels: maxInputPixels }).rotate();
-  const out: Rendition[] = [];
-  const thumb = await input()
-    .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })
-    .flatten({ background: '#ffffff' })
-    .jpeg({ quality: 78, mozjpeg: true })
-    .toBuffer({ resolveWithObject: true });
-  out.push({ role: 'thumbnail', width: thumb.info.width, height: thumb.info.height, format: 'jpeg', bytes: thumb.data });
-
-  const widths = SRCSET_WIDTHS.filter((w) => w < o.width!);
-  if (o.width <= 2560) widths.push(o.width);
-  if (widths.length === 0) widths.push(Math.min(o.width, 2560));
-  for (const w of widths) {
-    const r = await input().resize({ width: w, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer({ resolveWithObject: true });
-    out.push({ role: 'webp', width: r.info.width, height: r.info.height, format: 'webp', bytes: r.data });
-  }
-  if (!['jpeg', 'png', 'gif'].includes(o.format)) {
-    const f = o.hasAlpha ? 'png' : 'jpeg';
-    const img = input().resize({ width: Math.min(o.width, 2560), withoutEnlargement: true });
-    const r = await (f === 'png' ? img.png() : img.jpeg({ quality: 85, mozjpeg: true })).toBuffer({ resolveWithObject: true });
-    out.push({ role: 'fallback', width: r.info.width, height: r.info.height, format: f, bytes: r.data });
+export function renditionPlan(width: number, height: number, format: string, hasAlpha: boolean): RenditionSpec[] {
+  const long = Math.max(width, height);
+  const thumb = long <= THUMBNAIL_EDGE
+    ? { width, height }
+    : width >= height ? { width: THUMBNAIL_EDGE, height: scaled(height, THUMBNAIL_EDGE, width) } : { width: scaled(width, THUMBNAIL_EDGE, height), height: THUMBNAIL_EDGE };
+  const out: RenditionSpec[] = [{ role: 'thumbnail', ...thumb, format: 'jpeg' }];
+  const widths = SRCSET_WIDTHS.filter((w) => w < width);
+  if (width <= MAX_RENDITION_WIDTH) widths.push(width);
+  if (widths.length === 0) widths.push(Math.min(width, MAX_RENDITION_WIDTH));
+  for (const w of widths) out.push({ role: 'webp', width: w, height: scaled(height, w, width), format: 'webp' });
+  if (!['jpeg', 'png', 'gif'].includes(format)) {
+    const w = Math.min(width, MAX_RENDITION_WIDTH);
+    out.push({ role: 'fallback', width: w, height: scaled(height, w, width), format: hasAlpha ? 'png' : 'jpeg' });
   }
   return out;
 }
 
+/** An original and every rendition, derived from one decode. */
+export interface PreparedImage { original: Original; renditions: Rendition[] }
+
+/**
+ * Validate and normalise input bytes and derive every rendition from **one decode**: the original is
+ * decoded once (EXIF auto-orientation, sRGB, first frame of an animation as before) straight to the
+ * size of the largest rendition — libvips shrink-on-load decodes JPEG/WebP at reduced scale when
+ * only smaller renditions are needed, and `sequentialRead` streams it — into raw pixels, and each
+ * rendition is resized from those pixels and encoded as its own pool operation (so two images' encodes
+ * interleave and at most the pool's concurrency of encodes run at once). HEIC/HEIF is decoded once on
+ * the pool's worker thread; the same pixels give the stored PNG and the renditions. Peak memory is one
+ * reduced-scale decode plus the raw master (≤ 2560 px wide). sharp docs: https://sharp.pixelplumbing.com/api-constructor
+ * (`sequentialRead`, `failOn`), https://sharp.pixelplumbing.com/api-resize (shrink-on-load).
+ * @param field JSON path named in errors (`args.data`, `args.url`)
+ * @throws ServiceError invalid_argument (not an image, corrupt or truncated, over the pixel limit) | conversion_failed (HEIC decode failed)
+ */
+export async function prepareImage(bytes: Buffer, field: string, opts: { maxInputPixels: number; allowVideo: boolean }, work: ImageWork): Promise<PreparedImage> {
+  const { original, pixels } = await readOriginal(bytes, field, opts, work);
+  return { original, renditions: await deriveRenditions(original, pixels, field, opts.maxInputPixels, work) };
+}
+
+/**
+ * Derive every rendition of an already normalised original (`normaliseOriginal`) from one decode, as
+ * `prepareImage` does. Without `work` the sharp operations run at once, outside any pool.
+ * @throws ServiceError invalid_argument when the original cannot be decoded
+ */
+export function makeRenditions(o: Original, maxInputPixels: number, work: Pick<ImageWork, 'run'> = { run: (op) => op() }): Promise<Rendition[]> {
+  return deriveRenditions(o, null, 'original', maxInputPixels, work);
+}
+
+async function deriveRenditions(original: Original, pixels: RgbaImage | null, field: string, maxInputPixels: number, work: Pick<ImageWork, 'run'>): Promise<Rendition[]> {
+  if (original.kind === 'video') {
+    // The poster frame as the thumbnail; no srcset or fallback (the video itself is what is shown). A frame
+    // over the pixel limit is not decoded: the decompression-bomb guard applies to frames too.
+    if ((original.width ?? 0) * (original.height ?? 0) > maxInputPixels) return [];
+    const t = await work.run(() => videoThumbnail(original.bytes, original.durationS ?? null, THUMBNAIL_EDGE, maxInputPixels));
+    return t ? [{ role: 'thumbnail', width: t.width, height: t.height, format: 'jpeg', bytes: t.bytes }] : [];
+  }
+  if (!original.width || !original.height) return [];
+  const plan = renditionPlan(original.width, original.height, original.format, original.hasAlpha);
+  const masterWidth = Math.min(original.width, MAX_RENDITION_WIDTH);
+  const masterHeight = scaled(original.height, masterWidth, original.width);
+  let master: { data: Buffer; info: OutputInfo };
+  try {
+    master = await work.run(() => {
+      const input = pixels
+        ? sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
+        : sharp(original.bytes, { limitInputPixels: maxInputPixels, failOn: 'error', sequentialRead: true }).rotate();
+      const sized = masterWidth === original.width ? input : input.resize(masterWidth, masterHeight, { fit: 'fill' });
+      return sized.raw().toBuffer({ resolveWithObject: true });
+    });
+  } catch (e) {
+    throw corrupt(field, original.convertedFrom ?? original.format, e);
+  }
+  const raw = { raw: { width: master.info.width, height: master.info.height, channels: master.info.channels } };
+  const derive = (r: RenditionSpec): Promise<Rendition> => work.run(async () => {
+    let img = sharp(master.data, raw);
+    if (r.width !== master.info.width || r.height !== master.info.height) img = img.resize(r.width, r.height, { fit: 'fill' });
+    if (r.role === 'thumbnail') img = img.flatten({ background: '#ffffff' }).jpeg({ quality: 78, mozjpeg: true });
+    else if (r.format === 'webp') img = img.webp({ quality: 80 });
+    else img = r.format === 'png' ? img.png() : img.jpeg({ quality: 85, mozjpeg: true });
+    const out = await img.toBuffer({ resolveWithObject: true });
+    return { role: r.role, width: out.info.width, height: out.info.height, format: r.format, bytes: out.data };
+  });
+  return Promise.all(plan.map(derive));
+}
+
 /**
  * A JPEG preview for `view`: longest edge ≤ `maxEdge` px and ≤ `maxBytes`, stepping quality down
- * (85 → 40) and then the edge down by 25 % until it fits.
+ * (85 → 40) and then the edge down by 25 % until it fits. The first attempt is one pipeline from the
+ * stored bytes (auto-oriented, shrink-on-load, flattened on white); only when it is over `maxBytes` are
+ * those pixels decoded once more, to raw, and every further attempt encodes from them. Plain
+ * libjpeg-turbo, not mozjpeg: a preview is sent once, and mozjpeg's trellis quantisation costs ~15× the
+ * encode time (410 vs 28 ms at 1568×1045) for ~15 % fewer bytes.
  */
-export async function viewJpeg(bytes: Buffer, maxEdge = 1568, maxBytes = 1024 * 1024): Promise<{ data: Buffer; width: number; height: number }> {
+export async function viewJpeg(bytes: Buffer, work: ImageWork, maxEdge = 1568, maxBytes = 1024 * 1024): Promise<{ data: Buffer; width: number; height: number }> {
+  const input = (): Sharp => sharp(bytes, { limitInputPixels: false, sequentialRead: true }).rotate().resize(maxEdge, maxEdge, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' });
+  // The first quality almost always fits: one pool operation, straight from the stored bytes.
+  const first = await work.run(() => input().jpeg({ quality: 85 }).toBuffer({ resolveWithObject: true }));
+  if (first.data.length <= maxBytes) return { data: first.data, width: first.info.width, height: first.info.height };
+  const decoded = await work.run(() => input().raw().toBuffer({ resolveWithObject: true }));
+  const raw = { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } };
   let edge = maxEdge;
   for (;;) {
-    for (const quality of [85, 75, 65, 55, 40]) {
-      const r = await sharp(bytes, { limitInputPixels: false })
-        .rotate()
-        .resize(edge, edge, { fit: 'inside', withoutEnlargement: true })
-        .flatten({ background: '#ffffff' })
-        .jpeg({ quality, mozjpeg: true })
-        .toBuffer({ resolveWithObject: true });
+    const e = edge;
+    for (const quality of edge === maxEdge ? [75, 65, 55, 40] : [85, 75, 65, 55, 40]) {
+      const r = await work.run(() => sharp(decoded.data, raw).resize(e, e, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer({ resolveWithObject: true }));
       if (r.data.length <= maxBytes) return { data: r.data, width: r.info.width, height: r.info.height };
     }
     edge = Math.floor(edge * 0.75);

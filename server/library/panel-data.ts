@@ -1,20 +1,43 @@
-import { ASSET_TAXONOMY, type AssetCategory, type Orientation } from '../../shared/schemas/asset.ts';
+import { ASSET_TAXONOMY, type AssetCategory, type Orientation, type SearchMode } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, ThumbnailsResult } from '../../shared/schemas/panel.ts';
 import type { AssetFacetQueries } from '../db/asset-facets.ts';
-import { buildMatch, queryTerms } from '../domain/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { LibraryDeps } from './deps.ts';
+import { matchAssets, type AssetVectorSearch } from './search.ts';
 
 /** Largest SVG original inlined as a preview when an asset has no raster thumbnail, bytes. */
 const MAX_INLINE_SVG_BYTES = 256 * 1024;
 
+/** A stored raster rendition that can serve as a preview. */
+interface PreviewCandidate { role: string; width: number; height: number; format: string }
+
+/**
+ * The rendition to preview at `sizePx` device px: the smallest (by pixel count) thumbnail or WebP
+ * rendition whose shorter edge reaches `sizePx` (a cover-fitted square cell shows the shorter edge in
+ * full), else the one with the longest shorter edge. Without `sizePx`, the thumbnail. Null when none.
+ * Fallback renditions (full-size JPEG/PNG for odd originals) are never previews: too heavy.
+ */
+export function pickPreviewRendition<R extends PreviewCandidate>(renditions: R[], sizePx: number | undefined): R | null {
+  const thumb = renditions.find((r) => r.role === 'thumbnail') ?? null;
+  if (sizePx === undefined || !thumb) return thumb;
+  const pool = renditions.filter((r) => r.role === 'thumbnail' || r.role === 'webp');
+  const short = (r: R): number => Math.min(r.width, r.height);
+  const enough = pool.filter((r) => short(r) >= sizePx).sort((a, b) => a.width * a.height - b.width * b.height || Number(b === thumb) - Number(a === thumb));
+  if (enough[0]) return enough[0];
+  return pool.sort((a, b) => short(b) - short(a) || a.width * a.height - b.width * b.height)[0] ?? thumb;
+}
+
+const MIME: Record<string, string> = { png: 'image/png', webp: 'image/webp', jpeg: 'image/jpeg' };
+
 /**
  * Previews for a panel as `data:` URLs (`svc_asset_panel` `thumbnails`): the stored thumbnail
- * rendition (JPEG, longest edge 320 px), or the SVG original when small. `data:` is allowed by the
- * MCP Apps default CSP (`img-src 'self' data:`) while `blob:` and undeclared origins are not
- * (research note §6). Ids of other workspaces land in `not_found`, like missing ones.
+ * rendition (JPEG, longest edge 320 px) or, when `sizePx` asks for more (high-DPI screens), the
+ * smallest WebP rendition covering it (`pickPreviewRendition`); the SVG original when small. `data:`
+ * is allowed by the MCP Apps default CSP (`img-src 'self' data:`) while `blob:` and undeclared origins
+ * are not (research note §6). Ids of other workspaces land in `not_found`, like missing ones.
+ * @param sizePx device px the preview should cover on both edges (optional)
  */
-export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: string[]): Promise<ThumbnailsResult> {
+export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: string[], sizePx?: number): Promise<ThumbnailsResult> {
   const thumbnails: ThumbnailsResult['thumbnails'] = [];
   const notFound: string[] = [];
   for (const id of assetIds) {
@@ -23,10 +46,10 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
       notFound.push(id);
       continue;
     }
-    const thumb = deps.assets.renditions(row.seq).find((r) => r.role === 'thumbnail');
+    const thumb = pickPreviewRendition(deps.assets.renditions(row.seq), sizePx);
     if (thumb && deps.blobs.has(thumb.sha256)) {
       const bytes = await deps.blobs.get(thumb.sha256);
-      const mime = thumb.format === 'png' ? 'image/png' : thumb.format === 'webp' ? 'image/webp' : 'image/jpeg';
+      const mime = MIME[thumb.format] ?? 'image/jpeg';
       thumbnails.push({ asset_id: row.id, data_url: `data:${mime};base64,${bytes.toString('base64')}`, width: thumb.width, height: thumb.height, bytes: bytes.length });
     } else if (row.kind === 'svg' && row.size_bytes <= MAX_INLINE_SVG_BYTES && deps.blobs.has(row.sha256)) {
       const bytes = await deps.blobs.get(row.sha256);
@@ -40,13 +63,15 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
 
 /**
  * Category and subtype counts for the picker's category browser (`svc_asset_panel` `facets`).
- * Categories are listed in taxonomy order (then unknown ones), subtypes by count; a query counts only
- * assets matching all its terms (FTS5), like the default search mode's first pass.
+ * Categories are listed in taxonomy order (then unknown ones), subtypes by count. With a query, the
+ * counts are over exactly the assets search reports as matches for it in the same mode
+ * (`matchAssets`), so "All n" above a result list equals its total.
  */
-export function facetsFor(facets: AssetFacetQueries, scope: Scope, opts: { query?: string | undefined; kind?: string | undefined; orientation?: Orientation | undefined }): FacetsResult {
-  const terms = opts.query ? queryTerms(opts.query) : [];
-  const match = terms.length ? buildMatch(terms, 'AND', null) : null;
-  const rows = facets.counts(scope, { match, kind: opts.kind, orientation: opts.orientation });
+export async function facetsFor(deps: LibraryDeps, facets: AssetFacetQueries, scope: Scope, opts: { query?: string | undefined; mode?: SearchMode | undefined; kind?: string | undefined; orientation?: Orientation | undefined }, vectors: AssetVectorSearch | null): Promise<FacetsResult> {
+  const mode = opts.mode && opts.mode !== 'similar' ? opts.mode : 'all';
+  const rows = opts.query
+    ? facets.countsOf(scope, (await matchAssets(deps, scope, { query: opts.query, mode }, { kind: opts.kind, orientation: opts.orientation }, vectors)).ranked.filter((f) => f.match).map((f) => f.seq))
+    : facets.counts(scope, { match: null, kind: opts.kind, orientation: opts.orientation });
   const byCat = new Map<string, { count: number; subtypes: Map<string, number> }>();
   let total = 0;
   let uncategorized = 0;

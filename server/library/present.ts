@@ -1,4 +1,4 @@
-import type { Asset, ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { Asset, ImportedAsset, MatchKind } from '../../shared/schemas/asset.ts';
 import type { AssetRow, RenditionRow } from '../db/assets.ts';
 import { orientationOf } from '../domain/alt-text.ts';
 import { usageHint } from '../domain/asset-meta.ts';
@@ -33,8 +33,11 @@ export function assetUrls(row: AssetRow, renditions: RenditionRow[], urls: UrlBu
   };
 }
 
-/** Map a row to the spec's Asset (search result item). */
-export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuilder, score: number | null): Asset {
+/**
+ * Map a row to the spec's Asset (search result item).
+ * @param hit relevance in [0, 1] and how it matched (null outside a ranked search)
+ */
+export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuilder, hit: { relevance: number | null; matchedBy: MatchKind[] | null } | null): Asset {
   const u = assetUrls(row, renditions, urls);
   return {
     id: row.id,
@@ -52,11 +55,8 @@ export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuil
     category: row.category,
     subtype: row.subtype,
     orientation: orientationOf(row.width, row.height),
-    size_bytes: row.size_bytes,
-    created_at: row.created_at,
-    score,
-    matched_by: null,
-    similarity: null,
+    relevance: hit?.relevance ?? null,
+    matched_by: hit?.matchedBy ?? null,
     enrichment_status: row.enrichment_status,
   };
 }

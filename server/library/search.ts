@@ -1,35 +1,113 @@
 import type { AssetPage, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
-import type { AssetFilters, AssetRow } from '../db/assets.ts';
-import { buildMatch, queryTerms, type FtsColumn } from '../domain/fts-query.ts';
-import { reciprocalRankFusion } from '../domain/rrf.ts';
+import type { AssetFilters } from '../db/assets.ts';
+import { semanticRelevance, visualRelevance } from '../domain/calibration.ts';
+import type { FtsColumn } from '../domain/fts-query.ts';
+import { fuse, type Fused } from '../domain/fusion.ts';
+import { correctedQuery, runLexical, type LexicalResult } from '../domain/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
 import { toAsset } from './present.ts';
 
-/** A ranked hit of a vector search: asset row id and a similarity in [0, 1] (higher is closer). */
-export interface VectorHit { seq: number; similarity: number }
+/** A vector hit: asset seq, cosine similarity, and its standard score under the space's null model (null when uncalibrated). */
+export interface VectorHit { seq: number; similarity: number; z: number | null }
+/** Hits nearest first, and the standard score a hit needs to be a match (domain/calibration.ts). */
+export interface VectorResult { hits: VectorHit[]; accept: number }
 
 /**
  * KNN over asset embeddings (sqlite-vec), supplied by the enrichment module. A method returns null
  * when its index is unavailable (no embedder, model change in progress): search then degrades.
  */
 export interface AssetVectorSearch {
-  semantic(scope: Scope, query: string, filters: AssetFilters, k: number): Promise<VectorHit[] | null>;
-  similar(scope: Scope, sourceSeq: number, filters: AssetFilters, k: number): Promise<VectorHit[] | null>;
+  semantic(scope: Scope, query: string, filters: AssetFilters, k: number): Promise<VectorResult | null>;
+  similar(scope: Scope, sourceSeq: number, filters: AssetFilters, k: number): Promise<VectorResult | null>;
 }
 
 const FIELD_COLUMN: Partial<Record<SearchMode, FtsColumn>> = { filename: 'name', alt_text: 'alt_text', tags: 'tags', ocr: 'ocr_text' };
-/** Candidates fetched per list before fusion or paging of vector results. */
+/** Candidates fetched per list before fusion or paging. */
 const RANKED_DEPTH = 500;
+/** Suggestions are offered when a query has fewer matches than this … */
+const FEW_MATCHES = 3;
+/** … at most this many, each with at least this relevance. */
+const MAX_SUGGESTIONS = 5;
+const MIN_SUGGESTION_RELEVANCE = 0.1;
 
 interface Resolved { themeId: string }
 
+/** The matches of a query (and the non-matching candidates), before paging. */
+export interface AssetMatches {
+  ranked: Fused[];
+  /** matches beyond `ranked` (complete exact matches not fetched: deep result sets) */
+  unfetched: number;
+  mode: SearchMode;
+  degradedFrom: SearchMode | null;
+  match: AssetPage['request']['match'];
+  lexical: LexicalResult | null;
+}
+
 /**
- * `svc_asset_library` `search` (spec §4.1). Exact-field modes and the lexical half of `all` use FTS5
- * with BM25; all query terms are required, falling back to any term when that finds nothing (the
- * echo's `match` says which). `semantic`/`similar` use the vector index; when it is unavailable,
- * `semantic` and `all` return lexical results with `request.degraded_from` set.
+ * Rank a query's candidates and decide which match (shared by search, select and the picker's facets,
+ * so counts agree). Exact-field modes and the lexical half of `all` run the lexical planner
+ * (domain/lexical.ts) — typos everywhere, WordNet concepts and operator synonyms in `all` only;
+ * `semantic` and `all` add calibrated embedding matches; `similar` calibrated visual matches. When the
+ * vector index is unavailable, `semantic` and `all` return lexical results with `degradedFrom` set.
+ * @param deepest how far the caller pages (offset + limit + 1): complete exact matches are fetched that deep
+ * @throws ServiceError not_found (args.similar_to_asset_id) | unsupported (args.mode)
+ */
+export async function matchAssets(deps: LibraryDeps, scope: Scope, args: Pick<SearchArgs, 'query' | 'mode' | 'similar_to_asset_id'>, filters: AssetFilters, vectors: AssetVectorSearch | null, deepest = 0): Promise<AssetMatches> {
+  const query = args.query && args.query.length > 0 ? args.query : undefined;
+  let mode: SearchMode = args.mode;
+  if (mode === 'similar') {
+    const source = deps.assets.byId(scope, args.similar_to_asset_id!);
+    if (!source) throw new ServiceError('not_found', 'args.similar_to_asset_id', `asset ${args.similar_to_asset_id} does not exist in this workspace`);
+    const r = vectors ? await vectors.similar(scope, source.seq, { ...filters, excludeSeq: source.seq }, RANKED_DEPTH) : null;
+    if (!r) throw new ServiceError('unsupported', 'args.mode', 'similar search is unavailable: visual embeddings are not computed on this server yet');
+    const ranked = fuse(null, r.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(h.similarity, h.z, r.accept) })), 'visual');
+    return { ranked, unfetched: 0, mode, degradedFrom: null, match: ranked.some((f) => f.match) ? 'vector' : 'none', lexical: null };
+  }
+  if (!query) return { ranked: [], unfetched: 0, mode, degradedFrom: null, match: 'browse', lexical: null };
+
+  const column = FIELD_COLUMN[mode] ?? null;
+  let semantic: VectorResult | null = null;
+  let degradedFrom: SearchMode | null = null;
+  if (mode === 'semantic' || mode === 'all') {
+    if (!vectors && mode === 'semantic') {
+      throw new ServiceError('unsupported', 'args.mode', 'semantic search is unavailable: no embedder is configured on this server; use mode all or an exact-field mode');
+    }
+    semantic = vectors ? await vectors.semantic(scope, query, filters, RANKED_DEPTH) : null;
+    // The vector index exists but cannot answer now (embedder failing, re-embedding): degrade to BM25.
+    if (!semantic) {
+      if (vectors) degradedFrom = mode;
+      mode = 'all';
+    }
+  }
+  const wantLexical = mode !== 'semantic';
+  const lexical = wantLexical
+    ? await runLexical(query, deps.lexical.assets(scope, filters), {
+        column,
+        thesaurus: column ? null : await deps.thesaurus(),
+        typos: true,
+        synonyms: column ? [] : deps.synonyms.forAssets(scope),
+        depth: RANKED_DEPTH,
+      }, deepest)
+    : null;
+  const vector = semantic ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic!.accept) })) : null;
+  const ranked = fuse(lexical?.hits ?? null, vector);
+  const matches = ranked.filter((f) => f.match);
+  let match: AssetPage['request']['match'] = 'none';
+  if (matches.length > 0) {
+    if (mode === 'semantic') match = 'vector';
+    else if (mode === 'all' && semantic) match = 'hybrid';
+    else match = lexical?.hits.some((h) => h.complete && h.relevance >= 0.5) ? 'all_terms' : 'any_term';
+  }
+  const unfetched = lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0;
+  return { ranked, unfetched, mode, degradedFrom, match, lexical };
+}
+
+/**
+ * `svc_asset_library` `search` (spec §4.1) under the honest results contract: `assets` and `total`
+ * hold matches only, each with a relevance in [0, 1] and how it matched; when a query matches nothing
+ * (or very little) the nearest non-matches come back apart, as `suggestions`, on the first page.
  * @param at random access for panels: the page starting at `offset` within the cursor's snapshot
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.similar_to_asset_id) | unsupported
  */
@@ -46,105 +124,40 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
   const filters: AssetFilters = { kind: args.kind, category: args.category, subtype: args.subtype, orientation: args.orientation, maxSeq: state.snapshot };
   const limit = args.limit;
 
-  let mode: SearchMode = args.mode;
-  let degradedFrom: SearchMode | null = null;
-  let match: AssetPage['request']['match'] = 'browse';
-  let rows: AssetRow[] = [];
-  let scores: (number | null)[] = [];
-  let total = 0;
-  /** per-seq provenance of vector and hybrid hits (similarity, and for hybrid which lists found it) */
-  let why: Map<number, { similarity: number | null; matchedBy: ('lexical' | 'semantic')[] | null }> | null = null;
-
-  const lexical = (column: FtsColumn | null): boolean => {
-    const terms = queryTerms(query ?? '');
-    for (const op of ['AND', 'OR'] as const) {
-      if (op === 'OR' && terms.length < 2) break;
-      const expr = buildMatch(terms, op, column);
-      if (!expr) break;
-      const r = assets.searchFts(scope, expr, filters, state.offset, limit + 1);
-      if (r.total > 0 || op === 'OR') {
-        rows = r.rows;
-        scores = r.rows.map((x) => x.score);
-        total = r.total;
-        match = op === 'AND' ? 'all_terms' : 'any_term';
-        return true;
-      }
-    }
-    total = 0;
-    match = 'all_terms';
-    return true;
-  };
-
-  const fromRanked = (ranked: { seq: number; score: number }[]): void => {
-    total = ranked.length;
-    const page = ranked.slice(state.offset, state.offset + limit + 1);
-    rows = assets.bySeqs(scope, page.map((p) => p.seq));
-    const bySeq = new Map(page.map((p) => [p.seq, p.score]));
-    scores = rows.map((r) => bySeq.get(r.seq) ?? null);
-  };
-
-  if (mode === 'similar') {
-    const source = assets.byId(scope, args.similar_to_asset_id!);
-    if (!source) throw new ServiceError('not_found', 'args.similar_to_asset_id', `asset ${args.similar_to_asset_id} does not exist in this workspace`);
-    const hits = vectors ? await vectors.similar(scope, source.seq, { ...filters, excludeSeq: source.seq }, RANKED_DEPTH) : null;
-    if (!hits) throw new ServiceError('unsupported', 'args.mode', 'similar search is unavailable: visual embeddings are not computed on this server yet');
-    match = 'vector';
-    why = new Map(hits.map((h) => [h.seq, { similarity: h.similarity, matchedBy: null }]));
-    fromRanked(hits.map((h) => ({ seq: h.seq, score: h.similarity })));
-  } else if (!query) {
+  let page: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }[];
+  let total: number;
+  let suggestions: Fused[] = [];
+  let result: AssetMatches;
+  if (!query && args.mode !== 'similar') {
     const r = assets.browse(scope, filters, state.offset, limit + 1);
-    rows = r.rows;
-    scores = r.rows.map(() => null);
+    page = r.rows.map((row) => ({ seq: row.seq, relevance: null, matchedBy: null }));
     total = r.total;
-    match = 'browse';
-  } else if (FIELD_COLUMN[mode]) {
-    lexical(FIELD_COLUMN[mode]!);
+    result = { ranked: [], unfetched: 0, mode: args.mode, degradedFrom: null, match: 'browse', lexical: null };
   } else {
-    // 'semantic' or 'all'
-    const hits = vectors ? await vectors.semantic(scope, query, filters, RANKED_DEPTH) : null;
-    if (!vectors && mode === 'semantic') {
-      throw new ServiceError('unsupported', 'args.mode', 'semantic search is unavailable: no embedder is configured on this server; use mode all or an exact-field mode');
-    }
-    if (!hits) {
-      // The vector index exists but cannot answer now (embedder failing, re-embedding): degrade to BM25.
-      if (vectors) degradedFrom = mode;
-      mode = 'all';
-      lexical(null);
-    } else if (mode === 'semantic') {
-      match = 'vector';
-      why = new Map(hits.map((h) => [h.seq, { similarity: h.similarity, matchedBy: null }]));
-      fromRanked(hits.map((h) => ({ seq: h.seq, score: h.similarity })));
-    } else {
-      const terms = queryTerms(query);
-      const andExpr = buildMatch(terms, 'AND', null);
-      let lex = andExpr ? assets.ftsSeqs(scope, andExpr, filters, RANKED_DEPTH) : [];
-      if (lex.length === 0 && terms.length > 1) lex = assets.ftsSeqs(scope, buildMatch(terms, 'OR', null)!, filters, RANKED_DEPTH);
-      const fused = reciprocalRankFusion([lex, hits.map((h) => h.seq)]);
-      const lexical = new Set(lex);
-      const semantic = new Map(hits.map((h) => [h.seq, h.similarity]));
-      why = new Map(fused.map((f) => [f.id, {
-        similarity: semantic.get(f.id) ?? null,
-        matchedBy: [...(lexical.has(f.id) ? ['lexical' as const] : []), ...(semantic.has(f.id) ? ['semantic' as const] : [])],
-      }]));
-      match = 'hybrid';
-      fromRanked(fused.map((f) => ({ seq: f.id, score: f.score })));
+    result = await matchAssets(deps, scope, args, filters, vectors, state.offset + limit + 1);
+    const matches = result.ranked.filter((f) => f.match);
+    total = matches.length + result.unfetched;
+    page = matches.slice(state.offset, state.offset + limit + 1);
+    if (state.offset === 0 && matches.length < FEW_MATCHES) {
+      suggestions = result.ranked.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
     }
   }
-
-  const hasMore = rows.length > limit;
-  const pageRows = rows.slice(0, limit);
+  const rows = new Map(assets.bySeqs(scope, [...page.map((p) => p.seq), ...suggestions.map((s) => s.seq)]).map((r) => [r.seq, r]));
+  const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
+    const row = rows.get(p.seq);
+    return row ? [toAsset(row, assets.renditions(row.seq), urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];
+  };
+  const hasMore = page.length > limit || state.offset + limit < total;
+  const pageRows = page.slice(0, limit);
   return {
-    assets: pageRows.map((r, i) => {
-      const a = toAsset(r, assets.renditions(r.seq), urls, scores[i] ?? null);
-      const w = why?.get(r.seq);
-      return w ? { ...a, similarity: w.similarity, matched_by: w.matchedBy } : a;
-    }),
+    assets: pageRows.flatMap(present),
     total,
+    suggestions: suggestions.flatMap(present),
     next_cursor: hasMore ? cursors.encode(cursorKey, { offset: state.offset + limit, snapshot: state.snapshot }) : null,
     has_more: hasMore,
     request: {
       query: query ?? null,
-      mode,
+      mode: result.mode,
       kind: args.kind ?? null,
       category: args.category ?? null,
       subtype: args.subtype ?? null,
@@ -153,8 +166,10 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
       theme_id: theme.themeId,
       workspace_id: scope.workspaceId,
       similar_to_asset_id: args.similar_to_asset_id ?? null,
-      degraded_from: degradedFrom,
-      match,
+      degraded_from: result.degradedFrom,
+      match: result.match,
+      corrected_query: query && result.lexical ? correctedQuery(query, result.lexical.corrections) : null,
+      expanded_terms: result.lexical?.expanded ?? [],
     },
   };
 }

@@ -12,6 +12,15 @@ import { searchAssets, type AssetVectorSearch } from './search.ts';
 export interface PickerDeps {
   library: LibraryDeps;
   pickers: PickerQueries;
+  /** a picker not confirmed within this many ms expires (default 24 h) */
+  ttlMs?: number;
+}
+
+const DEFAULT_PICKER_TTL_MS = 24 * 3600 * 1000;
+
+/** Expire pickers older than the TTL that still await the user (cheap: indexed on status, created_at). */
+function expireStale(deps: PickerDeps): void {
+  deps.pickers.expireBefore(new Date(Date.now() - (deps.ttlMs ?? DEFAULT_PICKER_TTL_MS)).toISOString());
 }
 
 /** The user's answer to an elicitation: accepted ids in the order given, or declined/cancelled. */
@@ -20,8 +29,6 @@ export type ElicitAnswer = { action: 'accept'; assetIds: string[] } | { action: 
 /** How `select` reaches the user: an MCP Apps panel, a form elicitation (with the asking function), or plain text. */
 export type PickerChannel = { delivery: 'panel' } | { delivery: 'text' } | { delivery: 'elicitation'; ask(candidates: SelectedAsset[]): Promise<ElicitAnswer> };
 
-/** Ranked candidates offered when no panel is shown (elicitation form / text list). */
-export const CANDIDATE_COUNT = 20;
 
 function toSelected(a: Asset, position: number): SelectedAsset {
   return { position, id: a.id, name: a.name, original_url: a.original_url, url: a.url, width: a.width, height: a.height };
@@ -46,13 +53,18 @@ function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): SelectionState {
 /**
  * `svc_asset_select` `select` (spec §4.2): run the search, persist a picker, and deliver it.
  * - panel: the picker stays `awaiting_user`; the MCP Apps panel confirms through `submitSelection`.
- * - elicitation: the client's form shows the best matches; the answer is stored and returned.
+ * - elicitation: the client's form shows the best matches; the answer is stored and returned. When the
+ *   elicitation fails (the client's handler errors, or its answer does not fit the form) the picker is
+ *   closed as `candidates` and the ranked list is returned as for text.
  * - text: the ranked candidates are returned for the agent to present (status `candidates`).
+ * Candidates are one search page: up to `limit` (≤ 50) with `total`, `has_more` and `next_cursor`.
  * @throws ServiceError from `searchAssets` (invalid cursor, unknown similar_to_asset_id, unsupported mode)
  */
-export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchArgs, themeId: string, vectors: AssetVectorSearch | null, channel: PickerChannel): Promise<SelectResult> {
+export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchArgs, themeId: string, vectors: AssetVectorSearch | null, channel: PickerChannel, signal?: AbortSignal): Promise<SelectResult> {
+  expireStale(deps);
   const page: AssetPage = await searchAssets(deps.library, scope, args, { themeId }, vectors);
-  const candidates = page.assets.slice(0, CANDIDATE_COUNT).map((a, i) => toSelected(a, i + 1));
+  const candidates = page.assets.map((a, i) => toSelected(a, i + 1));
+  const paging = { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor };
   const id = randomUUID();
   const delivery: PickerDelivery = channel.delivery;
   const now = new Date().toISOString();
@@ -60,19 +72,33 @@ export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchA
   if (channel.delivery === 'panel' || channel.delivery === 'text' || candidates.length === 0) {
     const status = channel.delivery === 'panel' ? 'awaiting_user' : 'candidates';
     deps.pickers.insert({ id, themeId, delivery, status, request, selection: [], createdAt: now, confirmedAt: null }, scope);
-    return { picker_id: id, status, delivery, selection: [], candidates: channel.delivery === 'panel' ? [] : candidates, page: channel.delivery === 'panel' ? page : null };
+    return { picker_id: id, status, delivery, selection: [], candidates: channel.delivery === 'panel' ? [] : candidates, ...paging, page: channel.delivery === 'panel' ? page : null };
   }
   deps.pickers.insert({ id, themeId, delivery, status: 'awaiting_user', request, selection: [], createdAt: now, confirmedAt: null }, scope);
-  const answer = await channel.ask(candidates);
+  let answer: ElicitAnswer;
+  try {
+    answer = await channel.ask(candidates);
+  } catch (e) {
+    if (signal?.aborted) {
+      // the caller cancelled the request: nobody reads a result, the picker is closed
+      deps.pickers.finish(scope, id, 'cancelled', [], new Date().toISOString());
+      throw e;
+    }
+    // The client could not ask the user (its handler failed or its answer did not fit the form): close the
+    // picker with the candidate list, which the agent presents instead.
+    deps.library.log.warn({ mod: 'select', picker_id: id, err: e instanceof Error ? e.message : String(e) }, 'elicitation failed: answering with the candidate list');
+    deps.pickers.finish(scope, id, 'candidates', [], new Date().toISOString());
+    return { picker_id: id, status: 'candidates', delivery, selection: [], candidates, ...paging, page: null };
+  }
   if (answer.action !== 'accept') {
     deps.pickers.finish(scope, id, answer.action === 'decline' ? 'declined' : 'cancelled', [], new Date().toISOString());
-    return { picker_id: id, status: answer.action === 'decline' ? 'declined' : 'cancelled', delivery, selection: [], candidates, page: null };
+    return { picker_id: id, status: answer.action === 'decline' ? 'declined' : 'cancelled', delivery, selection: [], candidates, ...paging, page: null };
   }
   const offered = new Set(candidates.map((c) => c.id));
   const ids = answer.assetIds.filter((a, i, all) => offered.has(a) && all.indexOf(a) === i);
   deps.pickers.finish(scope, id, ids.length ? 'confirmed' : 'declined', ids, new Date().toISOString());
   const selection = hydrate(deps, scope, ids);
-  return { picker_id: id, status: ids.length ? 'confirmed' : 'declined', delivery, selection, candidates, page: null };
+  return { picker_id: id, status: ids.length ? 'confirmed' : 'declined', delivery, selection, candidates, ...paging, page: null };
 }
 
 /**
@@ -80,6 +106,7 @@ export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchA
  * @throws ServiceError not_found (args.picker_id)
  */
 export function getSelection(deps: PickerDeps, scope: Scope, pickerId: string): SelectionState {
+  expireStale(deps);
   const p = deps.pickers.byId(scope, pickerId);
   if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
   return stateOf(deps, scope, p);
@@ -89,10 +116,12 @@ export function getSelection(deps: PickerDeps, scope: Scope, pickerId: string): 
  * `svc_asset_panel` `submit_selection` (app-only): confirm a panel picker's choice in selection order.
  * Every id must be an asset of the picker's workspace (scope is re-derived from the caller's key, never
  * taken from the panel). Idempotent: the same ids again return the stored state; different ids after
- * confirmation are a `conflict`.
+ * confirmation are a `conflict`. A picker answered with a candidate list (`candidates`: the client did
+ * not declare MCP Apps) can be confirmed too: a host may render the panel anyway.
  * @throws ServiceError not_found (args.picker_id | args.asset_ids[i]) | conflict (args.asset_ids)
  */
 export function submitSelection(deps: PickerDeps, scope: Scope, pickerId: string, assetIds: string[]): SelectionState & { already_confirmed: boolean } {
+  expireStale(deps);
   const p = deps.pickers.byId(scope, pickerId);
   if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
   const ids = assetIds.map((a) => a.toLowerCase());
@@ -100,7 +129,7 @@ export function submitSelection(deps: PickerDeps, scope: Scope, pickerId: string
     if (!deps.library.assets.byId(scope, id)) throw new ServiceError('not_found', `args.asset_ids[${i}]`, `asset ${id} does not exist in workspace ${scope.workspaceId}`);
   });
   const same = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
-  if (p.status === 'awaiting_user' && deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString())) {
+  if ((p.status === 'awaiting_user' || p.status === 'candidates') && deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString())) {
     return { ...stateOf(deps, scope, deps.pickers.byId(scope, p.id)!), already_confirmed: false };
   }
   const now = deps.pickers.byId(scope, p.id)!;

@@ -16,6 +16,7 @@ import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { StagingStore } from '../storage/staging.ts';
 import type { LibraryDeps } from './deps.ts';
+import type { ImportSlot } from './image-pool.ts';
 import { storeAsset, type AttachmentResolver, type UserMetadata } from './import.ts';
 import { toImportedAsset } from './present.ts';
 
@@ -126,8 +127,8 @@ export function createUploadService(deps: UploadDeps): UploadService {
     throw error;
   };
 
-  const importStaged = async (scope: Scope, row: UploadRow, bytes: Buffer): Promise<ImportedAsset> => {
-    const { asset } = await storeAsset(library, scope, { bytes, field: 'args.upload_id', source: 'upload', allowVideo: true, user: userOf(row) });
+  const importStaged = async (scope: Scope, row: UploadRow, bytes: Buffer, slot: ImportSlot | null): Promise<ImportedAsset> => {
+    const { asset } = await storeAsset(library, scope, { bytes, field: 'args.upload_id', source: 'upload', allowVideo: true, user: userOf(row), admission: slot ?? undefined });
     return asset;
   };
 
@@ -229,13 +230,16 @@ export function createUploadService(deps: UploadDeps): UploadService {
         throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}${row.error ? ` (${parseError(row.error)?.message})` : ''}; start a new one with begin`);
       }
       if (completing.has(row.id)) throw new ServiceError('conflict', 'args.upload_id', 'upload is already being completed; ask status in a moment');
+      // Admission before anything changes: a `busy` refusal leaves the upload as it was, so the same
+      // complete can be retried (parts not yet assembled, nothing imported).
+      const slot = args.import ? library.images.admit() : null;
       completing.add(row.id);
       try {
         if (row.status === 'staged' || row.status === 'imported') {
           if (!args.import) return { session: view(row), asset: null };
           const bytes = await staging.readFile(row.id);
           if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
-          const asset = await importStaged(scope, row, bytes);
+          const asset = await importStaged(scope, row, bytes, slot);
           if (row.status === 'staged' || row.asset_id !== asset.asset_id) finish(row, 'imported', { asset_id: asset.asset_id });
           return { session: view(load(scope, row.id)), asset };
         }
@@ -250,17 +254,19 @@ export function createUploadService(deps: UploadDeps): UploadService {
         if (whole.sha256 !== row.sha256) {
           return await fail(row, new ServiceError('conflict', 'args.upload_id', `received bytes have sha256 ${whole.sha256} but begin declared ${row.sha256}; the upload was discarded, start again with begin`));
         }
-        if (!args.import) {
-          finish(row, 'staged');
-          return { session: view(load(scope, row.id)), asset: null };
-        }
+        // The verified file is recorded before the import starts: if the import fails for a transient reason
+        // (a lock held past busy_timeout) or the process dies, a retry of complete imports the staged file.
+        finish(row, 'staged');
+        if (!args.import) return { session: view(load(scope, row.id)), asset: null };
+        await library.testHooks?.pause('upload-import');
         let asset: ImportedAsset;
         try {
           const bytes = await staging.readFile(row.id);
           if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
-          asset = await importStaged(scope, row, bytes);
+          asset = await importStaged(scope, row, bytes, slot);
         } catch (e) {
-          if (e instanceof ServiceError) return await fail(row, e);
+          // The file itself is bad (not an image, corrupt, over a limit): discard it.
+          if (e instanceof ServiceError && e.code !== 'not_found') return await fail(row, e);
           throw e;
         }
         finish(row, 'imported', { asset_id: asset.asset_id });
@@ -268,6 +274,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
         return { session: view(load(scope, row.id)), asset };
       } finally {
         completing.delete(row.id);
+        slot?.release();
       }
     },
 

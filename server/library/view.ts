@@ -1,12 +1,29 @@
+import type { AssetRow, RenditionRow } from '../db/assets.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
-import type { LibraryDeps } from './deps.ts';
+import { imageWork, type LibraryDeps } from './deps.ts';
+import { IMAGE_PRIORITY } from './image-pool.ts';
 import { viewJpeg } from './media.ts';
 import { allTags } from './present.ts';
 
 /** Longest edge (px) and payload cap (bytes) of the `view` image block (spec §4.5; vision models downscale beyond 1568 px). */
 export const VIEW_MAX_EDGE = 1568;
 export const VIEW_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The stored image a preview is made from: the smallest WebP rendition whose long edge still covers the
+ * preview's (min(1568 px, the original's long edge)) when it has fewer pixels than the original, else
+ * the original. A 6000×4000 JPEG is previewed from its 1920×1280 rendition: ~1/10 of the pixels to
+ * decode and no full-size decode buffer per `view`.
+ */
+export function previewSource(row: Pick<AssetRow, 'sha256' | 'width' | 'height'>, renditions: RenditionRow[]): string {
+  if (!row.width || !row.height) return row.sha256;
+  const need = Math.min(VIEW_MAX_EDGE, Math.max(row.width, row.height));
+  const covering = renditions
+    .filter((r) => r.role === 'webp' && Math.max(r.width, r.height) >= need && r.width * r.height < row.width! * row.height!)
+    .sort((a, b) => a.width * a.height - b.width * b.height);
+  return covering[0]?.sha256 ?? row.sha256;
+}
 
 /**
  * `svc_assets` `view`: a JPEG preview (≤ 1568 px longest edge, ≤ 1 MiB) and the asset's facts.
@@ -16,7 +33,7 @@ export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string
   const row = deps.assets.byId(scope, assetId);
   if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${assetId} does not exist in this workspace`);
   if (row.kind === 'video') throw new ServiceError('unsupported', 'args.asset_id', 'view shows images; this asset is a video');
-  const jpeg = await viewJpeg(await deps.blobs.get(row.sha256), VIEW_MAX_EDGE, VIEW_MAX_BYTES);
+  const jpeg = await viewJpeg(await deps.blobs.get(previewSource(row, deps.assets.renditions(row.seq))), imageWork(deps.images, IMAGE_PRIORITY.view), VIEW_MAX_EDGE, VIEW_MAX_BYTES);
   return {
     image: jpeg.data,
     facts: {

@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ROUTERS } from '../../shared/actions.ts';
 import type { Logger } from '../log.ts';
+import { registerPanelResource, RESOURCE_MIME_TYPE } from './apps.ts';
+import { packagePath } from '../package-root.ts';
 
-/** MIME type of an MCP Apps View (SEP-1865, spec 2026-01-26 "UI resources"); hosts require it exactly. */
-export const MCP_APP_MIME = 'text/html;profile=mcp-app';
+/** MIME type of an MCP Apps View (SEP-1865, spec 2026-01-26 "UI resources"); ext-apps' `RESOURCE_MIME_TYPE`. */
+export const MCP_APP_MIME = RESOURCE_MIME_TYPE;
 
 /** Default location of the built panels (`npm run build` → dist/ui/<panel>.html). */
-export const DEFAULT_UI_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'ui');
+export const DEFAULT_UI_DIST = packagePath('dist', 'ui');
 
 /** One panel resource: its `ui://` URI and built HTML file. */
 export interface PanelResource { uri: string; name: string; file: string; title: string }
@@ -43,14 +44,14 @@ export function createAppResources(opts: { dir?: string; cdnBase: () => string; 
   if (missing.length) {
     opts.log.warn({ dir, missing: missing.map((p) => p.name) }, 'MCP Apps panels not built (run `npm run build`): those tools answer in text only');
   }
-  const uiMeta = (): Record<string, unknown> => {
+  const uiMeta = (): { csp: { connectDomains: string[]; resourceDomains: string[] }; prefersBorder: boolean } => {
     let origin: string | null = null;
     try {
       origin = new URL(opts.cdnBase()).origin;
     } catch {
       origin = null;
     }
-    return { ui: { csp: { connectDomains: [], resourceDomains: origin ? [origin] : [] }, prefersBorder: true } };
+    return { csp: { connectDomains: [], resourceDomains: origin ? [origin] : [] }, prefersBorder: true };
   };
   const read = (p: PanelResource): string => {
     let html = cache.get(p.uri);
@@ -63,12 +64,7 @@ export function createAppResources(opts: { dir?: string; cdnBase: () => string; 
   return (server) => {
     for (const p of panels) {
       if (!fs.existsSync(p.file) && !cache.has(p.uri)) continue;
-      server.registerResource(
-        p.name,
-        p.uri,
-        { title: p.title, mimeType: MCP_APP_MIME, description: `MCP Apps panel ${p.name}`, _meta: uiMeta() },
-        async () => ({ contents: [{ uri: p.uri, mimeType: MCP_APP_MIME, text: read(p), _meta: uiMeta() }] }),
-      );
+      registerPanelResource(server, { name: p.name, uri: p.uri, title: p.title, description: `MCP Apps panel ${p.name}`, meta: uiMeta, read: () => read(p) });
     }
   };
 }

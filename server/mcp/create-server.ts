@@ -1,33 +1,100 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ScopeResult } from '../../shared/schemas/scope.ts';
+import type { Principal } from '../domain/scope.ts';
 import type { Logger } from '../log.ts';
-import type { RouterImpl } from '../routers/types.ts';
+import type { RouterImpls } from '../routers/types.ts';
+import { APPS_SERVER_CAPABILITY } from './apps.ts';
+import type { InflightCalls } from './inflight.ts';
 import { registerRouters, type PrincipalResolver } from './register-router.ts';
-
-/** MCP Apps extension id (SEP-1865), declared in server capabilities so hosts render panels. */
-export const UI_EXTENSION_ID = 'io.modelcontextprotocol/ui';
 
 /** Everything one MCP session needs; shared across sessions. */
 export interface ServerDeps {
-  routers: RouterImpl[];
+  routers: RouterImpls;
   log: Logger;
   /** Registers `ui://` panel resources (MCP Apps) on a new server, when panels are built. */
   registerResources?: (server: McpServer) => void;
   version: string;
+  /** tool calls in progress across every session of this process (graceful shutdown waits for them) */
+  inflight?: InflightCalls;
+  /** What an API key reaches (svc_discover scope), for the initialize instructions. */
+  describeScope?: (principal: Principal) => ScopeResult;
+}
+
+const BASE_INSTRUCTIONS =
+  'Atelier holds the workspace image library and the store product catalog. Search the library first (svc_asset_library search); generate or import only when nothing fits. ' +
+  'Product facts (prices, images, variants) come only from svc_catalog get_product. svc_discover scope lists the workspaces, themes and stores your API key reaches.';
+
+/**
+ * The `instructions` of initialize: what the server is for and, when the API key has exactly one active
+ * workspace, the ids a model needs without asking anyone (theme_id for asset search, store_id).
+ */
+export function instructionsFor(scope: ScopeResult | null): string {
+  if (!scope) return BASE_INSTRUCTIONS;
+  const d = scope.defaults;
+  const ws = scope.workspaces.find((w) => w.id === d.workspace_id);
+  if (!ws) return `${BASE_INSTRUCTIONS} Your key reaches several workspaces (or none active): call svc_discover scope and pass workspace_id.`;
+  const theme = ws.themes.find((t) => t.id === d.theme_id);
+  return `${BASE_INSTRUCTIONS} Your key's workspace: "${ws.name}" (${ws.id}), used when workspace_id is omitted.` +
+    (theme ? ` Pass theme_id ${theme.id} ("${theme.name}") to asset search and select.` : ' It has no default theme: see svc_discover scope.') +
+    (d.store_id ? ` Store ${d.store_id} is used when store_id is omitted.` : ' Pass store_id to catalog calls (see svc_discover scope).');
 }
 
 /**
  * Build one McpServer (one per session for HTTP, one per process for stdio) with every router tool.
+ * @param principal the API key's principal when known at connect time: the instructions then name its default ids
  */
-export function createServer(deps: ServerDeps, resolvePrincipal: PrincipalResolver): McpServer {
+export function createServer(deps: ServerDeps, resolvePrincipal: PrincipalResolver, principal?: Principal): McpServer {
   const server = new McpServer(
     { name: 'atelier', title: 'Atelier asset library and product catalog', version: deps.version },
     {
-      capabilities: { logging: {}, extensions: { [UI_EXTENSION_ID]: {} } } as Record<string, unknown>,
-      instructions:
-        'Atelier holds the workspace image library and the store product catalog. Search the library first (svc_asset_library search); generate or import only when nothing fits. Product facts (prices, images, variants) come only from get_product. svc_discover resolves former operation names to router/action pairs.',
+      capabilities: { logging: {}, ...APPS_SERVER_CAPABILITY } as Record<string, unknown>,
+      instructions: instructionsFor(principal && deps.describeScope ? deps.describeScope(principal) : null),
     },
   );
-  registerRouters(server, deps.routers, resolvePrincipal, deps.log);
+  registerRouters(server, deps.routers, resolvePrincipal, deps.log, deps.inflight);
   deps.registerResources?.(server);
+  guardToolCallParams(server);
   return server;
+}
+
+/**
+ * What is wrong with the params of a `tools/call` request, in words, or null when their shape is right
+ * (`{name: string, arguments?: object, _meta?: object}`, MCP `CallToolRequest`).
+ */
+export function toolCallParamsProblem(params: unknown): string | null {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(params)) return `params must be an object {"name": "<tool>", "arguments": {…}} (got ${params === undefined ? 'none' : Array.isArray(params) ? 'an array' : typeof params})`;
+  if (typeof params.name !== 'string' || params.name.length === 0) return `params.name must be a string naming the tool (got ${params.name === undefined ? 'none' : typeof params.name})`;
+  if (params.arguments !== undefined && !isObject(params.arguments)) return `params.arguments must be an object such as {"action": "<name>", "args": {…}} (got ${Array.isArray(params.arguments) ? 'an array' : typeof params.arguments})`;
+  if (params._meta !== undefined && !isObject(params._meta)) return 'params._meta must be an object';
+  return null;
+}
+
+/**
+ * Answer a `tools/call` whose params have the wrong shape with JSON-RPC -32602 Invalid params and a plain
+ * message. The SDK would parse them with zod first and answer -32603 Internal error with the zod issue
+ * dump (or, for non-object params, drop the message unanswered). Installed on every transport the server
+ * connects to, in front of the SDK's message handler.
+ * Error codes: https://www.jsonrpc.org/specification#error_object
+ */
+function guardToolCallParams(server: McpServer): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport: Transport): Promise<void> => {
+    await connect(transport);
+    const inner = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { method?: unknown; id?: unknown; params?: unknown };
+      if (m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number')) {
+        const problem = toolCallParamsProblem(m.params);
+        if (problem) {
+          const reply = { jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } } as JSONRPCMessage;
+          void transport.send(reply, { relatedRequestId: m.id }).catch(() => undefined);
+          return;
+        }
+      }
+      inner?.(message, extra);
+    };
+  };
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
@@ -34,19 +35,39 @@ function rpcError(res: Response, status: number, message: string, headers: Recor
 }
 
 /**
+ * CORS for `/mcp` when `ATELIER_CORS_ORIGINS` is set (off otherwise: no CORS headers, so browsers refuse
+ * cross-origin calls). A web MCP Apps host (e.g. ext-apps basic-host) whose page calls `/mcp` from its
+ * own origin needs this: the preflight allows `Authorization` and the MCP headers, and `Mcp-Session-Id`
+ * is exposed so the page can read the session it was given. No cookies are used, so credentials stay off.
+ * Headers per the Streamable HTTP transport (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports).
+ */
+function corsFor(origins: string[]): express.RequestHandler {
+  return cors({
+    origin: origins.includes('*') ? '*' : origins,
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'],
+    exposedHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate'],
+    maxAge: 600,
+  });
+}
+
+/**
  * Start the HTTP listener: Streamable HTTP MCP at `/mcp` with stateful sessions (one McpServer per
  * session) behind Bearer API-key auth and Host-header validation (DNS-rebinding guard), plus the
- * `/cdn` route and `/healthz`. With `mcp: false` only the CDN is served (stdio mode).
+ * `/cdn` route and `/healthz`; CORS for configured origins (`corsFor`). With `mcp: false` only the CDN is served (stdio mode).
+ * @throws Error (code EADDRINUSE, EACCES …) when the port cannot be bound; nothing is left listening
  * MCP transport spec: https://modelcontextprotocol.io/specification/2025-06-18/basic/transports
  */
 export async function startHttp(app: App, log: Logger, opts: { host: string; port: number; mcp: boolean }): Promise<HttpHandle> {
   const web = express();
   web.disable('x-powered-by');
-  web.get('/healthz', (_req, res) => void res.json({ ok: true }));
-  web.use(cdnRouter(app.library.blobs, app.library.assets.blobReferenced));
+  // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
+  web.get('/healthz', (_req, res) => void res.json({ ok: true, service: 'atelier', data_id: app.dataId }));
+  web.use(cdnRouter(app.library.blobs, app.library.assets.blobReferenced, app.library.assets.resolveBlob));
   const sessions = new Map<string, Session>();
 
   if (opts.mcp) {
+    if (app.config.corsOrigins) web.use('/mcp', corsFor(app.config.corsOrigins));
     const hostGuard = app.config.allowedHosts
       ? hostHeaderValidation(app.config.allowedHosts)
       : ['127.0.0.1', 'localhost', '::1'].includes(opts.host)
@@ -108,7 +129,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         transport.onclose = () => {
           if (transport.sessionId) sessions.delete(transport.sessionId);
         };
-        const server = createServer(app.server, principalFromExtra);
+        const server = createServer(app.server, principalFromExtra, principal);
         await server.connect(transport);
         await transport.handleRequest(req, res, req.body);
       } catch (e) {
@@ -148,10 +169,19 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     }
   }, 60_000);
   sweep.unref();
-  const httpServer: HttpServer = await new Promise((resolve, reject) => {
-    const s = web.listen(opts.port, opts.host, () => resolve(s));
-    s.once('error', reject);
-  });
+  const httpServer: HttpServer = createHttpServer(web);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(opts.port, opts.host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    clearInterval(sweep);
+    throw e;
+  }
   const addr = httpServer.address() as AddressInfo;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
   const url = `http://${host}:${addr.port}`;

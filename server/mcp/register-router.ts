@@ -10,13 +10,15 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { actionsOf, findAction, ROUTERS, type RouterDef } from '../../shared/actions.ts';
-import { inputJsonSchema } from '../domain/discover.ts';
+import { actionsOf, findAction, isRouterName, ROUTERS, type RouterDef, type ToolAnnotationsSpec } from '../../shared/actions.ts';
+import { routerInputSchema, type ListingMemory } from '../domain/tool-schema.ts';
 import type { Principal } from '../domain/scope.ts';
 import { fromZodError, ServiceError, toErrorResult } from '../errors.ts';
 import { withCallLog } from '../call-context.ts';
 import type { Logger } from '../log.ts';
-import type { ActionContext, RouterImpl } from '../routers/types.ts';
+import type { ActionContext, ActionOutput, RouterImpls } from '../routers/types.ts';
+import { clientRendersPanels, isPanelOnly, toolUiMeta } from './apps.ts';
+import type { InflightCalls } from './inflight.ts';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -24,40 +26,53 @@ export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type PrincipalResolver = (extra: Extra) => Principal;
 
 /**
- * The MCP tool definition of a router: `{action, args}` input where `action` is an enum of the
- * router's actions and each action's args schema is attached with `if/then` (JSON Schema 2020-12),
- * so the schema in tools/list is the same one the dispatcher validates.
+ * The MCP tool definition of a router: `{action, args}` input where `action` is the enum of the router's
+ * actions and `args` their compact per-action schemas (domain/tool-schema.ts); the full schemas are in
+ * svc_discover. `_meta.ui` links the panel (MCP Apps).
  */
-export function toolDefinition(def: RouterDef, impl: RouterImpl): Tool {
-  const actions = actionsOf(def.name).filter((a) => impl.handlers[a.action]);
-  const names = actions.map((a) => a.action);
-  const inputSchema = {
-    type: 'object' as const,
-    properties: {
-      action: { type: 'string', enum: names, description: actions.map((a) => `${a.action}: ${a.description}`).join(' | ') },
-      args: { type: 'object', description: 'arguments of the chosen action (schemas per action below and in svc_discover)' },
-    },
-    required: ['action'],
-    additionalProperties: false,
-    allOf: actions.map((a) => {
-      const { $schema: _ignored, ...schema } = inputJsonSchema(a.args);
-      return { if: { properties: { action: { const: a.action } } }, then: { properties: { args: schema } } };
-    }),
-  };
-  const meta: Record<string, unknown> = {};
-  if (def.resourceUri || def.visibility) {
-    meta.ui = { ...(def.resourceUri ? { resourceUri: def.resourceUri } : {}), ...(def.visibility ? { visibility: def.visibility } : {}) };
-    // Hosts that predate the nested form read the flat key (as ext-apps' registerAppTool writes both).
-    if (def.resourceUri) meta['ui/resourceUri'] = def.resourceUri;
-  }
+export function toolDefinition(def: RouterDef, opts: { panels: boolean; memory?: ListingMemory } = { panels: true }): Tool {
+  const actions = actionsOf(def.name);
+  // A client that declared MCP Apps gets the full `_meta` (both resourceUri keys, visibility). Others get
+  // `ui.resourceUri` alone: some hosts render panels without declaring the extension, and they need it.
+  const meta = opts.panels ? toolUiMeta(def) : def.resourceUri ? { ui: { resourceUri: def.resourceUri } } : undefined;
   return {
     name: def.name,
     title: def.title,
-    description: `${def.description} Actions: ${names.join(', ')}. Call with {"action": "<name>", "args": {…}}.`,
-    inputSchema,
-    annotations: { title: def.title, ...def.annotations },
-    ...(Object.keys(meta).length ? { _meta: meta } : {}),
+    description: opts.panels && def.panelNote ? `${def.description} ${def.panelNote}` : def.description,
+    // Panel-only tools are called by our own panels, never by a model: their arguments need no prose.
+    inputSchema: routerInputSchema(actions, { memory: opts.memory, describeArgs: !isPanelOnly(def) }) as Tool['inputSchema'],
+    annotations: compactAnnotations(def.annotations),
+    ...(meta ? { _meta: meta } : {}),
   };
+}
+
+/**
+ * Tool annotations without the hints that equal MCP's defaults (readOnlyHint false, destructiveHint true,
+ * idempotentHint false, openWorldHint true; MCP 2025-06-18 `ToolAnnotations`); destructive and idempotent
+ * hints only matter for tools that write, so a read-only tool states just that.
+ */
+function compactAnnotations(a: ToolAnnotationsSpec): Tool['annotations'] {
+  if (a.readOnlyHint) return { readOnlyHint: true, ...(a.openWorldHint ? {} : { openWorldHint: false }) };
+  return {
+    ...(a.destructiveHint ? {} : { destructiveHint: false }),
+    ...(a.idempotentHint ? { idempotentHint: true } : {}),
+    ...(a.openWorldHint ? {} : { openWorldHint: false }),
+  };
+}
+
+/** One listing: argument descriptions and long enums are written once across the tools of the list. */
+function listing(panels: boolean): readonly Tool[] {
+  const memory: ListingMemory = { described: new Set(), enums: new Map() };
+  return ROUTERS.filter((d) => panels || !isPanelOnly(d)).map((d) => toolDefinition(d, { panels, memory }));
+}
+
+/**
+ * tools/list derives from the const registry alone: built once per client kind, on the first listing
+ * (not at import: CLI commands that never serve MCP do not pay for it).
+ */
+const listings: { panels?: readonly Tool[]; plain?: readonly Tool[] } = {};
+function toolsFor(panels: boolean): readonly Tool[] {
+  return panels ? (listings.panels ??= listing(true)) : (listings.plain ??= listing(false));
 }
 
 /**
@@ -65,27 +80,30 @@ export function toolDefinition(def: RouterDef, impl: RouterImpl): Tool {
  * `ServiceError` → `isError: true` result with `{code, field, message}`; anything else → `internal`
  * (logged with stack, generic message out). Unknown tools stay protocol errors (McpError).
  */
-export function registerRouters(mcp: McpServer, routers: RouterImpl[], resolvePrincipal: PrincipalResolver, log: Logger): void {
+export function registerRouters(mcp: McpServer, routers: RouterImpls, resolvePrincipal: PrincipalResolver, log: Logger, inflight?: InflightCalls): void {
   const server = mcp.server;
-  const impls = new Map(routers.map((r) => [r.name, r]));
-  const defs = ROUTERS.filter((d) => impls.has(d.name));
   server.registerCapabilities({ tools: { listChanged: false } });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: defs.map((d) => toolDefinition(d, impls.get(d.name)!)) }));
+  // Panel-only tools are listed only to clients that declared MCP Apps; a call to one still works from
+  // any client (it re-derives scope from the API key like every action).
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...toolsFor(clientRendersPanels(server.getClientCapabilities()))] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
-    const impl = impls.get(name as RouterImpl['name']);
-    if (!impl) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (!isRouterName(name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    // The one dynamic boundary: the action name arrives as a string and its args are parsed by the
+    // action's own schema below, so the handler receives exactly the type `Handlers<R>` promised.
+    const handlers = routers[name].handlers as unknown as Record<string, (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown>>>;
     const started = performance.now();
     const input = (request.params.arguments ?? {}) as Record<string, unknown>;
     const action = input.action;
     let principal: Principal | undefined;
     let outcome = 'ok';
+    const settled = inflight?.begin();
     const logged = await withCallLog(async (): Promise<CallToolResult> => {
       try {
         principal = resolvePrincipal(extra);
-        const allowed = Object.keys(impl.handlers);
+        const allowed = Object.keys(handlers);
         if (typeof action !== 'string' || !allowed.includes(action)) {
           throw new ServiceError('invalid_argument', 'action', `must be one of: ${allowed.join(', ')}${typeof action === 'string' ? ` (got "${action}")` : ''}`, { details: { allowed } });
         }
@@ -102,6 +120,7 @@ export function registerRouters(mcp: McpServer, routers: RouterImpl[], resolvePr
           signal: extra.signal,
           sessionId: extra.sessionId,
           clientCapabilities: server.getClientCapabilities(),
+          clientRendersPanels: clientRendersPanels(server.getClientCapabilities()),
           server,
           log,
           progress: async (progress, total, message) => {
@@ -109,7 +128,7 @@ export function registerRouters(mcp: McpServer, routers: RouterImpl[], resolvePr
             await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } });
           },
         };
-        const out = await impl.handlers[action]!(parsed.data, ctx);
+        const out = await handlers[action]!(parsed.data, ctx);
         const checked = def.result.safeParse(out.structuredContent);
         if (!checked.success) {
           log.error({ router: name, action, issues: checked.error.issues.slice(0, 5) }, 'result does not match its schema');
@@ -117,7 +136,7 @@ export function registerRouters(mcp: McpServer, routers: RouterImpl[], resolvePr
         }
         return {
           content: [...(out.content ?? []), { type: 'text', text: out.text }],
-          structuredContent: out.structuredContent,
+          structuredContent: out.structuredContent as Record<string, unknown>,
           ...(out._meta ? { _meta: out._meta } : {}),
         };
       } catch (e) {
@@ -129,7 +148,7 @@ export function registerRouters(mcp: McpServer, routers: RouterImpl[], resolvePr
         log.error({ err: e, router: name, action }, 'action failed');
         return toErrorResult({ code: 'internal', field: null, message: 'internal error; the request was not completed (see server log)' });
       }
-    });
+    }).finally(() => settled?.());
     log.info({ router: name, action, duration_ms: Math.round(performance.now() - started), outcome, tenant_id: principal?.tenantId, ...logged.fields }, 'tool call');
     return logged.result;
   });

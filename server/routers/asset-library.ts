@@ -1,25 +1,22 @@
-import { ROUTER } from '../../shared/actions.ts';
+import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
 import type { SearchArgs } from '../../shared/schemas/asset.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import { searchAssets, type AssetVectorSearch } from '../library/search.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
-import { handler, type RouterImpl } from './types.ts';
+import { defineRouter, type RouterImpl } from './types.ts';
 import { describeAssetPage } from './text.ts';
 
 /** `svc_asset_library`: search and browse (spec §4.1). */
-export function assetLibraryRouter(deps: LibraryDeps, vectors: () => AssetVectorSearch | null): RouterImpl {
-  return {
-    name: ROUTER.assetLibrary,
-    handlers: {
-      search: handler<SearchArgs>(async (args, ctx) => {
+export function assetLibraryRouter(deps: LibraryDeps, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetLibrary> {
+  return defineRouter(ROUTER.assetLibrary, {
+      search: async (args, ctx) => {
         const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
         const theme = themeFor(deps.tenancy, scope, args);
         const page = await searchAssets(deps, scope, args, { themeId: theme.id }, vectors());
         return {
           structuredContent: page,
-          text: `${describeAssetPage(page)}\nThis result is read-only: no selection is requested and you need not wait for the user.`,
+          text: `${describeAssetPage(page, { propsHint: `Put a url in ${ISLAND_MEDIA_PROPS}.` })}\nRead-only result: no selection is requested; you need not wait for the user.`,
         };
-      }),
-    },
-  };
+      },
+  });
 }

@@ -6,40 +6,37 @@ import { searchAssets, type AssetVectorSearch } from '../library/search.ts';
 import { submitSelection, type PickerDeps } from '../library/select.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
 import { describeSelection } from './asset-select.ts';
-import { handler, type RouterImpl } from './types.ts';
+import { defineRouter, type RouterImpl } from './types.ts';
 
 /**
  * `svc_asset_panel`: actions only the MCP Apps panels call (`_meta.ui.visibility: ["app"]`; the host
  * hides the tool from the model, the server still lists it). Each re-derives scope from the caller's
  * API key exactly like model-facing actions: a panel can never widen what its key reaches.
  */
-export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries }, vectors: () => AssetVectorSearch | null): RouterImpl {
-  return {
-    name: ROUTER.assetPanel,
-    handlers: {
-      thumbnails: handler<ThumbnailsArgs>(async (args, ctx) => {
+export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries }, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetPanel> {
+  return defineRouter(ROUTER.assetPanel, {
+      thumbnails: async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const r = await thumbnailsFor(deps.library, scope, args.asset_ids);
+        const r = await thumbnailsFor(deps.library, scope, args.asset_ids, args.size_px);
         const bytes = r.thumbnails.reduce((n, t) => n + t.bytes, 0);
         ctx.log.debug({ count: r.thumbnails.length, bytes }, 'thumbnails');
         return { structuredContent: r, text: `${r.thumbnails.length} preview(s) as data: URLs (${bytes} bytes)${r.not_found.length ? `; not found: ${r.not_found.join(', ')}` : ''}.` };
-      }),
-      facets: handler<FacetsArgs>(async (args, ctx) => {
+      },
+      facets: async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const r = facetsFor(deps.facets, scope, { query: args.query, kind: args.kind, orientation: args.orientation });
+        const r = await facetsFor(deps.library, deps.facets, scope, { query: args.query, mode: args.mode, kind: args.kind, orientation: args.orientation }, vectors());
         return { structuredContent: r, text: `${r.total} asset(s): ${r.categories.map((c) => `${c.category} ${c.count}`).join(', ') || 'no categories'}${r.uncategorized ? `, uncategorized ${r.uncategorized}` : ''}.` };
-      }),
-      page: handler<PageArgs>(async (args, ctx) => {
+      },
+      page: async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
         const theme = themeFor(deps.library.tenancy, scope, args);
         const page = await searchAssets(deps.library, scope, args, { themeId: theme.id }, vectors(), { offset: args.offset });
         return { structuredContent: page, text: `${page.assets.length} of ${page.total} asset(s) from offset ${args.offset}.` };
-      }),
-      submit_selection: handler<SubmitSelectionArgs>(async (args, ctx) => {
+      },
+      submit_selection: async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
         const state = submitSelection(deps, scope, args.picker_id, args.asset_ids);
         return { structuredContent: state, text: describeSelection(state) };
-      }),
-    },
-  };
+      },
+  });
 }

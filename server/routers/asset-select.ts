@@ -1,24 +1,19 @@
-import { ROUTER } from '../../shared/actions.ts';
+import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
+import { printable } from '../domain/printable.ts';
 import type { SearchArgs } from '../../shared/schemas/asset.ts';
 import type { SelectedAsset, SelectionState, SelectResult } from '../../shared/schemas/panel.ts';
 import { getSelection, selectAssets, type ElicitAnswer, type PickerChannel, type PickerDeps } from '../library/select.ts';
 import type { AssetVectorSearch } from '../library/search.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
-import { handler, type ActionContext, type RouterImpl } from './types.ts';
+import { defineRouter, type ActionContext, type RouterImpl } from './types.ts';
 
-/** MCP Apps extension id and View MIME type a host advertises in `capabilities.extensions` (SEP-1865). */
-const UI_EXTENSION = 'io.modelcontextprotocol/ui';
-const MCP_APP_MIME = 'text/html;profile=mcp-app';
 /** How long a form elicitation may wait for the user, ms (a human choice; the SDK default of 60 s is too short). */
 const ELICIT_TIMEOUT_MS = 10 * 60_000;
 
-function hostRendersPanels(ctx: ActionContext): boolean {
-  const ext = (ctx.clientCapabilities?.extensions as Record<string, { mimeTypes?: string[] } | undefined> | undefined)?.[UI_EXTENSION];
-  return !!ext && (!ext.mimeTypes || ext.mimeTypes.includes(MCP_APP_MIME));
-}
+const USE_URLS = `Put the original_url of each in ${ISLAND_MEDIA_PROPS}.`;
 
 function line(a: SelectedAsset): string {
-  return `${a.position}. ${a.name} — id ${a.id} — ${a.width ?? '?'}×${a.height ?? '?'} — original_url: ${a.original_url}`;
+  return `${a.position}. ${printable(a.name)} — id ${a.id} — ${a.width ?? '?'}×${a.height ?? '?'} — original_url: ${a.original_url}`;
 }
 
 /** Ask the user through a form elicitation: a titled multi-select of the candidates (MCP 2025-11-25 `TitledMultiSelectEnumSchema`). */
@@ -39,7 +34,7 @@ function elicitChannel(ctx: ActionContext, args: SearchArgs): PickerChannel {
                 description: 'assets to use, in order',
                 minItems: 1,
                 maxItems: candidates.length,
-                items: { anyOf: candidates.map((c) => ({ const: c.id, title: `${c.name} (${c.width ?? '?'}×${c.height ?? '?'})` })) },
+                items: { anyOf: candidates.map((c) => ({ const: c.id, title: `${printable(c.name)} (${c.width ?? '?'}×${c.height ?? '?'})` })) },
               },
             },
             required: ['asset_ids'],
@@ -63,44 +58,44 @@ function describeSelect(r: SelectResult): string {
       `If no message arrives, call svc_asset_select get_selection with {"picker_id": "${r.picker_id}"}. Do not pick assets yourself or claim a selection was made.`,
     ].join('\n');
   }
-  if (r.status === 'confirmed') return [`The user selected ${r.selection.length} asset(s) (picker ${r.picker_id}), in this order:`, ...r.selection.map(line)].join('\n');
+  if (r.status === 'confirmed') return [`The user selected ${r.selection.length} asset(s) (picker ${r.picker_id}), in this order:`, ...r.selection.map(line), USE_URLS].join('\n');
   if (r.status === 'declined' || r.status === 'cancelled') return `The user ${r.status} the choice (picker ${r.picker_id}); nothing was selected. Ask how to proceed or search again.`;
   if (r.candidates.length === 0) return `No assets match (picker ${r.picker_id}). Search with other words, or generate or import an asset.`;
+  const why = r.delivery === 'elicitation' ? 'The client could not show the choice form' : 'This client shows no picker';
   return [
-    `This client shows no picker, so ASK THE USER which of these ${r.candidates.length} best match(es) to use (ranked, best first) and use the ones they name, in their order:`,
+    `${why}, so ASK THE USER which of these ${r.candidates.length} best match(es) of ${r.total} to use (ranked, best first) and use the ones they name, in their order:`,
     ...r.candidates.map(line),
+    r.has_more ? `More matches: call select again with cursor "${r.next_cursor}".` : 'No more matches.',
   ].join('\n');
 }
 
 /** Text of a picker state for the model. */
 export function describeSelection(s: SelectionState): string {
-  if (s.status === 'confirmed') return [`Picker ${s.picker_id}: the user selected ${s.selection.length} asset(s), in this order:`, ...s.selection.map(line)].join('\n');
+  if (s.status === 'confirmed') return [`Picker ${s.picker_id}: the user selected ${s.selection.length} asset(s), in this order:`, ...s.selection.map(line), USE_URLS].join('\n');
   if (s.status === 'awaiting_user') return `Picker ${s.picker_id}: the user has not confirmed a selection yet. Wait for their message, or ask them to press "Use selected".`;
+  if (s.status === 'expired') return `Picker ${s.picker_id} expired without a confirmed selection; open a new picker with select if the user still wants to choose.`;
   if (s.status === 'candidates') return `Picker ${s.picker_id} was answered with a candidate list (no interactive UI); ask the user which assets to use.`;
   return `Picker ${s.picker_id}: the user ${s.status} the choice; nothing was selected.`;
 }
 
 /** `svc_asset_select`: let the user pick assets (spec §4.2) and read the choice back by picker id. */
-export function assetSelectRouter(deps: PickerDeps, vectors: () => AssetVectorSearch | null): RouterImpl {
-  return {
-    name: ROUTER.assetSelect,
-    handlers: {
-      select: handler<SearchArgs>(async (args, ctx) => {
+export function assetSelectRouter(deps: PickerDeps, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetSelect> {
+  return defineRouter(ROUTER.assetSelect, {
+      select: async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
         const theme = themeFor(deps.library.tenancy, scope, args);
-        const channel: PickerChannel = hostRendersPanels(ctx)
+        const channel: PickerChannel = ctx.clientRendersPanels
           ? { delivery: 'panel' }
           : ctx.clientCapabilities?.elicitation?.form
             ? elicitChannel(ctx, args)
             : { delivery: 'text' };
-        const result = await selectAssets(deps, scope, args, theme.id, vectors(), channel);
+        const result = await selectAssets(deps, scope, args, theme.id, vectors(), channel, ctx.signal);
         return { structuredContent: result, text: describeSelect(result), _meta: { viewUUID: result.picker_id } };
-      }),
-      get_selection: handler<{ picker_id: string; workspace_id?: string }>(async (args, ctx) => {
+      },
+      get_selection: async (args, ctx) => {
         const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
         const state = getSelection(deps, scope, args.picker_id);
         return { structuredContent: state, text: describeSelection(state) };
-      }),
-    },
-  };
+      },
+  });
 }

@@ -3,10 +3,11 @@ import type { UploadBeginArgs, UploadChunkArgs, UploadCompleteArgs, UploadListAr
 import type { LibraryDeps } from '../library/deps.ts';
 import type { UploadService } from '../library/upload.ts';
 import { scopeFor } from '../tenancy/scope.ts';
-import { handler, type RouterImpl } from './types.ts';
+import { defineRouter, type RouterImpl } from './types.ts';
+import { printable } from '../domain/printable.ts';
 
 function progress(s: UploadSession): string {
-  return `upload ${s.upload_id} (${s.filename}): ${s.status}, ${s.received_chunks.length}/${s.chunk_count} chunks, ${s.received_bytes}/${s.size_bytes} bytes, expires ${s.expires_at}`;
+  return `upload ${s.upload_id} (${printable(s.filename)}): ${s.status}, ${s.received_chunks.length}/${s.chunk_count} chunks, ${s.received_bytes}/${s.size_bytes} bytes, expires ${s.expires_at}`;
 }
 
 /**
@@ -14,38 +15,35 @@ function progress(s: UploadSession): string {
  * Every action resolves the scope from the caller's API key again; a session of another tenant or
  * workspace is `not_found`, exactly like a missing one.
  */
-export function assetUploadAppRouter(deps: LibraryDeps, uploads: UploadService): RouterImpl {
+export function assetUploadAppRouter(deps: LibraryDeps, uploads: UploadService): RouterImpl<typeof ROUTER.assetUploadApp> {
   const scope = (principal: Parameters<typeof scopeFor>[1], workspaceId: string | undefined) => scopeFor(deps.tenancy, principal, workspaceId);
-  return {
-    name: ROUTER.assetUploadApp,
-    handlers: {
-      begin: handler<UploadBeginArgs>(async (args, ctx) => {
+  return defineRouter(ROUTER.assetUploadApp, {
+      begin: async (args, ctx) => {
         const s = await uploads.begin(scope(ctx.principal, args.workspace_id), args);
         return { structuredContent: s, text: `${s.resumed ? 'Resumed' : 'Began'} ${progress(s)}; send chunks of ${s.chunk_size_bytes} bytes.` };
-      }),
-      chunk: handler<UploadChunkArgs>(async (args, ctx) => {
+      },
+      chunk: async (args, ctx) => {
         const s = await uploads.chunk(scope(ctx.principal, args.workspace_id), args);
         return { structuredContent: s, text: `Stored chunk ${args.index} of ${progress(s)}.` };
-      }),
-      status: handler<UploadRefArgs>(async (args, ctx) => {
+      },
+      status: async (args, ctx) => {
         const s = uploads.status(scope(ctx.principal, args.workspace_id), args.upload_id);
         return { structuredContent: s, text: progress(s) };
-      }),
-      complete: handler<UploadCompleteArgs>(async (args, ctx) => {
+      },
+      complete: async (args, ctx) => {
         const r = await uploads.complete(scope(ctx.principal, args.workspace_id), args);
         const text = r.asset
-          ? `${r.asset.deduplicated ? 'Already in the library (identical bytes)' : 'Uploaded'}: ${r.asset.name} — asset_id ${r.asset.asset_id} — ${r.asset.kind} ${r.asset.width ?? '?'}×${r.asset.height ?? '?'} ${r.asset.format}${r.asset.converted_from ? ` (converted from ${r.asset.converted_from})` : ''} — permanent url ${r.asset.url}`
+          ? `${r.asset.deduplicated ? 'Already in the library (identical bytes)' : 'Uploaded'}: ${printable(r.asset.name)} — asset_id ${r.asset.asset_id} — ${r.asset.kind} ${r.asset.width ?? '?'}×${r.asset.height ?? '?'} ${r.asset.format}${r.asset.converted_from ? ` (converted from ${r.asset.converted_from})` : ''} — permanent url ${r.asset.url}`
           : `Staged ${progress(r.session)}; import it with svc_asset_import import {"attachments": [{"attachment_id": "${r.session.upload_id}"}]} before it expires.`;
         return { structuredContent: r, text };
-      }),
-      list: handler<UploadListArgs>(async (args, ctx) => {
+      },
+      list: async (args, ctx) => {
         const items = uploads.listPanel(scope(ctx.principal, args.workspace_id), args.panel_id);
-        return { structuredContent: { uploads: items }, text: `${items.length} upload(s) of panel ${args.panel_id}${items.map((u) => `\n- ${u.asset.name} — asset_id ${u.asset.asset_id} — ${u.asset.url}`).join('')}` };
-      }),
-      abort: handler<UploadRefArgs>(async (args, ctx) => {
+        return { structuredContent: { uploads: items }, text: `${items.length} upload(s) of panel ${args.panel_id}${items.map((u) => `\n- ${printable(u.asset.name)} — asset_id ${u.asset.asset_id} — ${u.asset.url}`).join('')}` };
+      },
+      abort: async (args, ctx) => {
         const s = await uploads.abort(scope(ctx.principal, args.workspace_id), args.upload_id);
         return { structuredContent: s, text: `Aborted ${progress(s)}; its bytes were discarded.` };
-      }),
-    },
-  };
+      },
+  });
 }

@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ROUTER } from '../../shared/actions.ts';
+import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
 import type { UploadArgs, UploadPanelResult } from '../../shared/schemas/upload.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import type { UploadService } from '../library/upload.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
-import { handler, type ActionContext, type RouterImpl } from './types.ts';
-
-const UI_EXTENSION_ID = 'io.modelcontextprotocol/ui';
-const APP_MIME = 'text/html;profile=mcp-app';
-
-/** Whether the client declared MCP Apps support at initialize (ext-apps `getUiCapability`). */
-function clientRendersPanels(ctx: ActionContext): boolean {
-  const ext = (ctx.clientCapabilities as { extensions?: Record<string, { mimeTypes?: string[] } | undefined> } | undefined)?.extensions?.[UI_EXTENSION_ID];
-  return ext !== undefined && (ext.mimeTypes === undefined || ext.mimeTypes.includes(APP_MIME));
-}
+import { defineRouter, type RouterImpl } from './types.ts';
 
 const mib = (b: number): string => `${(b / 1024 / 1024).toFixed(b % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
 
@@ -22,21 +13,19 @@ const mib = (b: number): string => `${(b / 1024 / 1024).toFixed(b % (1024 * 1024
  * the transfer and each finished upload reaches the conversation as a user message with asset id,
  * name and permanent URL. The text is complete for clients without panels (alternatives spelled out).
  */
-export function assetUploadRouter(deps: LibraryDeps, uploads: UploadService): RouterImpl {
-  return {
-    name: ROUTER.assetUpload,
-    handlers: {
-      upload: handler<UploadArgs>(async (args, ctx) => {
+export function assetUploadRouter(deps: LibraryDeps, uploads: UploadService): RouterImpl<typeof ROUTER.assetUpload> {
+  return defineRouter(ROUTER.assetUpload, {
+      upload: async (args, ctx) => {
         const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
         const theme = args.theme_id ? themeFor(deps.tenancy, scope, args) : null;
         const limits = uploads.limits();
-        const panel = clientRendersPanels(ctx);
-        const result: UploadPanelResult = { status: 'awaiting_user', workspace_id: scope.workspaceId, theme_id: theme?.id ?? null, panel_available: panel, panel_id: randomUUID(), limits };
+        const panel = ctx.clientRendersPanels;
+        const result: UploadPanelResult = { status: panel ? 'awaiting_user' : 'no_panel', workspace_id: scope.workspaceId, theme_id: theme?.id ?? null, panel_available: panel, panel_id: randomUUID(), limits };
         const accepted = 'images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF → PNG, SVG) and video (MP4, WebM, MOV)';
         const text = panel
           ? [
               `The upload panel is open for workspace ${scope.workspaceId}. Nothing is uploaded yet: the user picks or drops files (${accepted}, up to ${mib(limits.max_file_bytes)} each) and may type alt text and tags.`,
-              'Each finished upload arrives in the conversation as a user message with its asset_id, name and permanent URL; use that URL in island media props. Do not claim an upload happened before that message, and do not poll: end your turn or continue with other work.',
+              `Each finished upload arrives in the conversation as a user message with its asset_id, name and permanent URL; put that URL in ${ISLAND_MEDIA_PROPS}. Do not claim an upload happened before that message, and do not poll: end your turn or continue with other work.`,
               'If the user says the panel does not work, ask for a public URL (svc_asset_import import with url) or for the file as an attachment (svc_asset_import import with attachments).',
             ].join('\n')
           : [
@@ -44,11 +33,10 @@ export function assetUploadRouter(deps: LibraryDeps, uploads: UploadService): Ro
               'To get a file from the user into the library instead:',
               '- a public link: svc_asset_import import {"url": "<https URL>"}',
               '- bytes you hold: svc_asset_import import {"data": "<base64>", "mime_type": "image/png", "filename": "…"}',
-              '- files staged through the chunked upload channel (svc_asset_upload_app begin → chunk → complete with import false; the upload_id is the attachment_id): svc_asset_import import {"attachments": [{"attachment_id": "<upload_id>", "alt_text": "…"}]}',
+              '- conversation attachments the client staged: svc_asset_import import {"attachments": [{"attachment_id": "<id>", "alt_text": "…"}]}',
               `Accepted: ${accepted}, up to ${mib(limits.max_file_bytes)}. Video is accepted through uploads and attachments only.`,
             ].join('\n');
         return { structuredContent: result, text };
-      }),
-    },
-  };
+      },
+  });
 }

@@ -1,28 +1,69 @@
-import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
+import type { Asset, AssetPage, MatchKind } from '../../shared/schemas/asset.ts';
+import { printable } from '../domain/printable.ts';
 
-/** How a ranked hit matched, for the model: " — matched words and meaning (similarity 0.62)", " — similarity 0.94". */
-function matchNote(a: Asset): string {
-  const sim = a.similarity === null ? null : a.similarity.toFixed(2);
-  if (a.matched_by) {
-    const how = a.matched_by.length === 2 ? 'words and meaning' : a.matched_by[0] === 'lexical' ? 'words only' : 'meaning only';
-    return ` — matched ${how}${sim !== null ? ` (similarity ${sim})` : ''}`;
-  }
-  return sim !== null ? ` — similarity ${sim}` : '';
+const KIND_WORDS: Record<MatchKind, string> = { text: 'words', typo: 'corrected words', concept: 'related words', meaning: 'meaning', visual: 'looks' };
+
+/** How a ranked hit matched, for the model: " — relevance 0.86 (words, meaning)"; empty when browsing. */
+export function matchNote(a: { relevance: number | null; matched_by: MatchKind[] | null }): string {
+  if (a.relevance === null) return '';
+  const how = (a.matched_by ?? []).map((k) => KIND_WORDS[k]);
+  return ` — relevance ${a.relevance.toFixed(2)}${how.length ? ` (${how.join(', ')})` : ''}`;
+}
+
+/** "showing results for …" and concept words, when the search changed the query. */
+export function queryNote(r: { corrected_query: string | null; expanded_terms: string[] }): string {
+  return `${r.corrected_query ? ` Showing results for "${r.corrected_query}".` : ''}` +
+    `${r.expanded_terms.length ? ` Also searched related words: ${r.expanded_terms.slice(0, 8).join(', ')}${r.expanded_terms.length > 8 ? ', …' : ''}.` : ''}`;
+}
+
+/** Alt text cut to about `max` characters at a word boundary (the full text is in structuredContent). */
+export function shortAlt(alt: string | null, max = 60): string | null {
+  if (!alt) return null;
+  const t = alt.replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[,;:.\s]+$/, '')}…`;
+}
+
+/** One compact line per asset: name, id, size in px, short alt text, how it matched, URL (the result budget). */
+export function assetLine(a: Pick<Asset, 'name' | 'id' | 'width' | 'height' | 'alt_text' | 'url' | 'relevance' | 'matched_by'>, index: number): string {
+  const alt = shortAlt(a.alt_text === null ? null : printable(a.alt_text));
+  return `${index}. ${printable(a.name)} — id ${a.id} — ${a.width ?? '?'}×${a.height ?? '?'}${alt ? ` — "${alt}"` : ''}${matchNote(a)} — ${a.url}`;
+}
+
+/** What the page holds, in words: the query and how it matched, or browsing, or visual similarity. */
+function pageHead(page: AssetPage, filters: string): string {
+  const r = page.request;
+  const what = r.mode === 'similar'
+    ? `that look like asset ${r.similar_to_asset_id}, most similar first`
+    : r.query ? `for "${r.query}" (mode ${r.mode}, matched ${r.match})` : '(browsing, newest first)';
+  return `${page.total} asset(s) ${what}${filters}.${queryNote(r)}`;
 }
 
 /**
- * A compact text rendering of an asset page, complete enough for a model without panels:
- * one line per asset with id, name, size, tags and URL, then paging facts.
+ * The text of an asset page, complete for a model without panels and compact: one line per asset
+ * (name, id, size in px, short alt text, relevance and how it matched, URL), then paging and where the
+ * URLs go. Everything else (tags, kind, format, usage hint, full alt text) is in structuredContent.
+ * When nothing matches it says so and names the next step of the decision order; suggestions are
+ * listed apart, labelled as not matches.
  */
-export function describeAssetPage(page: AssetPage): string {
+export function describeAssetPage(page: AssetPage, opts: { propsHint?: string } = {}): string {
   const r = page.request;
-  const head = `${page.total} asset(s) ${r.query ? `for "${r.query}" (mode ${r.mode}, matched ${r.match})` : '(browsing, newest first)'}` +
-    `${r.kind ? `, kind ${r.kind}` : ''}${r.category ? `, category ${r.category}` : ''}${r.subtype ? `, subtype ${r.subtype}` : ''}${r.orientation ? `, ${r.orientation} only` : ''}` +
-    `${r.degraded_from ? `; semantic search unavailable, lexical results returned (degraded_from ${r.degraded_from})` : ''}.`;
-  const lines = page.assets.map(
-    (a, i) => `${i + 1}. ${a.name} — id ${a.id} — ${a.kind} ${a.width ?? '?'}×${a.height ?? '?'} ${a.format}` +
-      `${a.tags.length ? ` — tags: ${a.tags.slice(0, 8).join(', ')}` : ''}${a.alt_text ? ` — alt: ${a.alt_text}` : ''}${matchNote(a)} — use for: ${a.usage_hint} — url: ${a.url}`,
-  );
-  const tail = page.has_more ? `More results: call again with cursor "${page.next_cursor}".` : 'No more results.';
-  return [head, ...lines, tail].join('\n');
+  const filters = `${r.kind ? `, kind ${r.kind}` : ''}${r.category ? `, category ${r.category}` : ''}${r.subtype ? `, subtype ${r.subtype}` : ''}${r.orientation ? `, ${r.orientation} only` : ''}` +
+    `${r.degraded_from ? `; search by meaning unavailable, word matches returned (degraded_from ${r.degraded_from})` : ''}`;
+  if (r.match === 'none' && page.total === 0) {
+    const what = r.query ? `"${r.query}"` : 'the source asset';
+    const lines = [
+      `No match for ${what} in the library (mode ${r.mode}${filters}).${queryNote(r)}`,
+      'Next step: generate the asset with svc_drafts asset_generate, import one with svc_asset_import, or open svc_asset_select so the user can browse.',
+    ];
+    if (page.suggestions.length) lines.push('Nearest assets, NOT matches (use only if the user agrees):', ...page.suggestions.map((a, i) => assetLine(a, i + 1)));
+    return lines.join('\n');
+  }
+  const lines = [pageHead(page, filters), ...page.assets.map((a, i) => assetLine(a, i + 1))];
+  if (page.suggestions.length) lines.push('Nearest other assets, NOT matches:', ...page.suggestions.map((a, i) => assetLine(a, i + 1)));
+  lines.push(page.has_more ? `More: call again with cursor "${page.next_cursor}".` : 'No more results.');
+  if (opts.propsHint && page.assets.length) lines.push(opts.propsHint);
+  return lines.join('\n');
 }

@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ClientCapabilities, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../domain/scope.ts';
 import type { Logger } from '../log.ts';
-import type { RouterName } from '../../shared/actions.ts';
+import type { ActionName, ArgsOf, ResultOf, RouterName } from '../../shared/actions.ts';
 
 /** Per-call context handed to every action handler by the dispatcher. */
 export interface ActionContext {
@@ -13,31 +13,42 @@ export interface ActionContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** capabilities the client declared at initialize (elicitation, MCP Apps extension …) */
   clientCapabilities: ClientCapabilities | undefined;
+  /** the client declared MCP Apps (it renders panels): see server/mcp/apps.ts */
+  clientRendersPanels: boolean;
   /** the low-level SDK server of this session (for elicitation) */
   server: Server;
   sessionId: string | undefined;
   log: Logger;
 }
 
-/** What a handler returns: `structuredContent` (validated against the action's result schema) and a text summary for models without panels. */
-export interface ActionOutput {
-  structuredContent: Record<string, unknown>;
+/**
+ * What a handler returns: `structuredContent` (typed by the action's result schema and validated against
+ * it again at run time) and a text summary complete enough for a model without panels.
+ */
+export interface ActionOutput<S = Record<string, unknown>> {
+  structuredContent: S;
   text: string;
   /** extra content blocks placed before the text (e.g. the view image) */
   content?: ContentBlock[];
   _meta?: Record<string, unknown>;
 }
 
-/** Args are already parsed by the action's zod schema when a handler runs. */
-export type ActionHandler = (args: never, ctx: ActionContext) => Promise<ActionOutput>;
+/** The handler of one action: parsed args in (zod output of its args schema), its result schema's type out. */
+export type Handler<R extends RouterName, A extends ActionName<R>> = (args: ArgsOf<R, A>, ctx: ActionContext) => Promise<ActionOutput<ResultOf<R, A>>>;
 
-/** A router tool's implementation: one handler per registered action. */
-export interface RouterImpl {
-  name: RouterName;
-  handlers: Record<string, (args: unknown, ctx: ActionContext) => Promise<ActionOutput>>;
+/** One handler per action of router `R`: a missing or misspelt action, or a wrong result shape, fails `tsc`. */
+export type Handlers<R extends RouterName> = { [A in ActionName<R>]: Handler<R, A> };
+
+/** A router tool's implementation. */
+export interface RouterImpl<R extends RouterName> {
+  name: R;
+  handlers: Handlers<R>;
 }
 
-/** Type a handler map against parsed args. */
-export function handler<A>(fn: (args: A, ctx: ActionContext) => Promise<ActionOutput>): (args: unknown, ctx: ActionContext) => Promise<ActionOutput> {
-  return fn as (args: unknown, ctx: ActionContext) => Promise<ActionOutput>;
+/** Every router of the registry, implemented: a router left out of the composition root fails `tsc`. */
+export type RouterImpls = { [R in RouterName]: RouterImpl<R> };
+
+/** Build a router implementation; `handlers` is checked against the registry entry of `name`. */
+export function defineRouter<R extends RouterName>(name: R, handlers: Handlers<R>): RouterImpl<R> {
+  return { name, handlers };
 }

@@ -1,6 +1,7 @@
+import type { TestHooks } from '../test-hooks.ts';
 import type { BlobStore } from './blob-store.ts';
 
-/** What one GC pass did. Bytes are file sizes. */
+/** What one GC pass did. Bytes are file sizes; `removed` counts blobs and leftover temp files. */
 export interface BlobGcReport { scanned: number; removed: number; removed_bytes: number; kept_recent: number }
 
 /**
@@ -8,10 +9,14 @@ export interface BlobGcReport { scanned: number; removed: number; removed_bytes:
  * references and whose last write is older than `graceMs`. The grace period protects bytes an import,
  * upload or generation has just written (or re-`put`) but whose row is not inserted yet: the same
  * expiry idea as `git gc --prune=<date>`. Orphans come from deleted assets and failed inserts.
+ * The decision is made again after the blob is moved aside (`removeIfUnused`), so a `put` or an insert
+ * that happens while the pass runs keeps its bytes. Temp files of writes that died before their rename
+ * are removed past the same grace period; blobs a killed pass had moved aside go back when referenced.
  * @param referenced whether a row names the sha256 (checked per blob, indexed)
- * @param graceMs minimum age (ms) of an unreferenced blob before removal
+ * @param graceMs minimum age (ms) of an unreferenced blob or temp file before removal
+ * @param hooks TEST ONLY pause point `blob-gc-remove` (after the first decision, before the removal)
  */
-export async function collectBlobGarbage(o: { blobs: BlobStore; referenced: (sha256: string) => boolean; graceMs: number; now?: number }): Promise<BlobGcReport> {
+export async function collectBlobGarbage(o: { blobs: BlobStore; referenced: (sha256: string) => boolean; graceMs: number; now?: number; hooks?: TestHooks }): Promise<BlobGcReport> {
   const cutoff = (o.now ?? Date.now()) - o.graceMs;
   const report: BlobGcReport = { scanned: 0, removed: 0, removed_bytes: 0, kept_recent: 0 };
   for await (const b of o.blobs.list()) {
@@ -21,9 +26,24 @@ export async function collectBlobGarbage(o: { blobs: BlobStore; referenced: (sha
       report.kept_recent++;
       continue;
     }
-    if (await o.blobs.remove(b.sha256)) {
+    await o.hooks?.pause('blob-gc-remove');
+    const bytes = await o.blobs.removeIfUnused(b.sha256, (mtimeMs) => mtimeMs <= cutoff && !o.referenced(b.sha256));
+    if (bytes > 0) {
       report.removed++;
-      report.removed_bytes += b.sizeBytes;
+      report.removed_bytes += bytes;
+    }
+  }
+  for await (const f of o.blobs.leftovers()) {
+    if (f.kind === 'gc') {
+      // a pass that died between moving a blob aside and deciding: decide now
+      if (o.referenced(f.sha256)) await o.blobs.restoreLeftover(f.name);
+      else if (await o.blobs.removeLeftover(f.name)) {
+        report.removed++;
+        report.removed_bytes += f.sizeBytes;
+      }
+    } else if (f.mtimeMs <= cutoff && (await o.blobs.removeLeftover(f.name))) {
+      report.removed++;
+      report.removed_bytes += f.sizeBytes;
     }
   }
   return report;

@@ -12,8 +12,10 @@ export interface StagingStore {
   writePart(uploadId: string, index: number, bytes: Buffer): Promise<void>;
   /**
    * Concatenate parts 0…count-1 into the upload's whole file, streaming (memory O(one part)), hashing on
-   * the way; the parts are removed. The caller verifies the returned size and sha256 hex.
-   * @throws Error ENOENT when a part is missing
+   * the way; the parts are removed. When the whole file is already there (an earlier assembly finished —
+   * the file only appears by an atomic rename — and the process died before recording it), it is hashed
+   * again instead. The caller verifies the returned size and sha256 hex.
+   * @throws Error ENOENT when a part is missing and no assembled file exists
    */
   assemble(uploadId: string, count: number): Promise<{ sha256: string; sizeBytes: number }>;
   /** The verified whole file, or null when absent. */
@@ -46,6 +48,16 @@ export function createStagingStore(root: string): StagingStore {
     writePart: (id, index, bytes) => atomicWrite(partPath(id, index), bytes),
     async assemble(id, count) {
       const dest = path.join(dirOf(id), 'file');
+      if (fs.existsSync(dest)) {
+        const hash = createHash('sha256');
+        let sizeBytes = 0;
+        for await (const chunk of fs.createReadStream(dest)) {
+          hash.update(chunk as Buffer);
+          sizeBytes += (chunk as Buffer).length;
+        }
+        for (const f of await fs.promises.readdir(dirOf(id))) if (f.endsWith('.part')) await fs.promises.rm(path.join(dirOf(id), f), { force: true });
+        return { sha256: hash.digest('hex'), sizeBytes };
+      }
       const tmp = `${dest}.${randomUUID()}.tmp`;
       const hash = createHash('sha256');
       let sizeBytes = 0;

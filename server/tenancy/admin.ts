@@ -32,7 +32,7 @@ export function createWorkspace(t: TenancyQueries, tenantId: string, name: strin
   const store_id = randomUUID();
   t.transaction(() => {
     t.insertWorkspace(workspace_id, tenantId, name, at);
-    t.insertTheme({ id: theme_id, tenant_id: tenantId, workspace_id, name: `${name} theme`, brand_colors: opts.brandColors ?? [], brand_tone: null, created_at: at });
+    t.insertTheme({ id: theme_id, tenant_id: tenantId, workspace_id, name: `${name} theme`, brand_colors: opts.brandColors ?? [], brand_tone: null, is_default: 1, created_at: at });
     t.insertStore({ id: store_id, tenant_id: tenantId, workspace_id, name: `${name} store`, platform: 'shopify', shop_domain: null, created_at: at });
     if (opts.grantKeys !== false) for (const k of t.keysOfTenant(tenantId)) t.grant(k.id, workspace_id);
   });
@@ -64,6 +64,40 @@ export function createTenant(t: TenancyQueries, name: string, opts: { brandColor
   const ws = createWorkspace(t, tenant_id, name, { ...opts, grantKeys: false });
   const key = createApiKey(t, tenant_id, { name: 'default' });
   return { tenant_id, ...ws, api_key: key.api_key };
+}
+
+/**
+ * Add a theme to a workspace. The first theme of a workspace, or one created with `makeDefault`, becomes
+ * its default (the previous default is cleared in the same transaction).
+ * @throws Error when the workspace is not the tenant's
+ */
+export function createTheme(t: TenancyQueries, tenantId: string, workspaceId: string, name: string, opts: { makeDefault?: boolean; brandColors?: string[]; brandTone?: string | null } = {}): { theme_id: string; default: boolean } {
+  if (!t.workspace(tenantId, workspaceId)) throw new Error(`workspace ${workspaceId} does not belong to tenant ${tenantId}`);
+  const theme_id = randomUUID();
+  let isDefault = false;
+  t.transaction(() => {
+    isDefault = opts.makeDefault === true || t.themesOfWorkspace(tenantId, workspaceId).length === 0;
+    if (isDefault) t.clearDefaultTheme(tenantId, workspaceId);
+    t.insertTheme({ id: theme_id, tenant_id: tenantId, workspace_id: workspaceId, name, brand_colors: opts.brandColors ?? [], brand_tone: opts.brandTone ?? null, is_default: isDefault ? 1 : 0, created_at: new Date().toISOString() });
+  });
+  return { theme_id, default: isDefault };
+}
+
+/** Add an (active) store to a workspace. @throws Error when the workspace is not the tenant's */
+export function createStore(t: TenancyQueries, tenantId: string, workspaceId: string, name: string, opts: { shopDomain?: string | null } = {}): { store_id: string } {
+  if (!t.workspace(tenantId, workspaceId)) throw new Error(`workspace ${workspaceId} does not belong to tenant ${tenantId}`);
+  const store_id = randomUUID();
+  t.insertStore({ id: store_id, tenant_id: tenantId, workspace_id: workspaceId, name, platform: 'shopify', shop_domain: opts.shopDomain ?? null, created_at: new Date().toISOString() });
+  return { store_id };
+}
+
+/**
+ * Revoke an API key. Every request authenticates its key again (HTTP per request, stdio and in-process
+ * per tool call), so open sessions of the key are refused from the next request on.
+ * @returns false when the key is unknown, of another tenant or already revoked
+ */
+export function revokeApiKey(t: TenancyQueries, tenantId: string, keyId: string): boolean {
+  return t.revokeKey(tenantId, keyId, new Date().toISOString());
 }
 
 /** Authenticate an API key. @returns the principal, or null for an unknown or revoked key */

@@ -1,4 +1,5 @@
 import { noteCallScope } from '../call-context.ts';
+import type { ScopeResult } from '../../shared/schemas/scope.ts';
 import type { TenancyQueries, ThemeRow } from '../db/tenancy.ts';
 import { resolveStore, resolveWorkspace, type Principal, type Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
@@ -16,16 +17,47 @@ export function scopeFor(tenancy: TenancyQueries, principal: Principal, workspac
 
 /**
  * The theme named by `theme_id` (or its deprecated alias `brand_kit_id`); it must belong to the
- * resolved workspace — a theme of another workspace or tenant is `not_found`.
- * @throws ServiceError not_found (args.theme_id | args.brand_kit_id)
+ * resolved workspace — a theme of another workspace or tenant is `not_found`. Asset search and select
+ * without a theme are invalid (spec rule 6) even when the workspace has a single theme: the error lists
+ * the workspace's themes in `details.candidates` (`{id, name, default}`), so the caller can retry at once.
+ * @throws ServiceError invalid_argument (args.theme_id, missing) | not_found (args.theme_id | args.brand_kit_id)
  */
 export function themeFor(tenancy: TenancyQueries, scope: Scope, args: { theme_id?: string | undefined; brand_kit_id?: string | undefined }): ThemeRow {
   const id = args.theme_id ?? args.brand_kit_id;
   const field = args.theme_id ? 'args.theme_id' : 'args.brand_kit_id';
-  if (!id) throw new ServiceError('invalid_argument', 'args.theme_id', 'is required (or its deprecated alias brand_kit_id)');
+  const candidates = (): { id: string; name: string; default: boolean }[] =>
+    tenancy.themesOfWorkspace(scope.tenantId, scope.workspaceId).map((t) => ({ id: t.id, name: t.name, default: t.is_default === 1 }));
+  const listed = (c: { id: string; name: string; default: boolean }[]): string => c.map((t) => `${t.id} "${t.name}"${t.default ? ' (default)' : ''}`).join(', ');
+  if (!id) {
+    const c = candidates();
+    throw new ServiceError('invalid_argument', 'args.theme_id', `is required${c.length ? `; this workspace's themes: ${listed(c)}` : ' (this workspace has no theme)'}`, { details: { candidates: c } });
+  }
   const theme = tenancy.theme(scope.tenantId, scope.workspaceId, id.toLowerCase());
-  if (!theme) throw new ServiceError('not_found', field, `theme ${id} does not exist in workspace ${scope.workspaceId}`);
+  if (!theme) {
+    const c = candidates();
+    throw new ServiceError('not_found', field, `theme ${id} does not exist in workspace ${scope.workspaceId}${c.length ? `; its themes: ${listed(c)}` : ''}`, { details: { candidates: c } });
+  }
   return theme;
+}
+
+/**
+ * Everything an API key reaches (`svc_discover scope`): its workspaces (active and archived) with their
+ * themes and stores, and the ids used when a call leaves them out: the only active workspace, the only
+ * active store of that workspace, and that workspace's default theme (to pass as theme_id).
+ */
+export function describeScope(tenancy: TenancyQueries, principal: Principal): ScopeResult {
+  const workspaces = tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId).map((w) => ({
+    id: w.id,
+    name: w.name,
+    status: w.status,
+    themes: tenancy.themesOfWorkspace(principal.tenantId, w.id).map((t) => ({ id: t.id, name: t.name, default: t.is_default === 1 })),
+    stores: tenancy.storesOfWorkspace(principal.tenantId, w.id).map((st) => ({ id: st.id, name: st.name, status: st.status, catalog_synced_at: st.catalog_synced_at })),
+  }));
+  const active = workspaces.filter((w) => w.status === 'active');
+  const ws = active.length === 1 ? active[0]! : null;
+  const stores = ws?.stores.filter((st) => st.status === 'active') ?? [];
+  const theme = ws ? (ws.themes.find((t) => t.default) ?? (ws.themes.length === 1 ? ws.themes[0]! : null)) : null;
+  return { workspaces, defaults: { workspace_id: ws?.id ?? null, store_id: stores.length === 1 ? stores[0]!.id : null, theme_id: theme?.id ?? null } };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { CursorSchema, HttpUrlSchema, TagSchema, UuidSchema } from './common.ts';
+import { CursorSchema, FileNameSchema, HttpUrlSchema, TagSchema, UuidSchema } from './common.ts';
 
 /** Asset kinds held by the library (spec §2 Asset.kind). */
-export const AssetKindSchema = z.enum(['image', 'video', 'svg']).describe('asset type');
+export const AssetKindSchema = z.enum(['image', 'video', 'svg']);
 export type AssetKind = z.infer<typeof AssetKindSchema>;
 
 /**
@@ -40,8 +40,8 @@ export function refineCategorySubtype(v: { category?: string | null | undefined;
   }
 }
 
-export const AssetCategorySchema = z.enum(ASSET_CATEGORIES as [AssetCategory, ...AssetCategory[]]).describe('canonical asset category');
-export const AssetSubtypeSchema = z.enum(ASSET_SUBTYPES as [string, ...string[]]).describe('canonical asset subtype');
+export const AssetCategorySchema = z.enum(ASSET_CATEGORIES as [AssetCategory, ...AssetCategory[]]);
+export const AssetSubtypeSchema = z.enum(ASSET_SUBTYPES as [string, ...string[]]);
 
 /** Orientation of an image from its width/height in px: within 5% of 1:1 counts as square. */
 export const OrientationSchema = z.enum(['landscape', 'portrait', 'square']);
@@ -50,34 +50,36 @@ export type Orientation = z.infer<typeof OrientationSchema>;
 /** Search modes of spec §4.1. */
 export const SearchModeSchema = z
   .enum(['all', 'filename', 'alt_text', 'tags', 'ocr', 'semantic', 'similar'])
-  .describe('all = hybrid (BM25 + semantic, RRF); filename/alt_text/tags/ocr = exact-field FTS5; semantic = KNN; similar = visual KNN from similar_to_asset_id');
+  .describe('all: words and meaning; filename, alt_text, tags, ocr (text in the image): that field\'s words; semantic: meaning; similar: looks like similar_to_asset_id');
 export type SearchMode = z.infer<typeof SearchModeSchema>;
 
 const searchFields = {
-  query: z.string().trim().max(500, 'must be at most 500 characters').optional().describe('natural language; omit to browse the complete library (newest first)'),
+  query: z.string().trim().max(500, 'must be at most 500 characters').optional().describe('words or a description; omit to browse, newest first'),
   kind: AssetKindSchema.optional(),
   mode: SearchModeSchema.default('all'),
-  similar_to_asset_id: UuidSchema.optional().describe('source asset; required when mode is similar'),
+  similar_to_asset_id: UuidSchema.optional().describe('mode similar: the asset to match'),
   category: AssetCategorySchema.optional(),
   subtype: AssetSubtypeSchema.optional(),
-  orientation: OrientationSchema.optional().describe('aspect filter from width/height: landscape (wider than 1.05:1), portrait (taller than 1:1.05) or square'),
-  limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(50).describe('page size, 1–50 (default 50)'),
+  orientation: OrientationSchema.optional(),
+  limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(50),
   cursor: CursorSchema.optional(),
-  theme_id: UuidSchema.optional().describe('theme owning the search; required unless brand_kit_id is given'),
-  brand_kit_id: UuidSchema.optional().describe('deprecated alias of theme_id'),
-  workspace_id: UuidSchema.optional().describe('required when the API key reaches several active workspaces'),
+  theme_id: UuidSchema.optional().describe('required; svc_discover scope lists them'),
+  brand_kit_id: UuidSchema.optional().describe('deprecated alias of theme_id').meta({ deprecated: true }),
+  workspace_id: UuidSchema.optional(),
 };
 
-/** Cross-field rules of spec §4.1 and §7 rule 6, shared by search and select. */
-function refineSearch(v: { theme_id?: string | undefined; brand_kit_id?: string | undefined; mode: string; similar_to_asset_id?: string | undefined; category?: string | undefined; subtype?: string | undefined }, ctx: z.RefinementCtx): void {
-  if (!v.theme_id && !v.brand_kit_id) {
-    ctx.addIssue({ code: 'custom', path: ['theme_id'], message: 'is required (or its deprecated alias brand_kit_id)' });
-  }
+/** Cross-field rules of spec §4.1, shared by search and select (rule 6, theme_id, is checked by the server with candidates). */
+function refineSearch(v: { query?: string | undefined; theme_id?: string | undefined; brand_kit_id?: string | undefined; mode: string; similar_to_asset_id?: string | undefined; category?: string | undefined; subtype?: string | undefined }, ctx: z.RefinementCtx): void {
+  // A missing theme_id (rule 6) is reported by the server with the workspace's themes as candidates.
   if (v.theme_id && v.brand_kit_id && v.theme_id !== v.brand_kit_id) {
     ctx.addIssue({ code: 'custom', path: ['brand_kit_id'], message: 'must equal theme_id when both are given (brand_kit_id is a deprecated alias)' });
   }
   if (v.mode === 'similar' && !v.similar_to_asset_id) {
     ctx.addIssue({ code: 'custom', path: ['similar_to_asset_id'], message: 'is required when mode is similar' });
+  }
+  if (v.mode === 'similar' && v.query) {
+    // Refused rather than silently ignored: similar ranks by how the source image looks, not by words.
+    ctx.addIssue({ code: 'custom', path: ['query'], message: 'is not used by mode similar (it ranks by how similar_to_asset_id looks); omit query, or use mode all to search by words' });
   }
   if (v.mode !== 'similar' && v.similar_to_asset_id) {
     ctx.addIssue({ code: 'custom', path: ['similar_to_asset_id'], message: 'is only allowed when mode is similar' });
@@ -89,12 +91,32 @@ function refineSearch(v: { theme_id?: string | undefined; brand_kit_id?: string 
 export const SearchArgsSchema = z.object(searchFields).strict().superRefine(refineSearch);
 export type SearchArgs = z.infer<typeof SearchArgsSchema>;
 
+/**
+ * How a hit matched (the honest results contract): text = the query's words (their stems, or a prefix
+ * of an unfinished last word) in name, alt text, tags or OCR text; typo = words after correcting a
+ * misspelling; concept = a synonym or a narrower/broader term (WordNet or the operator synonym list);
+ * meaning = text embedding similarity above the calibrated threshold; visual = visual similarity
+ * (mode similar).
+ */
+export const MatchKindSchema = z.enum(['text', 'typo', 'concept', 'meaning', 'visual']);
+export type MatchKind = z.infer<typeof MatchKindSchema>;
+export const MatchedBySchema = z
+  .array(MatchKindSchema)
+  .nullable()
+  .describe('how this hit matched: text (the query words), typo (after correcting a misspelling), concept (synonym, narrower or broader term), meaning (embedding similarity above the calibrated threshold), visual (mode similar); null when browsing');
+export const RelevanceSchema = z
+  .number()
+  .min(0)
+  .max(1)
+  .nullable()
+  .describe('0–1, comparable across modes: 1 = every query word matched exactly; 0.5 = the least a match has (suggestions score below 0.5); near-duplicates in mode similar score ≥ 0.95; null when browsing');
+
 /** Asset, the search result item (spec §2), plus library metadata. */
 export const AssetSchema = z.object({
   id: UuidSchema,
-  original_url: z.string().describe('URL of the stored original on the CDN'),
+  original_url: z.string().describe('URL of the stored original (short content address on the CDN)'),
   thumbnail_url: z.string().describe('URL of a small JPEG preview (longest edge 320 px)'),
-  url: z.string().describe('permanent URL to put in island media props'),
+  url: z.string().describe('permanent URL to put in island media props (the original)'),
   name: z.string().describe('file name'),
   tags: z.array(z.string()).describe('user tags followed by automatic tags'),
   kind: AssetKindSchema,
@@ -106,19 +128,19 @@ export const AssetSchema = z.object({
   category: z.string().nullable(),
   subtype: z.string().nullable(),
   orientation: OrientationSchema.nullable().describe('from width/height; null when the size is unknown'),
-  size_bytes: z.number().int().describe('bytes of the original'),
-  created_at: z.string().describe('ISO 8601 UTC'),
-  score: z.number().nullable().describe('relevance of this hit for ranked modes (higher is better); null when browsing'),
-  matched_by: z.array(z.enum(['lexical', 'semantic'])).nullable().describe('mode all (hybrid) only: which lists found the asset — lexical (its words) and/or semantic (its meaning); null in other modes'),
-  similarity: z.number().nullable().describe('cosine similarity of the semantic match (0–1) in modes all and semantic, or of the visual match in mode similar; null otherwise'),
+  relevance: RelevanceSchema,
+  matched_by: MatchedBySchema,
   enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment (OCR, colours, tags, alt text, embeddings): until done the asset is missing from ocr/semantic/similar results'),
 });
 export type Asset = z.infer<typeof AssetSchema>;
 
 /** Asset page (spec §2): the search response. */
 export const AssetPageSchema = z.object({
-  assets: z.array(AssetSchema),
-  total: z.number().int().describe('matches across all pages'),
+  assets: z.array(AssetSchema).describe('matches only, best first; empty when nothing matches'),
+  total: z.number().int().describe('matches across all pages (never counts suggestions)'),
+  suggestions: z
+    .array(AssetSchema)
+    .describe('first page only, when the query matched nothing or very little: the nearest assets that are NOT matches (relevance < 0.5), for the user to consider; empty otherwise'),
   next_cursor: z.string().nullable(),
   has_more: z.boolean(),
   request: z
@@ -134,7 +156,11 @@ export const AssetPageSchema = z.object({
       workspace_id: z.string(),
       similar_to_asset_id: z.string().nullable(),
       degraded_from: SearchModeSchema.nullable().describe('requested mode when a degraded fallback was used'),
-      match: z.enum(['browse', 'all_terms', 'any_term', 'vector', 'hybrid']).describe('how the query matched'),
+      match: z
+        .enum(['browse', 'all_terms', 'any_term', 'vector', 'hybrid', 'none'])
+        .describe('how the query matched: all_terms / any_term (words), vector (semantic, similar), hybrid (words and meaning, mode all), none (nothing matched), browse (no query)'),
+      corrected_query: z.string().nullable().describe('the query actually searched after correcting misspelt words ("showing results for …"); null when nothing was corrected'),
+      expanded_terms: z.array(z.string()).describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
     })
     .describe('echo of the effective request'),
 });
@@ -162,7 +188,7 @@ export const ViewResultSchema = z.object({
 export const AttachmentSchema = z
   .object({
     attachment_id: z.string().min(1).max(200),
-    filename: z.string().trim().min(1).max(255).optional(),
+    filename: FileNameSchema.min(1).max(255).optional(),
     alt_text: z.string().max(1000).optional(),
     tags: z.array(TagSchema).max(50).optional(),
     purpose: z.string().max(64).optional(),
@@ -172,11 +198,11 @@ export const AttachmentSchema = z
 /** Args of `svc_asset_import` `import` (spec §4.6, rules 1–2). */
 export const ImportArgsSchema = z
   .object({
-    url: HttpUrlSchema.optional().describe('external image to download and import'),
+    url: HttpUrlSchema.optional().describe('image to download'),
     data: z.string().min(1).optional().describe('base64 image bytes'),
     attachments: z.array(AttachmentSchema).min(1, 'must hold at least one attachment').max(20, 'must hold at most 20 attachments').optional(),
     mime_type: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a MIME type like image/png').optional().describe('required with data'),
-    filename: z.string().trim().min(1).max(255, 'must be at most 255 characters').optional().describe('with extension; derived from URL or MIME type when omitted'),
+    filename: FileNameSchema.min(1).max(255, 'must be at most 255 characters').optional().describe('with extension; derived from URL or MIME type when omitted'),
     alt_text: z.string().max(1000, 'must be at most 1000 characters').optional(),
     tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional(),
     purpose: z.string().trim().max(64).optional().describe('e.g. hero_bg, trust_icon'),
@@ -228,6 +254,10 @@ export const ImportedAssetSchema = z.object({
   purpose: z.string().nullable(),
   deduplicated: z.boolean().describe('true when identical bytes were already in the workspace and that asset is returned'),
   converted_from: z.string().nullable().describe('source format when the input was converted (e.g. heic → png)'),
+  not_applied: z
+    .array(z.enum(['filename', 'alt_text', 'tags', 'purpose']))
+    .optional()
+    .describe('deduplicated imports only: supplied fields that differ from the existing asset and were NOT applied; apply them with svc_asset_manage update'),
 });
 export type ImportedAsset = z.infer<typeof ImportedAssetSchema>;
 

@@ -19,7 +19,7 @@ export const VariantGidSchema = z
   .describe('Shopify variant GID, form gid://shopify/ProductVariant/<numeric_id>');
 
 /** Opaque page cursor handed out as `next_cursor`; bound to the query that produced it. */
-export const CursorSchema = z.string().min(1).max(2048).describe('opaque cursor from the previous page\'s next_cursor');
+export const CursorSchema = z.string().min(1).max(2048).describe('next_cursor of the previous page');
 
 /** An absolute http(s) URL. */
 export const HttpUrlSchema = z
@@ -39,3 +39,22 @@ export const HexColorSchema = z
 
 /** A user-authored tag: 1–64 characters after trimming. */
 export const TagSchema = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
+
+/** Line and paragraph breaks and tabs: become one space in a file name. */
+const NAME_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+/**
+ * Characters dropped from file names: C0/C1 controls and DEL, bidi embeddings, overrides, isolates and
+ * marks (U+061C, U+200E/F, U+202A–E, U+2066–9: "Trojan Source", CVE-2021-42574), BOM.
+ */
+const NAME_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * A file name as stored: Unicode NFC, breaks and tabs as one space, control and bidi-formatting
+ * characters removed, runs of spaces collapsed, trimmed. Every path that sets a name applies it.
+ */
+export function cleanFileName(name: string): string {
+  return name.normalize('NFC').replace(NAME_BREAKS, ' ').replace(NAME_UNSAFE, '').replace(/ {2,}/g, ' ').trim();
+}
+
+/** A file name argument, normalised by `cleanFileName` before its length rules apply. */
+export const FileNameSchema = z.string().overwrite(cleanFileName);

@@ -11,6 +11,8 @@ export const ErrorCodeSchema = z.enum([
   'conflict',
   'unauthenticated',
   'budget_exceeded',
+  /** the server is at its limit of concurrent work (imports); nothing changed; retry after details.retry_after_ms */
+  'busy',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;

@@ -4,14 +4,14 @@ import { HexColorSchema, HttpUrlSchema, UuidSchema } from './common.ts';
 /** Visual styles of spec §4.3. */
 export const GenerateStyleSchema = z
   .enum(['photography', 'editorial', 'abstract', 'texture', '3d_render', 'illustration', 'flat_lay', 'lifestyle'])
-  .describe('visual style');
+  ;
 /** Intended uses of spec §4.3. */
 export const GeneratePurposeSchema = z
   .enum(['hero_bg', 'product_lifestyle', 'texture_fill', 'decorative_element', 'section_bg', 'card_bg', 'pattern_tile', 'product_composite'])
-  .describe('intended use');
+  ;
 export const QualitySchema = z
   .enum(['low', 'medium', 'high'])
-  .describe('low for textures, patterns and decorative elements; medium for card images and section backgrounds; high for hero images and primary product shots');
+  ;
 
 /**
  * Args of `svc_drafts` `asset_generate` (spec §4.3) with the spec's defaults. Rule 4 (`mask_url` needs
@@ -20,27 +20,27 @@ export const QualitySchema = z
  */
 export const GenerateArgsSchema = z
   .object({
-    prompt: z.string().trim().min(1, 'must not be empty').max(32000, 'must be at most 32000 characters').describe('generation prompt; for composites, describe placement (left/right/center, top/bottom, scale like 40% or small/large)'),
+    prompt: z.string().trim().min(1, 'must not be empty').max(32000, 'must be at most 32000 characters').describe('what to make; for a composite, where the product goes and how large'),
     style: GenerateStyleSchema,
     purpose: GeneratePurposeSchema,
-    aspect: z.enum(['landscape', 'square', 'portrait']).default('landscape').describe('default landscape; aspect_ratio overrides it'),
+    aspect: z.enum(['landscape', 'square', 'portrait']).default('landscape').describe('aspect_ratio overrides it'),
     quality: QualitySchema.default('medium'),
-    transparent: z.boolean().default(false).describe('request a transparent PNG (or WebP); verified on the output'),
+    transparent: z.boolean().default(false).describe('transparent background; the result says if it is'),
     reference_images: z
       .array(HttpUrlSchema)
       .min(1, 'must hold 1–16 URLs when given')
       .max(16, 'must hold 1–16 URLs')
       .optional()
-      .describe('ordered sources (library/CDN URLs resolve locally); any makes the request an edit, composite or style transfer. Composite: product image(s) first, background last'),
-    mask_url: HttpUrlSchema.optional().describe('transparent or white regions mark the edit area; applies to the first reference image; requires reference_images'),
-    provider: z.string().trim().min(1).max(64).optional().describe('registry provider id (see svc_assets capabilities); default provider when omitted'),
-    model: z.string().trim().min(1).max(128).optional().describe('provider model id from capabilities; the provider\'s default model when omitted'),
-    aspect_ratio: z.string().trim().regex(/^\d{1,2}:\d{1,2}$/, 'must look like 16:9').optional().describe('explicit provider-supported ratio, e.g. 16:9, 1:1'),
-    image_size: z.string().trim().min(1).max(16).optional().describe('provider-supported size, e.g. 1K, 2K, 4K'),
-    output_format: z.string().trim().toLowerCase().min(1).max(16).optional().describe('provider-supported format, e.g. png, jpeg, webp'),
-    brand_colors: z.array(HexColorSchema).max(12, 'must hold at most 12 colours').optional().describe('hex colours, e.g. ["#1f3a5f", "#f4efe6"]'),
-    brand_tone: z.string().trim().max(200).optional().describe('tone for style matching, e.g. calm, premium'),
-    workspace_id: UuidSchema.optional().describe('required when the API key reaches several active workspaces'),
+      .describe('images to edit or combine: product first, background last'),
+    mask_url: HttpUrlSchema.optional().describe('white or transparent = area to edit'),
+    provider: z.string().trim().min(1).max(64).optional().describe('default when omitted'),
+    model: z.string().trim().min(1).max(128).optional(),
+    aspect_ratio: z.string().trim().regex(/^\d{1,2}:\d{1,2}$/, 'must look like 16:9').optional().describe('e.g. 16:9'),
+    image_size: z.string().trim().min(1).max(16).optional().describe('e.g. 1K, 2K'),
+    output_format: z.string().trim().toLowerCase().min(1).max(16).optional().describe('e.g. png, jpeg'),
+    brand_colors: z.array(HexColorSchema).max(12, 'must hold at most 12 colours').optional().describe('hex colours, e.g. #1f3a5f'),
+    brand_tone: z.string().trim().max(200).optional().describe('e.g. calm, premium'),
+    workspace_id: UuidSchema.optional(),
   })
   .strict()
   .superRefine((v, ctx) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AssetCategorySchema, AssetSchema, AssetSubtypeSchema, refineCategorySubtype } from './asset.ts';
-import { TagSchema, UuidSchema } from './common.ts';
+import { FileNameSchema, TagSchema, UuidSchema } from './common.ts';
 
 /** User metadata fields an update can set (spec §2: user metadata stays authoritative over enrichment). */
 export const USER_FIELDS = ['filename', 'alt_text', 'tags', 'purpose'] as const;
@@ -13,11 +13,11 @@ export const USER_FIELDS = ['filename', 'alt_text', 'tags', 'purpose'] as const;
 export const UpdateAssetArgsSchema = z
   .object({
     asset_id: UuidSchema,
-    filename: z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters').optional().describe('new file name, with extension'),
+    filename: FileNameSchema.min(1, 'must not be empty').max(255, 'must be at most 255 characters').optional().describe('with extension'),
     alt_text: z.string().trim().min(1, 'must not be empty (use null to clear)').max(1000, 'must be at most 1000 characters').nullable().optional()
-      .describe('accessibility and SEO text; null clears it so enrichment writes machine alt text again'),
-    tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional().describe('replaces the user tags (automatic tags are kept apart)'),
-    purpose: z.string().trim().min(1).max(64).nullable().optional().describe('e.g. hero_bg, trust_icon; sets category/subtype when they are not given'),
+      .describe('null hands it back to automatic alt text'),
+    tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional().describe('replaces the user\'s tags'),
+    purpose: z.string().trim().min(1).max(64).nullable().optional().describe('e.g. hero_bg, trust_icon'),
     category: AssetCategorySchema.nullable().optional(),
     subtype: AssetSubtypeSchema.nullable().optional(),
     workspace_id: UuidSchema.optional(),
@@ -43,7 +43,7 @@ export type UpdateAssetResult = z.infer<typeof UpdateAssetResultSchema>;
 /** Args of `svc_asset_manage` `delete`. */
 export const DeleteAssetsArgsSchema = z
   .object({
-    asset_ids: z.array(UuidSchema).min(1, 'must hold at least one asset id').max(50, 'must hold at most 50 asset ids').describe('assets to delete (1–50)'),
+    asset_ids: z.array(UuidSchema).min(1, 'must hold at least one asset id').max(50, 'must hold at most 50 asset ids'),
     workspace_id: UuidSchema.optional(),
   })
   .strict();

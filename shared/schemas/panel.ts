@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AssetKindSchema, AssetPageSchema, OrientationSchema, SearchArgsSchema } from './asset.ts';
+import { AssetKindSchema, AssetPageSchema, OrientationSchema, SearchArgsSchema, SearchModeSchema } from './asset.ts';
 import { UuidSchema } from './common.ts';
 
 // ── Panel-only actions (router svc_asset_panel, MCP Apps `_meta.ui.visibility: ["app"]`) ──
@@ -8,6 +8,13 @@ import { UuidSchema } from './common.ts';
 export const ThumbnailsArgsSchema = z
   .object({
     asset_ids: z.array(UuidSchema).min(1, 'must hold 1–50 asset ids').max(50, 'must hold 1–50 asset ids').describe('assets whose previews the panel shows'),
+    size_px: z
+      .number()
+      .int('must be an integer')
+      .min(16, 'must be 16–1280 px')
+      .max(1280, 'must be 16–1280 px')
+      .optional()
+      .describe('device px the preview must cover on both edges (the cell\'s CSS px × devicePixelRatio): the smallest stored rendition reaching it, else the largest; default: the 320 px thumbnail'),
     workspace_id: UuidSchema.optional(),
   })
   .strict();
@@ -21,7 +28,7 @@ export const ThumbnailsResultSchema = z.object({
   thumbnails: z.array(
     z.object({
       asset_id: UuidSchema,
-      data_url: z.string().nullable().describe('data:image/jpeg;base64,… (longest edge ≤ 320 px); null when the asset has no raster preview'),
+      data_url: z.string().nullable().describe('data:image/jpeg;base64,… (the 320 px thumbnail, or a larger WebP rendition when size_px asks for it); null when the asset has no raster preview'),
       width: z.number().int().nullable().describe('px of the preview'),
       height: z.number().int().nullable().describe('px of the preview'),
       bytes: z.number().int().describe('bytes of the preview before base64'),
@@ -34,7 +41,8 @@ export type ThumbnailsResult = z.infer<typeof ThumbnailsResultSchema>;
 /** Args of `svc_asset_panel` `facets`: the picker's category browser counts under a query and kind. */
 export const FacetsArgsSchema = z
   .object({
-    query: z.string().trim().max(500).optional().describe('when given, count only assets whose text matches all query terms (FTS5)'),
+    query: z.string().trim().max(500).optional().describe('when given, count only the assets search reports as matches for it (in `mode`)'),
+    mode: SearchModeSchema.optional().describe('search mode the counts follow (default all; similar counts as all)'),
     kind: AssetKindSchema.optional(),
     orientation: OrientationSchema.optional().describe('count only assets of this orientation'),
     workspace_id: UuidSchema.optional(),
@@ -84,8 +92,8 @@ export const SelectedAssetSchema = z.object({
 export type SelectedAsset = z.infer<typeof SelectedAssetSchema>;
 
 export const PickerStatusSchema = z
-  .enum(['awaiting_user', 'confirmed', 'declined', 'cancelled', 'candidates'])
-  .describe('awaiting_user: panel open, nothing chosen yet; confirmed: selection final; declined/cancelled: the user chose nothing; candidates: no interactive UI, ask the user');
+  .enum(['awaiting_user', 'confirmed', 'declined', 'cancelled', 'candidates', 'expired'])
+  .describe('awaiting_user: panel open, nothing chosen yet; confirmed: selection final; declined/cancelled: the user chose nothing; candidates: no interactive UI (or it failed), ask the user; expired: nobody confirmed in time, open a new picker');
 
 /** structuredContent of `select`. */
 export const SelectResultSchema = z.object({
@@ -93,7 +101,10 @@ export const SelectResultSchema = z.object({
   status: PickerStatusSchema,
   delivery: z.enum(['panel', 'elicitation', 'text']).describe('panel: MCP Apps picker; elicitation: the client asked the user with a form; text: ranked candidates for the agent to present'),
   selection: z.array(SelectedAssetSchema).describe('the confirmed choice in selection order (empty until confirmed)'),
-  candidates: z.array(SelectedAssetSchema).describe('ranked best matches (delivery text and elicitation)'),
+  candidates: z.array(SelectedAssetSchema).describe('ranked best matches, up to limit (delivery text and elicitation)'),
+  total: z.number().int().describe('assets matching the query across all pages'),
+  has_more: z.boolean().describe('more matches beyond this page of candidates'),
+  next_cursor: z.string().nullable().describe('pass as cursor to select again for the next page of candidates'),
   page: AssetPageSchema.nullable().describe('first page of matches for the picker panel'),
 });
 export type SelectResult = z.infer<typeof SelectResultSchema>;

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { MatchedBySchema, RelevanceSchema } from './asset.ts';
 import { CursorSchema, ProductGidSchema, TimestampSchema, UuidSchema, VariantGidSchema } from './common.ts';
 
 /** `list_products` search modes (spec §4.8). */
 export const ProductSearchModeSchema = z
   .enum(['lexical', 'semantic', 'hybrid'])
-  .describe('lexical = FTS5/BM25; semantic = KNN over product embeddings; hybrid = RRF of both (default)');
+  .describe('lexical: words; semantic: meaning; hybrid (default): both');
 export type ProductSearchMode = z.infer<typeof ProductSearchModeSchema>;
 
 /** Shopify `ProductStatus`. */
@@ -12,26 +13,25 @@ export const ProductStatusSchema = z.enum(['ACTIVE', 'DRAFT', 'ARCHIVED']).descr
 export type ProductStatus = z.infer<typeof ProductStatusSchema>;
 
 const scopeFields = {
-  workspace_id: UuidSchema.optional().describe('required when the API key reaches several active workspaces'),
-  store_id: UuidSchema.optional().describe('required when the workspace has several active stores'),
+  workspace_id: UuidSchema.optional(),
+  store_id: UuidSchema.optional().describe('when the workspace has several stores'),
 };
 
 /** `list_products` args (spec §4.8, rule 5: query xor related_to_product_id). */
 export const ListProductsArgsSchema = z
   .strictObject({
     ...scopeFields,
-    query: z.string().trim().max(500, 'must be at most 500 characters').optional().describe('search text; omit (with related_to_product_id) to browse by title'),
+    query: z.string().trim().max(500, 'must be at most 500 characters').optional().describe('words or a description; omit to browse by title'),
     search_mode: ProductSearchModeSchema.default('hybrid'),
-    related_to_product_id: ProductGidSchema.optional().describe('return products related to this one (itself excluded); excludes query'),
-    collection: z.string().trim().min(1, 'must not be empty').max(255).optional().describe('collection handle filter'),
-    product_type: z.string().trim().min(1, 'must not be empty').max(255).optional().describe('product type filter (exact, case-insensitive)'),
+    related_to_product_id: ProductGidSchema.optional().describe('products like this one (not with query)'),
+    collection: z.string().trim().min(1, 'must not be empty').max(255).optional().describe('collection handle'),
+    product_type: z.string().trim().min(1, 'must not be empty').max(255).optional(),
     status: z
       .array(ProductStatusSchema)
       .min(1, 'must hold at least one status')
       .max(3)
-      .default(['ACTIVE'])
-      .describe('product statuses to include; default only ACTIVE'),
-    limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(20).describe('page size, 1–50 (default 20)'),
+      .default(['ACTIVE']),
+    limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(20),
     cursor: CursorSchema.optional(),
   })
   .superRefine((v, ctx) => {
@@ -41,15 +41,22 @@ export const ListProductsArgsSchema = z
   });
 export type ListProductsArgs = z.infer<typeof ListProductsArgsSchema>;
 
-/** A product reference (spec §2): only `product_id` and `handle`. */
+/** A product reference (spec §2): `product_id` and `handle`, with how it matched (null when browsing). */
 export const ProductRefSchema = z.object({
   product_id: ProductGidSchema,
   handle: z.string(),
+  relevance: RelevanceSchema,
+  matched_by: MatchedBySchema,
 });
 
 export const ListProductsResultSchema = z.object({
-  items: z.array(ProductRefSchema).describe('product references; hydrate with get_product'),
-  total: z.number().int().describe('products matching, all pages'),
+  items: z.array(ProductRefSchema).describe('matching product references only, best first; hydrate with get_product'),
+  total: z.number().int().describe('products matching, all pages (never counts suggestions)'),
+  suggestions: z
+    .array(ProductRefSchema)
+    .describe('first page only, when the query matched nothing or very little: the nearest products that are NOT matches (relevance < 0.5); empty otherwise'),
+  corrected_query: z.string().nullable().describe('the query actually searched after correcting misspelt words; null when nothing was corrected'),
+  expanded_terms: z.array(z.string()).describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
   returned: z.number().int().describe('items in this page'),
   has_more: z.boolean(),
   next_cursor: z.string().nullable().describe('opaque; pass as cursor for the next page; null on the last page'),
@@ -68,8 +75,8 @@ export const GetProductArgsSchema = z
       .min(1, 'must hold 1–20 product GIDs (rule 7)')
       .max(20, 'must hold 1–20 product GIDs (rule 7)')
       .optional()
-      .describe('1–20 product GIDs from list_products; products come back in this order'),
-    handle: z.string().trim().min(1).max(255).optional().describe('deprecated: one product by handle; use product_ids'),
+      .describe('from list_products; results keep this order'),
+    handle: z.string().trim().min(1).max(255).optional().describe('deprecated: one product by handle; use product_ids').meta({ deprecated: true }),
   })
   .superRefine((v, ctx) => {
     if (v.product_ids === undefined && v.handle === undefined) {

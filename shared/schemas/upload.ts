@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ImportedAssetSchema } from './asset.ts';
-import { TagSchema, TimestampSchema, UuidSchema } from './common.ts';
+import { FileNameSchema, TagSchema, TimestampSchema, UuidSchema } from './common.ts';
 
 /**
  * Wire types of the upload channel (spec §4.7 and the `attachments` of §4.6): the model-visible
@@ -25,8 +25,8 @@ const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a sha256 hex
 /** Args of `svc_asset_upload` `upload` (spec §4.7). */
 export const UploadArgsSchema = z
   .object({
-    workspace_id: UuidSchema.optional().describe('required when the API key reaches several active workspaces'),
-    theme_id: UuidSchema.optional().describe('theme the uploads are for; must belong to the workspace'),
+    workspace_id: UuidSchema.optional(),
+    theme_id: UuidSchema.optional().describe('theme the uploads are for'),
   })
   .strict();
 export type UploadArgs = z.infer<typeof UploadArgsSchema>;
@@ -43,7 +43,7 @@ export type UploadLimits = z.infer<typeof UploadLimitsSchema>;
 
 /** structuredContent of `upload`: returns at once; the panel does the rest. */
 export const UploadPanelResultSchema = z.object({
-  status: z.literal('awaiting_user').describe('the user uploads in the panel; assets arrive later in the conversation'),
+  status: z.enum(['awaiting_user', 'no_panel']).describe('awaiting_user: the panel is open, assets arrive later in the conversation; no_panel: the client shows no panels, nothing will arrive (see the text for alternatives)'),
   workspace_id: UuidSchema,
   theme_id: UuidSchema.nullable(),
   panel_available: z.boolean().describe('true when the client declared MCP Apps support (io.modelcontextprotocol/ui)'),
@@ -56,7 +56,7 @@ export type UploadPanelResult = z.infer<typeof UploadPanelResultSchema>;
 export const UploadBeginArgsSchema = z
   .object({
     workspace_id: UuidSchema.optional(),
-    filename: z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters').describe('file name with extension'),
+    filename: FileNameSchema.min(1, 'must not be empty').max(255, 'must be at most 255 characters').describe('file name with extension'),
     size_bytes: z.number().int('must be an integer').min(1, 'must be at least 1 byte').describe('exact size of the file, bytes'),
     sha256: Sha256Schema,
     mime_type: z.string().max(100).regex(/^([a-z]+\/[a-z0-9.+-]+)?$/i, 'must be a MIME type like image/png or empty').optional().describe('as reported by the browser; the server sniffs the real type'),

@@ -1,38 +1,91 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ROUTER } from '../../shared/actions.ts';
-import type { Asset, Orientation } from '../../shared/schemas/asset.ts';
-import type { FacetsResult, FacetsResultSchema, SelectedAsset, SelectionStateSchema, SelectResultSchema, SubmitSelectionResultSchema } from '../../shared/schemas/panel.ts';
+import { AssetKindSchema, OrientationSchema, type Asset, type AssetKind, type Orientation } from '../../shared/schemas/asset.ts';
+import type { FacetsResult, SelectedAsset } from '../../shared/schemas/panel.ts';
 import { ActionError, parseToolResult } from '../lib/call-action.ts';
+import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
+import { ErrorNotice } from '../lib/ErrorNotice.tsx';
+import { humanizeError, toolResultError, type HumanError } from '../lib/human-error.ts';
+import { panelHeight } from '../lib/panel-layout.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
-import { useThumbnails } from '../lib/use-thumbnails.ts';
+import { previewSizePx, useThumbnails } from '../lib/use-thumbnails.ts';
+import { Confirmed, type Handoff } from './Confirmed.tsx';
 import { Facets, ShapeFilter } from './Facets.tsx';
 import { travelled } from './grid-nav.ts';
-import { PickerGrid } from './PickerGrid.tsx';
+import { GRID_VIEWPORT_PX, PickerGrid } from './PickerGrid.tsx';
 import { PAGE_SIZE, useAssetPages } from './use-asset-pages.ts';
 
 type Phase = 'choosing' | 'submitting' | 'confirmed';
 type Chosen = Pick<SelectedAsset, 'id' | 'name' | 'original_url'>;
 
+/** Most assets one confirmation may carry (`submit_selection` accepts 1–50 ids, SubmitSelectionArgsSchema). */
+export const MAX_SELECTION = 50;
+
 const plural = (n: number): string => `${n} asset${n === 1 ? '' : 's'}`;
+const CAP_MESSAGE = `You can choose up to ${MAX_SELECTION} assets at once. Remove one to add another.`;
 
 /** The ordered selection as text for the agent: one line per asset with name, id and original URL. */
 function selectionLines(chosen: Chosen[]): string {
   return chosen.map((a, i) => `${i + 1}. ${a.name} (id ${a.id}) ${a.original_url}`).join('\n');
 }
 
+/** "3 assets selected: 1. a.jpg, 2. b.jpg, 3. c.jpg" — the first few names, then "and N more" (a 50-name line would push the buttons away). */
+function summary(selection: Asset[]): string {
+  if (selection.length === 0) return 'Nothing selected';
+  const shown = selection.slice(0, 3).map((a, i) => `${i + 1}. ${a.name}`).join(', ');
+  return `${plural(selection.length)} selected: ${shown}${selection.length > 3 ? `, and ${selection.length - 3} more` : ''}`;
+}
+
+/** The view's starting request: the select result's echo, or (a host that did not declare MCP Apps got candidates, no page) the tool input. */
+/** The effective request the picker starts from: the select result's page echo, else the tool input. */
+interface StartRequest {
+  query: string | null;
+  kind: AssetKind | null;
+  category: string | null;
+  subtype: string | null;
+  orientation: Orientation | null;
+  theme_id: string;
+  workspace_id: string | null;
+}
+
+/**
+ * The picker's starting request: the page echo of the select result, or (a host that gave no page) the
+ * tool input's args, read field by field with the shared schemas (the host's input is not trusted).
+ */
+function startRequest(page: { request: StartRequest } | null | undefined, args: Record<string, unknown>): StartRequest | null {
+  if (page) return page.request;
+  const theme = args.theme_id ?? args.brand_kit_id;
+  if (typeof theme !== 'string') return null;
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  return {
+    query: str(args.query),
+    kind: AssetKindSchema.safeParse(args.kind).data ?? null,
+    category: str(args.category),
+    subtype: str(args.subtype),
+    orientation: OrientationSchema.safeParse(args.orientation).data ?? null,
+    theme_id: theme,
+    workspace_id: str(args.workspace_id),
+  };
+}
+
 /**
  * The asset picker for `svc_asset_select` `select` (spec §4.2): category browsing, search, a virtualized
- * multi-select grid with keyboard control and numbered selection badges. On "Use selected" it confirms
- * through the app-only `submit_selection`, then tells the agent via `ui/update-model-context` (the
- * ordered list) and `ui/message` (which triggers the agent's turn), as in research note §5.2 (option B).
+ * multi-select grid with keyboard control and numbered selection badges (at most 50). On "Use selected"
+ * it confirms through the app-only `submit_selection`, then tells the agent via
+ * `ui/update-model-context` (the ordered list) and `ui/message` (which triggers the agent's turn), as in
+ * research note §5.2 (option B), and says which of those actually happened. It renders from the tool
+ * result whatever the host declared: a host without the MCP Apps extension gets candidates and no page,
+ * and the panel loads the same search itself.
  */
 export function AssetPickerApp() {
   const at = useAtelierApp('atelier-asset-picker');
-  const select = useMemo(() => parseToolResult<typeof SelectResultSchema>(ROUTER.assetSelect, 'select', at.toolResult ?? undefined), [at.toolResult]);
+  const select = useMemo(() => parseToolResult(ROUTER.assetSelect, 'select', at.toolResult ?? undefined), [at.toolResult]);
+  const toolError = useMemo(() => toolResultError(at.toolResult), [at.toolResult]);
   const args = (at.toolInput?.args ?? {}) as Record<string, unknown>;
-  const request = select?.page?.request;
-  const workspaceId = request?.workspace_id ?? (args.workspace_id as string | undefined);
-  const themeId = request?.theme_id ?? ((args.theme_id ?? args.brand_kit_id) as string | undefined);
+  const request = useMemo(() => (select ? startRequest(select.page, args) : null), [select, at.toolInput]); // eslint-disable-line react-hooks/exhaustive-deps
+  const workspaceId = request?.workspace_id ?? (typeof args.workspace_id === 'string' ? args.workspace_id : undefined);
+  const themeId = request?.theme_id;
+  const kind = request?.kind ?? null;
 
   const [text, setText] = useState<string | null>(null);
   const [applied, setApplied] = useState<string | null>(null);
@@ -40,25 +93,41 @@ export function AssetPickerApp() {
   const [subtype, setSubtype] = useState<string | null>(null);
   const [orientation, setOrientation] = useState<Orientation | null>(null);
   const [touched, setTouched] = useState(false);
-  const [facets, setFacets] = useState<FacetsResult | null>(null);
+  const [facets, setFacets] = useState<FacetsResult | null | 'failed'>(null);
   const [selection, setSelection] = useState<Asset[]>([]);
   const [focusIndex, setFocusIndex] = useState(0);
   const [focusTick, setFocusTick] = useState(0);
   const [announce, setAnnounce] = useState('');
   const [phase, setPhase] = useState<Phase>('choosing');
   const [confirmed, setConfirmed] = useState<Chosen[]>([]);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [handoff, setHandoff] = useState<Handoff>({ message: 'unknown', context: false });
+  const [capped, setCapped] = useState(false);
+  const [submitError, setSubmitError] = useState<HumanError | null>(null);
   const [range, setRange] = useState<[number, number]>([0, 0]);
+  const [cellPx, setCellPx] = useState(120);
+  const [facetsTry, setFacetsTry] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
+  const mainRef = useRef<HTMLElement>(null);
+  const [chromePx, setChromePx] = useState(0);
+  // Everything but the grid's viewport is "chrome"; the grid gets what the host's height leaves (never < 160 px).
+  useLayoutEffect(() => {
+    const main = mainRef.current;
+    const grid = main?.querySelector<HTMLElement>('[data-testid="picker-grid"]');
+    if (!main || !grid) return;
+    const chrome = main.scrollHeight - grid.offsetHeight;
+    if (Math.abs(chrome - chromePx) > 2) setChromePx(chrome);
+  });
+  // Only the host's own limit: the picker's grid is a fixed-height virtualized viewport already.
+  const budget = panelHeight(at.hostContext, Infinity).maxPx;
+  const gridPx = budget === null || chromePx === 0 ? GRID_VIEWPORT_PX : Math.max(160, Math.min(GRID_VIEWPORT_PX, budget - chromePx));
 
   // Initial view = the select call's own query and filters.
   useEffect(() => {
     if (!request || text !== null) return;
     setText(request.query ?? '');
     setApplied(request.query ?? '');
-    setCategory(request.category);
-    setSubtype(request.subtype);
+    setCategory(request.category ?? null);
+    setSubtype(request.subtype ?? null);
     setOrientation(request.orientation);
   }, [request, text]);
 
@@ -66,7 +135,7 @@ export function AssetPickerApp() {
     if (!request || applied === null || !themeId) return null;
     const q: Record<string, unknown> = { theme_id: themeId, ...(workspaceId ? { workspace_id: workspaceId } : {}) };
     if (applied) q.query = applied;
-    if (request.kind) q.kind = request.kind;
+    if (kind) q.kind = kind;
     if (orientation) q.orientation = orientation;
     if (category) q.category = category;
     if (subtype) q.subtype = subtype;
@@ -76,10 +145,10 @@ export function AssetPickerApp() {
       if (args.similar_to_asset_id) q.similar_to_asset_id = args.similar_to_asset_id;
     }
     return q;
-  }, [request, applied, category, subtype, orientation, touched, themeId, workspaceId, args.mode, args.similar_to_asset_id]);
+  }, [request, applied, category, subtype, orientation, touched, themeId, workspaceId, kind, args.mode, args.similar_to_asset_id]);
 
   const pages = useAssetPages(at, query, touched ? null : (select?.page ?? null));
-  const thumbs = useThumbnails(at, workspaceId);
+  const thumbs = useThumbnails(at, workspaceId, previewSizePx(Math.max(cellPx, 112)));
   const count = pages.total ?? pages.items.length;
   const order = useMemo(() => new Map(selection.map((a, i) => [a.id, i + 1])), [selection]);
 
@@ -91,7 +160,7 @@ export function AssetPickerApp() {
       setPhase('confirmed');
       return;
     }
-    at.callAction<typeof SelectionStateSchema>(ROUTER.assetSelect, 'get_selection', { picker_id: select.picker_id, ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+    at.callAction(ROUTER.assetSelect, 'get_selection', { picker_id: select.picker_id, ...(workspaceId ? { workspace_id: workspaceId } : {}) })
       .then((s) => {
         if (s.status === 'confirmed') {
           setConfirmed(s.selection);
@@ -105,14 +174,20 @@ export function AssetPickerApp() {
   useEffect(() => {
     if (!query || !at.connected) return;
     let live = true;
-    at.callAction<typeof FacetsResultSchema>(ROUTER.assetPanel, 'facets', { ...(applied ? { query: applied } : {}), ...(request?.kind ? { kind: request.kind } : {}), ...(orientation ? { orientation } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+    at.callAction(ROUTER.assetPanel, 'facets', { ...(applied ? { query: applied } : {}), ...(kind ? { kind } : {}), ...(orientation ? { orientation } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
       .then((f) => live && setFacets(f))
-      .catch(() => live && setFacets(null));
+      .catch(() => live && setFacets('failed'));
     return () => {
       live = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [applied, request?.kind, orientation, workspaceId, at.connected]);
+  }, [applied, kind, orientation, workspaceId, at.connected, query !== null, facetsTry]);
+
+  /** Retry the failed page load, and the category counts if they failed too. */
+  function retry(): void {
+    pages.retry();
+    if (facets === 'failed') setFacetsTry((n) => n + 1);
+  }
 
   // Previews for the cells in view; pages ahead of the view.
   useEffect(() => {
@@ -120,7 +195,7 @@ export function AssetPickerApp() {
     thumbs.request(pages.items.slice(first, last + 1).filter((a): a is Asset => a !== undefined).map((a) => a.id));
     pages.ensure(first, last + PAGE_SIZE);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [range, pages.items]);
+  }, [range, pages.items, previewSizePx(Math.max(cellPx, 112))]);
 
   const onVisible = useCallback((first: number, last: number) => setRange([first, last]), []);
 
@@ -152,7 +227,13 @@ export function AssetPickerApp() {
     const a = pages.items[index];
     if (!a) return;
     const removing = selection.some((x) => x.id === a.id);
+    if (!removing && selection.length >= MAX_SELECTION) {
+      setCapped(true);
+      setAnnounce(CAP_MESSAGE);
+      return;
+    }
     const next = removing ? selection.filter((x) => x.id !== a.id) : [...selection, a];
+    setCapped(false);
     setSelection(next);
     setAnnounce(`${removing ? 'Removed' : 'Selected'} ${a.name}${removing ? '' : ` as number ${next.length}`}. ${plural(next.length)} selected.`);
   }
@@ -161,18 +242,20 @@ export function AssetPickerApp() {
     if (extend && phase === 'choosing') {
       const have = new Set(selection.map((a) => a.id));
       const add: Asset[] = [];
+      let full = false;
       for (const i of travelled(focusIndex, target)) {
         const a = pages.items[i];
-        if (a && !have.has(a.id)) {
-          have.add(a.id);
-          add.push(a);
+        if (!a || have.has(a.id)) continue;
+        if (selection.length + add.length >= MAX_SELECTION) {
+          full = true;
+          break;
         }
+        have.add(a.id);
+        add.push(a);
       }
-      if (add.length) {
-        const next = [...selection, ...add];
-        setSelection(next);
-        setAnnounce(`${plural(next.length)} selected.`);
-      }
+      if (add.length) setSelection([...selection, ...add]);
+      setCapped(full);
+      if (add.length || full) setAnnounce(`${plural(selection.length + add.length)} selected.${full ? ` ${CAP_MESSAGE}` : ''}`);
     }
     setFocusIndex(target);
     setFocusTick((t) => t + 1);
@@ -182,6 +265,7 @@ export function AssetPickerApp() {
   function clear(): void {
     if (phase !== 'choosing' || selection.length === 0) return;
     setSelection([]);
+    setCapped(false);
     setAnnounce('Selection cleared. 0 assets selected.');
   }
 
@@ -192,67 +276,91 @@ export function AssetPickerApp() {
       return;
     }
     setPhase('submitting');
-    setError(null);
+    setSubmitError(null);
     try {
-      const state = await at.callAction<typeof SubmitSelectionResultSchema>(ROUTER.assetPanel, 'submit_selection', {
+      const state = await at.callAction(ROUTER.assetPanel, 'submit_selection', {
         picker_id: select.picker_id,
-        asset_ids: selection.map((a) => a.id),
+        asset_ids: selection.slice(0, MAX_SELECTION).map((a) => a.id),
         ...(workspaceId ? { workspace_id: workspaceId } : {}),
       });
       const chosen = state.selection;
-      setConfirmed(chosen);
-      setPhase('confirmed');
-      setAnnounce(`Confirmed ${plural(chosen.length)}. Sent to the assistant.`);
       const lines = selectionLines(chosen);
       // The choice is stored; telling the conversation is best effort (hosts may lack or refuse either request).
+      let context = false;
       try {
         await at.app.updateModelContext({
           content: [{ type: 'text', text: `Asset picker ${select.picker_id}: the user confirmed ${plural(chosen.length)}, in this order:\n${lines}` }],
           structuredContent: { picker_id: select.picker_id, selection: chosen.map((a, i) => ({ position: i + 1, id: a.id, name: a.name, original_url: a.original_url })) },
         });
+        context = true;
       } catch {
         /* model context is optional: the message and get_selection still carry the choice */
       }
-      let delivered = false;
+      let message: Handoff['message'] = 'not_offered';
       if (at.app.getHostCapabilities()?.message) {
         try {
           const sent = await at.app.sendMessage({ role: 'user', content: [{ type: 'text', text: `I selected ${plural(chosen.length)} (picker ${select.picker_id}), in this order:\n${lines}` }] }, { timeout: 10_000 });
-          delivered = !sent.isError;
+          message = sent.isError ? 'refused' : 'sent';
         } catch {
-          delivered = false;
+          message = 'refused';
         }
       }
-      if (!delivered) setNotice('Tell the assistant you are done: it can read your choice with get_selection.');
+      setConfirmed(chosen);
+      setHandoff({ message, context });
+      setPhase('confirmed');
+      setAnnounce(message === 'sent' ? `Sent ${plural(chosen.length)} to the assistant.` : `Saved ${plural(chosen.length)}. Tell the assistant you are done.`);
     } catch (e) {
       setPhase('choosing');
-      setError(e instanceof ActionError ? `${e.message}${e.field ? ` (${e.field})` : ''}` : String(e));
+      setSubmitError(humanizeError(e));
     }
   }
 
-  if (at.error) return <div className="panel error">Could not connect to the host: {at.error.message}</div>;
-  if (phase === 'confirmed') {
+  if (at.error) return <main className="panel"><ErrorNotice error={{ ...humanizeError(at.error), message: 'This panel could not connect to its host.' }} /></main>;
+  if (select && (phase === 'confirmed' || select.status === 'confirmed')) {
+    return <Confirmed chosen={phase === 'confirmed' ? confirmed : select.selection} handoff={handoff} pickerId={select.picker_id} announce={announce} />;
+  }
+
+  const header = (status: string) => (
+    <div className="picker-header">
+      <h1>Choose assets</h1>
+      <span className="muted" data-testid="match-count">{status}</span>
+    </div>
+  );
+  if (toolError || (at.toolResult && !select)) {
+    const err = humanizeError(toolError ?? new ActionError('bad_result', null, 'the select result does not match this panel'));
     return (
-      <main className="panel" data-testid="confirmed">
-        <h1 className="confirmed-title">Selection sent</h1>
-        <p className="muted">The assistant received {plural(confirmed.length)} in this order:</p>
-        <ol className="chosen" data-testid="confirmed-list">
-          {confirmed.map((a) => (
-            <li key={a.id}>{a.name}</li>
-          ))}
-        </ol>
-        {notice && <p className="hint">{notice}</p>}
-        <div role="status" aria-live="polite" className="sr-only" data-testid="live">{announce}</div>
+      <main className="panel picker">
+        {header('')}
+        <ErrorNotice error={err} hint={err.retryable ? 'Ask the assistant to open the picker again.' : 'The assistant got this error too and can open the picker again with a corrected request.'} />
+      </main>
+    );
+  }
+  if (at.cancelled) return <main className="panel picker">{header('')}<p className="notice" role="status">The request was cancelled before the picker opened.</p></main>;
+  if (select && select.delivery === 'elicitation') {
+    return <main className="panel picker">{header('')}<p className="notice" role="status">This choice was {select.status === 'cancelled' ? 'cancelled' : 'declined'} in a form your app showed instead of this panel; nothing was selected.</p></main>;
+  }
+  const firstPending = !select || (pages.total === null && !pages.error);
+  if (firstPending) {
+    return (
+      <main className="panel picker" aria-busy="true">
+        {header('')}
+        <p className="muted" role="status" data-testid="loading">Loading assets…</p>
+        <div className="skeleton-grid" aria-hidden="true">{Array.from({ length: 8 }, (_, i) => <div key={i} className="skeleton-cell" />)}</div>
+      </main>
+    );
+  }
+  const browsingAll = !applied && !category && !subtype && !orientation && !args.similar_to_asset_id;
+  if (pages.total === 0 && browsingAll) {
+    return (
+      <main className="panel picker">
+        {header('0 assets')}
+        <EmptyLibrary app={at.app} kind={kind} />
       </main>
     );
   }
   return (
-    <main className="panel picker" aria-busy={pages.loading}>
-      <div className="picker-header">
-        <h1>Choose assets</h1>
-        <span className="muted" data-testid="match-count">{pages.total === null ? 'Loading…' : `${plural(pages.total)}`}</span>
-      </div>
-      {at.cancelled && <p className="error">The request was cancelled.</p>}
-      {select && select.delivery !== 'panel' && <p className="muted">This picker was answered without the panel ({select.delivery}).</p>}
+    <main className="panel picker" aria-busy={pages.loading} ref={mainRef}>
+      {header(pages.total === null ? '' : plural(pages.total))}
       <form className="search-form" role="search" onSubmit={onSearch}>
         <input ref={searchRef} type="search" aria-label="Search assets" placeholder="Search by name, tags, text…" value={text ?? ''} onChange={(e) => setText(e.target.value)} onKeyDown={onSearchKey} data-testid="picker-search" />
         <button type="submit">Search</button>
@@ -274,8 +382,13 @@ export function AssetPickerApp() {
           setOrientation(o);
         }}
       />
-      {count === 0 && !pages.loading ? (
-        <p className="muted" data-testid="empty">No assets match. Try other words or another category.</p>
+      {pages.error && pages.total === null ? (
+        <ErrorNotice error={pages.error} onRetry={retry} />
+      ) : count === 0 ? (
+        <section className="notice no-match" data-testid="empty" aria-label="No match">
+          <p className="notice-title">{applied ? `No match for “${applied}”.` : 'Nothing matches these filters.'}</p>
+          <p className="notice-hint">Try other words, another category or shape.</p>
+        </section>
       ) : (
         <PickerGrid
           items={pages.items}
@@ -285,6 +398,8 @@ export function AssetPickerApp() {
           focusTick={focusTick}
           thumbnail={thumbs.get}
           onVisible={onVisible}
+          viewportPx={gridPx}
+          onCellWidth={setCellPx}
           onMove={(t, extend) => move(t, extend)}
           onToggle={toggle}
           onConfirm={() => void confirm()}
@@ -292,18 +407,19 @@ export function AssetPickerApp() {
           onFocusCell={setFocusIndex}
         />
       )}
-      {pages.error && <p className="error" role="alert">{pages.error}</p>}
+      {pages.error && pages.total !== null && <ErrorNotice error={pages.error} onRetry={retry} />}
+      {capped && <p className="notice" role="status" data-testid="selection-cap">{CAP_MESSAGE}</p>}
       <div className="selection-bar">
         <span className="summary" data-testid="selection-summary">
-          {selection.length === 0 ? 'Nothing selected' : `${plural(selection.length)} selected: ${selection.map((a, i) => `${i + 1}. ${a.name}`).join(', ')}`}
+          {summary(selection)}
         </span>
         <button type="button" onClick={clear} disabled={selection.length === 0 || phase !== 'choosing'}>Clear</button>
         <button type="button" className="primary" data-testid="use-selected" onClick={() => void confirm()} disabled={selection.length === 0 || phase !== 'choosing'}>
           {phase === 'submitting' ? 'Sending…' : `Use selected${selection.length ? ` (${selection.length})` : ''}`}
         </button>
       </div>
-      <p className="muted hint">Arrows move · Space selects · Shift+arrows extend · Enter uses the selection · Esc clears</p>
-      {error && <p className="error" role="alert">{error}</p>}
+      {submitError && <ErrorNotice error={submitError} onRetry={confirm} testId="submit-error" />}
+      <p className="muted hint">Arrows move · Space selects · Shift+arrows extend · Enter uses the selection · Esc clears · up to {MAX_SELECTION}</p>
       <div role="status" aria-live="polite" className="sr-only" data-testid="live">{announce}</div>
     </main>
   );

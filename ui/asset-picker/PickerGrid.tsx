@@ -7,12 +7,15 @@ import { navTarget } from './grid-nav.ts';
 const CELL_MIN_PX = 116;
 const GAP_PX = 8;
 const ROW_PX = 156;
-const VIEWPORT_PX = 432;
+/** Height of the grid's scrolling viewport when the host leaves room for it, px. */
+export const GRID_VIEWPORT_PX = 432;
 
 export interface PickerGridProps {
   items: (Asset | undefined)[];
   /** total matches (rows are laid out for all of them; unloaded cells show placeholders) */
   count: number;
+  /** height of the scrolling viewport, px (default GRID_VIEWPORT_PX; less when the host's height is short) */
+  viewportPx?: number;
   /** asset id → 1-based position in the selection order */
   order: Map<string, number>;
   focusIndex: number;
@@ -20,6 +23,8 @@ export interface PickerGridProps {
   focusTick: number;
   thumbnail(id: string): string | null | undefined;
   onVisible(first: number, last: number): void;
+  /** width of one cell, CSS px (previews are sized from it) */
+  onCellWidth(px: number): void;
   onMove(target: number, extend: boolean, pageRows: number): void;
   onToggle(index: number): void;
   onConfirm(): void;
@@ -38,12 +43,18 @@ export function PickerGrid(p: PickerGridProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [cols, setCols] = useState(4);
   const rowCount = Math.ceil(p.count / cols);
-  const pageRows = Math.max(1, Math.floor(VIEWPORT_PX / ROW_PX));
+  const viewportPx = p.viewportPx ?? GRID_VIEWPORT_PX;
+  const pageRows = Math.max(1, Math.floor(viewportPx / ROW_PX));
 
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
-    const measure = (): void => setCols(Math.max(1, Math.floor((el.clientWidth - 12 + GAP_PX) / (CELL_MIN_PX + GAP_PX))));
+    const measure = (): void => {
+      const inner = el.clientWidth - 12;
+      const n = Math.max(1, Math.floor((inner + GAP_PX) / (CELL_MIN_PX + GAP_PX)));
+      setCols(n);
+      p.onCellWidth(Math.round((inner - (n - 1) * GAP_PX) / n - 8));
+    };
     measure();
     const ro = new ResizeObserver(measure);
     ro.observe(el);
@@ -102,7 +113,7 @@ export function PickerGrid(p: PickerGridProps) {
     <div
       ref={scrollRef}
       className="grid-scroll"
-      style={{ height: VIEWPORT_PX }}
+      style={{ height: viewportPx }}
       role="grid"
       aria-label="Assets"
       aria-multiselectable="true"
@@ -146,7 +157,7 @@ export function PickerGrid(p: PickerGridProps) {
                   {pos !== undefined && <span className="sr-only">Selected </span>}
                   {pos !== undefined && <span className="badge" data-testid="selection-badge">{pos}</span>}
                   {pos !== undefined && ' '}
-                  <span className="cell-name">{a ? a.name : ''}</span>
+                  <span className="cell-name" title={a?.name}>{a ? a.name : ''}</span>
                 </div>
               );
             })}

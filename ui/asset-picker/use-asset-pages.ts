@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/actions.ts';
-import type { Asset, AssetPage, AssetPageSchema } from '../../shared/schemas/asset.ts';
-import { ActionError } from '../lib/call-action.ts';
+import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
+import { humanizeError, type HumanError } from '../lib/human-error.ts';
 import type { AtelierApp } from '../lib/use-atelier-app.ts';
 
 /** Search args of the picker's current view (query, kind, category, subtype, theme, workspace). */
@@ -18,9 +18,12 @@ export interface AssetPages {
   /** matches across all pages (from the server), null before the first page */
   total: number | null;
   loading: boolean;
-  error: string | null;
+  /** why the last page request failed (loading stops until `retry`) */
+  error: HumanError | null;
   /** Load the pages covering indices `first`…`last` (the latest call wins; earlier ranges are dropped). */
   ensure(first: number, last: number): void;
+  /** Clear the error and load again what was wanted when it failed. */
+  retry(): void;
 }
 
 interface State {
@@ -32,6 +35,10 @@ interface State {
   loaded: Set<number>;
   inFlight: Set<number>;
   want: [number, number];
+  /** the range wanted when a request failed, restored by retry */
+  failedWant: [number, number] | null;
+  /** a request failed: nothing more is asked until retry */
+  stopped: boolean;
 }
 
 /**
@@ -45,8 +52,8 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
   const [items, setItems] = useState<(Asset | undefined)[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const st = useRef<State>({ gen: 0, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, 0] });
+  const [error, setError] = useState<HumanError | null>(null);
+  const st = useRef<State>({ gen: 0, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, 0], failedWant: null, stopped: false });
   const { callAction } = at;
 
   const store = useCallback((gen: number, offset: number, page: AssetPage): void => {
@@ -67,6 +74,7 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
       const s = st.current;
       if (gen !== s.gen) return;
       const todo: number[] = [];
+      if (s.stopped) return;
       if (!s.firstLoaded) {
         todo.push(0);
       } else if (s.total !== null && s.total > 0) {
@@ -79,9 +87,10 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
         if (p > 0 && !s.anchor) break; // everything fitted in the first page
         s.inFlight.add(p);
         setLoading(true);
-        const request = p === 0 && !s.anchor
-          ? callAction<typeof AssetPageSchema>(ROUTER.assetLibrary, 'search', { ...q, limit: PAGE_SIZE })
-          : callAction<typeof AssetPageSchema>(ROUTER.assetPanel, 'page', { ...q, limit: PAGE_SIZE, offset: p * PAGE_SIZE, cursor: s.anchor });
+        const anchor = s.anchor; // null only for the first page (the loop stops before later ones)
+        const request = anchor
+          ? callAction(ROUTER.assetPanel, 'page', { ...q, limit: PAGE_SIZE, offset: p * PAGE_SIZE, cursor: anchor })
+          : callAction(ROUTER.assetLibrary, 'search', { ...q, limit: PAGE_SIZE });
         request
           .then((page) => {
             if (gen !== st.current.gen) return;
@@ -91,8 +100,10 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
           })
           .catch((e: unknown) => {
             if (gen !== st.current.gen) return;
-            s.want = [0, -1]; // stop asking until the next ensure
-            setError(e instanceof ActionError ? e.message : String(e));
+            s.failedWant ??= s.want;
+            s.want = [0, -1]; // stop asking until retry (or the next ensure)
+            s.stopped = true;
+            setError(humanizeError(e));
           })
           .finally(() => {
             if (gen !== st.current.gen) return;
@@ -110,7 +121,7 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     if (!query || !at.connected) return;
     const gen = st.current.gen + 1;
     const useInitial = initial !== null && gen === 1;
-    st.current = { gen, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, PAGE_SIZE - 1] };
+    st.current = { gen, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, PAGE_SIZE - 1], failedWant: null, stopped: false };
     setItems([]);
     setTotal(null);
     setError(null);
@@ -130,6 +141,10 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     (first: number, last: number) => {
       if (!query) return;
       const s = st.current;
+      if (s.stopped) {
+        s.failedWant = [first, Math.max(first, last)]; // what retry will load
+        return;
+      }
       s.want = [first, Math.max(first, last)];
       pump(s.gen, query);
     },
@@ -137,5 +152,16 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     [key, pump],
   );
 
-  return { items, total, loading, error, ensure };
+  const retry = useCallback(() => {
+    if (!query) return;
+    const s = st.current;
+    s.stopped = false;
+    s.want = s.failedWant ?? [0, PAGE_SIZE - 1];
+    s.failedWant = null;
+    setError(null);
+    pump(s.gen, query);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, pump]);
+
+  return { items, total, loading, error, ensure, retry };
 }

@@ -2,9 +2,12 @@ import { BasePlugin, type Body, type Meta, type PluginOpts, type Uppy, type Uppy
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
 import type { UploadCompleteResult, UploadSession } from '../../shared/schemas/upload.ts';
 import { chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
+import type { ActionName, ArgsIn, ResultOf, ROUTER } from '../../shared/actions.ts';
+import { humanizeError } from './human-error.ts';
 
-/** Calls one action of the panel-only upload router (`svc_asset_upload_app`); throws on `isError`. */
-export type UploadActionCaller = (action: 'begin' | 'chunk' | 'status' | 'complete' | 'abort', args: Record<string, unknown>) => Promise<unknown>;
+type UploadRouter = typeof ROUTER.assetUploadApp;
+/** Calls one action of the panel-only upload router (`svc_asset_upload_app`), typed from the registry; throws on `isError`. */
+export type UploadActionCaller = <A extends ActionName<UploadRouter>>(action: A, args: ArgsIn<UploadRouter, A>) => Promise<ResultOf<UploadRouter, A>>;
 
 /** Per-file metadata the Dashboard edits (`metaFields`) and the uploader sends with `begin`. */
 export interface UploadMeta extends Meta {
@@ -138,7 +141,9 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
     } catch (e) {
       if (e instanceof Cancelled || !this.uppy.getFile(file.id)) return;
       const err = e instanceof Error ? e : new Error(String(e));
-      this.uppy.emit('upload-error', this.uppy.getFile(file.id), { name: err.name, message: err.message });
+      // Uppy shows this text on the file and in its status bar: a sentence, not "MCP error -32603: fetch failed".
+      const h = humanizeError(e);
+      this.uppy.emit('upload-error', this.uppy.getFile(file.id), { name: err.name, message: h.field ? `${h.message} (${h.field})` : h.message });
       // A session the server discarded (failed verification, expired) is forgotten; otherwise it is kept, so
       // removing the file still aborts it, and Retry resumes it (begin finds it by name, size and sha256).
       const code = (e as { code?: string }).code;

@@ -2,9 +2,8 @@ import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import { useApp } from '@modelcontextprotocol/ext-apps/react';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { useCallback, useEffect, useState } from 'react';
-import type { z } from 'zod';
-import type { RouterName } from '../../shared/actions.ts';
-import { callAction, type ActionResult } from './call-action.ts';
+import type { ActionName, ArgsIn, ResultOf, RouterName } from '../../shared/actions.ts';
+import { callAction } from './call-action.ts';
 import { applyHostContext } from './host-theme.ts';
 
 /** State of a panel's connection to its MCP Apps host. */
@@ -22,7 +21,7 @@ export interface AtelierApp {
   cancelled: string | null;
   hostContext: McpUiHostContext | undefined;
   /** `callAction` bound to this panel's App (see `ui/lib/call-action.ts`). @throws ActionError */
-  callAction<S extends z.ZodType = z.ZodType>(router: RouterName, action: string, args?: Record<string, unknown>): Promise<ActionResult<S>>;
+  callAction<R extends RouterName, A extends ActionName<R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>>;
 }
 
 /**
@@ -63,9 +62,9 @@ export function useAtelierApp(name: string, onTeardown?: () => void | Promise<vo
     setHostContext(ctx);
   }, [app, isConnected]);
   const bound = useCallback(
-    <S extends z.ZodType = z.ZodType>(router: RouterName, action: string, args: Record<string, unknown> = {}): Promise<ActionResult<S>> => {
+    <R extends RouterName, A extends ActionName<R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>> => {
       if (!app) return Promise.reject(new Error('panel is not connected to its host yet'));
-      return callAction<S>(app, router, action, args);
+      return callAction(app, router, action, args);
     },
     [app],
   );

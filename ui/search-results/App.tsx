@@ -1,64 +1,87 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/actions.ts';
 import type { Asset, AssetPage, AssetPageSchema } from '../../shared/schemas/asset.ts';
-import { ActionError, parseToolResult } from '../lib/call-action.ts';
+import { parseToolResult } from '../lib/call-action.ts';
+import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
+import { ErrorNotice } from '../lib/ErrorNotice.tsx';
+import { humanizeError, toolResultError, type HumanError } from '../lib/human-error.ts';
+import { panelHeight, useElementWidth } from '../lib/panel-layout.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
-import { useThumbnails } from '../lib/use-thumbnails.ts';
+import { previewSizePx, useThumbnails } from '../lib/use-thumbnails.ts';
 import { AssetCard } from './AssetCard.tsx';
+import { activeFilters, countLabel, isBrowse } from './wording.ts';
 
-type PageMeta = Omit<AssetPage, 'assets'>;
+type PageMeta = Omit<AssetPage, 'assets' | 'suggestions'>;
 
-/** Filters of the effective request worth showing as chips. */
-function activeFilters(r: AssetPage['request']): { label: string; value: string }[] {
-  const out: { label: string; value: string }[] = [];
-  if (r.mode !== 'all') out.push({ label: 'mode', value: r.mode });
-  if (r.kind) out.push({ label: 'kind', value: r.kind });
-  if (r.category) out.push({ label: 'category', value: r.category });
-  if (r.subtype) out.push({ label: 'subtype', value: r.subtype });
-  if (r.orientation) out.push({ label: 'orientation', value: r.orientation });
-  if (r.similar_to_asset_id) out.push({ label: 'similar to', value: r.similar_to_asset_id.slice(0, 8) });
-  if (r.degraded_from) out.push({ label: 'degraded from', value: r.degraded_from });
-  return out;
-}
+/** Grid geometry of `.result-grid`, CSS px (kept in step with search-results.css). */
+const CARD_MIN_PX = 132;
+const GAP_PX = 10;
 
 /**
  * Read-only search result panel for `svc_asset_library` `search` (spec §1, §4.1): query, active filters,
- * result count, pagination state and previews; "Load more" fetches the next page with the same query.
- * It asks for no selection: the agent does not wait on it.
+ * result count, showing-x-of-y and previews; "Load more" fetches the next page with the same query. It
+ * asks for no selection: the agent does not wait on it. It stays within the host's container height
+ * (the result list scrolls inside, "Load more" stays in view), and says what went wrong in words with a
+ * Retry when retrying can help.
  */
 export function SearchResultsApp() {
   const at = useAtelierApp('atelier-search-results');
   const [assets, setAssets] = useState<Asset[]>([]);
   const [meta, setMeta] = useState<PageMeta | null>(null);
-  const [pagesLoaded, setPagesLoaded] = useState(0);
   const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const thumbs = useThumbnails(at, meta?.request.workspace_id);
+  const [failure, setFailure] = useState<{ error: HumanError; retry: () => Promise<void>; initial: boolean } | null>(null);
+  const [gridRef, gridWidth] = useElementWidth<HTMLUListElement>();
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const input = useMemo(() => (at.toolInput?.args ?? {}) as Record<string, unknown>, [at.toolInput]);
+  const cols = Math.max(1, Math.floor((gridWidth + GAP_PX) / (CARD_MIN_PX + GAP_PX)));
+  const cardPx = gridWidth ? (gridWidth - (cols - 1) * GAP_PX) / cols : CARD_MIN_PX;
+  const thumbs = useThumbnails(at, meta?.request.workspace_id, previewSizePx(cardPx));
+
+  const show = useCallback((page: AssetPage, append: boolean) => {
+    setAssets((prev) => (append ? [...prev, ...page.assets] : page.assets));
+    setMeta({ total: page.total, has_more: page.has_more, next_cursor: page.next_cursor, request: page.request });
+  }, []);
+
+  /** The agent's search again, from the panel (after a failed tool call). */
+  const rerun = useCallback(async (): Promise<void> => {
+    const { brand_kit_id: alias, ...args } = input;
+    try {
+      const page = await at.callAction(ROUTER.assetLibrary, 'search', { ...args, ...(typeof alias === 'string' && !args.theme_id ? { theme_id: alias } : {}) });
+      setFailure(null);
+      show(page, false);
+    } catch (e) {
+      setFailure({ error: humanizeError(e), retry: rerun, initial: true });
+    }
+  }, [at, input, show]);
 
   useEffect(() => {
     if (!at.toolResult) return;
-    const page = parseToolResult<typeof AssetPageSchema>(ROUTER.assetLibrary, 'search', at.toolResult);
-    if (!page) {
-      const text = at.toolResult.content?.find((c) => c.type === 'text');
-      setError(text && 'text' in text ? text.text : 'The search failed.');
+    const err = toolResultError(at.toolResult);
+    if (err) {
+      setFailure({ error: humanizeError(err), retry: rerun, initial: true });
       return;
     }
-    setAssets(page.assets);
-    setMeta({ total: page.total, has_more: page.has_more, next_cursor: page.next_cursor, request: page.request });
-    setPagesLoaded(1);
+    const page = parseToolResult(ROUTER.assetLibrary, 'search', at.toolResult);
+    if (!page) {
+      setFailure({ error: humanizeError(toolResultError({ ...at.toolResult, isError: true }) ?? new Error('unexpected result')), retry: rerun, initial: true });
+      return;
+    }
+    setFailure(null);
+    show(page, false);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [at.toolResult]);
 
   useEffect(() => {
     thumbs.request(assets.map((a) => a.id));
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [assets, at.connected]);
+  }, [assets, at.connected, previewSizePx(cardPx)]);
 
   const baseArgs = useMemo(() => {
-    const input = (at.toolInput?.args ?? {}) as Record<string, unknown>;
     if (!meta) return input;
     const r = meta.request;
+    const { brand_kit_id: _alias, ...rest } = input;
     return {
-      ...input,
+      ...rest,
       theme_id: r.theme_id,
       workspace_id: r.workspace_id,
       ...(r.query ? { query: r.query } : {}),
@@ -69,64 +92,95 @@ export function SearchResultsApp() {
       ...(r.similar_to_asset_id ? { similar_to_asset_id: r.similar_to_asset_id } : {}),
       limit: r.limit,
     };
-  }, [at.toolInput, meta]);
+  }, [input, meta]);
 
   async function loadMore(): Promise<void> {
     if (!meta?.next_cursor || loading) return;
     setLoading(true);
-    setError(null);
+    const first = assets.length;
     try {
-      const { brand_kit_id: _alias, ...args } = baseArgs as Record<string, unknown>;
-      const page = await at.callAction<typeof AssetPageSchema>(ROUTER.assetLibrary, 'search', { ...args, cursor: meta.next_cursor });
-      setAssets((prev) => [...prev, ...page.assets]);
-      setMeta({ total: page.total, has_more: page.has_more, next_cursor: page.next_cursor, request: page.request });
-      setPagesLoaded((n) => n + 1);
+      const page = await at.callAction(ROUTER.assetLibrary, 'search', { ...baseArgs, cursor: meta.next_cursor });
+      setFailure(null);
+      show(page, true);
+      // Bring the first new result into view inside the list (the button stays where it is).
+      requestAnimationFrame(() => {
+        const card = scrollRef.current?.querySelector<HTMLElement>(`[data-index="${first}"]`);
+        if (card && scrollRef.current) scrollRef.current.scrollTop = card.offsetTop - scrollRef.current.offsetTop - 4;
+      });
     } catch (e) {
-      setError(e instanceof ActionError ? `${e.message}${e.field ? ` (${e.field})` : ''}` : String(e));
+      setFailure({ error: humanizeError(e), retry: loadMore, initial: false });
     } finally {
       setLoading(false);
     }
   }
 
-  if (at.error) return <div className="panel error">Could not connect to the host: {at.error.message}</div>;
-  const query = meta?.request.query ?? ((at.toolInput?.args as { query?: string } | undefined)?.query ?? null);
+  const height = panelHeight(at.hostContext);
+  const style = height.maxPx === null ? undefined : height.fixed ? { height: height.maxPx } : { maxHeight: height.maxPx };
+  if (at.error) {
+    return (
+      <main className="panel">
+        <ErrorNotice error={{ ...humanizeError(at.error), message: 'This panel could not connect to its host.' }} />
+      </main>
+    );
+  }
+  const query = meta?.request.query ?? ((input.query as string | undefined) || null);
   const filters = meta ? activeFilters(meta.request) : [];
+  const browsing = meta ? isBrowse(meta.request) : false;
   return (
-    <main className="panel search-panel" aria-busy={!meta || loading}>
+    <main className="panel search-panel" aria-busy={(!meta && !failure) || loading} style={style} data-bounded={height.maxPx !== null}>
       <header className="search-header">
         <h1 className="search-title" data-testid="query">
-          {query ? <>Results for “{query}”</> : 'Browsing the library'}
+          {query ? <>Results for “{query}”</> : 'Your asset library'}
         </h1>
         <p className="muted readonly-note">Read-only preview: nothing to choose here; the assistant is not waiting for you.</p>
       </header>
-      {at.cancelled && <p className="error">The search was cancelled.</p>}
-      {!meta && !error && !at.cancelled && <p className="muted" data-testid="pending">Searching…</p>}
+      {at.cancelled && <p className="notice" role="status">The search was cancelled before it finished.</p>}
+      {!meta && !failure && !at.cancelled && (
+        <p className="muted loading" role="status" data-testid="pending">
+          {query ? `Searching for “${query}”…` : 'Loading your library…'}
+        </p>
+      )}
+      {failure?.initial && (
+        <ErrorNotice
+          error={failure.error}
+          onRetry={failure.retry}
+          hint={failure.error.retryable ? undefined : 'The assistant got this error too and can search again with a corrected request.'}
+        />
+      )}
       {meta && (
         <>
           <div className="row search-status">
-            <strong data-testid="result-count">{meta.total === 1 ? '1 asset' : `${meta.total} assets`}</strong>
+            <strong data-testid="result-count">{countLabel(meta.total, browsing)}</strong>
             <span className="muted" data-testid="pagination">
-              showing {assets.length} of {meta.total} · {pagesLoaded} {pagesLoaded === 1 ? 'page' : 'pages'} of ≤ {meta.request.limit} loaded · {meta.has_more ? 'more available' : 'all loaded'}
+              {meta.total > 0 ? `Showing ${assets.length} of ${meta.total}` : ''}
             </span>
           </div>
-          <ul className="row filters" data-testid="active-filters" aria-label="Active filters">
-            {filters.length === 0 && <li className="muted">no filters</li>}
-            {filters.map((f) => (
-              <li key={f.label} className="chip">
-                <span className="muted">{f.label}</span> {f.value}
-              </li>
-            ))}
-            {meta.request.match !== 'browse' && <li className="chip"><span className="muted">matched</span> {meta.request.match.replace('_', ' ')}</li>}
-          </ul>
-          {assets.length === 0 ? (
-            <p className="muted">No assets match. The assistant may generate or import one instead.</p>
-          ) : (
-            <ul className="result-grid" aria-label="Search results">
-              {assets.map((a, i) => (
-                <AssetCard key={a.id} asset={a} index={i} thumbnail={thumbs.get(a.id)} />
+          {filters.length > 0 && (
+            <ul className="row filters" data-testid="active-filters" aria-label="Active filters">
+              {filters.map((f) => (
+                <li key={f} className="chip">{f}</li>
               ))}
             </ul>
           )}
+          {assets.length === 0 ? (
+            browsing && filters.length === 0 ? (
+              <EmptyLibrary app={at.app} />
+            ) : (
+              <section className="notice no-match" data-testid="no-match" aria-label="No match">
+                <p className="notice-title">{query ? `No match for “${query}”.` : 'Nothing matches these filters.'}</p>
+                <p className="notice-hint">The assistant may generate or import an image instead.</p>
+              </section>
+            )
+          ) : (
+            <div className="results-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label="Results (scrollable)" data-testid="results-scroll">
+              <ul className="result-grid" ref={gridRef} aria-label="Search results">
+                {assets.map((a, i) => (
+                  <AssetCard key={a.id} asset={a} index={i} thumbnail={thumbs.get(a.id)} />
+                ))}
+              </ul>
+            </div>
+          )}
+          {failure && !failure.initial && <ErrorNotice error={failure.error} onRetry={failure.retry} />}
           {meta.has_more && (
             <button type="button" className="load-more" data-testid="load-more" onClick={() => void loadMore()} disabled={loading}>
               {loading ? 'Loading…' : `Load ${Math.min(meta.request.limit, meta.total - assets.length)} more`}
@@ -134,7 +188,6 @@ export function SearchResultsApp() {
           )}
         </>
       )}
-      {error && <p className="error" role="alert">{error}</p>}
     </main>
   );
 }

@@ -3,11 +3,13 @@ import Dashboard from '@uppy/react/dashboard';
 import { useEffect, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/actions.ts';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
-import type { ThumbnailsResultSchema } from '../../shared/schemas/panel.ts';
-import type { UploadListResultSchema, UploadPanelResult, UploadPanelResultSchema } from '../../shared/schemas/upload.ts';
-import { parseToolResult } from '../lib/call-action.ts';
+import type { UploadPanelResult } from '../../shared/schemas/upload.ts';
+import { ActionError, parseToolResult } from '../lib/call-action.ts';
+import { ErrorNotice } from '../lib/ErrorNotice.tsx';
+import { humanizeError, toolResultError } from '../lib/human-error.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { McpUploader, type UploadBody, type UploadMeta } from '../lib/uppy-mcp-uploader.ts';
+import { CdnLink } from './CdnLink.tsx';
 import { dataUrlPreview } from './preview.ts';
 
 type Uploaded = Pick<ImportedAsset, 'asset_id' | 'name' | 'url' | 'kind' | 'width' | 'height' | 'format' | 'deduplicated'>;
@@ -28,7 +30,7 @@ function line(a: Uploaded): string {
  */
 export function UploadApp() {
   const at = useAtelierApp('atelier-upload');
-  const request = parseToolResult<typeof UploadPanelResultSchema>(ROUTER.assetUpload, 'upload', at.toolResult ?? undefined) as UploadPanelResult | null;
+  const request = parseToolResult(ROUTER.assetUpload, 'upload', at.toolResult ?? undefined) as UploadPanelResult | null;
   const callRef = useRef(at.callAction);
   callRef.current = at.callAction;
   const appRef = useRef(at.app);
@@ -59,7 +61,7 @@ export function UploadApp() {
   useEffect(() => {
     if (!request?.panel_id || !at.connected) return;
     let live = true;
-    at.callAction<typeof UploadListResultSchema>(ROUTER.assetUploadApp, 'list', { panel_id: request.panel_id, workspace_id: request.workspace_id })
+    at.callAction(ROUTER.assetUploadApp, 'list', { panel_id: request.panel_id, workspace_id: request.workspace_id })
       .then((r) => {
         if (!live || r.uploads.length === 0) return;
         const earlier: Uploaded[] = r.uploads.map(({ asset: a }) => ({ asset_id: a.asset_id, name: a.name, url: a.url, kind: a.kind, width: a.width, height: a.height, format: a.format, deduplicated: a.deduplicated }));
@@ -100,7 +102,7 @@ export function UploadApp() {
       setAnnounce(`${file?.name ?? a.name} uploaded`);
       // Formats the browser cannot preview (HEIC) get the server's rendition once stored, as a data: URL.
       if (file && !uppy.getFile(file.id)?.preview && a.kind !== 'video') {
-        callRef.current<typeof ThumbnailsResultSchema>(ROUTER.assetPanel, 'thumbnails', { asset_ids: [a.asset_id], ...(wsRef.current ? { workspace_id: wsRef.current } : {}) })
+        callRef.current(ROUTER.assetPanel, 'thumbnails', { asset_ids: [a.asset_id], ...(wsRef.current ? { workspace_id: wsRef.current } : {}) })
           .then((r) => {
             const url = r.thumbnails[0]?.data_url;
             if (url && uppy.getFile(file.id)) uppy.setFileState(file.id, { preview: url });
@@ -122,6 +124,20 @@ export function UploadApp() {
       uppy.off('complete', onComplete);
     };
   }, [uppy]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // @uppy/dashboard 6.0.3 renders a single added file as role="listitem" inside a wrapper without
+  // role="list" (FileList.js, isSingleFile branch): axe's critical aria-required-parent. Give the wrapper
+  // its role; Preact never sets `role` on it, so it keeps the attribute across re-renders.
+  const rootRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const root = rootRef.current;
+    if (!root) return;
+    const fix = (): void => root.querySelectorAll('.uppy-Dashboard-files:not([role])').forEach((el) => el.setAttribute('role', 'list'));
+    fix();
+    const mo = new MutationObserver(fix);
+    mo.observe(root, { childList: true, subtree: true });
+    return () => mo.disconnect();
+  }, [request !== null]); // eslint-disable-line react-hooks/exhaustive-deps
 
   /** Hand the finished uploads to the agent: model context (all so far) + a user message (this batch). */
   async function report(batch: Uploaded[]): Promise<void> {
@@ -147,14 +163,19 @@ export function UploadApp() {
     }
   }
 
-  if (at.cancelled) return <div className="panel muted">The upload request was cancelled.</div>;
+  if (at.cancelled) return <main className="panel"><p className="notice" role="status">The upload request was cancelled.</p></main>;
   if (at.toolResult && !request) {
-    const t = at.toolResult.content?.find((c) => c.type === 'text');
-    return <div className="panel error" role="alert">{t && 'text' in t ? t.text : 'The upload panel could not open.'}</div>;
+    const err = humanizeError(toolResultError(at.toolResult) ?? new ActionError('bad_result', null, 'the upload result does not match this panel'));
+    return (
+      <main className="panel">
+        <h1 className="upload-head">Upload images or videos to the asset library</h1>
+        <ErrorNotice error={err} hint="The assistant got this error too and can open the upload panel again." />
+      </main>
+    );
   }
   const theme = at.hostContext?.theme === 'dark' ? 'dark' : 'light';
   return (
-    <div className="panel upload-panel" data-testid="upload-panel">
+    <main className="panel upload-panel" data-testid="upload-panel" ref={rootRef}>
       <h1 className="upload-head">Upload images or videos to the asset library</h1>
       {request ? (
         <Dashboard
@@ -178,13 +199,18 @@ export function UploadApp() {
       <p className="sr-only" aria-live="polite">{announce}</p>
       {uploaded.length > 0 && (
         <>
-          <p className="muted">Sent to the conversation ({uploaded.length}):</p>
+          <h2 className="uploaded-head">Sent to the conversation ({uploaded.length})</h2>
           <ul className="uploaded" data-testid="uploaded-list">
             {uploaded.map((u) => (
               <li key={u.asset_id} data-testid="uploaded-item" data-asset-id={u.asset_id}>
                 <span className="name">{u.name}</span>
                 <span className="muted">{u.kind}{u.width && u.height ? ` ${u.width}×${u.height}` : ''} {u.format}</span>
-                <span className="url">{u.url}</span>
+                {u.deduplicated && (
+                  <span className="dedup" data-testid="already-in-library">
+                    Already in your library — nothing new was stored; this is the existing asset.
+                  </span>
+                )}
+                <CdnLink url={u.url} app={at.app} />
               </li>
             ))}
           </ul>
@@ -196,6 +222,6 @@ export function UploadApp() {
           <div className="handoff" data-testid="handoff">{handoff}</div>
         </div>
       )}
-    </div>
+    </main>
   );
 }

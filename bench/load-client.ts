@@ -1,0 +1,125 @@
+/**
+ * Client process of bench/load.bench.ts: 45 browsing and 5 importing MCP sessions over Streamable HTTP
+ * against the server the bench started (a separate process, so the clients' own work — SSE parsing,
+ * result validation — does not run on the server's event loop). Usage:
+ * `tsx bench/load-client.ts '<json LoadPlan>'`; prints one JSON line of `LoadResult` to stdout.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { demoFile } from '../e2e/mcp/harness.ts';
+
+export interface LoadPlan { mcpUrl: string; apiKey: string; themeId: string; assetIds: string[]; browsers: number; importers: number; callsPerBrowser: number }
+export interface LoadResult {
+  /** the browsing sessions alone, no imports: the peer that isolates what the imports add */
+  browseOnly: { action: string; ms: number }[];
+  samples: { action: string; ms: number; importsInFlight: number }[];
+  idleSearchMs: number[];
+  errors: string[];
+  busy: number;
+  imported: number;
+  wallS: number;
+}
+
+const QUERIES = ['flowers', 'craft beer', 'mountain ridge', 'rocks', 'falcon', 'handwritten notes', 'japanese shop sign', 'forest', 'cactus', 'portrait', 'purple wildflowers', 'book'];
+const PRODUCT_QUERIES = ['shirt', 'ring', 'garden chair', 'necklace', 'linen', 'blue', 'lamp', 'dress'];
+const IMPORT_FILES = ['images/text/craft-beer.jpg', 'images/text/japanese-shop.jpg', 'images/nature/prairie_falcon.jpg', 'images/metadata/portrait-orientation-6.jpg', 'images/text/book-beside-flowers.jpg', 'images/nature/tanners_ridge.jpg', 'images/text/handwritten-notes.jpg', 'images/metadata/mongolels.jpg'];
+
+/** The JPEG with a COM segment right after SOI holding `tag`: same pixels, different bytes. */
+function uniqueJpeg(bytes: Buffer, tag: string): Buffer {
+  const text = Buffer.from(`atelier load bench ${tag}`);
+  const seg = Buffer.alloc(4);
+  seg.writeUInt16BE(0xfffe, 0);
+  seg.writeUInt16BE(text.length + 2, 2);
+  return Buffer.concat([bytes.subarray(0, 2), seg, text, bytes.subarray(2)]);
+}
+
+type Call = (name: string, action: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+
+async function run(plan: LoadPlan): Promise<LoadResult> {
+  const clients: Client[] = [];
+  const connect = async (): Promise<Call> => {
+    const client = new Client({ name: 'atelier-load', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(plan.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${plan.apiKey}` } } }));
+    clients.push(client);
+    return async (name, action, args) => (await client.callTool({ name, arguments: { action, args } })) as CallToolResult;
+  };
+  let seed = 7;
+  const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const pick = <T,>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+
+  // Peer: the same kind of search sequence on the idle server, one session.
+  const first = await connect();
+  const idleSearchMs: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    const t = performance.now();
+    const r = await first('svc_asset_library', 'search', { theme_id: plan.themeId, query: QUERIES[i % QUERIES.length]!, limit: 20 });
+    if (!r.isError) idleSearchMs.push(performance.now() - t);
+  }
+
+  const samples: LoadResult['samples'] = [];
+  const browseOnly: LoadResult['browseOnly'] = [];
+  const errors: string[] = [];
+  let busy = 0;
+  let imported = 0;
+  let importsInFlight = 0;
+  let browsing = true;
+  const sessions = await Promise.all(Array.from({ length: plan.browsers + plan.importers }, connect));
+  const browser = async (call: Call, out: { action: string; ms: number; importsInFlight: number }[]): Promise<void> => {
+    for (let i = 0; i < plan.callsPerBrowser; i++) {
+      const r = rand();
+      const [name, action, args]: [string, string, Record<string, unknown>] = r < 0.5
+        ? ['svc_asset_library', 'search', { theme_id: plan.themeId, query: pick(QUERIES), limit: 20 }]
+        : r < 0.8 ? ['svc_catalog', 'list_products', { query: pick(PRODUCT_QUERIES), limit: 20 }] : ['svc_assets', 'view', { asset_id: pick(plan.assetIds) }];
+      const before = importsInFlight;
+      const t = performance.now();
+      try {
+        const res = await call(name, action, args);
+        if (res.isError) errors.push(`${action}: ${JSON.stringify(res.structuredContent)}`);
+      } catch (e) {
+        errors.push(`${action}: ${(e as Error).message}`);
+      }
+      out.push({ action, ms: performance.now() - t, importsInFlight: Math.max(before, importsInFlight) });
+    }
+  };
+  const importer = async (call: Call, who: number): Promise<void> => {
+    for (let n = 0; browsing; n++) {
+      const data = uniqueJpeg(demoFile(IMPORT_FILES[(who + n) % IMPORT_FILES.length]!), `${who}-${n}`).toString('base64');
+      for (;;) {
+        importsInFlight++;
+        const t = performance.now();
+        let res: CallToolResult | null = null;
+        try {
+          res = await call('svc_asset_import', 'import', { data, mime_type: 'image/jpeg', filename: `load-${who}-${n}.jpg` });
+        } catch (e) {
+          errors.push(`import: ${(e as Error).message}`);
+        } finally {
+          importsInFlight--;
+        }
+        const err = (res?.structuredContent as { error?: { code: string; details?: { retry_after_ms?: number } } } | undefined)?.error;
+        if (res?.isError && err?.code === 'busy') {
+          busy++;
+          await new Promise((r) => setTimeout(r, Math.min(5000, err.details?.retry_after_ms ?? 500)));
+          continue;
+        }
+        samples.push({ action: 'import', ms: performance.now() - t, importsInFlight: 1 });
+        if (res?.isError) errors.push(`import: ${JSON.stringify(res.structuredContent)}`);
+        else if (res) imported++;
+        break;
+      }
+    }
+  };
+  const browseOnlyRun: LoadResult['samples'] = [];
+  await Promise.all(sessions.slice(0, plan.browsers).map((s) => browser(s, browseOnlyRun)));
+  browseOnly.push(...browseOnlyRun.map(({ action, ms }) => ({ action, ms })));
+  const t0 = performance.now();
+  const importers = Promise.all(sessions.slice(plan.browsers).map((s, i) => importer(s, i)));
+  await Promise.all(sessions.slice(0, plan.browsers).map((s) => browser(s, samples)));
+  browsing = false;
+  await importers;
+  const wallS = (performance.now() - t0) / 1000;
+  for (const c of clients) await c.close().catch(() => undefined);
+  return { browseOnly, samples, idleSearchMs, errors, busy, imported, wallS };
+}
+
+process.stdout.write(`${JSON.stringify(await run(JSON.parse(process.argv[2]!) as LoadPlan))}\n`);

@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitForEnrichment } from './enrichment-helpers.ts';
+import { buildApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createLogger } from '../../server/log.ts';
+import { connectApp, demoFile, REPO_ROOT, startTestServer, wrapClient, type TestClient } from './harness.ts';
+import { CLI, resume, spawnCli, waitPaused } from './processes.ts';
+import { APP, sendChunk, sha256 } from './upload-helpers.ts';
+
+/** A stdio server child process on `env`'s data dir, with an SDK client. */
+async function stdio(env: Record<string, string>): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env } as Record<string, string>, stderr: 'pipe' });
+  const client = new Client({ name: 'faults', version: '0' });
+  await client.connect(transport);
+  return { c: wrapClient(client), pid: transport.pid!, close: () => client.close() };
+}
+
+/** Crash windows, tested by killing a real server process at the critical instant (issue 10). */
+describe('crash windows', () => {
+  const dirs: string[] = [];
+  const tmp = (prefix: string): string => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const tenant = async (env: Record<string, string>): Promise<Record<string, string>> => {
+    const r = await spawnCli(['tenant', 'create', '--name', 'Faults', '--json'], env).exited;
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as Record<string, string>;
+  };
+
+  it('upload complete killed between assembly and import: a retry of complete imports the file', async () => {
+    const dataDir = tmp('atelier-upload-crash-');
+    const pd = tmp('atelier-pause-');
+    const env = { ATELIER_DATA_DIR: dataDir };
+    const t = await tenant(env);
+    const bytes = demoFile('images/nature/silver_fir.jpg');
+    const first = await stdio({ ...env, ATELIER_API_KEY: t.api_key!, ATELIER_TEST_PAUSE_AT: 'upload-import', ATELIER_TEST_PAUSE_DIR: pd });
+    const b = await first.c.call(APP, 'begin', { filename: 'silver_fir.jpg', size_bytes: bytes.length, sha256: sha256(bytes) });
+    const id = b.structured.upload_id as string;
+    const count = b.structured.chunk_count as number;
+    for (let i = 0; i < count; i++) expect((await sendChunk(first.c, id, bytes, b.structured.chunk_size_bytes as number, i)).error).toBeUndefined();
+    void first.c.call(APP, 'complete', { upload_id: id }).catch(() => undefined);
+    await waitPaused(pd, 'upload-import');
+    process.kill(first.pid, 'SIGKILL');
+    await first.close().catch(() => undefined);
+
+    const second = await stdio({ ...env, ATELIER_API_KEY: t.api_key! });
+    try {
+      const retry = await second.c.call(APP, 'complete', { upload_id: id });
+      expect(retry.error).toBeUndefined();
+      expect(retry.structured).toMatchObject({ session: { status: 'imported' }, asset: { name: 'silver_fir.jpg', width: expect.any(Number) } });
+      const found = await second.c.call('svc_asset_library', 'search', { theme_id: t.theme_id, query: 'silver_fir', mode: 'filename' });
+      expect((found.structured.assets as { id: string }[]).map((a) => a.id)).toEqual([(retry.structured.asset as { asset_id: string }).asset_id]);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
+});
+
+describe('enrichment re-runs', () => {
+  it('a metadata update while analyze runs is not lost: similar with the new category finds the asset', async () => {
+    const pd = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pause-'));
+    const srv = await startTestServer({ env: { ATELIER_TEST_PAUSE_AT: 'enrichment-analyze', ATELIER_TEST_PAUSE_DIR: pd } });
+    try {
+      const c = await srv.connect();
+      const theme = srv.tenant.theme_id;
+      const imp = (file: string) => c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${file}`).toString('base64'), mime_type: 'image/jpeg', filename: file });
+      const fir = await imp('silver_fir.jpg');
+      // The analysis of the fir is running (paused before it writes) when its category changes.
+      await waitPaused(pd, 'enrichment-analyze');
+      const upd = await c.call('svc_asset_manage', 'update', { asset_id: fir.structured.asset_id, category: 'texture' });
+      expect(upd.error).toBeUndefined();
+      resume(pd, 'enrichment-analyze');
+      // The source: a resized copy of the fir (other bytes, a near duplicate by looks, so a match however
+      // small the library). Only the fir's vector metadata, written from the updated row, carries 'texture'.
+      const copy = await (await import('sharp')).default(demoFile('images/nature/silver_fir.jpg')).resize(400).jpeg({ quality: 70 }).toBuffer();
+      const src = await c.call('svc_asset_import', 'import', { data: copy.toString('base64'), mime_type: 'image/jpeg', filename: 'fir-copy.jpg' });
+      await waitForEnrichment(c, theme);
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: src.structured.asset_id, category: 'texture' });
+      expect((r.structured.assets as { id: string }[]).map((a) => a.id)).toEqual([fir.structured.asset_id]);
+    } finally {
+      await srv.close();
+      fs.rmSync(pd, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('blob GC against concurrent writers (two processes on one data dir)', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const setup = async (): Promise<{ dataDir: string; pd: string; env: Record<string, string>; t: Record<string, string> }> => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-gc-race-'));
+    const pd = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pause-'));
+    dirs.push(dataDir, pd);
+    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };
+    const r = await spawnCli(['tenant', 'create', '--name', 'GC', '--json'], env).exited;
+    return { dataDir, pd, env, t: JSON.parse(r.stdout) as Record<string, string> };
+  };
+  const FILE = path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg');
+  const importCli = async (env: Record<string, string>): Promise<{ asset_id: string }> => {
+    const r = await spawnCli(['import', FILE, '--json'], env).exited;
+    expect(r.code).toBe(0);
+    return (JSON.parse(r.stdout) as { assets: { asset_id: string }[] }).assets[0]!;
+  };
+
+  it('never deletes a blob that a row committed during the pass references', async () => {
+    const { dataDir, pd, env, t } = await setup();
+    // An orphan: the asset is deleted, its blobs stay until the GC.
+    const first = await importCli(env);
+    const probe = buildApp(loadConfig({ ...env, ATELIER_LOG_LEVEL: 'silent' }), createLogger('silent'));
+    try {
+      const c = await connectApp(probe, t.api_key!);
+      expect((await c.call('svc_asset_manage', 'delete', { asset_ids: [first.asset_id] })).error).toBeUndefined();
+      // The GC decides the blobs are unreferenced and old enough, and is about to remove them …
+      const gc = spawnCli(['gc', '--grace-minutes', '0', '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'blob-gc-remove', ATELIER_TEST_PAUSE_DIR: pd });
+      await waitPaused(pd, 'blob-gc-remove');
+      // … when another process imports the same bytes again (its row now references them).
+      const again = await importCli(env);
+      resume(pd, 'blob-gc-remove');
+      expect((await gc.exited).code).toBe(0);
+      const view = await c.call('svc_assets', 'view', { asset_id: again.asset_id });
+      expect(view.error).toBeUndefined();
+      expect(view.structured).toMatchObject({ asset_id: again.asset_id, width: expect.any(Number) });
+      // and every file the new row names is still on disk (original and renditions)
+      const db = probe.db;
+      const shas = db.prepare('SELECT sha256 FROM assets WHERE id = ? UNION SELECT r.sha256 FROM asset_renditions r JOIN assets a ON a.seq = r.asset_seq WHERE a.id = ?').all(again.asset_id, again.asset_id) as { sha256: string }[];
+      expect(shas.length).toBeGreaterThan(1);
+      expect(shas.filter((r) => !fs.existsSync(path.join(dataDir, 'blobs', r.sha256.slice(0, 2), r.sha256.slice(2, 4), r.sha256)))).toEqual([]);
+    } finally {
+      await probe.close();
+    }
+  }, 120_000);
+
+  it('collects the temp file of a write killed before its rename, once past the grace period', async () => {
+    const { dataDir, pd, env } = await setup();
+    const imp = spawnCli(['import', FILE, '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'blob-put-rename', ATELIER_TEST_PAUSE_DIR: pd });
+    await waitPaused(pd, 'blob-put-rename');
+    imp.proc.kill('SIGKILL');
+    await imp.exited;
+    const temps = (): string[] => (fs.readdirSync(path.join(dataDir, 'blobs'), { recursive: true }) as string[]).filter((f) => f.endsWith('.tmp'));
+    expect(temps()).toHaveLength(1);
+    const kept = await spawnCli(['gc', '--json'], env).exited; // default grace (1 h): a fresh temp file may belong to a live write
+    expect(kept.code).toBe(0);
+    expect(temps()).toHaveLength(1);
+    const gc = await spawnCli(['gc', '--grace-minutes', '0', '--json'], env).exited;
+    expect(gc.code).toBe(0);
+    expect(temps()).toEqual([]);
+    expect(JSON.parse(gc.stdout)).toMatchObject({ removed: 1 });
+  }, 120_000);
+});

@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { demoFile, REPO_ROOT, wrapClient } from './harness.ts';
+import { CLI, resume, spawnCli, waitPaused, type Child } from './processes.ts';
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function waitHealthy(port: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`nothing healthy on port ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The exit of a child, or an error (and the child killed) when it does not exit within `ms`. */
+async function exitWithin(child: Child, ms: number): Promise<Awaited<Child['exited']>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      child.proc.kill('SIGKILL');
+      reject(new Error(`the process did not exit within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([child.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Send JSON-RPC messages (one per line) to a stdio server. */
+function send(child: Child, ...messages: Record<string, unknown>[]): void {
+  for (const m of messages) child.proc.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+}
+const INIT = [
+  { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+  { method: 'notifications/initialized' },
+];
+
+/** Several real `atelier` processes on one data dir (issue 10: races between processes). */
+describe('processes sharing a data dir', () => {
+  const dirs: string[] = [];
+  const tmp = (prefix: string): string => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const cliJson = async (args: string[], env: Record<string, string>): Promise<Record<string, unknown>> => {
+    const r = await spawnCli([...args, '--json'], env).exited;
+    if (r.code !== 0) throw new Error(`atelier ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+
+  it('two processes opening a new data dir at once both migrate it without error', async () => {
+    const dataDir = tmp('atelier-migrate-');
+    const pd = tmp('atelier-pause-');
+    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ATELIER_TEST_PAUSE_AT: 'migrate', ATELIER_TEST_PAUSE_DIR: pd };
+    const a = spawnCli(['gc', '--json'], env);
+    const b = spawnCli(['gc', '--json'], env);
+    await waitPaused(pd, 'migrate', 1);
+    // Give the second process the time to reach the same instant (without the fix it pauses there too,
+    // having read the same empty list of applied versions; with it, it waits for the first one's lock).
+    await waitPaused(pd, 'migrate', 2, 4000).catch(() => null);
+    resume(pd, 'migrate');
+    const [ra, rb] = await Promise.all([a.exited, b.exited]);
+    expect({ a: ra.code, b: rb.code, errors: `${ra.stderr}${rb.stderr}` }).toEqual({ a: 0, b: 0, errors: '' });
+    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
+    const applied = db.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number };
+    db.close();
+    expect(applied.n).toBe(fs.readdirSync(path.join(REPO_ROOT, 'server/db/migrations')).filter((f) => f.endsWith('.sql')).length);
+  }, 120_000);
+
+  it('one-shot commands (import, credits show) never claim enrichment jobs: only serve/start run workers', async () => {
+    const dataDir = tmp('atelier-workers-');
+    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };
+    const t = await cliJson(['tenant', 'create', '--name', 'Workers'], env);
+    await cliJson(['import', path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg')], env);
+    await cliJson(['credits', 'show', '--workspace', String(t.workspace_id)], env);
+    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
+    const jobs = db.prepare('SELECT kind, state, attempts FROM enrichment_jobs').all();
+    db.close();
+    // The job waits for a server, untouched: no process claimed and aborted it.
+    expect(jobs).toEqual([{ kind: 'analyze', state: 'queued', attempts: 0 }]);
+  }, 120_000);
+
+  it('a stdio server beside an HTTP server on the same port reuses its CDN, and beside another program falls back to a free port', async () => {
+    const dataDir = tmp('atelier-ports-');
+    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };
+    const t = await cliJson(['tenant', 'create', '--name', 'Ports'], env);
+    await cliJson(['import', path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg')], env);
+    const port = await freePort();
+    const web = spawnCli(['serve', '--http', '--port', String(port)], env);
+    const stdioSearch = async (): Promise<{ url: string; stderr: string }> => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ...env, ATELIER_PORT: String(port), ATELIER_API_KEY: String(t.api_key), ATELIER_LOG_LEVEL: 'info' } as Record<string, string>, stderr: 'pipe' });
+      let stderr = '';
+      transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      const client = new Client({ name: 'second-stdio', version: '0' });
+      await client.connect(transport);
+      try {
+        const r = await wrapClient(client).call('svc_asset_library', 'search', { theme_id: t.theme_id, query: 'silver fir', mode: 'filename' });
+        const url = (r.structured.assets as { url: string }[])[0]!.url;
+        const res = await fetch(url);
+        expect(res.status).toBe(200);
+        expect(Buffer.from(await res.arrayBuffer()).equals(demoFile('images/nature/silver_fir.jpg'))).toBe(true);
+        return { url, stderr };
+      } finally {
+        await client.close();
+      }
+    };
+    try {
+      await waitHealthy(port);
+      const reused = await stdioSearch();
+      expect(reused.url.startsWith(`http://127.0.0.1:${port}/a/`)).toBe(true);
+      expect(reused.stderr).toContain('served by another Atelier process on this data dir');
+    } finally {
+      web.proc.kill('SIGTERM');
+      await web.exited;
+    }
+    // Now a program that is not Atelier holds the port: the stdio server serves /cdn elsewhere and says so.
+    const foreign = http.createServer((_q, s) => void s.end('not atelier'));
+    await new Promise<void>((r) => foreign.listen(port, '127.0.0.1', r));
+    try {
+      const fallback = await stdioSearch();
+      expect(fallback.url.startsWith(`http://127.0.0.1:${port}/`)).toBe(false);
+      expect(fallback.stderr).toContain(`port ${port} is in use by another program`);
+    } finally {
+      await new Promise((r) => foreign.close(r));
+    }
+  }, 180_000);
+
+  for (const how of ['stdin end', 'SIGTERM'] as const) {
+    it(`a stdio server exits cleanly on ${how}, after finishing the import in progress`, async () => {
+      const dataDir = tmp('atelier-exit-');
+      const pd = tmp('atelier-pause-');
+      const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };
+      const t = await cliJson(['tenant', 'create', '--name', 'Exit'], env);
+      const child = spawnCli(['serve', '--stdio'], { ...env, ATELIER_API_KEY: String(t.api_key), ATELIER_TEST_PAUSE_AT: 'import-insert', ATELIER_TEST_PAUSE_DIR: pd });
+      send(child, ...INIT, { id: 2, method: 'tools/call', params: { name: 'svc_asset_import', arguments: { action: 'import', args: { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'silver_fir.jpg' } } } });
+      // The import has written its blobs and is about to insert the row when the client goes away.
+      await waitPaused(pd, 'import-insert');
+      if (how === 'stdin end') child.proc.stdin!.end();
+      else child.proc.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300)); // let the process see it before the import goes on
+      resume(pd, 'import-insert');
+      const r = await exitWithin(child, 30_000);
+      expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
+      // The import in progress was finished, not torn: another process finds the bytes already stored.
+      const again = await cliJson(['import', path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg')], env);
+      expect(again).toMatchObject({ imported: 0, deduplicated: 1 });
+    }, 120_000);
+  }
+});

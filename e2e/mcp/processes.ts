@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from './harness.ts';
+
+/** The `atelier` CLI entry point run by the child processes of these tests. */
+export const CLI = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
+
+/** A real `atelier` child process with its collected output. */
+export interface Child {
+  proc: ChildProcess;
+  /** resolves when the process exits, with its code (null when killed by a signal) and output */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+/** Start `atelier <args>` with `env` added to the test's environment; stdin stays open (a pipe). */
+export function spawnCli(args: string[], env: Record<string, string>): Child {
+  const proc = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
+    proc.on('exit', (code, signal) => {
+      // let the pipes drain
+      setImmediate(() => resolve({ code, signal, stdout, stderr }));
+    });
+  });
+  return { proc, exited };
+}
+
+/** A fresh temp directory for pause-point markers (server/test-hooks.ts). */
+export function pauseDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pause-'));
+}
+
+/** Wait until `count` processes are paused at `point` (their `.paused` markers exist). @returns their pids */
+export async function waitPaused(dir: string, point: string, count = 1, timeoutMs = 60_000): Promise<number[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const pids = fs.readdirSync(dir).filter((f) => f.startsWith(`${point}.`) && f.endsWith('.paused')).map((f) => Number(f.slice(point.length + 1, -'.paused'.length)));
+    if (pids.length >= count) return pids;
+    if (Date.now() > until) throw new Error(`no process paused at ${point} within ${timeoutMs} ms (found ${pids.length} of ${count})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Let every process paused (or later pausing) at `point` go on. */
+export function resume(dir: string, point: string): void {
+  fs.writeFileSync(path.join(dir, `${point}.resume`), '');
+}

@@ -1,0 +1,279 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
+import { waitForEnrichment } from './enrichment-helpers.ts';
+import { demoFile, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
+
+/** The honest results contract (issue 11), through an MCP client against the real server. */
+interface Hit { id: string; name: string; relevance: number | null; matched_by: string[] | null; alt_text: string | null; tags: string[] }
+interface Ref { product_id: string; handle: string; relevance: number | null; matched_by: string[] | null }
+const assetsOf = (r: { structured: Record<string, unknown> }): Hit[] => r.structured.assets as Hit[];
+const suggestionsOf = (r: { structured: Record<string, unknown> }): Hit[] => r.structured.suggestions as Hit[];
+const names = (r: { structured: Record<string, unknown> }): string[] => assetsOf(r).map((a) => a.name);
+const handles = (r: { structured: Record<string, unknown> }): string[] => (r.structured.items as Ref[]).map((p) => p.handle);
+const request = (r: { structured: Record<string, unknown> }) => r.structured.request as { match: string; corrected_query: string | null; expanded_terms: string[]; mode: string };
+
+/** Photos with merchant metadata, and one photo under a camera-style compound name with none. */
+const LIBRARY = [
+  { file: 'images/nature/prairie_falcon.jpg', alt_text: 'A prairie falcon in flight beside a limestone cliff', tags: ['bird', 'falcon'] },
+  { file: 'images/nature/cyclamen_persicum.jpg', alt_text: 'A single pink cyclamen flower', tags: ['flower'] },
+  { file: 'images/nature/silver_fir.jpg', alt_text: 'Silver fir branches in a conifer forest', tags: ['tree', 'forest'] },
+  { file: 'images/text/craft-beer.jpg', alt_text: 'Bartender behind a craft beer tasting flight', tags: ['beer', 'bar'] },
+  { file: 'images/text/book-beside-flowers.jpg', alt_text: 'Open book beside dried orange flowers', tags: ['book'], filename: 'cats-and-books.jpg' },
+  { file: 'images/nature/notocactus_minimus.jpg', alt_text: 'Catalog cover: a round cactus with yellow blossoms', tags: ['catalog'], filename: 'catalog-cover.jpg' },
+  // no typed metadata at all: only the file name says what it is
+  { file: 'images/formats/denali.webp', filename: 'DSC_0042-SnowyMountainRange.webp' },
+];
+
+describe('honest search results (issue 11)', () => {
+  let srv: TestServer;
+  let c: TestClient;
+  let theme: string;
+  let store: string;
+  const ids = new Map<string, string>();
+  beforeAll(async () => {
+    srv = await startTestServer();
+    c = await srv.connect();
+    theme = srv.tenant.theme_id;
+    store = srv.tenant.store_id;
+    for (const s of LIBRARY) {
+      const filename = s.filename ?? s.file.split('/').pop()!;
+      const r = await c.call('svc_asset_import', 'import', {
+        data: demoFile(s.file).toString('base64'), mime_type: filename.endsWith('.webp') ? 'image/webp' : 'image/jpeg', filename,
+        ...(s.alt_text ? { alt_text: s.alt_text, tags: s.tags } : {}),
+      });
+      expect(r.error).toBeUndefined();
+      ids.set(filename, r.structured.asset_id as string);
+    }
+    // A picture without any words: no metadata, a camera file name, no text in it.
+    const plain = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2a4fd0' } }).jpeg().toBuffer();
+    const p = await c.call('svc_asset_import', 'import', { data: plain.toString('base64'), mime_type: 'image/jpeg', filename: 'IMG_1234.jpg' });
+    expect(p.error).toBeUndefined();
+    ids.set('IMG_1234.jpg', p.structured.asset_id as string);
+    await waitForEnrichment(c, theme);
+    await seedDemoCatalog(srv.app, srv.tenant, { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
+    await srv.app.catalog.deps.indexer.embedPending(null);
+  });
+  afterAll(async () => srv.close());
+
+  describe('1. the results contract', () => {
+    it('answers a query about nothing in the library with no match, the next step, and suggestions kept apart', async () => {
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'basketball court' });
+      expect(r.error).toBeUndefined();
+      expect(r.structured).toMatchObject({ total: 0, assets: [], has_more: false });
+      expect(request(r).match).toBe('none');
+      expect(r.text).toMatch(/^No match for "basketball court"/);
+      expect(r.text).toContain('svc_drafts asset_generate');
+      expect(r.text).toContain('svc_asset_import');
+      expect(r.text).toContain('svc_asset_select');
+      for (const s of suggestionsOf(r)) expect(s.relevance!).toBeLessThan(0.5);
+      if (suggestionsOf(r).length) expect(r.text).toContain('NOT matches');
+    });
+
+    it('gives every hit a relevance in [0, 1] and how it matched; browsing has neither', async () => {
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'falcon' });
+      expect(names(r)[0]).toBe('prairie_falcon.jpg');
+      for (const a of assetsOf(r)) {
+        expect(a.relevance!).toBeGreaterThanOrEqual(0.5);
+        expect(a.relevance!).toBeLessThanOrEqual(1);
+        expect(a.matched_by!.length).toBeGreaterThan(0);
+      }
+      expect(assetsOf(r)[0]).toMatchObject({ relevance: 1, matched_by: expect.arrayContaining(['text']) });
+      expect(r.structured.total).toBe(assetsOf(r).length);
+      expect(r.text).toMatch(/relevance 1\.00 \(words/);
+      const browse = await c.call('svc_asset_library', 'search', { theme_id: theme });
+      expect(assetsOf(browse).every((a) => a.relevance === null && a.matched_by === null)).toBe(true);
+      expect(request(browse).match).toBe('browse');
+    });
+
+    it('lists only matching products; a product the shop does not sell gets no items in any mode', async () => {
+      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'laptop', search_mode });
+        expect(r.error, search_mode).toBeUndefined();
+        expect(r.structured, search_mode).toMatchObject({ items: [], total: 0, returned: 0 });
+        expect(r.text, search_mode).toMatch(/^No product matches for "laptop"/);
+      }
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'bracelet' });
+      expect((r.structured.items as Ref[]).every((p) => p.relevance! >= 0.5 && p.matched_by!.length > 0)).toBe(true);
+      expect(r.structured.suggestions).toEqual([]);
+    });
+
+    it('offers the picker only matches as candidates, and svc_discover publishes the contract', async () => {
+      const none = await c.call('svc_asset_select', 'select', { theme_id: theme, query: 'basketball court' });
+      expect(none.structured.candidates).toEqual([]);
+      const d = await c.call('svc_discover', 'discover', { query: 'search', router: 'svc_asset_library', include_schemas: true });
+      const search = (d.structured.actions as { action: string; result_schema: { properties: Record<string, { properties?: Record<string, unknown>; items?: { properties?: Record<string, unknown> } }> } }[]).find((a) => a.action === 'search')!;
+      expect(Object.keys(search.result_schema.properties)).toEqual(expect.arrayContaining(['assets', 'total', 'suggestions']));
+      expect(Object.keys(search.result_schema.properties.assets!.items!.properties!)).toEqual(expect.arrayContaining(['relevance', 'matched_by']));
+      expect(Object.keys(search.result_schema.properties.request!.properties!)).toEqual(expect.arrayContaining(['corrected_query', 'expanded_terms', 'match']));
+    });
+  });
+
+  describe('2. calibrated acceptance', () => {
+    it('accepts a meaning-only match only when it is significant for the library, and stores the calibration', async () => {
+      // "raptor" is in no text: the falcon is found by meaning (or as a concept), never as a word
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'raptor bird' });
+      expect(names(r)[0]).toBe('prairie_falcon.jpg');
+      expect(assetsOf(r)[0]!.matched_by).toEqual(['meaning']);
+      expect(assetsOf(r)[0]!.relevance!).toBeLessThan(0.75); // below every complete word match
+      const cal = srv.app.db.prepare("SELECT items, pairs FROM vector_calibrations WHERE space LIKE 'asset_text:%'").get() as { items: number; pairs: number };
+      expect(cal.items).toBe(LIBRARY.length + 1);
+      expect(cal.pairs).toBeGreaterThan(100);
+    });
+
+    it('a stricter ATELIER_MATCH_ALPHA turns the same neighbour into a suggestion', async () => {
+      const strict = await startTestServer({ env: { ATELIER_MATCH_ALPHA: '1e-12' } });
+      try {
+        const sc = await strict.connect();
+        const r = await sc.call('svc_asset_import', 'import', { data: demoFile('images/nature/prairie_falcon.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'prairie_falcon.jpg', alt_text: 'A prairie falcon in flight', tags: ['falcon'] });
+        expect(r.error).toBeUndefined();
+        await sc.call('svc_asset_import', 'import', { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'silver_fir.jpg', alt_text: 'Silver fir branches', tags: ['tree'] });
+        await waitForEnrichment(sc, strict.tenant.theme_id);
+        const s = await sc.call('svc_asset_library', 'search', { theme_id: strict.tenant.theme_id, mode: 'semantic', query: 'raptor bird' });
+        expect(s.structured.total).toBe(0);
+        expect(request(s).match).toBe('none');
+        // words still match as words
+        const w = await sc.call('svc_asset_library', 'search', { theme_id: strict.tenant.theme_id, query: 'falcon' });
+        expect(names(w)).toEqual(['prairie_falcon.jpg']);
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('similar separates a near-duplicate from the rest', async () => {
+      const copy = await sharp(demoFile('images/nature/prairie_falcon.jpg')).resize({ width: 400 }).jpeg({ quality: 60 }).toBuffer();
+      const r = await c.call('svc_asset_import', 'import', { data: copy.toString('base64'), mime_type: 'image/jpeg', filename: 'upload-7.jpg' });
+      await waitForEnrichment(c, theme);
+      const s = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: r.structured.asset_id });
+      expect(names(s)[0]).toBe('prairie_falcon.jpg');
+      expect(assetsOf(s)[0]).toMatchObject({ matched_by: ['visual'] });
+      expect(assetsOf(s)[0]!.relevance!).toBeGreaterThanOrEqual(0.95);
+      for (const a of [...assetsOf(s).slice(1), ...suggestionsOf(s)]) expect(a.relevance!).toBeLessThan(0.95);
+      await c.call('svc_asset_manage', 'delete', { asset_ids: [r.structured.asset_id] });
+    });
+  });
+
+  describe('3. one lexical planner', () => {
+    it('ranks exact words above longer words that merely start with them; an unfinished word is completed', async () => {
+      const cats = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'cats', mode: 'filename' });
+      expect(names(cats)).toEqual(['cats-and-books.jpg']);
+      const unfinished = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'catal', mode: 'filename' });
+      expect(names(unfinished)).toEqual(['catalog-cover.jpg']);
+    });
+
+    it('counts facets over exactly the assets search returns (all-terms, then any-term fallback)', async () => {
+      for (const query of ['falcon', 'falcon zebra', 'flower book']) {
+        const s = await c.call('svc_asset_library', 'search', { theme_id: theme, query });
+        const f = await c.call('svc_asset_panel', 'facets', { query });
+        expect(f.error, query).toBeUndefined();
+        expect(f.structured.total, query).toBe(s.structured.total);
+      }
+    });
+  });
+
+  describe('4. typo tolerance', () => {
+    it('corrects a misspelt word from the library vocabulary and says so', async () => {
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'flacon' });
+      expect(names(r)[0]).toBe('prairie_falcon.jpg');
+      expect(assetsOf(r)[0]!.matched_by).toContain('typo');
+      expect(request(r).corrected_query).toBe('falcon');
+      expect(r.text).toContain('Showing results for "falcon"');
+      // short words get no typo budget (Meilisearch's: none under 5 letters)
+      const short = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'bok', mode: 'alt_text' });
+      expect(short.structured.total).toBe(0);
+    });
+
+    it('finds a product in the top 3 despite one typo', async () => {
+      for (const [query, handle] of [['neckalce', 'necklace'], ['braclet', 'bracelet'], ['turqoise', 'turquoise']] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query });
+        expect(r.structured.corrected_query, query).toBe(handle);
+        expect(handles(r).length, query).toBeGreaterThan(0);
+        expect((r.structured.items as Ref[])[0]!.matched_by, query).toContain('typo');
+      }
+    });
+  });
+
+  describe('5. concept expansion and operator synonyms', () => {
+    it('a general word finds the specific things under it (WordNet hyponyms), below exact matches', async () => {
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'animal', mode: 'alt_text' });
+      expect(r.structured.total).toBe(0); // exact-field modes do not expand
+      const all = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'animal' });
+      const falcon = assetsOf(all).find((a) => a.name === 'prairie_falcon.jpg')!;
+      expect(falcon.matched_by).toContain('concept');
+      expect(falcon.relevance!).toBeLessThan(1);
+      expect(request(all).expanded_terms).toContain('falcon');
+      expect(names(all)).not.toContain('silver_fir.jpg');
+      const couch = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'couch', search_mode: 'lexical' });
+      expect(handles(couch).slice(0, 3).sort()).toEqual(['cream-sofa', 'grey-sofa', 'yellow-sofa']);
+    });
+
+    // spawns the CLI five times (each boots tsx and the app): slow on a loaded machine
+    it('applies the workspace and store synonym lists an operator edits with `atelier synonyms`', { timeout: 240_000 }, async () => {
+      const cli = (...args: string[]) => {
+        const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', ...args, '--json'], { env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout) as Record<string, unknown>;
+      };
+      const before = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
+      expect(before.structured.total).toBe(0);
+      const rule = cli('add', '--workspace', srv.tenant.workspace_id, '--one-way', 'zorblax', 'falcon');
+      const after = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
+      expect(names(after)).toEqual(['prairie_falcon.jpg']);
+      expect(assetsOf(after)[0]!.matched_by).toEqual(['concept']);
+      // one-way: "falcon" does not find what "zorblax" would
+      const back = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'falcon', mode: 'all' });
+      expect(request(back).expanded_terms).not.toContain('zorblax');
+      const store2 = cli('add', '--workspace', srv.tenant.workspace_id, '--store', store, 'trainers', 'high tops');
+      const trainers = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'trainers', search_mode: 'lexical' });
+      expect(handles(trainers)).toEqual(['led-high-tops']);
+      const listed = cli('list', '--workspace', srv.tenant.workspace_id) as { rules: { id: string }[] };
+      expect(listed.rules.map((x) => x.id)).toEqual([rule.id, store2.id]);
+      cli('remove', rule.id as string);
+      const gone = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
+      expect(gone.structured.total).toBe(0);
+      const bad = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', 'add', '--workspace', srv.tenant.workspace_id, 'lonely'], { env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir }, encoding: 'utf8' });
+      expect(bad.status).not.toBe(0);
+      expect(bad.stderr).toContain('two-way rule needs at least two words');
+    });
+  });
+
+  describe('6. enrichment text hygiene', () => {
+    it('makes file-name words searchable and keeps colours and orientation out of the words', async () => {
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'snowy mountain', mode: 'filename' });
+      expect(names(r)).toEqual(['DSC_0042-SnowyMountainRange.webp']);
+      const alt = assetsOf(r)[0]!.alt_text!;
+      expect(alt).toBe('Snowy mountain range');
+      // the plain blue picture carries "blue" as an automatic tag (a fact), but the word does not match it
+      const browse = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 50 });
+      const plain = assetsOf(browse).find((a) => a.name === 'IMG_1234.jpg')!;
+      expect(plain.tags).toContain('blue');
+      const blue = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'blue', mode: 'tags' });
+      expect(names(blue)).not.toContain('IMG_1234.jpg');
+      const landscape = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'landscape', mode: 'alt_text' });
+      expect(landscape.structured.total).toBe(0);
+    });
+
+    it('gives every analysed asset a text vector, even without any words', async () => {
+      const images = (srv.app.db.prepare("SELECT count(*) AS n FROM assets WHERE kind <> 'video'").get() as { n: number }).n;
+      const space = srv.app.db.prepare("SELECT id FROM vector_spaces WHERE purpose = 'asset_text' AND status = 'ready'").get() as { id: number };
+      const vectors = (srv.app.db.prepare(`SELECT count(*) AS n FROM vec_space_${space.id}`).get() as { n: number }).n;
+      expect(vectors).toBe(images);
+    });
+  });
+
+  describe('7. product fusion', () => {
+    it('keeps complete word matches above meaning-only ones, and meaning-only products need the calibrated threshold', async () => {
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'hybrid' });
+      const items = r.structured.items as Ref[];
+      expect(items[0]).toMatchObject({ handle: 'classic-leather-jacket', relevance: 1 });
+      const firstMeaningOnly = items.findIndex((p) => !p.matched_by!.some((m) => m === 'text' || m === 'typo' || m === 'concept'));
+      const lastComplete = items.map((p) => p.relevance).lastIndexOf(1);
+      if (firstMeaningOnly >= 0) expect(firstMeaningOnly).toBeGreaterThan(lastComplete);
+      for (const p of items) expect(p.relevance!).toBeGreaterThanOrEqual(0.5);
+      const lexical = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'lexical' });
+      expect(handles(r).slice(0, handles(lexical).filter((h) => h === 'classic-leather-jacket').length)).toEqual(['classic-leather-jacket']);
+    });
+  });
+});

@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import { createOperatorQueries } from '../db/tenancy.ts';
+import { boot } from '../main.ts';
+import { createStore, createTheme, revokeApiKey } from '../tenancy/admin.ts';
+import type { CliKit } from './catalog.ts';
+
+/** Open the app and the workspace named by an operator (any tenant, any status). */
+function openWorkspace(kit: CliKit, workspaceId: string) {
+  const { app } = boot();
+  const ws = createOperatorQueries(app.db).workspaceById(workspaceId);
+  if (!ws) kit.fail(`workspace ${workspaceId} does not exist`);
+  return { app, ws };
+}
+
+/**
+ * Operator commands that match what `svc_discover scope` shows an agent: `atelier theme create|list`,
+ * `atelier store create|list`, `atelier workspace archive`, `atelier keys list|revoke`. Output is one
+ * JSON object with `--json` (stable keys), else `key: value` lines.
+ * @param groups the existing `workspace` and `keys` command groups of the CLI
+ */
+export function registerTenancyCommands(program: Command, kit: CliKit, groups: { workspace: Command; keys: Command }): void {
+  const theme = program.command('theme').description("a workspace's themes (brand kits): asset search and select need a theme_id");
+  theme
+    .command('create')
+    .description('add a theme to a workspace; the first theme of a workspace, or one created with --default, is its default')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--name <name>', 'theme name')
+    .option('--default', 'make it the workspace\'s default theme')
+    .option('--json', 'print {"tenant_id","workspace_id","theme_id","default"}')
+    .action(async (o: { workspace: string; name: string; default?: boolean; json?: boolean }) => {
+      const { app, ws } = openWorkspace(kit, o.workspace);
+      const t = createTheme(app.library.tenancy, ws.tenant_id, ws.id, o.name, { makeDefault: !!o.default });
+      await app.close();
+      const out = { tenant_id: ws.tenant_id, workspace_id: ws.id, theme_id: t.theme_id, default: t.default };
+      kit.emit(!!o.json, out, Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\n'));
+    });
+  theme
+    .command('list')
+    .description("a workspace's themes, the default first")
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--json', 'print {"workspace_id","themes":[{"theme_id","name","default","created_at"}]}')
+    .action(async (o: { workspace: string; json?: boolean }) => {
+      const { app, ws } = openWorkspace(kit, o.workspace);
+      const themes = app.library.tenancy.themesOfWorkspace(ws.tenant_id, ws.id).map((t) => ({ theme_id: t.id, name: t.name, default: t.is_default === 1, created_at: t.created_at }));
+      await app.close();
+      kit.emit(!!o.json, { workspace_id: ws.id, themes }, themes.map((t) => `${t.theme_id}  ${t.name}${t.default ? '  (default)' : ''}`).join('\n') || 'no themes');
+    });
+
+  const store = program.command('store').description("a workspace's stores (product catalogs): catalog calls need a store_id when a workspace has several");
+  store
+    .command('create')
+    .description('add an active store to a workspace')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--name <name>', 'store name')
+    .option('--shop <domain>', 'Shopify shop domain, e.g. my-shop.myshopify.com')
+    .option('--json', 'print {"tenant_id","workspace_id","store_id"}')
+    .action(async (o: { workspace: string; name: string; shop?: string; json?: boolean }) => {
+      const { app, ws } = openWorkspace(kit, o.workspace);
+      if (ws.status !== 'active') kit.fail(`workspace ${ws.id} is archived`);
+      const s = createStore(app.library.tenancy, ws.tenant_id, ws.id, o.name, { shopDomain: o.shop ?? null });
+      await app.close();
+      const out = { tenant_id: ws.tenant_id, workspace_id: ws.id, store_id: s.store_id };
+      kit.emit(!!o.json, out, Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\n'));
+    });
+  store
+    .command('list')
+    .description("a workspace's stores")
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--json', 'print {"workspace_id","stores":[{"store_id","name","status","shop_domain","catalog_synced_at"}]}')
+    .action(async (o: { workspace: string; json?: boolean }) => {
+      const { app, ws } = openWorkspace(kit, o.workspace);
+      const stores = app.library.tenancy.storesOfWorkspace(ws.tenant_id, ws.id).map((s) => ({ store_id: s.id, name: s.name, status: s.status, shop_domain: s.shop_domain, catalog_synced_at: s.catalog_synced_at }));
+      await app.close();
+      kit.emit(!!o.json, { workspace_id: ws.id, stores }, stores.map((s) => `${s.store_id}  ${s.name}  ${s.status}${s.catalog_synced_at ? `  synced ${s.catalog_synced_at}` : ''}`).join('\n') || 'no stores');
+    });
+
+  groups.workspace
+    .command('archive')
+    .description('archive a workspace: API keys no longer reach it and it is never chosen automatically (its data stays)')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--json', 'print {"workspace_id","status"}')
+    .action(async (o: { workspace: string; json?: boolean }) => {
+      const { app, ws } = openWorkspace(kit, o.workspace);
+      app.library.tenancy.setWorkspaceStatus(ws.tenant_id, ws.id, 'archived');
+      await app.close();
+      kit.emit(!!o.json, { workspace_id: ws.id, status: 'archived' }, `workspace_id: ${ws.id}\nstatus: archived`);
+    });
+
+  groups.keys
+    .command('list')
+    .description("a tenant's API keys (the keys themselves are never stored: only a prefix is shown)")
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--json', 'print {"tenant_id","keys":[{"api_key_id","name","prefix","created_at","revoked_at","workspace_ids"}]}')
+    .action(async (o: { tenant: string; json?: boolean }) => {
+      const { app } = boot();
+      const t = app.library.tenancy;
+      if (!t.tenant(o.tenant)) kit.fail(`tenant ${o.tenant} does not exist`);
+      const keys = t.allKeysOfTenant(o.tenant).map((k) => ({ api_key_id: k.id, name: k.name, prefix: k.prefix, created_at: k.created_at, revoked_at: k.revoked_at, workspace_ids: t.grantsOfKey(k.id) }));
+      await app.close();
+      kit.emit(!!o.json, { tenant_id: o.tenant, keys }, keys.map((k) => `${k.api_key_id}  ${k.prefix}…  ${k.name}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`).join('\n') || 'no keys');
+    });
+  groups.keys
+    .command('revoke')
+    .description('revoke an API key: refused at once, on new requests and on open sessions alike')
+    .requiredOption('--key <api_key_id>', 'API key id (from keys list)')
+    .option('--json', 'print {"api_key_id","tenant_id","revoked_at"}')
+    .action(async (o: { key: string; json?: boolean }) => {
+      const { app } = boot();
+      const row = createOperatorQueries(app.db).keyById(o.key);
+      if (!row) kit.fail(`API key ${o.key} does not exist`);
+      if (row.revoked_at) kit.fail(`API key ${o.key} was already revoked at ${row.revoked_at}`);
+      revokeApiKey(app.library.tenancy, row.tenant_id, row.id);
+      const after = createOperatorQueries(app.db).keyById(o.key)!;
+      await app.close();
+      const out = { api_key_id: row.id, tenant_id: row.tenant_id, revoked_at: after.revoked_at };
+      kit.emit(!!o.json, out, Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\n'));
+    });
+}

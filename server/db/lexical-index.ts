@@ -1,0 +1,132 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { LexicalIndex } from '../domain/lexical.ts';
+import type { Scope } from '../domain/scope.ts';
+import { assetFilterSql, type AssetFilters } from './assets.ts';
+import { productFilterSql, type ProductFilters, type StoreScope } from './products.ts';
+
+/** Above this many stems a membership check reads the whole vocabulary (cached) instead of probing each. */
+const PROBE_LIMIT = 2000;
+
+/** One FTS5 table of a scope, as the generic port needs it. */
+interface FtsTable {
+  fts: string;
+  vocab: string;
+  /** `FROM … WHERE <fts> MATCH ? AND <scope>` and the scope parameters (after the MATCH parameter) */
+  from: string;
+  scopeParams: unknown[];
+  /** the snapshot bound (` AND x.seq <= ?`) */
+  snapshot: { sql: string; params: unknown[] };
+  /** the request's filters (` AND …`) */
+  filters: { sql: string; params: unknown[] };
+  /** the unfiltered scope: `FROM … WHERE <scope>` for counting documents */
+  all: string;
+  bm25: string;
+  seq: string;
+  /** one document's searchable text, as an SQL expression */
+  text: string;
+}
+
+/** Smallest string greater than every string starting with `prefix` (for an FTS5 vocabulary range). */
+function rangeEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+/**
+ * The `LexicalIndex` port (domain/lexical.ts) over the asset and product FTS5 tables and their
+ * fts5vocab vocabularies (migration 0020). Statements are prepared once per SQL shape. A membership
+ * check over many stems reads the table's whole vocabulary once and keeps it until the database
+ * changes (`PRAGMA data_version` for other connections, `total_changes()` for this one).
+ */
+export function createLexicalIndexes(db: Database) {
+  const stmts = new Map<string, Statement>();
+  const prep = (sql: string): Statement => {
+    let s = stmts.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      stmts.set(sql, s);
+    }
+    return s;
+  };
+  const vocabCache = new Map<string, { key: string; terms: Set<string> }>();
+  const changeKey = (): string => `${db.pragma('data_version', { simple: true }) as number}:${(prep('SELECT total_changes() AS n').get() as { n: number }).n}`;
+
+  const port = (t: FtsTable): LexicalIndex => ({
+    async count(match) {
+      return (prep(`SELECT count(*) AS n ${t.from}${t.snapshot.sql}`).get(match, ...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+    },
+    async size() {
+      return (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+    },
+    async search(match, k) {
+      const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
+      const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
+      const seqs = (prep(`SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`).all(...params, k) as { seq: number }[]).map((r) => r.seq);
+      const total = seqs.length < k ? seqs.length : (prep(`SELECT count(*) AS n ${where}`).get(...params) as { n: number }).n;
+      return { seqs, total };
+    },
+    async within(match, seqs) {
+      if (seqs.length === 0) return new Set();
+      const rows = prep(`SELECT rowid AS seq FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`).all(match, JSON.stringify(seqs)) as { seq: number }[];
+      return new Set(rows.map((r) => r.seq));
+    },
+    async vocabulary(prefix) {
+      if (!prefix) return [];
+      return prep(`SELECT term, doc AS docs FROM ${t.vocab} WHERE term >= ? AND term < ?`).all(prefix, rangeEnd(prefix)) as { term: string; docs: number }[];
+    },
+    async known(stems) {
+      if (stems.length === 0) return new Set();
+      if (stems.length <= PROBE_LIMIT) {
+        return new Set((prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as { term: string }[]).map((r) => r.term));
+      }
+      const key = changeKey();
+      let cached = vocabCache.get(t.vocab);
+      if (!cached || cached.key !== key) {
+        cached = { key, terms: new Set((prep(`SELECT term FROM ${t.vocab}`).all() as { term: string }[]).map((r) => r.term)) };
+        vocabCache.set(t.vocab, cached);
+      }
+      const terms = cached.terms;
+      return new Set(stems.filter((s) => terms.has(s)));
+    },
+    async sampleText(match) {
+      const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(match, ...t.scopeParams, ...t.snapshot.params) as { t: string }[];
+      return rows.length ? rows.map((r) => r.t).join(' ') : null;
+    },
+  });
+
+  return {
+    /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
+    assets(scope: Scope, f: AssetFilters): LexicalIndex {
+      const { maxSeq, ...rest } = f;
+      return port({
+        fts: 'assets_fts',
+        vocab: 'assets_fts_vocab',
+        from: 'FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?',
+        all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
+        scopeParams: [scope.tenantId, scope.workspaceId],
+        snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
+        filters: assetFilterSql(rest),
+        bm25: 'bm25(assets_fts, 4.0, 2.0, 3.0, 1.0)',
+        seq: 'a.seq',
+        text: "a.name || ' ' || coalesce(a.name_words, '') || ' ' || coalesce(a.alt_text, '') || ' ' || a.tags || ' ' || coalesce(a.ocr_text, '')",
+      });
+    },
+    /** The product index of a store; `f` filters `search` (statuses, collection, type, excluded seq). */
+    products(scope: StoreScope, f: ProductFilters): LexicalIndex {
+      const { maxSeq, ...rest } = f;
+      // CROSS JOIN pins products_fts as the outer loop (https://www.sqlite.org/optoverview.html#crossjoin)
+      return port({
+        fts: 'products_fts',
+        vocab: 'products_fts_vocab',
+        from: 'FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
+        all: 'FROM products p WHERE p.store_id = ?',
+        scopeParams: [scope.storeId],
+        snapshot: maxSeq !== undefined ? { sql: ' AND p.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
+        filters: productFilterSql(rest),
+        bm25: 'bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0)',
+        seq: 'p.seq',
+        text: "p.title || ' ' || p.handle || ' ' || p.product_type || ' ' || p.tags || ' ' || p.description_text",
+      });
+    },
+  };
+}
+export type LexicalIndexes = ReturnType<typeof createLexicalIndexes>;

@@ -1,0 +1,140 @@
+/**
+ * Concept expansion of a query word over a thesaurus (WordNet 3.1 nouns, loaded by
+ * providers/wordnet.ts): synonyms (the other lemmas of the word's synsets), hyponyms (everything
+ * below them, so a general word finds the specific things under it) and close hypernyms (one level
+ * up). Senses are those a reader most likely means: the first sense, plus any sense whose SemCor
+ * tagged count is at least a tenth of the first's (WordNet orders senses by that frequency; see
+ * Miller et al., "Using a semantic concordance for sense identification", 1994); when the counts are
+ * too small to tell, the first three. A hyponym or hypernym lemma is kept only when the synset it was
+ * reached through is one of that lemma's own chosen senses ("black" is a hyponym of clothing in one
+ * rare sense, but means the colour) and the lemma is mainly a noun, so expansion does not drift
+ * through rare senses.
+ * Lemmatisation follows WordNet's morphy detachment rules for nouns
+ * (https://wordnet.princeton.edu/documentation/morphy7wn), without its exception lists.
+ */
+
+/** Read access to a noun thesaurus; synsets are opaque ids. */
+export interface Thesaurus {
+  /** synsets of a lemma (lower case, words separated by spaces) in sense order, with tagged counts */
+  senses(lemma: string): { synset: number; tagCount: number }[];
+  lemmasOf(synset: number): string[];
+  hypernymsOf(synset: number): number[];
+  hyponymsOf(synset: number): number[];
+  /** whether the lemma is a noun of the thesaurus */
+  isWord(lemma: string): boolean;
+  /** false for lemmas used more often as an adjective or verb than as a noun ("blue", "float") */
+  mainlyNoun(lemma: string): boolean;
+  /** the `n` single-word nouns used most often (SemCor), most frequent first */
+  frequentNouns(n: number): string[];
+}
+
+export type ConceptRelation = 'synonym' | 'hyponym' | 'hypernym';
+
+/** A word or phrase related to a query word. */
+export interface ConceptWord {
+  text: string;
+  relation: ConceptRelation;
+}
+
+/** Most hyponym lemmas collected per word (breadth first, so the closest are kept). */
+export const MAX_HYPONYMS = 20_000;
+/** A later sense is used when its tagged count reaches this share of the first sense's … */
+const SENSE_SHARE = 0.1;
+/** … unless the first sense is tagged fewer times than this (too rare to tell): then the first three are used. */
+const RARE_TAGS = 5;
+
+const DETACH: [string, string][] = [['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y'], ['s', '']];
+
+/**
+ * The noun lemma of a word by morphy's detachment rules (`flowers` → `flower`, `boxes` → `box`), the
+ * word itself when it is a lemma, or null when the thesaurus does not know it.
+ */
+export function nounLemma(t: Thesaurus, word: string): string | null {
+  const w = word.toLowerCase();
+  if (t.isWord(w)) return w;
+  for (const [suffix, repl] of DETACH) {
+    if (w.endsWith(suffix) && w.length > suffix.length + 1) {
+      const base = w.slice(0, -suffix.length) + repl;
+      if (t.isWord(base)) return base;
+    }
+  }
+  return null;
+}
+
+/** The senses of a lemma worth expanding (see the module note). */
+export function chooseSenses(senses: { synset: number; tagCount: number }[]): number[] {
+  const first = senses[0];
+  if (!first) return [];
+  if (first.tagCount < RARE_TAGS) return senses.slice(0, 3).map((s) => s.synset);
+  const floor = first.tagCount * SENSE_SHARE;
+  return senses.filter((s, i) => i === 0 || s.tagCount >= floor).map((s) => s.synset);
+}
+
+/**
+ * Synonyms, hyponyms and close hypernyms of a word. The word itself (and its lemma) are left out;
+ * a word reached by several relations keeps the closest one (synonym, then hyponym, then hypernym).
+ * @returns [] when the thesaurus does not know the word
+ */
+export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPONYMS): ConceptWord[] {
+  const lemma = nounLemma(t, word);
+  if (!lemma) return [];
+  const senses = chooseSenses(t.senses(lemma));
+  const seen = new Set<string>([word.toLowerCase(), lemma]);
+  const out: ConceptWord[] = [];
+  const add = (text: string, relation: ConceptRelation): void => {
+    if (seen.has(text)) return;
+    seen.add(text);
+    out.push({ text, relation });
+  };
+  /** whether `synset` is one of the senses a reader would take `lemma` in */
+  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && chooseSenses(t.senses(lemma)).includes(synset);
+  for (const s of senses) for (const l of t.lemmasOf(s)) add(l, 'synonym');
+  // Breadth-first over hyponyms (instances included): "animal" reaches "falcon" several levels down.
+  const visited = new Set<number>(senses);
+  let frontier = senses.flatMap((s) => t.hyponymsOf(s));
+  let hyponyms = 0;
+  while (frontier.length > 0 && hyponyms < maxHyponyms) {
+    const next: number[] = [];
+    for (const s of frontier) {
+      if (visited.has(s)) continue;
+      visited.add(s);
+      for (const l of t.lemmasOf(s)) {
+        if (hyponyms >= maxHyponyms) break;
+        if (!dominant(l, s)) continue;
+        const before = out.length;
+        add(l, 'hyponym');
+        hyponyms += out.length - before;
+      }
+      next.push(...t.hyponymsOf(s));
+    }
+    frontier = next;
+  }
+  for (const s of senses) for (const h of t.hypernymsOf(s)) for (const l of t.lemmasOf(h)) if (dominant(l, h)) add(l, 'hypernym');
+  return out;
+}
+
+/**
+ * Broader words for a text's nouns: for each noun (two-word collocations first, "prairie falcon"),
+ * the lemmas of its first sense's hypernyms up to `levels` up ("falcon", "hawk"). Used to give an
+ * embedding of a bare file name ("prairie_falcon.jpg") the general words queries use ("bird").
+ * @param words lower-case words in order
+ */
+export function broaderWords(t: Thesaurus, words: string[], levels = 2): string[] {
+  const out: string[] = [];
+  const add = (synset: number, depth: number): void => {
+    for (const h of t.hypernymsOf(synset)) {
+      const lemma = t.lemmasOf(h)[0];
+      if (lemma && !out.includes(lemma)) out.push(lemma);
+      if (depth + 1 < levels) add(h, depth + 1);
+    }
+  };
+  for (let i = 0; i < words.length; i++) {
+    const pair = i + 1 < words.length ? nounLemma(t, `${words[i]} ${words[i + 1]}`) : null;
+    const lemma = pair ?? nounLemma(t, words[i]!);
+    if (pair) i++;
+    if (!lemma || !t.mainlyNoun(lemma)) continue;
+    const sense = t.senses(lemma)[0];
+    if (sense) add(sense.synset, 0);
+  }
+  return out;
+}

@@ -1,0 +1,305 @@
+/**
+ * The lexical planner shared by asset search, product search and the picker's facets (pure logic over
+ * a `LexicalIndex` port, so another backend can run the same plan).
+ *
+ * Each query word becomes a term with groups of alternatives, each group a match class with a
+ * quality in [0, 1]:
+ * - exact (1.0): the word as the index stems it (FTS5 Porter);
+ * - prefix (0.8): only the last word, only when it is no dictionary word and matches nothing exactly
+ *   (an unfinished word: "flo" → flower), so "cat" never ranks "catalog";
+ * - typo (0.8 for one edit, 0.7 for two): vocabulary terms within the typo budget of a word that
+ *   matches nothing (domain/typo.ts);
+ * - operator (0.9): the workspace's or store's synonym list, always applied;
+ * - synonym (0.85) and hyponym (0.75) from WordNet, for words that match fewer than
+ *   `WEAK_MATCHES` documents; hypernym (0.5) for words that match nothing else.
+ * A document's lexical relevance is the IDF-weighted mean of its best quality per term,
+ * Σ w_t·q_t / Σ w_t with w_t = ln(1 + N / (1 + n_t)) (Robertson–Spärck Jones IDF); a word the library
+ * lacks weighs as much as its most specific word. Relevance 1 = every word matched exactly. A document
+ * is a lexical match at relevance ≥ `LEXICAL_MATCH`: all words matched by some class, or most of the
+ * query's weight matched (the any-term fallback). Ties keep BM25 order: complete exact matches first,
+ * then the all-terms and any-term candidate lists.
+ */
+import { stemmer } from 'stemmer';
+import { expandConcept, nounLemma, type ConceptRelation, type Thesaurus } from './concepts.ts';
+import { queryTerms } from './fts-query.ts';
+import { typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
+
+export type MatchClass = 'exact' | 'prefix' | 'typo' | 'operator' | ConceptRelation;
+/** How a hit matched, as reported to the agent (shared/schemas `matched_by`, lexical part). */
+export type LexicalMatchedBy = 'text' | 'typo' | 'concept';
+
+/** Quality of each match class (see the module note). */
+export const CLASS_QUALITY: Record<MatchClass, number> = { exact: 1, prefix: 0.8, typo: 0.8, operator: 0.9, synonym: 0.85, hyponym: 0.75, hypernym: 0.5 };
+const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = { exact: 'text', prefix: 'text', typo: 'typo', operator: 'concept', synonym: 'concept', hyponym: 'concept', hypernym: 'concept' };
+/** A word matching fewer documents than this is expanded with WordNet synonyms and hyponyms. */
+export const WEAK_MATCHES = 10;
+/** Lowest lexical relevance of a match. */
+export const LEXICAL_MATCH = 0.5;
+/** Concept words kept per group after the vocabulary filter (keeps MATCH expressions small). */
+const MAX_CONCEPT_WORDS = 400;
+
+/**
+ * The lexical index of one scope (workspace or store), as a plan needs it. `count`, `size` and the
+ * vocabulary ignore the request's filters (so match decisions, totals and facet counts agree);
+ * `search` and `within` apply them.
+ */
+export interface LexicalIndex {
+  /** documents of the scope matching an FTS5 MATCH expression */
+  count(match: string): Promise<number>;
+  /** documents of the scope */
+  size(): Promise<number>;
+  /** filtered documents matching, best BM25 first, at most `k`, and how many match in all */
+  search(match: string, k: number): Promise<{ seqs: number[]; total: number }>;
+  /** which of `seqs` match */
+  within(match: string, seqs: number[]): Promise<Set<number>>;
+  /** index terms (Porter stems) starting with `prefix`, with their document counts across the index */
+  vocabulary(prefix: string): Promise<{ term: string; docs: number }[]>;
+  /** which of these stems the index holds */
+  known(stems: string[]): Promise<Set<string>>;
+  /** the text of a few scope documents matching `match` (to find a word as written from its stem) */
+  sampleText(match: string): Promise<string | null>;
+}
+
+/** One rule of an operator synonym list (Algolia/Shopify style). */
+export interface SynonymRule {
+  /** two_way: every word stands for every other; one_way: `input` also finds `words`, not back */
+  kind: 'two_way' | 'one_way';
+  input: string | null;
+  words: string[];
+}
+
+export interface LexicalOptions {
+  /** restrict every expression to one FTS5 column (exact-field modes) */
+  column: string | null;
+  /** WordNet expansion (null = off: exact-field modes, or the thesaurus failed to load) */
+  thesaurus: Thesaurus | null;
+  typos: boolean;
+  synonyms: SynonymRule[];
+  /** candidates fetched per list */
+  depth: number;
+}
+
+/** A lexical hit with its relevance in [0, 1]. */
+export interface LexicalHit {
+  seq: number;
+  relevance: number;
+  matchedBy: LexicalMatchedBy[];
+  /** every query word matched by some class */
+  complete: boolean;
+}
+
+export interface LexicalResult {
+  /** candidates, best first (matches and non-matches; `relevance ≥ LEXICAL_MATCH` are matches) */
+  hits: LexicalHit[];
+  /** complete exact matches under the filters, and how many of them are in `hits` */
+  exactTotal: number;
+  exactFetched: number;
+  /** misspelt words and the words searched instead, as written in the library */
+  corrections: { from: string; to: string }[];
+  /** concept words that found documents */
+  expanded: string[];
+  /** how many query terms there were (0 = nothing searchable) */
+  terms: number;
+}
+
+interface Group {
+  term: number;
+  cls: MatchClass;
+  quality: number;
+  /** FTS5 phrases, already quoted (`"word"`, `"two words"`, `"pre"*`) */
+  phrases: string[];
+  /** the words behind the phrases (for the echo) */
+  words: string[];
+}
+
+const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+
+function orOf(phrases: string[]): string {
+  return phrases.length === 1 ? phrases[0]! : `(${phrases.join(' OR ')})`;
+}
+function scoped(expr: string, column: string | null): string {
+  return column ? `{${column}} : (${expr})` : expr;
+}
+
+/** Operator synonyms of a query word: the other words of two-way rules holding it, the words of one-way rules from it. */
+export function operatorSynonyms(rules: SynonymRule[], word: string): string[] {
+  const stem = stemmer(word.toLowerCase());
+  const same = (w: string): boolean => {
+    const ws = words(w);
+    return ws.length === 1 && stemmer(ws[0]!) === stem;
+  };
+  const out: string[] = [];
+  for (const r of rules) {
+    if (r.kind === 'two_way' && r.words.some(same)) out.push(...r.words.filter((w) => !same(w)));
+    if (r.kind === 'one_way' && r.input !== null && same(r.input)) out.push(...r.words);
+  }
+  return [...new Set(out.map((w) => w.toLowerCase()))];
+}
+
+/** The query with each corrected word replaced (case-insensitive, whole words), or null when nothing was corrected. */
+export function correctedQuery(query: string, corrections: { from: string; to: string }[]): string | null {
+  if (corrections.length === 0) return null;
+  let out = query;
+  for (const c of corrections) out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${c.from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'iu'), c.to);
+  return out;
+}
+
+/** The word of `text` whose Porter stem is `stem`, as written (lower case), or null. */
+export function surfaceWord(text: string, stem: string): string | null {
+  for (const w of words(text)) if (stemmer(w) === stem) return w;
+  return null;
+}
+
+/**
+ * Plan and run a lexical query against an index.
+ * @returns hits best first with relevance and provenance; `terms` 0 when the query has no searchable word
+ */
+export async function runLexical(query: string, index: LexicalIndex, o: LexicalOptions, deepest = 0): Promise<LexicalResult> {
+  const surface = queryTerms(query);
+  const seenStem = new Set<string>();
+  const terms = surface.map((w) => ({ word: w, stem: stemmer(w) })).filter((t) => (seenStem.has(t.stem) ? false : (seenStem.add(t.stem), true)));
+  const empty: LexicalResult = { hits: [], exactTotal: 0, exactFetched: 0, corrections: [], expanded: [], terms: terms.length };
+  if (terms.length === 0) return empty;
+
+  const groups: Group[] = [];
+  const corrections: { from: string; to: string }[] = [];
+  const n = terms.length;
+  const exactCounts: number[] = [];
+  for (const [i, t] of terms.entries()) {
+    const exact = quote(t.word);
+    groups.push({ term: i, cls: 'exact', quality: 1, phrases: [exact], words: [t.word] });
+    const c = await index.count(scoped(exact, o.column));
+    exactCounts.push(c);
+    let found = c;
+    const ops = operatorSynonyms(o.synonyms, t.word);
+    if (ops.length) {
+      groups.push({ term: i, cls: 'operator', quality: CLASS_QUALITY.operator, phrases: ops.map(quote), words: ops });
+      found += await index.count(scoped(orOf(ops.map(quote)), o.column));
+    }
+    const dictionary = o.thesaurus ? nounLemma(o.thesaurus, t.word) !== null : false;
+    if (found === 0 && i === n - 1 && !dictionary && t.word.length >= 2) {
+      const pre = `${quote(t.word)}*`;
+      const pc = await index.count(scoped(pre, o.column));
+      if (pc > 0) {
+        groups.push({ term: i, cls: 'prefix', quality: CLASS_QUALITY.prefix, phrases: [pre], words: [`${t.word}…`] });
+        found += pc;
+      }
+    }
+    let conceptWord: string | null = dictionary ? t.word : null;
+    /** concepts of a corrected word are no better than the correction itself */
+    let conceptScale = 1;
+    if (found === 0 && o.typos) {
+      // The budget follows the shorter of the word as typed and its stem: "seating" (stem "seat") gets none.
+      const budget = typoBudget(Math.min([...t.word].length, [...t.stem].length));
+      if (budget > 0) {
+        const vocab = (await Promise.all(typoPrefixes(t.stem).map((p) => index.vocabulary(p)))).flat();
+        const candidates = typoCandidates(t.stem, vocab, budget);
+        const best = candidates[0]?.distance;
+        const kept: { surface: string; distance: number }[] = [];
+        for (const cand of candidates) {
+          if (cand.distance !== best || kept.length >= 3) break;
+          // An index term is a stem ("turquois"); FTS5 would stem it again, so search a word as written
+          // whose stem it is, found in a document holding it (a prefix query finds those documents).
+          const text = await index.sampleText(scoped(`${quote(cand.term)}*`, o.column));
+          const surface = text ? surfaceWord(text, cand.term) : null;
+          if (surface && (await index.count(scoped(quote(surface), o.column))) > 0) kept.push({ surface, distance: cand.distance });
+        }
+        if (kept.length > 0) {
+          const phrases = kept.map((k) => quote(k.surface));
+          groups.push({ term: i, cls: 'typo', quality: best === 1 ? CLASS_QUALITY.typo : CLASS_QUALITY.typo - 0.1, phrases, words: kept.map((k) => k.surface) });
+          corrections.push({ from: t.word, to: kept[0]!.surface });
+          found += await index.count(scoped(orOf(phrases), o.column));
+          if (!conceptWord && o.thesaurus && nounLemma(o.thesaurus, kept[0]!.surface)) {
+            conceptWord = kept[0]!.surface;
+            conceptScale = CLASS_QUALITY.typo;
+          }
+        }
+      }
+    }
+    if (o.thesaurus && conceptWord && found < WEAK_MATCHES) {
+      const related = expandConcept(o.thesaurus, conceptWord);
+      const usable = await keepIndexed(index, related.filter((r) => r.relation !== 'hypernym').map((r) => r.text));
+      for (const rel of ['synonym', 'hyponym'] as const) {
+        const ws = related.filter((r) => r.relation === rel && usable.has(r.text)).map((r) => r.text).slice(0, MAX_CONCEPT_WORDS);
+        if (ws.length === 0) continue;
+        const c2 = await index.count(scoped(orOf(ws.map(quote)), o.column));
+        if (c2 === 0) continue;
+        groups.push({ term: i, cls: rel, quality: CLASS_QUALITY[rel] * conceptScale, phrases: ws.map(quote), words: ws });
+        found += c2;
+      }
+      if (found === 0) {
+        const hyper = related.filter((r) => r.relation === 'hypernym').map((r) => r.text);
+        const ok = await keepIndexed(index, hyper);
+        const ws = hyper.filter((h) => ok.has(h));
+        if (ws.length && (await index.count(scoped(orOf(ws.map(quote)), o.column))) > 0) {
+          groups.push({ term: i, cls: 'hypernym', quality: CLASS_QUALITY.hypernym * conceptScale, phrases: ws.map(quote), words: ws });
+        }
+      }
+    }
+  }
+
+  const termExpr = (i: number): string => orOf(groups.filter((g) => g.term === i).flatMap((g) => g.phrases));
+  const exactAll = scoped(terms.map((t) => quote(t.word)).join(' AND '), o.column);
+  const expanded = groups.some((g) => g.cls !== 'exact');
+  const lists: number[][] = [];
+  const s1 = await index.search(exactAll, Math.max(o.depth, deepest));
+  lists.push(s1.seqs);
+  if (expanded) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' AND '), o.column), o.depth)).seqs);
+  if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth)).seqs);
+  const order = new Map<number, number>();
+  for (const list of lists) for (const seq of list) if (!order.has(seq)) order.set(seq, order.size);
+  const candidates = [...order.keys()];
+  if (candidates.length === 0) return { ...empty, corrections };
+
+  // Best quality per (document, term) and the classes that gave it.
+  const best = new Map<number, { q: number[]; by: Set<LexicalMatchedBy>[] }>();
+  for (const seq of candidates) best.set(seq, { q: new Array<number>(n).fill(0), by: terms.map(() => new Set<LexicalMatchedBy>()) });
+  const exactSet = new Set(s1.seqs);
+  for (const g of groups) {
+    const members = n === 1 && g.cls === 'exact' && !expanded ? new Set(candidates) : await index.within(scoped(orOf(g.phrases), o.column), candidates);
+    for (const seq of members) {
+      const b = best.get(seq)!;
+      if (g.quality > b.q[g.term]!) b.q[g.term] = g.quality;
+      b.by[g.term]!.add(MATCHED_BY[g.cls]);
+    }
+  }
+  const size = await index.size();
+  const counts: number[] = [];
+  for (let i = 0; i < n; i++) counts.push(groups.some((g) => g.term === i && g.cls !== 'exact') ? await index.count(scoped(termExpr(i), o.column)) : exactCounts[i]!);
+  // A word the library lacks weighs as much as the most specific word it has: half the words, matched
+  // exactly, is the least a partial match needs.
+  const idf = counts.map((c) => Math.log(1 + size / (1 + c)));
+  const present = idf.filter((_, i) => counts[i]! > 0);
+  const weights = idf.map((w, i) => (counts[i]! > 0 || present.length === 0 ? w : Math.max(...present)));
+  const wsum = weights.reduce((a, b) => a + b, 0);
+  const hits: LexicalHit[] = candidates.map((seq) => {
+    const b = best.get(seq)!;
+    const relevance = exactSet.has(seq) ? 1 : b.q.reduce((s, q, i) => s + q * weights[i]!, 0) / wsum;
+    // provenance: the classes that gave each matched term its best quality
+    const by = new Set<LexicalMatchedBy>();
+    b.q.forEach((q, i) => {
+      if (q <= 0) return;
+      const cls = groups.filter((g) => g.term === i && g.quality === q && b.by[i]!.has(MATCHED_BY[g.cls]));
+      for (const g of cls) by.add(MATCHED_BY[g.cls]);
+    });
+    return { seq, relevance: Math.min(1, relevance), matchedBy: [...by], complete: b.q.every((q) => q > 0) };
+  });
+  hits.sort((a, b) => b.relevance - a.relevance || order.get(a.seq)! - order.get(b.seq)!);
+  const usedConcepts = groups.filter((g) => g.cls !== 'exact' && g.cls !== 'typo' && g.cls !== 'prefix');
+  return {
+    hits,
+    exactTotal: s1.total,
+    exactFetched: s1.seqs.length,
+    corrections,
+    expanded: usedConcepts.flatMap((g) => g.words).slice(0, 20),
+    terms: n,
+  };
+}
+
+/** The words (and phrases) whose every word's stem is in the index. */
+async function keepIndexed(index: LexicalIndex, texts: string[]): Promise<Set<string>> {
+  const stemsOf = new Map(texts.map((t) => [t, words(t).map((w) => stemmer(w))]));
+  const known = await index.known([...new Set([...stemsOf.values()].flat())]);
+  return new Set(texts.filter((t) => stemsOf.get(t)!.length > 0 && stemsOf.get(t)!.every((s) => known.has(s))));
+}

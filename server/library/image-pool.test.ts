@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ServiceError } from '../errors.ts';
+import { createImagePool, IMAGE_PRIORITY } from './image-pool.ts';
+
+/** A promise with its resolver, to hold a pool operation open. */
+function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
+
+describe('image pool', () => {
+  it('admits up to the limit, then refuses with a retryable busy; a released slot admits again', async () => {
+    const pool = createImagePool({ concurrency: 1, maxActiveImports: 2 });
+    const a = pool.admit();
+    const b = pool.admit();
+    expect(pool.stats().activeImports).toBe(2);
+    let refused: unknown;
+    try {
+      pool.admit();
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toBeInstanceOf(ServiceError);
+    const err = refused as ServiceError;
+    expect(err.toPayload()).toMatchObject({ code: 'busy', field: null, details: { active_imports: 2 } });
+    expect(err.details?.retry_after_ms).toBeGreaterThan(0);
+    expect(err.message).toContain('nothing was imported');
+    a.release();
+    a.release(); // idempotent: the count does not go below what is really held
+    expect(pool.stats().activeImports).toBe(1);
+    const c = pool.admit();
+    expect(pool.stats().activeImports).toBe(2);
+    b.release();
+    c.release();
+    expect(pool.stats().activeImports).toBe(0);
+    await pool.close();
+  });
+
+  it('runs at most `concurrency` bulk operations at once, imports before background; view has its own lane', async () => {
+    const pool = createImagePool({ concurrency: 1, maxActiveImports: 8 });
+    const hold = gate();
+    const started: string[] = [];
+    const first = pool.run(async () => {
+      started.push('first');
+      await hold.promise;
+    }, IMAGE_PRIORITY.import);
+    const queued = [
+      pool.run(async () => void started.push('background'), IMAGE_PRIORITY.background),
+      pool.run(async () => void started.push('import'), IMAGE_PRIORITY.import),
+      pool.run(async () => void started.push('view'), IMAGE_PRIORITY.view),
+    ];
+    await queued[2]; // the view ran while the bulk lane was still held
+    expect(started).toEqual(['first', 'view']);
+    expect(pool.stats()).toMatchObject({ running: 1, waiting: 2 });
+    hold.open();
+    await Promise.all([first, ...queued]);
+    expect(started).toEqual(['first', 'view', 'import', 'background']);
+    expect(pool.stats()).toMatchObject({ running: 0, waiting: 0 });
+    await pool.close();
+  });
+
+  it('decodes HEIC on its worker thread and reports undecodable bytes as an error', async () => {
+    const pool = createImagePool({ concurrency: 1, maxActiveImports: 1 });
+    await expect(pool.decodeHeic(Buffer.from('not a heic file at all'), IMAGE_PRIORITY.import)).rejects.toThrow();
+    await pool.close();
+  });
+});

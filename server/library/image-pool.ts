@@ -1,0 +1,119 @@
+import PQueue from 'p-queue';
+import sharp from 'sharp';
+import { busyError } from '../errors.ts';
+import { createHeicWorker, type RgbaImage } from './heic-worker.ts';
+
+/**
+ * Task priorities: `view` (an agent waits on a preview) runs in its own lane and never queues behind
+ * bulk work; in the bulk lane imports go before background enrichment.
+ */
+export const IMAGE_PRIORITY = { view: 2, import: 1, background: 0 } as const;
+
+/** Limits of the image pool, from config. */
+export interface ImagePoolOptions {
+  /** sharp operations (one decode or one encode, each one libvips thread) running at once per lane, ≥ 1 */
+  concurrency: number;
+  /** imports in progress at once (waiting for or using the pool); the next one is refused with `busy`, ≥ 1 */
+  maxActiveImports: number;
+}
+
+/** An admitted import; `release` once it has finished (stored or failed). Idempotent. */
+export interface ImportSlot {
+  release(): void;
+}
+
+/** Counters of the pool, for logs, tests and the bench. */
+export interface ImagePoolStats {
+  /** sharp operations running (both lanes) */
+  running: number;
+  /** sharp operations waiting for a free slot (both lanes) */
+  waiting: number;
+  /** admitted imports not yet released */
+  activeImports: number;
+}
+
+/**
+ * Bounded concurrency for image work (decode, resize, encode) plus admission control for imports.
+ * Every sharp operation of the request path runs through `run`: imports and enrichment share the bulk
+ * lane (at most `concurrency` libvips threads whatever the number of callers, so memory stays bounded
+ * by that many decodes); `view` has a lane of the same size of its own, so a preview never waits for
+ * an import's encodes. `admit` caps how many imports may be in progress; past the cap it refuses at
+ * once with a retryable `busy` error instead of queueing without bound.
+ */
+export interface ImagePool {
+  /** Run one sharp operation when a slot of its lane is free (higher `priority` first, FIFO within a priority). */
+  run<T>(fn: () => Promise<T>, priority: number): Promise<T>;
+  /**
+   * Decode HEIC/HEIF (HEVC) to RGBA on the pool's worker thread, as one pool operation.
+   * @throws Error with the decoder's message when the bytes cannot be decoded
+   */
+  decodeHeic(bytes: Buffer, priority: number): Promise<RgbaImage>;
+  /**
+   * Admit one import before any of its work starts (before a download, before staged bytes are
+   * touched), so a refusal changes nothing.
+   * @throws ServiceError busy with `details.retry_after_ms` (ms until a slot is likely free) and `details.active_imports`
+   */
+  admit(): ImportSlot;
+  stats(): ImagePoolStats;
+  /** Stop the worker thread; operations already queued still run. */
+  close(): Promise<void>;
+}
+
+/** Weight of the newest duration in the moving average behind the retry hint. */
+const EWMA_ALPHA = 0.3;
+/** Retry hint before any import has finished, and its bounds, ms. */
+const DEFAULT_IMPORT_MS = 2000;
+const MIN_RETRY_MS = 250;
+const MAX_RETRY_MS = 60_000;
+/** The HEIC worker thread exits after this long without work, ms. */
+const HEIC_WORKER_IDLE_MS = 30_000;
+
+/**
+ * Configure sharp for a server that processes each image once: libvips' operation cache off (it would
+ * keep decoded images of unique uploads alive; https://sharp.pixelplumbing.com/api-utility#cache) and
+ * one libvips thread per operation (the pool decides how many run; this is also sharp's own default on
+ * glibc, https://sharp.pixelplumbing.com/api-utility#concurrency). Process-wide; called by the
+ * composition root.
+ */
+export function configureSharp(): void {
+  sharp.cache(false);
+  sharp.concurrency(1);
+}
+
+/**
+ * Create the pool. Queueing is p-queue (https://github.com/sindresorhus/p-queue); the retry hint
+ * follows Little's law: with `n` imports in progress, each taking `t` ms from admission to release on
+ * average, one finishes about every `t / n` ms.
+ */
+export function createImagePool(opts: ImagePoolOptions): ImagePool {
+  if (!(opts.concurrency >= 1) || !(opts.maxActiveImports >= 1)) throw new RangeError('image pool limits must be ≥ 1');
+  const bulk = new PQueue({ concurrency: opts.concurrency });
+  const interactive = new PQueue({ concurrency: opts.concurrency });
+  const lane = (priority: number): PQueue => (priority >= IMAGE_PRIORITY.view ? interactive : bulk);
+  const heic = createHeicWorker({ idleMs: HEIC_WORKER_IDLE_MS });
+  let activeImports = 0;
+  let avgImportMs = DEFAULT_IMPORT_MS;
+  return {
+    run: (fn, priority) => lane(priority).add(fn, { priority }),
+    decodeHeic: (bytes, priority) => lane(priority).add(() => heic.decode(bytes), { priority }),
+    admit() {
+      if (activeImports >= opts.maxActiveImports) {
+        const retryAfterMs = Math.round(Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, avgImportMs / activeImports)));
+        throw busyError(`the server is processing ${activeImports} imports, its limit; nothing was imported or changed. Retry the same call in about ${retryAfterMs} ms`, retryAfterMs, { active_imports: activeImports });
+      }
+      activeImports++;
+      const started = performance.now();
+      let released = false;
+      return {
+        release() {
+          if (released) return;
+          released = true;
+          activeImports--;
+          avgImportMs = EWMA_ALPHA * (performance.now() - started) + (1 - EWMA_ALPHA) * avgImportMs;
+        },
+      };
+    },
+    stats: () => ({ running: bulk.pending + interactive.pending, waiting: bulk.size + interactive.size, activeImports }),
+    close: () => heic.close(),
+  };
+}
