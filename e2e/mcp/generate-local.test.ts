@@ -42,7 +42,8 @@ describe('svc_drafts asset_generate with the local provider', () => {
     expect(caps[0]).toMatchObject({ provider: 'local', default: true, credits: 0 });
     const tools = await c.client.listTools();
     const drafts = tools.tools.find((t) => t.name === 'svc_drafts')!;
-    expect(drafts.description).toContain('product page 1 high + 1-2 medium (2-3 total)');
+    expect(drafts.description).toContain('product page 1 high + 1-2 medium');
+    expect(drafts.description).toContain('homepage 1 high + 1 medium');
     expect(drafts.description).toContain('low for textures, patterns and decorative elements');
     expect(drafts.description).toContain('svc_assets capabilities');
   });
