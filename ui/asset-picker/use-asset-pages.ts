@@ -17,6 +17,8 @@ export interface AssetPages {
   items: (Asset | undefined)[];
   /** matches across all pages (from the server), null before the first page */
   total: number | null;
+  /** the first page's suggestions: nearest assets that are NOT matches (never in `items` or `total`) */
+  suggestions: Asset[];
   loading: boolean;
   /** why the last page request failed (loading stops until `retry`) */
   error: HumanError | null;
@@ -51,6 +53,7 @@ interface State {
 export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial: AssetPage | null): AssetPages {
   const [items, setItems] = useState<(Asset | undefined)[]>([]);
   const [total, setTotal] = useState<number | null>(null);
+  const [suggestions, setSuggestions] = useState<Asset[]>([]);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<HumanError | null>(null);
   const st = useRef<State>({ gen: 0, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, 0], failedWant: null, stopped: false });
@@ -62,6 +65,7 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     s.total = page.total;
     if (page.next_cursor && !s.anchor) s.anchor = page.next_cursor;
     setTotal(page.total);
+    if (offset === 0) setSuggestions(page.suggestions);
     setItems((prev) => {
       const next = prev.slice();
       page.assets.forEach((a, i) => { next[offset + i] = a; });
@@ -124,6 +128,7 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     st.current = { gen, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, PAGE_SIZE - 1], failedWant: null, stopped: false };
     setItems([]);
     setTotal(null);
+    setSuggestions([]);
     setError(null);
     setLoading(false);
     if (useInitial) {
@@ -163,5 +168,5 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, pump]);
 
-  return { items, total, loading, error, ensure, retry };
+  return { items, total, suggestions, loading, error, ensure, retry };
 }
