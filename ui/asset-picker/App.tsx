@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
+import { ROUTER } from '../../shared/routers.ts';
 import { SearchModeSchema, type Asset, type Orientation } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, SelectedAsset } from '../../shared/schemas/panel.ts';
-import { ActionError, parseToolResult } from '../lib/call-action.ts';
+import { ActionError } from '../lib/call-action.ts';
 import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
 import { NoMatch } from '../lib/NoMatch.tsx';
@@ -11,6 +11,7 @@ import { humanizeError, toolResultError, type HumanError } from '../lib/human-er
 import { panelHeight } from '../lib/panel-layout.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { previewSizePx, useThumbnails } from '../lib/use-thumbnails.ts';
+import { pickerActions } from './actions.ts';
 import { Confirmed, type Handoff } from './Confirmed.tsx';
 import { Facets, ShapeFilter } from './Facets.tsx';
 import { travelled } from './grid-nav.ts';
@@ -49,8 +50,8 @@ function summary(selection: Asset[]): string {
  * and the panel loads the same search itself.
  */
 export function AssetPickerApp() {
-  const at = useAtelierApp('atelier-asset-picker');
-  const select = useMemo(() => parseToolResult(ROUTER.assetSelect, 'select', at.toolResult ?? undefined), [at.toolResult]);
+  const at = useAtelierApp('atelier-asset-picker', pickerActions);
+  const select = useMemo(() => pickerActions.parse(ROUTER.assetSelect, 'select', at.toolResult), [at.toolResult]);
   const toolError = useMemo(() => toolResultError(at.toolResult), [at.toolResult]);
   const args = (at.toolInput?.args ?? {}) as Record<string, unknown>;
   const request = useMemo(() => (select ? startRequest(select.page, args) : null), [select, at.toolInput]); // eslint-disable-line react-hooks/exhaustive-deps

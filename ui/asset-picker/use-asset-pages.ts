@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
+import { ROUTER } from '../../shared/routers.ts';
 import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
 import { humanizeError, type HumanError } from '../lib/human-error.ts';
 import type { AtelierApp } from '../lib/use-atelier-app.ts';
+import type { pickerActions } from './actions.ts';
 
 /** Search args of the picker's current view (query, kind, category, subtype, theme, workspace). */
 export type PickerQuery = Record<string, unknown>;
@@ -50,7 +51,7 @@ interface State {
  * snapshot. Jumping to the end of 10,000 assets loads one page, not 200. A change of `query` starts
  * over; responses for an older query are dropped.
  */
-export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial: AssetPage | null): AssetPages {
+export function useAssetPages(at: AtelierApp<typeof pickerActions.schemas>, query: PickerQuery | null, initial: AssetPage | null): AssetPages {
   const [items, setItems] = useState<(Asset | undefined)[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [suggestions, setSuggestions] = useState<Asset[]>([]);

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
+import { ROUTER } from '../../shared/routers.ts';
 import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
-import { parseToolResult } from '../lib/call-action.ts';
 import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
 import { NoMatch } from '../lib/NoMatch.tsx';
@@ -10,6 +9,7 @@ import { humanizeError, toolResultError, type HumanError } from '../lib/human-er
 import { panelHeight, useElementWidth } from '../lib/panel-layout.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { previewSizePx, useThumbnails } from '../lib/use-thumbnails.ts';
+import { searchActions } from './actions.ts';
 import { AssetCard } from './AssetCard.tsx';
 import { activeFilters, countLabel, isBrowse } from './wording.ts';
 
@@ -28,7 +28,7 @@ const GAP_PX = 10;
  * Retry when retrying can help.
  */
 export function SearchResultsApp() {
-  const at = useAtelierApp('atelier-search-results');
+  const at = useAtelierApp('atelier-search-results', searchActions);
   const [assets, setAssets] = useState<Asset[]>([]);
   const [suggestions, setSuggestions] = useState<Asset[]>([]);
   const [meta, setMeta] = useState<PageMeta | null>(null);
@@ -67,7 +67,7 @@ export function SearchResultsApp() {
       setFailure({ error: humanizeError(err), retry: rerun, initial: true });
       return;
     }
-    const page = parseToolResult(ROUTER.assetLibrary, 'search', at.toolResult);
+    const page = searchActions.parse(ROUTER.assetLibrary, 'search', at.toolResult);
     if (!page) {
       setFailure({ error: humanizeError(toolResultError({ ...at.toolResult, isError: true }) ?? new Error('unexpected result')), retry: rerun, initial: true });
       return;

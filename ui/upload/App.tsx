@@ -1,14 +1,14 @@
 import Uppy, { type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/react/dashboard';
 import { useEffect, useRef, useState } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
+import { ROUTER } from '../../shared/routers.ts';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
-import type { UploadPanelResult } from '../../shared/schemas/upload.ts';
-import { ActionError, parseToolResult } from '../lib/call-action.ts';
+import { ActionError } from '../lib/call-action.ts';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
 import { humanizeError, toolResultError } from '../lib/human-error.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { McpUploader, type UploadBody, type UploadMeta } from '../lib/uppy-mcp-uploader.ts';
+import { uploadActions } from './actions.ts';
 import { CdnLink } from './CdnLink.tsx';
 import { dataUrlPreview } from './preview.ts';
 
@@ -29,8 +29,8 @@ function line(a: Uploaded): string {
  * message that wakes the agent) carrying asset id, name and permanent URL.
  */
 export function UploadApp() {
-  const at = useAtelierApp('atelier-upload');
-  const request = parseToolResult(ROUTER.assetUpload, 'upload', at.toolResult ?? undefined) as UploadPanelResult | null;
+  const at = useAtelierApp('atelier-upload', uploadActions);
+  const request = uploadActions.parse(ROUTER.assetUpload, 'upload', at.toolResult);
   const callRef = useRef(at.callAction);
   callRef.current = at.callAction;
   const appRef = useRef(at.app);
