@@ -85,7 +85,7 @@ const READ_ONLY: ToolAnnotationsSpec = { readOnlyHint: true, destructiveHint: fa
  * THE action registry, as `const` data keyed router → action. Everything else derives from it: the
  * router tools and their input schemas in tools/list, argument validation, result validation,
  * `svc_discover`, the server's handler types (`server/routers/types.ts`: a missing handler, a misspelt
- * action or a wrong result shape fails `tsc`) and the panels' `callAction` types.
+ * action or a wrong result shape fails `tsc`) and the panels' `actionClient` types (ui/lib/call-action.ts).
  */
 export const REGISTRY = {
   [ROUTER.assetLibrary]: {
