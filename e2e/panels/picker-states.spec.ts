@@ -74,6 +74,22 @@ test.describe('with the shared library', () => {
     await expect(view.getByTestId('confirmed-list').locator('li').first()).toContainText(second.name);
   });
 
+  test('picker: a query with one match shows it in the grid and the suggestions apart; header and category counts count the match only', async ({ atelier }) => {
+    const { tenant } = atelier;
+    const { view, result } = await atelier.open('svc_asset_select', 'select', { query: 'prairie falcon cliff harbour', theme_id: tenant.theme_id });
+    const sc = result.structuredContent as { page: { total: number; assets: { id: string }[]; suggestions: { id: string }[] } };
+    expect(sc.page.total).toBe(1);
+    expect(sc.page.suggestions.length).toBeGreaterThan(0);
+    await expect(view.getByTestId('match-count')).toHaveText('1 asset');
+    await expect(view.getByTestId('category-all')).toHaveText('All 1');
+    await expect(view.getByTestId('picker-cell')).toHaveCount(1);
+    await expect(view.getByTestId('picker-cell')).toHaveAttribute('data-asset-id', sc.page.assets[0]!.id);
+    await expect(view.getByTestId('no-match')).toHaveCount(0);
+    const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
+    await expect(section.getByTestId('suggestion')).toHaveCount(sc.page.suggestions.length);
+    expect(await view.getByTestId('picker-grid').evaluate((g, ids) => ids.filter((id) => g.querySelector(`[data-asset-id="${id}"]`)).length, sc.page.suggestions.map((x) => x.id))).toBe(0);
+  });
+
   test('picker: facet counts follow the agent\'s search mode, so they agree with the header (no "All 153" above no match)', async ({ atelier }) => {
     const { tenant } = atelier;
     // "sample" is in every seeded row's alt text but in no file name.

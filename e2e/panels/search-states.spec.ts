@@ -8,6 +8,8 @@ test.use({ isolated: false });
 const UPLOAD_REQUEST = /open the upload panel/i;
 /** Matches nothing in the shared library; "harbour" (1 of its 4 words) makes the harbour-* rows suggestions. */
 const NO_MATCH = 'harbour basketball court volcano';
+/** One match in the shared library, and near non-matches as suggestions. */
+const FEW_MATCHES = 'prairie falcon cliff harbour';
 
 test.describe('with the shared library', () => {
   test.use({ library: true });
@@ -71,6 +73,26 @@ test.describe('with the shared library', () => {
     expect(msgs).toHaveLength(1);
     expect(JSON.stringify(msgs[0]!.params)).toContain(NO_MATCH);
     expect(JSON.stringify(msgs[0]!.params)).toMatch(/svc_drafts asset_generate.*svc_asset_import.*svc_asset_upload upload/);
+  });
+
+  test('search panel: a query with one match shows it in the results and the suggestions apart, never counted', async ({ atelier }) => {
+    const { tenant } = atelier;
+    const { view, result } = await atelier.open('svc_asset_library', 'search', { query: FEW_MATCHES, theme_id: tenant.theme_id });
+    const sc = result.structuredContent as { total: number; assets: { id: string }[]; suggestions: { id: string }[] };
+    expect(sc.total).toBe(1);
+    expect(sc.suggestions.length).toBeGreaterThan(0);
+    await expect(view.getByTestId('result-count')).toHaveText('1 result');
+    await expect(view.getByTestId('pagination')).toHaveText('Showing 1 of 1');
+    await expect(view.getByTestId('no-match')).toHaveCount(0);
+    const grid = view.getByRole('list', { name: 'Search results' });
+    await expect(grid.getByTestId('asset-card')).toHaveCount(1);
+    await expect(grid.getByTestId('asset-card')).toHaveAttribute('data-asset-id', sc.assets[0]!.id);
+    const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
+    await expect(section.getByTestId('suggestion')).toHaveCount(sc.suggestions.length);
+    // Outside the results list, and not counted in it.
+    expect(await grid.evaluate((ul, ids) => ids.filter((id) => ul.querySelector(`[data-asset-id="${id}"]`)).length, sc.suggestions.map((x) => x.id))).toBe(0);
+    expect(await section.evaluate((el) => el.closest('[data-testid="results-scroll"]'))).toBeNull();
+    await expect(section.getByTestId('suggestion-relevance').first()).toHaveText(/^somewhat related, 48%: /);
   });
 
   test('search panel in a host without ui/message: no match gives the next step as text; in a host without the MCP Apps extension results render the same', async ({ atelier }) => {
