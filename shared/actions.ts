@@ -39,35 +39,10 @@ import {
   ThumbnailsArgsSchema,
   ThumbnailsResultSchema,
 } from './schemas/panel.ts';
+import { PANEL_URI, ROUTER, type RouterName } from './routers.ts';
 
-/** Router tool names (spec §4; the `svc_` prefix stands in for the maker's name). */
-export const ROUTER = {
-  assetLibrary: 'svc_asset_library',
-  assetSelect: 'svc_asset_select',
-  drafts: 'svc_drafts',
-  assets: 'svc_assets',
-  /** metadata updates and deletion (spec §1 scoping names both) */
-  assetManage: 'svc_asset_manage',
-  assetImport: 'svc_asset_import',
-  assetUpload: 'svc_asset_upload',
-  /** panel-only chunked upload channel of the upload panel (MCP Apps visibility ['app']) */
-  assetUploadApp: 'svc_asset_upload_app',
-  discover: 'svc_discover',
-  catalog: 'svc_catalog',
-  /** app-only panel actions (thumbnails, facets, picker submit): MCP Apps `visibility: ['app']` */
-  assetPanel: 'svc_asset_panel',
-} as const;
-export type RouterName = (typeof ROUTER)[keyof typeof ROUTER];
-
-/**
- * `ui://` resources of the MCP Apps panels; `<name>.html` is built to `dist/ui/<name>.html` from
- * `ui/<name>/index.html` (scripts/build-ui.mjs) and served by server/mcp/app-resources.ts.
- */
-export const PANEL_URI = {
-  searchResults: 'ui://atelier/search-results.html',
-  assetPicker: 'ui://atelier/asset-picker.html',
-  upload: 'ui://atelier/upload.html',
-} as const;
+/** Router and panel names live in routers.ts (small, for the panels); re-exported here for the server. */
+export { PANEL_URI, ROUTER, type RouterName };
 
 /** Who may call an action: the model, an MCP Apps panel, or both (MCP Apps `_meta.ui.visibility`). */
 export type Visibility = readonly ('model' | 'app')[];
@@ -110,7 +85,7 @@ const READ_ONLY: ToolAnnotationsSpec = { readOnlyHint: true, destructiveHint: fa
  * THE action registry, as `const` data keyed router → action. Everything else derives from it: the
  * router tools and their input schemas in tools/list, argument validation, result validation,
  * `svc_discover`, the server's handler types (`server/routers/types.ts`: a missing handler, a misspelt
- * action or a wrong result shape fails `tsc`) and the panels' `callAction` types.
+ * action or a wrong result shape fails `tsc`) and the panels' `actionClient` types (ui/lib/call-action.ts).
  */
 export const REGISTRY = {
   [ROUTER.assetLibrary]: {

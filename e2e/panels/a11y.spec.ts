@@ -24,6 +24,21 @@ test.describe('with the shared library', () => {
       await expect(search.view.getByTestId('asset-card').first()).toBeVisible();
       expect(await panelViolations(page)).toEqual([]);
     });
+
+    test(`search panel and picker pass axe when nothing matches, with suggestions (${theme})`, async ({ atelier, page }) => {
+      const { tenant } = atelier;
+      const query = 'harbour basketball court volcano';
+      const search = await atelier.open('svc_asset_library', 'search', { theme_id: tenant.theme_id, query }, { theme });
+      await expect(search.view.getByTestId('no-match')).toBeVisible();
+      await expect(search.view.getByTestId('suggestion').first().locator('img')).toBeVisible();
+      expect(await panelViolations(page)).toEqual([]);
+      const picker = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id, query }, { theme });
+      await expect(picker.view.getByTestId('no-match')).toBeVisible();
+      await expect(picker.view.getByTestId('suggestion').first().locator('img')).toBeVisible();
+      await picker.view.getByTestId('suggestion-pick').first().click(); // a chosen suggestion too
+      await expect(picker.view.getByTestId('suggestion-pick').first()).toHaveAttribute('aria-pressed', 'true');
+      expect(await panelViolations(page)).toEqual([]);
+    });
   }
 });
 

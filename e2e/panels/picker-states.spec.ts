@@ -6,6 +6,8 @@ import { expect, SHARED_LIBRARY, test } from './fixtures.ts';
 // the others get a tenant of their own with an empty library.
 test.use({ isolated: false });
 const ALL = `${SHARED_LIBRARY.total} assets`;
+/** Matches nothing in the shared library; "harbour" (1 of its 4 words) makes the harbour-* rows suggestions. */
+const NO_MATCH = 'harbour basketball court volcano';
 
 const focused = (view: FrameLocator) => view.locator('[data-testid="picker-cell"][tabindex="0"]');
 type Call = { name: string; arguments: { action: string; args: Record<string, unknown> } };
@@ -18,7 +20,7 @@ test.describe('with the shared library', () => {
     const held = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id }, { holdResult: true });
     await expect(held.view.getByTestId('loading')).toHaveText('Loading assets…');
     await expect(held.view.getByTestId('match-count')).toHaveText('');
-    await expect(held.view.getByTestId('empty')).toHaveCount(0);
+    await expect(held.view.getByTestId('no-match')).toHaveCount(0);
     await expect(held.view.getByText(/No assets match|No match/)).toHaveCount(0);
     await atelier.screenshots('picker-loading');
     await held.release();
@@ -28,6 +30,77 @@ test.describe('with the shared library', () => {
   });
 
 
+
+  test('picker: a query nothing matches says "No match" with the next step; suggestions apart, labelled, not counted, and still choosable', async ({ atelier, page }) => {
+    const { tenant } = atelier;
+    const { view, result } = await atelier.open('svc_asset_select', 'select', { query: NO_MATCH, theme_id: tenant.theme_id });
+    const sc = result.structuredContent as { candidates: unknown[]; total: number; page: { total: number; assets: unknown[]; suggestions: { id: string; name: string }[] } };
+    expect(sc).toMatchObject({ candidates: [], total: 0, page: { total: 0, assets: [] } });
+    expect(sc.page.suggestions.length).toBeGreaterThan(0);
+    await expect(view.getByTestId('match-count')).toHaveText('No matches');
+    await expect(view.getByTestId('category-all')).toHaveText('All 0'); // the facet counts agree with the header
+    const notice = view.getByTestId('no-match');
+    await expect(notice.getByRole('heading')).toHaveText(`No match for “${NO_MATCH}”`);
+    await expect(notice).toContainText('Next step: the assistant can generate an image or import one from a link, or you can upload your own. Or try other words, another category or shape.');
+    await expect(view.getByTestId('picker-grid')).toHaveCount(0);
+    await expect(view.getByTestId('picker-cell')).toHaveCount(0);
+    const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
+    await expect(section).toContainText(`These ${sc.page.suggestions.length} assets do not match “${NO_MATCH}” and are not counted in the results; you can still choose one.`);
+    const items = section.getByTestId('suggestion');
+    await expect(items).toHaveCount(sc.page.suggestions.length);
+    expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-asset-id')))).toEqual(sc.page.suggestions.map((x) => x.id));
+    await expect(items.first().getByTestId('suggestion-relevance')).toHaveText('weakly related, 25%: shares some of your words');
+    // A suggestion can still be chosen; it is numbered like a grid selection and the header count stays "No matches".
+    const second = sc.page.suggestions[1]!;
+    await items.nth(1).getByRole('button', { name: `Choose ${second.name}` }).click();
+    await expect(items.nth(1).getByTestId('suggestion-pick')).toHaveAttribute('aria-pressed', 'true');
+    await expect(items.nth(1).getByTestId('selection-badge')).toHaveText('Selected as number 1');
+    await expect(view.getByTestId('selection-summary')).toHaveText(`1 asset selected: 1. ${second.name}`);
+    await expect(view.getByTestId('match-count')).toHaveText('No matches');
+    expect(await panelViolations(page)).toEqual([]);
+    await atelier.screenshots('picker-no-match');
+
+    // Another query typed in the picker that matches nothing: its own suggestions; the choice so far stays.
+    const search = view.getByTestId('picker-search');
+    await search.fill('quay piano violin trumpet');
+    await search.press('Enter');
+    await expect(notice.getByRole('heading')).toHaveText('No match for “quay piano violin trumpet”');
+    await expect(items.first()).toContainText(/^quay-\d{5}\.jpg/);
+    await expect(view.getByTestId('category-all')).toHaveText('All 0');
+    await expect(view.getByTestId('selection-summary')).toHaveText(`1 asset selected: 1. ${second.name}`);
+    await items.first().getByTestId('suggestion-pick').click();
+    await view.getByTestId('use-selected').click();
+    await expect(view.getByTestId('confirmed-list').locator('li')).toHaveCount(2);
+    await expect(view.getByTestId('confirmed-list').locator('li').first()).toContainText(second.name);
+  });
+
+  test('picker: a query with one match shows it in the grid and the suggestions apart; header and category counts count the match only', async ({ atelier }) => {
+    const { tenant } = atelier;
+    const { view, result } = await atelier.open('svc_asset_select', 'select', { query: 'prairie falcon cliff harbour', theme_id: tenant.theme_id });
+    const sc = result.structuredContent as { page: { total: number; assets: { id: string }[]; suggestions: { id: string }[] } };
+    expect(sc.page.total).toBe(1);
+    expect(sc.page.suggestions.length).toBeGreaterThan(0);
+    await expect(view.getByTestId('match-count')).toHaveText('1 asset');
+    await expect(view.getByTestId('category-all')).toHaveText('All 1');
+    await expect(view.getByTestId('picker-cell')).toHaveCount(1);
+    await expect(view.getByTestId('picker-cell')).toHaveAttribute('data-asset-id', sc.page.assets[0]!.id);
+    await expect(view.getByTestId('no-match')).toHaveCount(0);
+    const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
+    await expect(section.getByTestId('suggestion')).toHaveCount(sc.page.suggestions.length);
+    expect(await view.getByTestId('picker-grid').evaluate((g, ids) => ids.filter((id) => g.querySelector(`[data-asset-id="${id}"]`)).length, sc.page.suggestions.map((x) => x.id))).toBe(0);
+  });
+
+  test('picker: facet counts follow the agent\'s search mode, so they agree with the header (no "All 153" above no match)', async ({ atelier }) => {
+    const { tenant } = atelier;
+    // "sample" is in every seeded row's alt text but in no file name.
+    const { view } = await atelier.open('svc_asset_select', 'select', { query: 'sample', mode: 'filename', theme_id: tenant.theme_id });
+    await expect(view.getByTestId('match-count')).toHaveText('No matches');
+    await expect(view.getByTestId('category-all')).toHaveText('All 0');
+    await expect(view.getByTestId('no-match')).toBeVisible();
+    await expect(view.getByTestId('suggestions')).toHaveCount(0); // nothing near either: no empty section
+    const facets = (await atelier.events('tools/call')).map((e) => e.params as Call).filter((p) => p.arguments.action === 'facets');
+    expect(facets.at(-1)!.arguments.args).toMatchObject({ query: 'sample', mode: 'filename' });
+  });
 
   test('picker: server stopped → a search says so with Retry; after a restart the expired session says so; Retry then searches', async ({ atelier }) => {
     const { tenant } = atelier;
@@ -40,7 +113,7 @@ test.describe('with the shared library', () => {
     const err = view.getByTestId('error');
     await expect(err).toHaveAttribute('data-kind', 'unreachable');
     await expect(err.locator('.notice-title')).toHaveText('Atelier can’t be reached — the server may have stopped or the network dropped.');
-    await expect(view.getByTestId('empty')).toHaveCount(0);
+    await expect(view.getByTestId('no-match')).toHaveCount(0);
     await atelier.screenshots('picker-server-stopped');
     await atelier.startServer();
     await view.getByTestId('retry').click();
@@ -196,7 +269,7 @@ test('picker: an empty library says "Your library is empty — upload or import"
   const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: atelier.tenant.theme_id });
   await expect(view.getByTestId('empty-library')).toContainText('Your library is empty — upload or import');
   await expect(view.getByTestId('match-count')).toHaveText('0 assets');
-  await expect(view.getByTestId('empty')).toHaveCount(0);
+  await expect(view.getByTestId('no-match')).toHaveCount(0);
   await expect(view.getByTestId('picker-grid')).toHaveCount(0);
   expect(await panelViolations(page)).toEqual([]);
   await atelier.screenshots('picker-empty-library');

@@ -6,6 +6,10 @@ import { expect, SHARED_LIBRARY, test } from './fixtures.ts';
 test.use({ isolated: false });
 
 const UPLOAD_REQUEST = /open the upload panel/i;
+/** Matches nothing in the shared library; "harbour" (1 of its 4 words) makes the harbour-* rows suggestions. */
+const NO_MATCH = 'harbour basketball court volcano';
+/** One match in the shared library, and near non-matches as suggestions. */
+const FEW_MATCHES = 'prairie falcon cliff harbour';
 
 test.describe('with the shared library', () => {
   test.use({ library: true });
@@ -28,6 +32,85 @@ test.describe('with the shared library', () => {
   });
 
 
+
+  test('search panel: a query nothing matches says "No match" with the next step; the suggestions stand apart, labelled, with their relevance, never counted', async ({ atelier, page }) => {
+    const { tenant } = atelier;
+    const { view, result } = await atelier.open('svc_asset_library', 'search', { query: NO_MATCH, theme_id: tenant.theme_id });
+    const sc = result.structuredContent as { total: number; assets: unknown[]; suggestions: { id: string; name: string; relevance: number }[] };
+    expect(sc).toMatchObject({ total: 0, assets: [] });
+    expect(sc.suggestions.length).toBeGreaterThan(0);
+    const notice = view.getByTestId('no-match');
+    await expect(notice.getByRole('heading')).toHaveText(`No match for “${NO_MATCH}”`);
+    await expect(notice).toContainText('Next step: the assistant can generate an image or import one from a link, or you can upload your own.');
+    // The header counts only matches: none.
+    await expect(view.getByTestId('result-count')).toHaveText('No results');
+    await expect(view.getByTestId('pagination')).toHaveText('');
+    await expect(view.getByTestId('load-more')).toHaveCount(0);
+    // No results grid at all; the suggestions are a labelled section of their own.
+    await expect(view.getByRole('list', { name: 'Search results' })).toHaveCount(0);
+    await expect(view.getByTestId('asset-card')).toHaveCount(0);
+    const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
+    await expect(section).toBeVisible();
+    await expect(section).toHaveAttribute('data-testid', 'suggestions');
+    await expect(section).toContainText(`These ${sc.suggestions.length} assets do not match “${NO_MATCH}” and are not counted in the results.`);
+    const items = section.getByTestId('suggestion');
+    await expect(items).toHaveCount(sc.suggestions.length);
+    expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-asset-id')))).toEqual(sc.suggestions.map((s) => s.id));
+    // Relevance as a person reads it (harbour is 1 of the 4 words: 25%), and how it relates.
+    expect(sc.suggestions[0]!.relevance).toBe(0.25);
+    await expect(items.first().getByTestId('suggestion-relevance')).toHaveText('weakly related, 25%: shares some of your words');
+    await expect(items.first()).toContainText(sc.suggestions[0]!.name);
+    // Visibly different from a result: a dashed frame, small previews.
+    expect(await section.evaluate((el) => getComputedStyle(el).borderTopStyle)).toBe('dashed');
+    await expect(items.first().locator('img')).toBeVisible();
+    expect(await items.first().locator('img').evaluate((el) => el.getBoundingClientRect().width)).toBeLessThan(80);
+    expect(await panelViolations(page)).toEqual([]);
+    await atelier.screenshots('search-no-match');
+    // The next step as an action: ask the assistant (ui/message) to generate, import or open the upload panel.
+    await notice.getByTestId('ask-action').click();
+    await expect(view.getByTestId('ask-requested')).toBeVisible();
+    const msgs = await atelier.events('ui/message');
+    expect(msgs).toHaveLength(1);
+    expect(JSON.stringify(msgs[0]!.params)).toContain(NO_MATCH);
+    expect(JSON.stringify(msgs[0]!.params)).toMatch(/svc_drafts asset_generate.*svc_asset_import.*svc_asset_upload upload/);
+  });
+
+  test('search panel: a query with one match shows it in the results and the suggestions apart, never counted', async ({ atelier }) => {
+    const { tenant } = atelier;
+    const { view, result } = await atelier.open('svc_asset_library', 'search', { query: FEW_MATCHES, theme_id: tenant.theme_id });
+    const sc = result.structuredContent as { total: number; assets: { id: string }[]; suggestions: { id: string }[] };
+    expect(sc.total).toBe(1);
+    expect(sc.suggestions.length).toBeGreaterThan(0);
+    await expect(view.getByTestId('result-count')).toHaveText('1 result');
+    await expect(view.getByTestId('pagination')).toHaveText('Showing 1 of 1');
+    await expect(view.getByTestId('no-match')).toHaveCount(0);
+    const grid = view.getByRole('list', { name: 'Search results' });
+    await expect(grid.getByTestId('asset-card')).toHaveCount(1);
+    await expect(grid.getByTestId('asset-card')).toHaveAttribute('data-asset-id', sc.assets[0]!.id);
+    const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
+    await expect(section.getByTestId('suggestion')).toHaveCount(sc.suggestions.length);
+    // Outside the results list, and not counted in it.
+    expect(await grid.evaluate((ul, ids) => ids.filter((id) => ul.querySelector(`[data-asset-id="${id}"]`)).length, sc.suggestions.map((x) => x.id))).toBe(0);
+    expect(await section.evaluate((el) => el.closest('[data-testid="results-scroll"]'))).toBeNull();
+    await expect(section.getByTestId('suggestion-relevance').first()).toHaveText(/^somewhat related, 48%: /);
+  });
+
+  test('search panel in a host without ui/message: no match gives the next step as text; in a host without the MCP Apps extension results render the same', async ({ atelier }) => {
+    const { tenant } = atelier;
+    const { view } = await atelier.open('svc_asset_library', 'search', { query: NO_MATCH, theme_id: tenant.theme_id }, { noMessage: true });
+    await expect(view.getByTestId('no-match')).toBeVisible();
+    await expect(view.getByTestId('ask-action')).toHaveCount(0);
+    await expect(view.getByTestId('ask-hint')).toHaveText('Ask the assistant to generate or import one, or to “open the upload panel”.');
+    await expect(view.getByTestId('suggestions')).toBeVisible();
+    await atelier.screenshots('search-no-match-no-message');
+    expect(await atelier.events('ui/message')).toEqual([]);
+
+    const plain = await atelier.open('svc_asset_library', 'search', { query: 'harbour', theme_id: tenant.theme_id }, { noUiExtension: true });
+    await expect(plain.view.getByTestId('result-count')).toHaveText('14 results');
+    await expect(plain.view.getByTestId('asset-card')).toHaveCount(14);
+    await expect(plain.view.getByTestId('pending')).toHaveCount(0);
+    await atelier.screenshots('search-no-extension');
+  });
 
   test('search panel: server stopped → "can’t be reached" with Retry; restarted → "connection expired" with Retry; Retry then loads', async ({ atelier, page }) => {
     const { tenant } = atelier;

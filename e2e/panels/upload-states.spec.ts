@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEMO_DIR, demoFile } from '../mcp/harness.ts';
+import { panelViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 
 // One server for the file; each test has its own tenant. (upload.spec.ts keeps a server per test: it counts staging files.)
@@ -73,4 +74,50 @@ test('upload panel: server stopped mid-session → a sentence (not "fetch failed
   }
   await expect(view.getByTestId('uploaded-item')).toHaveCount(1);
   await expect(view.getByTestId('uploaded-item')).toContainText('cyclamen_persicum.jpg');
+});
+
+test('upload panel: "Waiting for the upload request…" until the result arrives; a failed upload call shows the error with its field, not the Dashboard', async ({ atelier, page }) => {
+  const held = await atelier.open('svc_asset_upload', 'upload', {}, { holdResult: true });
+  await expect(held.view.getByText('Waiting for the upload request…')).toBeVisible();
+  await expect(held.view.locator('.uppy-Dashboard')).toHaveCount(0);
+  await atelier.screenshots('upload-loading');
+  await held.release();
+  await expect(held.view.locator('.uppy-Dashboard')).toBeVisible();
+  await expect(held.view.getByText('Waiting for the upload request…')).toHaveCount(0);
+
+  const { view, result } = await atelier.open('svc_asset_upload', 'upload', { workspace_id: 'not-a-workspace' });
+  expect(result.isError).toBe(true);
+  const err = view.getByTestId('error');
+  await expect(err.locator('.notice-title')).toContainText(/^The request can’t be run as asked/);
+  await expect(view.getByTestId('error-field')).toHaveText('workspace_id');
+  await expect(err.locator('.notice-title')).not.toContainText('{');
+  await expect(view.locator('.uppy-Dashboard')).toHaveCount(0);
+  expect(await panelViolations(page)).toEqual([]);
+  await atelier.screenshots('upload-tool-error');
+});
+
+test('upload panel in a host without ui/message: the file is added and the panel says the assistant has not been told, with the text to paste', async ({ atelier, page }) => {
+  const { view } = await atelier.open('svc_asset_upload', 'upload', {}, { noMessage: true });
+  await view.locator('input[type="file"]').first().setInputFiles(CYCLAMEN);
+  await view.locator('.uppy-StatusBar-actionBtn--upload').click();
+  await expect(view.getByTestId('uploaded-item')).toHaveCount(1);
+  await expect(view.getByTestId('uploaded-head')).toHaveText('Added to your library (1)');
+  await expect(view.getByTestId('handoff-note')).toHaveText('This host does not let panels send messages, so the assistant has not been told. Tell the assistant you are done, or paste this:');
+  await expect(view.getByTestId('handoff')).toContainText('cyclamen_persicum.jpg');
+  expect(await atelier.events('ui/message')).toEqual([]);
+  expect(await atelier.events('ui/update-model-context')).toHaveLength(1);
+  expect(await panelViolations(page)).toEqual([]);
+  await atelier.screenshots('upload-no-message');
+});
+
+test('upload panel in a host that does not declare the MCP Apps extension: the panel still uploads, and says it was sent', async ({ atelier }) => {
+  const { view, result } = await atelier.open('svc_asset_upload', 'upload', {}, { noUiExtension: true });
+  expect(result.structuredContent).toMatchObject({ status: 'no_panel', panel_available: false });
+  await expect(view.locator('.uppy-Dashboard')).toBeVisible();
+  await atelier.screenshots('upload-no-extension');
+  await view.locator('input[type="file"]').first().setInputFiles(FIR);
+  await view.locator('.uppy-StatusBar-actionBtn--upload').click();
+  await expect(view.getByTestId('uploaded-item')).toHaveCount(1);
+  await expect(view.getByTestId('uploaded-head')).toHaveText('Sent to the conversation (1)');
+  expect(await atelier.events('ui/message')).toHaveLength(1);
 });

@@ -1,18 +1,22 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
-import { AssetKindSchema, OrientationSchema, type Asset, type AssetKind, type Orientation } from '../../shared/schemas/asset.ts';
+import { ROUTER } from '../../shared/routers.ts';
+import { SearchModeSchema, type Asset, type Orientation } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, SelectedAsset } from '../../shared/schemas/panel.ts';
-import { ActionError, parseToolResult } from '../lib/call-action.ts';
+import { ActionError } from '../lib/call-action.ts';
 import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
+import { NoMatch } from '../lib/NoMatch.tsx';
+import { Suggestions } from '../lib/Suggestions.tsx';
 import { humanizeError, toolResultError, type HumanError } from '../lib/human-error.ts';
 import { panelHeight } from '../lib/panel-layout.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { previewSizePx, useThumbnails } from '../lib/use-thumbnails.ts';
+import { pickerActions } from './actions.ts';
 import { Confirmed, type Handoff } from './Confirmed.tsx';
 import { Facets, ShapeFilter } from './Facets.tsx';
 import { travelled } from './grid-nav.ts';
 import { GRID_VIEWPORT_PX, PickerGrid } from './PickerGrid.tsx';
+import { startRequest } from './start-request.ts';
 import { PAGE_SIZE, useAssetPages } from './use-asset-pages.ts';
 
 type Phase = 'choosing' | 'submitting' | 'confirmed';
@@ -36,38 +40,6 @@ function summary(selection: Asset[]): string {
   return `${plural(selection.length)} selected: ${shown}${selection.length > 3 ? `, and ${selection.length - 3} more` : ''}`;
 }
 
-/** The view's starting request: the select result's echo, or (a host that did not declare MCP Apps got candidates, no page) the tool input. */
-/** The effective request the picker starts from: the select result's page echo, else the tool input. */
-interface StartRequest {
-  query: string | null;
-  kind: AssetKind | null;
-  category: string | null;
-  subtype: string | null;
-  orientation: Orientation | null;
-  theme_id: string;
-  workspace_id: string | null;
-}
-
-/**
- * The picker's starting request: the page echo of the select result, or (a host that gave no page) the
- * tool input's args, read field by field with the shared schemas (the host's input is not trusted).
- */
-function startRequest(page: { request: StartRequest } | null | undefined, args: Record<string, unknown>): StartRequest | null {
-  if (page) return page.request;
-  const theme = args.theme_id ?? args.brand_kit_id;
-  if (typeof theme !== 'string') return null;
-  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-  return {
-    query: str(args.query),
-    kind: AssetKindSchema.safeParse(args.kind).data ?? null,
-    category: str(args.category),
-    subtype: str(args.subtype),
-    orientation: OrientationSchema.safeParse(args.orientation).data ?? null,
-    theme_id: theme,
-    workspace_id: str(args.workspace_id),
-  };
-}
-
 /**
  * The asset picker for `svc_asset_select` `select` (spec §4.2): category browsing, search, a virtualized
  * multi-select grid with keyboard control and numbered selection badges (at most 50). On "Use selected"
@@ -78,8 +50,8 @@ function startRequest(page: { request: StartRequest } | null | undefined, args: 
  * and the panel loads the same search itself.
  */
 export function AssetPickerApp() {
-  const at = useAtelierApp('atelier-asset-picker');
-  const select = useMemo(() => parseToolResult(ROUTER.assetSelect, 'select', at.toolResult ?? undefined), [at.toolResult]);
+  const at = useAtelierApp('atelier-asset-picker', pickerActions);
+  const select = useMemo(() => pickerActions.parse(ROUTER.assetSelect, 'select', at.toolResult), [at.toolResult]);
   const toolError = useMemo(() => toolResultError(at.toolResult), [at.toolResult]);
   const args = (at.toolInput?.args ?? {}) as Record<string, unknown>;
   const request = useMemo(() => (select ? startRequest(select.page, args) : null), [select, at.toolInput]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -174,14 +146,16 @@ export function AssetPickerApp() {
   useEffect(() => {
     if (!query || !at.connected) return;
     let live = true;
-    at.callAction(ROUTER.assetPanel, 'facets', { ...(applied ? { query: applied } : {}), ...(kind ? { kind } : {}), ...(orientation ? { orientation } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+    // Counts follow the header's search: the same words, kind, shape and (untouched) the agent's mode.
+    const mode = !touched && applied ? SearchModeSchema.safeParse(args.mode).data : undefined;
+    at.callAction(ROUTER.assetPanel, 'facets', { ...(applied ? { query: applied } : {}), ...(mode ? { mode } : {}), ...(kind ? { kind } : {}), ...(orientation ? { orientation } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
       .then((f) => live && setFacets(f))
       .catch(() => live && setFacets('failed'));
     return () => {
       live = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [applied, kind, orientation, workspaceId, at.connected, query !== null, facetsTry]);
+  }, [applied, kind, orientation, workspaceId, at.connected, query !== null, facetsTry, touched]);
 
   /** Retry the failed page load, and the category counts if they failed too. */
   function retry(): void {
@@ -196,6 +170,11 @@ export function AssetPickerApp() {
     pages.ensure(first, last + PAGE_SIZE);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [range, pages.items, previewSizePx(Math.max(cellPx, 112))]);
+
+  useEffect(() => {
+    if (pages.suggestions.length) thumbs.request(pages.suggestions.map((a) => a.id));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [pages.suggestions, previewSizePx(Math.max(cellPx, 112))]);
 
   const onVisible = useCallback((first: number, last: number) => setRange([first, last]), []);
 
@@ -223,9 +202,13 @@ export function AssetPickerApp() {
   }
 
   function toggle(index: number): void {
-    if (phase !== 'choosing') return;
     const a = pages.items[index];
-    if (!a) return;
+    if (a) toggleAsset(a);
+  }
+
+  /** Add an asset to the end of the selection, or take it out (grid cells and suggestions alike). */
+  function toggleAsset(a: Asset): void {
+    if (phase !== 'choosing') return;
     const removing = selection.some((x) => x.id === a.id);
     if (!removing && selection.length >= MAX_SELECTION) {
       setCapped(true);
@@ -360,7 +343,7 @@ export function AssetPickerApp() {
   }
   return (
     <main className="panel picker" aria-busy={pages.loading} ref={mainRef}>
-      {header(pages.total === null ? '' : plural(pages.total))}
+      {header(pages.total === null ? '' : pages.total === 0 ? 'No matches' : plural(pages.total))}
       <form className="search-form" role="search" onSubmit={onSearch}>
         <input ref={searchRef} type="search" aria-label="Search assets" placeholder="Search by name, tags, text…" value={text ?? ''} onChange={(e) => setText(e.target.value)} onKeyDown={onSearchKey} data-testid="picker-search" />
         <button type="submit">Search</button>
@@ -385,10 +368,7 @@ export function AssetPickerApp() {
       {pages.error && pages.total === null ? (
         <ErrorNotice error={pages.error} onRetry={retry} />
       ) : count === 0 ? (
-        <section className="notice no-match" data-testid="empty" aria-label="No match">
-          <p className="notice-title">{applied ? `No match for “${applied}”.` : 'Nothing matches these filters.'}</p>
-          <p className="notice-hint">Try other words, another category or shape.</p>
-        </section>
+        <NoMatch app={at.app} query={applied || null} tryHint="Or try other words, another category or shape." />
       ) : (
         <PickerGrid
           items={pages.items}
@@ -407,6 +387,7 @@ export function AssetPickerApp() {
           onFocusCell={setFocusIndex}
         />
       )}
+      <Suggestions items={pages.suggestions} query={applied || null} thumbnail={thumbs.get} order={order} onToggle={toggleAsset} />
       {pages.error && pages.total !== null && <ErrorNotice error={pages.error} onRetry={retry} />}
       {capped && <p className="notice" role="status" data-testid="selection-cap">{CAP_MESSAGE}</p>}
       <div className="selection-bar">
@@ -419,7 +400,7 @@ export function AssetPickerApp() {
         </button>
       </div>
       {submitError && <ErrorNotice error={submitError} onRetry={confirm} testId="submit-error" />}
-      <p className="muted hint">Arrows move · Space selects · Shift+arrows extend · Enter uses the selection · Esc clears · up to {MAX_SELECTION}</p>
+      {count > 0 && <p className="muted hint">Arrows move · Space selects · Shift+arrows extend · Enter uses the selection · Esc clears · up to {MAX_SELECTION}</p>}
       <div role="status" aria-live="polite" className="sr-only" data-testid="live">{announce}</div>
     </main>
   );

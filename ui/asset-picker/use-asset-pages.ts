@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
+import { ROUTER } from '../../shared/routers.ts';
 import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
 import { humanizeError, type HumanError } from '../lib/human-error.ts';
 import type { AtelierApp } from '../lib/use-atelier-app.ts';
+import type { pickerActions } from './actions.ts';
 
 /** Search args of the picker's current view (query, kind, category, subtype, theme, workspace). */
 export type PickerQuery = Record<string, unknown>;
@@ -17,6 +18,8 @@ export interface AssetPages {
   items: (Asset | undefined)[];
   /** matches across all pages (from the server), null before the first page */
   total: number | null;
+  /** the first page's suggestions: nearest assets that are NOT matches (never in `items` or `total`) */
+  suggestions: Asset[];
   loading: boolean;
   /** why the last page request failed (loading stops until `retry`) */
   error: HumanError | null;
@@ -48,9 +51,10 @@ interface State {
  * snapshot. Jumping to the end of 10,000 assets loads one page, not 200. A change of `query` starts
  * over; responses for an older query are dropped.
  */
-export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial: AssetPage | null): AssetPages {
+export function useAssetPages(at: AtelierApp<typeof pickerActions.schemas>, query: PickerQuery | null, initial: AssetPage | null): AssetPages {
   const [items, setItems] = useState<(Asset | undefined)[]>([]);
   const [total, setTotal] = useState<number | null>(null);
+  const [suggestions, setSuggestions] = useState<Asset[]>([]);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<HumanError | null>(null);
   const st = useRef<State>({ gen: 0, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, 0], failedWant: null, stopped: false });
@@ -62,6 +66,7 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     s.total = page.total;
     if (page.next_cursor && !s.anchor) s.anchor = page.next_cursor;
     setTotal(page.total);
+    if (offset === 0) setSuggestions(page.suggestions);
     setItems((prev) => {
       const next = prev.slice();
       page.assets.forEach((a, i) => { next[offset + i] = a; });
@@ -124,6 +129,7 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     st.current = { gen, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, PAGE_SIZE - 1], failedWant: null, stopped: false };
     setItems([]);
     setTotal(null);
+    setSuggestions([]);
     setError(null);
     setLoading(false);
     if (useInitial) {
@@ -163,5 +169,5 @@ export function useAssetPages(at: AtelierApp, query: PickerQuery | null, initial
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, pump]);
 
-  return { items, total, loading, error, ensure, retry };
+  return { items, total, suggestions, loading, error, ensure, retry };
 }

@@ -1,5 +1,5 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
-import { useState } from 'react';
+import { AskAssistant } from './AskAssistant.tsx';
 
 /** The user message that asks the assistant to open the upload panel (it then calls svc_asset_upload upload). */
 export const UPLOAD_REQUEST_TEXT = 'My asset library is empty. Please open the upload panel (svc_asset_upload upload) so I can add images, or tell me how to import them from a link.';
@@ -11,19 +11,7 @@ export const UPLOAD_REQUEST_TEXT = 'My asset library is empty. Please open the u
  * @param kind the asset kind the request was limited to, if any ("No videos in your library")
  */
 export function EmptyLibrary({ app, kind }: { app: App | null; kind?: string | null | undefined }) {
-  const [state, setState] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle');
-  const canMessage = Boolean(app?.getHostCapabilities()?.message);
   const what = kind === 'image' ? 'images' : kind === 'video' ? 'videos' : kind === 'svg' ? 'SVGs' : null;
-  async function ask(): Promise<void> {
-    if (!app) return;
-    setState('sending');
-    try {
-      const r = await app.sendMessage({ role: 'user', content: [{ type: 'text', text: UPLOAD_REQUEST_TEXT }] }, { timeout: 10_000 });
-      setState(r.isError ? 'failed' : 'sent');
-    } catch {
-      setState('failed');
-    }
-  }
   return (
     <section className="notice notice-empty" data-testid="empty-library" aria-labelledby="empty-library-title">
       <h2 id="empty-library-title" className="notice-title">
@@ -32,17 +20,14 @@ export function EmptyLibrary({ app, kind }: { app: App | null; kind?: string | n
       <p className="notice-hint">
         Upload files from this device, or ask the assistant to import an image from a link or generate one.
       </p>
-      {canMessage && state !== 'sent' && (
-        <button type="button" className="primary" onClick={() => void ask()} disabled={state === 'sending'} data-testid="upload-action">
-          {state === 'sending' ? 'Asking the assistant…' : 'Upload files'}
-        </button>
-      )}
-      {state === 'sent' && <p role="status" data-testid="upload-requested">Asked the assistant to open the upload panel.</p>}
-      {(!canMessage || state === 'failed') && (
-        <p className="notice-hint" data-testid="upload-hint">
-          {state === 'failed' ? 'The host did not pass the request on. ' : ''}Ask the assistant to “open the upload panel” to add files.
-        </p>
-      )}
+      <AskAssistant
+        app={app}
+        text={UPLOAD_REQUEST_TEXT}
+        label="Upload files"
+        done="Asked the assistant to open the upload panel."
+        fallback="Ask the assistant to “open the upload panel” to add files."
+        testIdPrefix="upload"
+      />
     </section>
   );
 }

@@ -2,7 +2,8 @@ import { BasePlugin, type Body, type Meta, type PluginOpts, type Uppy, type Uppy
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
 import type { UploadCompleteResult, UploadSession } from '../../shared/schemas/upload.ts';
 import { chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
-import type { ActionName, ArgsIn, ResultOf, ROUTER } from '../../shared/actions.ts';
+import type { ActionName, ArgsIn, ResultOf } from '../../shared/actions.ts';
+import type { ROUTER } from '../../shared/routers.ts';
 import { humanizeError } from './human-error.ts';
 
 type UploadRouter = typeof ROUTER.assetUploadApp;

@@ -2,12 +2,12 @@ import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import { useApp } from '@modelcontextprotocol/ext-apps/react';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { useCallback, useEffect, useState } from 'react';
-import type { ActionName, ArgsIn, ResultOf, RouterName } from '../../shared/actions.ts';
-import { callAction } from './call-action.ts';
+import type { ArgsIn, ResultOf } from '../../shared/actions.ts';
+import type { ActionClient, ActionsIn, ResultSchemas, RoutersIn } from './call-action.ts';
 import { applyHostContext } from './host-theme.ts';
 
-/** State of a panel's connection to its MCP Apps host. */
-export interface AtelierApp {
+/** State of a panel's connection to its MCP Apps host; `S`: the result schemas of the actions it may call. */
+export interface AtelierApp<S extends ResultSchemas = ResultSchemas> {
   app: App | null;
   /** true once `ui/initialize` completed */
   connected: boolean;
@@ -20,8 +20,8 @@ export interface AtelierApp {
   /** set when the host cancelled the call (`tool-cancelled`) */
   cancelled: string | null;
   hostContext: McpUiHostContext | undefined;
-  /** `callAction` bound to this panel's App (see `ui/lib/call-action.ts`). @throws ActionError */
-  callAction<R extends RouterName, A extends ActionName<R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>>;
+  /** the panel's action client's `call` bound to its App (see `ui/lib/call-action.ts`). @throws ActionError */
+  callAction<R extends RoutersIn<S>, A extends ActionsIn<S, R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>>;
 }
 
 /**
@@ -30,9 +30,10 @@ export interface AtelierApp {
  * insets applied to the document), errors, and `onteardown` — always set, since a View without it
  * answers `ui/resource-teardown` with -32601 (research note §4.4 finding 1).
  * @param name panel name reported as `appInfo.name` (e.g. `atelier-asset-picker`)
+ * @param client the panel's typed action client (`actionClient`): the actions it may call
  * @param onTeardown optional cleanup run before the host unmounts the panel
  */
-export function useAtelierApp(name: string, onTeardown?: () => void | Promise<void>): AtelierApp {
+export function useAtelierApp<S extends ResultSchemas>(name: string, client: ActionClient<S>, onTeardown?: () => void | Promise<void>): AtelierApp<S> {
   const [toolInput, setToolInput] = useState<Record<string, unknown> | null>(null);
   const [toolResult, setToolResult] = useState<CallToolResult | null>(null);
   const [cancelled, setCancelled] = useState<string | null>(null);
@@ -62,11 +63,11 @@ export function useAtelierApp(name: string, onTeardown?: () => void | Promise<vo
     setHostContext(ctx);
   }, [app, isConnected]);
   const bound = useCallback(
-    <R extends RouterName, A extends ActionName<R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>> => {
+    <R extends RoutersIn<S>, A extends ActionsIn<S, R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>> => {
       if (!app) return Promise.reject(new Error('panel is not connected to its host yet'));
-      return callAction(app, router, action, args);
+      return client.call(app, router, action, args);
     },
-    [app],
+    [app, client],
   );
   return { app, connected: isConnected, error: error ?? null, toolInput, toolResult, cancelled, hostContext, callAction: bound };
 }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
+import { ROUTER } from '../../shared/routers.ts';
+import type { ThumbnailsResultSchema } from '../../shared/schemas/panel.ts';
 import type { AtelierApp } from './use-atelier-app.ts';
 
 /** Largest batch the `thumbnails` action accepts. */
@@ -23,6 +24,9 @@ export function previewSizePx(cellPx: number, dpr: number = typeof window === 'u
 
 interface Entry { url: string | null; size: number }
 
+/** What this hook calls: `svc_asset_panel` `thumbnails`. */
+export type ThumbnailSchemas = { readonly svc_asset_panel: { readonly thumbnails: typeof ThumbnailsResultSchema } };
+
 /**
  * Preview `data:` URLs for asset ids, fetched through the app-only `svc_asset_panel` `thumbnails`
  * action in batches and cached for the panel's lifetime. `sizePx` (from `previewSizePx`) asks for a
@@ -30,7 +34,7 @@ interface Entry { url: string | null; size: number }
  * previews are fetched again at the new size, never downgraded. `request(ids)` is cheap to call
  * repeatedly. `get(id)` returns the URL, `null` when the asset has no preview, or `undefined` while loading.
  */
-export function useThumbnails(at: AtelierApp, workspaceId: string | undefined, sizePx?: number): { get(id: string): string | null | undefined; request(ids: string[]): void } {
+export function useThumbnails(at: AtelierApp<ThumbnailSchemas>, workspaceId: string | undefined, sizePx?: number): { get(id: string): string | null | undefined; request(ids: string[]): void } {
   const cache = useRef(new Map<string, Entry>());
   const inflight = useRef(new Set<string>());
   const [, setVersion] = useState(0);

@@ -1,13 +1,15 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
-import type { Asset, AssetPage, AssetPageSchema } from '../../shared/schemas/asset.ts';
-import { parseToolResult } from '../lib/call-action.ts';
+import { ROUTER } from '../../shared/routers.ts';
+import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
 import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
+import { NoMatch } from '../lib/NoMatch.tsx';
+import { Suggestions } from '../lib/Suggestions.tsx';
 import { humanizeError, toolResultError, type HumanError } from '../lib/human-error.ts';
 import { panelHeight, useElementWidth } from '../lib/panel-layout.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { previewSizePx, useThumbnails } from '../lib/use-thumbnails.ts';
+import { searchActions } from './actions.ts';
 import { AssetCard } from './AssetCard.tsx';
 import { activeFilters, countLabel, isBrowse } from './wording.ts';
 
@@ -19,14 +21,16 @@ const GAP_PX = 10;
 
 /**
  * Read-only search result panel for `svc_asset_library` `search` (spec §1, §4.1): query, active filters,
- * result count, showing-x-of-y and previews; "Load more" fetches the next page with the same query. It
+ * result count, showing-x-of-y and previews; no match said in words with the next step, and the search's
+ * suggestions (near non-matches) in their own section, never counted; "Load more" fetches the next page with the same query. It
  * asks for no selection: the agent does not wait on it. It stays within the host's container height
  * (the result list scrolls inside, "Load more" stays in view), and says what went wrong in words with a
  * Retry when retrying can help.
  */
 export function SearchResultsApp() {
-  const at = useAtelierApp('atelier-search-results');
+  const at = useAtelierApp('atelier-search-results', searchActions);
   const [assets, setAssets] = useState<Asset[]>([]);
+  const [suggestions, setSuggestions] = useState<Asset[]>([]);
   const [meta, setMeta] = useState<PageMeta | null>(null);
   const [loading, setLoading] = useState(false);
   const [failure, setFailure] = useState<{ error: HumanError; retry: () => Promise<void>; initial: boolean } | null>(null);
@@ -39,6 +43,8 @@ export function SearchResultsApp() {
 
   const show = useCallback((page: AssetPage, append: boolean) => {
     setAssets((prev) => (append ? [...prev, ...page.assets] : page.assets));
+    // Suggestions come with the first page only (and never count as results).
+    if (!append) setSuggestions(page.suggestions);
     setMeta({ total: page.total, has_more: page.has_more, next_cursor: page.next_cursor, request: page.request });
   }, []);
 
@@ -61,7 +67,7 @@ export function SearchResultsApp() {
       setFailure({ error: humanizeError(err), retry: rerun, initial: true });
       return;
     }
-    const page = parseToolResult(ROUTER.assetLibrary, 'search', at.toolResult);
+    const page = searchActions.parse(ROUTER.assetLibrary, 'search', at.toolResult);
     if (!page) {
       setFailure({ error: humanizeError(toolResultError({ ...at.toolResult, isError: true }) ?? new Error('unexpected result')), retry: rerun, initial: true });
       return;
@@ -72,9 +78,9 @@ export function SearchResultsApp() {
   }, [at.toolResult]);
 
   useEffect(() => {
-    thumbs.request(assets.map((a) => a.id));
+    thumbs.request([...assets, ...suggestions].map((a) => a.id));
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [assets, at.connected, previewSizePx(cardPx)]);
+  }, [assets, suggestions, at.connected, previewSizePx(cardPx)]);
 
   const baseArgs = useMemo(() => {
     if (!meta) return input;
@@ -166,10 +172,7 @@ export function SearchResultsApp() {
             browsing && filters.length === 0 ? (
               <EmptyLibrary app={at.app} />
             ) : (
-              <section className="notice no-match" data-testid="no-match" aria-label="No match">
-                <p className="notice-title">{query ? `No match for “${query}”.` : 'Nothing matches these filters.'}</p>
-                <p className="notice-hint">The assistant may generate or import an image instead.</p>
-              </section>
+              <NoMatch app={at.app} query={query} />
             )
           ) : (
             <div className="results-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label="Results (scrollable)" data-testid="results-scroll">
@@ -180,6 +183,7 @@ export function SearchResultsApp() {
               </ul>
             </div>
           )}
+          <Suggestions items={suggestions} query={query} thumbnail={thumbs.get} scrolls={height.maxPx !== null} />
           {failure && !failure.initial && <ErrorNotice error={failure.error} onRetry={failure.retry} />}
           {meta.has_more && (
             <button type="button" className="load-more" data-testid="load-more" onClick={() => void loadMore()} disabled={loading}>

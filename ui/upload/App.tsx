@@ -1,14 +1,14 @@
 import Uppy, { type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/react/dashboard';
 import { useEffect, useRef, useState } from 'react';
-import { ROUTER } from '../../shared/actions.ts';
+import { ROUTER } from '../../shared/routers.ts';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
-import type { UploadPanelResult } from '../../shared/schemas/upload.ts';
-import { ActionError, parseToolResult } from '../lib/call-action.ts';
+import { ActionError } from '../lib/call-action.ts';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
 import { humanizeError, toolResultError } from '../lib/human-error.ts';
 import { useAtelierApp } from '../lib/use-atelier-app.ts';
 import { McpUploader, type UploadBody, type UploadMeta } from '../lib/uppy-mcp-uploader.ts';
+import { uploadActions } from './actions.ts';
 import { CdnLink } from './CdnLink.tsx';
 import { dataUrlPreview } from './preview.ts';
 
@@ -26,11 +26,13 @@ function line(a: Uploaded): string {
  * file picker, images and video, type and size restrictions, per-file progress, retry, per-file alt
  * text and tags). Bytes go through the MCP uploader plugin in ≤ 512 KiB chunks; each finished batch
  * reaches the conversation with `updateModelContext` (all uploads so far) and `sendMessage` (a user
- * message that wakes the agent) carrying asset id, name and permanent URL.
+ * message that wakes the agent) carrying asset id, name and permanent URL. A host that offers no
+ * `ui/message` (or refuses it) is not sent one: the panel says the assistant has not been told and shows
+ * the text to paste.
  */
 export function UploadApp() {
-  const at = useAtelierApp('atelier-upload');
-  const request = parseToolResult(ROUTER.assetUpload, 'upload', at.toolResult ?? undefined) as UploadPanelResult | null;
+  const at = useAtelierApp('atelier-upload', uploadActions);
+  const request = uploadActions.parse(ROUTER.assetUpload, 'upload', at.toolResult);
   const callRef = useRef(at.callAction);
   callRef.current = at.callAction;
   const appRef = useRef(at.app);
@@ -41,7 +43,8 @@ export function UploadApp() {
   panelRef.current = request?.panel_id;
   const [uploaded, setUploaded] = useState<Uploaded[]>([]);
   const uploadedRef = useRef<Uploaded[]>([]);
-  const [handoff, setHandoff] = useState<string | null>(null);
+  /** the last batch's message when it did NOT reach the assistant: the host offers no `ui/message`, or refused it */
+  const [handoff, setHandoff] = useState<{ text: string; why: 'not_offered' | 'refused' } | null>(null);
   const [announce, setAnnounce] = useState('');
 
   const [uppy] = useState(() =>
@@ -144,7 +147,7 @@ export function UploadApp() {
     const text = `I uploaded ${batch.length} file${batch.length === 1 ? '' : 's'} in the upload panel (workspace ${wsRef.current ?? '?'}):\n${batch.map(line).join('\n')}`;
     const app = appRef.current;
     if (!app) {
-      setHandoff(text);
+      setHandoff({ text, why: 'refused' });
       return;
     }
     try {
@@ -155,11 +158,15 @@ export function UploadApp() {
     } catch {
       /* the message below still carries this batch */
     }
+    if (!app.getHostCapabilities()?.message) {
+      setHandoff({ text, why: 'not_offered' });
+      return;
+    }
     try {
       const r = await app.sendMessage({ role: 'user', content: [{ type: 'text', text }] });
-      setHandoff(r.isError ? text : null);
+      setHandoff(r.isError ? { text, why: 'refused' } : null);
     } catch {
-      setHandoff(text);
+      setHandoff({ text, why: 'refused' });
     }
   }
 
@@ -199,7 +206,7 @@ export function UploadApp() {
       <p className="sr-only" aria-live="polite">{announce}</p>
       {uploaded.length > 0 && (
         <>
-          <h2 className="uploaded-head">Sent to the conversation ({uploaded.length})</h2>
+          <h2 className="uploaded-head" data-testid="uploaded-head">{handoff ? 'Added to your library' : 'Sent to the conversation'} ({uploaded.length})</h2>
           <ul className="uploaded" data-testid="uploaded-list">
             {uploaded.map((u) => (
               <li key={u.asset_id} data-testid="uploaded-item" data-asset-id={u.asset_id}>
@@ -218,8 +225,10 @@ export function UploadApp() {
       )}
       {handoff && (
         <div role="status">
-          <p className="muted">The host did not deliver the message. Tell the assistant you are done, or paste this:</p>
-          <div className="handoff" data-testid="handoff">{handoff}</div>
+          <p className="muted" data-testid="handoff-note">
+            {handoff.why === 'not_offered' ? 'This host does not let panels send messages, so the assistant has not been told.' : 'The host did not deliver the message.'} Tell the assistant you are done, or paste this:
+          </p>
+          <div className="handoff" data-testid="handoff">{handoff.text}</div>
         </div>
       )}
     </main>
