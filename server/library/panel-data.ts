@@ -47,11 +47,11 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
       continue;
     }
     const thumb = pickPreviewRendition(deps.assets.renditions(row.seq), sizePx);
-    if (thumb && deps.blobs.has(thumb.sha256)) {
+    if (thumb && (await deps.blobs.has(thumb.sha256))) {
       const bytes = await deps.blobs.get(thumb.sha256);
       const mime = MIME[thumb.format] ?? 'image/jpeg';
       thumbnails.push({ asset_id: row.id, data_url: `data:${mime};base64,${bytes.toString('base64')}`, width: thumb.width, height: thumb.height, bytes: bytes.length });
-    } else if (row.kind === 'svg' && row.size_bytes <= MAX_INLINE_SVG_BYTES && deps.blobs.has(row.sha256)) {
+    } else if (row.kind === 'svg' && row.size_bytes <= MAX_INLINE_SVG_BYTES && (await deps.blobs.has(row.sha256))) {
       const bytes = await deps.blobs.get(row.sha256);
       thumbnails.push({ asset_id: row.id, data_url: `data:image/svg+xml;base64,${bytes.toString('base64')}`, width: row.width, height: row.height, bytes: bytes.length });
     } else {
