@@ -170,7 +170,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/** Cross-variable rules of the blob store settings: S3 settings need an S3 store, keys come in pairs. */
+/** Cross-variable rules of the blob store settings: S3 settings need an S3 store, its keys come in pairs (AWS_* alone are other programs' business). */
 function blobStoreProblems(e: z.infer<typeof EnvSchema>): string[] {
   const problems: string[] = [];
   if (!e.ATELIER_BLOB_STORE) {
@@ -178,7 +178,7 @@ function blobStoreProblems(e: z.infer<typeof EnvSchema>): string[] {
       if (e[k] !== undefined) problems.push(`${k}: applies only with ATELIER_BLOB_STORE=s3://bucket/prefix (unset: blobs are in the local directory)`);
     }
   }
-  if (!!e.AWS_ACCESS_KEY_ID !== !!e.AWS_SECRET_ACCESS_KEY) {
+  if (e.ATELIER_BLOB_STORE && !!e.AWS_ACCESS_KEY_ID !== !!e.AWS_SECRET_ACCESS_KEY) {
     problems.push(`${e.AWS_ACCESS_KEY_ID ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID'}: must be set together with ${e.AWS_ACCESS_KEY_ID ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY'}`);
   }
   return problems;
