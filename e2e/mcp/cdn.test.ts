@@ -5,6 +5,7 @@ import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
 import { startHttp } from '../../server/mcp/http.ts';
+import { spawnCli } from './processes.ts';
 import { blobStoreEnv, connectApp, demoFile, ON_S3, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /** Status of a plain GET with exactly these headers. */
@@ -122,5 +123,13 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
       await http.close();
       await app.close();
     }
+  });
+
+  it('a server refuses to start on a bucket that does not exist, naming the store and the S3 error', async () => {
+    const env = { ...blobStoreEnv('x'), ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_PORT: '0', ATELIER_BLOB_STORE: 's3://atelier-no-such-bucket/x' };
+    const r = await spawnCli(['serve', '--http'], env).exited;
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('the blob store s3://atelier-no-such-bucket/x/ cannot be used (check ATELIER_BLOB_STORE (the bucket must exist)');
+    expect(r.stderr).toContain('NoSuchBucket (HTTP 404)');
   });
 });

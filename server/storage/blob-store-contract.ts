@@ -34,6 +34,7 @@ export function blobStoreContract(name: string, f: BlobStoreFixture): void {
   describe(`BlobStore contract: ${name}`, () => {
     it('put is content-addressed and idempotent; get, stat and has read it back', async () => {
       const s = await f.create();
+      await s.check();
       const bytes = randomBytes(4096);
       const a = await s.put(bytes);
       expect(a).toEqual({ sha256: sha256Hex(bytes), sizeBytes: 4096, renewed: false });

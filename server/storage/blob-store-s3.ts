@@ -7,6 +7,7 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
@@ -134,6 +135,9 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
   };
   const store: BlobStore = {
     location: `s3://${Bucket}/${o.prefix}`,
+    async check() {
+      await call('ListObjectsV2', blobsPrefix, () => client.send(new ListObjectsV2Command({ Bucket, Prefix: blobsPrefix, MaxKeys: 1 })));
+    },
     async put(bytes) {
       const sha256 = sha256Hex(bytes);
       const key = keyOf(sha256);

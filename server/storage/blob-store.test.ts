@@ -59,8 +59,10 @@ describe.runIf(s3)('S3 blob store (a real engine)', () => {
     expect(err).toBeInstanceOf(BlobStoreError);
     expect(err).toMatchObject({ operation: 'GetObject', status: 403, s3Code: 'SignatureDoesNotMatch', url: `${good.location}blobs/${sha256}` });
     expect((err as Error).message).toMatch(/^S3 GetObject s3:\/\/.+ failed: SignatureDoesNotMatch \(HTTP 403\)$/);
-    // a write is refused as well (HEAD has no body: the status tells)
+    // a write is refused as well (HEAD has no body: the status tells), and so is the start-up probe
     await expect(bad.put(Buffer.from('other bytes'))).rejects.toMatchObject({ name: 'BlobStoreError', status: 403 });
+    await expect(bad.check()).rejects.toMatchObject({ name: 'BlobStoreError', operation: 'ListObjectsV2', status: 403, s3Code: 'SignatureDoesNotMatch' });
+    await expect(createS3BlobStore({ ...s3Options(), bucket: 'atelier-no-such-bucket' }).check()).rejects.toMatchObject({ status: 404, s3Code: 'NoSuchBucket' });
   });
 
   it('delivery presign hands out a URL that serves the bytes with the asked Content-Type; stream hands out none', async () => {

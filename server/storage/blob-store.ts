@@ -18,6 +18,12 @@ export interface BlobStore {
   /** Where the blobs live, for logs and errors: an absolute directory or `s3://bucket/prefix`. */
   readonly location: string;
   /**
+   * Probe that the store answers with the configured access (local: the directory is writable; S3: one
+   * list request on the prefix, which checks endpoint, credentials, bucket and the list permission).
+   * @throws Error (S3: BlobStoreError naming the operation, status and S3 code) when it does not
+   */
+  check(): Promise<void>;
+  /**
    * Store bytes (idempotent). Existing bytes get their write time renewed, so the GC's grace period covers
    * the row about to reference them. @returns sha256 hex key, size in bytes, and `renewed` (true when the
    * bytes were already stored and only their write time was renewed)
@@ -81,6 +87,7 @@ export function createLocalBlobStore(root: string, hooks?: TestHooks): BlobStore
   };
   const store: BlobStore = {
     location: path.resolve(root),
+    check: () => fs.promises.access(root, fs.constants.W_OK),
     async put(bytes) {
       const sha256 = sha256Hex(bytes);
       const dest = pathOf(sha256);
