@@ -75,6 +75,8 @@ export function cdnRouter(blobs: BlobStore, referenced: (sha256: string) => bool
     try {
       await serve(sha, ext, req, res);
     } catch (err) {
+      // the client went away mid-body: nothing to answer, nothing wrong with the store
+      if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
       o.log.error({ err, sha256: sha }, 'cdn: blob store failed');
       if (res.headersSent) res.destroy();
       else res.status(503).setHeader('Cache-Control', 'no-store').type('text/plain').send('blob store unavailable');

@@ -97,6 +97,15 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
     return `${blobsPrefix}${sha}`;
   };
   const urlOf = (key: string): string => `s3://${Bucket}/${key}`;
+  /** Paged listing with S3 failures as BlobStoreError. */
+  async function* listed<T>(operation: string, key: string, pages: AsyncIterable<T>): AsyncIterable<T> {
+    try {
+      yield* pages;
+    } catch (e) {
+      if (e instanceof S3ServiceException) throw new BlobStoreError(operation, urlOf(key), e.$metadata.httpStatusCode ?? null, e.name, { cause: e });
+      throw e;
+    }
+  }
   /** Run one request; S3 failures become BlobStoreError, a 404 of the object becomes `null` when asked. */
   async function call<T>(operation: string, key: string, fn: () => Promise<T>, notFound: 'null' | 'throw' = 'throw'): Promise<T | null> {
     try {
@@ -165,7 +174,7 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
       return getSignedUrl(client, cmd, { expiresIn: o.presignTtlS });
     },
     async *list() {
-      for await (const page of paginateListObjectsV2({ client }, { Bucket, Prefix: blobsPrefix })) {
+      for await (const page of listed('ListObjectsV2', blobsPrefix, paginateListObjectsV2({ client }, { Bucket, Prefix: blobsPrefix }))) {
         for (const obj of page.Contents ?? []) {
           const sha = obj.Key?.slice(blobsPrefix.length) ?? '';
           if (SHA.test(sha)) yield { sha256: sha, mtimeMs: obj.LastModified?.getTime() ?? 0, sizeBytes: obj.Size ?? 0 };
@@ -183,7 +192,7 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
         if (!page.IsTruncated || (!page.NextKeyMarker && !page.NextUploadIdMarker)) break;
         markers = { ...(page.NextKeyMarker ? { KeyMarker: page.NextKeyMarker } : {}), ...(page.NextUploadIdMarker ? { UploadIdMarker: page.NextUploadIdMarker } : {}) };
       }
-      for await (const page of paginateListObjectsV2({ client }, { Bucket, Prefix: `${o.prefix}quarantine/` })) {
+      for await (const page of listed('ListObjectsV2', `${o.prefix}quarantine/`, paginateListObjectsV2({ client }, { Bucket, Prefix: `${o.prefix}quarantine/` }))) {
         for (const obj of page.Contents ?? []) {
           const name = obj.Key?.slice(o.prefix.length) ?? '';
           const m = QUARANTINE.exec(name);
