@@ -91,17 +91,19 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     expect(await missing(probe, shas)).toEqual([]);
   }, 120_000);
 
-  it.runIf(ON_S3)('S3: a row committed while the pass holds the bytes in quarantine gets them back, and no quarantine copy stays', async () => {
+  it.runIf(ON_S3)('S3: a row committed between the pass\'s decision and its delete gets its bytes back from quarantine', async () => {
     const { pd, env, t, probe } = await setup();
     await orphan(probe, env, t.api_key!);
-    // The pass has copied the blob aside and deleted its key, and has not re-checked the references yet …
+    // The pass has decided (old, unreferenced) and copied the blob to quarantine; its delete comes next …
     const gc = spawnCli(['gc', '--grace-minutes', '0', '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'blob-gc-quarantined', ATELIER_TEST_PAUSE_DIR: pd });
     await waitPaused(pd, 'blob-gc-quarantined');
-    // … when an import of the same bytes commits (it finds the key empty and writes the bytes anew).
+    // … when an import of the same bytes renews them, commits its row and finds them still there.
     const again = await importCli(env);
+    expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
     resume(pd, 'blob-gc-quarantined');
     const done = await gc.exited;
     expect(done.code, done.stderr).toBe(0);
+    // The pass deleted the key, then saw the row when it asked again, and put the bytes back.
     expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
     const left: string[] = [];
     for await (const l of probe.library.blobs.leftovers()) left.push(l.name);
