@@ -50,7 +50,8 @@ import { discoverRouter } from './routers/discover.ts';
 import type { RouterImpls } from './routers/types.ts';
 import { ROUTER } from '../shared/actions.ts';
 import { describeScope } from './tenancy/scope.ts';
-import { createLocalBlobStore } from './storage/blob-store.ts';
+import { createLocalBlobStore, type BlobStore } from './storage/blob-store.ts';
+import { createS3BlobStore } from './storage/blob-store-s3.ts';
 import { createUrlBuilder } from './storage/urls.ts';
 import { createTestHooks } from './test-hooks.ts';
 
@@ -103,7 +104,7 @@ export function buildApp(config: Config, log: Logger): App {
     synonyms: createSynonymQueries(db),
     thesaurus,
     tenancy,
-    blobs: createLocalBlobStore(config.blobDir, hooks),
+    blobs: createBlobStore(config, hooks),
     urls: createUrlBuilder(() => cdnBase),
     cursors: createCursorCodec(cursorSecret),
     policy: {
@@ -262,6 +263,12 @@ export function buildApp(config: Config, log: Logger): App {
       db.close();
     },
   };
+}
+
+/** The blob store the configuration names: S3 (ATELIER_BLOB_STORE=s3://…) or the local directory. */
+function createBlobStore(config: Config, hooks: ReturnType<typeof createTestHooks>): BlobStore {
+  const c = config.blobStore;
+  return c.kind === 's3' ? createS3BlobStore({ ...c, hooks }) : createLocalBlobStore(config.blobDir, hooks);
 }
 
 /**

@@ -45,11 +45,22 @@ function gracefulStop(app: App, log: Logger, close: () => Promise<void>): () => 
   };
 }
 
+/** A server refuses to start on a blob store it cannot use (wrong keys, missing bucket, unwritable directory). */
+async function checkBlobStore(app: App): Promise<void> {
+  try {
+    await app.library.blobs.check();
+  } catch (e) {
+    const hint = app.config.blobStore.kind === 's3' ? 'check ATELIER_BLOB_STORE (the bucket must exist), ATELIER_S3_ENDPOINT and the S3 keys' : 'check ATELIER_DATA_DIR';
+    throw new Error(`the blob store ${app.library.blobs.location} cannot be used (${hint}): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+}
+
 /**
  * Serve MCP over Streamable HTTP at `/mcp` (with the CDN on the same listener) and start the workers.
- * @throws Error EADDRINUSE when the port is taken (the message names it)
+ * @throws Error EADDRINUSE when the port is taken (the message names it); Error when the blob store cannot be used
  */
 export async function serveHttp(app: App, log: Logger, port = app.config.port): Promise<Running> {
+  await checkBlobStore(app);
   let http: HttpHandle;
   try {
     http = await startHttp(app, log, { host: app.config.host, port, mcp: true });
@@ -111,6 +122,7 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
   if (!app.config.apiKey) throw new Error('ATELIER_API_KEY is required for the stdio transport (create one with `atelier keys create` or `atelier seed-demo --json`)');
   const principal = authenticate(app.library.tenancy, app.config.apiKey);
   if (!principal) throw new Error('ATELIER_API_KEY is not a valid API key for this data directory');
+  await checkBlobStore(app);
   const http = await cdnForStdio(app, log, port);
   const server = createServer(app.server, () => {
     if (!authenticate(app.library.tenancy, app.config.apiKey!)) throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');

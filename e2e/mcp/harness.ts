@@ -15,10 +15,41 @@ import { authenticate, createTenant, type TenantBundle } from '../../server/tena
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 export const DEMO_DIR = path.join(REPO_ROOT, 'demo');
 
-/** A temp data dir and a Config pointing at it (real SQLite file, real blob dir). OCR is off unless a test turns it on (Tesseract takes 1–3 s per photo on 2 cores). */
+/** The S3 settings a test run was given (`npm run test:scale` sets them; scripts/test-scale.mjs). */
+const S3_VARS = ['ATELIER_BLOB_STORE', 'ATELIER_S3_ENDPOINT', 'ATELIER_S3_REGION', 'ATELIER_S3_FORCE_PATH_STYLE', 'ATELIER_S3_DELIVERY', 'ATELIER_S3_PART_BYTES', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const;
+
+/** Whether this run stores blobs on S3 (ATELIER_BLOB_STORE=s3://… in the test environment). */
+export const ON_S3 = !!process.env.ATELIER_BLOB_STORE;
+
+/**
+ * The blob store variables of one test server: {} for the local directory (the default), or the run's S3
+ * settings with a prefix of its own (`<run prefix>/<id>`), so that servers (and their GC passes) never see
+ * each other's blobs. Child processes of one test pass the same `id` to share its store.
+ */
+export function blobStoreEnv(id: string): Record<string, string> {
+  if (!ON_S3) return {};
+  const env: Record<string, string> = {};
+  for (const k of S3_VARS) if (process.env[k]) env[k] = process.env[k]!;
+  env.ATELIER_BLOB_STORE = `${process.env.ATELIER_BLOB_STORE!.replace(/\/+$/, '')}/${id}`;
+  return env;
+}
+
+/**
+ * A temp data dir and a Config pointing at it (real SQLite file, real blob store: the dir's `blobs/`, or an
+ * S3 prefix of its own under `npm run test:scale`). OCR is off unless a test turns it on (Tesseract takes
+ * 1–3 s per photo on 2 cores).
+ */
 export function tempConfig(overrides: Record<string, string> = {}): Config {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
-  return loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_OCR: '0', ...overrides });
+  return loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_OCR: '0', ...blobStoreEnv(path.basename(dir)), ...overrides });
+}
+
+/** Blobs plus leftovers (temp files, incomplete uploads, quarantined copies) in a store: what a failed write may have left. */
+export async function storedObjectCount(blobs: App['library']['blobs']): Promise<number> {
+  let n = 0;
+  for await (const _ of blobs.list()) n++;
+  for await (const _ of blobs.leftovers()) n++;
+  return n;
 }
 
 export interface CallResult {

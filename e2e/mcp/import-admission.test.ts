@@ -47,7 +47,7 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     expect(await total()).toBe(0);
     for (const b of [photo, upload, attachment]) {
       expect(srv.app.library.assets.bySourceSha(scope(), sha256(b))).toBeUndefined();
-      expect(srv.app.library.blobs.has(sha256(b))).toBe(false);
+      expect(await srv.app.library.blobs.has(sha256(b))).toBe(false);
     }
 
     held.release();

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectBlobGarbage } from '../../server/storage/blob-gc.ts';
 import { createTenant, type TenantBundle } from '../../server/tenancy/admin.ts';
@@ -124,15 +123,15 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     expect(fresh.kept_recent).toBeGreaterThan(0);
     const swept = await collectBlobGarbage({ blobs, referenced, graceMs: 3_600_000, now: Date.now() + 2 * 3_600_000 });
     expect(swept.removed).toBe(fresh.kept_recent);
-    expect(blobs.has(firSha)).toBe(false);
-    expect(blobs.filePath(falconSha)).not.toBeNull();
+    expect(await blobs.has(firSha)).toBe(false);
+    expect(await blobs.has(falconSha)).toBe(true);
     const view = await b.call('svc_assets', 'view', { asset_id: theirs });
     expect(view.structured.preview_bytes).toBeGreaterThan(0);
     // re-importing the deleted bytes works and serves again
     const back = await c.call('svc_asset_import', 'import', { data: FIR, mime_type: 'image/jpeg', filename: 'fir.jpg' });
     expect(back.structured.deduplicated).toBe(false);
     expect((await fetch(back.structured.url as string)).status).toBe(200);
-    expect(fs.existsSync(blobs.filePath(firSha)!)).toBe(true);
+    expect(await blobs.has(firSha)).toBe(true);
   });
 
   it('is discoverable by former names and annotated as destructive', async () => {

@@ -2,21 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFile, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { demoFile, REPO_ROOT, startTestServer, storedObjectCount, type TestClient, type TestServer } from './harness.ts';
 import { APP, begin, sendChunk, sha256, stagedDirs, uploadFile } from './upload-helpers.ts';
 
 const JPEG = demoFile('images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
 const HEIC = demoFile('images/formats/IMG_2682.heic'); // 880 KB → 2 chunks
 const UI_CAPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
-
-function blobCount(dataDir: string): number {
-  let n = 0;
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) e.isDirectory() ? walk(path.join(d, e.name)) : n++;
-  };
-  walk(path.join(dataDir, 'blobs'));
-  return n;
-}
 
 describe('svc_asset_upload and the chunked upload channel', () => {
   let srv: TestServer;
@@ -146,7 +137,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
 
   it('rejects a sha256 mismatch at complete and a wrong-sized chunk, storing nothing', async () => {
     const assetsBefore = await total();
-    const blobsBefore = blobCount(srv.config.dataDir);
+    const blobsBefore = await storedObjectCount(srv.app.library.blobs);
     const tampered = Buffer.from(JPEG);
     tampered[tampered.length - 10] = (tampered[tampered.length - 10] ?? 0) ^ 0xff;
     const { id, complete } = await uploadFile(c, tampered, 'tampered.jpg', { declared: JPEG });
@@ -175,7 +166,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     await c.call(APP, 'abort', { upload_id: s.upload_id });
 
     expect(await total()).toBe(assetsBefore);
-    expect(blobCount(srv.config.dataDir)).toBe(blobsBefore);
+    expect(await storedObjectCount(srv.app.library.blobs)).toBe(blobsBefore);
   });
 
   it('a verified file that is not an image or video fails at complete with nothing stored', async () => {

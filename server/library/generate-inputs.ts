@@ -18,7 +18,7 @@ async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: stri
   const own = deps.urls.parse(url);
   if (own) {
     const sha = deps.assets.resolveBlob(own.sha256Prefix);
-    if (!sha || !deps.assets.ownsBlob(scope, sha) || !deps.blobs.has(sha)) {
+    if (!sha || !deps.assets.ownsBlob(scope, sha) || !(await deps.blobs.has(sha))) {
       throw new ServiceError('not_found', field, `${url} is not an asset of workspace ${scope.workspaceId}`);
     }
     return deps.blobs.get(sha);

@@ -95,9 +95,12 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   input.onProgress?.(`decoded and derived ${prepared.renditions.length} renditions; storing`);
   const { original, renditions } = prepared;
   const stored = await blobs.put(original.bytes);
+  // Bytes that were already stored (and only renewed) are checked again once the row has committed.
+  const renewed: Buffer[] = stored.renewed ? [original.bytes] : [];
   const storedRenditions = [];
   for (const r of renditions) {
     const b = await blobs.put(r.bytes);
+    if (b.renewed) renewed.push(r.bytes);
     storedRenditions.push({ role: r.role, width: r.width, height: r.height, format: r.format, sha256: b.sha256, size_bytes: b.sizeBytes });
   }
   const name = deriveFilename({ userFilename: input.user.filename, url: input.sourceUrl, format: original.format, convertedFrom: original.convertedFrom, sha256: sourceSha });
@@ -134,6 +137,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       created_at: new Date().toISOString(),
       renditions: storedRenditions,
     }, input.onInsert ? (seq) => input.onInsert!({ id, seq }) : undefined);
+    await restoreCollected(blobs, renewed);
     for (const hook of deps.onAssetStored) hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
     const row = assets.bySeq(seq)!;
     deps.log.info({ mod: 'import', asset_id: id, bytes: stored.sizeBytes, format: original.format, renditions: storedRenditions.length }, 'asset stored');
@@ -144,6 +148,17 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       if (raced) return { asset: duplicateOf(deps, raced, input.user), row: raced };
     }
     throw e;
+  }
+}
+
+/**
+ * The writer's half of the blob GC's race safety (storage/blob-gc.ts): bytes whose `put` only renewed them
+ * may have been taken by a GC pass that had decided before the renewal; now that the row naming them has
+ * committed (so any later pass sees it), put back whatever is gone.
+ */
+async function restoreCollected(blobs: LibraryDeps['blobs'], renewed: Buffer[]): Promise<void> {
+  for (const bytes of renewed) {
+    if (!(await blobs.has(sha256Hex(bytes)))) await blobs.put(bytes);
   }
 }
 

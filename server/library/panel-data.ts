@@ -29,6 +29,16 @@ export function pickPreviewRendition<R extends PreviewCandidate>(renditions: R[]
 
 const MIME: Record<string, string> = { png: 'image/png', webp: 'image/webp', jpeg: 'image/jpeg' };
 
+/** A blob's bytes, or null when they are not stored (a blob store error still throws). */
+async function getIfPresent(deps: LibraryDeps, sha256: string): Promise<Buffer | null> {
+  try {
+    return await deps.blobs.get(sha256);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
 /**
  * Previews for a panel as `data:` URLs (`svc_asset_panel` `thumbnails`): the stored thumbnail
  * rendition (JPEG, longest edge 320 px) or, when `sizePx` asks for more (high-DPI screens), the
@@ -47,12 +57,15 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
       continue;
     }
     const thumb = pickPreviewRendition(deps.assets.renditions(row.seq), sizePx);
-    if (thumb && deps.blobs.has(thumb.sha256)) {
-      const bytes = await deps.blobs.get(thumb.sha256);
+    // one read per thumbnail (absent bytes are an answer), not an existence check and then a read
+    const thumbBytes = thumb ? await getIfPresent(deps, thumb.sha256) : null;
+    const svgBytes = !thumbBytes && row.kind === 'svg' && row.size_bytes <= MAX_INLINE_SVG_BYTES ? await getIfPresent(deps, row.sha256) : null;
+    if (thumb && thumbBytes) {
+      const bytes = thumbBytes;
       const mime = MIME[thumb.format] ?? 'image/jpeg';
       thumbnails.push({ asset_id: row.id, data_url: `data:${mime};base64,${bytes.toString('base64')}`, width: thumb.width, height: thumb.height, bytes: bytes.length });
-    } else if (row.kind === 'svg' && row.size_bytes <= MAX_INLINE_SVG_BYTES && deps.blobs.has(row.sha256)) {
-      const bytes = await deps.blobs.get(row.sha256);
+    } else if (svgBytes) {
+      const bytes = svgBytes;
       thumbnails.push({ asset_id: row.id, data_url: `data:image/svg+xml;base64,${bytes.toString('base64')}`, width: row.width, height: row.height, bytes: bytes.length });
     } else {
       thumbnails.push({ asset_id: row.id, data_url: null, width: null, height: null, bytes: 0 });

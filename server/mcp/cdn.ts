@@ -1,39 +1,95 @@
+import { pipeline } from 'node:stream/promises';
 import express, { type Router } from 'express';
+import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { CDN_MIME, prefixOfShortKey } from '../storage/urls.ts';
 
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
 /**
  * `GET /a/<short key>.<ext>` (storage/urls.ts: the first 128 bits of the sha256, base64url) and the older
- * `GET /cdn/<sha256>.<ext>`: content-addressed asset bytes. Immutable (the URL names the content), so
- * cached for a year; ranges and ETags via `res.sendFile`. SVGs and everything else are served with a
- * sandboxing CSP so a hostile upload cannot script our origin. Only blobs that an asset or rendition
- * references are served: a deleted asset's URL answers 404 at once (its file waits for the blob GC).
+ * `GET /cdn/<sha256>.<ext>`: content-addressed asset bytes, from whichever blob store is configured.
+ * Immutable (the URL names the content), so cached for a year, with the sha256 as strong ETag
+ * (`If-None-Match` → 304) and single byte ranges (RFC 9110 §14: 206, or 416 when unsatisfiable).
+ * SVGs and everything else are served with a sandboxing CSP so a hostile upload cannot script our
+ * origin. Only blobs that an asset or rendition references are served: a deleted asset's URL answers 404
+ * at once (its bytes wait for the blob GC). When the store hands out direct URLs (S3 with
+ * ATELIER_S3_DELIVERY=presign) the answer is a 302 to a presigned URL, cacheable for half its lifetime.
  * @param referenced whether any asset/rendition row names the sha256 (an indexed lookup)
+ * A failing blob store answers 503 (logged), or ends the connection when the body had begun.
+ * @param o.presignTtlS lifetime of the store's direct URLs, seconds (caps the redirect's max-age)
  */
-export function cdnRouter(blobs: BlobStore, referenced: (sha256: string) => boolean, resolve: (sha256Prefix: string) => string | null): Router {
+export function cdnRouter(blobs: BlobStore, referenced: (sha256: string) => boolean, resolve: (sha256Prefix: string) => string | null, o: { presignTtlS: number; log: Logger }): Router {
+  const presignTtlS = o.presignTtlS;
   const router = express.Router();
-  const serve = (sha: string | null, ext: string | undefined, res: express.Response): void => {
+  const notFound = (res: express.Response): void => {
+    res.status(404).type('text/plain').send('not found');
+  };
+  const serve = async (sha: string | null, ext: string | undefined, req: express.Request, res: express.Response): Promise<void> => {
     const mime = ext ? CDN_MIME[ext] : undefined;
-    const file = sha && mime && referenced(sha) ? blobs.filePath(sha) : null;
-    if (!mime || !file) {
-      res.status(404).type('text/plain').send('not found');
+    if (!mime || !sha || !referenced(sha)) return notFound(res);
+    const direct = await blobs.directUrl(sha, { contentType: mime, cacheControl: IMMUTABLE });
+    if (direct) {
+      res.setHeader('Cache-Control', `public, max-age=${Math.floor(presignTtlS / 2)}`);
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.redirect(302, direct);
       return;
     }
+    const st = await blobs.stat(sha);
+    if (!st) return notFound(res);
     res.setHeader('Content-Type', mime);
-    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.setHeader('Cache-Control', IMMUTABLE);
+    res.setHeader('ETag', `"${sha}"`);
+    res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox");
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.sendFile(file, { headers: { 'Content-Type': mime } });
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    const ranges = req.range(st.sizeBytes, { combine: true });
+    let range: { start: number; end: number } | undefined;
+    if (ranges === -1) {
+      res.status(416).setHeader('Content-Range', `bytes */${st.sizeBytes}`).end();
+      return;
+    }
+    // One range is served as 206; several (rare for images) get the whole body, which RFC 9110 allows.
+    if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
+      range = { start: ranges[0]!.start, end: ranges[0]!.end };
+      res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end}/${st.sizeBytes}`);
+    }
+    res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : st.sizeBytes));
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const body = await blobs.read(sha, range);
+    if (!body) {
+      res.removeHeader('Content-Range');
+      return notFound(res);
+    }
+    await pipeline(body, res);
   };
-  router.get('/cdn/:file', (req, res) => {
+  const guarded = async (sha: string | null, ext: string | undefined, req: express.Request, res: express.Response): Promise<void> => {
+    try {
+      await serve(sha, ext, req, res);
+    } catch (err) {
+      // the client went away mid-body: nothing to answer, nothing wrong with the store
+      if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+      o.log.error({ err, sha256: sha }, 'cdn: blob store failed');
+      if (res.headersSent) res.destroy();
+      else res.status(503).setHeader('Cache-Control', 'no-store').type('text/plain').send('blob store unavailable');
+    }
+  };
+  router.get('/cdn/:file', async (req, res) => {
     const m = /^([0-9a-f]{64})\.([a-z0-9]+)$/.exec(req.params.file);
-    serve(m ? m[1]! : null, m?.[2], res);
+    await guarded(m ? m[1]! : null, m?.[2], req, res);
   });
-  router.get('/a/:file', (req, res) => {
+  router.get('/a/:file', async (req, res) => {
     const m = /^([A-Za-z0-9_-]{22})\.([a-z0-9]+)$/.exec(req.params.file);
     const prefix = m ? prefixOfShortKey(m[1]!) : null;
-    serve(prefix ? resolve(prefix) : null, m?.[2], res);
+    await guarded(prefix ? resolve(prefix) : null, m?.[2], req, res);
   });
   return router;
 }

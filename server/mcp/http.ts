@@ -63,7 +63,8 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   web.disable('x-powered-by');
   // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
   web.get('/healthz', (_req, res) => void res.json({ ok: true, service: 'atelier', data_id: app.dataId }));
-  web.use(cdnRouter(app.library.blobs, app.library.assets.blobReferenced, app.library.assets.resolveBlob));
+  const blobCfg = app.config.blobStore;
+  web.use(cdnRouter(app.library.blobs, app.library.assets.blobReferenced, app.library.assets.resolveBlob, { presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0, log: log.child({ mod: 'cdn' }) }));
   const sessions = new Map<string, Session>();
 
   if (opts.mcp) {

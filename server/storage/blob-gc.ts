@@ -11,7 +11,10 @@ export interface BlobGcReport { scanned: number; removed: number; removed_bytes:
  * expiry idea as `git gc --prune=<date>`. Orphans come from deleted assets and failed inserts.
  * The decision is made again after the blob is moved aside (`removeIfUnused`), so a `put` or an insert
  * that happens while the pass runs keeps its bytes. Temp files of writes that died before their rename
- * are removed past the same grace period; blobs a killed pass had moved aside go back when referenced.
+ * are removed past the same grace period (S3: incomplete multipart uploads, aborted); blobs a killed pass
+ * had moved aside go back when referenced, and are dropped past the grace period otherwise.
+ * Race safety on every backend also needs the writer's half (library/import.ts): a `put` that only
+ * renewed existing bytes is followed, after the row commits, by `has` and a new `put` when they are gone.
  * @param referenced whether a row names the sha256 (checked per blob, indexed)
  * @param graceMs minimum age (ms) of an unreferenced blob or temp file before removal
  * @param hooks TEST ONLY pause point `blob-gc-remove` (after the first decision, before the removal)
@@ -35,9 +38,10 @@ export async function collectBlobGarbage(o: { blobs: BlobStore; referenced: (sha
   }
   for await (const f of o.blobs.leftovers()) {
     if (f.kind === 'gc') {
-      // a pass that died between moving a blob aside and deciding: decide now
+      // A pass that died between moving a blob aside and deciding: decide now. Restoring is always safe;
+      // dropping waits for the grace period, since a pass of another process may be deciding about it now.
       if (o.referenced(f.sha256)) await o.blobs.restoreLeftover(f.name);
-      else if (await o.blobs.removeLeftover(f.name)) {
+      else if (f.mtimeMs <= cutoff && (await o.blobs.removeLeftover(f.name))) {
         report.removed++;
         report.removed_bytes += f.sizeBytes;
       }

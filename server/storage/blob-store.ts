@@ -1,41 +1,72 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { TestHooks } from '../test-hooks.ts';
 
-/** Content-addressed blob storage: a blob's key is the sha256 hex of its bytes. */
+/**
+ * Content-addressed blob storage: a blob's key is the sha256 hex of its bytes. Two implementations behind
+ * one contract (`blob-store-contract.ts` runs against both): a local directory (`createLocalBlobStore`) and
+ * any S3 API (`createS3BlobStore` in blob-store-s3.ts); callers never know which one they hold.
+ *
+ * GC safety (see blob-gc.ts): an unreferenced blob is removed only when its last write is older than the
+ * grace period, by `removeIfUnused`, which decides again after the bytes are out of their key. A writer
+ * whose `put` answered `renewed: true` checks `has` once its row has committed and puts the bytes again
+ * when they are gone, which closes the window between a GC's decision and its removal on any backend.
+ */
 export interface BlobStore {
+  /** Where the blobs live, for logs and errors: an absolute directory or `s3://bucket/prefix`. */
+  readonly location: string;
+  /**
+   * Probe that the store answers with the configured access (local: the directory is writable; S3: one
+   * list request on the prefix, which checks endpoint, credentials, bucket and the list permission).
+   * @throws Error (S3: BlobStoreError naming the operation, status and S3 code) when it does not
+   */
+  check(): Promise<void>;
   /**
    * Store bytes (idempotent). Existing bytes get their write time renewed, so the GC's grace period covers
-   * the row about to reference them. @returns sha256 hex key and size in bytes
-   * @throws Error when the file cannot be written or renewed (never swallowed)
+   * the row about to reference them. @returns sha256 hex key, size in bytes, and `renewed` (true when the
+   * bytes were already stored and only their write time was renewed)
+   * @throws Error when the bytes cannot be written or renewed (never swallowed)
    */
-  put(bytes: Buffer): Promise<{ sha256: string; sizeBytes: number }>;
-  /** Read a blob. @throws Error ENOENT when absent */
+  put(bytes: Buffer): Promise<{ sha256: string; sizeBytes: number; renewed: boolean }>;
+  /** Read a whole blob. @throws Error with `code: 'ENOENT'` when absent */
   get(sha256: string): Promise<Buffer>;
-  has(sha256: string): boolean;
-  /** Absolute file path of a blob (for streaming with sendFile), or null when absent. */
-  filePath(sha256: string): string | null;
+  has(sha256: string): Promise<boolean>;
+  /** Size (bytes) and last write time (ms since epoch) of a blob, or null when absent. */
+  stat(sha256: string): Promise<{ sizeBytes: number; mtimeMs: number } | null>;
+  /**
+   * Stream a blob, or the inclusive byte range `start…end` of it (RFC 9110 §14.1.2 semantics), or null
+   * when absent. The caller consumes or destroys the stream.
+   */
+  read(sha256: string, range?: { start: number; end: number }): Promise<Readable | null>;
+  /**
+   * A time-limited URL from which a client may GET the blob directly (an S3 presigned URL), or null when
+   * the bytes are to be streamed through the server (the local store; S3 with delivery `stream`).
+   * @param o.contentType MIME type the response must carry; o.cacheControl its Cache-Control
+   */
+  directUrl(sha256: string, o: { contentType: string; cacheControl: string }): Promise<string | null>;
   /** Every stored blob with its last write time (ms since epoch; `put` of existing bytes renews it). */
   list(): AsyncIterable<{ sha256: string; mtimeMs: number; sizeBytes: number }>;
   /**
-   * Files that are not blobs: temp files of writes that died before their rename (`<sha>.<uuid>.tmp`)
-   * and quarantined blobs of a GC that died mid-removal (`<sha>.<uuid>.gc`), with their write time.
+   * Things that are not blobs, named opaquely: `tmp` = a write that died before its bytes reached their
+   * key (a local temp file, an incomplete S3 multipart upload), `gc` = a blob a GC moved aside and had not
+   * yet decided about when it died (`removeIfUnused`), with their write time.
    */
   leftovers(): AsyncIterable<{ name: string; sha256: string; kind: 'tmp' | 'gc'; mtimeMs: number; sizeBytes: number }>;
-  /** Delete a leftover by the name `leftovers` gave. @returns whether a file was removed */
+  /** Delete a leftover by the name `leftovers` gave. @returns whether something was removed */
   removeLeftover(name: string): Promise<boolean>;
-  /** Put a quarantined blob (`<sha>.<uuid>.gc`) back under its key unless the key exists again. */
+  /** Put a blob moved aside (`gc` leftover) back under its key unless the key exists again. */
   restoreLeftover(name: string): Promise<void>;
   /**
-   * Remove a blob only if it is still unused, safe against a concurrent `put` of the same bytes: the file
-   * is first moved aside (atomic rename), then `stillUnused(mtimeMs)` is asked with the write time of the
-   * moved file; when the bytes were renewed (or a row references them now) the file goes back. A `put`
-   * racing the move finds no file and writes the bytes anew.
+   * Remove a blob only if it is still unused, safe against a concurrent `put` of the same bytes: the bytes
+   * are first moved aside (local: one atomic rename; S3: a copy to a quarantine key, then the delete), then
+   * `stillUnused(mtimeMs)` is asked with the write time the blob had; when it was renewed (or a row
+   * references it now) the bytes go back. A `put` racing the move writes the bytes anew.
    * @returns bytes removed (0 when absent or kept)
    */
   removeIfUnused(sha256: string, stillUnused: (mtimeMs: number) => boolean): Promise<number>;
-  /** Remove a blob; absent is fine. @returns whether a file was removed */
+  /** Remove a blob; absent is fine. @returns whether a blob was removed */
   remove(sha256: string): Promise<boolean>;
 }
 
@@ -55,6 +86,8 @@ export function createLocalBlobStore(root: string, hooks?: TestHooks): BlobStore
     return path.join(root, sha.slice(0, 2), sha.slice(2, 4), sha);
   };
   const store: BlobStore = {
+    location: path.resolve(root),
+    check: () => fs.promises.access(root, fs.constants.W_OK),
     async put(bytes) {
       const sha256 = sha256Hex(bytes);
       const dest = pathOf(sha256);
@@ -64,7 +97,7 @@ export function createLocalBlobStore(root: string, hooks?: TestHooks): BlobStore
         const t = new Date();
         try {
           await fs.promises.utimes(dest, t, t);
-          return { sha256, sizeBytes: bytes.length };
+          return { sha256, sizeBytes: bytes.length, renewed: true };
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
         }
@@ -74,14 +107,29 @@ export function createLocalBlobStore(root: string, hooks?: TestHooks): BlobStore
       await fs.promises.writeFile(tmp, bytes);
       await hooks?.pause('blob-put-rename');
       await fs.promises.rename(tmp, dest);
-      return { sha256, sizeBytes: bytes.length };
+      return { sha256, sizeBytes: bytes.length, renewed: false };
     },
     get: (sha) => fs.promises.readFile(pathOf(sha)),
-    has: (sha) => fs.existsSync(pathOf(sha)),
-    filePath: (sha) => {
-      const p = pathOf(sha);
-      return fs.existsSync(p) ? p : null;
+    has: async (sha) => (await store.stat(sha)) !== null,
+    async stat(sha) {
+      const st = await fs.promises.stat(pathOf(sha)).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return null;
+        throw e;
+      });
+      return st?.isFile() ? { sizeBytes: st.size, mtimeMs: st.mtimeMs } : null;
     },
+    async read(sha, range) {
+      // Open first so that absence is an answer (null), not an error event on a stream already handed out.
+      let fh: fs.promises.FileHandle;
+      try {
+        fh = await fs.promises.open(pathOf(sha), 'r');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+      return fh.createReadStream(range ? { start: range.start, end: range.end } : {});
+    },
+    directUrl: async () => null,
     async *list() {
       for (const a of await readdirOrEmpty(root)) {
         if (!/^[0-9a-f]{2}$/.test(a)) continue;

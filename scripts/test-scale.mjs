@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `npm run test:scale`: the scale-out backends' tests. Today: the blob store on a real S3 engine — the
+// BlobStore contract suite (local and S3) and the MCP behaviour tests that touch blobs (import, upload,
+// view, /cdn, GC races) with ATELIER_BLOB_STORE=s3://… (e2e/s3/vitest.config.ts lists them).
+//
+// S3 engine: ATELIER_TEST_S3_ENDPOINT (with ATELIER_TEST_S3_ACCESS_KEY / _SECRET_KEY, default the keys
+// e2e/s3/ceph.sh creates) names a running one, as .ci/run does; unset, this script starts Ceph RGW with
+// e2e/s3/ceph.sh (Debian: apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw) and stops
+// it by pid at the end. The bucket (ATELIER_TEST_S3_BUCKET, default atelier-test) is created if needed;
+// each run and each test server use a prefix of their own.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+process.chdir(root);
+const env = process.env;
+const accessKey = env.ATELIER_TEST_S3_ACCESS_KEY || 'ATELIERTESTACCESS001';
+const secretKey = env.ATELIER_TEST_S3_SECRET_KEY || 'atelier-test-secret-key-not-for-production';
+const bucket = env.ATELIER_TEST_S3_BUCKET || 'atelier-test';
+
+let endpoint = env.ATELIER_TEST_S3_ENDPOINT;
+let cephDir = null;
+const stopCeph = () => {
+  if (!cephDir) return;
+  spawnSync('bash', ['e2e/s3/ceph.sh', 'stop'], { stdio: 'inherit', env: { ...env, ATELIER_CEPH_DIR: cephDir } });
+  fs.rmSync(cephDir, { recursive: true, force: true });
+  cephDir = null;
+};
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { stopCeph(); process.exit(130); });
+
+if (!endpoint) {
+  cephDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-ceph-'));
+  process.stdout.write('test:scale: starting Ceph RGW (e2e/s3/ceph.sh)…\n');
+  const r = spawnSync('bash', ['e2e/s3/ceph.sh', 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...env, ATELIER_CEPH_DIR: cephDir, S3_ACCESS_KEY: accessKey, S3_SECRET_KEY: secretKey } });
+  if (r.status !== 0) {
+    process.stderr.write('test:scale: could not start Ceph RGW. Install it with\n  apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw\nor set ATELIER_TEST_S3_ENDPOINT to a running S3 engine.\n');
+    stopCeph();
+    process.exit(1);
+  }
+  endpoint = r.stdout.trim().split('\n').pop();
+}
+
+let code = 1;
+try {
+  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (e) {
+    if (e?.name !== 'BucketAlreadyOwnedByYou' && e?.name !== 'BucketAlreadyExists') throw e;
+  }
+  client.destroy();
+  const s3Env = {
+    ATELIER_BLOB_STORE: `s3://${bucket}/run-${Date.now().toString(36)}`,
+    ATELIER_S3_ENDPOINT: endpoint,
+    ATELIER_S3_FORCE_PATH_STYLE: '1',
+    ATELIER_S3_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: accessKey,
+    AWS_SECRET_ACCESS_KEY: secretKey,
+  };
+  process.stdout.write(`test:scale: blobs on ${s3Env.ATELIER_BLOB_STORE} at ${endpoint}\n`);
+  const r = spawnSync(path.join(root, 'node_modules', '.bin', 'vitest'), ['run', '--config', 'e2e/s3/vitest.config.ts', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...env, ...s3Env } });
+  code = r.status ?? 1;
+} catch (e) {
+  process.stderr.write(`test:scale: ${e?.stack ?? e}\n`);
+} finally {
+  stopCeph();
+}
+process.exit(code);
