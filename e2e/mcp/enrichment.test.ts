@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedSearchLibrary } from './fixtures.ts';
+import { seedSearchLibrary, smallDemoPhoto } from './fixtures.ts';
 import { waitForEnrichment, type EnrichedAsset as A } from './enrichment-helpers.ts';
 import { demoFile, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
 
@@ -19,7 +19,7 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
     theme = srv.tenant.theme_id;
     ids = await seedSearchLibrary(c);
     for (const f of ['images/text/craft-beer.jpg', 'images/text/book-beside-flowers.jpg', 'images/text/japanese-shop.jpg']) {
-      const r = await c.call('svc_asset_import', 'import', { data: demoFile(f).toString('base64'), mime_type: 'image/jpeg', filename: f.split('/').pop() });
+      const r = await c.call('svc_asset_import', 'import', { data: (await smallDemoPhoto(f)).toString('base64'), mime_type: 'image/jpeg', filename: f.split('/').pop() });
       expect(r.error).toBeUndefined();
       ids.set(f.split('/').pop()!, r.structured.asset_id as string);
     }

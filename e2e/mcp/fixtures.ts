@@ -1,4 +1,24 @@
-import { demoFile, type TestClient } from './harness.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { demoFile, REPO_ROOT, type TestClient } from './harness.ts';
+
+/**
+ * The default HEIC of the tests: demo/images/formats/IMG_2682.heic downscaled to 640×480 (44 KB; how it was
+ * made and its source: e2e/fixtures/heic/README.md). The 4032×3024 original is decoded by one test only
+ * (image-pipeline.test.ts) and by the demo seed.
+ */
+export const SMALL_HEIC_PATH = path.join(REPO_ROOT, 'e2e', 'fixtures', 'heic', 'IMG_2682-640.heic');
+export const smallHeic = (): Buffer => fs.readFileSync(SMALL_HEIC_PATH);
+
+/**
+ * A demo JPEG re-encoded at most `maxWidthPx` wide (JPEG quality 85; libjpeg's shrink-on-load keeps this
+ * cheap), for tests about search and enrichment: the 5–6k px originals of demo/images/text cost only decode
+ * and rendition time there. The image-pipeline, OCR, view and upload-chunking tests keep the originals.
+ */
+export async function smallDemoPhoto(rel: string, maxWidthPx = 1280): Promise<Buffer> {
+  return sharp(demoFile(rel)).rotate().resize({ width: maxWidthPx, withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
+}
 
 /** Small real photos from demo/images used to seed search tests (fast to import). */
 export const SEARCH_SEED = [

@@ -39,8 +39,8 @@ export function blobStoreEnv(id: string): Record<string, string> {
  * S3 prefix of its own under `npm run test:scale`). OCR is off unless a test turns it on (Tesseract takes
  * 1–3 s per photo on 2 cores).
  */
-export function tempConfig(overrides: Record<string, string> = {}): Config {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
+export function tempConfig(overrides: Record<string, string> = {}, dataDir?: string): Config {
+  const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
   return loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_OCR: '0', ...blobStoreEnv(path.basename(dir)), ...overrides });
 }
 
@@ -94,11 +94,12 @@ export interface TestServer {
 }
 
 /**
- * Start the real application on a temp data dir, create one tenant, and hand out SDK clients over an
- * in-memory transport pair (the same McpServer code path as HTTP and stdio).
+ * Start the real application on a temp data dir (or on `dataDir`, e.g. one a CLI child process seeded;
+ * it is then left in place on close), create one tenant, and hand out SDK clients over an in-memory
+ * transport pair (the same McpServer code path as HTTP and stdio).
  */
-export async function startTestServer(opts: { env?: Record<string, string>; configure?: (app: App) => void } = {}): Promise<TestServer> {
-  const config = tempConfig(opts.env);
+export async function startTestServer(opts: { env?: Record<string, string>; configure?: (app: App) => void; dataDir?: string } = {}): Promise<TestServer> {
+  const config = tempConfig(opts.env, opts.dataDir);
   const log = createLogger('silent');
   const app = buildApp(config, log);
   opts.configure?.(app);
@@ -123,7 +124,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; conf
       for (const c of clients) await c.close().catch(() => undefined);
       await http?.close();
       await app.close();
-      fs.rmSync(config.dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { DEMO_DIR, demoFile, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
+import { smallHeic } from './fixtures.ts';
 
 // Exact strings tesseract.js's own test-suite expects from these images (demo/ocr/expected-text.mjs, untyped JS).
 const expectedUrl = pathToFileURL(path.join(DEMO_DIR, 'ocr', 'expected-text.mjs')).href;
@@ -68,8 +69,8 @@ describe('formats: HEIC conversion and EXIF orientation', () => {
   afterAll(async () => srv.close());
   const total = async (): Promise<number> => (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
 
-  it('imports IMG_2682.heic as a PNG with the dimensions libheif reports, and enriches it', async () => {
-    const heic = demoFile('images/formats/IMG_2682.heic');
+  it('imports a HEIC as a PNG with the dimensions libheif reports, and enriches it', async () => {
+    const heic = smallHeic();
     const meta = await sharp(heic).metadata();
     const r = await c.call('svc_asset_import', 'import', { data: heic.toString('base64'), mime_type: 'image/heic', filename: 'IMG_2682.heic' });
     expect(r.error).toBeUndefined();
@@ -83,9 +84,10 @@ describe('formats: HEIC conversion and EXIF orientation', () => {
 
   it('refuses a corrupt HEIC with conversion_failed and stores nothing', async () => {
     const before = await total();
-    const heic = demoFile('images/formats/IMG_2682.heic');
-    // Keep the ftyp/meta boxes (so it still sniffs as HEIC) and destroy the coded image data.
-    const broken = Buffer.concat([heic.subarray(0, 4096), Buffer.alloc(heic.length - 4096, 0x5a)]);
+    const heic = smallHeic();
+    // Keep the ftyp/meta boxes and the mdat header (so it still sniffs as HEIC) and destroy the coded image data.
+    const data = heic.indexOf('mdat') + 4;
+    const broken = Buffer.concat([heic.subarray(0, data), Buffer.alloc(heic.length - data, 0x5a)]);
     const r = await c.call('svc_asset_import', 'import', { data: broken.toString('base64'), mime_type: 'image/heic', filename: 'broken.heic' });
     expect(r.error).toMatchObject({ code: 'conversion_failed', field: 'args.data' });
     expect(await total()).toBe(before);

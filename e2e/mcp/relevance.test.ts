@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
+import { smallDemoPhoto } from './fixtures.ts';
 import { demoFile, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /** The honest results contract (issue 11), through an MCP client against the real server. */
@@ -15,7 +16,7 @@ const names = (r: { structured: Record<string, unknown> }): string[] => assetsOf
 const handles = (r: { structured: Record<string, unknown> }): string[] => (r.structured.items as Ref[]).map((p) => p.handle);
 const request = (r: { structured: Record<string, unknown> }) => r.structured.request as { match: string; corrected_query: string | null; expanded_terms: string[]; mode: string };
 
-/** Photos with merchant metadata, and one photo under a camera-style compound name with none. */
+/** Photos with merchant metadata, and one photo under a camera-style compound name with none (the 6k px photos of images/text/ downscaled: smallDemoPhoto). */
 const LIBRARY = [
   { file: 'images/nature/prairie_falcon.jpg', alt_text: 'A prairie falcon in flight beside a limestone cliff', tags: ['bird', 'falcon'] },
   { file: 'images/nature/cyclamen_persicum.jpg', alt_text: 'A single pink cyclamen flower', tags: ['flower'] },
@@ -41,7 +42,7 @@ describe('honest search results (issue 11)', () => {
     for (const s of LIBRARY) {
       const filename = s.filename ?? s.file.split('/').pop()!;
       const r = await c.call('svc_asset_import', 'import', {
-        data: demoFile(s.file).toString('base64'), mime_type: filename.endsWith('.webp') ? 'image/webp' : 'image/jpeg', filename,
+        data: (s.file.startsWith('images/text/') ? await smallDemoPhoto(s.file) : demoFile(s.file)).toString('base64'), mime_type: filename.endsWith('.webp') ? 'image/webp' : 'image/jpeg', filename,
         ...(s.alt_text ? { alt_text: s.alt_text, tags: s.tags } : {}),
       });
       expect(r.error).toBeUndefined();

