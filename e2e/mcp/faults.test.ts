@@ -14,7 +14,7 @@ import { APP, sendChunk, sha256 } from './upload-helpers.ts';
 
 /** A stdio server child process on `env`'s data dir, with an SDK client. */
 async function stdio(env: Record<string, string>): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env } as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'faults', version: '0' });
   await client.connect(transport);
   return { c: wrapClient(client), pid: transport.pid!, close: () => client.close() };

@@ -42,8 +42,8 @@ export function useAtelierApp<S extends ResultSchemas>(name: string, client: Act
     appInfo: { name, version: '0.1.0' },
     capabilities: {},
     onAppCreated: (created) => {
-      created.ontoolinput = (p) => setToolInput((p.arguments ?? {}) as Record<string, unknown>);
-      created.ontoolresult = (r) => setToolResult(r as CallToolResult);
+      created.ontoolinput = (p) => setToolInput((p.arguments ?? {}));
+      created.ontoolresult = (r) => setToolResult(r);
       created.ontoolcancelled = (p) => setCancelled(p.reason ?? 'cancelled');
       created.onhostcontextchanged = (ctx) => {
         applyHostContext(ctx);
