@@ -29,7 +29,7 @@ export default tseslint.config(
   },
   {
     // vitest's asymmetric matchers (`expect.any`, `expect.stringMatching`, `expect.arrayContaining`) are typed `any`.
-    files: ['**/*.test.ts', 'e2e/**/*.ts'],
+    files: ['**/*.test.ts', '**/*-contract.ts', 'e2e/**/*.ts'],
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
   },
   {

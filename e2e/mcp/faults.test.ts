@@ -5,10 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
-import { buildApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
-import { connectApp, demoFile, REPO_ROOT, startTestServer, wrapClient, type TestClient } from './harness.ts';
+import { demoFile, startTestServer, wrapClient, type TestClient } from './harness.ts';
 import { CLI, resume, spawnCli, waitPaused } from './processes.ts';
 import { APP, sendChunk, sha256 } from './upload-helpers.ts';
 
