@@ -45,7 +45,7 @@ export async function bareDecodeOnce(input: Buffer): Promise<number> {
   }
   const meta = bytes === input ? m0 : await sharp(bytes).metadata();
   const swap = (meta.orientation ?? 1) >= 5;
-  const width = (swap ? meta.height : meta.width)!;
+  const width = (swap ? meta.height : meta.width);
   const masterWidth = Math.min(width, 2560);
   const master = await sharp(bytes, { failOn: 'error' }).rotate().resize({ width: masterWidth, withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: master.info.width, height: master.info.height, channels: master.info.channels } };
@@ -68,7 +68,7 @@ export async function bareDecodePerRendition(input: Buffer): Promise<number> {
   const meta = bytes === input ? m0 : await sharp(bytes).metadata();
   if (bytes === input) await sharp(bytes, { failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer();
   const swap = (meta.orientation ?? 1) >= 5;
-  const width = (swap ? meta.height : meta.width)!;
+  const width = (swap ? meta.height : meta.width);
   const from = (): Sharp => sharp(bytes).rotate();
   let total = (await from().resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' }).jpeg({ quality: 78, mozjpeg: true }).toBuffer()).length;
   for (const w of webpWidths(width)) total += (await from().resize({ width: w, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer()).length;

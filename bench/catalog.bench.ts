@@ -97,7 +97,7 @@ export function makeQueries(products: CatalogProductInput[], n: number): string[
 
 const phase = (msg: string): void => void process.stderr.write(`[catalog.bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-async function time(queries: string[], fn: (q: string) => Promise<unknown> | unknown): Promise<{ p50: number; p95: number }> {
+async function time(queries: string[], fn: (q: string) => unknown): Promise<{ p50: number; p95: number }> {
   for (const q of queries.slice(0, WARMUP)) await fn(q);
   const samples: number[] = [];
   for (const q of queries.slice(WARMUP)) {

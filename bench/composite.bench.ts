@@ -22,7 +22,7 @@ const RUNS = 20;
 
 async function input(bytes: Buffer, mime: string): Promise<InputImage> {
   const m = await sharp(bytes).metadata();
-  return { bytes, mime, width: m.width!, height: m.height! };
+  return { bytes, mime, width: m.width, height: m.height };
 }
 
 export default async function compositeBench(): Promise<void> {

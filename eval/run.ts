@@ -65,7 +65,7 @@ async function runProducts(c: TestClient, storeId: string, mode: string, queries
   for (const jq of queries) {
     const r = await c.call('svc_catalog', 'list_products', { store_id: storeId, query: jq.q, search_mode: mode, limit: 10 });
     if (r.isError) throw new Error(`list_products "${jq.q}" (${mode}) failed: ${JSON.stringify(r.error)}`);
-    if (r.structured.degraded_from) throw new Error(`list_products "${jq.q}" degraded from ${String(r.structured.degraded_from)}: the index is not ready`);
+    if (r.structured.degraded_from) throw new Error(`list_products "${jq.q}" degraded from ${JSON.stringify(r.structured.degraded_from)}: the index is not ready`);
     const items = (r.structured.items ?? []) as { handle: string }[];
     runs.push({ ...jq, ranked: items.map((p) => p.handle), total: (r.structured.total as number) ?? 0 });
   }

@@ -31,7 +31,7 @@ const show = async (label: string, args: Record<string, unknown>) => {
   const r = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 3, ...args });
   const req = r.structured.request as { mode: string; match: string; degraded_from: string | null };
   const rows = ((r.structured.assets ?? []) as { name: string; score: number | null }[]).map((a, i) => `  ${i + 1}. ${a.name} (${a.score?.toFixed(3)})`);
-  console.log(`\n${label} → mode ${req?.mode}, match ${req?.match}, total ${r.structured.total}${req?.degraded_from ? `, degraded_from ${req.degraded_from}` : ''}\n${rows.join('\n') || '  (no results)'}`);
+  console.log(`\n${label} → mode ${req?.mode}, match ${req?.match}, total ${String(r.structured.total)}${req?.degraded_from ? `, degraded_from ${req.degraded_from}` : ''}\n${rows.join('\n') || '  (no results)'}`);
 };
 for (const q of process.argv.slice(2).length ? process.argv.slice(2) : ['bird of prey', 'evergreen conifer tree', 'drink label', 'spiny desert plant', 'snowy mountain peak', 'store front', 'reading a novel']) await show(`semantic "${q}"`, { mode: 'semantic', query: q });
 for (const q of ['cosmic void', 'weekend warrior', 'quick brown dog', 'clearing cheque']) await show(`ocr "${q}"`, { mode: 'ocr', query: q });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck → build the panels →
+// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck → lint and format check → build the panels →
 // vitest (unit + MCP behaviour tests) → MCP conformance (HTTP) → Playwright panel tests → the npm package
 // (pack, install with --omit=dev in an empty directory, seed-demo and MCP over stdio; last, because
 // `npm pack` rebuilds dist/ and its install compiles better-sqlite3: ~3 min on 2 idle cores).
@@ -56,6 +56,11 @@ let failed = 0;
 let ok = ensureChromium();
 
 ok = step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck') && ok;
+
+// Lint: typescript-eslint (type-checked rules) + react-hooks, then prettier's format check (eslint.config.js, .prettierrc.json).
+const lintOk = step('lint (eslint type-checked + react-hooks; prettier --check)', bin('eslint'), ['.']) && step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
+if (!lintOk) failed++;
+ok = lintOk && ok;
 
 // Panels are built first: the server serves them as ui:// resources (conformance resources-list, Playwright).
 const hasPanels = fs.existsSync(path.join(root, 'playwright.config.ts')) && fs.existsSync(path.join(root, 'scripts', 'build-ui.mjs'));

@@ -24,8 +24,8 @@ for (const f of files.sort()) {
   const ext = f.split('.').pop()!.toLowerCase();
   const t0 = performance.now();
   const r = await call('svc_asset_import', 'import', { data: fs.readFileSync(f).toString('base64'), mime_type: mime[ext], filename: path.basename(f), tags: [path.basename(path.dirname(f))] });
-  const s = r.structuredContent as Record<string, unknown>;
-  console.log(r.isError ? `IMPORT FAILED ${path.relative(dir, f)}: ${JSON.stringify((s as { error: unknown }).error)}` : `imported ${path.relative(dir, f)} → ${s.asset_id} ${s.width}×${s.height} ${s.format}${s.converted_from ? ` (from ${s.converted_from})` : ''}${s.deduplicated ? ' [deduplicated]' : ''} in ${Math.round(performance.now() - t0)} ms`);
+  const s = r.structuredContent as { asset_id: string; width: number; height: number; format: string; converted_from?: string; deduplicated?: boolean };
+  console.log(r.isError ? `IMPORT FAILED ${path.relative(dir, f)}: ${JSON.stringify((r.structuredContent as { error?: unknown }).error)}` : `imported ${path.relative(dir, f)} → ${s.asset_id} ${s.width}×${s.height} ${s.format}${s.converted_from ? ` (from ${s.converted_from})` : ''}${s.deduplicated ? ' [deduplicated]' : ''} in ${Math.round(performance.now() - t0)} ms`);
 }
 for (const [mode, query] of [['filename', 'craft-beer'], ['tags', 'text'], ['all', 'craft beer']]) {
   const r = await call('svc_asset_library', 'search', { theme_id: theme, mode, query, limit: 5 });

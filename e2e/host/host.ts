@@ -95,9 +95,9 @@ let lastHeight = 200;
 
 /** Height the iframe gets for a View reporting `height` px: fixed by the host, or the View's own height clamped to maxHeight (spec "Container Dimensions"). */
 function frameHeight(h: number): number {
-  const d = current.containerDimensions as { height?: number; maxHeight?: number } | undefined;
-  if (typeof d?.height === 'number') return d.height;
-  const max = typeof d?.maxHeight === 'number' ? d.maxHeight : Infinity;
+  const d = current.containerDimensions;
+  if (d && 'height' in d) return d.height;
+  const max = d && 'maxHeight' in d && typeof d.maxHeight === 'number' ? d.maxHeight : Infinity;
   return Math.min(Math.ceil(h), max);
 }
 

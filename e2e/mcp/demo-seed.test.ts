@@ -82,7 +82,7 @@ describe('demo seed (atelier seed-demo)', () => {
     expect(settings).not.toContain(String(minted.api_key));
     // Both keys work (the first was printed at creation; the user may have configured it).
     for (const key of [once.api_key, minted.api_key]) {
-      const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(key) } as Record<string, string>, stderr: 'pipe' });
+      const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(key) }, stderr: 'pipe' });
       const client = new Client({ name: 'demo-key', version: '0' });
       await client.connect(child);
       const r = await wrapClient(client).call('svc_asset_library', 'search', { theme_id: once.theme_id, limit: 1 });

@@ -161,7 +161,7 @@ describe('degraded paths', () => {
       const hyb = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'falcon' });
       expect(req(hyb)).toMatchObject({ mode: 'all', degraded_from: 'all' });
       // Visual similarity does not need the text embedder.
-      const ids = (all as A[]).map((a) => a.id);
+      const ids = (all).map((a) => a.id);
       const sim = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: ids[0] });
       expect(sim.error).toBeUndefined();
       expect(req(sim).mode).toBe('similar');

@@ -5,16 +5,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
-import { buildApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
-import { connectApp, demoFile, REPO_ROOT, startTestServer, wrapClient, type TestClient } from './harness.ts';
+import { demoFile, startTestServer, wrapClient, type TestClient } from './harness.ts';
 import { CLI, resume, spawnCli, waitPaused } from './processes.ts';
 import { APP, sendChunk, sha256 } from './upload-helpers.ts';
 
 /** A stdio server child process on `env`'s data dir, with an SDK client. */
 async function stdio(env: Record<string, string>): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env } as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'faults', version: '0' });
   await client.connect(transport);
   return { c: wrapClient(client), pid: transport.pid!, close: () => client.close() };

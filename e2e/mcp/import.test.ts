@@ -70,7 +70,7 @@ describe('svc_asset_import import', () => {
       filename: 'ridge-hero.jpg', alt_text: 'Ridge at dusk', tags: ['hero', 'mountain'], purpose: 'hero_bg',
     });
     expect(r.error).toBeUndefined();
-    const a = r.structured as Record<string, unknown>;
+    const a = r.structured;
     expect(a).toMatchObject({ kind: 'image', name: 'ridge-hero.jpg', alt_text: 'Ridge at dusk', tags: ['hero', 'mountain'], purpose: 'hero_bg', processing_status: 'ready', deduplicated: false, format: 'jpeg' });
     expect(a.id).toBe(a.asset_id);
     const meta = await sharp(demoFile('images/nature/tanners_ridge.jpg')).metadata();

@@ -103,7 +103,7 @@ describe('control and bidi characters in file names', () => {
   const png = async (seed: number): Promise<Buffer> => (await import('sharp')).default({ create: { width: 8, height: 8, channels: 3, background: { r: seed, g: 10, b: 20 } } }).png().toBuffer();
   const noForgery = (text: string, lines: number): void => {
     expect(text.split('\n')).toHaveLength(lines);
-    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/);
+    expect(text.replace(/[\t\n]/g, '')).not.toMatch(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u); // controls other than tab and newline
   };
 
   it('import, update, upload and attachments store a normalised name, and the text for the model cannot be forged', async () => {
@@ -113,7 +113,7 @@ describe('control and bidi characters in file names', () => {
     noForgery(imp.text, 2); // the asset line, then where its URL goes
     const found = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'IGNORE', mode: 'filename' });
     expect((found.structured.assets as { name: string }[]).map((a) => a.name)).toEqual([CLEAN]);
-    expect(found.text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u202a-\u202e\u2066-\u2069]/);
+    expect(found.text.replace(/[\t\n]/g, '')).not.toMatch(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u);
     // the name stays on the line of its asset: no line of its own
     expect(found.text.split('\n').filter((l) => l.includes('IGNORE PREVIOUS'))).toEqual([expect.stringContaining(String(imp.structured.asset_id))]);
 

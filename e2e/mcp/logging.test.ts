@@ -11,7 +11,7 @@ import { tempConfig, wrapClient } from './harness.ts';
 describe('logging', () => {
   it('writes one line per tool call with router, action, outcome, duration, tenant and resolved workspace, never the key', async () => {
     const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
+    const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
     const config = tempConfig({ ATELIER_ENRICHMENT: '0' });
     const app = buildApp(config, pino({ level: 'info' }, sink));
     const t = createTenant(app.library.tenancy, 'Logged');

@@ -53,6 +53,9 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     // a subtype without its category is meaningless: clearing the category clears both
     expect((await c.call('svc_asset_manage', 'update', { asset_id: id, subtype: 'scene' })).structured).toMatchObject({ category: 'lifestyle', subtype: 'scene' });
     expect((await c.call('svc_asset_manage', 'update', { asset_id: id, category: null })).structured).toMatchObject({ category: null, subtype: null });
+    // the word "machine" typed as alt text is the user's text, not the marker for "use the machine alt text"
+    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, alt_text: 'machine' })).structured).toMatchObject({ alt_text: 'machine', user_fields: expect.arrayContaining(['alt_text']) });
+    expect((await c.call('svc_assets', 'view', { asset_id: id })).structured).toMatchObject({ alt_text: 'machine' });
     await c.call('svc_asset_manage', 'delete', { asset_ids: [id] });
   });
 

@@ -114,6 +114,6 @@ describe('formats: HEIC conversion and EXIF orientation', () => {
     const thumb = (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1 })).structured.assets as { thumbnail_url: string }[];
     const tb = Buffer.from(await (await fetch(thumb[0]!.thumbnail_url.replace(/^https?:\/\/[^/]+/, http.url))).arrayBuffer());
     const tm = await sharp(tb).metadata();
-    expect(Math.sign(tm.width! - tm.height!)).toBe(Math.sign((r.structured.width as number) - (r.structured.height as number)));
+    expect(Math.sign(tm.width - tm.height)).toBe(Math.sign((r.structured.width as number) - (r.structured.height as number)));
   });
 });

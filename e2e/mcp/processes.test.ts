@@ -110,7 +110,7 @@ describe('processes sharing a data dir', () => {
     const port = await freePort();
     const web = spawnCli(['serve', '--http', '--port', String(port)], env);
     const stdioSearch = async (): Promise<{ url: string; stderr: string }> => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ...env, ATELIER_PORT: String(port), ATELIER_API_KEY: String(t.api_key), ATELIER_LOG_LEVEL: 'info' } as Record<string, string>, stderr: 'pipe' });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ...env, ATELIER_PORT: String(port), ATELIER_API_KEY: String(t.api_key), ATELIER_LOG_LEVEL: 'info' }, stderr: 'pipe' });
       let stderr = '';
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       const client = new Client({ name: 'second-stdio', version: '0' });

@@ -19,8 +19,8 @@ export function spawnCli(args: string[], env: Record<string, string>): Child {
   const proc = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
     proc.on('exit', (code, signal) => {
       // let the pipes drain

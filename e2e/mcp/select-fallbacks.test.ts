@@ -39,7 +39,7 @@ describe('svc_asset_select fallbacks', () => {
       const client = await srv.connect(undefined, { elicitation: { form: {} } });
       client.client.setRequestHandler(ElicitRequestSchema, async () => {
         if (failure === 'the handler throws') throw new Error('no UI available');
-        return { action: 'accept', content: { asset_ids: 'not-a-list' } } as never;
+        return { action: 'accept', content: { asset_ids: 'not-a-list' } };
       });
       const r = await client.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id, query: 'swatch', limit: 5 });
       expect(r.error).toBeUndefined();

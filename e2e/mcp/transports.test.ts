@@ -16,7 +16,7 @@ const CLI = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
 describe('CLI and stdio transport (real child processes)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-cli-'));
   const env = { ...process.env, ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
-  const cli = async (...args: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout);
+  const cli = async (...args: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout) as Record<string, unknown>;
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   // eleven CLI child processes and a stdio server (each boots tsx and the app), nine photos imported: minutes on a busy machine
@@ -28,7 +28,7 @@ describe('CLI and stdio transport (real child processes)', () => {
     const again = await cli('import', path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg'), '--workspace', String(t.workspace_id), '--json');
     expect(again).toMatchObject({ imported: 0, deduplicated: 1 });
 
-    const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(t.api_key) } as Record<string, string>, stderr: 'pipe' });
+    const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(t.api_key) }, stderr: 'pipe' });
     const client = new Client({ name: 'stdio-test', version: '0' });
     await client.connect(child);
     const c = wrapClient(client);

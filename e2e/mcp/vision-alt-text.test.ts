@@ -50,7 +50,7 @@ describe('machine alt text from a vision-capable provider', () => {
     const image = seen[0]!.body.messages[0]!.content.find((p) => p.type === 'image_url') as { image_url: { url: string } };
     expect(image.image_url.url.startsWith('data:image/jpeg;base64,')).toBe(true);
     const meta = await sharp(Buffer.from(image.image_url.url.split(',')[1]!, 'base64')).metadata();
-    expect(Math.max(meta.width!, meta.height!)).toBeLessThanOrEqual(1024);
+    expect(Math.max(meta.width, meta.height)).toBeLessThanOrEqual(1024);
     // The file name says nothing; the caption is what semantic search finds.
     const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'bird of prey on a rocky ledge' });
     expect((r.structured.assets as EnrichedAsset[])[0]?.name).toBe('DSC_0001.jpg');

@@ -9,7 +9,7 @@ import { authenticate } from '../../server/tenancy/admin.ts';
 import { wrapClient, type TestClient } from './harness.ts';
 
 /** Client capabilities of an MCP Apps host (SEP-1865 extension declaration, as ext-apps' AppBridge hosts send it). */
-export const APPS_CLIENT_CAPABILITIES: ClientCapabilities = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as ClientCapabilities;
+export const APPS_CLIENT_CAPABILITIES: ClientCapabilities = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 /** Bytes (UTF-8) of a value serialized as JSON, as it travels in a JSON-RPC message. */
 export function jsonBytes(value: unknown): number {

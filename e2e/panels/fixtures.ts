@@ -265,7 +265,7 @@ export const test = base.extend<{ atelier: PanelHarness; isolated: boolean; libr
         return { view: view(), result: l.result };
       },
       async events(type) {
-        const all = (await page.evaluate(() => window.__events)) as HostEvent[];
+        const all = await page.evaluate<HostEvent[]>(() => window.__events);
         return type ? all.filter((e) => e.type === type) : all;
       },
       async setTheme(t) {

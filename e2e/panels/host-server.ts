@@ -52,7 +52,7 @@ function serve(role: 'host' | 'sandbox', honourDomains: boolean): http.Server {
     }
     const headers: Record<string, string> = { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' };
     if (rel === 'sandbox.html') {
-      let csp: ResourceCsp = {};
+      let csp: ResourceCsp;
       try {
         csp = JSON.parse(url.searchParams.get('csp') ?? '{}') as ResourceCsp;
       } catch {

@@ -48,10 +48,13 @@ export function adminEndpoint(shopDomain: string, apiVersion: string): string {
   return `https://${host.includes('.') ? host : `${host}.myshopify.com`}/admin/api/${apiVersion}/graphql.json`;
 }
 
+/** The reason an AbortSignal carries, as an Error (the default reason is a DOMException `AbortError`). */
+const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+    signal?.addEventListener('abort', () => { clearTimeout(t); reject(abortReason(signal)); }, { once: true });
   });
 
 /** Create the client. No request is made until `request` is called. */

@@ -20,7 +20,7 @@ import { ServiceError } from '../errors.ts';
 export function parseShopifyCsv(text: string, source: string): CatalogProductInput[] {
   let records: string[][];
   try {
-    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) satisfies string[][];
   } catch (e) {
     throw new ServiceError('invalid_argument', source, `is not a readable CSV file: ${(e as Error).message}`, { cause: e });
   }

@@ -44,7 +44,7 @@ export async function syncCatalog(
   let after: string | null = null;
   let pages = 0;
   let upserted = 0;
-  let deleted = 0;
+  let deleted: number;
   let mark = state?.updated_at_mark ?? null;
   const seen = new Set<string>();
 

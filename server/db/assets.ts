@@ -157,13 +157,13 @@ export function createAssetQueries(db: Database) {
     ownsBlob: (scope: Scope, sha: string): boolean => s.ownsBlob.get(scope.tenantId, scope.workspaceId, sha, sha, scope.tenantId, scope.workspaceId) !== undefined,
     /**
      * Replace the user-editable metadata of one asset of the workspace (the FTS row follows by trigger).
-     * `alt_text: 'machine'` takes the machine alt text of enrichment (null when not analysed yet).
+     * `alt_text: { machine: true }` takes the machine alt text of enrichment (null when not analysed yet).
      */
-    updateMetadata(scope: Scope, seq: number, m: { name: string; name_words: string; alt_text: string | null | 'machine'; tags: string[]; purpose: string | null; category: string | null; subtype: string | null; user_fields: string[] }): void {
+    updateMetadata(scope: Scope, seq: number, m: { name: string; name_words: string; alt_text: string | null | { machine: true }; tags: string[]; purpose: string | null; category: string | null; subtype: string | null; user_fields: string[] }): void {
       s.updateMeta.run({
         seq, tenant_id: scope.tenantId, workspace_id: scope.workspaceId, name: m.name, name_words: m.name_words, tags: JSON.stringify(m.tags), purpose: m.purpose,
         category: m.category, subtype: m.subtype, user_fields: JSON.stringify(m.user_fields),
-        alt_machine: m.alt_text === 'machine' ? 1 : 0, alt_text: m.alt_text === 'machine' ? null : m.alt_text,
+        alt_machine: typeof m.alt_text === 'object' && m.alt_text !== null ? 1 : 0, alt_text: typeof m.alt_text === 'string' ? m.alt_text : null,
       });
     },
     /**

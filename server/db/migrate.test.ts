@@ -43,7 +43,7 @@ describe('migrate', () => {
     migrate(db, all.filter((m) => m.version < 16));
     db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run('demo_bundle', JSON.stringify({ tenant_id: 't', workspace_id: 'w', theme_id: 'th', store_id: 's', api_key: 'atl_secret' }));
     migrate(db, all);
-    const v = JSON.parse((db.prepare("SELECT value FROM settings WHERE key = 'demo_bundle'").get() as { value: string }).value);
+    const v = JSON.parse((db.prepare("SELECT value FROM settings WHERE key = 'demo_bundle'").get() as { value: string }).value) as unknown;
     expect(v).toEqual({ tenant_id: 't', workspace_id: 'w', theme_id: 'th', store_id: 's' });
   });
 

@@ -5,12 +5,12 @@ export type MatchKind = 'action' | 'former_name' | 'router' | 'description' | 'a
 
 /** JSON Schema (draft 2020-12) of a zod schema, as accepted on input (defaults make fields optional). */
 export function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
 }
 
 /** JSON Schema of a result schema as produced on output. */
 export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' });
 }
 
 const norm = (s: string): string => s.toLowerCase().replace(/[\s-]+/g, '_');

@@ -3,7 +3,7 @@
  * forge extra result lines), DEL, bidi embeddings, overrides, isolates and marks (CVE-2021-42574), BOM,
  * line and paragraph separators.
  */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/g;
+const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/gu;
 
 /**
  * A stored string (file name, alt text) made safe for one line of text shown to a model: each unsafe

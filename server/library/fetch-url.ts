@@ -67,7 +67,7 @@ function guardedAgent(allowPrivate: boolean): Agent {
       lookup(hostname, options, callback) {
         dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
           if (err) return callback(err, '', 0);
-          const list = addresses as dns.LookupAddress[];
+          const list = addresses;
           const bad = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
           if (bad) return callback(Object.assign(new Error(`blocked private address ${bad.address}`), { code: 'EPRIVATE' }), '', 0);
           if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);

@@ -28,10 +28,11 @@ export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetAr
   const name = args.filename !== undefined ? args.filename.replace(/[/\\]/g, '_') : row.name;
   if (args.filename !== undefined) userFields.add('filename');
 
-  let altText: string | null | 'machine' = row.alt_text;
+  // Clearing the user's alt text falls back to the machine one (a marker object, so no typed text is mistaken for it).
+  let altText: string | null | { machine: true } = row.alt_text;
   if (args.alt_text === null) {
     userFields.delete('alt_text');
-    altText = 'machine';
+    altText = { machine: true };
   } else if (args.alt_text !== undefined) {
     userFields.add('alt_text');
     altText = args.alt_text;

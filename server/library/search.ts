@@ -91,7 +91,7 @@ export async function matchAssets(deps: LibraryDeps, scope: Scope, args: Pick<Se
         depth: RANKED_DEPTH,
       }, deepest)
     : null;
-  const vector = semantic ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic!.accept) })) : null;
+  const vector = semantic ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic.accept) })) : null;
   const ranked = fuse(lexical?.hits ?? null, vector);
   const matches = ranked.filter((f) => f.match);
   let match: AssetPage['request']['match'] = 'none';

@@ -45,7 +45,7 @@ export function createAppResources(opts: { dir?: string; cdnBase: () => string; 
     opts.log.warn({ dir, missing: missing.map((p) => p.name) }, 'MCP Apps panels not built (run `npm run build`): those tools answer in text only');
   }
   const uiMeta = (): { csp: { connectDomains: string[]; resourceDomains: string[] }; prefersBorder: boolean } => {
-    let origin: string | null = null;
+    let origin: string | null;
     try {
       origin = new URL(opts.cdnBase()).origin;
     } catch {

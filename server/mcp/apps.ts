@@ -12,15 +12,22 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { EXTENSION_ID, getUiCapability, registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, type McpUiAppResourceConfig, type McpUiAppToolConfig } from '@modelcontextprotocol/ext-apps/server';
+import { EXTENSION_ID, getUiCapability, registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, type McpUiAppToolConfig } from '@modelcontextprotocol/ext-apps/server';
 import type { RouterDef } from '../../shared/actions.ts';
 
 export { EXTENSION_ID, RESOURCE_MIME_TYPE };
 
 /** ext-apps' `McpUiToolMeta` (tool `_meta.ui`), taken from the helper's config type (the package root's type re-exports do not resolve under NodeNext). */
 type McpUiToolMeta = Extract<McpUiAppToolConfig['_meta'], { ui: unknown }>['ui'];
-/** ext-apps' `McpUiResourceMeta` (resource `_meta.ui`: csp, permissions, domain, prefersBorder). */
-export type McpUiResourceMeta = NonNullable<NonNullable<McpUiAppResourceConfig['_meta']>['ui']>;
+/**
+ * ext-apps' `McpUiResourceMeta` (resource `_meta.ui`), the fields we set, spelt out as in ext-apps 1.7.5
+ * `dist/src/spec.types.d.ts`: its config types reach NodeNext unresolved (any), which would let any shape through.
+ */
+export interface McpUiResourceMeta {
+  csp?: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] };
+  domain?: string;
+  prefersBorder?: boolean;
+}
 
 /** Server capabilities entry that tells hosts we serve MCP Apps panels (hosts may skip rendering without it). */
 export const APPS_SERVER_CAPABILITY = { extensions: { [EXTENSION_ID]: {} } } as const;
@@ -30,7 +37,8 @@ export const APPS_SERVER_CAPABILITY = { extensions: { [EXTENSION_ID]: {} } } as 
  * read with ext-apps' `getUiCapability`) and accepts our View MIME type (or lists none).
  */
 export function clientRendersPanels(capabilities: ClientCapabilities | undefined): boolean {
-  const ui = getUiCapability(capabilities as Parameters<typeof getUiCapability>[0]);
+  // ext-apps' declaration types do not resolve under NodeNext (see McpUiToolMeta above): the shape is spelt out.
+  const ui = getUiCapability(capabilities) as { mimeTypes?: string[] } | undefined;
   return ui !== undefined && (ui.mimeTypes === undefined || ui.mimeTypes.includes(RESOURCE_MIME_TYPE));
 }
 

@@ -49,7 +49,7 @@ export function createServer(deps: ServerDeps, resolvePrincipal: PrincipalResolv
   const server = new McpServer(
     { name: 'atelier', title: 'Atelier asset library and product catalog', version: deps.version },
     {
-      capabilities: { logging: {}, ...APPS_SERVER_CAPABILITY } as Record<string, unknown>,
+      capabilities: { logging: {}, ...APPS_SERVER_CAPABILITY },
       instructions: instructionsFor(principal && deps.describeScope ? deps.describeScope(principal) : null),
     },
   );

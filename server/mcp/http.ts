@@ -18,6 +18,13 @@ import type { Extra } from './register-router.ts';
 interface Session { transport: StreamableHTTPServerTransport; apiKeyId: string; lastSeenMs: number }
 
 /** Sessions idle longer than this are closed (clients re-initialize), ms. */
+/** The principal the bearer-auth middleware put on the request (`req.auth.extra.principal`). @throws Error when the middleware did not run (a wiring bug) */
+function principalOf(req: Request): Principal {
+  const principal = (req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal;
+  if (!principal) throw new Error('no authenticated principal on the request: bearer auth must run before the MCP routes');
+  return principal;
+}
+
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
 export interface HttpHandle { url: string; mcpUrl: string; close(): Promise<void> }
@@ -91,7 +98,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         rpcError(res, typeof id === 'string' ? 404 : 400, typeof id === 'string' ? 'unknown or expired session' : 'missing Mcp-Session-Id header');
         return null;
       }
-      const principal = ((req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal)!;
+      const principal = principalOf(req);
       if (principal.apiKeyId !== s.apiKeyId) {
         rpcError(res, 403, 'session belongs to another API key');
         return null;
@@ -119,7 +126,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
           if (s) await s.transport.handleRequest(req, res, req.body);
           return;
         }
-        const principal = ((req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal)!;
+        const principal = principalOf(req);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (sid) => {

@@ -95,7 +95,7 @@ export function registerRouters(mcp: McpServer, routers: RouterImpls, resolvePri
     // action's own schema below, so the handler receives exactly the type `Handlers<R>` promised.
     const handlers = routers[name].handlers as unknown as Record<string, (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown>>>;
     const started = performance.now();
-    const input = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const input = (request.params.arguments ?? {});
     const action = input.action;
     let principal: Principal | undefined;
     let outcome = 'ok';

@@ -34,14 +34,16 @@ export function createHttpEmbedder(opts: HttpEmbedderOptions): TextEmbedder {
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`;
   const embedBatch = async (input: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
     const data = await postOpenAiJson(url, { model: opts.model, input, encoding_format: 'float' }, EmbeddingsResponseSchema, { label: 'embeddings', apiKey: opts.apiKey, timeoutMs: opts.timeoutMs, signal });
-    const out: Float32Array[] = new Array(input.length);
+    const out = new Array<Float32Array | undefined>(input.length);
     for (const d of data.data) {
       if (d.index >= input.length) throw new Error(`embeddings endpoint returned index ${d.index} for ${input.length} inputs`);
       if (d.embedding.length !== opts.dimensions) throw new Error(`embeddings endpoint returned ${d.embedding.length} dimensions, configured ${opts.dimensions}`);
       out[d.index] = normalize(Float32Array.from(d.embedding));
     }
-    for (let i = 0; i < input.length; i++) if (!out[i]) throw new Error(`embeddings endpoint returned no vector for input ${i}`);
-    return out;
+    return out.map((v, i) => {
+      if (!v) throw new Error(`embeddings endpoint returned no vector for input ${i}`);
+      return v;
+    });
   };
   return {
     modelId: `http:${opts.model}`,

@@ -75,8 +75,8 @@ function safeJson(text: string): unknown {
 function classify(a: HttpAttempt): { retry: boolean; hintMs: number | null } {
   const parsed = RpcErrorSchema.safeParse(safeJson(a.body));
   const details = parsed.success ? parsed.data.error.details ?? [] : [];
-  const retryInfo = details.find((d) => String(d['@type'] ?? '').endsWith('google.rpc.RetryInfo'));
-  const quota = details.find((d) => String(d['@type'] ?? '').endsWith('google.rpc.QuotaFailure'));
+  const retryInfo = details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.RetryInfo' || (typeof d['@type'] === 'string' && d['@type'].endsWith('google.rpc.RetryInfo')));
+  const quota = details.find((d) => typeof d['@type'] === 'string' && d['@type'].endsWith('google.rpc.QuotaFailure'));
   const daily = JSON.stringify(quota?.violations ?? []).includes('PerDay');
   return { retry: isRetryableStatus(a.status) && !daily, hintMs: parseGoogleDuration(retryInfo?.retryDelay) };
 }

@@ -30,11 +30,14 @@ export const headerRetry: RetryClassifier = (a) => {
   return { retry, hintMs: retryAfterMs(a.headers, Date.now()) };
 };
 
+/** The reason an AbortSignal carries, as an Error (the default reason is a DOMException `AbortError`). */
+const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) return reject(abortReason(signal));
     const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = (): void => { clearTimeout(t); reject(signal.reason); };
+    const onAbort = (): void => { clearTimeout(t); reject(abortReason(signal)); };
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

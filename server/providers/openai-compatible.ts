@@ -40,5 +40,5 @@ export async function postOpenAiJson<T extends z.ZodType>(
     const issue = parsed.error.issues[0];
     throw new Error(`${opts.label} endpoint ${url} returned an unexpected shape: ${issue?.message ?? ''} at ${issue?.path.join('.') ?? ''}`);
   }
-  return parsed.data as z.infer<T>;
+  return parsed.data;
 }

@@ -1,5 +1,4 @@
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
-import type { SearchArgs } from '../../shared/schemas/asset.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import { searchAssets, type AssetVectorSearch } from '../library/search.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';

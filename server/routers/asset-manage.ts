@@ -1,5 +1,4 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { DeleteAssetsArgs, UpdateAssetArgs } from '../../shared/schemas/manage.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import { deleteAssets, updateAsset, type AssetChangedHook } from '../library/manage.ts';
 import { scopeFor } from '../tenancy/scope.ts';

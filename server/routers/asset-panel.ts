@@ -1,5 +1,4 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { FacetsArgs, PageArgs, SubmitSelectionArgs, ThumbnailsArgs } from '../../shared/schemas/panel.ts';
 import type { AssetFacetQueries } from '../db/asset-facets.ts';
 import { facetsFor, thumbnailsFor } from '../library/panel-data.ts';
 import { searchAssets, type AssetVectorSearch } from '../library/search.ts';

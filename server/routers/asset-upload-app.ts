@@ -1,5 +1,5 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { UploadBeginArgs, UploadChunkArgs, UploadCompleteArgs, UploadListArgs, UploadRefArgs, UploadSession } from '../../shared/schemas/upload.ts';
+import type { UploadSession } from '../../shared/schemas/upload.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import type { UploadService } from '../library/upload.ts';
 import { scopeFor } from '../tenancy/scope.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
-import type { UploadArgs, UploadPanelResult } from '../../shared/schemas/upload.ts';
+import type { UploadPanelResult } from '../../shared/schemas/upload.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import type { UploadService } from '../library/upload.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';

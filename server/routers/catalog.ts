@@ -1,5 +1,5 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { GetProductArgs, GetProductResult, ListProductsArgs, ListProductsResult, Product } from '../../shared/schemas/product.ts';
+import type { GetProductResult, ListProductsArgs, ListProductsResult, Product } from '../../shared/schemas/product.ts';
 import type { CatalogDeps } from '../catalog/deps.ts';
 import { getProducts } from '../catalog/get.ts';
 import { listProducts } from '../catalog/list.ts';

@@ -1,5 +1,5 @@
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
-import type { GenerateArgs, GeneratedAsset } from '../../shared/schemas/generate.ts';
+import type { GeneratedAsset } from '../../shared/schemas/generate.ts';
 import type { LibraryDeps } from '../library/deps.ts';
 import type { Generator } from '../library/generate.ts';
 import { scopeFor } from '../tenancy/scope.ts';

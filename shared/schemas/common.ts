@@ -46,7 +46,7 @@ const NAME_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
  * Characters dropped from file names: C0/C1 controls and DEL, bidi embeddings, overrides, isolates and
  * marks (U+061C, U+200E/F, U+202A–E, U+2066–9: "Trojan Source", CVE-2021-42574), BOM.
  */
-const NAME_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const NAME_UNSAFE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/gu; // \p{Cc}: U+0000–001F, U+007F–009F
 
 /**
  * A file name as stored: Unicode NFC, breaks and tabs as one space, control and bidi-formatting

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ROUTER } from '../../shared/routers.ts';
 import { SearchModeSchema, type Asset, type Orientation } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, SelectedAsset } from '../../shared/schemas/panel.ts';
@@ -79,16 +79,22 @@ export function AssetPickerApp() {
   const [cellPx, setCellPx] = useState(120);
   const [facetsTry, setFacetsTry] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
-  const mainRef = useRef<HTMLElement>(null);
   const [chromePx, setChromePx] = useState(0);
   // Everything but the grid's viewport is "chrome"; the grid gets what the host's height leaves (never < 160 px).
-  useLayoutEffect(() => {
-    const main = mainRef.current;
-    const grid = main?.querySelector<HTMLElement>('[data-testid="picker-grid"]');
-    if (!main || !grid) return;
-    const chrome = main.scrollHeight - grid.offsetHeight;
-    if (Math.abs(chrome - chromePx) > 2) setChromePx(chrome);
-  });
+  // Measured whenever the panel's size changes (a callback ref with cleanup, React 19).
+  const mainRef = useCallback((main: HTMLElement | null) => {
+    if (!main) return;
+    const measure = (): void => {
+      const grid = main.querySelector<HTMLElement>('[data-testid="picker-grid"]');
+      if (!grid) return;
+      const chrome = main.scrollHeight - grid.offsetHeight;
+      setChromePx((prev) => (Math.abs(chrome - prev) > 2 ? chrome : prev));
+    };
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(main);
+    return () => ro.disconnect();
+  }, []);
   // Only the host's own limit: the picker's grid is a fixed-height virtualized viewport already.
   const budget = panelHeight(at.hostContext, Infinity).maxPx;
   const gridPx = budget === null || chromePx === 0 ? GRID_VIEWPORT_PX : Math.max(160, Math.min(GRID_VIEWPORT_PX, budget - chromePx));

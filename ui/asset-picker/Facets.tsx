@@ -10,7 +10,7 @@ interface Option { value: string; text: string; count?: number | undefined; test
  * choice (HTML radio group behaviour), so the filters cost three Tab stops in all instead of one per
  * category (WAI-ARIA APG "Radio Group"). The checked pill is filled and bold, the focused one ringed.
  */
-function PillRadios({ name, legend, options, value, onChange, testId, small }: { name: string; legend: string; options: Option[]; value: string; onChange(v: string): void; testId: string; small?: boolean }) {
+function PillRadios({ name, legend, options, value, onChange, testId, small }: { name: string; legend: string; options: Option[]; value: string; onChange: (v: string) => void; testId: string; small?: boolean }) {
   return (
     <fieldset className={`pills${small ? ' small' : ''}`} data-testid={testId}>
       <legend className="sr-only">{legend}</legend>
@@ -28,7 +28,7 @@ function PillRadios({ name, legend, options, value, onChange, testId, small }: {
 }
 
 /** Category browser: categories with counts, and the subtypes of the active category. Hidden when the counts could not be loaded. */
-export function Facets({ facets, category, subtype, onChange }: { facets: FacetsResult | null | 'failed'; category: string | null; subtype: string | null; onChange(category: string | null, subtype: string | null): void }) {
+export function Facets({ facets, category, subtype, onChange }: { facets: FacetsResult | null | 'failed'; category: string | null; subtype: string | null; onChange: (category: string | null, subtype: string | null) => void }) {
   if (facets === 'failed') return null;
   if (!facets) return <p className="facets muted" data-testid="facets-loading">Loading categories…</p>;
   const active = facets.categories.find((c) => c.category === category);
@@ -65,7 +65,7 @@ const SHAPES: { value: Orientation | ''; text: string }[] = [
 ];
 
 /** Orientation filter (search arg `orientation`): landscape for heroes and banners, portrait for mobile and galleries. */
-export function ShapeFilter({ value, onChange }: { value: Orientation | null; onChange(o: Orientation | null): void }) {
+export function ShapeFilter({ value, onChange }: { value: Orientation | null; onChange: (o: Orientation | null) => void }) {
   return (
     <PillRadios
       small

@@ -24,7 +24,7 @@ export interface PickerGridProps {
   thumbnail(id: string): string | null | undefined;
   onVisible(first: number, last: number): void;
   /** width of one cell, CSS px (previews are sized from it) */
-  onCellWidth(px: number): void;
+  onCellWidth: (px: number) => void;
   onMove(target: number, extend: boolean, pageRows: number): void;
   onToggle(index: number): void;
   onConfirm(): void;
@@ -45,6 +45,7 @@ export function PickerGrid(p: PickerGridProps) {
   const rowCount = Math.ceil(p.count / cols);
   const viewportPx = p.viewportPx ?? GRID_VIEWPORT_PX;
   const pageRows = Math.max(1, Math.floor(viewportPx / ROW_PX));
+  const { onCellWidth } = p;
 
   useLayoutEffect(() => {
     const el = scrollRef.current;
@@ -53,13 +54,13 @@ export function PickerGrid(p: PickerGridProps) {
       const inner = el.clientWidth - 12;
       const n = Math.max(1, Math.floor((inner + GAP_PX) / (CELL_MIN_PX + GAP_PX)));
       setCols(n);
-      p.onCellWidth(Math.round((inner - (n - 1) * GAP_PX) / n - 8));
+      onCellWidth(Math.round((inner - (n - 1) * GAP_PX) / n - 8));
     };
     measure();
     const ro = new ResizeObserver(measure);
     ro.observe(el);
     return () => ro.disconnect();
-  }, []);
+  }, [onCellWidth]);
 
   const virtualizer = useVirtualizer({ count: rowCount, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_PX, overscan: 2 });
   const rows = virtualizer.getVirtualItems();

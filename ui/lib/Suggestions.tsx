@@ -37,7 +37,7 @@ export function Suggestions({ items, query, thumbnail, order, onToggle, scrolls 
   /** the panel lets this section scroll inside (it is then a keyboard stop, as a scrolling region must be) */
   scrolls?: boolean | undefined;
   query: string | null;
-  thumbnail(id: string): string | null | undefined;
+  thumbnail: (id: string) => string | null | undefined;
   order?: ReadonlyMap<string, number> | undefined;
   onToggle?: ((a: Asset) => void) | undefined;
 }) {

@@ -63,10 +63,10 @@ export function actionClient<const S extends ResultSchemas>(schemas: S): ActionC
       if (!schema) throw new ActionError('unknown_action', 'action', `${router}.${action} is not among this panel's actions`);
       let result: CallToolResult;
       try {
-        result = (await app.callServerTool(
+        result = await app.callServerTool(
           { name: router, arguments: { action, args: args as Record<string, unknown> } },
           { ...(options.signal ? { signal: options.signal } : {}), timeout: options.timeoutMs ?? 60_000 },
-        )) as CallToolResult;
+        );
       } catch (e) {
         throw new ActionError('transport', null, e instanceof Error ? e.message : String(e));
       }

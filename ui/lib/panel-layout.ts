@@ -15,9 +15,9 @@ export interface PanelHeight { maxPx: number | null; fixed: boolean }
  * Fullscreen without a `maxHeight` is unbounded.
  */
 export function panelHeight(ctx: Partial<McpUiHostContext> | undefined, inlineCapPx: number = INLINE_MAX_HEIGHT_PX): PanelHeight {
-  const d = ctx?.containerDimensions as { height?: number; maxHeight?: number } | undefined;
-  if (typeof d?.height === 'number' && d.height > 0) return { maxPx: Math.floor(d.height), fixed: true };
-  const hostMax = typeof d?.maxHeight === 'number' && d.maxHeight > 0 ? d.maxHeight : Infinity;
+  const d = ctx?.containerDimensions;
+  if (d && 'height' in d && d.height > 0) return { maxPx: Math.floor(d.height), fixed: true };
+  const hostMax = d && 'maxHeight' in d && typeof d.maxHeight === 'number' && d.maxHeight > 0 ? d.maxHeight : Infinity;
   const cap = ctx?.displayMode === 'fullscreen' || ctx?.displayMode === 'pip' ? Infinity : inlineCapPx;
   const max = Math.min(hostMax, cap);
   return { maxPx: Number.isFinite(max) ? Math.floor(max) : null, fixed: false };

@@ -1,6 +1,6 @@
 import { BasePlugin, type Body, type Meta, type PluginOpts, type Uppy, type UppyFile } from '@uppy/core';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
-import type { UploadCompleteResult, UploadSession } from '../../shared/schemas/upload.ts';
+import type { UploadSession } from '../../shared/schemas/upload.ts';
 import { chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
 import type { ActionName, ArgsIn, ResultOf } from '../../shared/actions.ts';
 import type { ROUTER } from '../../shared/routers.ts';
@@ -114,7 +114,7 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
       const bytes = new Uint8Array(await (file.data as Blob).arrayBuffer());
       const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
       this.#check(file);
-      let session = (await this.opts.call('begin', {
+      let session = await this.opts.call('begin', {
         ...this.#ws(),
         filename: file.name ?? 'upload',
         size_bytes: bytes.length,
@@ -123,7 +123,7 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
         ...(file.meta.alt_text?.trim() ? { alt_text: file.meta.alt_text.trim() } : {}),
         ...(parseTags(file.meta.tags) ? { tags: parseTags(file.meta.tags) } : {}),
         ...(this.opts.panelId?.() ? { panel_id: this.opts.panelId() } : {}),
-      })) as UploadSession;
+      });
       this.uppy.setFileMeta(file.id, { upload_id: session.upload_id } as unknown as M);
       const emitProgress = (s: UploadSession): void => {
         this.uppy.emit('upload-progress', this.uppy.getFile(file.id), { uploadStarted: started, bytesUploaded: s.received_bytes, bytesTotal: s.size_bytes });
@@ -132,11 +132,11 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
       for (const index of missingChunks(session.chunk_count, session.received_chunks)) {
         this.#check(file);
         const { start, end } = chunkRange(session.size_bytes, session.chunk_size_bytes, index);
-        session = (await this.opts.call('chunk', { ...this.#ws(), upload_id: session.upload_id, index, data: toBase64(bytes.subarray(start, end)) })) as UploadSession;
+        session = await this.opts.call('chunk', { ...this.#ws(), upload_id: session.upload_id, index, data: toBase64(bytes.subarray(start, end)) });
         emitProgress(session);
       }
       this.#check(file);
-      const done = (await this.opts.call('complete', { ...this.#ws(), upload_id: session.upload_id })) as UploadCompleteResult;
+      const done = await this.opts.call('complete', { ...this.#ws(), upload_id: session.upload_id });
       const body = { asset: done.asset ?? undefined, session: done.session } as B;
       this.uppy.emit('upload-success', this.uppy.getFile(file.id), { status: 200, body, uploadURL: done.asset?.url ?? '' });
     } catch (e) {

@@ -1,7 +1,7 @@
 import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import { useApp } from '@modelcontextprotocol/ext-apps/react';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useReducer, useState } from 'react';
 import type { ArgsIn, ResultOf } from '../../shared/actions.ts';
 import type { ActionClient, ActionsIn, ResultSchemas, RoutersIn } from './call-action.ts';
 import { applyHostContext } from './host-theme.ts';
@@ -21,7 +21,7 @@ export interface AtelierApp<S extends ResultSchemas = ResultSchemas> {
   cancelled: string | null;
   hostContext: McpUiHostContext | undefined;
   /** the panel's action client's `call` bound to its App (see `ui/lib/call-action.ts`). @throws ActionError */
-  callAction<R extends RoutersIn<S>, A extends ActionsIn<S, R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>>;
+  callAction: <R extends RoutersIn<S>, A extends ActionsIn<S, R>>(router: R, action: A, args: ArgsIn<R, A>) => Promise<ResultOf<R, A>>;
 }
 
 /**
@@ -37,17 +37,18 @@ export function useAtelierApp<S extends ResultSchemas>(name: string, client: Act
   const [toolInput, setToolInput] = useState<Record<string, unknown> | null>(null);
   const [toolResult, setToolResult] = useState<CallToolResult | null>(null);
   const [cancelled, setCancelled] = useState<string | null>(null);
-  const [hostContext, setHostContext] = useState<McpUiHostContext | undefined>(undefined);
+  // The host context lives in the App (merged on each change); a change re-renders through this counter.
+  const [, hostContextChanged] = useReducer((n: number) => n + 1, 0);
   const { app, isConnected, error } = useApp({
     appInfo: { name, version: '0.1.0' },
     capabilities: {},
     onAppCreated: (created) => {
-      created.ontoolinput = (p) => setToolInput((p.arguments ?? {}) as Record<string, unknown>);
-      created.ontoolresult = (r) => setToolResult(r as CallToolResult);
+      created.ontoolinput = (p) => setToolInput((p.arguments ?? {}));
+      created.ontoolresult = (r) => setToolResult(r);
       created.ontoolcancelled = (p) => setCancelled(p.reason ?? 'cancelled');
       created.onhostcontextchanged = (ctx) => {
         applyHostContext(ctx);
-        setHostContext(created.getHostContext());
+        hostContextChanged();
       };
       created.onteardown = async () => {
         await onTeardown?.();
@@ -57,11 +58,9 @@ export function useAtelierApp<S extends ResultSchemas>(name: string, client: Act
     },
   });
   useEffect(() => {
-    if (!app || !isConnected) return;
-    const ctx = app.getHostContext();
-    applyHostContext(ctx);
-    setHostContext(ctx);
+    if (app && isConnected) applyHostContext(app.getHostContext());
   }, [app, isConnected]);
+  const hostContext = app && isConnected ? app.getHostContext() : undefined;
   const bound = useCallback(
     <R extends RoutersIn<S>, A extends ActionsIn<S, R>>(router: R, action: A, args: ArgsIn<R, A>): Promise<ResultOf<R, A>> => {
       if (!app) return Promise.reject(new Error('panel is not connected to its host yet'));

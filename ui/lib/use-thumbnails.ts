@@ -34,7 +34,7 @@ export type ThumbnailSchemas = { readonly svc_asset_panel: { readonly thumbnails
  * previews are fetched again at the new size, never downgraded. `request(ids)` is cheap to call
  * repeatedly. `get(id)` returns the URL, `null` when the asset has no preview, or `undefined` while loading.
  */
-export function useThumbnails(at: AtelierApp<ThumbnailSchemas>, workspaceId: string | undefined, sizePx?: number): { get(id: string): string | null | undefined; request(ids: string[]): void } {
+export function useThumbnails(at: AtelierApp<ThumbnailSchemas>, workspaceId: string | undefined, sizePx?: number): { get: (id: string) => string | null | undefined; request: (ids: string[]) => void } {
   const cache = useRef(new Map<string, Entry>());
   const inflight = useRef(new Set<string>());
   const [, setVersion] = useState(0);

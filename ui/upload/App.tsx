@@ -126,7 +126,7 @@ export function UploadApp() {
       uppy.off('upload-success', onSuccess);
       uppy.off('complete', onComplete);
     };
-  }, [uppy]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [uppy]);  
 
   // @uppy/dashboard 6.0.3 renders a single added file as role="listitem" inside a wrapper without
   // role="list" (FileList.js, isSingleFile branch): axe's critical aria-required-parent. Give the wrapper
