@@ -3,7 +3,9 @@ import type { Database } from 'better-sqlite3';
 import type { ProductStatus } from '../../shared/schemas/product.ts';
 import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../domain/catalog.ts';
 import type { Scope } from '../domain/scope.ts';
+import { createProductVectorPartitions } from './product-vector-index.ts';
 import { createProductVectorIndex } from './product-vectors.ts';
+import { createSearchChanges } from './search-changes.ts';
 
 /** Scope of every catalog query: tenant, workspace and the store resolved by `storeScopeFor` (rule 8). */
 export type StoreScope = Scope & { storeId: string };
@@ -111,6 +113,7 @@ export function createProductQueries(db: Database) {
   };
 
   const vectors = createProductVectorIndex(db);
+  const partitions = createProductVectorPartitions(db, createSearchChanges(db));
   const inList = (n: number): string => Array.from({ length: n }, () => '?').join(',');
 
   const writeOne = (storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string, replaceCollections: boolean): number => {
@@ -207,33 +210,16 @@ export function createProductQueries(db: Database) {
     },
 
     /**
-     * Exact KNN by cosine distance over the store's vectors of one model (sqlite-vec `vec0`, see
-     * db/product-vectors.ts), then the list filters applied to the candidates; `k` bounds the
-     * candidates before filtering. Zero vectors are never neighbours.
-     * @returns seqs with distance (0 = same direction), nearest first
+     * The `k` products nearest to `query` by cosine distance among the store's vectors of one model that
+     * pass the list filters (applied during the scan), nearest first: the int8 scan with exact re-rank
+     * over in-memory partitions of `product_embeddings` (db/product-vector-index.ts). Zero vectors are
+     * never neighbours.
+     * @returns seqs with distance (0 = same direction)
      */
-    knn(scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] {
-      const selective = !!(f.collection || f.productType);
-      const hits = vectors.knn(scope.storeId, modelId, query, selective ? k * 4 : k + 50);
-      if (hits.length === 0) return [];
-      const bySeq = new Map<number, number>();
-      const ids = hits.map((h) => h.id);
-      const rows = db.prepare(`SELECT e.rowid AS id, e.product_seq AS seq FROM product_embeddings e WHERE e.rowid IN (${inList(ids.length)})`).all(...ids) as { id: number; seq: number }[];
-      const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
-      for (const h of hits) {
-        const seq = seqOf.get(h.id);
-        if (seq !== undefined && !bySeq.has(seq)) bySeq.set(seq, h.distance);
-      }
-      const w = productFilterSql(f);
-      const seqs = [...bySeq.keys()];
-      const keep = new Set((db.prepare(`SELECT p.seq FROM products p WHERE p.store_id = ? AND p.seq IN (${inList(seqs.length)})${w.sql}`)
-        .all(scope.storeId, ...seqs, ...w.params) as { seq: number }[]).map((r) => r.seq));
-      return seqs.filter((q) => keep.has(q)).slice(0, k).map((seq) => ({ seq, distance: bySeq.get(seq)! }));
-    },
+    knn: (scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] =>
+      partitions.nearest(scope, modelId, query, f, k),
     /** Products of a store with a vector under a model. */
-    embeddingCount: (scope: StoreScope, modelId: string, dims: number): number =>
-      (db.prepare('SELECT count(*) AS n FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ?')
-        .get(scope.storeId, modelId, dims) as { n: number }).n,
+    embeddingCount: (scope: StoreScope, modelId: string, dims: number): number => partitions.count(scope, modelId, dims),
     /**
      * Up to `limit` embedded products of a store (vector and embedded text) in a fixed pseudo-random
      * order (Knuth's multiplicative hash of the seq), for calibration.
