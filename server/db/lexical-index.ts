@@ -97,10 +97,12 @@ export function createLexicalIndexes(db: Database) {
     /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
     assets(scope: Scope, f: AssetFilters): LexicalIndex {
       const { maxSeq, ...rest } = f;
+      // CROSS JOIN pins assets_fts as the outer loop: with a free join order SQLite may walk the
+      // workspace's rows by the (tenant_id, workspace_id, seq) index and run the FTS match once per row
       return port({
         fts: 'assets_fts',
         vocab: 'assets_fts_vocab',
-        from: 'FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?',
+        from: 'FROM assets_fts CROSS JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?',
         all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
         scopeParams: [scope.tenantId, scope.workspaceId],
         snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },

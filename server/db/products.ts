@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { ProductStatus } from '../../shared/schemas/product.ts';
 import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../domain/catalog.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -115,6 +115,16 @@ export function createProductQueries(db: Database) {
   const vectors = createProductVectorIndex(db);
   const partitions = createProductVectorPartitions(db, createSearchChanges(db));
   const inList = (n: number): string => Array.from({ length: n }, () => '?').join(',');
+  /** Statements prepared once per SQL text; IN lists rounded up to a power of two (≥ 8), padded with -1. */
+  const cache = new Map<string, Statement>();
+  const prep = (sql: string): Statement => {
+    let st = cache.get(sql);
+    if (!st) cache.set(sql, (st = db.prepare(sql)));
+    return st;
+  };
+  const arity = (n: number): number => Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
+  const padIn = (seqs: number[]): number[] => [...seqs, ...new Array<number>(arity(seqs.length) - seqs.length).fill(-1)];
+  const changeHead = db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes');
 
   const writeOne = (storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string, replaceCollections: boolean): number => {
     const description_text = htmlToText(p.description_html);
@@ -188,7 +198,7 @@ export function createProductQueries(db: Database) {
     /** Rows by seq, in the order given; foreign or missing seqs dropped. */
     bySeqs(scope: StoreScope, seqs: number[]): ProductRow[] {
       if (seqs.length === 0) return [];
-      const rows = db.prepare(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(seqs.length)})`).all(scope.storeId, ...seqs) as ProductRow[];
+      const rows = prep(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(arity(seqs.length))})`).all(scope.storeId, ...padIn(seqs)) as ProductRow[];
       const m = new Map(rows.map((r) => [r.seq, r]));
       return seqs.map((q) => m.get(q)).filter((r): r is ProductRow => r !== undefined);
     },
@@ -199,12 +209,14 @@ export function createProductQueries(db: Database) {
     collectionsOf: (seqs: number[]): { product_seq: number; handle: string }[] =>
       seqs.length ? (db.prepare(`SELECT product_seq, handle FROM collection_products WHERE product_seq IN (${inList(seqs.length)}) ORDER BY handle`).all(...seqs) as { product_seq: number; handle: string }[]) : [],
 
+    /** Highest id of the search change log (migration 0046): results computed at the same head are still current. */
+    changeHead: (): number => (changeHead.get() as { id: number }).id,
     /** Browse in a stable order: title (case-insensitive), then seq. */
     browse(scope: StoreScope, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
       const w = productFilterSql(f);
       const base = `FROM products p WHERE p.store_id = ?${w.sql}`;
-      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(scope.storeId, ...w.params) as { n: number }).n;
-      const rows = db.prepare(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`)
+      const total = (prep(`SELECT count(*) AS n ${base}`).get(scope.storeId, ...w.params) as { n: number }).n;
+      const rows = prep(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`)
         .all(scope.storeId, ...w.params, limit, offset) as { seq: number; gid: string; handle: string }[];
       return { rows, total };
     },
