@@ -50,18 +50,40 @@ export function createLexicalIndexes(db: Database) {
   const vocabCache = new Map<string, { key: string; terms: Set<string> }>();
   const changeKey = (): string => `${db.pragma('data_version', { simple: true }) as number}:${(prep('SELECT total_changes() AS n').get() as { n: number }).n}`;
 
-  const port = (t: FtsTable): LexicalIndex => ({
+  /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
+  const sizes = new Map<string, { key: string; n: number }>();
+
+  const port = (t: FtsTable): LexicalIndex => {
+    // One port serves one request: a match expression is counted once (the planner asks again for totals).
+    const counts = new Map<string, number>();
+    const count = (match: string): number => {
+      let n = counts.get(match);
+      if (n === undefined) {
+        n = (prep(`SELECT count(*) AS n ${t.from}${t.snapshot.sql}`).get(match, ...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+        counts.set(match, n);
+      }
+      return n;
+    };
+    return {
     async count(match) {
-      return (prep(`SELECT count(*) AS n ${t.from}${t.snapshot.sql}`).get(match, ...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+      return count(match);
     },
     async size() {
-      return (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+      const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
+      const key = changeKey();
+      const hit = sizes.get(id);
+      if (hit && hit.key === key) return hit.n;
+      const n = (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+      if (sizes.size > 256) sizes.clear();
+      sizes.set(id, { key, n });
+      return n;
     },
     async search(match, k) {
       const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
       const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
       const seqs = (prep(`SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`).all(...params, k) as { seq: number }[]).map((r) => r.seq);
-      const total = seqs.length < k ? seqs.length : (prep(`SELECT count(*) AS n ${where}`).get(...params) as { n: number }).n;
+      // without request filters the total is the scope's count of the same match
+      const total = seqs.length < k ? seqs.length : t.filters.sql === '' ? count(match) : (prep(`SELECT count(*) AS n ${where}`).get(...params) as { n: number }).n;
       return { seqs, total };
     },
     async within(match, seqs) {
@@ -91,7 +113,8 @@ export function createLexicalIndexes(db: Database) {
       const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(match, ...t.scopeParams, ...t.snapshot.params) as { t: string }[];
       return rows.length ? rows.map((r) => r.t).join(' ') : null;
     },
-  });
+    };
+  };
 
   return {
     /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
