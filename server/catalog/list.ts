@@ -181,6 +181,7 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
   return {
     items,
     total,
+    total_is_estimate: lexical?.exactEstimated ?? false,
     suggestions: suggestions.flatMap(ref),
     corrected_query: query && lexical ? correctedQuery(query, lexical.corrections) : null,
     expanded_terms: lexical?.expanded ?? [],

@@ -6,6 +6,12 @@ import { productFilterSql, type ProductFilters, type StoreScope } from './produc
 
 /** Above this many stems a membership check reads the whole vocabulary (cached) instead of probing each. */
 const PROBE_LIMIT = 2000;
+/**
+ * Counting stops at this many matches of an expression; past it the count is estimated and the BM25
+ * ranking covers the newest this-many matches (FTS5 reads them in rowid order), so a frequent word
+ * costs the same as one with `COUNT_CAP` matches.
+ */
+export const COUNT_CAP = 2000;
 
 /** One FTS5 table of a scope, as the generic port needs it. */
 interface FtsTable {
@@ -20,6 +26,8 @@ interface FtsTable {
   filters: { sql: string; params: unknown[] };
   /** the unfiltered scope: `FROM … WHERE <scope>` for counting documents */
   all: string;
+  /** the FTS5 rowid column (= the row's seq) */
+  rowid: string;
   bm25: string;
   seq: string;
   /** one document's searchable text, as an SQL expression */
@@ -54,19 +62,32 @@ export function createLexicalIndexes(db: Database) {
   const sizes = new Map<string, { key: string; n: number }>();
 
   const port = (t: FtsTable): LexicalIndex => {
+    /**
+     * Matches of `match` in the scope (and filters), counted up to COUNT_CAP. Past it: the newest
+     * COUNT_CAP matches reach back to seq `lo`; the scope holds `span` rows from `lo`, so the estimate is
+     * COUNT_CAP · (scope rows) / span (matches spread evenly over time).
+     */
+    const capped = (match: string, filters: { sql: string; params: unknown[] }): { n: number; estimated: boolean } => {
+      const params = [match, ...t.scopeParams, ...t.snapshot.params, ...filters.params];
+      const r = prep(`SELECT count(*) AS n, min(seq) AS lo FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} ORDER BY ${t.rowid} DESC LIMIT ${COUNT_CAP})`)
+        .get(...params) as { n: number; lo: number | null };
+      if (r.n < COUNT_CAP || r.lo === null) return { n: r.n, estimated: false };
+      const rows = `${t.all}${t.snapshot.sql}${filters.sql}`;
+      const rest = [...t.scopeParams, ...t.snapshot.params, ...filters.params];
+      const span = (prep(`SELECT count(*) AS n ${rows} AND ${t.seq} >= ?`).get(...rest, r.lo) as { n: number }).n;
+      const whole = (prep(`SELECT count(*) AS n ${rows}`).get(...rest) as { n: number }).n;
+      return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * whole) / Math.max(1, span))), estimated: true };
+    };
     // One port serves one request: a match expression is counted once (the planner asks again for totals).
-    const counts = new Map<string, number>();
-    const count = (match: string): number => {
-      let n = counts.get(match);
-      if (n === undefined) {
-        n = (prep(`SELECT count(*) AS n ${t.from}${t.snapshot.sql}`).get(match, ...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
-        counts.set(match, n);
-      }
-      return n;
+    const counts = new Map<string, { n: number; estimated: boolean }>();
+    const count = (match: string): { n: number; estimated: boolean } => {
+      let c = counts.get(match);
+      if (c === undefined) counts.set(match, (c = capped(match, { sql: '', params: [] })));
+      return c;
     };
     return {
     async count(match) {
-      return count(match);
+      return count(match).n;
     },
     async size() {
       const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
@@ -81,10 +102,14 @@ export function createLexicalIndexes(db: Database) {
     async search(match, k) {
       const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
       const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
-      const seqs = (prep(`SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`).all(...params, k) as { seq: number }[]).map((r) => r.seq);
       // without request filters the total is the scope's count of the same match
-      const total = seqs.length < k ? seqs.length : t.filters.sql === '' ? count(match) : (prep(`SELECT count(*) AS n ${where}`).get(...params) as { n: number }).n;
-      return { seqs, total };
+      const c = t.filters.sql === '' ? count(match) : capped(match, t.filters);
+      // a frequent expression: BM25 over the newest COUNT_CAP matches, not every match
+      const sql = c.estimated
+        ? `SELECT seq FROM (SELECT ${t.seq} AS seq, ${t.bm25} AS r ${where} ORDER BY ${t.rowid} DESC LIMIT ?) ORDER BY r, seq DESC LIMIT ?`
+        : `SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`;
+      const seqs = (prep(sql).all(...params, ...(c.estimated ? [Math.max(COUNT_CAP, k)] : []), k) as { seq: number }[]).map((r) => r.seq);
+      return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
     },
     async within(match, seqs) {
       if (seqs.length === 0) return new Set();
@@ -127,6 +152,7 @@ export function createLexicalIndexes(db: Database) {
         vocab: 'assets_fts_vocab',
         from: 'FROM assets_fts CROSS JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?',
         all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
+        rowid: 'assets_fts.rowid',
         scopeParams: [scope.tenantId, scope.workspaceId],
         snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
         filters: assetFilterSql(rest),
@@ -144,6 +170,7 @@ export function createLexicalIndexes(db: Database) {
         vocab: 'products_fts_vocab',
         from: 'FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
         all: 'FROM products p WHERE p.store_id = ?',
+        rowid: 'products_fts.rowid',
         scopeParams: [scope.storeId],
         snapshot: maxSeq !== undefined ? { sql: ' AND p.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
         filters: productFilterSql(rest),

@@ -165,6 +165,7 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
   return {
     assets: pageRows.flatMap(present),
     total,
+    total_is_estimate: result.lexical?.exactEstimated ?? false,
     suggestions: suggestions.flatMap(present),
     next_cursor: hasMore ? cursors.encode(cursorKey, { offset: state.offset + limit, snapshot: state.snapshot }) : null,
     has_more: hasMore,
