@@ -62,6 +62,17 @@ export function createLexicalIndexes(db: Database) {
   const sizes = new Map<string, { key: string; n: number }>();
 
   const port = (t: FtsTable): LexicalIndex => {
+    /** Documents of the scope under the snapshot bound (cached until the database changes). */
+    const scopeSize = (): number => {
+      const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
+      const key = changeKey();
+      const hit = sizes.get(id);
+      if (hit && hit.key === key) return hit.n;
+      const n = (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+      if (sizes.size > 256) sizes.clear();
+      sizes.set(id, { key, n });
+      return n;
+    };
     /**
      * Matches of `match` in the scope (and filters), counted up to COUNT_CAP. Past it: the newest
      * COUNT_CAP matches reach back to seq `lo`; the scope holds `span` rows from `lo`, so the estimate is
@@ -75,7 +86,7 @@ export function createLexicalIndexes(db: Database) {
       const rows = `${t.all}${t.snapshot.sql}${filters.sql}`;
       const rest = [...t.scopeParams, ...t.snapshot.params, ...filters.params];
       const span = (prep(`SELECT count(*) AS n ${rows} AND ${t.seq} >= ?`).get(...rest, r.lo) as { n: number }).n;
-      const whole = (prep(`SELECT count(*) AS n ${rows}`).get(...rest) as { n: number }).n;
+      const whole = filters.sql === '' ? scopeSize() : (prep(`SELECT count(*) AS n ${rows}`).get(...rest) as { n: number }).n;
       return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * whole) / Math.max(1, span))), estimated: true };
     };
     // One port serves one request: a match expression is counted once (the planner asks again for totals).
@@ -86,58 +97,51 @@ export function createLexicalIndexes(db: Database) {
       return c;
     };
     return {
-    async count(match) {
-      return count(match).n;
-    },
-    async size() {
-      const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
-      const key = changeKey();
-      const hit = sizes.get(id);
-      if (hit && hit.key === key) return hit.n;
-      const n = (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
-      if (sizes.size > 256) sizes.clear();
-      sizes.set(id, { key, n });
-      return n;
-    },
-    async search(match, k) {
-      const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
-      const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
-      // without request filters the total is the scope's count of the same match
-      const c = t.filters.sql === '' ? count(match) : capped(match, t.filters);
-      // a frequent expression: BM25 over the newest COUNT_CAP matches, not every match
-      const sql = c.estimated
-        ? `SELECT seq FROM (SELECT ${t.seq} AS seq, ${t.bm25} AS r ${where} ORDER BY ${t.rowid} DESC LIMIT ?) ORDER BY r, seq DESC LIMIT ?`
-        : `SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`;
-      const seqs = (prep(sql).all(...params, ...(c.estimated ? [Math.max(COUNT_CAP, k)] : []), k) as { seq: number }[]).map((r) => r.seq);
-      return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
-    },
-    async within(match, seqs) {
-      if (seqs.length === 0) return new Set();
-      const rows = prep(`SELECT rowid AS seq FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`).all(match, JSON.stringify(seqs)) as { seq: number }[];
-      return new Set(rows.map((r) => r.seq));
-    },
-    async vocabulary(prefix) {
-      if (!prefix) return [];
-      return prep(`SELECT term, doc AS docs FROM ${t.vocab} WHERE term >= ? AND term < ?`).all(prefix, rangeEnd(prefix)) as { term: string; docs: number }[];
-    },
-    async known(stems) {
-      if (stems.length === 0) return new Set();
-      if (stems.length <= PROBE_LIMIT) {
-        return new Set((prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as { term: string }[]).map((r) => r.term));
-      }
-      const key = changeKey();
-      let cached = vocabCache.get(t.vocab);
-      if (!cached || cached.key !== key) {
-        cached = { key, terms: new Set((prep(`SELECT term FROM ${t.vocab}`).all() as { term: string }[]).map((r) => r.term)) };
-        vocabCache.set(t.vocab, cached);
-      }
-      const terms = cached.terms;
-      return new Set(stems.filter((s) => terms.has(s)));
-    },
-    async sampleText(match) {
-      const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(match, ...t.scopeParams, ...t.snapshot.params) as { t: string }[];
-      return rows.length ? rows.map((r) => r.t).join(' ') : null;
-    },
+      async count(match) {
+        return count(match).n;
+      },
+      async size() {
+        return scopeSize();
+      },
+      async search(match, k) {
+        const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
+        const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
+        // without request filters the total is the scope's count of the same match
+        const c = t.filters.sql === '' ? count(match) : capped(match, t.filters);
+        // a frequent expression: BM25 over the newest COUNT_CAP matches, not every match
+        const sql = c.estimated
+          ? `SELECT seq FROM (SELECT ${t.seq} AS seq, ${t.bm25} AS r ${where} ORDER BY ${t.rowid} DESC LIMIT ?) ORDER BY r, seq DESC LIMIT ?`
+          : `SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`;
+        const seqs = (prep(sql).all(...params, ...(c.estimated ? [Math.max(COUNT_CAP, k)] : []), k) as { seq: number }[]).map((r) => r.seq);
+        return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
+      },
+      async within(match, seqs) {
+        if (seqs.length === 0) return new Set();
+        const rows = prep(`SELECT rowid AS seq FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`).all(match, JSON.stringify(seqs)) as { seq: number }[];
+        return new Set(rows.map((r) => r.seq));
+      },
+      async vocabulary(prefix) {
+        if (!prefix) return [];
+        return prep(`SELECT term, doc AS docs FROM ${t.vocab} WHERE term >= ? AND term < ?`).all(prefix, rangeEnd(prefix)) as { term: string; docs: number }[];
+      },
+      async known(stems) {
+        if (stems.length === 0) return new Set();
+        if (stems.length <= PROBE_LIMIT) {
+          return new Set((prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as { term: string }[]).map((r) => r.term));
+        }
+        const key = changeKey();
+        let cached = vocabCache.get(t.vocab);
+        if (!cached || cached.key !== key) {
+          cached = { key, terms: new Set((prep(`SELECT term FROM ${t.vocab}`).all() as { term: string }[]).map((r) => r.term)) };
+          vocabCache.set(t.vocab, cached);
+        }
+        const terms = cached.terms;
+        return new Set(stems.filter((s) => terms.has(s)));
+      },
+      async sampleText(match) {
+        const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(match, ...t.scopeParams, ...t.snapshot.params) as { t: string }[];
+        return rows.length ? rows.map((r) => r.t).join(' ') : null;
+      },
     };
   };
 
