@@ -117,8 +117,16 @@ export function createLexicalIndexes(db: Database) {
       },
       async within(match, seqs) {
         if (seqs.length === 0) return new Set();
-        const rows = prep(`SELECT rowid AS seq FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`).all(match, JSON.stringify(seqs)) as { seq: number }[];
-        return new Set(rows.map((r) => r.seq));
+        // One pass over the expression's doclists within the candidates' rowid range, intersected here:
+        // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
+        const want = new Set(seqs);
+        let lo = Infinity, hi = -Infinity;
+        for (const q of seqs) { if (q < lo) lo = q; if (q > hi) hi = q; }
+        const out = new Set<number>();
+        for (const seq of prep(`SELECT rowid FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid BETWEEN ? AND ?`).pluck().iterate(match, lo, hi) as Iterable<number>) {
+          if (want.has(seq)) out.add(seq);
+        }
+        return out;
       },
       async vocabulary(prefix) {
         if (!prefix) return [];
