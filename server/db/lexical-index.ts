@@ -74,18 +74,18 @@ export function createLexicalIndexes(db: Database) {
       return n;
     };
     /**
-     * Matches of `match` in the scope (and filters), counted up to COUNT_CAP. Past it: the newest
-     * COUNT_CAP matches reach back to seq `lo`; the scope holds `span` rows from `lo`, so the estimate is
-     * COUNT_CAP · (scope rows) / span (matches spread evenly over time).
+     * Matches of `match` in the scope (and filters), counted up to COUNT_CAP. Past it: the first
+     * COUNT_CAP matches in rowid order reach up to seq `hi`; the scope holds `span` rows up to `hi`, so
+     * the estimate is COUNT_CAP · (scope rows) / span (matches spread evenly over time).
      */
     const capped = (match: string, filters: { sql: string; params: unknown[] }): { n: number; estimated: boolean } => {
       const params = [match, ...t.scopeParams, ...t.snapshot.params, ...filters.params];
-      const r = prep(`SELECT count(*) AS n, min(seq) AS lo FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} ORDER BY ${t.rowid} DESC LIMIT ${COUNT_CAP})`)
-        .get(...params) as { n: number; lo: number | null };
-      if (r.n < COUNT_CAP || r.lo === null) return { n: r.n, estimated: false };
+      const r = prep(`SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} LIMIT ${COUNT_CAP})`)
+        .get(...params) as { n: number; hi: number | null };
+      if (r.n < COUNT_CAP || r.hi === null) return { n: r.n, estimated: false };
       const rows = `${t.all}${t.snapshot.sql}${filters.sql}`;
       const rest = [...t.scopeParams, ...t.snapshot.params, ...filters.params];
-      const span = (prep(`SELECT count(*) AS n ${rows} AND ${t.seq} >= ?`).get(...rest, r.lo) as { n: number }).n;
+      const span = (prep(`SELECT count(*) AS n ${rows} AND ${t.seq} <= ?`).get(...rest, r.hi) as { n: number }).n;
       const whole = filters.sql === '' ? scopeSize() : (prep(`SELECT count(*) AS n ${rows}`).get(...rest) as { n: number }).n;
       return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * whole) / Math.max(1, span))), estimated: true };
     };
