@@ -7,6 +7,7 @@ import { fuse, type Fused } from '../domain/fusion.ts';
 import { correctedQuery, runLexical, type LexicalResult } from '../domain/lexical.ts';
 import { ServiceError } from '../errors.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
+import { rankedCacheOf } from '../domain/ranked-cache.ts';
 import type { CatalogDeps } from './deps.ts';
 
 /** Candidates per ranked list (lexical, KNN) before fusion and paging. */
@@ -63,10 +64,8 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
   const { offset } = state;
   const limit = args.limit;
 
-  let mode: ProductSearchMode = args.search_mode;
-  let degradedFrom: ProductSearchMode | null = null;
-  let ranked: Fused[] | null = null;
-  let lexical: LexicalResult | null = null;
+  /** One ranked pass (everything but browsing): the fused list, the lexical result, the mode answered. */
+  interface Pass { ranked: Fused[]; lexical: LexicalResult | null; mode: ProductSearchMode; degradedFrom: ProductSearchMode | null }
   let browse: { rows: Ref[]; total: number } | null = null;
 
   /** The embedder when the store is fully embedded under it (else schedule indexing; null = degrade). */
@@ -93,33 +92,31 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
     return products.knn(scope, e.modelId, vector, f, RANKED_DEPTH).map((h) => ({ seq: h.seq, relevance: model ? semanticRelevance(standardScore(model, 1 - h.distance), accept) : 0 }));
   };
 
-  if (args.related_to_product_id) {
-    const source = products.byGids(scope, [args.related_to_product_id]).get(args.related_to_product_id);
-    if (!source) throw new ServiceError('not_found', 'args.related_to_product_id', `product ${args.related_to_product_id} does not exist in store ${scope.storeId}`);
-    const rf = { ...filters, excludeSeq: source.seq };
-    const e = mode === 'lexical' ? null : readyEmbedder();
-    const vector = e ? products.embeddingOf(source.seq, e.modelId, e.dimensions) : null;
-    const hits = e && vector ? await knn(e, vector, rf) : null;
-    if (hits) {
-      ranked = fuse(null, hits);
-    } else {
+  const rankPass = async (): Promise<Pass> => {
+    let mode: ProductSearchMode = args.search_mode;
+    let degradedFrom: ProductSearchMode | null = null;
+    let lexical: LexicalResult | null = null;
+    if (args.related_to_product_id) {
+      const source = products.byGids(scope, [args.related_to_product_id]).get(args.related_to_product_id);
+      if (!source) throw new ServiceError('not_found', 'args.related_to_product_id', `product ${args.related_to_product_id} does not exist in store ${scope.storeId}`);
+      const rf = { ...filters, excludeSeq: source.seq };
+      const e = mode === 'lexical' ? null : readyEmbedder();
+      const vector = e ? products.embeddingOf(source.seq, e.modelId, e.dimensions) : null;
+      const hits = e && vector ? await knn(e, vector, rf) : null;
+      if (hits) return { ranked: fuse(null, hits), lexical, mode, degradedFrom };
       if (mode !== 'lexical') {
         degradedFrom = mode;
         mode = 'lexical';
       }
       // shared collections, type and tags: every listed product shares something with the source
-      ranked = products.relatedByAttributes(scope, source, rf, RANKED_DEPTH).map((seq) => ({ seq, relevance: 0.5, matchedBy: ['text'], match: true }));
+      const ranked: Fused[] = products.relatedByAttributes(scope, source, rf, RANKED_DEPTH).map((seq) => ({ seq, relevance: 0.5, matchedBy: ['text'], match: true }));
+      return { ranked, lexical, mode, degradedFrom };
     }
-  } else if (!query) {
-    browse = products.browse(scope, filters, offset, limit + 1);
-    // Browsing ranks nothing, so it needs no semantic infrastructure: report lexical, never degraded.
-    mode = 'lexical';
-  } else {
     let vector: { e: TextEmbedder; v: Float32Array } | null = null;
     if (mode !== 'lexical') {
       const e = readyEmbedder();
       try {
-        const [v] = e ? await e.embed([query], signal) : [];
+        const [v] = e ? await e.embed([query!], signal) : [];
         vector = e && v && v.length === e.dimensions ? { e, v } : null;
       } catch (err) {
         deps.log.warn({ err: (err as Error).message }, 'query embedding failed; list_products degrades to lexical');
@@ -131,7 +128,7 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
       mode = 'lexical';
     }
     if (mode !== 'semantic') {
-      lexical = await runLexical(query, deps.search.lexical.products(scope, filters), {
+      lexical = await runLexical(query!, deps.search.lexical.products(scope, filters), {
         column: null,
         thesaurus: await deps.search.thesaurus(),
         typos: true,
@@ -139,8 +136,28 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
         depth: RANKED_DEPTH,
       }, offset + limit + 1);
     }
-    ranked = fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic);
+    return { ranked: fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic), lexical, mode, degradedFrom };
+  };
+
+  let pass: Pass | null = null;
+  if (!args.related_to_product_id && !query) {
+    browse = products.browse(scope, filters, offset, limit + 1);
+  } else {
+    // One ranked pass per result set: later pages of the same cursor snapshot reuse the first page's
+    // pass while nothing in the change log moved (a deeper page than the pass fetched ranks again).
+    const cache = rankedCacheOf<Pass>(products);
+    const head = products.changeHead();
+    const first = offset === 0 && !args.cursor;
+    pass = first ? await rankPass() : await cache.get(cursorKey, state.snapshot, head, rankPass);
+    const deep = (p: Pass) => !p.lexical || p.lexical.exactTotal <= p.lexical.exactFetched || p.ranked.filter((f) => f.match).length > offset + limit;
+    if (!deep(pass)) pass = await rankPass();
+    if (first) cache.put(cursorKey, state.snapshot, head, pass);
   }
+  // Browsing ranks nothing, so it needs no semantic infrastructure: report lexical, never degraded.
+  const mode: ProductSearchMode = pass ? pass.mode : 'lexical';
+  const degradedFrom = pass?.degradedFrom ?? null;
+  const lexical = pass?.lexical ?? null;
+  const ranked = pass?.ranked ?? null;
 
   let refs: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }[];
   let total: number;
@@ -164,6 +181,7 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
   return {
     items,
     total,
+    total_is_estimate: lexical?.exactEstimated ?? false,
     suggestions: suggestions.flatMap(ref),
     corrected_query: query && lexical ? correctedQuery(query, lexical.corrections) : null,
     expanded_terms: lexical?.expanded ?? [],

@@ -23,12 +23,15 @@ export function createAssetFacetQueries(db: Database) {
     /** @param match FTS5 MATCH expression or null for the whole library */
     counts(scope: Scope, opts: { match: string | null; kind?: string | undefined; orientation?: Orientation | undefined }): FacetCount[] {
       const params: unknown[] = [];
-      let sql = 'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a';
+      let sql = 'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n';
       if (opts.match) {
-        sql += ' JOIN assets_fts ON assets_fts.rowid = a.seq AND assets_fts MATCH ?';
+        // CROSS JOIN: the FTS match drives (else SQLite may run it once per row of the workspace)
+        sql += ' FROM assets_fts CROSS JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND';
         params.push(opts.match);
+      } else {
+        sql += ' FROM assets a WHERE';
       }
-      sql += ' WHERE a.tenant_id = ? AND a.workspace_id = ?';
+      sql += ' a.tenant_id = ? AND a.workspace_id = ?';
       params.push(scope.tenantId, scope.workspaceId);
       if (opts.kind) {
         sql += ' AND a.kind = ?';

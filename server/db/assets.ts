@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { Orientation } from '../../shared/schemas/asset.ts';
 
@@ -88,6 +88,17 @@ export function assetFilterSql(f: AssetFilters, alias = 'a'): { sql: string; par
  * workspace is never returned (it behaves as missing).
  */
 export function createAssetQueries(db: Database) {
+  /** Statements prepared once per SQL text (filter shape, IN-list arity). */
+  const cache = new Map<string, Statement>();
+  const prep = (sql: string): Statement => {
+    let st = cache.get(sql);
+    if (!st) cache.set(sql, (st = db.prepare(sql)));
+    return st;
+  };
+  /** `?` placeholders for `n` values, rounded up to a power of two (≥ 8) so few shapes exist; pad with `padIn`. */
+  const arity = (n: number): number => Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
+  const padIn = (seqs: number[]): number[] => [...seqs, ...new Array<number>(arity(seqs.length) - seqs.length).fill(-1)];
+  const marks = (n: number): string => new Array<string>(arity(n)).fill('?').join(',');
   const s = {
     // seq is never reused: SQLite would hand the newest deleted rowid out again (no AUTOINCREMENT), and a
     // reused seq would slip into the snapshot of cursors taken before the deletion (see raiseHighWater).
@@ -110,7 +121,9 @@ export function createAssetQueries(db: Database) {
     bySeq: db.prepare('SELECT * FROM assets WHERE seq = ?'),
     bySource: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND source_sha256 = ?'),
     renditions: db.prepare('SELECT * FROM asset_renditions WHERE asset_seq = ? ORDER BY role, width'),
+    // one probe of assets_scope_seq (migration 0045)
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = ? AND workspace_id = ?'),
+    changeHead: db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes'),
     updateMeta: db.prepare(
       `UPDATE assets SET name = @name, name_words = @name_words, tags = @tags, purpose = @purpose, category = @category, subtype = @subtype, user_fields = @user_fields,
          alt_text = CASE WHEN @alt_machine = 1 THEN (SELECT machine_alt_text FROM asset_enrichment WHERE asset_seq = @seq) ELSE @alt_text END
@@ -205,23 +218,34 @@ export function createAssetQueries(db: Database) {
     /** Highest seq in the workspace: the snapshot bound of a new result set. */
     maxSeq: (scope: Scope) => (s.maxSeq.get(scope.tenantId, scope.workspaceId) as { m: number }).m,
 
-    /** Rows by seq, scoped, in the order given (missing/foreign seqs dropped). */
+    /**
+     * Rows by seq, scoped, in the order given (missing/foreign seqs dropped): one prepared statement per
+     * IN-list size class (the search over `assets_scope_seq`).
+     */
     bySeqs(scope: Scope, seqs: number[]): AssetRow[] {
       if (seqs.length === 0) return [];
-      const rows = db
-        .prepare(`SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN (${seqs.map(() => '?').join(',')})`)
-        .all(scope.tenantId, scope.workspaceId, ...seqs) as AssetRow[];
+      const rows = prep(`SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN (${marks(seqs.length)})`)
+        .all(scope.tenantId, scope.workspaceId, ...padIn(seqs)) as AssetRow[];
       const bySeq = new Map(rows.map((r) => [r.seq, r]));
       return seqs.map((q) => bySeq.get(q)).filter((r): r is AssetRow => r !== undefined);
     },
+    /** Renditions of several assets in one query, by asset seq (each list ordered by role, width). */
+    renditionsOf(seqs: number[]): Map<number, RenditionRow[]> {
+      const out = new Map<number, RenditionRow[]>(seqs.map((q) => [q, []]));
+      if (seqs.length === 0) return out;
+      const rows = prep(`SELECT * FROM asset_renditions WHERE asset_seq IN (${marks(seqs.length)}) ORDER BY asset_seq, role, width`).all(...padIn(seqs)) as RenditionRow[];
+      for (const r of rows) out.get(r.asset_seq)?.push(r);
+      return out;
+    },
+    /** Highest id of the search change log (migration 0046): results computed at the same head are still current. */
+    changeHead: (): number => (s.changeHead.get() as { id: number }).id,
 
     /** Browse newest first. @returns one page and the total under the filters */
     browse(scope: Scope, f: AssetFilters, offset: number, limit: number): { rows: AssetRow[]; total: number } {
       const w = assetFilterSql(f);
       const base = `FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?${w.sql}`;
-      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(scope.tenantId, scope.workspaceId, ...w.params) as { n: number }).n;
-      const rows = db
-        .prepare(`SELECT a.* ${base} ORDER BY a.created_at DESC, a.seq DESC LIMIT ? OFFSET ?`)
+      const total = (prep(`SELECT count(*) AS n ${base}`).get(scope.tenantId, scope.workspaceId, ...w.params) as { n: number }).n;
+      const rows = prep(`SELECT a.* ${base} ORDER BY a.created_at DESC, a.seq DESC LIMIT ? OFFSET ?`)
         .all(scope.tenantId, scope.workspaceId, ...w.params, limit, offset) as AssetRow[];
       return { rows, total };
     },

@@ -6,6 +6,12 @@ import { productFilterSql, type ProductFilters, type StoreScope } from './produc
 
 /** Above this many stems a membership check reads the whole vocabulary (cached) instead of probing each. */
 const PROBE_LIMIT = 2000;
+/**
+ * Counting stops at this many matches of an expression; past it the count is estimated and the BM25
+ * ranking covers the newest this-many matches (FTS5 reads them in rowid order), so a frequent word
+ * costs the same as one with `COUNT_CAP` matches.
+ */
+export const COUNT_CAP = 2000;
 
 /** One FTS5 table of a scope, as the generic port needs it. */
 interface FtsTable {
@@ -20,6 +26,8 @@ interface FtsTable {
   filters: { sql: string; params: unknown[] };
   /** the unfiltered scope: `FROM … WHERE <scope>` for counting documents */
   all: string;
+  /** the FTS5 rowid column (= the row's seq) */
+  rowid: string;
   bm25: string;
   seq: string;
   /** one document's searchable text, as an SQL expression */
@@ -50,58 +58,113 @@ export function createLexicalIndexes(db: Database) {
   const vocabCache = new Map<string, { key: string; terms: Set<string> }>();
   const changeKey = (): string => `${db.pragma('data_version', { simple: true }) as number}:${(prep('SELECT total_changes() AS n').get() as { n: number }).n}`;
 
-  const port = (t: FtsTable): LexicalIndex => ({
-    async count(match) {
-      return (prep(`SELECT count(*) AS n ${t.from}${t.snapshot.sql}`).get(match, ...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
-    },
-    async size() {
-      return (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
-    },
-    async search(match, k) {
-      const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
-      const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
-      const seqs = (prep(`SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`).all(...params, k) as { seq: number }[]).map((r) => r.seq);
-      const total = seqs.length < k ? seqs.length : (prep(`SELECT count(*) AS n ${where}`).get(...params) as { n: number }).n;
-      return { seqs, total };
-    },
-    async within(match, seqs) {
-      if (seqs.length === 0) return new Set();
-      const rows = prep(`SELECT rowid AS seq FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`).all(match, JSON.stringify(seqs)) as { seq: number }[];
-      return new Set(rows.map((r) => r.seq));
-    },
-    async vocabulary(prefix) {
-      if (!prefix) return [];
-      return prep(`SELECT term, doc AS docs FROM ${t.vocab} WHERE term >= ? AND term < ?`).all(prefix, rangeEnd(prefix)) as { term: string; docs: number }[];
-    },
-    async known(stems) {
-      if (stems.length === 0) return new Set();
-      if (stems.length <= PROBE_LIMIT) {
-        return new Set((prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as { term: string }[]).map((r) => r.term));
-      }
+  /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
+  const sizes = new Map<string, { key: string; n: number }>();
+
+  const port = (t: FtsTable): LexicalIndex => {
+    /** Documents of the scope under the snapshot bound (cached until the database changes). */
+    const scopeSize = (): number => {
+      const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
       const key = changeKey();
-      let cached = vocabCache.get(t.vocab);
-      if (!cached || cached.key !== key) {
-        cached = { key, terms: new Set((prep(`SELECT term FROM ${t.vocab}`).all() as { term: string }[]).map((r) => r.term)) };
-        vocabCache.set(t.vocab, cached);
-      }
-      const terms = cached.terms;
-      return new Set(stems.filter((s) => terms.has(s)));
-    },
-    async sampleText(match) {
-      const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(match, ...t.scopeParams, ...t.snapshot.params) as { t: string }[];
-      return rows.length ? rows.map((r) => r.t).join(' ') : null;
-    },
-  });
+      const hit = sizes.get(id);
+      if (hit && hit.key === key) return hit.n;
+      const n = (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
+      if (sizes.size > 256) sizes.clear();
+      sizes.set(id, { key, n });
+      return n;
+    };
+    /**
+     * Matches of `match` in the scope (and filters), counted up to COUNT_CAP. Past it: the first
+     * COUNT_CAP matches in rowid order reach up to seq `hi`; the scope holds `span` rows up to `hi`, so
+     * the estimate is COUNT_CAP · (scope rows) / span (matches spread evenly over time).
+     */
+    const capped = (match: string, filters: { sql: string; params: unknown[] }): { n: number; estimated: boolean } => {
+      const params = [match, ...t.scopeParams, ...t.snapshot.params, ...filters.params];
+      const r = prep(`SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} LIMIT ${COUNT_CAP})`)
+        .get(...params) as { n: number; hi: number | null };
+      if (r.n < COUNT_CAP || r.hi === null) return { n: r.n, estimated: false };
+      const rows = `${t.all}${t.snapshot.sql}${filters.sql}`;
+      const rest = [...t.scopeParams, ...t.snapshot.params, ...filters.params];
+      const span = (prep(`SELECT count(*) AS n ${rows} AND ${t.seq} <= ?`).get(...rest, r.hi) as { n: number }).n;
+      const whole = filters.sql === '' ? scopeSize() : (prep(`SELECT count(*) AS n ${rows}`).get(...rest) as { n: number }).n;
+      return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * whole) / Math.max(1, span))), estimated: true };
+    };
+    // One port serves one request: a match expression is counted once (the planner asks again for totals).
+    const counts = new Map<string, { n: number; estimated: boolean }>();
+    const count = (match: string): { n: number; estimated: boolean } => {
+      let c = counts.get(match);
+      if (c === undefined) counts.set(match, (c = capped(match, { sql: '', params: [] })));
+      return c;
+    };
+    return {
+      async count(match) {
+        return count(match).n;
+      },
+      async size() {
+        return scopeSize();
+      },
+      async search(match, k) {
+        const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
+        const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
+        // without request filters the total is the scope's count of the same match
+        const c = t.filters.sql === '' ? count(match) : capped(match, t.filters);
+        // a frequent expression: BM25 over the newest COUNT_CAP matches, not every match
+        const sql = c.estimated
+          ? `SELECT seq FROM (SELECT ${t.seq} AS seq, ${t.bm25} AS r ${where} ORDER BY ${t.rowid} DESC LIMIT ?) ORDER BY r, seq DESC LIMIT ?`
+          : `SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`;
+        const seqs = (prep(sql).all(...params, ...(c.estimated ? [Math.max(COUNT_CAP, k)] : []), k) as { seq: number }[]).map((r) => r.seq);
+        return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
+      },
+      async within(match, seqs) {
+        if (seqs.length === 0) return new Set();
+        // One pass over the expression's doclists within the candidates' rowid range, intersected here:
+        // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
+        const want = new Set(seqs);
+        let lo = Infinity, hi = -Infinity;
+        for (const q of seqs) { if (q < lo) lo = q; if (q > hi) hi = q; }
+        const out = new Set<number>();
+        for (const seq of prep(`SELECT rowid FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid BETWEEN ? AND ?`).pluck().iterate(match, lo, hi) as Iterable<number>) {
+          if (want.has(seq)) out.add(seq);
+        }
+        return out;
+      },
+      async vocabulary(prefix) {
+        if (!prefix) return [];
+        return prep(`SELECT term, doc AS docs FROM ${t.vocab} WHERE term >= ? AND term < ?`).all(prefix, rangeEnd(prefix)) as { term: string; docs: number }[];
+      },
+      async known(stems) {
+        if (stems.length === 0) return new Set();
+        if (stems.length <= PROBE_LIMIT) {
+          return new Set((prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as { term: string }[]).map((r) => r.term));
+        }
+        const key = changeKey();
+        let cached = vocabCache.get(t.vocab);
+        if (!cached || cached.key !== key) {
+          cached = { key, terms: new Set((prep(`SELECT term FROM ${t.vocab}`).all() as { term: string }[]).map((r) => r.term)) };
+          vocabCache.set(t.vocab, cached);
+        }
+        const terms = cached.terms;
+        return new Set(stems.filter((s) => terms.has(s)));
+      },
+      async sampleText(match) {
+        const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(match, ...t.scopeParams, ...t.snapshot.params) as { t: string }[];
+        return rows.length ? rows.map((r) => r.t).join(' ') : null;
+      },
+    };
+  };
 
   return {
     /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
     assets(scope: Scope, f: AssetFilters): LexicalIndex {
       const { maxSeq, ...rest } = f;
+      // CROSS JOIN pins assets_fts as the outer loop: with a free join order SQLite may walk the
+      // workspace's rows by the (tenant_id, workspace_id, seq) index and run the FTS match once per row
       return port({
         fts: 'assets_fts',
         vocab: 'assets_fts_vocab',
-        from: 'FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?',
+        from: 'FROM assets_fts CROSS JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?',
         all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
+        rowid: 'assets_fts.rowid',
         scopeParams: [scope.tenantId, scope.workspaceId],
         snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
         filters: assetFilterSql(rest),
@@ -119,6 +182,7 @@ export function createLexicalIndexes(db: Database) {
         vocab: 'products_fts_vocab',
         from: 'FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
         all: 'FROM products p WHERE p.store_id = ?',
+        rowid: 'products_fts.rowid',
         scopeParams: [scope.storeId],
         snapshot: maxSeq !== undefined ? { sql: ' AND p.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
         filters: productFilterSql(rest),

@@ -10,8 +10,8 @@ const product = (n: number): CatalogProductInput => ({
   images: [], variants: [], selling_plan_groups: [], collections: [], total_inventory: null, platform_updated_at: null,
 });
 
-describe('product KNN index (sqlite-vec vec0)', () => {
-  it('partitions by store and model, back-fills a missing table, skips zero vectors and drops deleted products', () => {
+describe('product nearest neighbours (in-memory partitions of product_embeddings)', () => {
+  it('partitions by store and model, reads product_embeddings (not the derived vec0 table), skips zero vectors and drops deleted products', () => {
     const db = openDb(':memory:');
     const tenancy = createTenancyQueries(db);
     const a = createTenant(tenancy, 'a');
@@ -31,12 +31,18 @@ describe('product KNN index (sqlite-vec vec0)', () => {
     expect(q.knn(sa, 'm1', new Float32Array(3), { statuses: ['ACTIVE'] }, 10)).toEqual([]);
 
     db.exec('DROP TABLE product_vec_f3');
-    expect(knn(createProductQueries(db))).toEqual([1, 2]); // rebuilt from product_embeddings
+    expect(knn(createProductQueries(db))).toEqual([1, 2]); // loaded from product_embeddings
 
     q.deleteByGids(sa, ['gid://shopify/Product/1']);
     expect(knn(q)).toEqual([2]);
-    // left: product 2 under m1 and m2 (store a) and product 4 under m1 and m2 (store b); zero vectors are not stored
-    expect((db.prepare('SELECT count(*) AS n FROM product_vec_f3').get() as { n: number }).n).toBe(4);
+    // a status change (logged by trigger) takes effect in the next scan of every reader
+    const other = createProductQueries(db);
+    expect(knn(other)).toEqual([2]);
+    db.prepare("UPDATE products SET status = 'DRAFT' WHERE seq = 2").run();
+    expect(knn(q)).toEqual([]);
+    expect(knn(other)).toEqual([]);
+    expect(q.knn(sa, 'm1', new Float32Array([1, 0, 0]), { statuses: ['DRAFT'] }, 10).map((h) => h.seq)).toEqual([2]);
+    expect(q.embeddingCount(sa, 'm1', 3)).toBe(2); // products 2 and 3 (zero vector) under m1
     db.close();
   });
 });

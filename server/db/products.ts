@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { ProductStatus } from '../../shared/schemas/product.ts';
 import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../domain/catalog.ts';
 import type { Scope } from '../domain/scope.ts';
+import { createProductVectorPartitions } from './product-vector-index.ts';
 import { createProductVectorIndex } from './product-vectors.ts';
+import { createSearchChanges } from './search-changes.ts';
 
 /** Scope of every catalog query: tenant, workspace and the store resolved by `storeScopeFor` (rule 8). */
 export type StoreScope = Scope & { storeId: string };
@@ -111,7 +113,18 @@ export function createProductQueries(db: Database) {
   };
 
   const vectors = createProductVectorIndex(db);
+  const partitions = createProductVectorPartitions(db, createSearchChanges(db));
   const inList = (n: number): string => Array.from({ length: n }, () => '?').join(',');
+  /** Statements prepared once per SQL text; IN lists rounded up to a power of two (≥ 8), padded with -1. */
+  const cache = new Map<string, Statement>();
+  const prep = (sql: string): Statement => {
+    let st = cache.get(sql);
+    if (!st) cache.set(sql, (st = db.prepare(sql)));
+    return st;
+  };
+  const arity = (n: number): number => Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
+  const padIn = (seqs: number[]): number[] => [...seqs, ...new Array<number>(arity(seqs.length) - seqs.length).fill(-1)];
+  const changeHead = db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes');
 
   const writeOne = (storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string, replaceCollections: boolean): number => {
     const description_text = htmlToText(p.description_html);
@@ -185,7 +198,7 @@ export function createProductQueries(db: Database) {
     /** Rows by seq, in the order given; foreign or missing seqs dropped. */
     bySeqs(scope: StoreScope, seqs: number[]): ProductRow[] {
       if (seqs.length === 0) return [];
-      const rows = db.prepare(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(seqs.length)})`).all(scope.storeId, ...seqs) as ProductRow[];
+      const rows = prep(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(arity(seqs.length))})`).all(scope.storeId, ...padIn(seqs)) as ProductRow[];
       const m = new Map(rows.map((r) => [r.seq, r]));
       return seqs.map((q) => m.get(q)).filter((r): r is ProductRow => r !== undefined);
     },
@@ -196,44 +209,29 @@ export function createProductQueries(db: Database) {
     collectionsOf: (seqs: number[]): { product_seq: number; handle: string }[] =>
       seqs.length ? (db.prepare(`SELECT product_seq, handle FROM collection_products WHERE product_seq IN (${inList(seqs.length)}) ORDER BY handle`).all(...seqs) as { product_seq: number; handle: string }[]) : [],
 
+    /** Highest id of the search change log (migration 0046): results computed at the same head are still current. */
+    changeHead: (): number => (changeHead.get() as { id: number }).id,
     /** Browse in a stable order: title (case-insensitive), then seq. */
     browse(scope: StoreScope, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
       const w = productFilterSql(f);
       const base = `FROM products p WHERE p.store_id = ?${w.sql}`;
-      const total = (db.prepare(`SELECT count(*) AS n ${base}`).get(scope.storeId, ...w.params) as { n: number }).n;
-      const rows = db.prepare(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`)
+      const total = (prep(`SELECT count(*) AS n ${base}`).get(scope.storeId, ...w.params) as { n: number }).n;
+      const rows = prep(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`)
         .all(scope.storeId, ...w.params, limit, offset) as { seq: number; gid: string; handle: string }[];
       return { rows, total };
     },
 
     /**
-     * Exact KNN by cosine distance over the store's vectors of one model (sqlite-vec `vec0`, see
-     * db/product-vectors.ts), then the list filters applied to the candidates; `k` bounds the
-     * candidates before filtering. Zero vectors are never neighbours.
-     * @returns seqs with distance (0 = same direction), nearest first
+     * The `k` products nearest to `query` by cosine distance among the store's vectors of one model that
+     * pass the list filters (applied during the scan), nearest first: the int8 scan with exact re-rank
+     * over in-memory partitions of `product_embeddings` (db/product-vector-index.ts). Zero vectors are
+     * never neighbours.
+     * @returns seqs with distance (0 = same direction)
      */
-    knn(scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] {
-      const selective = !!(f.collection || f.productType);
-      const hits = vectors.knn(scope.storeId, modelId, query, selective ? k * 4 : k + 50);
-      if (hits.length === 0) return [];
-      const bySeq = new Map<number, number>();
-      const ids = hits.map((h) => h.id);
-      const rows = db.prepare(`SELECT e.rowid AS id, e.product_seq AS seq FROM product_embeddings e WHERE e.rowid IN (${inList(ids.length)})`).all(...ids) as { id: number; seq: number }[];
-      const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
-      for (const h of hits) {
-        const seq = seqOf.get(h.id);
-        if (seq !== undefined && !bySeq.has(seq)) bySeq.set(seq, h.distance);
-      }
-      const w = productFilterSql(f);
-      const seqs = [...bySeq.keys()];
-      const keep = new Set((db.prepare(`SELECT p.seq FROM products p WHERE p.store_id = ? AND p.seq IN (${inList(seqs.length)})${w.sql}`)
-        .all(scope.storeId, ...seqs, ...w.params) as { seq: number }[]).map((r) => r.seq));
-      return seqs.filter((q) => keep.has(q)).slice(0, k).map((seq) => ({ seq, distance: bySeq.get(seq)! }));
-    },
+    knn: (scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] =>
+      partitions.nearest(scope, modelId, query, f, k),
     /** Products of a store with a vector under a model. */
-    embeddingCount: (scope: StoreScope, modelId: string, dims: number): number =>
-      (db.prepare('SELECT count(*) AS n FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ?')
-        .get(scope.storeId, modelId, dims) as { n: number }).n,
+    embeddingCount: (scope: StoreScope, modelId: string, dims: number): number => partitions.count(scope, modelId, dims),
     /**
      * Up to `limit` embedded products of a store (vector and embedded text) in a fixed pseudo-random
      * order (Knuth's multiplicative hash of the seq), for calibration.

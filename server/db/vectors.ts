@@ -1,6 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
-import { orientationSql, type AssetFilters } from './assets.ts';
+import type { AssetFilters } from './assets.ts';
+import { createAssetVectorIndex } from './asset-vector-index.ts';
+import { createSearchChanges } from './search-changes.ts';
 
 export type SpacePurpose = 'asset_text' | 'asset_visual';
 
@@ -26,22 +28,11 @@ export const VEC0_K_MAX = 4096;
 const tableOf = (space: SpaceRow): string => `vec_space_${space.id}`;
 const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
-function filterSql(f: AssetFilters): { sql: string; params: unknown[] } {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (f.kind) { parts.push('a.kind = ?'); params.push(f.kind); }
-  if (f.category) { parts.push('a.category = ?'); params.push(f.category); }
-  if (f.subtype) { parts.push('a.subtype = ?'); params.push(f.subtype); }
-  if (f.orientation) parts.push(orientationSql(f.orientation));
-  if (f.maxSeq !== undefined) { parts.push('a.seq <= ?'); params.push(f.maxSeq); }
-  if (f.excludeSeq !== undefined) { parts.push('a.seq <> ?'); params.push(f.excludeSeq); }
-  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
-}
-
 /**
- * Vector spaces and their sqlite-vec `vec0` tables (cosine distance, partitioned by workspace so a
- * KNN only visits one workspace's vectors). KNN results are materialised in JS before any join with
- * `assets` (a KNN inside a join is re-run per outer row: see research/stack.md §2).
+ * Vector spaces and their sqlite-vec `vec0` tables (cosine distance, partitioned by workspace), the
+ * storage of record. Searches run on in-memory quantised partitions loaded from them
+ * (db/asset-vector-index.ts, `nearest`); every vector write is logged in `search_changes` so the
+ * partitions of every process follow it. `knn` (sqlite-vec's own exact KNN) is kept as the reference.
  * Syntax: https://alexgarcia.xyz/sqlite-vec/features/knn.html, partition keys:
  * https://alexgarcia.xyz/sqlite-vec/features/vec0.html#partition-keys
  */
@@ -53,6 +44,8 @@ export function createVectorQueries(db: Database) {
     setStatus: db.prepare('UPDATE vector_spaces SET status = ? WHERE id = ?'),
   };
   const knnStmts = new Map<string, Statement<unknown[], KnnHit>>();
+  const changes = createSearchChanges(db);
+  const partitions = createAssetVectorIndex(db, changes);
   const metaCache = new Map<number, boolean>();
   /** Spaces created before metadata columns existed are filtered by over-fetching instead. */
   const hasMeta = (space: SpaceRow): boolean => {
@@ -104,6 +97,7 @@ export function createVectorQueries(db: Database) {
       })();
       for (const key of [...knnStmts.keys()]) if (key.startsWith(`${space.id}:`)) knnStmts.delete(key);
       metaCache.delete(space.id);
+      partitions.forget(space.id);
     },
 
     /** Whether kind/category/subtype filters run inside this space's KNN. */
@@ -121,6 +115,7 @@ export function createVectorQueries(db: Database) {
         } else {
           db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, embedding) VALUES (?, ?, ?)`).run(BigInt(seq), workspaceId, blob(v));
         }
+        changes.log('asset', workspaceId, seq);
       })();
     },
 
@@ -130,9 +125,14 @@ export function createVectorQueries(db: Database) {
       return r ? new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) : null;
     },
 
-    /** Number of vectors a space holds in a workspace. */
-    count: (space: SpaceRow, workspaceId: string) =>
-      (db.prepare(`SELECT count(*) AS n FROM ${tableOf(space)} WHERE workspace_id = ?`).get(workspaceId) as { n: number }).n,
+    /** Number of vectors a space holds in a workspace (from its in-memory partition). */
+    count: (space: SpaceRow, scope: Scope) => partitions.count(space, scope),
+
+    /**
+     * The `k` vectors of the workspace nearest to `q` (cosine) passing the filters, nearest first, each
+     * with similarity ≥ `minCosine`: the quantised scan with exact re-rank of db/asset-vector-index.ts.
+     */
+    nearest: (space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number) => partitions.nearest(space, scope, q, f, k, minCosine),
 
     /**
      * Up to `limit` vectors of a workspace in a fixed pseudo-random order (Knuth's multiplicative hash of
@@ -158,31 +158,6 @@ export function createVectorQueries(db: Database) {
         knnStmts.set(key, st);
       }
       return st.all(blob(query), Math.min(k, VEC0_K_MAX), workspaceId, ...meta.map((c) => f[c]));
-    },
-
-    /** The subset of `seqs` that are in scope and pass the filters (order not kept). */
-    admissible(scope: Scope, seqs: number[], f: AssetFilters): Set<number> {
-      if (seqs.length === 0) return new Set();
-      const w = filterSql(f);
-      const rows = db
-        .prepare(`SELECT a.seq FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ? AND a.seq IN (SELECT value FROM json_each(?))${w.sql}`)
-        .all(scope.tenantId, scope.workspaceId, JSON.stringify(seqs), ...w.params) as { seq: number }[];
-      return new Set(rows.map((r) => r.seq));
-    },
-
-    /**
-     * Exact filtered scan (for filters so selective that KNN over-fetch would exceed VEC0_K_MAX):
-     * cosine distance of every admissible vector, nearest first.
-     */
-    scanFiltered(space: SpaceRow, scope: Scope, query: Float32Array, f: AssetFilters, k: number): KnnHit[] {
-      const w = filterSql(f);
-      return db
-        .prepare(
-          `SELECT a.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
-           FROM assets a JOIN ${tableOf(space)} v ON v.asset_seq = a.seq
-           WHERE a.tenant_id = ? AND a.workspace_id = ?${w.sql} ORDER BY distance LIMIT ?`,
-        )
-        .all(blob(query), scope.tenantId, scope.workspaceId, ...w.params, k) as KnnHit[];
     },
   };
   return api;

@@ -48,8 +48,11 @@ export interface LexicalIndex {
   count(match: string): Promise<number>;
   /** documents of the scope */
   size(): Promise<number>;
-  /** filtered documents matching, best BM25 first, at most `k`, and how many match in all */
-  search(match: string, k: number): Promise<{ seqs: number[]; total: number }>;
+  /**
+   * filtered documents matching, best BM25 first, at most `k`, and how many match in all (`estimated`
+   * when the index stopped counting: very frequent words)
+   */
+  search(match: string, k: number): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
   /** which of `seqs` match */
   within(match: string, seqs: number[]): Promise<Set<number>>;
   /** index terms (Porter stems) starting with `prefix`, with their document counts across the index */
@@ -94,6 +97,8 @@ export interface LexicalResult {
   /** complete exact matches under the filters, and how many of them are in `hits` */
   exactTotal: number;
   exactFetched: number;
+  /** `exactTotal` is an estimate (the index stopped counting a very frequent expression) */
+  exactEstimated: boolean;
   /** misspelt words and the words searched instead, as written in the library */
   corrections: { from: string; to: string }[];
   /** concept words that found documents */
@@ -159,7 +164,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const surface = queryTerms(query);
   const seenStem = new Set<string>();
   const terms = surface.map((w) => ({ word: w, stem: stemmer(w) })).filter((t) => (seenStem.has(t.stem) ? false : (seenStem.add(t.stem), true)));
-  const empty: LexicalResult = { hits: [], exactTotal: 0, exactFetched: 0, corrections: [], expanded: [], terms: terms.length };
+  const empty: LexicalResult = { hits: [], exactTotal: 0, exactFetched: 0, exactEstimated: false, corrections: [], expanded: [], terms: terms.length };
   if (terms.length === 0) return empty;
 
   const groups: Group[] = [];
@@ -291,6 +296,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     hits,
     exactTotal: s1.total,
     exactFetched: s1.seqs.length,
+    exactEstimated: s1.estimated ?? false,
     corrections,
     expanded: usedConcepts.flatMap((g) => g.words).slice(0, 20),
     terms: n,

@@ -1,13 +1,20 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAssetQueries } from '../db/assets.ts';
 import { openDb, type Database } from '../db/connection.ts';
 import { createTenancyQueries } from '../db/tenancy.ts';
-import { createVectorQueries, VEC0_K_MAX, type SpaceRow } from '../db/vectors.ts';
+import { createVectorQueries, type SpaceRow } from '../db/vectors.ts';
 import { createTenant } from '../tenancy/admin.ts';
-import { filteredKnn } from './vector-search.ts';
+import { OVERSAMPLE } from '../vector-scan/quantised-index.ts';
 
-/** Real SQLite + sqlite-vec: filtered KNN must equal an exact filtered scan, however selective the filter. */
-describe('filteredKnn', () => {
+/**
+ * Real SQLite + sqlite-vec as the storage of record, searched through the quantised in-memory partition
+ * (int8 WebAssembly scan + exact re-rank): on this fixed set the hits must equal an exact filtered scan,
+ * however selective the filter, and follow writes made through another connection (another process).
+ */
+describe('nearest (quantised partition scan)', () => {
   const N = 6000;
   const DIMS = 8;
   let db: Database;
@@ -22,8 +29,10 @@ describe('filteredKnn', () => {
     const n = Math.hypot(...v);
     return v.map((x) => x / n);
   };
+  let dir: string;
   beforeAll(() => {
-    db = openDb(':memory:');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-nearest-'));
+    db = openDb(path.join(dir, 'db.sqlite'));
     const t = createTenant(createTenancyQueries(db), 't');
     const other = createTenant(createTenancyQueries(db), 'other');
     scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
@@ -46,7 +55,10 @@ describe('filteredKnn', () => {
       }
     })();
   });
-  afterAll(() => db.close());
+  afterAll(() => {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   const exact = (q: Float32Array, keep: (seq: number) => boolean, k: number, floor: number): { seq: number; sim: number }[] => {
     const rows = db.prepare('SELECT seq, kind, category FROM assets WHERE tenant_id = ? AND workspace_id = ?').all(scope.tenantId, scope.workspaceId) as { seq: number }[];
@@ -65,30 +77,49 @@ describe('filteredKnn', () => {
   const kindOf = (seq: number): string => (db.prepare('SELECT kind FROM assets WHERE seq = ?').get(seq) as { kind: string }).kind;
   const catOf = (seq: number): string | null => (db.prepare('SELECT category FROM assets WHERE seq = ?').get(seq) as { category: string | null }).category;
 
-  it('matches the exact answer without filters, with a 25% filter and with a 0.4% filter', () => {
-    const q = unit();
-    expectSame(filteredKnn(vq(), space, scope, q, {}, 50, -1), exact(q, () => true, 50, -1));
-    expectSame(filteredKnn(vq(), space, scope, q, { category: 'background' }, 500, -1), exact(q, (x) => catOf(x) === 'background', 500, -1));
-    const svg = filteredKnn(vq(), space, scope, q, { kind: 'svg' }, 500, -1);
-    expect(svg.length).toBeGreaterThan(10);
-    expectSame(svg, exact(q, (x) => kindOf(x) === 'svg', 500, -1));
-    expect(N).toBeGreaterThan(VEC0_K_MAX);
+  it('equals the exact answer (quantised scan) without filters, with a 25% filter, a 0.4% filter and a snapshot bound', () => {
+    const v = vq();
+    for (let i = 0; i < 5; i++) {
+      const q = unit();
+      // 5,400 rows of the workspace: more than OVERSAMPLE·k, so the int8 scan picks the candidates
+      expect(N * 0.9).toBeGreaterThan(OVERSAMPLE * 500);
+      expectSame(v.nearest(space, scope, q, {}, 10, -1), exact(q, () => true, 10, -1));
+      expectSame(v.nearest(space, scope, q, {}, 500, -1), exact(q, () => true, 500, -1));
+      expectSame(v.nearest(space, scope, q, { category: 'background' }, 50, -1), exact(q, (x) => catOf(x) === 'background', 50, -1));
+      const svg = v.nearest(space, scope, q, { kind: 'svg' }, 500, -1);
+      expect(svg.length).toBeGreaterThan(10);
+      expectSame(svg, exact(q, (x) => kindOf(x) === 'svg', 500, -1));
+      expectSame(v.nearest(space, scope, q, { maxSeq: 3000, excludeSeq: 2 }, 20, -1), exact(q, (x) => x <= 3000 && x !== 2, 20, -1));
+    }
   });
 
-  it('gives the same answers by over-fetching for spaces without metadata columns (older databases)', () => {
-    const real = vq();
-    const legacy = { ...real, filtersInKnn: () => false, knn: (sp: SpaceRow, ws: string, q: Float32Array, k: number) => real.knn(sp, ws, q, k) };
-    const q = unit();
-    expectSame(filteredKnn(legacy, space, scope, q, { category: 'background' }, 500, -1), exact(q, (x) => catOf(x) === 'background', 500, -1));
-    // 0.4% of rows: over-fetch passes sqlite-vec's k limit and falls back to an exact filtered scan
-    const svg = filteredKnn(legacy, space, scope, q, { kind: 'svg' }, 500, -1);
-    expect(svg.length).toBeGreaterThan(10);
-    expectSame(svg, exact(q, (x) => kindOf(x) === 'svg', 500, -1));
+  it('follows writes of another connection through the search_changes log', () => {
+    const v = vq();
+    // a direction no stored vector has (the generator above repeats itself)
+    const q = Float32Array.from({ length: DIMS }, (_, i) => (i + 1) / Math.sqrt((DIMS * (DIMS + 1) * (2 * DIMS + 1)) / 6));
+    const before = v.nearest(space, scope, q, {}, 5, -1);
+    const top = before[0]!.seq;
+    const other = openDb(path.join(dir, 'db.sqlite'));
+    try {
+      // another process: re-categorise the nearest asset, delete the second, give a third the query's own vector
+      other.prepare("UPDATE assets SET category = 'texture' WHERE seq = ?").run(top);
+      other.prepare('DELETE FROM assets WHERE seq = ?').run(before[1]!.seq);
+      const third = before[4]!.seq;
+      createVectorQueries(other).put(space, third, scope.workspaceId, q, { kind: 'image', category: null, subtype: null });
+      vecs[third] = q;
+      const after = v.nearest(space, scope, q, {}, 5, -1);
+      expect(after[0]!.seq).toBe(third);
+      expect(after.map((h) => h.seq)).not.toContain(before[1]!.seq);
+      expect(v.nearest(space, scope, q, { category: 'texture' }, 5, -1).map((h) => h.seq)).toEqual([top]);
+      expect(v.count(space, scope)).toBe(N * 0.9 - 1);
+    } finally {
+      other.close();
+    }
   });
 
   it('stops at the relevance floor and never returns another workspace', () => {
     const q = unit();
-    const hits = filteredKnn(vq(), space, scope, q, {}, 500, 0.8);
+    const hits = vq().nearest(space, scope, q, {}, 500, 0.8);
     expect(hits.every((h) => h.similarity >= 0.8)).toBe(true);
     expectSame(hits, exact(q, () => true, 500, 0.8));
     expect(hits.every((h) => h.seq % 10 !== 1)).toBe(true);

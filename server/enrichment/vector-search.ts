@@ -1,7 +1,7 @@
 import { stemmer } from 'stemmer';
-import type { AssetFilters, AssetQueries } from '../db/assets.ts';
+import type { AssetQueries } from '../db/assets.ts';
 import type { CalibrationQueries } from '../db/vector-calibrations.ts';
-import { VEC0_K_MAX, type KnnHit, type SpaceRow, type VectorQueries } from '../db/vectors.ts';
+import type { SpaceRow, VectorQueries } from '../db/vectors.ts';
 import { acceptanceScore, estimateTextNull, estimateVisualNull, FAMILY_ALPHA, isStale, SAMPLE_DOCS, standardScore, type NullModel } from '../domain/calibration.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import { STOP_WORDS } from '../domain/fts-query.ts';
@@ -14,36 +14,6 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
 const SUGGESTION_DEPTH_Z = 5;
 
 /**
- * Filtered KNN without recall loss: kind/category/subtype run inside the KNN (vec0 metadata columns);
- * orientation (from width/height) and spaces without metadata columns are filtered afterwards;
- * the rows are still checked against `assets` (scope, snapshot, excluded source, current metadata).
- * For spaces without metadata columns: over-fetch from the workspace partition, drop hits below the
- * cosine floor and those failing the filters, and grow the fetch (×4) until `k` hits pass, the
- * partition or the floor is exhausted, or sqlite-vec's k limit is reached; past that limit fall back
- * to an exact scan over the admissible rows. Hits are nearest first, with cosine similarity.
- */
-export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number): { seq: number; similarity: number }[] {
-  const toHit = (h: KnnHit): { seq: number; similarity: number } => ({ seq: h.seq, similarity: Math.max(-1, Math.min(1, 1 - h.distance)) });
-  // sqlite-vec's KNN cost grows with k (≈9 ms at k=10, 67 ms at 500, 160 ms at 1,000 over 100k×100-d),
-  // so over-fetch only when a metadata filter can drop hits.
-  // orientation is never a vec0 column: it always filters after the KNN.
-  const selective = (Boolean(f.kind || f.category || f.subtype) && !vq.filtersInKnn(space)) || Boolean(f.orientation);
-  let fetch = Math.min(VEC0_K_MAX, selective ? k * 2 + 16 : k + 2);
-  for (;;) {
-    const raw = vq.knn(space, scope.workspaceId, q, fetch, f);
-    const aboveFloor = raw.map(toHit).filter((h) => h.similarity >= minCosine);
-    const ok = vq.admissible(scope, aboveFloor.map((h) => h.seq), f);
-    const hits = aboveFloor.filter((h) => ok.has(h.seq));
-    const exhausted = raw.length < fetch || aboveFloor.length < raw.length;
-    if (hits.length >= k || exhausted) return hits.slice(0, k);
-    if (fetch >= VEC0_K_MAX) {
-      return vq.scanFiltered(space, scope, q, f, k).map(toHit).filter((h) => h.similarity >= minCosine);
-    }
-    fetch = Math.min(VEC0_K_MAX, fetch * 4);
-  }
-}
-
-/**
  * `AssetVectorSearch` over the enrichment vector spaces, with calibrated acceptance
  * (domain/calibration.ts): each hit carries its standard score under the null model of its space in
  * the workspace, and the result the score a match needs (Bonferroni over the workspace's vectors).
@@ -51,7 +21,8 @@ export function filteredKnn(vq: VectorQueries, space: SpaceRow, scope: Scope, q:
  * changed by a quarter. `semantic` returns null (search degrades to lexical) when there is no text
  * space, it is still being built after a model change, or the embedder fails; `similar` returns null
  * only while the visual space is being rebuilt. A source not analysed yet gets its visual vector
- * computed on demand.
+ * computed on demand. Nearest neighbours come from the quantised in-memory partitions
+ * (db/asset-vector-index.ts), filters applied during the scan.
  */
 export function createAssetVectorSearch(o: {
   vectors: VectorQueries;
@@ -113,7 +84,7 @@ export function createAssetVectorSearch(o: {
         o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'query embedding failed; search degrades to lexical');
         return null;
       }
-      const items = o.vectors.count(space, scope.workspaceId);
+      const items = o.vectors.count(space, scope);
       const accept = acceptanceScore(items, alpha);
       if (!q || !q.some((x) => x !== 0) || items === 0) return { hits: [], accept };
       let model: NullModel | null;
@@ -123,17 +94,17 @@ export function createAssetVectorSearch(o: {
         o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'semantic calibration failed; search degrades to lexical');
         return null;
       }
-      return { hits: scored(filteredKnn(o.vectors, space, scope, q, filters, k, floorOf(model, accept)), model), accept };
+      return { hits: scored(o.vectors.nearest(space, scope, q, filters, k, floorOf(model, accept)), model), accept };
     },
     async similar(scope, sourceSeq, filters, k): Promise<VectorResult | null> {
       const space = o.visualSpace();
       if (space.status !== 'ready') return null;
       const q = o.vectors.get(space, sourceSeq) ?? (await o.computeVisual(sourceSeq));
-      const items = o.vectors.count(space, scope.workspaceId);
+      const items = o.vectors.count(space, scope);
       const accept = acceptanceScore(Math.max(1, items - 1), alpha);
       if (!q) return { hits: [], accept };
       const model = visualNull(space, scope, items);
-      return { hits: scored(filteredKnn(o.vectors, space, scope, q, filters, k, floorOf(model, accept)), model), accept };
+      return { hits: scored(o.vectors.nearest(space, scope, q, filters, k, floorOf(model, accept)), model), accept };
     },
   };
 }

@@ -8,6 +8,7 @@ import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
 import { toAsset } from './present.ts';
+import { rankedCacheOf } from '../domain/ranked-cache.ts';
 
 /** A vector hit: asset seq, cosine similarity, and its standard score under the space's null model (null when uncalibrated). */
 export interface VectorHit { seq: number; similarity: number; z: number | null }
@@ -134,7 +135,16 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
     total = r.total;
     result = { ranked: [], unfetched: 0, mode: args.mode, degradedFrom: null, match: 'browse', lexical: null };
   } else {
-    result = await matchAssets(deps, scope, args, filters, vectors, state.offset + limit + 1);
+    // One ranked pass per result set: the first page ranks (and stores the pass), later pages of the
+    // same cursor snapshot reuse it while nothing in the change log moved.
+    const cache = rankedCacheOf<AssetMatches>(assets);
+    const head = assets.changeHead();
+    const rank = () => matchAssets(deps, scope, args, filters, vectors, state.offset + limit + 1);
+    const deepEnough = (r: AssetMatches) => r.unfetched === 0 || r.ranked.filter((f) => f.match).length > state.offset + limit;
+    const first = state.offset === 0 && !args.cursor;
+    result = first ? await rank() : await cache.get(cursorKey, state.snapshot, head, rank);
+    if (!deepEnough(result)) result = await rank();
+    if (first) cache.put(cursorKey, state.snapshot, head, result);
     const matches = result.ranked.filter((f) => f.match);
     total = matches.length + result.unfetched;
     page = matches.slice(state.offset, state.offset + limit + 1);
@@ -142,16 +152,20 @@ export async function searchAssets(deps: LibraryDeps, scope: Scope, args: Search
       suggestions = result.ranked.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
     }
   }
-  const rows = new Map(assets.bySeqs(scope, [...page.map((p) => p.seq), ...suggestions.map((s) => s.seq)]).map((r) => [r.seq, r]));
-  const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
-    const row = rows.get(p.seq);
-    return row ? [toAsset(row, assets.renditions(row.seq), urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];
-  };
   const hasMore = page.length > limit || state.offset + limit < total;
   const pageRows = page.slice(0, limit);
+  // hydration: the page's rows in one query, their renditions in another
+  const shown = [...pageRows.map((p) => p.seq), ...suggestions.map((s) => s.seq)];
+  const rows = new Map(assets.bySeqs(scope, shown).map((r) => [r.seq, r]));
+  const renditions = assets.renditionsOf(shown);
+  const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
+    const row = rows.get(p.seq);
+    return row ? [toAsset(row, renditions.get(row.seq) ?? [], urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];
+  };
   return {
     assets: pageRows.flatMap(present),
     total,
+    total_is_estimate: result.lexical?.exactEstimated ?? false,
     suggestions: suggestions.flatMap(present),
     next_cursor: hasMore ? cursors.encode(cursorKey, { offset: state.offset + limit, snapshot: state.snapshot }) : null,
     has_more: hasMore,

@@ -34,7 +34,7 @@ function describeProductList(page: ListProductsResult, args: ListProductsArgs): 
       ...(page.suggestions.length ? ['Nearest products, NOT matches:', ...page.suggestions.map(line)] : []),
     ].join('\n');
   }
-  const head = `${page.total} product(s) ${what}, ${filters}; ${mode}.${queryNote(page)}`;
+  const head = `${page.total_is_estimate ? 'About ' : ''}${page.total} product(s) ${what}, ${filters}; ${mode}.${queryNote(page)}`;
   const tail = page.has_more ? `More: call again with cursor "${page.next_cursor}".` : 'No more results.';
   return [head, ...page.items.map(line), ...(page.suggestions.length ? ['Nearest other products, NOT matches:', ...page.suggestions.map(line)] : []), tail,
     'Get titles, prices, images and variants with get_product (product_ids); never invent them.'].join('\n');

@@ -38,7 +38,7 @@ function pageHead(page: AssetPage, filters: string): string {
   const what = r.mode === 'similar'
     ? `that look like asset ${r.similar_to_asset_id}, most similar first`
     : r.query ? `for "${r.query}" (mode ${r.mode}, matched ${r.match})` : '(browsing, newest first)';
-  return `${page.total} asset(s) ${what}${filters}.${queryNote(r)}`;
+  return `${page.total_is_estimate ? 'About ' : ''}${page.total} asset(s) ${what}${filters}.${queryNote(r)}`;
 }
 
 /**

@@ -138,6 +138,9 @@ export type Asset = z.infer<typeof AssetSchema>;
 export const AssetPageSchema = z.object({
   assets: z.array(AssetSchema).describe('matches only, best first; empty when nothing matches'),
   total: z.number().int().describe('matches across all pages (never counts suggestions)'),
+  total_is_estimate: z
+    .boolean()
+    .describe('true when a very common word matched so many assets that the server stopped counting: total is then an estimate, and the ranking covers the most recent of those matches'),
   suggestions: z
     .array(AssetSchema)
     .describe('first page only, when the query matched nothing or very little: the nearest assets that are NOT matches (relevance < 0.5), for the user to consider; empty otherwise'),

@@ -52,6 +52,9 @@ export const ProductRefSchema = z.object({
 export const ListProductsResultSchema = z.object({
   items: z.array(ProductRefSchema).describe('matching product references only, best first; hydrate with get_product'),
   total: z.number().int().describe('products matching, all pages (never counts suggestions)'),
+  total_is_estimate: z
+    .boolean()
+    .describe('true when a very common word matched so many products that the server stopped counting: total is then an estimate, and the ranking covers the most recent of those matches'),
   suggestions: z
     .array(ProductRefSchema)
     .describe('first page only, when the query matched nothing or very little: the nearest products that are NOT matches (relevance < 0.5); empty otherwise'),

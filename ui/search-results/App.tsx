@@ -45,7 +45,7 @@ export function SearchResultsApp() {
     setAssets((prev) => (append ? [...prev, ...page.assets] : page.assets));
     // Suggestions come with the first page only (and never count as results).
     if (!append) setSuggestions(page.suggestions);
-    setMeta({ total: page.total, has_more: page.has_more, next_cursor: page.next_cursor, request: page.request });
+    setMeta({ total: page.total, total_is_estimate: page.total_is_estimate, has_more: page.has_more, next_cursor: page.next_cursor, request: page.request });
   }, []);
 
   /** The agent's search again, from the panel (after a failed tool call). */
@@ -156,7 +156,7 @@ export function SearchResultsApp() {
       {meta && (
         <>
           <div className="row search-status">
-            <strong data-testid="result-count">{countLabel(meta.total, browsing)}</strong>
+            <strong data-testid="result-count">{meta.total_is_estimate ? 'About ' : ''}{countLabel(meta.total, browsing)}</strong>
             <span className="muted" data-testid="pagination">
               {meta.total > 0 ? `Showing ${assets.length} of ${meta.total}` : ''}
             </span>

@@ -1,0 +1,126 @@
+import type { Database } from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant } from '../tenancy/admin.ts';
+import { createAssetFacetQueries } from './asset-facets.ts';
+import { createAssetQueries } from './assets.ts';
+import { openDb } from './connection.ts';
+import { createLexicalIndexes } from './lexical-index.ts';
+import { createProductQueries } from './products.ts';
+import { createTenancyQueries } from './tenancy.ts';
+import { createVectorQueries } from './vectors.ts';
+
+/**
+ * Query plans of the hot search statements (EXPLAIN QUERY PLAN, https://www.sqlite.org/eqp.html). The
+ * SQL is captured from the real query modules while they run, so a change of SQL or of the indexes
+ * that makes SQLite scan a table (or run an FTS match once per row) fails here. A plan regression is
+ * a behaviour change: at 100k assets it turns milliseconds into seconds.
+ */
+describe('query plans of the hot search paths', () => {
+  let db: Database;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    db = openDb(':memory:');
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      seen.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    const t = createTenant(createTenancyQueries(db), 't');
+    const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
+    const store = { ...scope, storeId: t.store_id };
+    const assets = createAssetQueries(db);
+    const vq = createVectorQueries(db);
+    const space = vq.ensureSpace('asset_text', 'plan-test', 4, 'ready');
+    for (let i = 0; i < 20; i++) {
+      const seq = assets.insert({
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: t.tenant_id, workspace_id: t.workspace_id, kind: 'image', format: 'png', mime_type: 'image/png',
+        width: 10, height: 5, size_bytes: 1, sha256: `s${i}`, source_sha256: `s${i}`, converted_from: null, name: `red fox ${i}.png`, name_words: 'red fox', alt_text: 'a red fox',
+        tags: [], purpose: null, category: i % 2 ? 'background' : null, subtype: null, user_fields: [], source: 'seed', source_url: null, provenance: null, enrichment_status: 'done',
+        created_at: new Date().toISOString(), renditions: [{ role: 'thumbnail', width: 10, height: 5, format: 'webp', sha256: `r${i}`, size_bytes: 1 }],
+      });
+      vq.put(space, seq, t.workspace_id, Float32Array.from([1, i, 0, 1]), { kind: 'image', category: null, subtype: null });
+    }
+    // exercise every hot statement through the public functions
+    const max = assets.maxSeq(scope);
+    assets.bySeqs(scope, [1, 2, 3]);
+    assets.renditionsOf([1, 2, 3]);
+    assets.changeHead();
+    vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
+    const lex = createLexicalIndexes(db);
+    const idx = lex.assets(scope, { category: 'background', maxSeq: max });
+    await idx.count('"fox"');
+    await idx.search('"fox"', 1);
+    createAssetFacetQueries(db).counts(scope, { match: '"fox"' });
+    const products = createProductQueries(db);
+    products.upsertMany(store, [{
+      gid: 'gid://shopify/Product/1', handle: 'p1', title: 'Red fox print', description_html: '', status: 'ACTIVE', product_type: 'Print', vendor: '', tags: [], options: [],
+      images: [], variants: [], selling_plan_groups: [], collections: [], total_inventory: null, platform_updated_at: null,
+    }], 'json', { at: 'x', replaceCollections: false });
+    products.putEmbeddings('m', products.pendingEmbeddings(null, 'm', 4, 10).map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: Float32Array.from([1, 0, 0, 0]) })));
+    products.knn(store, 'm', Float32Array.from([1, 0, 0, 0]), { statuses: ['ACTIVE'], productType: 'print' }, 10);
+    products.bySeqs(store, [1]);
+    const pidx = lex.products(store, { statuses: ['ACTIVE'], maxSeq: 1 });
+    await pidx.count('"fox"');
+    await pidx.search('"fox"', 1);
+  });
+
+  /** The plan's detail lines for the first captured statement that `pick` selects. */
+  const plan = (pick: (sql: string) => boolean): string[] => {
+    const sql = seen.find(pick);
+    expect(sql, 'statement not captured').toBeDefined();
+    const params = (sql!.match(/\?/g) ?? []).length;
+    return (db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all(...new Array(params).fill(null)) as { detail: string }[]).map((r) => r.detail);
+  };
+  const noTableScan = (lines: string[]): void => {
+    for (const l of lines) expect(l, lines.join(' | ')).not.toMatch(/^SCAN (a|assets|p|products|asset_renditions|search_changes)\b(?! VIRTUAL)/);
+  };
+
+  it('reads the snapshot bound with one probe of assets_scope_seq', () => {
+    const lines = plan((s) => s.includes('max(seq)') && s.includes('FROM assets WHERE tenant_id'));
+    expect(lines.join(' ')).toMatch(/SEARCH assets USING COVERING INDEX assets_scope_seq/);
+  });
+
+  it('drives asset lexical search and counts from the FTS5 match, one primary-key lookup per hit', () => {
+    const search = plan((s) => s.includes('FROM assets_fts') && s.includes('ORDER BY bm25'));
+    expect(search[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
+    expect(search.join(' | ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(search);
+    // the capped count reads the first matches in FTS5 rowid order (no sort of every match)
+    const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('assets_fts')).filter((l) => !/CO-ROUTINE|SCAN \(subquery/.test(l));
+    expect(count[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
+    expect(count.join(' | ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(count.join(' | ')).not.toMatch(/TEMP B-TREE/);
+    noTableScan(count);
+  });
+
+  it('drives facet counts of a query from the FTS5 match', () => {
+    const lines = plan((s) => s.includes('assets_fts') && s.includes('GROUP BY'));
+    expect(lines.find((l) => !l.startsWith('USE TEMP'))).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
+    noTableScan(lines);
+  });
+
+  it('hydrates a page by key: asset rows and renditions', () => {
+    noTableScan(plan((s) => s.startsWith('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN')));
+    const r = plan((s) => s.startsWith('SELECT * FROM asset_renditions WHERE asset_seq IN'));
+    expect(r.join(' ')).toMatch(/SEARCH asset_renditions USING/);
+    noTableScan(r);
+    noTableScan(plan((s) => s.startsWith('SELECT * FROM products WHERE store_id = ? AND seq IN')));
+  });
+
+  it('reads the change log head in one probe and loads vector partitions by index', () => {
+    expect(plan((s) => s.includes('max(id)') && s.includes('search_changes')).join(' ')).toMatch(/SEARCH search_changes/);
+    const assetLoad = plan((s) => s.includes('CROSS JOIN vec_space_') && s.includes('a.tenant_id = ? AND a.workspace_id = ?'));
+    expect(assetLoad[0]).toMatch(/^SEARCH a USING INDEX assets_scope_seq/);
+    const assetOne = plan((s) => s.includes('CROSS JOIN vec_space_') && s.includes('a.seq = ?'));
+    expect(assetOne[0]).toMatch(/^SEARCH a USING INTEGER PRIMARY KEY/);
+    const productLoad = plan((s) => s.includes('CROSS JOIN product_embeddings e') && s.includes('p.store_id = ?') && !s.includes('p.seq = ?'));
+    expect(productLoad[0]).toMatch(/^SEARCH p USING INDEX products_store_/);
+    expect(productLoad[1]).toMatch(/^SEARCH e USING INDEX sqlite_autoindex_product_embeddings_1 \(product_seq=\? AND model_id=\?\)/);
+  });
+
+  it('drives product lexical search from the FTS5 match', () => {
+    const lines = plan((s) => s.includes('FROM products_fts') && s.includes('ORDER BY bm25'));
+    expect(lines[0]).toMatch(/^SCAN products_fts VIRTUAL TABLE INDEX/);
+    noTableScan(lines);
+  });
+});
