@@ -150,7 +150,7 @@ export default async function run(): Promise<void> {
       const scan = await timeIt(() => scanTopK(flat, embedder.dimensions, next(), 10), QUERIES);
 
       // MiniSearch (BM25+, in memory) over the same fields and queries as the lexical asset search
-      let t0 = performance.now();
+      const t0 = performance.now();
       const ms = new MiniSearch<{ id: number; name: string; alt: string; tags: string }>({ fields: ['name', 'alt', 'tags'], storeFields: [] });
       ms.addAll(texts.map((text, i) => ({ id: i + 1, name: text.split(' ').slice(0, 2).join(' '), alt: text, tags: i % 5 === 0 ? 'featured' : '' })));
       const msBuild = (performance.now() - t0) / 1000;

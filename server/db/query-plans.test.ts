@@ -24,7 +24,7 @@ describe('query plans of the hot search paths', () => {
     db.prepare = ((sql: string) => {
       seen.push(sql);
       return prepare(sql);
-    }) as typeof db.prepare;
+    });
     const t = createTenant(createTenancyQueries(db), 't');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const store = { ...scope, storeId: t.store_id };
@@ -69,7 +69,7 @@ describe('query plans of the hot search paths', () => {
     const sql = seen.find(pick);
     expect(sql, 'statement not captured').toBeDefined();
     const params = (sql!.match(/\?/g) ?? []).length;
-    return (db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all(...new Array(params).fill(null)) as { detail: string }[]).map((r) => r.detail);
+    return (db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all(...new Array<null>(params).fill(null)) as { detail: string }[]).map((r) => r.detail);
   };
   const noTableScan = (lines: string[]): void => {
     for (const l of lines) expect(l, lines.join(' | ')).not.toMatch(/^SCAN (a|assets|p|products|asset_renditions|search_changes)\b(?! VIRTUAL)/);

@@ -207,7 +207,7 @@ export class QuantisedIndex {
     }
     const copy = <T extends Float64Array | Float32Array | Uint8Array | Int32Array>(old: T, make: (n: number) => T, n: number): T => {
       const x = make(n);
-      x.set(old as never);
+      x.set(old);
       return x;
     };
     this.keys = copy(this.keys, (n) => new Float64Array(n), cap);
