@@ -9,7 +9,19 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'test-results/', 'playwright-report/', 'results/', 'e2e/screenshots/', '.cache/', '**/*.generated.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'data/',
+      'test-results/',
+      'playwright-report/',
+      'results/',
+      'e2e/screenshots/',
+      '.cache/',
+      '**/*.generated.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -22,7 +34,10 @@ export default tseslint.config(
       // implementation that happens to need no await stays async so a throw becomes a rejection.
       '@typescript-eslint/require-await': 'off',
       // `_`-prefixed names are deliberately unused (positional parameters, discarded destructuring).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // Playwright reads fixture dependencies from the first parameter, which must be a destructuring pattern (`{}` when none).
       'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }],
     },

@@ -39,19 +39,30 @@ const heicWorker = createHeicWorker({ idleMs: 5000 });
 export async function bareDecodeOnce(input: Buffer): Promise<number> {
   let bytes = input;
   const m0 = await sharp(bytes).metadata();
-  if ((m0.format === 'heif') && m0.compression !== 'av1') {
+  if (m0.format === 'heif' && m0.compression !== 'av1') {
     const px = await heicWorker.decode(bytes);
-    bytes = await sharp(px.data, { raw: { width: px.width, height: px.height, channels: 4 } }).png().toBuffer();
+    bytes = await sharp(px.data, { raw: { width: px.width, height: px.height, channels: 4 } })
+      .png()
+      .toBuffer();
   }
   const meta = bytes === input ? m0 : await sharp(bytes).metadata();
   const swap = (meta.orientation ?? 1) >= 5;
-  const width = (swap ? meta.height : meta.width);
+  const width = swap ? meta.height : meta.width;
   const masterWidth = Math.min(width, 2560);
-  const master = await sharp(bytes, { failOn: 'error' }).rotate().resize({ width: masterWidth, withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
+  const master = await sharp(bytes, { failOn: 'error' })
+    .rotate()
+    .resize({ width: masterWidth, withoutEnlargement: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: master.info.width, height: master.info.height, channels: master.info.channels } };
   const from = (): Sharp => sharp(master.data, raw);
   const jobs: (() => Promise<Buffer>)[] = [
-    () => from().resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' }).jpeg({ quality: 78, mozjpeg: true }).toBuffer(),
+    () =>
+      from()
+        .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .jpeg({ quality: 78, mozjpeg: true })
+        .toBuffer(),
     ...webpWidths(width).map((w) => () => from().resize({ width: w, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer()),
   ];
   if (!['jpeg', 'png', 'gif'].includes(meta.format ?? '')) {
@@ -64,14 +75,21 @@ export async function bareDecodeOnce(input: Buffer): Promise<number> {
 export async function bareDecodePerRendition(input: Buffer): Promise<number> {
   let bytes = input;
   const m0 = await sharp(bytes).metadata();
-  if ((m0.format === 'heif') && m0.compression !== 'av1') bytes = await heicToPng(bytes);
+  if (m0.format === 'heif' && m0.compression !== 'av1') bytes = await heicToPng(bytes);
   const meta = bytes === input ? m0 : await sharp(bytes).metadata();
   if (bytes === input) await sharp(bytes, { failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer();
   const swap = (meta.orientation ?? 1) >= 5;
-  const width = (swap ? meta.height : meta.width);
+  const width = swap ? meta.height : meta.width;
   const from = (): Sharp => sharp(bytes).rotate();
-  let total = (await from().resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' }).jpeg({ quality: 78, mozjpeg: true }).toBuffer()).length;
-  for (const w of webpWidths(width)) total += (await from().resize({ width: w, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer()).length;
+  let total = (
+    await from()
+      .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality: 78, mozjpeg: true })
+      .toBuffer()
+  ).length;
+  for (const w of webpWidths(width))
+    total += (await from().resize({ width: w, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer()).length;
   if (!['jpeg', 'png', 'gif'].includes(meta.format ?? '')) {
     const img = from().resize({ width: Math.min(width, 2560), withoutEnlargement: true });
     total += (await (meta.hasAlpha ? img.png() : img.jpeg({ quality: 85, mozjpeg: true })).toBuffer()).length;

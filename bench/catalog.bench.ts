@@ -37,23 +37,47 @@ const WARMUP = 30;
 /** sfc32 PRNG (Chris Doty-Humphrey, PractRand) seeded deterministically. */
 function sfc32(a: number, b: number, c: number, d: number): () => number {
   return () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     let t = (a + b) | 0;
-    a = b ^ (b >>> 9); b = (c + (c << 3)) | 0; c = (c << 21) | (c >>> 11); d = (d + 1) | 0; t = (t + d) | 0; c = (c + t) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    d = (d + 1) | 0;
+    t = (t + d) | 0;
+    c = (c + t) | 0;
     return (t >>> 0) / 4294967296;
   };
 }
 const rnd = sfc32(0x9e3779b9, 0x243f6a88, 0xb7e15162, 42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 
-const COLOURS = 'red blue green navy teal olive sage ivory cream black white grey charcoal amber rust coral blush plum indigo ochre mustard lilac mint stone sand slate copper gold silver bronze walnut oak ebony pearl ruby emerald sapphire cobalt crimson scarlet jade ash honey mocha denim khaki'.split(' ');
-const MATERIALS = 'cotton linen wool silk leather suede denim velvet cashmere bamboo ceramic clay glass oak walnut rattan wicker marble brass copper steel sterling beaded enamel resin canvas jute'.split(' ');
-const MODIFIERS = 'classic vintage modern rustic minimal oversized slim relaxed handmade artisan heritage everyday signature essential deluxe petite organic recycled woven embroidered'.split(' ');
-const COLLECTIONS = 'aurora hollis café zürich provençal crème harbor meadow summit coastal nordic atlas juniper willow cedar ember lagoon solstice tundra mosaic'.split(' ');
+const COLOURS =
+  'red blue green navy teal olive sage ivory cream black white grey charcoal amber rust coral blush plum indigo ochre mustard lilac mint stone sand slate copper gold silver bronze walnut oak ebony pearl ruby emerald sapphire cobalt crimson scarlet jade ash honey mocha denim khaki'.split(
+    ' ',
+  );
+const MATERIALS =
+  'cotton linen wool silk leather suede denim velvet cashmere bamboo ceramic clay glass oak walnut rattan wicker marble brass copper steel sterling beaded enamel resin canvas jute'.split(
+    ' ',
+  );
+const MODIFIERS =
+  'classic vintage modern rustic minimal oversized slim relaxed handmade artisan heritage everyday signature essential deluxe petite organic recycled woven embroidered'.split(
+    ' ',
+  );
+const COLLECTIONS =
+  'aurora hollis café zürich provençal crème harbor meadow summit coastal nordic atlas juniper willow cedar ember lagoon solstice tundra mosaic'.split(
+    ' ',
+  );
 const VENDORS = ['partners-demo', 'Company 123', ...Array.from({ length: 198 }, (_, i) => `Vendor ${i + 1}`)];
 const SENTENCES = [
-  'Made to last with careful stitching and finishing.', 'Care: gentle wash, dry flat, do not bleach.', 'Designed in our studio and produced in small batches.',
-  'Pairs well with the rest of the collection.', 'Each piece is unique; small variations are part of its character.', 'Ships in recycled packaging.',
+  'Made to last with careful stitching and finishing.',
+  'Care: gentle wash, dry flat, do not bleach.',
+  'Designed in our studio and produced in small batches.',
+  'Pairs well with the rest of the collection.',
+  'Each piece is unique; small variations are part of its character.',
+  'Ships in recycled packaging.',
 ];
 
 /** 50k products derived from the real ones: varied titles, options, vendors, tags and descriptions. */
@@ -64,18 +88,39 @@ export function synthesize(real: CatalogProductInput[]): CatalogProductInput[] {
     const noun = base.title.split(' ').slice(-1)[0]!.toLowerCase();
     const [coll, mod, col, mat] = [pick(COLLECTIONS), pick(MODIFIERS), pick(COLOURS), pick(MATERIALS)];
     const title = `${coll[0]!.toUpperCase()}${coll.slice(1)} ${mod} ${col} ${mat} ${noun}`;
-    const handle = `${title.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '').replace(/[^a-z0-9]+/g, '-')}-${i}`;
+    const handle = `${title
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .replace(/[^a-z0-9]+/g, '-')}-${i}`;
     const sizes = ['XS', 'S', 'M', 'L', 'XL'].slice(0, 1 + Math.floor(rnd() * 4));
     const price = base.variants[0]?.price ?? '10.00';
     out.push({
       ...base,
-      gid: stableProductGid(handle), handle, title, vendor: pick(VENDORS), status: rnd() < 0.05 ? 'DRAFT' : 'ACTIVE',
+      gid: stableProductGid(handle),
+      handle,
+      title,
+      vendor: pick(VENDORS),
+      status: rnd() < 0.05 ? 'DRAFT' : 'ACTIVE',
       tags: [...new Set([...base.tags.slice(0, 2), col, mat, pick(COLOURS), pick(MODIFIERS)].slice(0, 2 + Math.floor(rnd() * 5)))],
       description_html: `<p>${htmlToText(base.description_html)}</p><p>${Array.from({ length: 4 + Math.floor(rnd() * 5) }, () => pick(SENTENCES)).join(' ')} Style no. ${coll.slice(0, 2).toUpperCase()}${1000 + (i % 9000)}.</p>`,
-      options: [{ name: 'Size', values: sizes }, { name: 'Color', values: [col] }],
+      options: [
+        { name: 'Size', values: sizes },
+        { name: 'Color', values: [col] },
+      ],
       variants: sizes.map((s) => ({
-        gid: stableVariantGid(handle, [s, col]), title: `${s} / ${col}`, price, compare_at_price: null, sku: `${coll.slice(0, 3).toUpperCase()}-${i}-${s}`,
-        available: true, inventory_quantity: Math.floor(rnd() * 10), image_url: null, selected_options: [{ name: 'Size', value: s }, { name: 'Color', value: col }],
+        gid: stableVariantGid(handle, [s, col]),
+        title: `${s} / ${col}`,
+        price,
+        compare_at_price: null,
+        sku: `${coll.slice(0, 3).toUpperCase()}-${i}-${s}`,
+        available: true,
+        inventory_quantity: Math.floor(rnd() * 10),
+        image_url: null,
+        selected_options: [
+          { name: 'Size', value: s },
+          { name: 'Color', value: col },
+        ],
       })),
       collections: [{ handle: coll.normalize('NFKD').replace(/\p{M}/gu, ''), title: coll, gid: null }],
     });
@@ -111,7 +156,9 @@ async function time(queries: string[], fn: (q: string) => unknown): Promise<{ p5
 
 export default async function catalogBench(): Promise<void> {
   const demo = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'demo', 'catalog');
-  const real = ['apparel', 'home-and-garden', 'jewelery'].flatMap((f) => parseShopifyCsv(fs.readFileSync(path.join(demo, `${f}.csv`), 'utf8'), `${f}.csv`));
+  const real = ['apparel', 'home-and-garden', 'jewelery'].flatMap((f) =>
+    parseShopifyCsv(fs.readFileSync(path.join(demo, `${f}.csv`), 'utf8'), `${f}.csv`),
+  );
   const products = synthesize(real);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-catalog-'));
   const db = openDb(path.join(dir, 'bench.db'));
@@ -122,12 +169,26 @@ export default async function catalogBench(): Promise<void> {
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
     const pq = createProductQueries(db);
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
-    const deps: CatalogDeps = { products: pq, tenancy, cursors: createCursorCodec('bench'), embedder: () => embedder, indexer: createProductIndexer(pq, () => embedder, log), log,
-      search: { lexical: createLexicalIndexes(db), synonyms: createSynonymQueries(db), thesaurus: async () => null, calibrations: createCalibrationQueries(db), matchAlpha: 0.05 } };
+    const deps: CatalogDeps = {
+      products: pq,
+      tenancy,
+      cursors: createCursorCodec('bench'),
+      embedder: () => embedder,
+      indexer: createProductIndexer(pq, () => embedder, log),
+      log,
+      search: {
+        lexical: createLexicalIndexes(db),
+        synonyms: createSynonymQueries(db),
+        thesaurus: async () => null,
+        calibrations: createCalibrationQueries(db),
+        matchAlpha: 0.05,
+      },
+    };
 
     phase('synthesized; inserting');
     let t0 = performance.now();
-    for (let i = 0; i < products.length; i += 1000) pq.upsertMany(scope, products.slice(i, i + 1000), 'json', { at: new Date().toISOString(), replaceCollections: false });
+    for (let i = 0; i < products.length; i += 1000)
+      pq.upsertMany(scope, products.slice(i, i + 1000), 'json', { at: new Date().toISOString(), replaceCollections: false });
     const insertS = (performance.now() - t0) / 1000;
     phase('embedding');
     t0 = performance.now();
@@ -137,11 +198,29 @@ export default async function catalogBench(): Promise<void> {
     phase('building Orama');
     // Orama gets the same documents, fields, boosts and (for hybrid) the same stored vectors.
     t0 = performance.now();
-    const orama = create({ schema: { gid: 'string', handle: 'string', title: 'string', vendor: 'string', product_type: 'string', tags: 'string', description: 'string', variants: 'string', embedding: 'vector[100]' } as const });
+    const orama = create({
+      schema: {
+        gid: 'string',
+        handle: 'string',
+        title: 'string',
+        vendor: 'string',
+        product_type: 'string',
+        tags: 'string',
+        description: 'string',
+        variants: 'string',
+        embedding: 'vector[100]',
+      } as const,
+    });
     const seqs = db.prepare('SELECT seq FROM products ORDER BY seq').all() as { seq: number }[];
     const docs = products.map((p, i) => ({
-      gid: p.gid, handle: p.handle, title: p.title, vendor: p.vendor, product_type: p.product_type, tags: p.tags.join(' '),
-      description: htmlToText(p.description_html), variants: p.variants.map((v) => `${v.title} ${v.sku}`).join(' '),
+      gid: p.gid,
+      handle: p.handle,
+      title: p.title,
+      vendor: p.vendor,
+      product_type: p.product_type,
+      tags: p.tags.join(' '),
+      description: htmlToText(p.description_html),
+      variants: p.variants.map((v) => `${v.title} ${v.sku}`).join(' '),
       embedding: Array.from(pq.embeddingOf(seqs[i]!.seq, embedder.modelId, 100) ?? new Float32Array(100)),
     }));
     await insertMultiple(orama, docs, 2000);
@@ -155,7 +234,9 @@ export default async function catalogBench(): Promise<void> {
     const ourLex = await time(queries, (q) => listProducts(deps, scope, args(q, 'lexical')));
     phase('Atelier hybrid');
     let degraded = 0;
-    const ourHyb = await time(queries, async (q) => { if ((await listProducts(deps, scope, args(q, 'hybrid'))).degraded_from) degraded++; });
+    const ourHyb = await time(queries, async (q) => {
+      if ((await listProducts(deps, scope, args(q, 'hybrid'))).degraded_from) degraded++;
+    });
     phase('Orama full-text');
     let oramaZero = 0;
     const oramaLex = await time(queries, async (q) => {
@@ -165,19 +246,49 @@ export default async function catalogBench(): Promise<void> {
     phase('Orama hybrid');
     const oramaHyb = await time(queries.slice(0, WARMUP + MEASURED_ORAMA_HYBRID), async (q) => {
       const v = Array.from((await embedder.embed([q]))[0]!);
-      await search(orama, { mode: MODE_HYBRID_SEARCH, term: q, vector: { value: v, property: 'embedding' }, similarity: 0.3, properties: [...properties], boost, limit: 20 });
+      await search(orama, {
+        mode: MODE_HYBRID_SEARCH,
+        term: q,
+        vector: { value: v, property: 'embedding' },
+        similarity: 0.3,
+        properties: [...properties],
+        boost,
+        limit: 20,
+      });
     });
 
     const f = (x: number): string => x.toFixed(2);
-    process.stdout.write(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} cores)\n`);
-    process.stdout.write(`${N} products (${products.reduce((n, p) => n + p.variants.length, 0)} variants); SQLite insert ${insertS.toFixed(1)} s, static embeddings ${embedS.toFixed(1)} s; Orama build ${oramaBuildS.toFixed(1)} s. ` +
-      `${MEASURED} measured queries after ${WARMUP} warm-up (Orama hybrid: ${MEASURED_ORAMA_HYBRID}), limit 20. Our hybrid includes embedding the query.\n`);
-    table(['engine', 'mode', 'p50 ms', 'p95 ms', 'notes'], [
-      ['Atelier list_products', 'lexical (FTS5/BM25)', f(ourLex.p50), f(ourLex.p95), `AND of terms, OR fallback; ACTIVE only; refs; p50 ${f(ourLex.p50 / oramaLex.p50)}× Orama`],
-      ['Atelier list_products', 'hybrid (FTS5 + int8 scan, exact re-rank)', f(ourHyb.p50), f(ourHyb.p95), `100-d; ${degraded} degraded`],
-      ['@orama/orama 3.1.18', 'full-text (same boosts)', f(oramaLex.p50), f(oramaLex.p95), `${oramaZero}/${MEASURED + WARMUP} queries with 0 hits; returns docs`],
-      ['@orama/orama 3.1.18', 'hybrid (same vectors, similarity ≥ 0.3)', f(oramaHyb.p50), f(oramaHyb.p95), 'query embedding included'],
-    ]);
+    process.stdout.write(
+      `load average: ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')} (${os.cpus().length} cores)\n`,
+    );
+    process.stdout.write(
+      `${N} products (${products.reduce((n, p) => n + p.variants.length, 0)} variants); SQLite insert ${insertS.toFixed(1)} s, static embeddings ${embedS.toFixed(1)} s; Orama build ${oramaBuildS.toFixed(1)} s. ` +
+        `${MEASURED} measured queries after ${WARMUP} warm-up (Orama hybrid: ${MEASURED_ORAMA_HYBRID}), limit 20. Our hybrid includes embedding the query.\n`,
+    );
+    table(
+      ['engine', 'mode', 'p50 ms', 'p95 ms', 'notes'],
+      [
+        [
+          'Atelier list_products',
+          'lexical (FTS5/BM25)',
+          f(ourLex.p50),
+          f(ourLex.p95),
+          `AND of terms, OR fallback; ACTIVE only; refs; p50 ${f(ourLex.p50 / oramaLex.p50)}× Orama`,
+        ],
+        ['Atelier list_products', 'hybrid (FTS5 + int8 scan, exact re-rank)', f(ourHyb.p50), f(ourHyb.p95), `100-d; ${degraded} degraded`],
+        [
+          '@orama/orama 3.1.18',
+          'full-text (same boosts)',
+          f(oramaLex.p50),
+          f(oramaLex.p95),
+          `${oramaZero}/${MEASURED + WARMUP} queries with 0 hits; returns docs`,
+        ],
+        ['@orama/orama 3.1.18', 'hybrid (same vectors, similarity ≥ 0.3)', f(oramaHyb.p50), f(oramaHyb.p95), 'query embedding included'],
+      ],
+    );
   } finally {
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -18,7 +18,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const TSX = path.join(here, '..', 'node_modules', '.bin', 'tsx');
 const RUNS = 3;
 
-interface Measured { mode: string; import_peak_bytes: number; with_enrichment_peak_bytes?: number }
+interface Measured {
+  mode: string;
+  import_peak_bytes: number;
+  with_enrichment_peak_bytes?: number;
+}
 
 async function child(mode: string): Promise<Measured> {
   const { stdout } = await run(TSX, [path.join(here, 'import-rss-child.ts'), mode], { cwd: path.join(here, '..'), maxBuffer: 1 << 20 });
@@ -42,11 +46,21 @@ export default async function importRssBench(): Promise<void> {
   const once = median(by.once!.map((m) => m.import_peak_bytes));
   const per = median(by.per!.map((m) => m.import_peak_bytes));
   const each = (mode: string, k: keyof Measured = 'import_peak_bytes'): string => by[mode]!.map((m) => mib(m[k] as number)).join(' / ');
-  table(['24 MP JPEG (6000×4000)', 'peak RSS growth MiB (median)', 'per run', '÷ bare decode-once'], [
-    ['upload + import (`complete` returned)', mib(upload), each('upload'), (upload / once).toFixed(2)],
-    ['upload + import + enrichment (OCR off)', mib(withEnrichment), each('upload', 'with_enrichment_peak_bytes'), (withEnrichment / once).toFixed(2)],
-    ['bare sharp, decode once', mib(once), each('once'), '1.00'],
-    ['bare sharp, decode per rendition (pre-issue-15 shape)', mib(per), each('per'), (per / once).toFixed(2)],
-  ]);
-  process.stdout.write(`(fresh process per run, ${RUNS} runs each; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}; target ≤ 150 MB per import)\n`);
+  table(
+    ['24 MP JPEG (6000×4000)', 'peak RSS growth MiB (median)', 'per run', '÷ bare decode-once'],
+    [
+      ['upload + import (`complete` returned)', mib(upload), each('upload'), (upload / once).toFixed(2)],
+      [
+        'upload + import + enrichment (OCR off)',
+        mib(withEnrichment),
+        each('upload', 'with_enrichment_peak_bytes'),
+        (withEnrichment / once).toFixed(2),
+      ],
+      ['bare sharp, decode once', mib(once), each('once'), '1.00'],
+      ['bare sharp, decode per rendition (pre-issue-15 shape)', mib(per), each('per'), (per / once).toFixed(2)],
+    ],
+  );
+  process.stdout.write(
+    `(fresh process per run, ${RUNS} runs each; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}; target ≤ 150 MB per import)\n`,
+  );
 }

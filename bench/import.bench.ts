@@ -19,7 +19,13 @@ import { bareDecodeOnce, bareDecodePerRendition } from './bare-renditions.ts';
 import { table } from './stats.ts';
 
 const ROUNDS = 3;
-const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.avif': 'image/avif', '.heic': 'image/heic' };
+const MIME: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.heic': 'image/heic',
+};
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -35,7 +41,11 @@ export default async function importBench(): Promise<void> {
       const t = createTenant(srv.app.library.tenancy, `bench ${round}`);
       const c = await srv.connect(t.api_key);
       for (const f of files) {
-        const r = await c.call('svc_asset_import', 'import', { data: f.bytes.toString('base64'), mime_type: MIME[path.extname(f.name).toLowerCase()] ?? 'image/jpeg', filename: f.name });
+        const r = await c.call('svc_asset_import', 'import', {
+          data: f.bytes.toString('base64'),
+          mime_type: MIME[path.extname(f.name).toLowerCase()] ?? 'image/jpeg',
+          filename: f.name,
+        });
         if (r.isError) throw new Error(`${f.name}: ${r.text}`);
         if (r.structured.deduplicated) throw new Error(`${f.name}: deduplicated in a fresh workspace`);
       }
@@ -43,7 +53,11 @@ export default async function importBench(): Promise<void> {
     const peer = (fn: (b: Buffer) => Promise<number>) => async (): Promise<void> => {
       for (const f of files) await fn(f.bytes);
     };
-    const legs: [keyof typeof runs, (round: number) => Promise<void>][] = [['import', importRound], ['once', peer(bareDecodeOnce)], ['per', peer(bareDecodePerRendition)]];
+    const legs: [keyof typeof runs, (round: number) => Promise<void>][] = [
+      ['import', importRound],
+      ['once', peer(bareDecodeOnce)],
+      ['per', peer(bareDecodePerRendition)],
+    ];
     // warm-up: one image through each leg (module loading, libvips init, prepared statements)
     await bareDecodeOnce(files[0]!.bytes);
     await bareDecodePerRendition(files[0]!.bytes);
@@ -64,12 +78,41 @@ export default async function importBench(): Promise<void> {
     const per = median(runs.per);
     const fmt = (xs: number[], d = 2): string => xs.map((x) => x.toFixed(d)).join(' / ');
     const cpuImp = median(cpu.import);
-    table(['pipeline', 'images/s (median)', 'per round', 'import ÷ this (images/s)', 'CPU ms per image (median)', 'per round', 'this ÷ import (CPU)'], [
-      ['import path (svc_asset_import, data)', imp.toFixed(2), fmt(runs.import), '1.00', cpuImp.toFixed(0), fmt(cpu.import, 0), '1.00'],
-      ['bare sharp, decode once', once.toFixed(2), fmt(runs.once), (imp / once).toFixed(2), median(cpu.once).toFixed(0), fmt(cpu.once, 0), (median(cpu.once) / cpuImp).toFixed(2)],
-      ['bare sharp, decode per rendition (pre-issue-15 shape)', per.toFixed(2), fmt(runs.per), (imp / per).toFixed(2), median(cpu.per).toFixed(0), fmt(cpu.per, 0), (median(cpu.per) / cpuImp).toFixed(2)],
-    ]);
-    process.stdout.write(`(${files.length} demo photos, ${(files.reduce((n, f) => n + f.bytes.length, 0) / 1024 / 1024).toFixed(1)} MiB; ${ROUNDS} interleaved rounds per pipeline; enrichment off; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} during the rounds; target import ≥ 1.5× the pre-issue-15 import)\n`);
+    table(
+      [
+        'pipeline',
+        'images/s (median)',
+        'per round',
+        'import ÷ this (images/s)',
+        'CPU ms per image (median)',
+        'per round',
+        'this ÷ import (CPU)',
+      ],
+      [
+        ['import path (svc_asset_import, data)', imp.toFixed(2), fmt(runs.import), '1.00', cpuImp.toFixed(0), fmt(cpu.import, 0), '1.00'],
+        [
+          'bare sharp, decode once',
+          once.toFixed(2),
+          fmt(runs.once),
+          (imp / once).toFixed(2),
+          median(cpu.once).toFixed(0),
+          fmt(cpu.once, 0),
+          (median(cpu.once) / cpuImp).toFixed(2),
+        ],
+        [
+          'bare sharp, decode per rendition (pre-issue-15 shape)',
+          per.toFixed(2),
+          fmt(runs.per),
+          (imp / per).toFixed(2),
+          median(cpu.per).toFixed(0),
+          fmt(cpu.per, 0),
+          (median(cpu.per) / cpuImp).toFixed(2),
+        ],
+      ],
+    );
+    process.stdout.write(
+      `(${files.length} demo photos, ${(files.reduce((n, f) => n + f.bytes.length, 0) / 1024 / 1024).toFixed(1)} MiB; ${ROUNDS} interleaved rounds per pipeline; enrichment off; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} during the rounds; target import ≥ 1.5× the pre-issue-15 import)\n`,
+    );
   } finally {
     await srv.close();
   }

@@ -9,7 +9,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { demoFile } from '../e2e/mcp/harness.ts';
 
-export interface LoadPlan { mcpUrl: string; apiKey: string; themeId: string; assetIds: string[]; browsers: number; importers: number; callsPerBrowser: number }
+export interface LoadPlan {
+  mcpUrl: string;
+  apiKey: string;
+  themeId: string;
+  assetIds: string[];
+  browsers: number;
+  importers: number;
+  callsPerBrowser: number;
+}
 export interface LoadResult {
   /** the browsing sessions alone, no imports: the peer that isolates what the imports add */
   browseOnly: { action: string; ms: number }[];
@@ -21,9 +29,31 @@ export interface LoadResult {
   wallS: number;
 }
 
-const QUERIES = ['flowers', 'craft beer', 'mountain ridge', 'rocks', 'falcon', 'handwritten notes', 'japanese shop sign', 'forest', 'cactus', 'portrait', 'purple wildflowers', 'book'];
+const QUERIES = [
+  'flowers',
+  'craft beer',
+  'mountain ridge',
+  'rocks',
+  'falcon',
+  'handwritten notes',
+  'japanese shop sign',
+  'forest',
+  'cactus',
+  'portrait',
+  'purple wildflowers',
+  'book',
+];
 const PRODUCT_QUERIES = ['shirt', 'ring', 'garden chair', 'necklace', 'linen', 'blue', 'lamp', 'dress'];
-const IMPORT_FILES = ['images/text/craft-beer.jpg', 'images/text/japanese-shop.jpg', 'images/nature/prairie_falcon.jpg', 'images/metadata/portrait-orientation-6.jpg', 'images/text/book-beside-flowers.jpg', 'images/nature/tanners_ridge.jpg', 'images/text/handwritten-notes.jpg', 'images/metadata/mongolels.jpg'];
+const IMPORT_FILES = [
+  'images/text/craft-beer.jpg',
+  'images/text/japanese-shop.jpg',
+  'images/nature/prairie_falcon.jpg',
+  'images/metadata/portrait-orientation-6.jpg',
+  'images/text/book-beside-flowers.jpg',
+  'images/nature/tanners_ridge.jpg',
+  'images/text/handwritten-notes.jpg',
+  'images/metadata/mongolels.jpg',
+];
 
 /** The JPEG with a COM segment right after SOI holding `tag`: same pixels, different bytes. */
 function uniqueJpeg(bytes: Buffer, tag: string): Buffer {
@@ -40,13 +70,15 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   const clients: Client[] = [];
   const connect = async (): Promise<Call> => {
     const client = new Client({ name: 'atelier-load', version: '0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(plan.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${plan.apiKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(plan.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${plan.apiKey}` } } }),
+    );
     clients.push(client);
     return async (name, action, args) => (await client.callTool({ name, arguments: { action, args } })) as CallToolResult;
   };
   let seed = 7;
-  const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  const pick = <T,>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
   // Peer: the same kind of search sequence on the idle server, one session.
   const first = await connect();
@@ -68,9 +100,12 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   const browser = async (call: Call, out: { action: string; ms: number; importsInFlight: number }[]): Promise<void> => {
     for (let i = 0; i < plan.callsPerBrowser; i++) {
       const r = rand();
-      const [name, action, args]: [string, string, Record<string, unknown>] = r < 0.5
-        ? ['svc_asset_library', 'search', { theme_id: plan.themeId, query: pick(QUERIES), limit: 20 }]
-        : r < 0.8 ? ['svc_catalog', 'list_products', { query: pick(PRODUCT_QUERIES), limit: 20 }] : ['svc_assets', 'view', { asset_id: pick(plan.assetIds) }];
+      const [name, action, args]: [string, string, Record<string, unknown>] =
+        r < 0.5
+          ? ['svc_asset_library', 'search', { theme_id: plan.themeId, query: pick(QUERIES), limit: 20 }]
+          : r < 0.8
+            ? ['svc_catalog', 'list_products', { query: pick(PRODUCT_QUERIES), limit: 20 }]
+            : ['svc_assets', 'view', { asset_id: pick(plan.assetIds) }];
       const before = importsInFlight;
       const t = performance.now();
       try {

@@ -33,7 +33,11 @@ export default async function loadBench(): Promise<void> {
     const http = await srv.listen();
     const scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
     const assets = srv.app.library.assets;
-    const rowsOf = () => assets.bySeqs(scope, Array.from({ length: assets.maxSeq(scope) }, (_, i) => i + 1));
+    const rowsOf = () =>
+      assets.bySeqs(
+        scope,
+        Array.from({ length: assets.maxSeq(scope) }, (_, i) => i + 1),
+      );
     // wait for the seed's enrichment (embeddings, OCR) so search has its full index
     for (const until = Date.now() + 600_000; ;) {
       const rows = rowsOf();
@@ -42,20 +46,33 @@ export default async function loadBench(): Promise<void> {
       await new Promise((res) => setTimeout(res, 500));
     }
     const plan: LoadPlan = {
-      mcpUrl: http.mcpUrl, apiKey, themeId: bundle.theme_id,
+      mcpUrl: http.mcpUrl,
+      apiKey,
+      themeId: bundle.theme_id,
       assetIds: rowsOf().map((a) => a.id),
-      browsers: 45, importers: 5, callsPerBrowser: 30,
+      browsers: 45,
+      importers: 5,
+      callsPerBrowser: 30,
     };
     const loads: number[] = [os.loadavg()[0]!];
     const timer = setInterval(() => loads.push(os.loadavg()[0]!), 5000);
-    const { stdout } = await run(path.join(here, '..', 'node_modules', '.bin', 'tsx'), [path.join(here, 'load-client.ts'), JSON.stringify(plan)], { maxBuffer: 64 << 20 });
+    const { stdout } = await run(
+      path.join(here, '..', 'node_modules', '.bin', 'tsx'),
+      [path.join(here, 'load-client.ts'), JSON.stringify(plan)],
+      { maxBuffer: 64 << 20 },
+    );
     clearInterval(timer);
     loads.push(os.loadavg()[0]!);
     const r = JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 
     const rows: (string | number)[][] = [];
-    const row = (label: string, xs: number[]): void => void rows.push([label, xs.length, percentile(xs, 50).toFixed(0), percentile(xs, 95).toFixed(0)]);
-    for (const a of ['search', 'list_products', 'view', 'import']) row(a, r.samples.filter((s) => s.action === a).map((s) => s.ms));
+    const row = (label: string, xs: number[]): void =>
+      void rows.push([label, xs.length, percentile(xs, 50).toFixed(0), percentile(xs, 95).toFixed(0)]);
+    for (const a of ['search', 'list_products', 'view', 'import'])
+      row(
+        a,
+        r.samples.filter((s) => s.action === a).map((s) => s.ms),
+      );
     const searchWhileImporting = r.samples.filter((s) => s.action === 'search' && s.importsInFlight > 0).map((s) => s.ms);
     row('search while ≥ 1 import in flight', searchWhileImporting);
     const browseSearch = r.browseOnly.filter((s) => s.action === 'search').map((s) => s.ms);
@@ -63,8 +80,12 @@ export default async function loadBench(): Promise<void> {
     row('search, idle server (1 session)', r.idleSearchMs);
     table(['action', 'calls', 'p50 ms', 'p95 ms'], rows);
     const p95 = percentile(searchWhileImporting, 95);
-    process.stdout.write(`search p95 while importing ${p95.toFixed(0)} ms = ${(p95 / percentile(browseSearch, 95)).toFixed(2)}× the same sessions without imports, ${(p95 / percentile(r.idleSearchMs, 95)).toFixed(1)}× the idle p95 (target ≤ 250 ms); ${r.samples.length} calls in ${r.wallS.toFixed(1)} s (${(r.samples.length / r.wallS).toFixed(0)} calls/s); ${r.imported} imports done, ${r.busy} busy refusals (retried), ${r.errors.length} errors${r.errors.length ? `: ${r.errors.slice(0, 3).join(' | ')}` : ''}\n`);
-    process.stdout.write(`(${plan.browsers} browsing + ${plan.importers} importing Streamable HTTP sessions from a separate client process on loopback; enrichment and OCR on; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} during the run)\n`);
+    process.stdout.write(
+      `search p95 while importing ${p95.toFixed(0)} ms = ${(p95 / percentile(browseSearch, 95)).toFixed(2)}× the same sessions without imports, ${(p95 / percentile(r.idleSearchMs, 95)).toFixed(1)}× the idle p95 (target ≤ 250 ms); ${r.samples.length} calls in ${r.wallS.toFixed(1)} s (${(r.samples.length / r.wallS).toFixed(0)} calls/s); ${r.imported} imports done, ${r.busy} busy refusals (retried), ${r.errors.length} errors${r.errors.length ? `: ${r.errors.slice(0, 3).join(' | ')}` : ''}\n`,
+    );
+    process.stdout.write(
+      `(${plan.browsers} browsing + ${plan.importers} importing Streamable HTTP sessions from a separate client process on loopback; enrichment and OCR on; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} during the run)\n`,
+    );
   } finally {
     await srv.close();
   }

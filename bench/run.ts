@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const files = fs.readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && (only.length === 0 || only.some((o) => f.includes(o)))).sort();
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts') && (only.length === 0 || only.some((o) => f.includes(o))))
+  .sort();
 for (const f of files) {
   process.stdout.write(`\n## ${f}\n`);
   const mod = (await import(path.join(dir, f))) as { default: () => Promise<void> };

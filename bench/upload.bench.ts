@@ -19,7 +19,11 @@ export default async function uploadBench(): Promise<void> {
     let rssPeak = process.memoryUsage().rss;
     const sample = (): void => void (rssPeak = Math.max(rssPeak, process.memoryUsage().rss));
     const rows: (string | number)[][] = [];
-    const transfer = async (bytes: Buffer, name: string, importIt: boolean): Promise<{ chunkMs: number[]; completeMs: number; totalMs: number }> => {
+    const transfer = async (
+      bytes: Buffer,
+      name: string,
+      importIt: boolean,
+    ): Promise<{ chunkMs: number[]; completeMs: number; totalMs: number }> => {
       const t0 = performance.now();
       const b = await c.call('svc_asset_upload_app', 'begin', { filename: name, size_bytes: bytes.length, sha256: sha256(bytes) });
       if (b.isError) throw new Error(b.text);
@@ -29,7 +33,11 @@ export default async function uploadBench(): Promise<void> {
       for (let i = 0; i < chunkCount(bytes.length, size); i++) {
         const { start, end } = chunkRange(bytes.length, size, i);
         const t = performance.now();
-        const r = await c.call('svc_asset_upload_app', 'chunk', { upload_id: id, index: i, data: bytes.subarray(start, end).toString('base64') });
+        const r = await c.call('svc_asset_upload_app', 'chunk', {
+          upload_id: id,
+          index: i,
+          data: bytes.subarray(start, end).toString('base64'),
+        });
         if (r.isError) throw new Error(r.text);
         chunkMs.push(performance.now() - t);
         sample();
@@ -52,7 +60,15 @@ export default async function uploadBench(): Promise<void> {
       const r = await transfer(bytes, name, importIt);
       growth.push(`${name}: ${((rssPeak - before) / 1024 / 1024).toFixed(0)} MiB`);
       const mibs = bytes.length / 1024 / 1024 / (r.totalMs / 1000);
-      rows.push([label, r.chunkMs.length, percentile(r.chunkMs, 50).toFixed(1), percentile(r.chunkMs, 95).toFixed(1), r.completeMs.toFixed(0), r.totalMs.toFixed(0), mibs.toFixed(1)]);
+      rows.push([
+        label,
+        r.chunkMs.length,
+        percentile(r.chunkMs, 50).toFixed(1),
+        percentile(r.chunkMs, 95).toFixed(1),
+        r.completeMs.toFixed(0),
+        r.totalMs.toFixed(0),
+        mibs.toFixed(1),
+      ]);
     }
     table(['file', 'chunks', 'chunk p50 ms', 'chunk p95 ms', 'complete ms', 'total ms', 'MiB/s'], rows);
     process.stdout.write(`peak RSS growth per transfer (the import includes sharp decoding the image): ${growth.join('; ')}\n`);

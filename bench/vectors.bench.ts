@@ -21,7 +21,12 @@ import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { searchAssets } from '../server/library/search.ts';
 import { createLogger } from '../server/log.ts';
-import { createStaticEmbedder, defaultWordVectorCacheDir, loadWordVectors, ensureWordVectors } from '../server/providers/embedder-static.ts';
+import {
+  createStaticEmbedder,
+  defaultWordVectorCacheDir,
+  loadWordVectors,
+  ensureWordVectors,
+} from '../server/providers/embedder-static.ts';
 import { createTenant } from '../server/tenancy/admin.ts';
 import { percentile, table, timeIt } from './stats.ts';
 
@@ -31,7 +36,7 @@ const QUERIES = 60;
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
 }
 
 /** Top-k by cosine over unit vectors in one Float32Array (dot product + bounded insertion). */
@@ -44,14 +49,21 @@ function scanTopK(all: Float32Array, dims: number, q: Float32Array, k: number): 
     for (let d = 0; d < dims; d++) s += all[o + d]! * q[d]!;
     if (best.length < k || s > best[best.length - 1]!.s) {
       let j = best.length < k ? best.length : k - 1;
-      while (j > 0 && best[j - 1]!.s < s) { best[j] = best[j - 1]!; j--; }
+      while (j > 0 && best[j - 1]!.s < s) {
+        best[j] = best[j - 1]!;
+        j--;
+      }
       best[j] = { i: r, s };
     }
   }
   return best.map((b) => b.i);
 }
 
-const load = (): string => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = (): string =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 const f = (x: number): string => x.toFixed(2);
 const p = (xs: number[]): string => `${f(percentile(xs, 50))} / ${f(percentile(xs, 95))}`;
 
@@ -73,7 +85,17 @@ export default async function run(): Promise<void> {
     const pick = () => vocab[Math.floor(rand() * vocab.length)]!;
     const vq = createVectorQueries(app.db);
     const space: SpaceRow = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
-    const vectors = createAssetVectorSearch({ vectors: vq, assets: app.library.assets, calibrations: createCalibrationQueries(app.db), thesaurus: app.library.thesaurus, embedder, textSpace: () => space, visualSpace: () => space, computeVisual: async () => null, log: createLogger('silent') });
+    const vectors = createAssetVectorSearch({
+      vectors: vq,
+      assets: app.library.assets,
+      calibrations: createCalibrationQueries(app.db),
+      thesaurus: app.library.thesaurus,
+      embedder,
+      textSpace: () => space,
+      visualSpace: () => space,
+      computeVisual: async () => null,
+      log: createLogger('silent'),
+    });
     const theme = { themeId: t.theme_id };
     const args = (mode: string, q: string) => SearchArgsSchema.parse({ theme_id: t.theme_id, mode, query: q, limit: 20 });
     const queries = Array.from({ length: QUERIES }, (_, i) => (i % 3 === 0 ? pick() : `${pick()} ${pick()}`));
@@ -93,11 +115,32 @@ export default async function run(): Promise<void> {
           texts.push(text);
           fresh.push(text);
           app.library.assets.insert({
-            id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: scope.tenantId, workspace_id: scope.workspaceId,
-            kind: 'image', format: 'jpeg', mime_type: 'image/jpeg', width: 800, height: 600, size_bytes: 1000, sha256: `s${i}`, source_sha256: `s${i}`,
-            converted_from: null, name: `${text.split(' ').slice(0, 2).join('-')}-${i}.jpg`, name_words: text.split(' ').slice(0, 2).join(' '), alt_text: text,
-            tags: i % 5 === 0 ? ['featured'] : [], purpose: null, category: i % 4 === 0 ? 'background' : null, subtype: null, user_fields: [], source: 'seed', source_url: null,
-            provenance: null, enrichment_status: 'done', created_at: now, renditions: [],
+            id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+            tenant_id: scope.tenantId,
+            workspace_id: scope.workspaceId,
+            kind: 'image',
+            format: 'jpeg',
+            mime_type: 'image/jpeg',
+            width: 800,
+            height: 600,
+            size_bytes: 1000,
+            sha256: `s${i}`,
+            source_sha256: `s${i}`,
+            converted_from: null,
+            name: `${text.split(' ').slice(0, 2).join('-')}-${i}.jpg`,
+            name_words: text.split(' ').slice(0, 2).join(' '),
+            alt_text: text,
+            tags: i % 5 === 0 ? ['featured'] : [],
+            purpose: null,
+            category: i % 4 === 0 ? 'background' : null,
+            subtype: null,
+            user_fields: [],
+            source: 'seed',
+            source_url: null,
+            provenance: null,
+            enrichment_status: 'done',
+            created_at: now,
+            renditions: [],
           });
         }
       })();
@@ -107,7 +150,11 @@ export default async function run(): Promise<void> {
       app.db.transaction(() => {
         vecs.forEach((v, j) => {
           all.push(v);
-          vq.put(space, n + j + 1, scope.workspaceId, v, { kind: 'image', category: (n + j) % 4 === 0 ? 'background' : null, subtype: null });
+          vq.put(space, n + j + 1, scope.workspaceId, v, {
+            kind: 'image',
+            category: (n + j) % 4 === 0 ? 'background' : null,
+            subtype: null,
+          });
         });
       })();
       const vecS = (performance.now() - t0) / 1000;
@@ -136,7 +183,10 @@ export default async function run(): Promise<void> {
       const exactTop = qv.map((q) => vq.knn(space, scope.workspaceId, q, 10).map((h) => h.seq));
       const recall = (got: (q: Float32Array) => number[]) => {
         let hit = 0;
-        qv.forEach((q, i) => { const g = new Set(got(q)); hit += exactTop[i]!.filter((s) => g.has(s)).length; });
+        qv.forEach((q, i) => {
+          const g = new Set(got(q));
+          hit += exactTop[i]!.filter((s) => g.has(s)).length;
+        });
         return (hit / (QUERIES * 10)).toFixed(3);
       };
       const flat = new Float32Array(n * embedder.dimensions);
@@ -151,8 +201,18 @@ export default async function run(): Promise<void> {
 
       // MiniSearch (BM25+, in memory) over the same fields and queries as the lexical asset search
       const t0 = performance.now();
-      const ms = new MiniSearch<{ id: number; name: string; alt: string; tags: string }>({ fields: ['name', 'alt', 'tags'], storeFields: [] });
-      ms.addAll(texts.map((text, i) => ({ id: i + 1, name: text.split(' ').slice(0, 2).join(' '), alt: text, tags: i % 5 === 0 ? 'featured' : '' })));
+      const ms = new MiniSearch<{ id: number; name: string; alt: string; tags: string }>({
+        fields: ['name', 'alt', 'tags'],
+        storeFields: [],
+      });
+      ms.addAll(
+        texts.map((text, i) => ({
+          id: i + 1,
+          name: text.split(' ').slice(0, 2).join(' '),
+          alt: text,
+          tags: i % 5 === 0 ? 'featured' : '',
+        })),
+      );
       const msBuild = (performance.now() - t0) / 1000;
       let mi = 0;
       const miniSearch = await timeIt(() => ms.search(queries[mi++ % QUERIES]!, { boost: { name: 4, tags: 3 } }).slice(0, 20), QUERIES);
@@ -162,26 +222,58 @@ export default async function run(): Promise<void> {
       const featured = await timeIt(() => searchAssets(app.library, scope, args('all', 'featured'), theme, null), 20);
       const ratio = (a: number[], b: number[]) => (percentile(a, 50) / percentile(b, 50)).toFixed(2);
 
-      process.stdout.write(`\n${n.toLocaleString('en')} assets, one workspace, 100-d; vector leg alone, ${QUERIES} queries (load ${load()})\n\n`);
-      table(['vector leg (no filter unless noted)', 'p50 / p95 ms', 'recall@10 vs exact', 'p50 vs sqlite-vec k=10'], [
-        ['int8 WASM SIMD scan top-40 + Float32 re-rank, k=10 (server path)', p(int8k10), recall((q) => nearest(q, 10)), ratio(int8k10, vec10)],
-        ['same, k=500 (the depth search ranks)', p(int8k500), recall((q) => nearest(q, 500).slice(0, 10)), ratio(int8k500, vec10)],
-        ['same, k=10, category filter in the scan (25% of rows)', p(int8Filtered), '—', ratio(int8Filtered, vec10)],
-        ['sqlite-vec exact KNN float[100] cosine, k=10', p(vec10), '1.000', '1.00'],
-        ['sqlite-vec exact KNN, k=500', p(vec500), '1.000', ratio(vec500, vec10)],
-        ['plain Float32Array scan in JS, k=10', p(scan), recall((q) => scanTopK(flat, embedder.dimensions, q, 10).map((r) => r + 1)), ratio(scan, vec10)],
-      ]);
-      process.stdout.write(`\nLexical asset search vs MiniSearch 7.2 (built in ${msBuild.toFixed(1)} s), same ${QUERIES} queries, top 20\n\n`);
-      table(['engine', 'p50 / p95 ms', 'p50 vs MiniSearch'], [
-        ['Atelier searchAssets all, lexical only (planner + BM25 + paging + rows)', p(lex), ratio(lex, miniSearch)],
-        ['MiniSearch search (BM25+, OR), top 20', p(miniSearch), '1.00'],
-        ['Atelier, frequent word "featured" (20% of assets)', p(featured), ratio(featured, miniFeatured)],
-        ['MiniSearch, "featured"', p(miniFeatured), '1.00'],
-      ]);
+      process.stdout.write(
+        `\n${n.toLocaleString('en')} assets, one workspace, 100-d; vector leg alone, ${QUERIES} queries (load ${load()})\n\n`,
+      );
+      table(
+        ['vector leg (no filter unless noted)', 'p50 / p95 ms', 'recall@10 vs exact', 'p50 vs sqlite-vec k=10'],
+        [
+          [
+            'int8 WASM SIMD scan top-40 + Float32 re-rank, k=10 (server path)',
+            p(int8k10),
+            recall((q) => nearest(q, 10)),
+            ratio(int8k10, vec10),
+          ],
+          ['same, k=500 (the depth search ranks)', p(int8k500), recall((q) => nearest(q, 500).slice(0, 10)), ratio(int8k500, vec10)],
+          ['same, k=10, category filter in the scan (25% of rows)', p(int8Filtered), '—', ratio(int8Filtered, vec10)],
+          ['sqlite-vec exact KNN float[100] cosine, k=10', p(vec10), '1.000', '1.00'],
+          ['sqlite-vec exact KNN, k=500', p(vec500), '1.000', ratio(vec500, vec10)],
+          [
+            'plain Float32Array scan in JS, k=10',
+            p(scan),
+            recall((q) => scanTopK(flat, embedder.dimensions, q, 10).map((r) => r + 1)),
+            ratio(scan, vec10),
+          ],
+        ],
+      );
+      process.stdout.write(
+        `\nLexical asset search vs MiniSearch 7.2 (built in ${msBuild.toFixed(1)} s), same ${QUERIES} queries, top 20\n\n`,
+      );
+      table(
+        ['engine', 'p50 / p95 ms', 'p50 vs MiniSearch'],
+        [
+          ['Atelier searchAssets all, lexical only (planner + BM25 + paging + rows)', p(lex), ratio(lex, miniSearch)],
+          ['MiniSearch search (BM25+, OR), top 20', p(miniSearch), '1.00'],
+          ['Atelier, frequent word "featured" (20% of assets)', p(featured), ratio(featured, miniFeatured)],
+          ['MiniSearch, "featured"', p(miniFeatured), '1.00'],
+        ],
+      );
     }
 
-    process.stdout.write(`\nEnd to end through searchAssets (limit 20, ${QUERIES} queries each; the frequent-word row 20 runs), p50 / p95 ms\n\n`);
-    table(['assets', 'semantic', 'hybrid all', 'lexical all (no vectors)', 'lexical, frequent word', 'first semantic search (loads the partition) ms'], scaleRows);
+    process.stdout.write(
+      `\nEnd to end through searchAssets (limit 20, ${QUERIES} queries each; the frequent-word row 20 runs), p50 / p95 ms\n\n`,
+    );
+    table(
+      [
+        'assets',
+        'semantic',
+        'hybrid all',
+        'lexical all (no vectors)',
+        'lexical, frequent word',
+        'first semantic search (loads the partition) ms',
+      ],
+      scaleRows,
+    );
     process.stdout.write(`load average at end: ${load()}\n`);
   } finally {
     await app.close();

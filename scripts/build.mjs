@@ -26,7 +26,8 @@ function step(title, fn) {
   process.stderr.write(`build: ${title} ${ok ? 'ok' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
   if (!ok) process.exit(1);
 }
-const run = (file, args, env = {}) => spawnSync(process.execPath, [file, ...args], { stdio: ['ignore', 2, 2], env: { ...process.env, ...env } }).status === 0;
+const run = (file, args, env = {}) =>
+  spawnSync(process.execPath, [file, ...args], { stdio: ['ignore', 2, 2], env: { ...process.env, ...env } }).status === 0;
 
 step('compile server (tsc -p tsconfig.build.json)', () => {
   // A clean output: a deleted source file must not live on as a stale .js in the package.
@@ -47,7 +48,8 @@ step('copy migrations', () => {
 step('panels (scripts/build-ui.mjs)', () => run(path.join(root, 'scripts', 'build-ui.mjs'), [], { NODE_ENV: 'production' }));
 
 step('word vectors (scripts/build-word-vectors.ts)', () =>
-  run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-word-vectors.ts')]));
+  run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-word-vectors.ts')]),
+);
 
 // The one OCR model the server loads (server/enrichment/ocr.ts), without the second model of its package.
 step('OCR model (dist/tessdata/eng.traineddata.gz from @tesseract.js-data/eng)', () => {
@@ -57,9 +59,13 @@ step('OCR model (dist/tessdata/eng.traineddata.gz from @tesseract.js-data/eng)',
   fs.mkdirSync(to, { recursive: true });
   fs.copyFileSync(path.join(pkg, '4.0.0', 'eng.traineddata.gz'), path.join(to, 'eng.traineddata.gz'));
   const { version, license, homepage } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
-  fs.writeFileSync(path.join(to, 'README.md'), `eng.traineddata.gz: Tesseract's English model (tesseract-ocr/tessdata 4.0.0, Apache-2.0), packaged as\n@tesseract.js-data/eng ${version} (${license}, ${homepage}), file 4.0.0/eng.traineddata.gz.\n`);
+  fs.writeFileSync(
+    path.join(to, 'README.md'),
+    `eng.traineddata.gz: Tesseract's English model (tesseract-ocr/tessdata 4.0.0, Apache-2.0), packaged as\n@tesseract.js-data/eng ${version} (${license}, ${homepage}), file 4.0.0/eng.traineddata.gz.\n`,
+  );
   return true;
 });
 
 step('WordNet thesaurus (scripts/build-wordnet.ts)', () =>
-  run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-wordnet.ts')]));
+  run(path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [path.join(root, 'scripts', 'build-wordnet.ts')]),
+);

@@ -14,12 +14,17 @@ const newest = (dir) => {
   }
   return t;
 };
-const panels = fs.readdirSync(path.join(root, 'ui'), { withFileTypes: true }).filter((d) => d.isDirectory() && fs.existsSync(path.join(root, 'ui', d.name, 'index.html'))).map((d) => d.name);
+const panels = fs
+  .readdirSync(path.join(root, 'ui'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && fs.existsSync(path.join(root, 'ui', d.name, 'index.html')))
+  .map((d) => d.name);
 const built = panels.map((p) => path.join(root, 'dist', 'ui', `${p}.html`));
 const sourcesAt = Math.max(newest(path.join(root, 'ui')), newest(path.join(root, 'shared')));
 const stale = built.some((f) => !fs.existsSync(f) || fs.statSync(f).mtimeMs < sourcesAt);
 if (stale && !fs.existsSync(path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'))) {
-  process.stderr.write('atelier: running from a checkout needs the dev dependencies (npm ci, not npm ci --omit=dev) to build the panels; to run without them, install the package built by npm pack (see README)\n');
+  process.stderr.write(
+    'atelier: running from a checkout needs the dev dependencies (npm ci, not npm ci --omit=dev) to build the panels; to run without them, install the package built by npm pack (see README)\n',
+  );
   process.exit(2);
 }
 if (stale) {

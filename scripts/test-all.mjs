@@ -34,9 +34,14 @@ function step(title, cmd, args, env = {}, part = null) {
 /** The closing table: one row per part, then the total wall time of this script. */
 function printTimes() {
   const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
-  const rows = [...parts.map((p) => [p.part, p.s.toFixed(1), p.ok ? 'ok' : 'FAILED']), ['total', ((Date.now() - startedAt) / 1000).toFixed(1), '']];
+  const rows = [
+    ...parts.map((p) => [p.part, p.s.toFixed(1), p.ok ? 'ok' : 'FAILED']),
+    ['total', ((Date.now() - startedAt) / 1000).toFixed(1), ''],
+  ];
   const w = Math.max(...rows.map((r) => r[0].length));
-  process.stdout.write(`\ntimes (wall, s; load average ${load(loadAtStart)} at start, ${load(os.loadavg())} at end, ${os.cpus().length} CPUs):\n`);
+  process.stdout.write(
+    `\ntimes (wall, s; load average ${load(loadAtStart)} at start, ${load(os.loadavg())} at end, ${os.cpus().length} CPUs):\n`,
+  );
   for (const [name, s, status] of rows) process.stdout.write(`  ${name.padEnd(w)}  ${s.padStart(7)}  ${status}\n`);
 }
 
@@ -45,9 +50,15 @@ function ensureChromium() {
   const root_ = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root_ && fs.existsSync('/usr/bin/apt-get')) {
     process.stdout.write('Chromium is missing: installing Debian chromium (apt-get install -y chromium)…\n');
-    if (step('apt-get update', 'apt-get', ['update', '-q']) && step('apt-get install chromium', 'apt-get', ['install', '-y', '-q', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' })) return true;
+    if (
+      step('apt-get update', 'apt-get', ['update', '-q']) &&
+      step('apt-get install chromium', 'apt-get', ['install', '-y', '-q', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' })
+    )
+      return true;
   }
-  process.stderr.write(`\nChromium not found at ${CHROMIUM}. Browser tests need it. Install it with:\n  sudo apt-get update && sudo apt-get install -y chromium\n(or set CHROMIUM_PATH to a Chromium binary), then run npm test again.\n`);
+  process.stderr.write(
+    `\nChromium not found at ${CHROMIUM}. Browser tests need it. Install it with:\n  sudo apt-get update && sudo apt-get install -y chromium\n(or set CHROMIUM_PATH to a Chromium binary), then run npm test again.\n`,
+  );
   return false;
 }
 
@@ -58,13 +69,17 @@ let ok = ensureChromium();
 ok = step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck') && ok;
 
 // Lint: typescript-eslint (type-checked rules) + react-hooks, then prettier's format check (eslint.config.js, .prettierrc.json).
-const lintOk = step('lint (eslint type-checked + react-hooks; prettier --check)', bin('eslint'), ['.']) && step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
+const lintOk =
+  step('lint (eslint type-checked + react-hooks; prettier --check)', bin('eslint'), ['.']) &&
+  step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
 if (!lintOk) failed++;
 ok = lintOk && ok;
 
 // Panels are built first: the server serves them as ui:// resources (conformance resources-list, Playwright).
 const hasPanels = fs.existsSync(path.join(root, 'playwright.config.ts')) && fs.existsSync(path.join(root, 'scripts', 'build-ui.mjs'));
-const buildOk = hasPanels ? step('build panels (vite, with the UI typecheck)', process.execPath, ['scripts/build-ui.mjs'], {}, 'build') : true;
+const buildOk = hasPanels
+  ? step('build panels (vite, with the UI typecheck)', process.execPath, ['scripts/build-ui.mjs'], {}, 'build')
+  : true;
 ok = buildOk && ok;
 if (!buildOk) failed++;
 
@@ -82,7 +97,13 @@ function vitest(title, name, args) {
 
 ok = vitest('vitest: unit and MCP behaviour tests', 'vitest', []) && ok;
 
-const confOk = step('MCP conformance (Streamable HTTP, baseline e2e/conformance/baseline.yml)', bin('tsx'), ['e2e/conformance/run.ts'], {}, 'conformance');
+const confOk = step(
+  'MCP conformance (Streamable HTTP, baseline e2e/conformance/baseline.yml)',
+  bin('tsx'),
+  ['e2e/conformance/run.ts'],
+  {},
+  'conformance',
+);
 if (confOk) passed++;
 else failed++;
 ok = confOk && ok;
@@ -90,7 +111,13 @@ ok = confOk && ok;
 if (hasPanels) {
   if (buildOk && fs.existsSync(CHROMIUM)) {
     const pwJson = path.join(tmp, 'playwright.json');
-    const pwOk = step('Playwright: panels in a test MCP Apps host (Chromium)', bin('playwright'), ['test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, CHROMIUM_PATH: CHROMIUM }, 'Playwright');
+    const pwOk = step(
+      'Playwright: panels in a test MCP Apps host (Chromium)',
+      bin('playwright'),
+      ['test', '--reporter=list,json'],
+      { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, CHROMIUM_PATH: CHROMIUM },
+      'Playwright',
+    );
     if (fs.existsSync(pwJson)) {
       const s = JSON.parse(fs.readFileSync(pwJson, 'utf8')).stats ?? {};
       passed += (s.expected ?? 0) + (s.flaky ?? 0);
@@ -101,7 +128,11 @@ if (hasPanels) {
   }
 }
 
-ok = vitest('package: npm pack, npm install --omit=dev, seed-demo, MCP over stdio (e2e/package)', 'package', ['--config', 'e2e/package/vitest.config.ts']) && ok;
+ok =
+  vitest('package: npm pack, npm install --omit=dev, seed-demo, MCP over stdio (e2e/package)', 'package', [
+    '--config',
+    'e2e/package/vitest.config.ts',
+  ]) && ok;
 
 fs.rmSync(tmp, { recursive: true, force: true });
 printTimes();

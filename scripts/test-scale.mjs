@@ -29,14 +29,24 @@ const stopCeph = () => {
   fs.rmSync(cephDir, { recursive: true, force: true });
   cephDir = null;
 };
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { stopCeph(); process.exit(130); });
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    stopCeph();
+    process.exit(130);
+  });
 
 if (!endpoint) {
   cephDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-ceph-'));
   process.stdout.write('test:scale: starting Ceph RGW (e2e/s3/ceph.sh)…\n');
-  const r = spawnSync('bash', ['e2e/s3/ceph.sh', 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...env, ATELIER_CEPH_DIR: cephDir, S3_ACCESS_KEY: accessKey, S3_SECRET_KEY: secretKey } });
+  const r = spawnSync('bash', ['e2e/s3/ceph.sh', 'start'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...env, ATELIER_CEPH_DIR: cephDir, S3_ACCESS_KEY: accessKey, S3_SECRET_KEY: secretKey },
+  });
   if (r.status !== 0) {
-    process.stderr.write('test:scale: could not start Ceph RGW. Install it with\n  apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw\nor set ATELIER_TEST_S3_ENDPOINT to a running S3 engine.\n');
+    process.stderr.write(
+      'test:scale: could not start Ceph RGW. Install it with\n  apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw\nor set ATELIER_TEST_S3_ENDPOINT to a running S3 engine.\n',
+    );
     stopCeph();
     process.exit(1);
   }
@@ -45,7 +55,13 @@ if (!endpoint) {
 
 let code = 1;
 try {
-  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+  const client = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: accessKey, secretAccessKey: secretKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
   try {
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
   } catch (e) {
@@ -61,7 +77,11 @@ try {
     AWS_SECRET_ACCESS_KEY: secretKey,
   };
   process.stdout.write(`test:scale: blobs on ${s3Env.ATELIER_BLOB_STORE} at ${endpoint}\n`);
-  const r = spawnSync(path.join(root, 'node_modules', '.bin', 'vitest'), ['run', '--config', 'e2e/s3/vitest.config.ts', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...env, ...s3Env } });
+  const r = spawnSync(
+    path.join(root, 'node_modules', '.bin', 'vitest'),
+    ['run', '--config', 'e2e/s3/vitest.config.ts', ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...env, ...s3Env } },
+  );
   code = r.status ?? 1;
 } catch (e) {
   process.stderr.write(`test:scale: ${e?.stack ?? e}\n`);

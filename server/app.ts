@@ -95,9 +95,15 @@ export function buildApp(config: Config, log: Logger): App {
   let cdnBase = config.cdnUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   // Image work: one libvips thread per operation, no operation cache; the pool bounds how many run.
   configureSharp();
-  const images = createImagePool({ concurrency: config.env.ATELIER_IMAGE_CONCURRENCY, maxActiveImports: config.env.ATELIER_IMPORT_MAX_ACTIVE });
+  const images = createImagePool({
+    concurrency: config.env.ATELIER_IMAGE_CONCURRENCY,
+    maxActiveImports: config.env.ATELIER_IMPORT_MAX_ACTIVE,
+  });
   // WordNet (concept expansion, calibration background probes): loaded once, on first use.
-  const thesaurus = createThesaurusLoader(config.env.ATELIER_EMBEDDINGS_CACHE_DIR ?? defaultWordVectorCacheDir(), log.child({ mod: 'wordnet' }));
+  const thesaurus = createThesaurusLoader(
+    config.env.ATELIER_EMBEDDINGS_CACHE_DIR ?? defaultWordVectorCacheDir(),
+    log.child({ mod: 'wordnet' }),
+  );
   const library: LibraryDeps = {
     assets: createAssetQueries(db),
     lexical: createLexicalIndexes(db),
@@ -128,7 +134,13 @@ export function buildApp(config: Config, log: Logger): App {
     {
       backend: env.ATELIER_EMBEDDER,
       cacheDir: env.ATELIER_EMBEDDINGS_CACHE_DIR ?? null,
-      http: { baseUrl: env.ATELIER_EMBEDDINGS_URL, apiKey: env.ATELIER_EMBEDDINGS_KEY ?? null, model: env.ATELIER_EMBEDDINGS_MODEL, dimensions: env.ATELIER_EMBEDDINGS_DIMENSIONS, timeoutMs: env.ATELIER_EMBEDDINGS_TIMEOUT_MS },
+      http: {
+        baseUrl: env.ATELIER_EMBEDDINGS_URL,
+        apiKey: env.ATELIER_EMBEDDINGS_KEY ?? null,
+        model: env.ATELIER_EMBEDDINGS_MODEL,
+        dimensions: env.ATELIER_EMBEDDINGS_DIMENSIONS,
+        timeoutMs: env.ATELIER_EMBEDDINGS_TIMEOUT_MS,
+      },
     },
     log.child({ mod: 'embedder' }),
   );
@@ -141,7 +153,14 @@ export function buildApp(config: Config, log: Logger): App {
         embedder,
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
         images: imageWork(images, IMAGE_PRIORITY.background),
-        captioner: env.ATELIER_VISION_URL ? createHttpCaptioner({ baseUrl: env.ATELIER_VISION_URL, apiKey: env.ATELIER_VISION_KEY ?? null, model: env.ATELIER_VISION_MODEL, timeoutMs: env.ATELIER_VISION_TIMEOUT_MS }) : null,
+        captioner: env.ATELIER_VISION_URL
+          ? createHttpCaptioner({
+              baseUrl: env.ATELIER_VISION_URL,
+              apiKey: env.ATELIER_VISION_KEY ?? null,
+              model: env.ATELIER_VISION_MODEL,
+              timeoutMs: env.ATELIER_VISION_TIMEOUT_MS,
+            })
+          : null,
         concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
         retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
         calibrations,
@@ -157,12 +176,24 @@ export function buildApp(config: Config, log: Logger): App {
   }
   const vectors: AssetVectorSearch | null = enrichment?.vectors ?? null;
   // Image generation providers (local always; openai/gemini when configured).
-  const list = (v: string): string[] => v.split(',').map((m) => m.trim()).filter(Boolean);
+  const list = (v: string): string[] =>
+    v
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
   const providers = createImageProviders({
     defaultProvider: env.ATELIER_DEFAULT_PROVIDER,
-    openai: env.ATELIER_OPENAI_API_KEY ? { apiKey: env.ATELIER_OPENAI_API_KEY, baseUrl: env.ATELIER_OPENAI_BASE_URL, models: list(env.ATELIER_OPENAI_IMAGE_MODELS) } : null,
-    gemini: env.ATELIER_GEMINI_API_KEY ? { apiKey: env.ATELIER_GEMINI_API_KEY, baseUrl: env.ATELIER_GEMINI_BASE_URL, models: list(env.ATELIER_GEMINI_IMAGE_MODELS) } : null,
-    retry: { maxRetries: env.ATELIER_GENERATION_MAX_RETRIES, timeoutMs: env.ATELIER_GENERATION_TIMEOUT_MS, maxRetryHintMs: env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS },
+    openai: env.ATELIER_OPENAI_API_KEY
+      ? { apiKey: env.ATELIER_OPENAI_API_KEY, baseUrl: env.ATELIER_OPENAI_BASE_URL, models: list(env.ATELIER_OPENAI_IMAGE_MODELS) }
+      : null,
+    gemini: env.ATELIER_GEMINI_API_KEY
+      ? { apiKey: env.ATELIER_GEMINI_API_KEY, baseUrl: env.ATELIER_GEMINI_BASE_URL, models: list(env.ATELIER_GEMINI_IMAGE_MODELS) }
+      : null,
+    retry: {
+      maxRetries: env.ATELIER_GENERATION_MAX_RETRIES,
+      timeoutMs: env.ATELIER_GENERATION_TIMEOUT_MS,
+      maxRetryHintMs: env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS,
+    },
   });
   // Chunked uploads (panel) and staged attachments for import.
   const uploads = createUploadService({
@@ -183,19 +214,34 @@ export function buildApp(config: Config, log: Logger): App {
   const manageRouter = assetManageRouter(library, enrichment ? (seq) => enrichment.refresh(seq) : null);
   // Product catalog (store-scoped read model).
   const catalog = createCatalog({
-    db, tenancy, cursors: library.cursors, embedder, log: log.child({ mod: 'catalog' }),
+    db,
+    tenancy,
+    cursors: library.cursors,
+    embedder,
+    log: log.child({ mod: 'catalog' }),
     search: { lexical: library.lexical, synonyms: library.synonyms, thesaurus, calibrations, matchAlpha: env.ATELIER_MATCH_ALPHA },
     shopify: {
-      shop: config.env.ATELIER_SHOPIFY_SHOP ?? null, accessToken: config.env.ATELIER_SHOPIFY_ACCESS_TOKEN ?? null, apiVersion: config.env.ATELIER_SHOPIFY_API_VERSION,
-      adminUrl: config.env.ATELIER_SHOPIFY_ADMIN_URL ?? null, timeoutMs: config.env.ATELIER_SHOPIFY_TIMEOUT_MS,
+      shop: config.env.ATELIER_SHOPIFY_SHOP ?? null,
+      accessToken: config.env.ATELIER_SHOPIFY_ACCESS_TOKEN ?? null,
+      apiVersion: config.env.ATELIER_SHOPIFY_API_VERSION,
+      adminUrl: config.env.ATELIER_SHOPIFY_ADMIN_URL ?? null,
+      timeoutMs: config.env.ATELIER_SHOPIFY_TIMEOUT_MS,
     },
   });
   closers.push(() => catalog.close());
   // Generation with the credit ledger.
   const credits = createCreditQueries(db);
-  const generator = createGenerator({ library, providers, credits, defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null, heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS,
+  const generator = createGenerator({
+    library,
+    providers,
+    credits,
+    defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null,
+    heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS,
     // a hold outlives the longest generation: every attempt timing out plus the retry waits, plus a margin
-    holdTtlMs: (env.ATELIER_GENERATION_MAX_RETRIES + 1) * env.ATELIER_GENERATION_TIMEOUT_MS + env.ATELIER_GENERATION_MAX_RETRIES * env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS + 10 * 60_000,
+    holdTtlMs:
+      (env.ATELIER_GENERATION_MAX_RETRIES + 1) * env.ATELIER_GENERATION_TIMEOUT_MS +
+      env.ATELIER_GENERATION_MAX_RETRIES * env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS +
+      10 * 60_000,
   });
   // Picker and panel-only actions; ui:// panel resources.
   const pickerDeps = { library, pickers: createPickerQueries(db), ttlMs: config.env.ATELIER_PICKER_TTL_MS };
@@ -227,7 +273,12 @@ export function buildApp(config: Config, log: Logger): App {
     }, config.env.ATELIER_UPLOAD_SWEEP_MS);
     sweeper.unref();
     // Blob GC: files of deleted assets and failed inserts, after a grace period (first pass after a minute).
-    const blobGc = createBlobGcSchedule(library, config.env.ATELIER_BLOB_GC_GRACE_MS, config.env.ATELIER_BLOB_GC_INTERVAL_MS, log.child({ mod: 'blob-gc' }));
+    const blobGc = createBlobGcSchedule(
+      library,
+      config.env.ATELIER_BLOB_GC_GRACE_MS,
+      config.env.ATELIER_BLOB_GC_INTERVAL_MS,
+      log.child({ mod: 'blob-gc' }),
+    );
     workers = {
       async close() {
         clearInterval(sweeper);
@@ -291,7 +342,9 @@ function createBlobGcSchedule(library: LibraryDeps, graceMs: number, intervalMs:
   const pass = (): void => {
     running = running
       .then(() => collectBlobGarbage({ blobs: library.blobs, referenced: library.assets.blobReferenced, graceMs }))
-      .then((r) => { if (r.removed > 0) log.info(r, 'unreferenced blobs removed'); })
+      .then((r) => {
+        if (r.removed > 0) log.info(r, 'unreferenced blobs removed');
+      })
       .catch((err: unknown) => log.error({ err }, 'blob GC failed'));
   };
   const first = setTimeout(pass, Math.min(60_000, intervalMs));

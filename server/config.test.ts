@@ -7,7 +7,10 @@ describe('ATELIER_CORS_ORIGINS', () => {
   });
 
   it('parses a comma-separated list of origins (trailing slashes dropped) and *', () => {
-    expect(loadConfig({ ATELIER_CORS_ORIGINS: 'http://localhost:8080, https://chat.example.com/' }).corsOrigins).toEqual(['http://localhost:8080', 'https://chat.example.com']);
+    expect(loadConfig({ ATELIER_CORS_ORIGINS: 'http://localhost:8080, https://chat.example.com/' }).corsOrigins).toEqual([
+      'http://localhost:8080',
+      'https://chat.example.com',
+    ]);
     expect(loadConfig({ ATELIER_CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
   });
 
@@ -26,22 +29,45 @@ describe('ATELIER_BLOB_STORE and the S3 settings', () => {
 
   it('parses s3://bucket/prefix with endpoint, path style, keys and delivery', () => {
     const c = loadConfig({
-      ATELIER_BLOB_STORE: 's3://atelier-media/prod/blobs/', ATELIER_S3_ENDPOINT: 'https://abc.r2.cloudflarestorage.com', ATELIER_S3_FORCE_PATH_STYLE: '1',
-      AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK', AWS_REGION: 'auto', ATELIER_S3_DELIVERY: 'presign',
+      ATELIER_BLOB_STORE: 's3://atelier-media/prod/blobs/',
+      ATELIER_S3_ENDPOINT: 'https://abc.r2.cloudflarestorage.com',
+      ATELIER_S3_FORCE_PATH_STYLE: '1',
+      AWS_ACCESS_KEY_ID: 'AK',
+      AWS_SECRET_ACCESS_KEY: 'SK',
+      AWS_REGION: 'auto',
+      ATELIER_S3_DELIVERY: 'presign',
     });
     expect(c.blobStore).toEqual({
-      kind: 's3', bucket: 'atelier-media', prefix: 'prod/blobs/', endpoint: 'https://abc.r2.cloudflarestorage.com', region: 'auto', forcePathStyle: true,
-      credentials: { accessKeyId: 'AK', secretAccessKey: 'SK', sessionToken: undefined }, delivery: 'presign', presignTtlS: 3600, partSizeBytes: 16 * 1024 * 1024,
+      kind: 's3',
+      bucket: 'atelier-media',
+      prefix: 'prod/blobs/',
+      endpoint: 'https://abc.r2.cloudflarestorage.com',
+      region: 'auto',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AK', secretAccessKey: 'SK', sessionToken: undefined },
+      delivery: 'presign',
+      presignTtlS: 3600,
+      partSizeBytes: 16 * 1024 * 1024,
     });
-    expect(loadConfig({ ATELIER_BLOB_STORE: 's3://bucket' }).blobStore).toMatchObject({ bucket: 'bucket', prefix: '', region: 'us-east-1', credentials: null, delivery: 'stream' });
+    expect(loadConfig({ ATELIER_BLOB_STORE: 's3://bucket' }).blobStore).toMatchObject({
+      bucket: 'bucket',
+      prefix: '',
+      region: 'us-east-1',
+      credentials: null,
+      delivery: 'stream',
+    });
   });
 
   it('refuses malformed values and settings that cannot apply, naming each variable', () => {
     for (const bad of ['/var/blobs', 's3://', 's3://Bad_Bucket/x', 's3://b/../x', 'https://bucket.s3.amazonaws.com']) {
       expect(() => loadConfig({ ATELIER_BLOB_STORE: bad })).toThrow(/ATELIER_BLOB_STORE: must be s3:\/\/bucket or s3:\/\/bucket\/prefix/);
     }
-    expect(() => loadConfig({ ATELIER_S3_ENDPOINT: 'http://127.0.0.1:4780' })).toThrow(/ATELIER_S3_ENDPOINT: applies only with ATELIER_BLOB_STORE/);
-    expect(() => loadConfig({ ATELIER_BLOB_STORE: 's3://bucket', AWS_ACCESS_KEY_ID: 'AK' })).toThrow(/AWS_SECRET_ACCESS_KEY: must be set together with AWS_ACCESS_KEY_ID/);
+    expect(() => loadConfig({ ATELIER_S3_ENDPOINT: 'http://127.0.0.1:4780' })).toThrow(
+      /ATELIER_S3_ENDPOINT: applies only with ATELIER_BLOB_STORE/,
+    );
+    expect(() => loadConfig({ ATELIER_BLOB_STORE: 's3://bucket', AWS_ACCESS_KEY_ID: 'AK' })).toThrow(
+      /AWS_SECRET_ACCESS_KEY: must be set together with AWS_ACCESS_KEY_ID/,
+    );
     expect(loadConfig({ AWS_ACCESS_KEY_ID: 'AK' }).blobStore).toEqual({ kind: 'local' }); // another program's variable
     expect(() => loadConfig({ ATELIER_BLOB_STORE: 's3://bucket', ATELIER_S3_PART_BYTES: '1000' })).toThrow(/ATELIER_S3_PART_BYTES/);
     expect(() => loadConfig({ ATELIER_BLOB_STORE: 's3://bucket', ATELIER_S3_DELIVERY: 'proxy' })).toThrow(/ATELIER_S3_DELIVERY/);

@@ -3,9 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseS3Url, type S3BlobStoreOptions } from './storage/blob-store-s3.ts';
 
-const bool = z
-  .enum(['0', '1', 'true', 'false', 'yes', 'no'])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const bool = z.enum(['0', '1', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int('must be an integer').min(min).max(max);
 
 /**
@@ -16,82 +14,244 @@ export const EnvSchema = z.object({
   ATELIER_DATA_DIR: z.string().min(1).default('./data').describe('SQLite file atelier.db and the blob store live here'),
   ATELIER_HOST: z.string().min(1).default('127.0.0.1').describe('HTTP bind address'),
   ATELIER_PORT: int(0, 65535).default(3333).describe('HTTP port (0 = any free port)'),
-  ATELIER_CDN_URL: z.string().url('must be an absolute URL').optional().describe('public base URL of the /cdn route; default http://<host>:<port>'),
+  ATELIER_CDN_URL: z
+    .string()
+    .url('must be an absolute URL')
+    .optional()
+    .describe('public base URL of the /cdn route; default http://<host>:<port>'),
   ATELIER_API_KEY: z.string().min(1).optional().describe('API key used by the stdio transport'),
   ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
-  ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024).default(50 * 1024 * 1024).describe('largest accepted import, bytes'),
-  ATELIER_MAX_INPUT_PIXELS: int(1, 1_000_000_000).default(100_000_000).describe('decompression-bomb guard: largest accepted width × height, px'),
+  ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)
+    .default(50 * 1024 * 1024)
+    .describe('largest accepted import, bytes'),
+  ATELIER_MAX_INPUT_PIXELS: int(1, 1_000_000_000)
+    .default(100_000_000)
+    .describe('decompression-bomb guard: largest accepted width × height, px'),
   ATELIER_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000).describe('URL import timeout, ms'),
-  ATELIER_MAX_SESSIONS_PER_KEY: int(1, 100_000).default(64).describe('open Streamable HTTP sessions per API key; a new one beyond this closes the key\'s least recently used session'),
-  ATELIER_ALLOWED_HOSTS: z.string().optional().describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
-  ATELIER_SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(30_000).describe('on SIGTERM/SIGINT or (stdio) end of stdin, how long tool calls in progress may finish before the process closes the database and exits, ms'),
+  ATELIER_MAX_SESSIONS_PER_KEY: int(1, 100_000)
+    .default(64)
+    .describe("open Streamable HTTP sessions per API key; a new one beyond this closes the key's least recently used session"),
+  ATELIER_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .describe('comma-separated Host header values accepted by /mcp (DNS-rebinding guard) when binding beyond localhost'),
+  ATELIER_SHUTDOWN_GRACE_MS: int(0, 3_600_000)
+    .default(30_000)
+    .describe(
+      'on SIGTERM/SIGINT or (stdio) end of stdin, how long tool calls in progress may finish before the process closes the database and exits, ms',
+    ),
   ATELIER_CORS_ORIGINS: z
     .string()
     .optional()
-    .refine((v) => !v || v.split(',').map((o) => o.trim()).filter(Boolean).every((o) => o === '*' || /^https?:\/\/[^/\s]+\/?$/i.test(o)), 'must be a comma-separated list of origins like https://host.example (scheme://host[:port], no path) or *')
-    .describe('comma-separated browser origins allowed to call /mcp cross-origin (CORS), e.g. a web MCP Apps host; unset = no CORS headers (browsers refuse cross-origin calls)'),
-  ATELIER_IMAGE_CONCURRENCY: int(1, 64).default(Math.max(1, os.availableParallelism())).describe('image operations (one decode or encode each, one libvips thread) running at once; default the number of CPU cores'),
-  ATELIER_IMPORT_MAX_ACTIVE: int(1, 10_000).default(8).describe('imports in progress at once (URL, data, attachments, upload complete); one more is refused with the retryable error busy (details.retry_after_ms)'),
+    .refine(
+      (v) =>
+        !v ||
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean)
+          .every((o) => o === '*' || /^https?:\/\/[^/\s]+\/?$/i.test(o)),
+      'must be a comma-separated list of origins like https://host.example (scheme://host[:port], no path) or *',
+    )
+    .describe(
+      'comma-separated browser origins allowed to call /mcp cross-origin (CORS), e.g. a web MCP Apps host; unset = no CORS headers (browsers refuse cross-origin calls)',
+    ),
+  ATELIER_IMAGE_CONCURRENCY: int(1, 64)
+    .default(Math.max(1, os.availableParallelism()))
+    .describe('image operations (one decode or encode each, one libvips thread) running at once; default the number of CPU cores'),
+  ATELIER_IMPORT_MAX_ACTIVE: int(1, 10_000)
+    .default(8)
+    .describe(
+      'imports in progress at once (URL, data, attachments, upload complete); one more is refused with the retryable error busy (details.retry_after_ms)',
+    ),
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ── catalog ──
-  ATELIER_SHOPIFY_SHOP: z.string().min(1).optional().describe('shop domain for `atelier catalog sync`, e.g. my-shop.myshopify.com (or pass --shop)'),
-  ATELIER_SHOPIFY_ACCESS_TOKEN: z.string().min(1).optional().describe('Admin API access token (custom app, scope read_products) for catalog sync'),
-  ATELIER_SHOPIFY_API_VERSION: z.string().regex(/^\d{4}-\d{2}$|^unstable$/, 'must be a Shopify API version like 2025-01').default('2025-01').describe('Admin GraphQL API version'),
-  ATELIER_SHOPIFY_ADMIN_URL: z.string().url('must be an absolute URL').optional().describe('full Admin GraphQL endpoint overriding https://<shop>/admin/api/<version>/graphql.json (proxies, tests)'),
+  ATELIER_SHOPIFY_SHOP: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('shop domain for `atelier catalog sync`, e.g. my-shop.myshopify.com (or pass --shop)'),
+  ATELIER_SHOPIFY_ACCESS_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Admin API access token (custom app, scope read_products) for catalog sync'),
+  ATELIER_SHOPIFY_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}$|^unstable$/, 'must be a Shopify API version like 2025-01')
+    .default('2025-01')
+    .describe('Admin GraphQL API version'),
+  ATELIER_SHOPIFY_ADMIN_URL: z
+    .string()
+    .url('must be an absolute URL')
+    .optional()
+    .describe('full Admin GraphQL endpoint overriding https://<shop>/admin/api/<version>/graphql.json (proxies, tests)'),
   ATELIER_SHOPIFY_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('Admin API request timeout, ms'),
   // ── enrichment ──
-  ATELIER_EMBEDDER: z.enum(['static', 'http', 'fail', 'none']).default('static').describe('text embedder: static (offline GloVe+SIF), http (OpenAI-compatible /v1/embeddings), fail (failure injection, tests), none'),
-  ATELIER_EMBEDDINGS_URL: z.string().url('must be an absolute URL').optional().describe('base URL of an OpenAI-compatible API up to /v1, e.g. http://127.0.0.1:11434/v1 (ATELIER_EMBEDDER=http)'),
+  ATELIER_EMBEDDER: z
+    .enum(['static', 'http', 'fail', 'none'])
+    .default('static')
+    .describe('text embedder: static (offline GloVe+SIF), http (OpenAI-compatible /v1/embeddings), fail (failure injection, tests), none'),
+  ATELIER_EMBEDDINGS_URL: z
+    .string()
+    .url('must be an absolute URL')
+    .optional()
+    .describe('base URL of an OpenAI-compatible API up to /v1, e.g. http://127.0.0.1:11434/v1 (ATELIER_EMBEDDER=http)'),
   ATELIER_EMBEDDINGS_KEY: z.string().min(1).optional().describe('Bearer key for ATELIER_EMBEDDINGS_URL'),
   ATELIER_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small').describe('model name sent to the embeddings endpoint'),
   ATELIER_EMBEDDINGS_DIMENSIONS: int(1, 8192).optional().describe('vector length of ATELIER_EMBEDDINGS_MODEL (required with http)'),
   ATELIER_EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('embeddings request timeout, ms'),
-  ATELIER_EMBEDDINGS_CACHE_DIR: z.string().min(1).optional().describe('directory of the compact word-vector file of the static embedder and of the WordNet thesaurus file; default dist/word-vectors in the package (shipped by npm pack; a checkout builds them there on first use)'),
+  ATELIER_EMBEDDINGS_CACHE_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'directory of the compact word-vector file of the static embedder and of the WordNet thesaurus file; default dist/word-vectors in the package (shipped by npm pack; a checkout builds them there on first use)',
+    ),
   ATELIER_ENRICHMENT: bool.default(true).describe('run asynchronous enrichment (OCR, colours, tags, alt text, embeddings) after import'),
-  ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16).default(1).describe('enrichment jobs run at once (1 leaves a core free for requests on small machines; OCR is serialised on one shared worker anyway)'),
-  ATELIER_MATCH_ALPHA: z.coerce.number().gt(0, 'must be > 0').lt(1, 'must be < 1').default(0.05).describe('calibrated acceptance of meaning (semantic) and visual (similar) matches: the family-wise rate at which a query about nothing in a library still gets such a match (default 0.05; lower = stricter). Replaces ATELIER_SEMANTIC_MIN_SIMILARITY'),
-  ATELIER_ENRICHMENT_RETRY_BASE_MS: int(1, 600_000).default(2000).describe('first retry delay of a failed enrichment job, ms (then ×4 per attempt, 4 attempts)'),
+  ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16)
+    .default(1)
+    .describe(
+      'enrichment jobs run at once (1 leaves a core free for requests on small machines; OCR is serialised on one shared worker anyway)',
+    ),
+  ATELIER_MATCH_ALPHA: z.coerce
+    .number()
+    .gt(0, 'must be > 0')
+    .lt(1, 'must be < 1')
+    .default(0.05)
+    .describe(
+      'calibrated acceptance of meaning (semantic) and visual (similar) matches: the family-wise rate at which a query about nothing in a library still gets such a match (default 0.05; lower = stricter). Replaces ATELIER_SEMANTIC_MIN_SIMILARITY',
+    ),
+  ATELIER_ENRICHMENT_RETRY_BASE_MS: int(1, 600_000)
+    .default(2000)
+    .describe('first retry delay of a failed enrichment job, ms (then ×4 per attempt, 4 attempts)'),
   ATELIER_OCR: bool.default(true).describe('run OCR (tesseract.js, bundled English data) during enrichment'),
-  ATELIER_VISION_URL: z.string().url('must be an absolute URL').optional().describe('OpenAI-compatible API (up to /v1) with a vision-capable chat model for machine alt text; unset = heuristic alt text'),
+  ATELIER_VISION_URL: z
+    .string()
+    .url('must be an absolute URL')
+    .optional()
+    .describe('OpenAI-compatible API (up to /v1) with a vision-capable chat model for machine alt text; unset = heuristic alt text'),
   ATELIER_VISION_KEY: z.string().min(1).optional().describe('Bearer key for ATELIER_VISION_URL'),
   ATELIER_VISION_MODEL: z.string().min(1).default('gpt-4o-mini').describe('vision model name for machine alt text'),
   ATELIER_VISION_TIMEOUT_MS: int(100, 600_000).default(60_000).describe('vision caption request timeout, ms'),
   // ── generation ──
-  ATELIER_DEFAULT_PROVIDER: z.string().min(1).default('local').describe('image provider used when asset_generate omits provider: local, openai or gemini (must be enabled)'),
+  ATELIER_DEFAULT_PROVIDER: z
+    .string()
+    .min(1)
+    .default('local')
+    .describe('image provider used when asset_generate omits provider: local, openai or gemini (must be enabled)'),
   ATELIER_OPENAI_API_KEY: z.string().min(1).optional().describe('enables the openai image provider (Images API)'),
-  ATELIER_OPENAI_BASE_URL: z.string().url('must be an absolute URL').default('https://api.openai.com/v1').describe('OpenAI API base URL up to /v1'),
-  ATELIER_OPENAI_IMAGE_MODELS: z.string().min(1).default('gpt-image-1.5,gpt-image-1,gpt-image-1-mini,gpt-image-2').describe('comma-separated OpenAI image models to offer; the first is the default'),
+  ATELIER_OPENAI_BASE_URL: z
+    .string()
+    .url('must be an absolute URL')
+    .default('https://api.openai.com/v1')
+    .describe('OpenAI API base URL up to /v1'),
+  ATELIER_OPENAI_IMAGE_MODELS: z
+    .string()
+    .min(1)
+    .default('gpt-image-1.5,gpt-image-1,gpt-image-1-mini,gpt-image-2')
+    .describe('comma-separated OpenAI image models to offer; the first is the default'),
   ATELIER_GEMINI_API_KEY: z.string().min(1).optional().describe('enables the gemini image provider (generateContent)'),
-  ATELIER_GEMINI_BASE_URL: z.string().url('must be an absolute URL').default('https://generativelanguage.googleapis.com/v1beta').describe('Gemini API base URL up to /v1beta'),
-  ATELIER_GEMINI_IMAGE_MODELS: z.string().min(1).default('gemini-3.1-flash-image-preview,gemini-2.5-flash-image,gemini-3-pro-image-preview,gemini-2.5-flash-image-preview').describe('comma-separated Gemini image models to offer (lite, flash, pro, legacy tiers); the first is the default'),
-  ATELIER_GENERATION_TIMEOUT_MS: int(1000, 1_800_000).default(300_000).describe('per-attempt timeout of a remote image request, ms (high-quality images can take minutes)'),
+  ATELIER_GEMINI_BASE_URL: z
+    .string()
+    .url('must be an absolute URL')
+    .default('https://generativelanguage.googleapis.com/v1beta')
+    .describe('Gemini API base URL up to /v1beta'),
+  ATELIER_GEMINI_IMAGE_MODELS: z
+    .string()
+    .min(1)
+    .default('gemini-3.1-flash-image-preview,gemini-2.5-flash-image,gemini-3-pro-image-preview,gemini-2.5-flash-image-preview')
+    .describe('comma-separated Gemini image models to offer (lite, flash, pro, legacy tiers); the first is the default'),
+  ATELIER_GENERATION_TIMEOUT_MS: int(1000, 1_800_000)
+    .default(300_000)
+    .describe('per-attempt timeout of a remote image request, ms (high-quality images can take minutes)'),
   ATELIER_GENERATION_MAX_RETRIES: int(0, 10).default(2).describe('retries of a remote image request on 408/409/429/5xx and network errors'),
-  ATELIER_GENERATION_MAX_RETRY_WAIT_MS: int(0, 600_000).default(60_000).describe('longest server retry hint (retry-after, RetryInfo) waited for in-process, ms'),
-  ATELIER_GENERATION_HEARTBEAT_MS: int(100, 600_000).default(5_000).describe('interval of MCP progress notifications while a provider works, ms'),
-  ATELIER_CREDIT_BUDGET: int(0, 1_000_000_000).optional().describe('credit budget applied to workspaces without their own budget; unset = unlimited'),
+  ATELIER_GENERATION_MAX_RETRY_WAIT_MS: int(0, 600_000)
+    .default(60_000)
+    .describe('longest server retry hint (retry-after, RetryInfo) waited for in-process, ms'),
+  ATELIER_GENERATION_HEARTBEAT_MS: int(100, 600_000)
+    .default(5_000)
+    .describe('interval of MCP progress notifications while a provider works, ms'),
+  ATELIER_CREDIT_BUDGET: int(0, 1_000_000_000)
+    .optional()
+    .describe('credit budget applied to workspaces without their own budget; unset = unlimited'),
   // ── panels / upload ──
-  ATELIER_UPLOAD_CHUNK_BYTES: int(1024, 512 * 1024).default(512 * 1024).describe('raw bytes per upload chunk (≤ 512 KiB; sent base64 through the panel-only upload actions)'),
-  ATELIER_UPLOAD_TTL_MS: int(1, 30 * 24 * 3600 * 1000).default(24 * 3600 * 1000).describe('an upload session not touched for this long, and a staged attachment this long after upload, is deleted with its bytes, ms'),
-  ATELIER_UPLOAD_SWEEP_MS: int(10, 24 * 3600 * 1000).default(60_000).describe('how often expired upload sessions are swept, ms'),
-  ATELIER_PICKER_TTL_MS: int(1, 30 * 24 * 3600 * 1000).default(24 * 3600 * 1000).describe('an asset picker the user has not confirmed after this long expires (get_selection answers expired), ms'),
+  ATELIER_UPLOAD_CHUNK_BYTES: int(1024, 512 * 1024)
+    .default(512 * 1024)
+    .describe('raw bytes per upload chunk (≤ 512 KiB; sent base64 through the panel-only upload actions)'),
+  ATELIER_UPLOAD_TTL_MS: int(1, 30 * 24 * 3600 * 1000)
+    .default(24 * 3600 * 1000)
+    .describe('an upload session not touched for this long, and a staged attachment this long after upload, is deleted with its bytes, ms'),
+  ATELIER_UPLOAD_SWEEP_MS: int(10, 24 * 3600 * 1000)
+    .default(60_000)
+    .describe('how often expired upload sessions are swept, ms'),
+  ATELIER_PICKER_TTL_MS: int(1, 30 * 24 * 3600 * 1000)
+    .default(24 * 3600 * 1000)
+    .describe('an asset picker the user has not confirmed after this long expires (get_selection answers expired), ms'),
   ATELIER_UPLOAD_MAX_OPEN: int(1, 10_000).default(100).describe('open (receiving) upload sessions allowed per workspace'),
   // ── storage ──
-  ATELIER_BLOB_GC_GRACE_MS: int(0, 30 * 24 * 3600 * 1000).default(3600 * 1000).describe('an unreferenced blob (deleted asset, failed insert) is removed once its last write is this old, ms'),
-  ATELIER_BLOB_GC_INTERVAL_MS: int(0, 30 * 24 * 3600 * 1000).default(6 * 3600 * 1000).describe('how often the server sweeps unreferenced blobs, ms (0 = never; `atelier gc` runs one pass)'),
-  ATELIER_BLOB_STORE: z.string().optional().refine((v) => !v || parseS3Url(v) !== null, 'must be s3://bucket or s3://bucket/prefix (bucket: 3–63 lowercase letters, digits, dots and hyphens); unset = the local directory <ATELIER_DATA_DIR>/blobs').describe('where blobs live: unset = <ATELIER_DATA_DIR>/blobs; s3://bucket/prefix = any S3 API (AWS, R2, Ceph RGW, SeaweedFS, MinIO), see ATELIER_S3_*'),
-  ATELIER_S3_ENDPOINT: z.string().url('must be an absolute URL like https://s3.example.com').optional().describe('S3 endpoint of a non-AWS engine (R2, Ceph RGW, SeaweedFS, MinIO); unset = AWS for the region'),
-  ATELIER_S3_REGION: z.string().min(1).optional().describe('S3 region; default AWS_REGION, else us-east-1 (most non-AWS engines accept any)'),
-  ATELIER_S3_FORCE_PATH_STYLE: bool.default(false).describe('address objects as <endpoint>/<bucket>/<key> (Ceph RGW, MinIO, SeaweedFS without wildcard DNS) instead of <bucket>.<endpoint>/<key>'),
-  ATELIER_S3_DELIVERY: z.enum(['stream', 'presign']).default('stream').describe('how the CDN route answers with S3 blobs: stream = the server reads from S3 and sends the bytes (one origin, our security headers); presign = a 302 redirect to a presigned GET URL (bytes never pass through the server)'),
-  ATELIER_S3_PRESIGN_TTL_S: int(60, 7 * 24 * 3600).default(3600).describe('lifetime of a presigned blob URL, seconds (ATELIER_S3_DELIVERY=presign; S3 allows at most 7 days)'),
-  ATELIER_S3_PART_BYTES: int(5 * 1024 * 1024, 5 * 1024 * 1024 * 1024).default(16 * 1024 * 1024).describe('blobs larger than this are uploaded as S3 multipart uploads in parts of this size, bytes (S3 minimum 5 MiB)'),
-  AWS_ACCESS_KEY_ID: z.string().min(1).optional().describe('S3 access key (with AWS_SECRET_ACCESS_KEY); unset = the AWS SDK default chain (shared config, instance or container role)'),
+  ATELIER_BLOB_GC_GRACE_MS: int(0, 30 * 24 * 3600 * 1000)
+    .default(3600 * 1000)
+    .describe('an unreferenced blob (deleted asset, failed insert) is removed once its last write is this old, ms'),
+  ATELIER_BLOB_GC_INTERVAL_MS: int(0, 30 * 24 * 3600 * 1000)
+    .default(6 * 3600 * 1000)
+    .describe('how often the server sweeps unreferenced blobs, ms (0 = never; `atelier gc` runs one pass)'),
+  ATELIER_BLOB_STORE: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || parseS3Url(v) !== null,
+      'must be s3://bucket or s3://bucket/prefix (bucket: 3–63 lowercase letters, digits, dots and hyphens); unset = the local directory <ATELIER_DATA_DIR>/blobs',
+    )
+    .describe(
+      'where blobs live: unset = <ATELIER_DATA_DIR>/blobs; s3://bucket/prefix = any S3 API (AWS, R2, Ceph RGW, SeaweedFS, MinIO), see ATELIER_S3_*',
+    ),
+  ATELIER_S3_ENDPOINT: z
+    .string()
+    .url('must be an absolute URL like https://s3.example.com')
+    .optional()
+    .describe('S3 endpoint of a non-AWS engine (R2, Ceph RGW, SeaweedFS, MinIO); unset = AWS for the region'),
+  ATELIER_S3_REGION: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('S3 region; default AWS_REGION, else us-east-1 (most non-AWS engines accept any)'),
+  ATELIER_S3_FORCE_PATH_STYLE: bool
+    .default(false)
+    .describe(
+      'address objects as <endpoint>/<bucket>/<key> (Ceph RGW, MinIO, SeaweedFS without wildcard DNS) instead of <bucket>.<endpoint>/<key>',
+    ),
+  ATELIER_S3_DELIVERY: z
+    .enum(['stream', 'presign'])
+    .default('stream')
+    .describe(
+      'how the CDN route answers with S3 blobs: stream = the server reads from S3 and sends the bytes (one origin, our security headers); presign = a 302 redirect to a presigned GET URL (bytes never pass through the server)',
+    ),
+  ATELIER_S3_PRESIGN_TTL_S: int(60, 7 * 24 * 3600)
+    .default(3600)
+    .describe('lifetime of a presigned blob URL, seconds (ATELIER_S3_DELIVERY=presign; S3 allows at most 7 days)'),
+  ATELIER_S3_PART_BYTES: int(5 * 1024 * 1024, 5 * 1024 * 1024 * 1024)
+    .default(16 * 1024 * 1024)
+    .describe('blobs larger than this are uploaded as S3 multipart uploads in parts of this size, bytes (S3 minimum 5 MiB)'),
+  AWS_ACCESS_KEY_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('S3 access key (with AWS_SECRET_ACCESS_KEY); unset = the AWS SDK default chain (shared config, instance or container role)'),
   AWS_SECRET_ACCESS_KEY: z.string().min(1).optional().describe('S3 secret key (with AWS_ACCESS_KEY_ID)'),
   AWS_SESSION_TOKEN: z.string().min(1).optional().describe('temporary-credentials session token (with the two keys)'),
   AWS_REGION: z.string().min(1).optional().describe('default of ATELIER_S3_REGION'),
   // ── tests only ──
-  ATELIER_TEST_PAUSE_AT: z.string().optional().describe('TEST ONLY, never set in production: comma-separated pause points (server/test-hooks.ts) where the process waits for a resume file, so behaviour tests can kill or race it at a critical instant'),
-  ATELIER_TEST_PAUSE_DIR: z.string().optional().describe('TEST ONLY: directory of the pause-point marker files (see ATELIER_TEST_PAUSE_AT)'),
+  ATELIER_TEST_PAUSE_AT: z
+    .string()
+    .optional()
+    .describe(
+      'TEST ONLY, never set in production: comma-separated pause points (server/test-hooks.ts) where the process waits for a resume file, so behaviour tests can kill or race it at a critical instant',
+    ),
+  ATELIER_TEST_PAUSE_DIR: z
+    .string()
+    .optional()
+    .describe('TEST ONLY: directory of the pause-point marker files (see ATELIER_TEST_PAUSE_AT)'),
 });
 
 export interface Config {
@@ -149,9 +309,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     blobDir: path.join(dataDir, 'blobs'),
     blobStore: s3
       ? {
-          kind: 's3', ...s3, endpoint: e.ATELIER_S3_ENDPOINT ?? null, region: e.ATELIER_S3_REGION ?? e.AWS_REGION ?? 'us-east-1', forcePathStyle: e.ATELIER_S3_FORCE_PATH_STYLE,
-          credentials: e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, sessionToken: e.AWS_SESSION_TOKEN } : null,
-          delivery: e.ATELIER_S3_DELIVERY, presignTtlS: e.ATELIER_S3_PRESIGN_TTL_S, partSizeBytes: e.ATELIER_S3_PART_BYTES,
+          kind: 's3',
+          ...s3,
+          endpoint: e.ATELIER_S3_ENDPOINT ?? null,
+          region: e.ATELIER_S3_REGION ?? e.AWS_REGION ?? 'us-east-1',
+          forcePathStyle: e.ATELIER_S3_FORCE_PATH_STYLE,
+          credentials:
+            e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+              ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, sessionToken: e.AWS_SESSION_TOKEN }
+              : null,
+          delivery: e.ATELIER_S3_DELIVERY,
+          presignTtlS: e.ATELIER_S3_PRESIGN_TTL_S,
+          partSizeBytes: e.ATELIER_S3_PART_BYTES,
         }
       : { kind: 'local' },
     host: e.ATELIER_HOST,
@@ -162,10 +331,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxImportBytes: e.ATELIER_MAX_IMPORT_BYTES,
     maxInputPixels: e.ATELIER_MAX_INPUT_PIXELS,
     fetchTimeoutMs: e.ATELIER_FETCH_TIMEOUT_MS,
-    allowedHosts: e.ATELIER_ALLOWED_HOSTS ? e.ATELIER_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : null,
-    corsOrigins: e.ATELIER_CORS_ORIGINS ? e.ATELIER_CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean) : null,
+    allowedHosts: e.ATELIER_ALLOWED_HOSTS
+      ? e.ATELIER_ALLOWED_HOSTS.split(',')
+          .map((h) => h.trim())
+          .filter(Boolean)
+      : null,
+    corsOrigins: e.ATELIER_CORS_ORIGINS
+      ? e.ATELIER_CORS_ORIGINS.split(',')
+          .map((o) => o.trim().replace(/\/+$/, ''))
+          .filter(Boolean)
+      : null,
     logLevel: e.ATELIER_LOG_LEVEL,
-    testPause: { points: (e.ATELIER_TEST_PAUSE_AT ?? '').split(',').map((p) => p.trim()).filter(Boolean), dir: e.ATELIER_TEST_PAUSE_DIR ? path.resolve(e.ATELIER_TEST_PAUSE_DIR) : null },
+    testPause: {
+      points: (e.ATELIER_TEST_PAUSE_AT ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+      dir: e.ATELIER_TEST_PAUSE_DIR ? path.resolve(e.ATELIER_TEST_PAUSE_DIR) : null,
+    },
     env: e,
   };
 }
@@ -175,11 +358,14 @@ function blobStoreProblems(e: z.infer<typeof EnvSchema>): string[] {
   const problems: string[] = [];
   if (!e.ATELIER_BLOB_STORE) {
     for (const k of ['ATELIER_S3_ENDPOINT', 'ATELIER_S3_REGION'] as const) {
-      if (e[k] !== undefined) problems.push(`${k}: applies only with ATELIER_BLOB_STORE=s3://bucket/prefix (unset: blobs are in the local directory)`);
+      if (e[k] !== undefined)
+        problems.push(`${k}: applies only with ATELIER_BLOB_STORE=s3://bucket/prefix (unset: blobs are in the local directory)`);
     }
   }
   if (e.ATELIER_BLOB_STORE && !!e.AWS_ACCESS_KEY_ID !== !!e.AWS_SECRET_ACCESS_KEY) {
-    problems.push(`${e.AWS_ACCESS_KEY_ID ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID'}: must be set together with ${e.AWS_ACCESS_KEY_ID ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY'}`);
+    problems.push(
+      `${e.AWS_ACCESS_KEY_ID ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID'}: must be set together with ${e.AWS_ACCESS_KEY_ID ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY'}`,
+    );
   }
   return problems;
 }

@@ -37,7 +37,11 @@ function gracefulStop(app: App, log: Logger, close: () => Promise<void>): () => 
       const running = app.server.inflight?.count() ?? 0;
       if (running > 0) log.info({ calls: running }, 'shutting down: waiting for tool calls in progress');
       const idle = (await app.server.inflight?.idle(app.config.env.ATELIER_SHUTDOWN_GRACE_MS)) ?? true;
-      if (!idle) log.warn({ calls: app.server.inflight?.count(), grace_ms: app.config.env.ATELIER_SHUTDOWN_GRACE_MS }, 'shutting down: abandoning tool calls still in progress (nothing partial is kept)');
+      if (!idle)
+        log.warn(
+          { calls: app.server.inflight?.count(), grace_ms: app.config.env.ATELIER_SHUTDOWN_GRACE_MS },
+          'shutting down: abandoning tool calls still in progress (nothing partial is kept)',
+        );
       await close();
       await app.close();
     })();
@@ -50,8 +54,14 @@ async function checkBlobStore(app: App): Promise<void> {
   try {
     await app.library.blobs.check();
   } catch (e) {
-    const hint = app.config.blobStore.kind === 's3' ? 'check ATELIER_BLOB_STORE (the bucket must exist), ATELIER_S3_ENDPOINT and the S3 keys' : 'check ATELIER_DATA_DIR';
-    throw new Error(`the blob store ${app.library.blobs.location} cannot be used (${hint}): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    const hint =
+      app.config.blobStore.kind === 's3'
+        ? 'check ATELIER_BLOB_STORE (the bucket must exist), ATELIER_S3_ENDPOINT and the S3 keys'
+        : 'check ATELIER_DATA_DIR';
+    throw new Error(
+      `the blob store ${app.library.blobs.location} cannot be used (${hint}): ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
 }
 
@@ -65,7 +75,11 @@ export async function serveHttp(app: App, log: Logger, port = app.config.port): 
   try {
     http = await startHttp(app, log, { host: app.config.host, port, mcp: true });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(`port ${port} on ${app.config.host} is already in use: stop the other server or pass --port / ATELIER_PORT (0 = any free port)`, { cause: e });
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new Error(
+        `port ${port} on ${app.config.host} is already in use: stop the other server or pass --port / ATELIER_PORT (0 = any free port)`,
+        { cause: e },
+      );
     throw e;
   }
   app.startWorkers();
@@ -119,15 +133,23 @@ async function cdnForStdio(app: App, log: Logger, port: number): Promise<HttpHan
  * @throws Error when ATELIER_API_KEY is missing or unknown
  */
 export async function serveStdio(app: App, log: Logger, port = app.config.port): Promise<Running> {
-  if (!app.config.apiKey) throw new Error('ATELIER_API_KEY is required for the stdio transport (create one with `atelier keys create` or `atelier seed-demo --json`)');
+  if (!app.config.apiKey)
+    throw new Error(
+      'ATELIER_API_KEY is required for the stdio transport (create one with `atelier keys create` or `atelier seed-demo --json`)',
+    );
   const principal = authenticate(app.library.tenancy, app.config.apiKey);
   if (!principal) throw new Error('ATELIER_API_KEY is not a valid API key for this data directory');
   await checkBlobStore(app);
   const http = await cdnForStdio(app, log, port);
-  const server = createServer(app.server, () => {
-    if (!authenticate(app.library.tenancy, app.config.apiKey!)) throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
-    return principal;
-  }, principal);
+  const server = createServer(
+    app.server,
+    () => {
+      if (!authenticate(app.library.tenancy, app.config.apiKey!))
+        throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
+      return principal;
+    },
+    principal,
+  );
   // A client that went away closes our stdout too: answers of calls finishing after that are dropped, not fatal.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') log.error({ err }, 'stdout failed');
@@ -141,5 +163,14 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
   await server.connect(new StdioServerTransport());
   app.startWorkers();
   log.info({ cdn: http.url }, 'MCP stdio ready');
-  return { app, http, log, clientGone, stop: gracefulStop(app, log, async () => { await server.close(); await http.close(); }) };
+  return {
+    app,
+    http,
+    log,
+    clientGone,
+    stop: gracefulStop(app, log, async () => {
+      await server.close();
+      await http.close();
+    }),
+  };
 }

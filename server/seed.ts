@@ -33,19 +33,27 @@ export function listImageFiles(dir: string): string[] {
 /** Alt text and tags from a file name and its folder: `nature/prairie_falcon.jpg` → "Prairie falcon", [prairie, falcon, nature]. */
 export function metadataFromPath(file: string, root: string): { alt_text: string; tags: string[] } {
   const words = nameWordList(path.basename(file));
-  const folder = path.relative(root, path.dirname(file)).split(path.sep).filter((s) => s && s !== '.');
+  const folder = path
+    .relative(root, path.dirname(file))
+    .split(path.sep)
+    .filter((s) => s && s !== '.');
   const alt = words.join(' ');
-  return { alt_text: alt ? alt[0]!.toUpperCase() + alt.slice(1) : path.basename(file), tags: [...new Set([...words, ...folder.map((f) => f.toLowerCase())])] };
+  return {
+    alt_text: alt ? alt[0]!.toUpperCase() + alt.slice(1) : path.basename(file),
+    tags: [...new Set([...words, ...folder.map((f) => f.toLowerCase())])],
+  };
 }
 
 /** `demo-metadata.json` beside the demo images: per relative path, the metadata a merchant would type. */
-const DemoEntrySchema = z.object({
-  alt_text: z.string().min(1).max(1000),
-  tags: z.array(TagSchema).max(50),
-  purpose: z.string().max(64).optional(),
-  category: AssetCategorySchema.optional(),
-  subtype: AssetSubtypeSchema.optional(),
-}).strict();
+const DemoEntrySchema = z
+  .object({
+    alt_text: z.string().min(1).max(1000),
+    tags: z.array(TagSchema).max(50),
+    purpose: z.string().max(64).optional(),
+    category: AssetCategorySchema.optional(),
+    subtype: AssetSubtypeSchema.optional(),
+  })
+  .strict();
 const DemoMetadataSchema = z.record(z.string(), z.union([z.string() /* the `_about` note */, DemoEntrySchema]));
 type DemoMetadata = z.infer<typeof DemoEntrySchema>;
 
@@ -86,7 +94,15 @@ const DEFAULT_SEED_STEPS: SeedStep[] = [
  * @param extraSteps further seeding (catalog import) run after the images
  * @returns the ids, `api_key` (null unless created or minted by this run), and what was imported
  */
-export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?: SeedStep[]; newKey?: boolean; onProgress?: (done: number, total: number, file: string) => void } = {}): Promise<DemoBundle & { api_key: string | null; imported: number; skipped: number; failed: string[] }> {
+export async function seedDemo(
+  app: App,
+  opts: {
+    imagesDir?: string;
+    extraSteps?: SeedStep[];
+    newKey?: boolean;
+    onProgress?: (done: number, total: number, file: string) => void;
+  } = {},
+): Promise<DemoBundle & { api_key: string | null; imported: number; skipped: number; failed: string[] }> {
   const t = app.library.tenancy;
   const saved = t.getSetting(DEMO_SETTING);
   let bundle: DemoBundle;
@@ -113,9 +129,12 @@ export async function seedDemo(app: App, opts: { imagesDir?: string; extraSteps?
     const meta: DemoMetadata = curated.get(path.relative(root, file).split(path.sep).join('/')) ?? metadataFromPath(file, root);
     try {
       const { asset } = await storeAsset(app.library, scope, {
-        bytes: fs.readFileSync(file), field: path.basename(file), source: 'seed',
+        bytes: fs.readFileSync(file),
+        field: path.basename(file),
+        source: 'seed',
         user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags, purpose: meta.purpose },
-        category: meta.category, subtype: meta.subtype,
+        category: meta.category,
+        subtype: meta.subtype,
       });
       if (asset.deduplicated) skipped++;
       else imported++;

@@ -48,7 +48,8 @@ export { PANEL_URI, ROUTER, type RouterName };
 export type Visibility = readonly ('model' | 'app')[];
 
 /** Where a returned URL goes in a storefront (spec §1): named in every description that hands out asset URLs. */
-export const ISLAND_MEDIA_PROPS = "island media props (HeroMedia, MediaCarousel, ProductGallery, ProductHero, or another island's media, images or src prop)";
+export const ISLAND_MEDIA_PROPS =
+  "island media props (HeroMedia, MediaCarousel, ProductGallery, ProductHero, or another island's media, images or src prop)";
 /** Short form for tool descriptions after the first that names the props in full. */
 const FOR_PROPS = 'island media props';
 
@@ -62,7 +63,12 @@ export interface ActionSpec {
 }
 
 /** MCP tool annotations of a router tool. */
-export interface ToolAnnotationsSpec { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
+export interface ToolAnnotationsSpec {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
 
 /** One router tool: its MCP metadata, the MCP Apps panel it opens, and its actions keyed by name. */
 export interface RouterSpec {
@@ -110,18 +116,19 @@ export const REGISTRY = {
     description:
       'Let the user choose assets (args as in search); use search when you can decide. ' +
       `The user answers a form, or you get candidates to show them. Chosen assets come with name, id and URL for ${FOR_PROPS}.`,
-    panelNote: 'Here a picker panel opens instead and the call returns at once, nothing chosen yet: wait for the user\'s message or call get_selection.',
+    panelNote:
+      "Here a picker panel opens instead and the call returns at once, nothing chosen yet: wait for the user's message or call get_selection.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     resourceUri: PANEL_URI.assetPicker,
     actions: {
       select: {
-        description: 'Open the picker (or ask with a form); returns picker_id and, once made, the choice in the user\'s order.',
+        description: "Open the picker (or ask with a form); returns picker_id and, once made, the choice in the user's order.",
         args: SelectArgsSchema,
         result: SelectResultSchema,
         formerNames: ['select_assets', 'asset_select', 'pick_assets', 'choose_assets', 'asset_picker'],
       },
       get_selection: {
-        description: 'Read a picker\'s state by picker_id: still waiting, or the chosen assets in order.',
+        description: "Read a picker's state by picker_id: still waiting, or the chosen assets in order.",
         args: GetSelectionArgsSchema,
         result: SelectionStateSchema,
         formerNames: ['get_selected_assets', 'picker_result', 'selection_status'],
@@ -142,13 +149,22 @@ export const REGISTRY = {
         description: 'Generate one image, or edit/composite the reference_images; it is saved to the library.',
         args: GenerateArgsSchema,
         result: GeneratedAssetSchema,
-        formerNames: ['generate_asset', 'generate_image', 'create_image', 'edit_image', 'composite_image', 'asset_edit', 'generate_background'],
+        formerNames: [
+          'generate_asset',
+          'generate_image',
+          'create_image',
+          'edit_image',
+          'composite_image',
+          'asset_edit',
+          'generate_background',
+        ],
       },
     },
   },
   [ROUTER.assets]: {
     title: 'Capabilities and view',
-    description: 'capabilities: the providers, models, ratios, sizes and formats generation accepts; use these, do not guess. view: see an asset as a JPEG.',
+    description:
+      'capabilities: the providers, models, ratios, sizes and formats generation accepts; use these, do not guess. view: see an asset as a JPEG.',
     annotations: READ_ONLY,
     actions: {
       capabilities: {
@@ -168,12 +184,12 @@ export const REGISTRY = {
   [ROUTER.assetManage]: {
     title: 'Asset updates',
     description:
-      'update: set an asset\'s file name, alt text, tags, purpose, category or subtype (kept over automatic values). ' +
+      "update: set an asset's file name, alt text, tags, purpose, category or subtype (kept over automatic values). " +
       'delete: remove 1-50 assets and their URLs for good, only when the user asked, e.g. rejected drafts.',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     actions: {
       update: {
-        description: 'Set an asset\'s file name, alt text, tags, purpose, category or subtype; returns the asset and what changed.',
+        description: "Set an asset's file name, alt text, tags, purpose, category or subtype; returns the asset and what changed.",
         args: UpdateAssetArgsSchema,
         result: UpdateAssetResultSchema,
         formerNames: ['update_asset', 'update_asset_metadata', 'edit_asset_metadata', 'set_alt_text', 'tag_asset', 'rename_asset'],
@@ -204,7 +220,7 @@ export const REGISTRY = {
   [ROUTER.assetUpload]: {
     title: 'Upload panel',
     description:
-      'Open the upload panel for files on the user\'s device; returns at once. ' +
+      "Open the upload panel for files on the user's device; returns at once. " +
       `Each upload arrives later as a user message with asset_id, name and a permanent URL for ${FOR_PROPS}. Without a panel host the text says what to do.`,
     panelNote: 'Do not wait: the user uploads in their own time.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -229,7 +245,15 @@ export const REGISTRY = {
         description: 'Find products (query, related_to_product_id or collection; browse without them); pages of up to 50.',
         args: ListProductsArgsSchema,
         result: ListProductsResultSchema,
-        formerNames: ['list_products', 'search_products', 'find_products', 'browse_products', 'product_search', 'products_list', 'related_products'],
+        formerNames: [
+          'list_products',
+          'search_products',
+          'find_products',
+          'browse_products',
+          'product_search',
+          'products_list',
+          'related_products',
+        ],
       },
       get_product: {
         description: 'Full products for 1-20 product_ids in request order; unknown ids are listed in not_found.',
@@ -273,7 +297,7 @@ export const REGISTRY = {
         formerNames: [],
       },
       facets: {
-        description: 'Category and subtype counts for the picker\'s category browser.',
+        description: "Category and subtype counts for the picker's category browser.",
         args: FacetsArgsSchema,
         result: FacetsResultSchema,
         formerNames: [],
@@ -285,7 +309,7 @@ export const REGISTRY = {
         formerNames: [],
       },
       submit_selection: {
-        description: 'Confirm a picker\'s selection (ids in order); repeating the same ids is harmless.',
+        description: "Confirm a picker's selection (ids in order); repeating the same ids is harmless.",
         args: SubmitSelectionArgsSchema,
         result: SubmitSelectionResultSchema,
         formerNames: [],
@@ -294,7 +318,8 @@ export const REGISTRY = {
   },
   [ROUTER.assetUploadApp]: {
     title: 'Panel uploads',
-    description: 'For the upload panel only: begin → chunk (base64, any order) → complete (verify, import or stage) | status | list | abort.',
+    description:
+      'For the upload panel only: begin → chunk (base64, any order) → complete (verify, import or stage) | status | list | abort.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     visibility: ['app'],
     actions: {

@@ -28,7 +28,13 @@ const upstream = new URL(server.url);
 
 const proxy = http.createServer((req, res) => {
   const fwd = http.request(
-    { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${api_key}` } },
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, authorization: `Bearer ${api_key}` },
+    },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -42,7 +48,20 @@ const port = (proxy.address() as AddressInfo).port;
 
 const bin = path.join(root, 'node_modules', '.bin', 'conformance');
 const outDir = path.join(os.tmpdir(), `atelier-conformance-results-${process.pid}`);
-const child = spawn(bin, ['server', '--url', `http://localhost:${port}/mcp`, '--expected-failures', path.join(root, 'e2e/conformance/baseline.yml'), '-o', outDir, ...process.argv.slice(2)], { stdio: 'inherit' });
+const child = spawn(
+  bin,
+  [
+    'server',
+    '--url',
+    `http://localhost:${port}/mcp`,
+    '--expected-failures',
+    path.join(root, 'e2e/conformance/baseline.yml'),
+    '-o',
+    outDir,
+    ...process.argv.slice(2),
+  ],
+  { stdio: 'inherit' },
+);
 const code: number = await new Promise((r) => child.on('exit', (c) => r(c ?? 1)));
 proxy.closeAllConnections();
 proxy.close();

@@ -10,8 +10,15 @@
 import { AppBridge, PostMessageTransport, type McpUiHostContext, type McpUiResourceCsp } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { CallToolRequest, CallToolResult, ReadResourceRequest, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 
-export interface HostEvent { type: string; params: unknown; at: number }
-export interface HostTool { name: string; visibility?: string[] }
+export interface HostEvent {
+  type: string;
+  params: unknown;
+  at: number;
+}
+export interface HostTool {
+  name: string;
+  visibility?: string[];
+}
 export interface MountOptions {
   html: string;
   csp?: McpUiResourceCsp;
@@ -55,20 +62,39 @@ interface HostApi {
 /** Host style variables per theme (a subset of the spec's standard keys, as a real host sends). */
 const STYLES: Record<'light' | 'dark', Record<string, string>> = {
   light: {
-    '--color-background-primary': '#ffffff', '--color-background-secondary': '#f4f4f5', '--color-background-tertiary': '#e4e4e7',
-    '--color-text-primary': '#18181b', '--color-text-secondary': '#52525b', '--color-border-primary': '#d4d4d8',
-    '--color-ring-primary': '#2563eb', '--color-background-info': '#dbeafe', '--color-background-inverse': '#18181b', '--color-text-inverse': '#fafafa',
-    '--font-sans': 'system-ui, sans-serif', '--border-radius-md': '8px',
+    '--color-background-primary': '#ffffff',
+    '--color-background-secondary': '#f4f4f5',
+    '--color-background-tertiary': '#e4e4e7',
+    '--color-text-primary': '#18181b',
+    '--color-text-secondary': '#52525b',
+    '--color-border-primary': '#d4d4d8',
+    '--color-ring-primary': '#2563eb',
+    '--color-background-info': '#dbeafe',
+    '--color-background-inverse': '#18181b',
+    '--color-text-inverse': '#fafafa',
+    '--font-sans': 'system-ui, sans-serif',
+    '--border-radius-md': '8px',
   },
   dark: {
-    '--color-background-primary': '#18181b', '--color-background-secondary': '#27272a', '--color-background-tertiary': '#3f3f46',
-    '--color-text-primary': '#fafafa', '--color-text-secondary': '#a1a1aa', '--color-border-primary': '#3f3f46',
-    '--color-ring-primary': '#60a5fa', '--color-background-info': '#1e3a8a', '--color-background-inverse': '#fafafa', '--color-text-inverse': '#18181b',
-    '--font-sans': 'system-ui, sans-serif', '--border-radius-md': '8px',
+    '--color-background-primary': '#18181b',
+    '--color-background-secondary': '#27272a',
+    '--color-background-tertiary': '#3f3f46',
+    '--color-text-primary': '#fafafa',
+    '--color-text-secondary': '#a1a1aa',
+    '--color-border-primary': '#3f3f46',
+    '--color-ring-primary': '#60a5fa',
+    '--color-background-info': '#1e3a8a',
+    '--color-background-inverse': '#fafafa',
+    '--color-text-inverse': '#18181b',
+    '--font-sans': 'system-ui, sans-serif',
+    '--border-radius-md': '8px',
   },
 };
 
-function context(theme: 'light' | 'dark', containerDimensions: McpUiHostContext['containerDimensions'] = { maxHeight: 4000 }): McpUiHostContext {
+function context(
+  theme: 'light' | 'dark',
+  containerDimensions: McpUiHostContext['containerDimensions'] = { maxHeight: 4000 },
+): McpUiHostContext {
   return {
     theme,
     platform: 'web',
@@ -130,7 +156,14 @@ window.__host = {
     const b = new AppBridge(
       null,
       { name: 'atelier-test-host', version: '0.0.0' },
-      { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {}, structuredContent: {} }, ...(o.noMessage ? {} : { message: { text: {} } }) },
+      {
+        openLinks: {},
+        serverTools: {},
+        serverResources: {},
+        logging: {},
+        updateModelContext: { text: {}, structuredContent: {} },
+        ...(o.noMessage ? {} : { message: { text: {} } }),
+      },
       { hostContext: (current = context(o.theme, o.containerDimensions)) },
     );
     bridge = b;

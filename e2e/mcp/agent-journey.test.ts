@@ -17,7 +17,13 @@ describe('an agent that knows only its API key', () => {
     // The library holds photos (imported by someone else's connection); the agent's client is fresh.
     const seeder = await srv.connect();
     for (const n of ['prairie_falcon', 'wood_anemones', 'silver_fir']) {
-      const r = await seeder.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${n}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${n}.jpg`, tags: ['nature'], alt_text: n.replace('_', ' ') });
+      const r = await seeder.call('svc_asset_import', 'import', {
+        data: demoFile(`images/nature/${n}.jpg`).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: `${n}.jpg`,
+        tags: ['nature'],
+        alt_text: n.replace('_', ' '),
+      });
       expect(r.isError).toBe(false);
     }
   });
@@ -52,7 +58,9 @@ describe('an agent that knows only its API key', () => {
     expect(view.structured.url).toBe(url);
     // 6. select: the client answers the form with the first offered asset.
     agent.client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      const offered = (req.params as unknown as { requestedSchema: { properties: { asset_ids: { items: { anyOf: { const: string }[] } } } } }).requestedSchema.properties.asset_ids.items.anyOf;
+      const offered = (
+        req.params as unknown as { requestedSchema: { properties: { asset_ids: { items: { anyOf: { const: string }[] } } } } }
+      ).requestedSchema.properties.asset_ids.items.anyOf;
       return { action: 'accept', content: { asset_ids: [offered[0]!.const] } };
     });
     const picked = await agent.call('svc_asset_select', 'select', { theme_id: defaults.theme_id, query: 'nature' });
@@ -62,8 +70,14 @@ describe('an agent that knows only its API key', () => {
     const caps = await agent.call('svc_assets', 'capabilities', {});
     const local = (caps.structured.capabilities as { provider: string; model: string }[]).find((c) => c.provider === 'local')!;
     const gen = await agent.call('svc_drafts', 'asset_generate', {
-      prompt: 'soft beige studio background, the bird small on the left', style: 'photography', purpose: 'product_composite',
-      provider: local.provider, model: local.model, reference_images: [chosen.url], aspect: 'square', quality: 'low',
+      prompt: 'soft beige studio background, the bird small on the left',
+      style: 'photography',
+      purpose: 'product_composite',
+      provider: local.provider,
+      model: local.model,
+      reference_images: [chosen.url],
+      aspect: 'square',
+      quality: 'low',
     });
     expect(gen.isError, gen.text).toBe(false);
     expect(gen.structured.url).toMatch(/\/a\/[A-Za-z0-9_-]{22}\.(png|jpg|webp)$/);
@@ -87,7 +101,9 @@ describe('an agent that knows only its API key', () => {
     expect(outlet.themes).toHaveLength(2);
     const ambiguous = await agent.call('svc_asset_library', 'search', {});
     expect(ambiguous.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.workspace_id' });
-    expect((ambiguous.error!.details!.candidates as { id: string }[]).map((c) => c.id).sort()).toEqual([tenant.workspace_id, second.workspace_id].sort());
+    expect((ambiguous.error!.details!.candidates as { id: string }[]).map((c) => c.id).sort()).toEqual(
+      [tenant.workspace_id, second.workspace_id].sort(),
+    );
     // a theme of the other workspace is not found here, and the error lists this workspace's themes
     const wrong = await agent.call('svc_asset_library', 'search', { workspace_id: tenant.workspace_id, theme_id: outlet.themes[0]!.id });
     expect(wrong.error).toMatchObject({ code: 'not_found', field: 'args.theme_id' });
@@ -95,17 +111,30 @@ describe('an agent that knows only its API key', () => {
     // two stores in a workspace: catalog calls without store_id are ambiguous, with both stores as candidates
     const s2 = await agent.call('svc_catalog', 'list_products', { workspace_id: second.workspace_id });
     expect(s2.isError).toBe(false);
-    t.insertStore({ id: '0f0f0f0f-0000-4000-8000-000000000001', tenant_id: tenant.tenant_id, workspace_id: second.workspace_id, name: 'Outlet B', platform: 'shopify', shop_domain: null, created_at: new Date().toISOString() });
+    t.insertStore({
+      id: '0f0f0f0f-0000-4000-8000-000000000001',
+      tenant_id: tenant.tenant_id,
+      workspace_id: second.workspace_id,
+      name: 'Outlet B',
+      platform: 'shopify',
+      shop_domain: null,
+      created_at: new Date().toISOString(),
+    });
     const twoStores = await agent.call('svc_catalog', 'list_products', { workspace_id: second.workspace_id });
     expect(twoStores.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.store_id' });
-    expect((twoStores.error!.details!.candidates as { id: string }[])).toHaveLength(2);
+    expect(twoStores.error!.details!.candidates as { id: string }[]).toHaveLength(2);
   });
 
   it('refuses a query with mode similar instead of ignoring it', async () => {
     const agent = await srv.connect();
     const any = await agent.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1 });
     const id = (any.structured.assets as { id: string }[])[0]!.id;
-    const r = await agent.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, mode: 'similar', similar_to_asset_id: id, query: 'red' });
+    const r = await agent.call('svc_asset_library', 'search', {
+      theme_id: srv.tenant.theme_id,
+      mode: 'similar',
+      similar_to_asset_id: id,
+      query: 'red',
+    });
     expect(r.error).toMatchObject({ code: 'invalid_argument', field: 'args.query' });
     expect(r.error!.message).toMatch(/not used by mode similar/);
   });

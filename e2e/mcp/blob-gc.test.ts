@@ -38,7 +38,13 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
   };
   /** sha256 of the original and every rendition of an asset. */
   const blobsOf = (probe: App, assetId: string): string[] =>
-    (probe.db.prepare('SELECT sha256 FROM assets WHERE id = ? UNION SELECT r.sha256 FROM asset_renditions r JOIN assets a ON a.seq = r.asset_seq WHERE a.id = ?').all(assetId, assetId) as { sha256: string }[]).map((r) => r.sha256);
+    (
+      probe.db
+        .prepare(
+          'SELECT sha256 FROM assets WHERE id = ? UNION SELECT r.sha256 FROM asset_renditions r JOIN assets a ON a.seq = r.asset_seq WHERE a.id = ?',
+        )
+        .all(assetId, assetId) as { sha256: string }[]
+    ).map((r) => r.sha256);
   const missing = async (probe: App, shas: string[]): Promise<string[]> => {
     const out: string[] = [];
     for (const s of shas) if (!(await probe.library.blobs.has(s))) out.push(s);
@@ -56,7 +62,11 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     const { pd, env, t, probe } = await setup();
     await orphan(probe, env, t.api_key!);
     // The GC decides the blobs are unreferenced and old enough, and is about to remove them …
-    const gc = spawnCli(['gc', '--grace-minutes', '0', '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'blob-gc-remove', ATELIER_TEST_PAUSE_DIR: pd });
+    const gc = spawnCli(['gc', '--grace-minutes', '0', '--json'], {
+      ...env,
+      ATELIER_TEST_PAUSE_AT: 'blob-gc-remove',
+      ATELIER_TEST_PAUSE_DIR: pd,
+    });
     await waitPaused(pd, 'blob-gc-remove');
     // … when another process imports the same bytes again (its row now references them).
     const again = await importCli(env);
@@ -91,39 +101,52 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     expect(await missing(probe, shas)).toEqual([]);
   }, 120_000);
 
-  it.runIf(ON_S3)('S3: a row committed between the pass\'s decision and its delete gets its bytes back from quarantine', async () => {
-    const { pd, env, t, probe } = await setup();
-    await orphan(probe, env, t.api_key!);
-    // The pass has decided (old, unreferenced) and copied the blob to quarantine; its delete comes next …
-    const gc = spawnCli(['gc', '--grace-minutes', '0', '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'blob-gc-quarantined', ATELIER_TEST_PAUSE_DIR: pd });
-    await waitPaused(pd, 'blob-gc-quarantined');
-    // … when an import of the same bytes renews them, commits its row and finds them still there.
-    const again = await importCli(env);
-    expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
-    resume(pd, 'blob-gc-quarantined');
-    const done = await gc.exited;
-    expect(done.code, done.stderr).toBe(0);
-    // The pass deleted the key, then saw the row when it asked again, and put the bytes back.
-    expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
-    const left: string[] = [];
-    for await (const l of probe.library.blobs.leftovers()) left.push(l.name);
-    expect(left).toEqual([]);
-  }, 120_000);
+  it.runIf(ON_S3)(
+    "S3: a row committed between the pass's decision and its delete gets its bytes back from quarantine",
+    async () => {
+      const { pd, env, t, probe } = await setup();
+      await orphan(probe, env, t.api_key!);
+      // The pass has decided (old, unreferenced) and copied the blob to quarantine; its delete comes next …
+      const gc = spawnCli(['gc', '--grace-minutes', '0', '--json'], {
+        ...env,
+        ATELIER_TEST_PAUSE_AT: 'blob-gc-quarantined',
+        ATELIER_TEST_PAUSE_DIR: pd,
+      });
+      await waitPaused(pd, 'blob-gc-quarantined');
+      // … when an import of the same bytes renews them, commits its row and finds them still there.
+      const again = await importCli(env);
+      expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
+      resume(pd, 'blob-gc-quarantined');
+      const done = await gc.exited;
+      expect(done.code, done.stderr).toBe(0);
+      // The pass deleted the key, then saw the row when it asked again, and put the bytes back.
+      expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
+      const left: string[] = [];
+      for await (const l of probe.library.blobs.leftovers()) left.push(l.name);
+      expect(left).toEqual([]);
+    },
+    120_000,
+  );
 
-  it.skipIf(ON_S3)('collects the temp file of a write killed before its rename, once past the grace period', async () => {
-    const { dataDir, pd, env } = await setup();
-    const imp = spawnCli(['import', FILE, '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'blob-put-rename', ATELIER_TEST_PAUSE_DIR: pd });
-    await waitPaused(pd, 'blob-put-rename');
-    imp.proc.kill('SIGKILL');
-    await imp.exited;
-    const temps = (): string[] => (fs.readdirSync(path.join(dataDir, 'blobs'), { recursive: true }) as string[]).filter((f) => f.endsWith('.tmp'));
-    expect(temps()).toHaveLength(1);
-    const kept = await spawnCli(['gc', '--json'], env).exited; // default grace (1 h): a fresh temp file may belong to a live write
-    expect(kept.code).toBe(0);
-    expect(temps()).toHaveLength(1);
-    const gc = await spawnCli(['gc', '--grace-minutes', '0', '--json'], env).exited;
-    expect(gc.code).toBe(0);
-    expect(temps()).toEqual([]);
-    expect(JSON.parse(gc.stdout)).toMatchObject({ removed: 1 });
-  }, 120_000);
+  it.skipIf(ON_S3)(
+    'collects the temp file of a write killed before its rename, once past the grace period',
+    async () => {
+      const { dataDir, pd, env } = await setup();
+      const imp = spawnCli(['import', FILE, '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'blob-put-rename', ATELIER_TEST_PAUSE_DIR: pd });
+      await waitPaused(pd, 'blob-put-rename');
+      imp.proc.kill('SIGKILL');
+      await imp.exited;
+      const temps = (): string[] =>
+        (fs.readdirSync(path.join(dataDir, 'blobs'), { recursive: true }) as string[]).filter((f) => f.endsWith('.tmp'));
+      expect(temps()).toHaveLength(1);
+      const kept = await spawnCli(['gc', '--json'], env).exited; // default grace (1 h): a fresh temp file may belong to a live write
+      expect(kept.code).toBe(0);
+      expect(temps()).toHaveLength(1);
+      const gc = await spawnCli(['gc', '--grace-minutes', '0', '--json'], env).exited;
+      expect(gc.code).toBe(0);
+      expect(temps()).toEqual([]);
+      expect(JSON.parse(gc.stdout)).toMatchObject({ removed: 1 });
+    },
+    120_000,
+  );
 });

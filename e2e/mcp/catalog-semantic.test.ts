@@ -3,7 +3,14 @@ import { failingEmbedder, hashingEmbedder } from '../fixtures/test-embedders.ts'
 import { importDemoCsvs } from '../fixtures/catalog.ts';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
 
-type Page = { items: { product_id: string; handle: string }[]; total: number; search_mode: string; degraded_from: string | null; has_more: boolean; next_cursor: string | null };
+type Page = {
+  items: { product_id: string; handle: string }[];
+  total: number;
+  search_mode: string;
+  degraded_from: string | null;
+  has_more: boolean;
+  next_cursor: string | null;
+};
 
 describe('catalog: semantic, hybrid and related with an embedder; degradation when it fails (rule 9)', () => {
   let ts: TestServer;
@@ -86,7 +93,8 @@ describe('catalog with the real static embedder (GloVe + SIF, issue 4)', () => {
 
   it('answers semantic and hybrid queries from stored product vectors', async () => {
     const c = await ts.connect();
-    const sem = (await c.call('svc_catalog', 'list_products', { query: 'ocean blue shirt', search_mode: 'semantic', limit: 5 })).structured as unknown as Page;
+    const sem = (await c.call('svc_catalog', 'list_products', { query: 'ocean blue shirt', search_mode: 'semantic', limit: 5 }))
+      .structured as unknown as Page;
     expect(sem).toMatchObject({ search_mode: 'semantic', degraded_from: null });
     expect(sem.items.map((i) => i.handle)).toContain('ocean-blue-shirt');
     const hyb = (await c.call('svc_catalog', 'list_products', { query: 'ocean blue shirt', limit: 5 })).structured as unknown as Page;
@@ -98,7 +106,8 @@ describe('catalog with the real static embedder (GloVe + SIF, issue 4)', () => {
     const unknown = await c.call('svc_catalog', 'list_products', { query: 'qwzxv', search_mode: 'semantic' });
     expect(unknown.structured).toMatchObject({ total: 0, search_mode: 'semantic', degraded_from: null });
     // a conceptual query with no shared words still finds jewellery among the nearest products
-    const conceptual = (await c.call('svc_catalog', 'list_products', { query: 'necklace', search_mode: 'semantic', limit: 5 })).structured as unknown as Page;
+    const conceptual = (await c.call('svc_catalog', 'list_products', { query: 'necklace', search_mode: 'semantic', limit: 5 }))
+      .structured as unknown as Page;
     const jewels = (await c.call('svc_catalog', 'list_products', { collection: 'jewelery', limit: 50 })).structured as unknown as Page;
     const jewelIds = new Set(jewels.items.map((i) => i.product_id));
     expect(conceptual.items.filter((i) => jewelIds.has(i.product_id)).length).toBeGreaterThanOrEqual(3);
@@ -116,11 +125,14 @@ describe('catalog with ATELIER_EMBEDDER=fail (failure injection from config)', (
   it('keeps products pending and answers semantic, hybrid and related with lexical results and degraded_from', async () => {
     const c = await ts.connect();
     for (const mode of ['semantic', 'hybrid']) {
-      const p = (await c.call('svc_catalog', 'list_products', { query: 'ocean blue shirt', search_mode: mode })).structured as unknown as Page;
+      const p = (await c.call('svc_catalog', 'list_products', { query: 'ocean blue shirt', search_mode: mode }))
+        .structured as unknown as Page;
       expect(p).toMatchObject({ search_mode: 'lexical', degraded_from: mode });
       expect(p.items[0]!.handle).toBe('ocean-blue-shirt');
     }
-    const src = ((await c.call('svc_catalog', 'list_products', { query: 'cream sofa', search_mode: 'lexical' })).structured as unknown as Page).items[0]!;
+    const src = (
+      (await c.call('svc_catalog', 'list_products', { query: 'cream sofa', search_mode: 'lexical' })).structured as unknown as Page
+    ).items[0]!;
     const rel = (await c.call('svc_catalog', 'list_products', { related_to_product_id: src.product_id })).structured as unknown as Page;
     expect(rel).toMatchObject({ search_mode: 'lexical', degraded_from: 'hybrid' });
     expect(rel.items.map((i) => i.product_id)).not.toContain(src.product_id);

@@ -9,16 +9,53 @@ import { importDemoCsvs } from '../fixtures/catalog.ts';
 import { DEMO_DIR, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 type Ref = { product_id: string; handle: string };
-type Page = { items: Ref[]; total: number; returned: number; has_more: boolean; next_cursor: string | null; search_mode: string; degraded_from: string | null; catalog_synced_at: string | null };
+type Page = {
+  items: Ref[];
+  total: number;
+  returned: number;
+  has_more: boolean;
+  next_cursor: string | null;
+  search_mode: string;
+  degraded_from: string | null;
+  catalog_synced_at: string | null;
+};
 
 const restDump = (products: unknown[]): string => JSON.stringify({ products });
 const restProduct = (id: number, handle: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  id, title: handle.replace(/-/g, ' '), handle, body_html: `<p>${handle} <b>bold</b> &amp; more</p>`, vendor: 'Acme', product_type: 'Widget',
-  status: 'active', tags: 'alpha, beta', updated_at: '2026-01-01T00:00:00Z',
+  id,
+  title: handle.replace(/-/g, ' '),
+  handle,
+  body_html: `<p>${handle} <b>bold</b> &amp; more</p>`,
+  vendor: 'Acme',
+  product_type: 'Widget',
+  status: 'active',
+  tags: 'alpha, beta',
+  updated_at: '2026-01-01T00:00:00Z',
   options: [{ name: 'Size', values: ['S', 'M'] }],
   variants: [
-    { id: id * 10 + 1, title: 'S', price: '19.99', compare_at_price: null, sku: `${handle}-s`, inventory_quantity: 3, inventory_management: 'shopify', inventory_policy: 'deny', option1: 'S' },
-    { id: id * 10 + 2, title: 'M', price: '20.00', compare_at_price: '25.50', sku: `${handle}-m`, inventory_quantity: 0, inventory_management: 'shopify', inventory_policy: 'deny', option1: 'M', image_id: 7 },
+    {
+      id: id * 10 + 1,
+      title: 'S',
+      price: '19.99',
+      compare_at_price: null,
+      sku: `${handle}-s`,
+      inventory_quantity: 3,
+      inventory_management: 'shopify',
+      inventory_policy: 'deny',
+      option1: 'S',
+    },
+    {
+      id: id * 10 + 2,
+      title: 'M',
+      price: '20.00',
+      compare_at_price: '25.50',
+      sku: `${handle}-m`,
+      inventory_quantity: 0,
+      inventory_management: 'shopify',
+      inventory_policy: 'deny',
+      option1: 'M',
+      image_id: 7,
+    },
   ],
   images: [{ id: 7, src: `https://cdn.example.com/${handle}.jpg`, alt: `${handle} photo`, width: 800, height: 600, position: 1 }],
   ...extra,
@@ -57,7 +94,10 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
       first ??= p;
       expect(p.returned).toBe(p.items.length);
       seen.push(...p.items.map((x) => x.product_id));
-      if (!p.has_more) { expect(p.next_cursor).toBeNull(); break; }
+      if (!p.has_more) {
+        expect(p.next_cursor).toBeNull();
+        break;
+      }
       cursor = p.next_cursor!;
     }
     expect(new Set(seen).size).toBe(seen.length);
@@ -135,16 +175,32 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
     const ids = [refs[2]!.product_id, unknown, refs[0]!.product_id, refs[1]!.product_id];
     const r = await c.call('svc_catalog', 'get_product', { product_ids: ids });
     expect(r.error).toBeUndefined();
-    const products = r.structured.products as { id: string; product_id: string; variants: { price: string; compare_at_price: string | null; id: string }[]; images: unknown[] }[];
+    const products = r.structured.products as {
+      id: string;
+      product_id: string;
+      variants: { price: string; compare_at_price: string | null; id: string }[];
+      images: unknown[];
+    }[];
     expect(products.map((p) => p.id)).toEqual([refs[2]!.product_id, refs[0]!.product_id, refs[1]!.product_id]);
     expect(r.structured.not_found).toEqual([unknown]);
     const shirt = await c.call('svc_catalog', 'get_product', { handle: 'ocean-blue-shirt' });
-    const p = (shirt.structured.products as { title: string; variants: { price: string; compare_at_price: string | null; available: boolean }[]; images: { url: string }[]; status: string; collections: string[] }[])[0]!;
+    const p = (
+      shirt.structured.products as {
+        title: string;
+        variants: { price: string; compare_at_price: string | null; available: boolean }[];
+        images: { url: string }[];
+        status: string;
+        collections: string[];
+      }[]
+    )[0]!;
     expect(p).toMatchObject({ title: 'Ocean Blue Shirt', status: 'ACTIVE', collections: ['apparel'] });
     expect(p.variants[0]).toMatchObject({ price: '50', compare_at_price: null, available: true });
     expect(p.images[0]!.url).toBe('https://burst.shopifycdn.com/photos/young-man-in-bright-fashion_925x.jpg');
     const sofa = await c.call('svc_catalog', 'get_product', { handle: 'cream-sofa' });
-    expect((sofa.structured.products as { variants: { price: string; compare_at_price: string }[] }[])[0]!.variants[0]).toMatchObject({ price: '500', compare_at_price: '750' });
+    expect((sofa.structured.products as { variants: { price: string; compare_at_price: string }[] }[])[0]!.variants[0]).toMatchObject({
+      price: '500',
+      compare_at_price: '750',
+    });
     expect(shirt.text).toMatch(/Ocean Blue Shirt .* price 50/s);
   });
 
@@ -166,8 +222,14 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
 
   it('re-importing a file updates products instead of duplicating them', async () => {
     const before = (await list({ limit: 1 })).total;
-    const text = fs.readFileSync(path.join(DEMO_DIR, 'catalog', 'apparel.csv'), 'utf8').replace('Ocean Blue Shirt', 'Ocean Blue Shirt Deluxe');
-    const r = await importCatalogFile(ts.app.catalog.deps, { tenantId: ts.tenant.tenant_id, workspaceId: ts.tenant.workspace_id, storeId: ts.tenant.store_id }, { name: 'apparel.csv', text });
+    const text = fs
+      .readFileSync(path.join(DEMO_DIR, 'catalog', 'apparel.csv'), 'utf8')
+      .replace('Ocean Blue Shirt', 'Ocean Blue Shirt Deluxe');
+    const r = await importCatalogFile(
+      ts.app.catalog.deps,
+      { tenantId: ts.tenant.tenant_id, workspaceId: ts.tenant.workspace_id, storeId: ts.tenant.store_id },
+      { name: 'apparel.csv', text },
+    );
     expect(r.created).toBe(0);
     expect(r.updated).toBe(r.products);
     expect((await list({ limit: 1 })).total).toBe(before);
@@ -193,8 +255,13 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
   it('a bad CSV row is rejected naming file, row and column, and nothing is written', async () => {
     const before = (await list({ limit: 1 })).total;
     const text = 'Handle,Title,Variant Price\nnew-thing,New Thing,9.99\nnew-thing,,abc\n';
-    await expect(importCatalogFile(ts.app.catalog.deps, { tenantId: ts.tenant.tenant_id, workspaceId: ts.tenant.workspace_id, storeId: ts.tenant.store_id }, { name: 'bad.csv', text }))
-      .rejects.toMatchObject({ code: 'invalid_argument', field: 'bad.csv row 3 column "Variant Price"' });
+    await expect(
+      importCatalogFile(
+        ts.app.catalog.deps,
+        { tenantId: ts.tenant.tenant_id, workspaceId: ts.tenant.workspace_id, storeId: ts.tenant.store_id },
+        { name: 'bad.csv', text },
+      ),
+    ).rejects.toMatchObject({ code: 'invalid_argument', field: 'bad.csv row 3 column "Variant Price"' });
     expect((await list({ limit: 1 })).total).toBe(before);
   });
 });
@@ -211,13 +278,29 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
     const c = await ts.connect();
     const storeA = t.store_id;
     const storeB = randomUUID();
-    ts.app.library.tenancy.insertStore({ id: storeB, tenant_id: t.tenant_id, workspace_id: t.workspace_id, name: 'Second store', platform: 'shopify', shop_domain: null, created_at: new Date().toISOString() });
+    ts.app.library.tenancy.insertStore({
+      id: storeB,
+      tenant_id: t.tenant_id,
+      workspace_id: t.workspace_id,
+      name: 'Second store',
+      platform: 'shopify',
+      shop_domain: null,
+      created_at: new Date().toISOString(),
+    });
     const deps = ts.app.catalog.deps;
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
-    await importCatalogFile(deps, { ...scope, storeId: storeA }, { name: 'a.json', text: restDump([restProduct(101, 'alpha-widget'), restProduct(102, 'draft-widget', { status: 'draft' })]) });
+    await importCatalogFile(
+      deps,
+      { ...scope, storeId: storeA },
+      { name: 'a.json', text: restDump([restProduct(101, 'alpha-widget'), restProduct(102, 'draft-widget', { status: 'draft' })]) },
+    );
     await importCatalogFile(deps, { ...scope, storeId: storeB }, { name: 'b.json', text: restDump([restProduct(201, 'beta-widget')]) });
     const other = createTenant(ts.app.library.tenancy, 'Other tenant');
-    await importCatalogFile(deps, { tenantId: other.tenant_id, workspaceId: other.workspace_id, storeId: other.store_id }, { name: 'c.json', text: restDump([restProduct(301, 'gamma-widget')]) });
+    await importCatalogFile(
+      deps,
+      { tenantId: other.tenant_id, workspaceId: other.workspace_id, storeId: other.store_id },
+      { name: 'c.json', text: restDump([restProduct(301, 'gamma-widget')]) },
+    );
 
     const amb = await c.call('svc_catalog', 'list_products', {});
     expect(amb.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.store_id' });
@@ -233,16 +316,56 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
     expect((b.structured.items as Ref[]).map((i) => i.handle)).toEqual(['beta-widget']);
 
     // products of another store and another tenant are not_found, never returned
-    const g = await c.call('svc_catalog', 'get_product', { store_id: storeA, product_ids: ['gid://shopify/Product/201', 'gid://shopify/Product/101', 'gid://shopify/Product/301', 'gid://shopify/Product/102'] });
-    const products = g.structured.products as { id: string; status: string; description_html: string; tags: string[]; images: unknown[]; variants: { id: string; price: string; compare_at_price: string | null; available: boolean; image_url: string | null; selected_options: unknown[] }[] }[];
+    const g = await c.call('svc_catalog', 'get_product', {
+      store_id: storeA,
+      product_ids: ['gid://shopify/Product/201', 'gid://shopify/Product/101', 'gid://shopify/Product/301', 'gid://shopify/Product/102'],
+    });
+    const products = g.structured.products as {
+      id: string;
+      status: string;
+      description_html: string;
+      tags: string[];
+      images: unknown[];
+      variants: {
+        id: string;
+        price: string;
+        compare_at_price: string | null;
+        available: boolean;
+        image_url: string | null;
+        selected_options: unknown[];
+      }[];
+    }[];
     expect(products.map((p) => p.id)).toEqual(['gid://shopify/Product/101', 'gid://shopify/Product/102']);
     expect(products[1]!.status).toBe('DRAFT');
     expect(g.structured.not_found).toEqual(['gid://shopify/Product/201', 'gid://shopify/Product/301']);
     expect(products[0]!.variants).toEqual([
-      { id: 'gid://shopify/ProductVariant/1011', title: 'S', price: '19.99', compare_at_price: null, sku: 'alpha-widget-s', available: true, image_url: null, selected_options: [{ name: 'Size', value: 'S' }] },
-      { id: 'gid://shopify/ProductVariant/1012', title: 'M', price: '20.00', compare_at_price: '25.50', sku: 'alpha-widget-m', available: false, image_url: 'https://cdn.example.com/alpha-widget.jpg', selected_options: [{ name: 'Size', value: 'M' }] },
+      {
+        id: 'gid://shopify/ProductVariant/1011',
+        title: 'S',
+        price: '19.99',
+        compare_at_price: null,
+        sku: 'alpha-widget-s',
+        available: true,
+        image_url: null,
+        selected_options: [{ name: 'Size', value: 'S' }],
+      },
+      {
+        id: 'gid://shopify/ProductVariant/1012',
+        title: 'M',
+        price: '20.00',
+        compare_at_price: '25.50',
+        sku: 'alpha-widget-m',
+        available: false,
+        image_url: 'https://cdn.example.com/alpha-widget.jpg',
+        selected_options: [{ name: 'Size', value: 'M' }],
+      },
     ]);
-    expect(products[0]).toMatchObject({ description_html: '<p>alpha-widget <b>bold</b> &amp; more</p>', tags: ['alpha', 'beta'], images: [{ url: 'https://cdn.example.com/alpha-widget.jpg', alt_text: 'alpha-widget photo', width: 800, height: 600 }], total_inventory: 3 });
+    expect(products[0]).toMatchObject({
+      description_html: '<p>alpha-widget <b>bold</b> &amp; more</p>',
+      tags: ['alpha', 'beta'],
+      images: [{ url: 'https://cdn.example.com/alpha-widget.jpg', alt_text: 'alpha-widget photo', width: 800, height: 600 }],
+      total_inventory: 3,
+    });
     // the lexical index holds description text without HTML and variant SKUs
     const bySku = await c.call('svc_catalog', 'list_products', { store_id: storeA, query: 'alpha-widget-m', search_mode: 'lexical' });
     expect((bySku.structured.items as Ref[])[0]?.handle).toBe('alpha-widget');
@@ -265,7 +388,10 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
     expect(amb.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.workspace_id' });
     const ok = await c.call('svc_catalog', 'list_products', { workspace_id: ws2.workspace_id });
     expect(ok.structured).toMatchObject({ total: 0, catalog_synced_at: null });
-    const foreign = await c.call('svc_catalog', 'get_product', { workspace_id: ts.tenant.workspace_id, product_ids: ['gid://shopify/Product/101'] });
+    const foreign = await c.call('svc_catalog', 'get_product', {
+      workspace_id: ts.tenant.workspace_id,
+      product_ids: ['gid://shopify/Product/101'],
+    });
     expect(foreign.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });
   });
 
@@ -273,7 +399,12 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
     const t = ts.tenant;
     const bad = restProduct(900, 'bad-widget');
     (bad.variants as { price: string }[])[1]!.price = '12,50';
-    await expect(importCatalogFile(ts.app.catalog.deps, { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id }, { name: 'p.json', text: restDump([bad]) }))
-      .rejects.toMatchObject({ code: 'invalid_argument', field: 'p.json.products[0].variants[1].price' });
+    await expect(
+      importCatalogFile(
+        ts.app.catalog.deps,
+        { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id },
+        { name: 'p.json', text: restDump([bad]) },
+      ),
+    ).rejects.toMatchObject({ code: 'invalid_argument', field: 'p.json.products[0].variants[1].price' });
   });
 });

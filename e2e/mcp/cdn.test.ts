@@ -11,10 +11,12 @@ import { blobStoreEnv, connectApp, demoFile, ON_S3, startTestServer, type TestCl
 /** Status of a plain GET with exactly these headers. */
 function statusOf(url: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    http
+      .get(url, { headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
   });
 }
 
@@ -42,8 +44,20 @@ describe('CDN route /a/<key>.<ext>', () => {
   it('serves the bytes with an immutable cache policy, the sha256 as ETag and a sandboxing CSP', async () => {
     const res = await fetch(url);
     expect(res.status).toBe(200);
-    expect(Object.fromEntries(['content-type', 'content-length', 'etag', 'cache-control', 'accept-ranges', 'x-content-type-options'].map((h) => [h, res.headers.get(h)]))).toEqual({
-      'content-type': 'image/jpeg', 'content-length': String(bytes.length), etag: `"${sha}"`, 'cache-control': 'public, max-age=31536000, immutable', 'accept-ranges': 'bytes', 'x-content-type-options': 'nosniff',
+    expect(
+      Object.fromEntries(
+        ['content-type', 'content-length', 'etag', 'cache-control', 'accept-ranges', 'x-content-type-options'].map((h) => [
+          h,
+          res.headers.get(h),
+        ]),
+      ),
+    ).toEqual({
+      'content-type': 'image/jpeg',
+      'content-length': String(bytes.length),
+      etag: `"${sha}"`,
+      'cache-control': 'public, max-age=31536000, immutable',
+      'accept-ranges': 'bytes',
+      'x-content-type-options': 'nosniff',
     });
     expect(res.headers.get('content-security-policy')).toContain('sandbox');
     expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
@@ -91,7 +105,8 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
 
   it('redirects to a presigned URL that serves the bytes with the right Content-Type', async () => {
     const c = await srv.connect();
-    const url = (await c.call('svc_asset_import', 'import', { data: FIR.toString('base64'), mime_type: 'image/jpeg', filename: 'fir.jpg' })).structured.url as string;
+    const url = (await c.call('svc_asset_import', 'import', { data: FIR.toString('base64'), mime_type: 'image/jpeg', filename: 'fir.jpg' }))
+      .structured.url as string;
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
@@ -106,8 +121,20 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
 
   it('a process whose S3 keys are refused answers /cdn with 503 and an import with a structured internal error', async () => {
     const c = await srv.connect();
-    const url = (await c.call('svc_asset_import', 'import', { data: demoFile('images/text/craft-beer.jpg').toString('base64'), mime_type: 'image/jpeg' })).structured.url as string;
-    const env = { ...blobStoreEnv(basename(srv.config.dataDir)), ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ENRICHMENT: '0', AWS_SECRET_ACCESS_KEY: 'wrong-secret-key-000000000000000000000000' };
+    const url = (
+      await c.call('svc_asset_import', 'import', {
+        data: demoFile('images/text/craft-beer.jpg').toString('base64'),
+        mime_type: 'image/jpeg',
+      })
+    ).structured.url as string;
+    const env = {
+      ...blobStoreEnv(basename(srv.config.dataDir)),
+      ATELIER_DATA_DIR: srv.config.dataDir,
+      ATELIER_PORT: '0',
+      ATELIER_LOG_LEVEL: 'silent',
+      ATELIER_ENRICHMENT: '0',
+      AWS_SECRET_ACCESS_KEY: 'wrong-secret-key-000000000000000000000000',
+    };
     const app = buildApp(loadConfig(env), createLogger('silent'));
     const http = await startHttp(app, createLogger('silent'), { host: '127.0.0.1', port: 0, mcp: false });
     try {
@@ -115,7 +142,11 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
       expect(res.status).toBe(503);
       expect(await res.text()).toBe('blob store unavailable');
       const bad = await connectApp(app, srv.tenant.api_key);
-      const r = await bad.call('svc_asset_import', 'import', { data: demoFile('images/nature/cyclamen_persicum.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'cyclamen.jpg' });
+      const r = await bad.call('svc_asset_import', 'import', {
+        data: demoFile('images/nature/cyclamen_persicum.jpg').toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: 'cyclamen.jpg',
+      });
       expect(r.isError).toBe(true);
       expect(r.error).toMatchObject({ code: 'internal' });
       await bad.close();
@@ -126,10 +157,17 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
   });
 
   it('a server refuses to start on a bucket that does not exist, naming the store and the S3 error', async () => {
-    const env = { ...blobStoreEnv('x'), ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_PORT: '0', ATELIER_BLOB_STORE: 's3://atelier-no-such-bucket/x' };
+    const env = {
+      ...blobStoreEnv('x'),
+      ATELIER_DATA_DIR: srv.config.dataDir,
+      ATELIER_PORT: '0',
+      ATELIER_BLOB_STORE: 's3://atelier-no-such-bucket/x',
+    };
     const r = await spawnCli(['serve', '--http'], env).exited;
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('the blob store s3://atelier-no-such-bucket/x/ cannot be used (check ATELIER_BLOB_STORE (the bucket must exist)');
+    expect(r.stderr).toContain(
+      'the blob store s3://atelier-no-such-bucket/x/ cannot be used (check ATELIER_BLOB_STORE (the bucket must exist)',
+    );
     expect(r.stderr).toContain('NoSuchBucket (HTTP 404)');
   });
 });

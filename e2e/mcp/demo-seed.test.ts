@@ -22,7 +22,11 @@ const names = (r: CallResult): string[] => (r.structured.assets as { name: strin
 describe('demo seed (atelier seed-demo)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-seed-'));
   const env = { ...process.env, ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
-  const seed = async (...flags: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, 'seed-demo', '--json', ...flags], { env, cwd: REPO_ROOT })).stdout) as Record<string, unknown>;
+  const seed = async (...flags: string[]): Promise<Record<string, unknown>> =>
+    JSON.parse((await run(process.execPath, [CLI, 'seed-demo', '--json', ...flags], { env, cwd: REPO_ROOT })).stdout) as Record<
+      string,
+      unknown
+    >;
   let once: Record<string, unknown>;
   let srv: TestServer;
   let c: TestClient;
@@ -45,21 +49,38 @@ describe('demo seed (atelier seed-demo)', () => {
     expect(curated.size).toBe(22);
     const all = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 50 });
     expect(all.structured.total).toBe(22);
-    const beer = (all.structured.assets as { name: string; alt_text: string; tags: string[]; category: string | null; subtype: string | null }[]).find((a) => a.name === 'craft-beer.jpg')!;
+    const beer = (
+      all.structured.assets as { name: string; alt_text: string; tags: string[]; category: string | null; subtype: string | null }[]
+    ).find((a) => a.name === 'craft-beer.jpg')!;
     expect(beer).toMatchObject({ alt_text: curated.get('text/craft-beer.jpg')!.alt_text, category: 'lifestyle', subtype: 'editorial' });
     expect(beer.tags.slice(0, 3)).toEqual(['beer', 'craft beer', 'bar']);
-    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, category: 'document', subtype: 'chart' }))).toEqual(['density_plot.png']);
-    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, category: 'background', subtype: 'hero-bg' })).sort()).toEqual(['denali.webp', 'tanners_ridge.jpg']);
+    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, category: 'document', subtype: 'chart' }))).toEqual([
+      'density_plot.png',
+    ]);
+    expect(
+      names(await c.call('svc_asset_library', 'search', { theme_id: theme, category: 'background', subtype: 'hero-bg' })).sort(),
+    ).toEqual(['denali.webp', 'tanners_ridge.jpg']);
     // the HEIC is stored as PNG under its converted name
-    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'alt_text', query: 'sensor steel frame' }))).toEqual(['IMG_2682.png']);
+    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'alt_text', query: 'sensor steel frame' }))).toEqual([
+      'IMG_2682.png',
+    ]);
   });
 
   it('finds the photos a merchant would look for by their descriptions', async () => {
     const flowers = names(await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'flower' }));
     // "flower" also matches the tag "flowers" (prefix match)
-    expect(flowers.sort()).toEqual(['book-beside-flowers.jpg', 'cyclamen_persicum.jpg', 'notocactus_minimus.jpg', 'orychophragmus_violaceus.jpg', 'polemonium_reptans.jpg', 'wood_anemones.jpg']);
+    expect(flowers.sort()).toEqual([
+      'book-beside-flowers.jpg',
+      'cyclamen_persicum.jpg',
+      'notocactus_minimus.jpg',
+      'orychophragmus_violaceus.jpg',
+      'polemonium_reptans.jpg',
+      'wood_anemones.jpg',
+    ]);
     expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'bird of prey' }))[0]).toBe('prairie_falcon.jpg');
-    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'japanese storefront at night' }))[0]).toBe('japanese-shop.jpg');
+    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'japanese storefront at night' }))[0]).toBe(
+      'japanese-shop.jpg',
+    );
   });
 
   it('is idempotent, prints the same five fields, stores the demo key only as a hash and mints a new one on request', async () => {
@@ -82,7 +103,12 @@ describe('demo seed (atelier seed-demo)', () => {
     expect(settings).not.toContain(String(minted.api_key));
     // Both keys work (the first was printed at creation; the user may have configured it).
     for (const key of [once.api_key, minted.api_key]) {
-      const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(key) }, stderr: 'pipe' });
+      const child = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'serve', '--stdio'],
+        env: { ...env, ATELIER_API_KEY: String(key) },
+        stderr: 'pipe',
+      });
       const client = new Client({ name: 'demo-key', version: '0' });
       await client.connect(child);
       const r = await wrapClient(client).call('svc_asset_library', 'search', { theme_id: once.theme_id, limit: 1 });

@@ -21,7 +21,16 @@ async function boot(config: Config, apiKey: string | null): Promise<{ app: App; 
   return { app, c, key, theme };
 }
 
-const PHOTOS = ['prairie_falcon', 'silver_fir', 'el_torcal_rocks', 'cyclamen_persicum', 'wood_anemones', 'notocactus_minimus', 'polemonium_reptans', 'tanners_ridge'];
+const PHOTOS = [
+  'prairie_falcon',
+  'silver_fir',
+  'el_torcal_rocks',
+  'cyclamen_persicum',
+  'wood_anemones',
+  'notocactus_minimus',
+  'polemonium_reptans',
+  'tanners_ridge',
+];
 const req = (r: CallResult) => r.structured.request as { mode: string; match: string; degraded_from: string | null };
 
 describe('durable enrichment queue', () => {
@@ -37,12 +46,19 @@ describe('durable enrichment queue', () => {
     dirs.push(config.dataDir);
     const first = await boot(config, null);
     await Promise.all(
-      PHOTOS.map((p) => first.c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${p}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${p}.jpg` })),
+      PHOTOS.map((p) =>
+        first.c.call('svc_asset_import', 'import', {
+          data: demoFile(`images/nature/${p}.jpg`).toString('base64'),
+          mime_type: 'image/jpeg',
+          filename: `${p}.jpg`,
+        }),
+      ),
     );
     await first.app.close();
     // Precondition: the stop really interrupted the queue.
     const probe = buildApp(config, createLogger('silent'));
-    const left = (probe.db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE state IN ('queued', 'running')`).get() as { n: number }).n;
+    const left = (probe.db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE state IN ('queued', 'running')`).get() as { n: number })
+      .n;
     await probe.close();
     expect(left).toBeGreaterThan(0);
 
@@ -60,7 +76,11 @@ describe('durable enrichment queue', () => {
     dirs.push(config.dataDir);
     const first = await boot(config, null);
     for (const p of PHOTOS.slice(0, 2)) {
-      await first.c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${p}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${p}.jpg` });
+      await first.c.call('svc_asset_import', 'import', {
+        data: demoFile(`images/nature/${p}.jpg`).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: `${p}.jpg`,
+      });
     }
     const failed = await waitForEnrichment(first.c, first.theme);
     expect(failed.map((a) => a.enrichment_status)).toEqual(['failed', 'failed']);
@@ -96,7 +116,9 @@ describe('durable enrichment queue', () => {
             for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) v[[...w].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) % 16, 7)]! += 1;
             return { object: 'embedding', index, embedding: v };
           });
-          rs.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+          rs.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }),
+          );
         });
       });
     });
@@ -106,13 +128,27 @@ describe('durable enrichment queue', () => {
       dirs.push(config.dataDir);
       const first = await boot(config, null);
       for (const p of PHOTOS.slice(0, 3)) {
-        await first.c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${p}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${p}.jpg` });
+        await first.c.call('svc_asset_import', 'import', {
+          data: demoFile(`images/nature/${p}.jpg`).toString('base64'),
+          mime_type: 'image/jpeg',
+          filename: `${p}.jpg`,
+        });
       }
       await waitForEnrichment(first.c, first.theme);
       await first.app.close();
 
       const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`;
-      const httpConfig = { ...config, env: { ...config.env, ATELIER_EMBEDDER: 'http' as const, ATELIER_EMBEDDINGS_URL: url, ATELIER_EMBEDDINGS_KEY: 'sk-test', ATELIER_EMBEDDINGS_MODEL: 'fake-embed', ATELIER_EMBEDDINGS_DIMENSIONS: 16 } };
+      const httpConfig = {
+        ...config,
+        env: {
+          ...config.env,
+          ATELIER_EMBEDDER: 'http' as const,
+          ATELIER_EMBEDDINGS_URL: url,
+          ATELIER_EMBEDDINGS_KEY: 'sk-test',
+          ATELIER_EMBEDDINGS_MODEL: 'fake-embed',
+          ATELIER_EMBEDDINGS_DIMENSIONS: 16,
+        },
+      };
       const second = await boot(httpConfig, first.key);
       apps.push(second.app);
       const during = await second.c.call('svc_asset_library', 'search', { theme_id: second.theme, mode: 'semantic', query: 'falcon' });
@@ -129,7 +165,9 @@ describe('durable enrichment queue', () => {
       expect(req(after)).toMatchObject({ mode: 'semantic', match: 'vector', degraded_from: null });
       expect((after.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
       expect(requests[0]).toMatchObject({ auth: 'Bearer sk-test', body: { model: 'fake-embed', encoding_format: 'float' } });
-      const spaces = second.app.db.prepare(`SELECT model_id, dimensions, status FROM vector_spaces WHERE purpose = 'asset_text' ORDER BY id`).all();
+      const spaces = second.app.db
+        .prepare(`SELECT model_id, dimensions, status FROM vector_spaces WHERE purpose = 'asset_text' ORDER BY id`)
+        .all();
       expect(spaces).toEqual([
         { model_id: STATIC_MODEL_ID, dimensions: 100, status: 'retired' },
         { model_id: 'http:fake-embed', dimensions: 16, status: 'ready' },

@@ -4,7 +4,11 @@ import { seedSearchLibrary, smallDemoPhoto } from './fixtures.ts';
 import { waitForEnrichment, type EnrichedAsset as A } from './enrichment-helpers.ts';
 import { demoFile, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
 
-interface Req { mode: string; match: string; degraded_from: string | null }
+interface Req {
+  mode: string;
+  match: string;
+  degraded_from: string | null;
+}
 const names = (r: CallResult): string[] => (r.structured.assets as A[]).map((a) => a.name);
 const req = (r: CallResult): Req => r.structured.request as Req;
 
@@ -19,13 +23,21 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
     theme = srv.tenant.theme_id;
     ids = await seedSearchLibrary(c);
     for (const f of ['images/text/craft-beer.jpg', 'images/text/book-beside-flowers.jpg', 'images/text/japanese-shop.jpg']) {
-      const r = await c.call('svc_asset_import', 'import', { data: (await smallDemoPhoto(f)).toString('base64'), mime_type: 'image/jpeg', filename: f.split('/').pop() });
+      const r = await c.call('svc_asset_import', 'import', {
+        data: (await smallDemoPhoto(f)).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: f.split('/').pop(),
+      });
       expect(r.error).toBeUndefined();
       ids.set(f.split('/').pop()!, r.structured.asset_id as string);
     }
     // A re-encoded, resized copy of a photo under an unrelated name: `similar` must find it first.
     const copy = await sharp(demoFile('images/nature/silver_fir.jpg')).resize({ width: 300 }).jpeg({ quality: 55 }).toBuffer();
-    const r = await c.call('svc_asset_import', 'import', { data: copy.toString('base64'), mime_type: 'image/jpeg', filename: 'upload-0042.jpg' });
+    const r = await c.call('svc_asset_import', 'import', {
+      data: copy.toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'upload-0042.jpg',
+    });
     expect(r.error).toBeUndefined();
     ids.set('upload-0042.jpg', r.structured.asset_id as string);
     await waitForEnrichment(c, theme);
@@ -33,7 +45,10 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
   afterAll(async () => srv.close());
 
   it('import returns at once with enrichment pending, and every asset ends done', async () => {
-    const r = await c.call('svc_asset_import', 'import', { data: demoFile('images/formats/density_plot.png').toString('base64'), mime_type: 'image/png' });
+    const r = await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/formats/density_plot.png').toString('base64'),
+      mime_type: 'image/png',
+    });
     expect(r.structured.enrichment_status).toBe('pending');
     const all = await waitForEnrichment(c, theme);
     expect(all.map((a) => a.enrichment_status)).toEqual(all.map(() => 'done'));
@@ -56,9 +71,19 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
   });
 
   it('applies kind/category filters inside semantic search and keeps a relevance floor', async () => {
-    const hero = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'mountain', category: 'background' });
+    const hero = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      mode: 'semantic',
+      query: 'mountain',
+      category: 'background',
+    });
     expect(names(hero).sort()).toEqual(['denali.webp', 'tanners_ridge.jpg']);
-    const tall = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'blossom', orientation: 'portrait' });
+    const tall = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      mode: 'semantic',
+      query: 'blossom',
+      orientation: 'portrait',
+    });
     const tallAll = [...(tall.structured.assets as A[]), ...(tall.structured.suggestions as A[])];
     expect(tallAll.map((a) => a.name)).toContain('cyclamen_persicum.jpg');
     expect(tallAll.map((a) => a.orientation)).toEqual(tallAll.map(() => 'portrait'));
@@ -72,22 +97,35 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
   });
 
   it('similar ranks the re-encoded copy first, excludes the source, and scopes the source id', async () => {
-    const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: ids.get('silver_fir.jpg') });
+    const r = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      mode: 'similar',
+      similar_to_asset_id: ids.get('silver_fir.jpg'),
+    });
     expect(r.error).toBeUndefined();
     expect(req(r)).toMatchObject({ mode: 'similar', match: 'vector' });
     expect(names(r)[0]).toBe('upload-0042.jpg');
     // the re-encoded copy is a near-duplicate (relevance ≥ 0.95); anything else is at most visually related
     expect((r.structured.assets as A[])[0]).toMatchObject({ matched_by: ['visual'] });
     expect((r.structured.assets as A[])[0]!.relevance!).toBeGreaterThanOrEqual(0.95);
-    for (const a of [...(r.structured.assets as A[]).slice(1), ...(r.structured.suggestions as A[])]) expect(a.relevance!).toBeLessThan(0.95);
+    for (const a of [...(r.structured.assets as A[]).slice(1), ...(r.structured.suggestions as A[])])
+      expect(a.relevance!).toBeLessThan(0.95);
     expect(names(r)).not.toContain('silver_fir.jpg');
-    const back = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: ids.get('upload-0042.jpg') });
+    const back = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      mode: 'similar',
+      similar_to_asset_id: ids.get('upload-0042.jpg'),
+    });
     expect(names(back)[0]).toBe('silver_fir.jpg');
 
     const other = await startTestServer();
     try {
       const oc = await other.connect();
-      const foreign = await oc.call('svc_asset_library', 'search', { theme_id: other.tenant.theme_id, mode: 'similar', similar_to_asset_id: ids.get('silver_fir.jpg') });
+      const foreign = await oc.call('svc_asset_library', 'search', {
+        theme_id: other.tenant.theme_id,
+        mode: 'similar',
+        similar_to_asset_id: ids.get('silver_fir.jpg'),
+      });
       expect(foreign.error).toMatchObject({ code: 'not_found', field: 'args.similar_to_asset_id' });
     } finally {
       await other.close();
@@ -136,7 +174,13 @@ describe('enrichment, semantic, similar and hybrid search (static embedder)', ()
     const fir = byName.get('silver_fir.jpg')!;
     expect(fir.alt_text).toBe('Silver fir branches');
     // A generated asset has no user alt text (a prompt is an instruction): enrichment writes it from the prompt.
-    const g = await c.call('svc_drafts', 'asset_generate', { prompt: 'soft teal gradient backdrop', style: 'abstract', purpose: 'section_bg', image_size: '512px', quality: 'low' });
+    const g = await c.call('svc_drafts', 'asset_generate', {
+      prompt: 'soft teal gradient backdrop',
+      style: 'abstract',
+      purpose: 'section_bg',
+      image_size: '512px',
+      quality: 'low',
+    });
     expect(g.error).toBeUndefined();
     const after = await waitForEnrichment(c, theme);
     const gen = after.find((a) => a.id === g.structured.asset_id)!;
@@ -161,7 +205,7 @@ describe('degraded paths', () => {
       const hyb = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'falcon' });
       expect(req(hyb)).toMatchObject({ mode: 'all', degraded_from: 'all' });
       // Visual similarity does not need the text embedder.
-      const ids = (all).map((a) => a.id);
+      const ids = all.map((a) => a.id);
       const sim = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: ids[0] });
       expect(sim.error).toBeUndefined();
       expect(req(sim).mode).toBe('similar');

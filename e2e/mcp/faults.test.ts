@@ -11,7 +11,12 @@ import { APP, sendChunk, sha256 } from './upload-helpers.ts';
 
 /** A stdio server child process on `env`'s data dir, with an SDK client. */
 async function stdio(env: Record<string, string>): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--stdio'],
+    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'faults', version: '0' });
   await client.connect(transport);
   return { c: wrapClient(client), pid: transport.pid!, close: () => client.close() };
@@ -44,7 +49,8 @@ describe('crash windows', () => {
     const b = await first.c.call(APP, 'begin', { filename: 'silver_fir.jpg', size_bytes: bytes.length, sha256: sha256(bytes) });
     const id = b.structured.upload_id as string;
     const count = b.structured.chunk_count as number;
-    for (let i = 0; i < count; i++) expect((await sendChunk(first.c, id, bytes, b.structured.chunk_size_bytes as number, i)).error).toBeUndefined();
+    for (let i = 0; i < count; i++)
+      expect((await sendChunk(first.c, id, bytes, b.structured.chunk_size_bytes as number, i)).error).toBeUndefined();
     void first.c.call(APP, 'complete', { upload_id: id }).catch(() => undefined);
     await waitPaused(pd, 'upload-import');
     process.kill(first.pid, 'SIGKILL');
@@ -54,9 +60,14 @@ describe('crash windows', () => {
     try {
       const retry = await second.c.call(APP, 'complete', { upload_id: id });
       expect(retry.error).toBeUndefined();
-      expect(retry.structured).toMatchObject({ session: { status: 'imported' }, asset: { name: 'silver_fir.jpg', width: expect.any(Number) } });
+      expect(retry.structured).toMatchObject({
+        session: { status: 'imported' },
+        asset: { name: 'silver_fir.jpg', width: expect.any(Number) },
+      });
       const found = await second.c.call('svc_asset_library', 'search', { theme_id: t.theme_id, query: 'silver_fir', mode: 'filename' });
-      expect((found.structured.assets as { id: string }[]).map((a) => a.id)).toEqual([(retry.structured.asset as { asset_id: string }).asset_id]);
+      expect((found.structured.assets as { id: string }[]).map((a) => a.id)).toEqual([
+        (retry.structured.asset as { asset_id: string }).asset_id,
+      ]);
     } finally {
       await second.close();
     }
@@ -70,7 +81,12 @@ describe('enrichment re-runs', () => {
     try {
       const c = await srv.connect();
       const theme = srv.tenant.theme_id;
-      const imp = (file: string) => c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${file}`).toString('base64'), mime_type: 'image/jpeg', filename: file });
+      const imp = (file: string) =>
+        c.call('svc_asset_import', 'import', {
+          data: demoFile(`images/nature/${file}`).toString('base64'),
+          mime_type: 'image/jpeg',
+          filename: file,
+        });
       const fir = await imp('silver_fir.jpg');
       // The analysis of the fir is running (paused before it writes) when its category changes.
       await waitPaused(pd, 'enrichment-analyze');
@@ -79,10 +95,25 @@ describe('enrichment re-runs', () => {
       resume(pd, 'enrichment-analyze');
       // The source: a resized copy of the fir (other bytes, a near duplicate by looks, so a match however
       // small the library). Only the fir's vector metadata, written from the updated row, carries 'texture'.
-      const copy = await (await import('sharp')).default(demoFile('images/nature/silver_fir.jpg')).resize(400).jpeg({ quality: 70 }).toBuffer();
-      const src = await c.call('svc_asset_import', 'import', { data: copy.toString('base64'), mime_type: 'image/jpeg', filename: 'fir-copy.jpg' });
+      const copy = await (
+        await import('sharp')
+      )
+        .default(demoFile('images/nature/silver_fir.jpg'))
+        .resize(400)
+        .jpeg({ quality: 70 })
+        .toBuffer();
+      const src = await c.call('svc_asset_import', 'import', {
+        data: copy.toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: 'fir-copy.jpg',
+      });
       await waitForEnrichment(c, theme);
-      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: src.structured.asset_id, category: 'texture' });
+      const r = await c.call('svc_asset_library', 'search', {
+        theme_id: theme,
+        mode: 'similar',
+        similar_to_asset_id: src.structured.asset_id,
+        category: 'texture',
+      });
       expect((r.structured.assets as { id: string }[]).map((a) => a.id)).toEqual([fir.structured.asset_id]);
     } finally {
       await srv.close();

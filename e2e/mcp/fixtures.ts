@@ -56,4 +56,5 @@ export async function seedSearchLibrary(c: TestClient): Promise<Map<string, stri
 }
 
 /** A tiny SVG document. */
-export const SVG_LOGO = '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><rect width="120" height="40" fill="#1f3a5f"/><text x="10" y="26" fill="#fff">ACME</text></svg>';
+export const SVG_LOGO =
+  '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><rect width="120" height="40" fill="#1f3a5f"/><text x="10" y="26" fill="#fff">ACME</text></svg>';

@@ -16,7 +16,17 @@ export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).path
 export const DEMO_DIR = path.join(REPO_ROOT, 'demo');
 
 /** The S3 settings a test run was given (`npm run test:scale` sets them; scripts/test-scale.mjs). */
-const S3_VARS = ['ATELIER_BLOB_STORE', 'ATELIER_S3_ENDPOINT', 'ATELIER_S3_REGION', 'ATELIER_S3_FORCE_PATH_STYLE', 'ATELIER_S3_DELIVERY', 'ATELIER_S3_PART_BYTES', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const;
+const S3_VARS = [
+  'ATELIER_BLOB_STORE',
+  'ATELIER_S3_ENDPOINT',
+  'ATELIER_S3_REGION',
+  'ATELIER_S3_FORCE_PATH_STYLE',
+  'ATELIER_S3_DELIVERY',
+  'ATELIER_S3_PART_BYTES',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_REGION',
+] as const;
 
 /** Whether this run stores blobs on S3 (ATELIER_BLOB_STORE=s3://… in the test environment). */
 export const ON_S3 = !!process.env.ATELIER_BLOB_STORE;
@@ -41,7 +51,15 @@ export function blobStoreEnv(id: string): Record<string, string> {
  */
 export function tempConfig(overrides: Record<string, string> = {}, dataDir?: string): Config {
   const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
-  return loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_OCR: '0', ...blobStoreEnv(path.basename(dir)), ...overrides });
+  return loadConfig({
+    ATELIER_DATA_DIR: dir,
+    ATELIER_PORT: '0',
+    ATELIER_LOG_LEVEL: 'silent',
+    ATELIER_ALLOW_PRIVATE_URLS: '1',
+    ATELIER_OCR: '0',
+    ...blobStoreEnv(path.basename(dir)),
+    ...overrides,
+  });
 }
 
 /** Blobs plus leftovers (temp files, incomplete uploads, quarantined copies) in a store: what a failed write may have left. */
@@ -74,8 +92,17 @@ export function wrapClient(client: Client): TestClient {
     async call(router, action, args = {}) {
       const r = (await client.callTool({ name: router, arguments: { action, args } })) as CallToolResult;
       const structured = (r.structuredContent ?? {}) as Record<string, unknown>;
-      const text = r.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
-      return { isError: r.isError === true, structured, content: r.content, text, error: r.isError ? (structured.error as CallResult['error']) : undefined };
+      const text = r.content
+        .filter((c) => c.type === 'text')
+        .map((c) => (c as { text: string }).text)
+        .join('\n');
+      return {
+        isError: r.isError === true,
+        structured,
+        content: r.content,
+        text,
+        error: r.isError ? (structured.error as CallResult['error']) : undefined,
+      };
     },
     close: () => client.close(),
   };
@@ -98,7 +125,9 @@ export interface TestServer {
  * it is then left in place on close), create one tenant, and hand out SDK clients over an in-memory
  * transport pair (the same McpServer code path as HTTP and stdio).
  */
-export async function startTestServer(opts: { env?: Record<string, string>; configure?: (app: App) => void; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { env?: Record<string, string>; configure?: (app: App) => void; dataDir?: string } = {},
+): Promise<TestServer> {
   const config = tempConfig(opts.env, opts.dataDir);
   const log = createLogger('silent');
   const app = buildApp(config, log);
@@ -131,11 +160,15 @@ export async function startTestServer(opts: { env?: Record<string, string>; conf
 
 /** An in-memory SDK client for `app` authenticated with `apiKey` (e.g. a second App on the same data dir, as a second process would be). */
 export async function connectApp(app: App, apiKey: string, capabilities: ClientCapabilities = {}): Promise<TestClient> {
-  const server = createServer(app.server, () => {
-    const p = authenticate(app.library.tenancy, apiKey);
-    if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
-    return p;
-  }, authenticate(app.library.tenancy, apiKey) ?? undefined);
+  const server = createServer(
+    app.server,
+    () => {
+      const p = authenticate(app.library.tenancy, apiKey);
+      if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
+      return p;
+    },
+    authenticate(app.library.tenancy, apiKey) ?? undefined,
+  );
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: 'atelier-test', version: '0' }, { capabilities });

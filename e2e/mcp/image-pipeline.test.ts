@@ -13,16 +13,25 @@ import { demoFile, startTestServer, type TestClient, type TestServer } from './h
  */
 const TODAY: [string, string][] = [
   ['text/craft-beer.jpg', 'jpeg 6000x4000 | thumb 320x213 | webp 320x213 640x427 960x640 1280x853 1920x1280 2560x1707 | fallback none'],
-  ['text/handwritten-notes.jpg', 'jpeg 5117x3411 | thumb 320x213 | webp 320x213 640x426 960x639 1280x853 1920x1280 2560x1706 | fallback none'],
+  [
+    'text/handwritten-notes.jpg',
+    'jpeg 5117x3411 | thumb 320x213 | webp 320x213 640x426 960x639 1280x853 1920x1280 2560x1706 | fallback none',
+  ],
   ['metadata/portrait-orientation-6.jpg', 'jpeg 840x700 | thumb 320x267 | webp 320x267 640x533 840x700 | fallback none'],
-  ['formats/IMG_2682.heic', 'png 4032x3024 from heic | thumb 320x240 | webp 320x240 640x480 960x720 1280x960 1920x1440 2560x1920 | fallback none'],
+  [
+    'formats/IMG_2682.heic',
+    'png 4032x3024 from heic | thumb 320x240 | webp 320x240 640x480 960x720 1280x960 1920x1440 2560x1920 | fallback none',
+  ],
   ['formats/8bit-sRGB.avif', 'avif 1617x1080 | thumb 320x214 | webp 320x214 640x427 960x641 1280x855 1617x1080 | fallback jpeg 1617x1080'],
   ['formats/denali.webp', 'webp 600x315 | thumb 320x168 | webp 320x168 600x315 | fallback jpeg 600x315'],
   ['formats/density_plot.png', 'png 800x800 | thumb 320x320 | webp 320x320 640x640 800x800 | fallback none'],
   ['nature/cyclamen_persicum.jpg', 'jpeg 512x848 | thumb 193x320 | webp 320x530 512x848 | fallback none'],
   ['metadata/thompson-springs.jpg', 'jpeg 150x103 | thumb 150x103 | webp 150x103 | fallback none'],
   ['alpha-odd.png', 'png 333x777 | thumb 137x320 | webp 320x747 333x777 alpha | fallback none'],
-  ['alpha-wide.webp', 'webp 3001x999 | thumb 320x107 | webp 320x107 640x213 960x320 1280x426 1920x639 2560x852 alpha | fallback png 2560x852'],
+  [
+    'alpha-wide.webp',
+    'webp 3001x999 | thumb 320x107 | webp 320x107 640x213 960x320 1280x426 1920x639 2560x852 alpha | fallback png 2560x852',
+  ],
   ['alpha.avif', 'avif 700x500 | thumb 320x229 | webp 320x229 640x457 700x500 alpha | fallback png 700x500'],
   ['animated.gif', 'gif 97x61 | thumb 97x61 | webp 97x61 | fallback none'],
   ['animated.webp', 'webp 97x61 | thumb 97x61 | webp 97x61 | fallback jpeg 97x61'],
@@ -35,8 +44,14 @@ const TODAY: [string, string][] = [
 ];
 
 interface Expected {
-  format: string; width: number; height: number; convertedFrom: string | null;
-  thumb: [number, number]; webp: [number, number][]; alpha: boolean; fallback: { format: string; width: number; height: number } | null;
+  format: string;
+  width: number;
+  height: number;
+  convertedFrom: string | null;
+  thumb: [number, number];
+  webp: [number, number][];
+  alpha: boolean;
+  fallback: { format: string; width: number; height: number } | null;
 }
 
 const size = (s: string): [number, number] => s.split('x').map(Number) as [number, number];
@@ -48,7 +63,10 @@ function parse(line: string): Expected {
   const webpParts = webp.split(' ').slice(1);
   const fb = fallback.split(' ').slice(1);
   return {
-    format, width: w, height: h, convertedFrom: from ?? null,
+    format,
+    width: w,
+    height: h,
+    convertedFrom: from ?? null,
     thumb: size(thumb.split(' ')[1]!),
     webp: webpParts.filter((p) => p !== 'alpha').map(size),
     alpha: webpParts.includes('alpha'),
@@ -58,7 +76,8 @@ function parse(line: string): Expected {
 
 /** Mean absolute difference per channel value (0–255) of two same-sized RGB rasters. */
 async function meanDiff(a: Buffer, b: Buffer, width: number, height: number): Promise<number> {
-  const raw = async (x: Buffer): Promise<Buffer> => sharp(x).resize(width, height, { fit: 'fill' }).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer();
+  const raw = async (x: Buffer): Promise<Buffer> =>
+    sharp(x).resize(width, height, { fit: 'fill' }).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer();
   const [ra, rb] = await Promise.all([raw(a), raw(b)]);
   let sum = 0;
   for (let i = 0; i < ra.length; i++) sum += Math.abs(ra[i]! - rb[i]!);
@@ -90,10 +109,27 @@ describe('image pipeline: every rendition derived from one decode', () => {
   it.each(TODAY)('%s keeps the renditions it had (formats, widths, heights ±1 px, alpha, orientation)', async (name, line) => {
     const want = parse(line);
     const bytes = inputs.get(name)!;
-    const r = await c.call('svc_asset_import', 'import', { data: bytes.toString('base64'), mime_type: 'image/jpeg', filename: name.split('/').pop()! });
+    const r = await c.call('svc_asset_import', 'import', {
+      data: bytes.toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: name.split('/').pop()!,
+    });
     expect(r.error).toBeUndefined();
-    const a = r.structured as { format: string; width: number; height: number; converted_from: string | null; url: string; fallback_url: string; delivery: { thumbnail_url: string; variants: { url: string; width: number; height: number; format: string }[] } };
-    expect({ format: a.format, width: a.width, height: a.height, converted_from: a.converted_from }).toEqual({ format: want.format, width: want.width, height: want.height, converted_from: want.convertedFrom });
+    const a = r.structured as {
+      format: string;
+      width: number;
+      height: number;
+      converted_from: string | null;
+      url: string;
+      fallback_url: string;
+      delivery: { thumbnail_url: string; variants: { url: string; width: number; height: number; format: string }[] };
+    };
+    expect({ format: a.format, width: a.width, height: a.height, converted_from: a.converted_from }).toEqual({
+      format: want.format,
+      width: want.width,
+      height: want.height,
+      converted_from: want.convertedFrom,
+    });
 
     // WebP srcset: the same widths in order, each height the aspect ratio rounded to the nearest px
     expect(a.delivery.variants.map((v) => [v.format, v.width])).toEqual(want.webp.map(([w]) => ['webp', w]));
@@ -101,7 +137,12 @@ describe('image pipeline: every rendition derived from one decode', () => {
       near(v.height, want.webp[i]![1]);
       expect(Math.abs(v.height - (a.height * v.width) / a.width)).toBeLessThanOrEqual(0.5);
       const m = await sharp(await blob(v.url)).metadata();
-      expect({ format: m.format, width: m.width, height: m.height, pages: m.pages ?? 1 }).toEqual({ format: 'webp', width: v.width, height: v.height, pages: 1 });
+      expect({ format: m.format, width: m.width, height: m.height, pages: m.pages ?? 1 }).toEqual({
+        format: 'webp',
+        width: v.width,
+        height: v.height,
+        pages: 1,
+      });
       expect(m.hasAlpha, `alpha of ${v.width} px WebP`).toBe(want.alpha);
     }
 

@@ -15,8 +15,10 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     await srv.close();
   });
   const scope = (): { tenantId: string; workspaceId: string } => ({ tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
-  const total = async (): Promise<number> => (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
-  const blob = (url: string): Promise<Buffer> => srv.app.library.blobs.get(srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix)!);
+  const total = async (): Promise<number> =>
+    (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
+  const blob = (url: string): Promise<Buffer> =>
+    srv.app.library.blobs.get(srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix)!);
 
   it('import (data, url, attachments) and upload complete are refused with busy while the pool is full; retried, they import intact', async () => {
     const photo = demoFile('images/text/japanese-shop.jpg');
@@ -24,7 +26,12 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     const attachment = demoFile('images/nature/silver_fir.jpg');
     const held = srv.app.library.images.admit();
 
-    const data = { data: photo.toString('base64'), mime_type: 'image/jpeg', filename: 'japanese-shop.jpg', alt_text: 'Shop front in Kyoto' };
+    const data = {
+      data: photo.toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'japanese-shop.jpg',
+      alt_text: 'Shop front in Kyoto',
+    };
     const busy = await c.call('svc_asset_import', 'import', data);
     expect(busy.error).toMatchObject({ code: 'busy', field: null, details: { active_imports: 1 } });
     expect(busy.error?.details?.retry_after_ms).toEqual(expect.any(Number));
@@ -53,14 +60,29 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     held.release();
     const retried = await c.call('svc_asset_import', 'import', data);
     expect(retried.error).toBeUndefined();
-    expect(retried.structured).toMatchObject({ format: 'jpeg', width: 4217, height: 2817, deduplicated: false, alt_text: 'Shop front in Kyoto' });
+    expect(retried.structured).toMatchObject({
+      format: 'jpeg',
+      width: 4217,
+      height: 2817,
+      deduplicated: false,
+      alt_text: 'Shop front in Kyoto',
+    });
     expect((await blob(retried.structured.url as string)).equals(photo)).toBe(true);
-    expect((retried.structured.delivery as { variants: { width: number }[] }).variants.map((v) => v.width)).toEqual([320, 640, 960, 1280, 1920, 2560]);
+    expect((retried.structured.delivery as { variants: { width: number }[] }).variants.map((v) => v.width)).toEqual([
+      320, 640, 960, 1280, 1920, 2560,
+    ]);
 
     const completed = await c.call(APP, 'complete', { upload_id: up.id });
     expect(completed.error).toBeUndefined();
     expect(completed.structured.session).toMatchObject({ status: 'imported' });
-    const asset = completed.structured.asset as { asset_id: string; url: string; width: number; height: number; alt_text: string; delivery: { thumbnail_url: string } };
+    const asset = completed.structured.asset as {
+      asset_id: string;
+      url: string;
+      width: number;
+      height: number;
+      alt_text: string;
+      delivery: { thumbnail_url: string };
+    };
     expect(asset).toMatchObject({ width: 800, height: 533, alt_text: 'Falcon on a post' });
     expect((await blob(asset.url)).equals(upload)).toBe(true);
     expect(await sharp(await blob(asset.delivery.thumbnail_url)).metadata()).toMatchObject({ format: 'jpeg', width: 320, height: 213 });
@@ -87,7 +109,10 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     const messages: string[] = [];
     const bytes = await sharp(demoFile('images/nature/tanners_ridge.jpg')).resize(700).jpeg().toBuffer();
     const r = await c.client.callTool(
-      { name: 'svc_asset_import', arguments: { action: 'import', args: { data: bytes.toString('base64'), mime_type: 'image/jpeg', filename: 'ridge.jpg' } } },
+      {
+        name: 'svc_asset_import',
+        arguments: { action: 'import', args: { data: bytes.toString('base64'), mime_type: 'image/jpeg', filename: 'ridge.jpg' } },
+      },
       undefined,
       { onprogress: (p) => void messages.push(p.message ?? '') },
     );

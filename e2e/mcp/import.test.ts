@@ -30,7 +30,11 @@ async function imageOrigin(): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -48,7 +52,8 @@ describe('svc_asset_import import', () => {
     await srv.close();
   });
 
-  const total = async (): Promise<number> => (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
+  const total = async (): Promise<number> =>
+    (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
 
   it('rule 1: exactly one of url, data, attachments', async () => {
     const none = await c.call('svc_asset_import', 'import', { filename: 'x.png' });
@@ -66,12 +71,25 @@ describe('svc_asset_import import', () => {
 
   it('imports base64 data with user metadata and returns the Imported asset shape', async () => {
     const r = await c.call('svc_asset_import', 'import', {
-      data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'), mime_type: 'image/jpeg',
-      filename: 'ridge-hero.jpg', alt_text: 'Ridge at dusk', tags: ['hero', 'mountain'], purpose: 'hero_bg',
+      data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'ridge-hero.jpg',
+      alt_text: 'Ridge at dusk',
+      tags: ['hero', 'mountain'],
+      purpose: 'hero_bg',
     });
     expect(r.error).toBeUndefined();
     const a = r.structured;
-    expect(a).toMatchObject({ kind: 'image', name: 'ridge-hero.jpg', alt_text: 'Ridge at dusk', tags: ['hero', 'mountain'], purpose: 'hero_bg', processing_status: 'ready', deduplicated: false, format: 'jpeg' });
+    expect(a).toMatchObject({
+      kind: 'image',
+      name: 'ridge-hero.jpg',
+      alt_text: 'Ridge at dusk',
+      tags: ['hero', 'mountain'],
+      purpose: 'hero_bg',
+      processing_status: 'ready',
+      deduplicated: false,
+      format: 'jpeg',
+    });
     expect(a.id).toBe(a.asset_id);
     const meta = await sharp(demoFile('images/nature/tanners_ridge.jpg')).metadata();
     expect([a.width, a.height]).toEqual([meta.width, meta.height]);
@@ -92,10 +110,16 @@ describe('svc_asset_import import', () => {
   });
 
   it('gives WebP and AVIF originals a JPEG fallback', async () => {
-    const r = await c.call('svc_asset_import', 'import', { data: demoFile('images/formats/denali.webp').toString('base64'), mime_type: 'image/webp' });
+    const r = await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/formats/denali.webp').toString('base64'),
+      mime_type: 'image/webp',
+    });
     expect(r.structured.format).toBe('webp');
     expect(String(r.structured.fallback_url)).toMatch(/\.jpg$/);
-    const avif = await c.call('svc_asset_import', 'import', { data: demoFile('images/formats/8bit-sRGB.avif').toString('base64'), mime_type: 'image/avif' });
+    const avif = await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/formats/8bit-sRGB.avif').toString('base64'),
+      mime_type: 'image/avif',
+    });
     expect(avif.error).toBeUndefined();
     expect(avif.structured.format).toBe('avif');
   });
@@ -111,18 +135,28 @@ describe('svc_asset_import import', () => {
   });
 
   it('converts HEIC to PNG with the real dimensions', async () => {
-    const r = await c.call('svc_asset_import', 'import', { data: smallHeic().toString('base64'), mime_type: 'image/heic', filename: 'IMG_2682.heic' });
+    const r = await c.call('svc_asset_import', 'import', {
+      data: smallHeic().toString('base64'),
+      mime_type: 'image/heic',
+      filename: 'IMG_2682.heic',
+    });
     expect(r.error).toBeUndefined();
     expect(r.structured).toMatchObject({ format: 'png', converted_from: 'heic', name: 'IMG_2682.png', width: 640, height: 480 });
   });
 
   it('refuses bytes that are not an image and truncated images, storing nothing', async () => {
     const before = await total();
-    const text = await c.call('svc_asset_import', 'import', { data: Buffer.from('hello, I am plain text').toString('base64'), mime_type: 'image/png' });
+    const text = await c.call('svc_asset_import', 'import', {
+      data: Buffer.from('hello, I am plain text').toString('base64'),
+      mime_type: 'image/png',
+    });
     expect(text.error).toMatchObject({ code: 'invalid_argument', field: 'args.data' });
     expect(text.error?.message).toContain('not a supported image');
     const jpeg = demoFile('images/nature/wood_anemones.jpg');
-    const cut = await c.call('svc_asset_import', 'import', { data: jpeg.subarray(0, Math.floor(jpeg.length / 3)).toString('base64'), mime_type: 'image/jpeg' });
+    const cut = await c.call('svc_asset_import', 'import', {
+      data: jpeg.subarray(0, Math.floor(jpeg.length / 3)).toString('base64'),
+      mime_type: 'image/jpeg',
+    });
     expect(cut.error).toMatchObject({ code: 'invalid_argument', field: 'args.data' });
     const notB64 = await c.call('svc_asset_import', 'import', { data: '%%%not base64%%%', mime_type: 'image/png' });
     expect(notB64.error).toMatchObject({ code: 'invalid_argument', field: 'args.data' });
@@ -156,20 +190,33 @@ describe('svc_asset_import import', () => {
 
 describe('import limits and URL safety', () => {
   it('refuses private targets, oversize bodies and decompression bombs', async () => {
-    const srv = await startTestServer({ env: { ATELIER_ALLOW_PRIVATE_URLS: '0', ATELIER_MAX_IMPORT_BYTES: '200000', ATELIER_MAX_INPUT_PIXELS: '1000000' } });
+    const srv = await startTestServer({
+      env: { ATELIER_ALLOW_PRIVATE_URLS: '0', ATELIER_MAX_IMPORT_BYTES: '200000', ATELIER_MAX_INPUT_PIXELS: '1000000' },
+    });
     const origin = await imageOrigin();
     try {
       const c = await srv.connect();
-      for (const url of [`${origin.url}/photos/a.jpg`, `http://localhost:${new URL(origin.url).port}/photos/a.jpg`, 'http://[::1]/x.jpg', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/a.png']) {
+      for (const url of [
+        `${origin.url}/photos/a.jpg`,
+        `http://localhost:${new URL(origin.url).port}/photos/a.jpg`,
+        'http://[::1]/x.jpg',
+        'http://169.254.169.254/latest/meta-data',
+        'http://10.0.0.1/a.png',
+      ]) {
         const r = await c.call('svc_asset_import', 'import', { url });
         expect(r.error, url).toMatchObject({ code: 'invalid_argument', field: 'args.url' });
         expect(r.error?.message, url).toMatch(/private/);
       }
-      const big = await c.call('svc_asset_import', 'import', { data: demoFile('images/formats/IMG_2682.heic').toString('base64'), mime_type: 'image/heic' });
+      const big = await c.call('svc_asset_import', 'import', {
+        data: demoFile('images/formats/IMG_2682.heic').toString('base64'),
+        mime_type: 'image/heic',
+      });
       expect(big.error).toMatchObject({ code: 'invalid_argument', field: 'args.data' });
       expect(big.error?.message).toContain('200000 bytes');
       // 1500×1000 = 1.5 MP > 1 MP limit, though the PNG itself is tiny.
-      const wide = await sharp({ create: { width: 1500, height: 1000, channels: 3, background: '#fff' } }).png().toBuffer();
+      const wide = await sharp({ create: { width: 1500, height: 1000, channels: 3, background: '#fff' } })
+        .png()
+        .toBuffer();
       const bomb = await c.call('svc_asset_import', 'import', { data: wide.toString('base64'), mime_type: 'image/png' });
       expect(bomb.error).toMatchObject({ code: 'invalid_argument', field: 'args.data' });
       expect(bomb.error?.message).toContain('decompression-bomb');

@@ -11,18 +11,24 @@ describe('a revoked API key is refused at once, open sessions included', () => {
   });
   afterAll(async () => srv.close());
 
-  it('over Streamable HTTP: the open session\'s next request gets 401', async () => {
+  it("over Streamable HTTP: the open session's next request gets 401", async () => {
     const http = await srv.listen();
     const key = createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { name: 'to revoke' });
     const client = new Client({ name: 'revocation-test', version: '0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key.api_key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(http.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key.api_key}` } } }),
+    );
     const c = wrapClient(client);
     expect((await c.call('svc_discover', 'scope', {})).isError).toBe(false);
     expect(revokeApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, key.api_key_id)).toBe(true);
     await expect(c.call('svc_discover', 'scope', {})).rejects.toThrow(/401|invalid API key/);
     // a new session with the key is refused as well; the tenant's other key still works
     const again = new Client({ name: 'revocation-test', version: '0' });
-    await expect(again.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key.api_key}` } } }))).rejects.toThrow();
+    await expect(
+      again.connect(
+        new StreamableHTTPClientTransport(new URL(http.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key.api_key}` } } }),
+      ),
+    ).rejects.toThrow();
     const other = await srv.connect();
     expect((await other.call('svc_discover', 'scope', {})).isError).toBe(false);
     await client.close().catch(() => undefined);

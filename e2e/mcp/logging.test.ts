@@ -11,7 +11,12 @@ import { tempConfig, wrapClient } from './harness.ts';
 describe('logging', () => {
   it('writes one line per tool call with router, action, outcome, duration, tenant and resolved workspace, never the key', async () => {
     const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+        cb();
+      },
+    });
     const config = tempConfig({ ATELIER_ENRICHMENT: '0' });
     const app = buildApp(config, pino({ level: 'info' }, sink));
     const t = createTenant(app.library.tenancy, 'Logged');
@@ -27,7 +32,13 @@ describe('logging', () => {
     await app.close();
     const calls = lines.filter((l) => l.msg === 'tool call');
     expect(calls).toHaveLength(2);
-    expect(calls[0]).toMatchObject({ router: 'svc_asset_library', action: 'search', outcome: 'ok', tenant_id: t.tenant_id, workspace_id: t.workspace_id });
+    expect(calls[0]).toMatchObject({
+      router: 'svc_asset_library',
+      action: 'search',
+      outcome: 'ok',
+      tenant_id: t.tenant_id,
+      workspace_id: t.workspace_id,
+    });
     expect(typeof calls[0]!.duration_ms).toBe('number');
     expect(calls[1]).toMatchObject({ outcome: 'invalid_argument' });
     expect(JSON.stringify(lines)).not.toContain(t.api_key);

@@ -24,37 +24,75 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
   afterAll(async () => srv.close());
 
   const importFalcon = async (client = c, filename = 'falcon.jpg'): Promise<string> => {
-    const r = await client.call('svc_asset_import', 'import', { data: FALCON, mime_type: 'image/jpeg', filename, tags: ['bird'], alt_text: 'A falcon' });
+    const r = await client.call('svc_asset_import', 'import', {
+      data: FALCON,
+      mime_type: 'image/jpeg',
+      filename,
+      tags: ['bird'],
+      alt_text: 'A falcon',
+    });
     expect(r.error).toBeUndefined();
     return r.structured.asset_id as string;
   };
 
   it('updates user metadata, reindexes lexical search, and reports what changed', async () => {
     const id = await importFalcon();
-    const r = await c.call('svc_asset_manage', 'update', { asset_id: id, alt_text: 'Prairie falcon on a sandstone ledge', tags: ['raptor', 'wildlife', 'raptor'], purpose: 'hero_bg', filename: 'hero-falcon.jpg' });
+    const r = await c.call('svc_asset_manage', 'update', {
+      asset_id: id,
+      alt_text: 'Prairie falcon on a sandstone ledge',
+      tags: ['raptor', 'wildlife', 'raptor'],
+      purpose: 'hero_bg',
+      filename: 'hero-falcon.jpg',
+    });
     expect(r.error).toBeUndefined();
     expect(r.structured).toMatchObject({
-      id, name: 'hero-falcon.jpg', alt_text: 'Prairie falcon on a sandstone ledge', tags: ['raptor', 'wildlife'], purpose: 'hero_bg',
-      category: 'background', subtype: 'hero-bg', user_fields: ['filename', 'alt_text', 'tags', 'purpose'],
+      id,
+      name: 'hero-falcon.jpg',
+      alt_text: 'Prairie falcon on a sandstone ledge',
+      tags: ['raptor', 'wildlife'],
+      purpose: 'hero_bg',
+      category: 'background',
+      subtype: 'hero-bg',
+      user_fields: ['filename', 'alt_text', 'tags', 'purpose'],
       changed: ['filename', 'alt_text', 'tags', 'purpose', 'category', 'subtype'],
     });
     expect(r.text).toContain('Updated filename, alt_text, tags, purpose, category, subtype of hero-falcon.jpg');
-    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'alt_text', query: 'sandstone' }))).toEqual(['hero-falcon.jpg']);
-    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'wildlife' }))).toEqual(['hero-falcon.jpg']);
+    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'alt_text', query: 'sandstone' }))).toEqual([
+      'hero-falcon.jpg',
+    ]);
+    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'wildlife' }))).toEqual([
+      'hero-falcon.jpg',
+    ]);
     expect((await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'bird' })).structured.total).toBe(0);
-    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, category: 'background', subtype: 'hero-bg' }))).toEqual(['hero-falcon.jpg']);
+    expect(names(await c.call('svc_asset_library', 'search', { theme_id: theme, category: 'background', subtype: 'hero-bg' }))).toEqual([
+      'hero-falcon.jpg',
+    ]);
     // the same values again: nothing changes
     const again = await c.call('svc_asset_manage', 'update', { asset_id: id, alt_text: 'Prairie falcon on a sandstone ledge' });
     expect(again.structured.changed).toEqual([]);
     expect(again.text).toMatch(/^No change to hero-falcon.jpg/);
     // category change drops a subtype of the old category; alt_text null hands alt text back to enrichment
     const moved = await c.call('svc_asset_manage', 'update', { asset_id: id, category: 'lifestyle', alt_text: null });
-    expect(moved.structured).toMatchObject({ category: 'lifestyle', subtype: null, alt_text: null, user_fields: ['filename', 'tags', 'purpose'] });
+    expect(moved.structured).toMatchObject({
+      category: 'lifestyle',
+      subtype: null,
+      alt_text: null,
+      user_fields: ['filename', 'tags', 'purpose'],
+    });
     // a subtype without its category is meaningless: clearing the category clears both
-    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, subtype: 'scene' })).structured).toMatchObject({ category: 'lifestyle', subtype: 'scene' });
-    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, category: null })).structured).toMatchObject({ category: null, subtype: null });
+    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, subtype: 'scene' })).structured).toMatchObject({
+      category: 'lifestyle',
+      subtype: 'scene',
+    });
+    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, category: null })).structured).toMatchObject({
+      category: null,
+      subtype: null,
+    });
     // the word "machine" typed as alt text is the user's text, not the marker for "use the machine alt text"
-    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, alt_text: 'machine' })).structured).toMatchObject({ alt_text: 'machine', user_fields: expect.arrayContaining(['alt_text']) });
+    expect((await c.call('svc_asset_manage', 'update', { asset_id: id, alt_text: 'machine' })).structured).toMatchObject({
+      alt_text: 'machine',
+      user_fields: expect.arrayContaining(['alt_text']),
+    });
     expect((await c.call('svc_assets', 'view', { asset_id: id })).structured).toMatchObject({ alt_text: 'machine' });
     await c.call('svc_asset_manage', 'delete', { asset_ids: [id] });
   });
@@ -89,11 +127,16 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
   it('deletes assets: gone from search and view, CDN URLs 404, shared bytes stay served, GC removes orphans', async () => {
     const http = await srv.listen();
     const falcon = await importFalcon();
-    const fir = (await c.call('svc_asset_import', 'import', { data: FIR, mime_type: 'image/jpeg', filename: 'fir.jpg' })).structured.asset_id as string;
+    const fir = (await c.call('svc_asset_import', 'import', { data: FIR, mime_type: 'image/jpeg', filename: 'fir.jpg' })).structured
+      .asset_id as string;
     const theirs = await importFalcon(b, 'their-falcon.jpg'); // same bytes, other tenant
-    const before = (await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'fir' })).structured.assets as { id: string; url: string; thumbnail_url: string }[];
+    const before = (await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'fir' })).structured.assets as {
+      id: string;
+      url: string;
+      thumbnail_url: string;
+    }[];
     const firAsset = before.find((a) => a.id === fir)!;
-    const falconUrl = ((await c.call('svc_assets', 'view', { asset_id: falcon })).structured.url) as string;
+    const falconUrl = (await c.call('svc_assets', 'view', { asset_id: falcon })).structured.url as string;
     // full sha256 behind a CDN URL (short content address), resolved while the assets still exist
     const shaOf = (url: string): string => srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix)!;
     const firSha = shaOf(firAsset.url);
@@ -103,7 +146,14 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     const missing = '11111111-1111-4111-8111-111111111111';
     const r = await c.call('svc_asset_manage', 'delete', { asset_ids: [fir, missing, falcon, fir] });
     expect(r.error).toBeUndefined();
-    expect(r.structured).toMatchObject({ deleted: [{ asset_id: fir, name: 'fir.jpg' }, { asset_id: falcon, name: 'falcon.jpg' }], not_found: [missing], still_served: [falconUrl] });
+    expect(r.structured).toMatchObject({
+      deleted: [
+        { asset_id: fir, name: 'fir.jpg' },
+        { asset_id: falcon, name: 'falcon.jpg' },
+      ],
+      not_found: [missing],
+      still_served: [falconUrl],
+    });
     expect(r.text).toContain('Deleted 2 asset(s)');
     expect(r.text).toContain(`Not found in this workspace: ${missing}`);
 
@@ -143,7 +193,12 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     const tools = await c.client.listTools();
     const t = tools.tools.find((x) => x.name === 'svc_asset_manage')!;
     // hints equal to MCP's defaults are left out of tools/list (readOnly false, destructive true, idempotent false, openWorld true)
-    expect({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true, ...t.annotations }).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+    expect({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true, ...t.annotations }).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
   });
 });
 
@@ -158,7 +213,11 @@ describe('svc_asset_manage with enrichment', () => {
       await waitForEnrichment(c, theme);
       const before = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'hawk' });
       expect(before.structured.total).toBe(0);
-      const u = await c.call('svc_asset_manage', 'update', { asset_id: id, alt_text: 'A prairie falcon perched on a rock', tags: ['bird', 'raptor'] });
+      const u = await c.call('svc_asset_manage', 'update', {
+        asset_id: id,
+        alt_text: 'A prairie falcon perched on a rock',
+        tags: ['bird', 'raptor'],
+      });
       expect(u.error).toBeUndefined();
       const after = await waitForEnrichment(c, theme);
       expect(after[0]!.alt_text).toBe('A prairie falcon perched on a rock');
@@ -179,7 +238,14 @@ describe('asset seq after deletion', () => {
     try {
       const c = await srv.connect();
       const theme = srv.tenant.theme_id;
-      const imp = async (file: string) => (await c.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${file}`).toString('base64'), mime_type: 'image/jpeg', filename: file })).structured.asset_id as string;
+      const imp = async (file: string) =>
+        (
+          await c.call('svc_asset_import', 'import', {
+            data: demoFile(`images/nature/${file}`).toString('base64'),
+            mime_type: 'image/jpeg',
+            filename: file,
+          })
+        ).structured.asset_id as string;
       await imp('silver_fir.jpg');
       const newest = await imp('prairie_falcon.jpg');
       const first = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 1 });

@@ -10,7 +10,11 @@ import { smallHeic } from './fixtures.ts';
 const expectedUrl = pathToFileURL(path.join(DEMO_DIR, 'ocr', 'expected-text.mjs')).href;
 const { BILL_SPACED_TEXT, COMSIC_TEXT, SIMPLE_TEXT, TESTOCR_TEXT } = (await import(expectedUrl)) as Record<string, string>;
 const names = (r: CallResult): string[] => (r.structured.assets as { name: string }[]).map((a) => a.name);
-const lines = (t: string): string[] => t.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+const lines = (t: string): string[] =>
+  t
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
 
 describe('OCR mode (tesseract.js, bundled English data)', () => {
   let srv: TestServer;
@@ -20,8 +24,18 @@ describe('OCR mode (tesseract.js, bundled English data)', () => {
     srv = await startTestServer({ env: { ATELIER_OCR: '1' } });
     c = await srv.connect();
     theme = srv.tenant.theme_id;
-    for (const [file, mime] of [['ocr/cosmic.png', 'image/png'], ['ocr/testocr.png', 'image/png'], ['ocr/bill.png', 'image/png'], ['ocr/simple-90.jpg', 'image/jpeg'], ['images/text/craft-beer.jpg', 'image/jpeg']] as const) {
-      const r = await c.call('svc_asset_import', 'import', { data: demoFile(file).toString('base64'), mime_type: mime, filename: file.split('/').pop() });
+    for (const [file, mime] of [
+      ['ocr/cosmic.png', 'image/png'],
+      ['ocr/testocr.png', 'image/png'],
+      ['ocr/bill.png', 'image/png'],
+      ['ocr/simple-90.jpg', 'image/jpeg'],
+      ['images/text/craft-beer.jpg', 'image/jpeg'],
+    ] as const) {
+      const r = await c.call('svc_asset_import', 'import', {
+        data: demoFile(file).toString('base64'),
+        mime_type: mime,
+        filename: file.split('/').pop(),
+      });
       expect(r.error).toBeUndefined();
     }
     await waitForEnrichment(c, theme, 120_000);
@@ -67,12 +81,17 @@ describe('formats: HEIC conversion and EXIF orientation', () => {
     c = await srv.connect();
   });
   afterAll(async () => srv.close());
-  const total = async (): Promise<number> => (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
+  const total = async (): Promise<number> =>
+    (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
 
   it('imports a HEIC as a PNG with the dimensions libheif reports, and enriches it', async () => {
     const heic = smallHeic();
     const meta = await sharp(heic).metadata();
-    const r = await c.call('svc_asset_import', 'import', { data: heic.toString('base64'), mime_type: 'image/heic', filename: 'IMG_2682.heic' });
+    const r = await c.call('svc_asset_import', 'import', {
+      data: heic.toString('base64'),
+      mime_type: 'image/heic',
+      filename: 'IMG_2682.heic',
+    });
     expect(r.error).toBeUndefined();
     expect(r.structured).toMatchObject({ format: 'png', converted_from: 'heic', width: meta.width, height: meta.height });
     const http = await srv.listen();
@@ -88,7 +107,11 @@ describe('formats: HEIC conversion and EXIF orientation', () => {
     // Keep the ftyp/meta boxes and the mdat header (so it still sniffs as HEIC) and destroy the coded image data.
     const data = heic.indexOf('mdat') + 4;
     const broken = Buffer.concat([heic.subarray(0, data), Buffer.alloc(heic.length - data, 0x5a)]);
-    const r = await c.call('svc_asset_import', 'import', { data: broken.toString('base64'), mime_type: 'image/heic', filename: 'broken.heic' });
+    const r = await c.call('svc_asset_import', 'import', {
+      data: broken.toString('base64'),
+      mime_type: 'image/heic',
+      filename: 'broken.heic',
+    });
     expect(r.error).toMatchObject({ code: 'conversion_failed', field: 'args.data' });
     expect(await total()).toBe(before);
   });
@@ -111,7 +134,9 @@ describe('formats: HEIC conversion and EXIF orientation', () => {
     const sm = await sharp(stored).metadata();
     const sw = (sm.orientation ?? 1) >= 5;
     expect([sw ? sm.height : sm.width, sw ? sm.width : sm.height]).toEqual([r.structured.width, r.structured.height]);
-    const thumb = (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1 })).structured.assets as { thumbnail_url: string }[];
+    const thumb = (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1 })).structured.assets as {
+      thumbnail_url: string;
+    }[];
     const tb = Buffer.from(await (await fetch(thumb[0]!.thumbnail_url.replace(/^https?:\/\/[^/]+/, http.url))).arrayBuffer());
     const tm = await sharp(tb).metadata();
     expect(Math.sign(tm.width - tm.height)).toBe(Math.sign((r.structured.width as number) - (r.structured.height as number)));

@@ -21,7 +21,10 @@ async function freePort(): Promise<number> {
 async function waitHealthy(port: number): Promise<void> {
   const until = Date.now() + 60_000;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > until) throw new Error(`nothing healthy on port ${port}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -110,13 +113,22 @@ describe('processes sharing a data dir', () => {
     const port = await freePort();
     const web = spawnCli(['serve', '--http', '--port', String(port)], env);
     const stdioSearch = async (): Promise<{ url: string; stderr: string }> => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...process.env, ...env, ATELIER_PORT: String(port), ATELIER_API_KEY: String(t.api_key), ATELIER_LOG_LEVEL: 'info' }, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'serve', '--stdio'],
+        env: { ...process.env, ...env, ATELIER_PORT: String(port), ATELIER_API_KEY: String(t.api_key), ATELIER_LOG_LEVEL: 'info' },
+        stderr: 'pipe',
+      });
       let stderr = '';
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       const client = new Client({ name: 'second-stdio', version: '0' });
       await client.connect(transport);
       try {
-        const r = await wrapClient(client).call('svc_asset_library', 'search', { theme_id: t.theme_id, query: 'silver fir', mode: 'filename' });
+        const r = await wrapClient(client).call('svc_asset_library', 'search', {
+          theme_id: t.theme_id,
+          query: 'silver fir',
+          mode: 'filename',
+        });
         const url = (r.structured.assets as { url: string }[])[0]!.url;
         const res = await fetch(url);
         expect(res.status).toBe(200);
@@ -153,8 +165,27 @@ describe('processes sharing a data dir', () => {
       const pd = tmp('atelier-pause-');
       const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };
       const t = await cliJson(['tenant', 'create', '--name', 'Exit'], env);
-      const child = spawnCli(['serve', '--stdio'], { ...env, ATELIER_API_KEY: String(t.api_key), ATELIER_TEST_PAUSE_AT: 'import-insert', ATELIER_TEST_PAUSE_DIR: pd });
-      send(child, ...INIT, { id: 2, method: 'tools/call', params: { name: 'svc_asset_import', arguments: { action: 'import', args: { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'silver_fir.jpg' } } } });
+      const child = spawnCli(['serve', '--stdio'], {
+        ...env,
+        ATELIER_API_KEY: String(t.api_key),
+        ATELIER_TEST_PAUSE_AT: 'import-insert',
+        ATELIER_TEST_PAUSE_DIR: pd,
+      });
+      send(child, ...INIT, {
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'svc_asset_import',
+          arguments: {
+            action: 'import',
+            args: {
+              data: demoFile('images/nature/silver_fir.jpg').toString('base64'),
+              mime_type: 'image/jpeg',
+              filename: 'silver_fir.jpg',
+            },
+          },
+        },
+      });
       // The import has written its blobs and is about to insert the row when the client goes away.
       await waitPaused(pd, 'import-insert');
       if (how === 'stdin end') child.proc.stdin!.end();

@@ -16,7 +16,11 @@ export interface Child {
 
 /** Start `atelier <args>` with `env` added to the test's environment; stdin stays open (a pipe). */
 export function spawnCli(args: string[], env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CLI, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -39,7 +43,10 @@ export function pauseDir(): string {
 export async function waitPaused(dir: string, point: string, count = 1, timeoutMs = 60_000): Promise<number[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const pids = fs.readdirSync(dir).filter((f) => f.startsWith(`${point}.`) && f.endsWith('.paused')).map((f) => Number(f.slice(point.length + 1, -'.paused'.length)));
+    const pids = fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith(`${point}.`) && f.endsWith('.paused'))
+      .map((f) => Number(f.slice(point.length + 1, -'.paused'.length)));
     if (pids.length >= count) return pids;
     if (Date.now() > until) throw new Error(`no process paused at ${point} within ${timeoutMs} ms (found ${pids.length} of ${count})`);
     await new Promise((r) => setTimeout(r, 20));

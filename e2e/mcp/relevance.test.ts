@@ -8,13 +8,26 @@ import { smallDemoPhoto } from './fixtures.ts';
 import { demoFile, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /** The honest results contract (issue 11), through an MCP client against the real server. */
-interface Hit { id: string; name: string; relevance: number | null; matched_by: string[] | null; alt_text: string | null; tags: string[] }
-interface Ref { product_id: string; handle: string; relevance: number | null; matched_by: string[] | null }
+interface Hit {
+  id: string;
+  name: string;
+  relevance: number | null;
+  matched_by: string[] | null;
+  alt_text: string | null;
+  tags: string[];
+}
+interface Ref {
+  product_id: string;
+  handle: string;
+  relevance: number | null;
+  matched_by: string[] | null;
+}
 const assetsOf = (r: { structured: Record<string, unknown> }): Hit[] => r.structured.assets as Hit[];
 const suggestionsOf = (r: { structured: Record<string, unknown> }): Hit[] => r.structured.suggestions as Hit[];
 const names = (r: { structured: Record<string, unknown> }): string[] => assetsOf(r).map((a) => a.name);
 const handles = (r: { structured: Record<string, unknown> }): string[] => (r.structured.items as Ref[]).map((p) => p.handle);
-const request = (r: { structured: Record<string, unknown> }) => r.structured.request as { match: string; corrected_query: string | null; expanded_terms: string[]; mode: string };
+const request = (r: { structured: Record<string, unknown> }) =>
+  r.structured.request as { match: string; corrected_query: string | null; expanded_terms: string[]; mode: string };
 
 /** Photos with merchant metadata, and one photo under a camera-style compound name with none (the 6k px photos of images/text/ downscaled: smallDemoPhoto). */
 const LIBRARY = [
@@ -22,8 +35,18 @@ const LIBRARY = [
   { file: 'images/nature/cyclamen_persicum.jpg', alt_text: 'A single pink cyclamen flower', tags: ['flower'] },
   { file: 'images/nature/silver_fir.jpg', alt_text: 'Silver fir branches in a conifer forest', tags: ['tree', 'forest'] },
   { file: 'images/text/craft-beer.jpg', alt_text: 'Bartender behind a craft beer tasting flight', tags: ['beer', 'bar'] },
-  { file: 'images/text/book-beside-flowers.jpg', alt_text: 'Open book beside dried orange flowers', tags: ['book'], filename: 'cats-and-books.jpg' },
-  { file: 'images/nature/notocactus_minimus.jpg', alt_text: 'Catalog cover: a round cactus with yellow blossoms', tags: ['catalog'], filename: 'catalog-cover.jpg' },
+  {
+    file: 'images/text/book-beside-flowers.jpg',
+    alt_text: 'Open book beside dried orange flowers',
+    tags: ['book'],
+    filename: 'cats-and-books.jpg',
+  },
+  {
+    file: 'images/nature/notocactus_minimus.jpg',
+    alt_text: 'Catalog cover: a round cactus with yellow blossoms',
+    tags: ['catalog'],
+    filename: 'catalog-cover.jpg',
+  },
   // no typed metadata at all: only the file name says what it is
   { file: 'images/formats/denali.webp', filename: 'DSC_0042-SnowyMountainRange.webp' },
 ];
@@ -42,15 +65,23 @@ describe('honest search results (issue 11)', () => {
     for (const s of LIBRARY) {
       const filename = s.filename ?? s.file.split('/').pop()!;
       const r = await c.call('svc_asset_import', 'import', {
-        data: (s.file.startsWith('images/text/') ? await smallDemoPhoto(s.file) : demoFile(s.file)).toString('base64'), mime_type: filename.endsWith('.webp') ? 'image/webp' : 'image/jpeg', filename,
+        data: (s.file.startsWith('images/text/') ? await smallDemoPhoto(s.file) : demoFile(s.file)).toString('base64'),
+        mime_type: filename.endsWith('.webp') ? 'image/webp' : 'image/jpeg',
+        filename,
         ...(s.alt_text ? { alt_text: s.alt_text, tags: s.tags } : {}),
       });
       expect(r.error).toBeUndefined();
       ids.set(filename, r.structured.asset_id as string);
     }
     // A picture without any words: no metadata, a camera file name, no text in it.
-    const plain = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2a4fd0' } }).jpeg().toBuffer();
-    const p = await c.call('svc_asset_import', 'import', { data: plain.toString('base64'), mime_type: 'image/jpeg', filename: 'IMG_1234.jpg' });
+    const plain = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2a4fd0' } })
+      .jpeg()
+      .toBuffer();
+    const p = await c.call('svc_asset_import', 'import', {
+      data: plain.toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'IMG_1234.jpg',
+    });
     expect(p.error).toBeUndefined();
     ids.set('IMG_1234.jpg', p.structured.asset_id as string);
     await waitForEnrichment(c, theme);
@@ -105,10 +136,21 @@ describe('honest search results (issue 11)', () => {
       const none = await c.call('svc_asset_select', 'select', { theme_id: theme, query: 'basketball court' });
       expect(none.structured.candidates).toEqual([]);
       const d = await c.call('svc_discover', 'discover', { query: 'search', router: 'svc_asset_library', include_schemas: true });
-      const search = (d.structured.actions as { action: string; result_schema: { properties: Record<string, { properties?: Record<string, unknown>; items?: { properties?: Record<string, unknown> } }> } }[]).find((a) => a.action === 'search')!;
+      const search = (
+        d.structured.actions as {
+          action: string;
+          result_schema: {
+            properties: Record<string, { properties?: Record<string, unknown>; items?: { properties?: Record<string, unknown> } }>;
+          };
+        }[]
+      ).find((a) => a.action === 'search')!;
       expect(Object.keys(search.result_schema.properties)).toEqual(expect.arrayContaining(['assets', 'total', 'suggestions']));
-      expect(Object.keys(search.result_schema.properties.assets!.items!.properties!)).toEqual(expect.arrayContaining(['relevance', 'matched_by']));
-      expect(Object.keys(search.result_schema.properties.request!.properties!)).toEqual(expect.arrayContaining(['corrected_query', 'expanded_terms', 'match']));
+      expect(Object.keys(search.result_schema.properties.assets!.items!.properties!)).toEqual(
+        expect.arrayContaining(['relevance', 'matched_by']),
+      );
+      expect(Object.keys(search.result_schema.properties.request!.properties!)).toEqual(
+        expect.arrayContaining(['corrected_query', 'expanded_terms', 'match']),
+      );
     });
   });
 
@@ -119,7 +161,10 @@ describe('honest search results (issue 11)', () => {
       expect(names(r)[0]).toBe('prairie_falcon.jpg');
       expect(assetsOf(r)[0]!.matched_by).toEqual(['meaning']);
       expect(assetsOf(r)[0]!.relevance!).toBeLessThan(0.75); // below every complete word match
-      const cal = srv.app.db.prepare("SELECT items, pairs FROM vector_calibrations WHERE space LIKE 'asset_text:%'").get() as { items: number; pairs: number };
+      const cal = srv.app.db.prepare("SELECT items, pairs FROM vector_calibrations WHERE space LIKE 'asset_text:%'").get() as {
+        items: number;
+        pairs: number;
+      };
       expect(cal.items).toBe(LIBRARY.length + 1);
       expect(cal.pairs).toBeGreaterThan(100);
     });
@@ -128,11 +173,27 @@ describe('honest search results (issue 11)', () => {
       const strict = await startTestServer({ env: { ATELIER_MATCH_ALPHA: '1e-12' } });
       try {
         const sc = await strict.connect();
-        const r = await sc.call('svc_asset_import', 'import', { data: demoFile('images/nature/prairie_falcon.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'prairie_falcon.jpg', alt_text: 'A prairie falcon in flight', tags: ['falcon'] });
+        const r = await sc.call('svc_asset_import', 'import', {
+          data: demoFile('images/nature/prairie_falcon.jpg').toString('base64'),
+          mime_type: 'image/jpeg',
+          filename: 'prairie_falcon.jpg',
+          alt_text: 'A prairie falcon in flight',
+          tags: ['falcon'],
+        });
         expect(r.error).toBeUndefined();
-        await sc.call('svc_asset_import', 'import', { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'silver_fir.jpg', alt_text: 'Silver fir branches', tags: ['tree'] });
+        await sc.call('svc_asset_import', 'import', {
+          data: demoFile('images/nature/silver_fir.jpg').toString('base64'),
+          mime_type: 'image/jpeg',
+          filename: 'silver_fir.jpg',
+          alt_text: 'Silver fir branches',
+          tags: ['tree'],
+        });
         await waitForEnrichment(sc, strict.tenant.theme_id);
-        const s = await sc.call('svc_asset_library', 'search', { theme_id: strict.tenant.theme_id, mode: 'semantic', query: 'raptor bird' });
+        const s = await sc.call('svc_asset_library', 'search', {
+          theme_id: strict.tenant.theme_id,
+          mode: 'semantic',
+          query: 'raptor bird',
+        });
         expect(s.structured.total).toBe(0);
         expect(request(s).match).toBe('none');
         // words still match as words
@@ -145,9 +206,17 @@ describe('honest search results (issue 11)', () => {
 
     it('similar separates a near-duplicate from the rest', async () => {
       const copy = await sharp(demoFile('images/nature/prairie_falcon.jpg')).resize({ width: 400 }).jpeg({ quality: 60 }).toBuffer();
-      const r = await c.call('svc_asset_import', 'import', { data: copy.toString('base64'), mime_type: 'image/jpeg', filename: 'upload-7.jpg' });
+      const r = await c.call('svc_asset_import', 'import', {
+        data: copy.toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: 'upload-7.jpg',
+      });
       await waitForEnrichment(c, theme);
-      const s = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: r.structured.asset_id });
+      const s = await c.call('svc_asset_library', 'search', {
+        theme_id: theme,
+        mode: 'similar',
+        similar_to_asset_id: r.structured.asset_id,
+      });
       expect(names(s)[0]).toBe('prairie_falcon.jpg');
       expect(assetsOf(s)[0]).toMatchObject({ matched_by: ['visual'] });
       expect(assetsOf(s)[0]!.relevance!).toBeGreaterThanOrEqual(0.95);
@@ -187,7 +256,11 @@ describe('honest search results (issue 11)', () => {
     });
 
     it('finds a product in the top 3 despite one typo', async () => {
-      for (const [query, handle] of [['neckalce', 'necklace'], ['braclet', 'bracelet'], ['turqoise', 'turquoise']] as const) {
+      for (const [query, handle] of [
+        ['neckalce', 'necklace'],
+        ['braclet', 'bracelet'],
+        ['turqoise', 'turquoise'],
+      ] as const) {
         const r = await c.call('svc_catalog', 'list_products', { store_id: store, query });
         expect(r.structured.corrected_query, query).toBe(handle);
         expect(handles(r).length, query).toBeGreaterThan(0);
@@ -213,7 +286,10 @@ describe('honest search results (issue 11)', () => {
     // spawns the CLI five times (each boots tsx and the app): slow on a loaded machine
     it('applies the workspace and store synonym lists an operator edits with `atelier synonyms`', { timeout: 240_000 }, async () => {
       const cli = (...args: string[]) => {
-        const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', ...args, '--json'], { env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+        const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', ...args, '--json'], {
+          env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_LOG_LEVEL: 'silent' },
+          encoding: 'utf8',
+        });
         expect(r.status, r.stderr).toBe(0);
         return JSON.parse(r.stdout) as Record<string, unknown>;
       };
@@ -234,7 +310,11 @@ describe('honest search results (issue 11)', () => {
       cli('remove', rule.id as string);
       const gone = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
       expect(gone.structured.total).toBe(0);
-      const bad = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', 'add', '--workspace', srv.tenant.workspace_id, 'lonely'], { env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir }, encoding: 'utf8' });
+      const bad = spawnSync(
+        process.execPath,
+        [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', 'add', '--workspace', srv.tenant.workspace_id, 'lonely'],
+        { env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir }, encoding: 'utf8' },
+      );
       expect(bad.status).not.toBe(0);
       expect(bad.stderr).toContain('two-way rule needs at least two words');
     });
@@ -258,7 +338,9 @@ describe('honest search results (issue 11)', () => {
 
     it('gives every analysed asset a text vector, even without any words', async () => {
       const images = (srv.app.db.prepare("SELECT count(*) AS n FROM assets WHERE kind <> 'video'").get() as { n: number }).n;
-      const space = srv.app.db.prepare("SELECT id FROM vector_spaces WHERE purpose = 'asset_text' AND status = 'ready'").get() as { id: number };
+      const space = srv.app.db.prepare("SELECT id FROM vector_spaces WHERE purpose = 'asset_text' AND status = 'ready'").get() as {
+        id: number;
+      };
       const vectors = (srv.app.db.prepare(`SELECT count(*) AS n FROM vec_space_${space.id}`).get() as { n: number }).n;
       expect(vectors).toBe(images);
     });
@@ -274,7 +356,9 @@ describe('honest search results (issue 11)', () => {
       if (firstMeaningOnly >= 0) expect(firstMeaningOnly).toBeGreaterThan(lastComplete);
       for (const p of items) expect(p.relevance!).toBeGreaterThanOrEqual(0.5);
       const lexical = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'lexical' });
-      expect(handles(r).slice(0, handles(lexical).filter((h) => h === 'classic-leather-jacket').length)).toEqual(['classic-leather-jacket']);
+      expect(handles(r).slice(0, handles(lexical).filter((h) => h === 'classic-leather-jacket').length)).toEqual([
+        'classic-leather-jacket',
+      ]);
     });
   });
 });

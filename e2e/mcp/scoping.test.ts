@@ -13,7 +13,12 @@ describe('tenant and workspace scoping', () => {
   beforeAll(async () => {
     srv = await startTestServer();
     a = await srv.connect();
-    const imp = await a.call('svc_asset_import', 'import', { data: FALCON, mime_type: 'image/jpeg', filename: 'falcon.jpg', tags: ['bird'] });
+    const imp = await a.call('svc_asset_import', 'import', {
+      data: FALCON,
+      mime_type: 'image/jpeg',
+      filename: 'falcon.jpg',
+      tags: ['bird'],
+    });
     falconId = imp.structured.asset_id as string;
     other = createTenant(srv.app.library.tenancy, 'Other tenant');
     b = await srv.connect(other.api_key);
@@ -27,7 +32,11 @@ describe('tenant and workspace scoping', () => {
     expect(browse.structured.total).toBe(0);
     const view = await b.call('svc_assets', 'view', { asset_id: falconId });
     expect(view.error).toMatchObject({ code: 'not_found', field: 'args.asset_id' });
-    const similar = await b.call('svc_asset_library', 'search', { theme_id: other.theme_id, mode: 'similar', similar_to_asset_id: falconId });
+    const similar = await b.call('svc_asset_library', 'search', {
+      theme_id: other.theme_id,
+      mode: 'similar',
+      similar_to_asset_id: falconId,
+    });
     expect(similar.error).toMatchObject({ code: 'not_found', field: 'args.similar_to_asset_id' });
     // Tenant A's theme id is as unknown to B as a random id.
     const foreignTheme = await b.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id });
@@ -59,7 +68,11 @@ describe('tenant and workspace scoping', () => {
     expect(imp.error?.code).toBe('ambiguous_scope');
 
     // Explicit workspace works; its theme must belong to it.
-    const ok = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, workspace_id: srv.tenant.workspace_id, query: 'falcon' });
+    const ok = await a.call('svc_asset_library', 'search', {
+      theme_id: srv.tenant.theme_id,
+      workspace_id: srv.tenant.workspace_id,
+      query: 'falcon',
+    });
     expect(ok.structured.total).toBe(1);
     const wrongTheme = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, workspace_id: second.workspace_id });
     expect(wrongTheme.error).toMatchObject({ code: 'not_found', field: 'args.theme_id' });

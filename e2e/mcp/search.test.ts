@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSearchLibrary, SEARCH_SEED, SVG_LOGO } from './fixtures.ts';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
 
-interface A { id: string; name: string; kind: string; category: string | null; subtype: string | null; tags: string[]; thumbnail_url: string; url: string }
+interface A {
+  id: string;
+  name: string;
+  kind: string;
+  category: string | null;
+  subtype: string | null;
+  tags: string[];
+  thumbnail_url: string;
+  url: string;
+}
 const names = (r: { structured: Record<string, unknown> }): string[] => (r.structured.assets as A[]).map((a) => a.name);
 
 describe('svc_asset_library search', () => {
@@ -16,7 +25,12 @@ describe('svc_asset_library search', () => {
     c = await srv.connect();
     theme = srv.tenant.theme_id;
     ids = await seedSearchLibrary(c);
-    const svg = await c.call('svc_asset_import', 'import', { data: Buffer.from(SVG_LOGO).toString('base64'), mime_type: 'image/svg+xml', filename: 'acme-logo.svg', purpose: 'logo' });
+    const svg = await c.call('svc_asset_import', 'import', {
+      data: Buffer.from(SVG_LOGO).toString('base64'),
+      mime_type: 'image/svg+xml',
+      filename: 'acme-logo.svg',
+      purpose: 'logo',
+    });
     expect(svg.error).toBeUndefined();
   });
   afterAll(async () => srv.close());
@@ -48,7 +62,14 @@ describe('svc_asset_library search', () => {
 
   it('exact-field modes match only their column', async () => {
     // "limestone" is in the alt text only; "conifer" in the tags only; "torcal" in the file name only.
-    for (const [mode, query] of [['filename', 'limestone'], ['tags', 'limestone'], ['alt_text', 'conifer'], ['filename', 'conifer'], ['tags', 'torcal'], ['ocr', 'torcal']] as const) {
+    for (const [mode, query] of [
+      ['filename', 'limestone'],
+      ['tags', 'limestone'],
+      ['alt_text', 'conifer'],
+      ['filename', 'conifer'],
+      ['tags', 'torcal'],
+      ['ocr', 'torcal'],
+    ] as const) {
       const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode, query });
       expect(r.structured.total, `${mode}:${query}`).toBe(0);
     }
@@ -67,7 +88,12 @@ describe('svc_asset_library search', () => {
 
   it('stems English words (Porter): plural queries find singular tags and back', async () => {
     const flowers = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'flowers' });
-    expect(names(flowers).sort()).toEqual(['cyclamen_persicum.jpg', 'orychophragmus_violaceus.jpg', 'polemonium_reptans.jpg', 'wood_anemones.jpg']);
+    expect(names(flowers).sort()).toEqual([
+      'cyclamen_persicum.jpg',
+      'orychophragmus_violaceus.jpg',
+      'polemonium_reptans.jpg',
+      'wood_anemones.jpg',
+    ]);
     const mountains = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'tags', query: 'mountains' });
     expect(names(mountains).sort()).toEqual(['denali.webp', 'tanners_ridge.jpg']);
     const branch = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'alt_text', query: 'branch' });
@@ -103,17 +129,32 @@ describe('svc_asset_library search', () => {
     expect(portrait.structured.assets).toEqual(expect.arrayContaining([expect.objectContaining({ orientation: 'portrait' })]));
     expect((portrait.structured.request as { orientation: string }).orientation).toBe('portrait');
     expect(portrait.text).toContain('portrait only');
-    const flowers = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'flowers', mode: 'alt_text', orientation: 'portrait' });
+    const flowers = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      query: 'flowers',
+      mode: 'alt_text',
+      orientation: 'portrait',
+    });
     expect(names(flowers).sort()).toEqual(['cyclamen_persicum.jpg', 'orychophragmus_violaceus.jpg']);
     const square = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'square' });
     expect(square.structured.total).toBe(0);
     const landscape = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'landscape', limit: 4 });
     expect(landscape.structured.total).toBe(SEARCH_SEED.length + 1 - 2);
-    const next = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'landscape', limit: 4, cursor: landscape.structured.next_cursor });
+    const next = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      orientation: 'landscape',
+      limit: 4,
+      cursor: landscape.structured.next_cursor,
+    });
     expect(next.error).toBeUndefined();
     expect(names(next).some((n) => names(landscape).includes(n))).toBe(false);
     // a cursor is bound to its filters
-    const other = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'portrait', limit: 4, cursor: landscape.structured.next_cursor });
+    const other = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      orientation: 'portrait',
+      limit: 4,
+      cursor: landscape.structured.next_cursor,
+    });
     expect(other.error).toMatchObject({ code: 'invalid_argument', field: 'args.cursor' });
     const bad = await c.call('svc_asset_library', 'search', { theme_id: theme, orientation: 'wide' });
     expect(bad.error).toMatchObject({ code: 'invalid_argument', field: 'args.orientation' });
@@ -140,9 +181,19 @@ describe('svc_asset_library search', () => {
   it('keeps pages stable when assets arrive while paging', async () => {
     const first = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'flower', limit: 2 });
     const srv2 = await srv.connect();
-    const imp = await srv2.call('svc_asset_import', 'import', { data: Buffer.from(SVG_LOGO.replace('ACME', 'FLOWER CO')).toString('base64'), mime_type: 'image/svg+xml', filename: 'flower-co.svg', alt_text: 'flower shop logo' });
+    const imp = await srv2.call('svc_asset_import', 'import', {
+      data: Buffer.from(SVG_LOGO.replace('ACME', 'FLOWER CO')).toString('base64'),
+      mime_type: 'image/svg+xml',
+      filename: 'flower-co.svg',
+      alt_text: 'flower shop logo',
+    });
     expect(imp.error).toBeUndefined();
-    const second = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'flower', limit: 2, cursor: first.structured.next_cursor });
+    const second = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      query: 'flower',
+      limit: 2,
+      cursor: first.structured.next_cursor,
+    });
     expect(second.structured.total).toBe(4);
     expect([...names(first), ...names(second)]).not.toContain('flower-co.svg');
     const fresh = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'flower' });
@@ -155,7 +206,9 @@ describe('svc_asset_library search', () => {
     const other = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 2, query: 'flower', cursor });
     expect(other.error).toMatchObject({ code: 'invalid_argument', field: 'args.cursor' });
     const [body, mac] = cursor.split('.');
-    const forgedBody = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), o: 0 })).toString('base64url');
+    const forgedBody = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), o: 0 })).toString(
+      'base64url',
+    );
     const forged = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 2, cursor: `${forgedBody}.${mac}` });
     expect(forged.error).toMatchObject({ code: 'invalid_argument', field: 'args.cursor' });
     const junk = await c.call('svc_asset_library', 'search', { theme_id: theme, cursor: 'not-a-cursor' });
@@ -194,10 +247,18 @@ describe('svc_asset_library search', () => {
   });
 
   it('returns similar as unsupported until visual embeddings exist, and checks the source id', async () => {
-    const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: ids.get('silver_fir.jpg') });
+    const r = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      mode: 'similar',
+      similar_to_asset_id: ids.get('silver_fir.jpg'),
+    });
     expect(r.isError).toBe(true);
     expect(['unsupported']).toContain(r.error?.code);
-    const missing = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'similar', similar_to_asset_id: '00000000-0000-4000-8000-000000000001' });
+    const missing = await c.call('svc_asset_library', 'search', {
+      theme_id: theme,
+      mode: 'similar',
+      similar_to_asset_id: '00000000-0000-4000-8000-000000000001',
+    });
     expect(missing.error).toMatchObject({ code: 'not_found', field: 'args.similar_to_asset_id' });
   });
 

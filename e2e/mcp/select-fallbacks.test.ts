@@ -15,8 +15,17 @@ describe('svc_asset_select fallbacks', () => {
     plain = await srv.connect();
     // 27 small distinct swatches, all tagged "swatch"
     for (let i = 0; i < 27; i++) {
-      const png = await sharp({ create: { width: 24, height: 16, channels: 3, background: { r: i * 9, g: 255 - i * 9, b: (i * 37) % 256 } } }).png().toBuffer();
-      const r = await plain.call('svc_asset_import', 'import', { data: png.toString('base64'), mime_type: 'image/png', filename: `swatch-${i}.png`, tags: ['swatch'] });
+      const png = await sharp({
+        create: { width: 24, height: 16, channels: 3, background: { r: i * 9, g: 255 - i * 9, b: (i * 37) % 256 } },
+      })
+        .png()
+        .toBuffer();
+      const r = await plain.call('svc_asset_import', 'import', {
+        data: png.toString('base64'),
+        mime_type: 'image/png',
+        filename: `swatch-${i}.png`,
+        tags: ['swatch'],
+      });
       ids.push(r.structured.asset_id as string);
     }
   }, 120_000);
@@ -28,9 +37,16 @@ describe('svc_asset_select fallbacks', () => {
     expect(first.structured).toMatchObject({ status: 'candidates', delivery: 'text', total: 27, has_more: true });
     expect(first.structured.candidates as unknown[]).toHaveLength(25);
     expect(first.text).toContain('27');
-    const next = await plain.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id, query: 'swatch', limit: 25, cursor: first.structured.next_cursor });
+    const next = await plain.call('svc_asset_select', 'select', {
+      theme_id: srv.tenant.theme_id,
+      query: 'swatch',
+      limit: 25,
+      cursor: first.structured.next_cursor,
+    });
     expect(next.structured).toMatchObject({ total: 27, has_more: false, next_cursor: null });
-    const all = [...(first.structured.candidates as { id: string }[]), ...(next.structured.candidates as { id: string }[])].map((c) => c.id);
+    const all = [...(first.structured.candidates as { id: string }[]), ...(next.structured.candidates as { id: string }[])].map(
+      (c) => c.id,
+    );
     expect(new Set(all)).toEqual(new Set(ids));
   });
 

@@ -17,11 +17,23 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     other = createTenant(srv.app.library.tenancy, 'Other tenant');
     b = await srv.connect(other.api_key, UI);
     mine = [];
-    for (const [n, purpose] of [['prairie_falcon', 'product_lifestyle'], ['silver_fir', 'hero_bg'], ['wood_anemones', 'hero_bg']] as const) {
-      const r = await a.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${n}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${n}.jpg`, purpose });
+    for (const [n, purpose] of [
+      ['prairie_falcon', 'product_lifestyle'],
+      ['silver_fir', 'hero_bg'],
+      ['wood_anemones', 'hero_bg'],
+    ] as const) {
+      const r = await a.call('svc_asset_import', 'import', {
+        data: demoFile(`images/nature/${n}.jpg`).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: `${n}.jpg`,
+        purpose,
+      });
       mine.push(r.structured.asset_id as string);
     }
-    const t = await b.call('svc_asset_import', 'import', { data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'), mime_type: 'image/jpeg' });
+    const t = await b.call('svc_asset_import', 'import', {
+      data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+    });
     theirs = t.structured.asset_id as string;
   });
   afterAll(async () => srv.close());
@@ -30,21 +42,35 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     const { tools } = await a.client.listTools();
     const panel = tools.find((t) => t.name === 'svc_asset_panel');
     expect(panel?._meta).toMatchObject({ ui: { visibility: ['app'] } });
-    expect(tools.find((t) => t.name === 'svc_asset_select')?._meta).toMatchObject({ ui: { resourceUri: 'ui://atelier/asset-picker.html' }, 'ui/resourceUri': 'ui://atelier/asset-picker.html' });
-    expect(tools.find((t) => t.name === 'svc_asset_library')?._meta).toMatchObject({ ui: { resourceUri: 'ui://atelier/search-results.html' } });
+    expect(tools.find((t) => t.name === 'svc_asset_select')?._meta).toMatchObject({
+      ui: { resourceUri: 'ui://atelier/asset-picker.html' },
+      'ui/resourceUri': 'ui://atelier/asset-picker.html',
+    });
+    expect(tools.find((t) => t.name === 'svc_asset_library')?._meta).toMatchObject({
+      ui: { resourceUri: 'ui://atelier/search-results.html' },
+    });
   });
 
   it('page: random access at an offset within the snapshot of the given cursor, bound to its query and scope', async () => {
     const first = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1 });
     const cursor = first.structured.next_cursor as string;
     const chained = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1, cursor });
-    const second = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, limit: 1, cursor: chained.structured.next_cursor });
+    const second = await a.call('svc_asset_library', 'search', {
+      theme_id: srv.tenant.theme_id,
+      limit: 1,
+      cursor: chained.structured.next_cursor,
+    });
     const jump = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, limit: 1, offset: 2, cursor });
     expect(jump.error).toBeUndefined();
-    expect((jump.structured.assets as { id: string }[]).map((x) => x.id)).toEqual((second.structured.assets as { id: string }[]).map((x) => x.id));
+    expect((jump.structured.assets as { id: string }[]).map((x) => x.id)).toEqual(
+      (second.structured.assets as { id: string }[]).map((x) => x.id),
+    );
     expect(jump.structured).toMatchObject({ total: 3, has_more: false, next_cursor: null });
     // an asset imported after the snapshot stays out of the pages of that cursor
-    const late = await a.call('svc_asset_import', 'import', { data: demoFile('images/nature/cyclamen_persicum.jpg').toString('base64'), mime_type: 'image/jpeg' });
+    const late = await a.call('svc_asset_import', 'import', {
+      data: demoFile('images/nature/cyclamen_persicum.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+    });
     const all = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, limit: 50, offset: 0, cursor });
     expect((all.structured.assets as { id: string }[]).map((x) => x.id)).not.toContain(late.structured.asset_id);
     const past = await a.call('svc_asset_panel', 'page', { theme_id: srv.tenant.theme_id, limit: 50, offset: 500, cursor });
@@ -89,7 +115,7 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     expect(bad.error).toMatchObject({ code: 'invalid_argument', field: 'args.size_px' });
   });
 
-  it('facets count only the caller\'s workspace', async () => {
+  it("facets count only the caller's workspace", async () => {
     const fa = await a.call('svc_asset_panel', 'facets', {});
     expect(fa.structured.total).toBe(3);
     const cats = fa.structured.categories as { category: string; count: number; subtypes: { subtype: string; count: number }[] }[];
@@ -107,7 +133,7 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
     expect(fb.structured.total).toBe(1);
   });
 
-  it('submit_selection: validates ids against the picker\'s workspace, is idempotent, and refuses a different second choice', async () => {
+  it("submit_selection: validates ids against the picker's workspace, is idempotent, and refuses a different second choice", async () => {
     const open = await a.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id });
     const picker = open.structured.picker_id as string;
     // Another tenant cannot see or confirm the picker.

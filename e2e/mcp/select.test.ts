@@ -5,7 +5,12 @@ import { demoFile, startTestServer, type TestClient, type TestServer } from './h
 const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 const NATURE = ['prairie_falcon', 'wood_anemones', 'silver_fir', 'tanners_ridge'];
 
-interface Sel { position: number; id: string; name: string; original_url: string }
+interface Sel {
+  position: number;
+  id: string;
+  name: string;
+  original_url: string;
+}
 
 describe('svc_asset_select without panels: elicitation and text fallbacks', () => {
   let srv: TestServer;
@@ -15,7 +20,12 @@ describe('svc_asset_select without panels: elicitation and text fallbacks', () =
     srv = await startTestServer();
     plain = await srv.connect();
     for (const n of NATURE) {
-      const r = await plain.call('svc_asset_import', 'import', { data: demoFile(`images/nature/${n}.jpg`).toString('base64'), mime_type: 'image/jpeg', filename: `${n}.jpg`, tags: ['nature'] });
+      const r = await plain.call('svc_asset_import', 'import', {
+        data: demoFile(`images/nature/${n}.jpg`).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: `${n}.jpg`,
+        tags: ['nature'],
+      });
       ids[n] = r.structured.asset_id as string;
     }
   });
@@ -31,14 +41,23 @@ describe('svc_asset_select without panels: elicitation and text fallbacks', () =
     const r = await client.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id, query: 'nature' });
     expect(r.isError).toBe(false);
     expect(asked).toHaveLength(1);
-    const schema = (asked[0] as unknown as { requestedSchema: { properties: { asset_ids: { type: string; maxItems: number; items: { anyOf: { const: string; title: string }[] } } } } }).requestedSchema;
+    const schema = (
+      asked[0] as unknown as {
+        requestedSchema: {
+          properties: { asset_ids: { type: string; maxItems: number; items: { anyOf: { const: string; title: string }[] } } };
+        };
+      }
+    ).requestedSchema;
     const offered = schema.properties.asset_ids.items.anyOf;
     expect(schema.properties.asset_ids.type).toBe('array');
     expect(offered.map((o) => o.const).sort()).toEqual(Object.values(ids).sort());
     expect(offered.find((o) => o.const === ids.silver_fir)?.title).toMatch(/^silver_fir\.jpg \(\d+×\d+\)$/);
     expect(r.structured).toMatchObject({ status: 'confirmed', delivery: 'elicitation' });
     const sel = r.structured.selection as Sel[];
-    expect(sel.map((s) => [s.position, s.id, s.name])).toEqual([[1, ids.silver_fir, 'silver_fir.jpg'], [2, ids.prairie_falcon, 'prairie_falcon.jpg']]);
+    expect(sel.map((s) => [s.position, s.id, s.name])).toEqual([
+      [1, ids.silver_fir, 'silver_fir.jpg'],
+      [2, ids.prairie_falcon, 'prairie_falcon.jpg'],
+    ]);
     expect(sel[0]!.original_url).toMatch(/\/a\/[A-Za-z0-9_-]{22}\.jpg$/);
     expect(r.text).toContain('The user selected 2 asset(s)');
     expect(r.text.indexOf('silver_fir.jpg')).toBeLessThan(r.text.indexOf('prairie_falcon.jpg'));
@@ -55,7 +74,9 @@ describe('svc_asset_select without panels: elicitation and text fallbacks', () =
     const declined = await client.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id });
     expect(declined.structured).toMatchObject({ status: 'declined', delivery: 'elicitation', selection: [] });
     expect(declined.text).toContain('declined');
-    expect((await plain.call('svc_asset_select', 'get_selection', { picker_id: declined.structured.picker_id })).structured.status).toBe('declined');
+    expect((await plain.call('svc_asset_select', 'get_selection', { picker_id: declined.structured.picker_id })).structured.status).toBe(
+      'declined',
+    );
     // An id outside the offered candidates is dropped (the form's schema also forbids it).
     answer = { action: 'accept', content: { asset_ids: [ids.wood_anemones!] } };
     const ok = await client.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id, query: 'anemones' });

@@ -12,7 +12,9 @@ const PANEL_ONLY = ROUTERS.filter((r) => r.visibility && !r.visibility.includes(
 
 /** Every argument name the schema shows without resolving conditionals: properties of `args`, of its `anyOf` branches and of `$defs`. */
 function argumentNames(tool: Tool): Set<string> {
-  const schema = tool.inputSchema as unknown as { properties: { args: { properties?: Record<string, unknown>; anyOf?: { properties?: Record<string, unknown> }[] } } };
+  const schema = tool.inputSchema as unknown as {
+    properties: { args: { properties?: Record<string, unknown>; anyOf?: { properties?: Record<string, unknown> }[] } };
+  };
   const args = schema.properties.args;
   return new Set([...Object.keys(args.properties ?? {}), ...(args.anyOf ?? []).flatMap((b) => Object.keys(b.properties ?? {}))]);
 }
@@ -51,7 +53,10 @@ describe('tools/list stays within its budget and shows every argument', () => {
     const panel = tools.find((t) => t.name === 'svc_asset_panel')!;
     expect(panel._meta).toEqual({ ui: { visibility: ['app'] } });
     const search = tools.find((t) => t.name === 'svc_asset_library')!;
-    expect(search._meta).toEqual({ ui: { resourceUri: 'ui://atelier/search-results.html' }, 'ui/resourceUri': 'ui://atelier/search-results.html' });
+    expect(search._meta).toEqual({
+      ui: { resourceUri: 'ui://atelier/search-results.html' },
+      'ui/resourceUri': 'ui://atelier/search-results.html',
+    });
   });
 
   it('shows every non-deprecated argument name of every action of every listed tool', async () => {
@@ -61,7 +66,10 @@ describe('tools/list stays within its budget and shows every argument', () => {
     for (const t of tools) {
       const names = argumentNames(t);
       for (const a of ACTIONS.filter((x) => x.router === t.name)) {
-        const shape = (a.args as unknown as { def?: { shape?: Record<string, { meta?: () => { deprecated?: boolean } | undefined }> }; shape?: Record<string, { meta?: () => { deprecated?: boolean } | undefined }> });
+        const shape = a.args as unknown as {
+          def?: { shape?: Record<string, { meta?: () => { deprecated?: boolean } | undefined }> };
+          shape?: Record<string, { meta?: () => { deprecated?: boolean } | undefined }>;
+        };
         const fields = shape.shape ?? shape.def?.shape ?? {};
         for (const [field, schema] of Object.entries(fields)) {
           if (schema.meta?.()?.deprecated) continue;
@@ -69,7 +77,9 @@ describe('tools/list stays within its budget and shows every argument', () => {
           checked++;
         }
       }
-      expect((t.inputSchema as unknown as { properties: { action: { enum: string[] } } }).properties.action.enum).toEqual(ACTIONS.filter((x) => x.router === t.name).map((x) => x.action));
+      expect((t.inputSchema as unknown as { properties: { action: { enum: string[] } } }).properties.action.enum).toEqual(
+        ACTIONS.filter((x) => x.router === t.name).map((x) => x.action),
+      );
     }
     expect(checked).toBeGreaterThan(80);
   });

@@ -16,7 +16,8 @@ const CLI = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
 describe('CLI and stdio transport (real child processes)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-cli-'));
   const env = { ...process.env, ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
-  const cli = async (...args: string[]): Promise<Record<string, unknown>> => JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout) as Record<string, unknown>;
+  const cli = async (...args: string[]): Promise<Record<string, unknown>> =>
+    JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout) as Record<string, unknown>;
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   // eleven CLI child processes and a stdio server (each boots tsx and the app), nine photos imported: minutes on a busy machine
@@ -25,10 +26,21 @@ describe('CLI and stdio transport (real child processes)', () => {
     expect(Object.keys(t).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
     const imp = await cli('import', path.join(REPO_ROOT, 'demo/images/nature'), '--json');
     expect(imp).toMatchObject({ imported: 9, deduplicated: 0, failed: [] });
-    const again = await cli('import', path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg'), '--workspace', String(t.workspace_id), '--json');
+    const again = await cli(
+      'import',
+      path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg'),
+      '--workspace',
+      String(t.workspace_id),
+      '--json',
+    );
     expect(again).toMatchObject({ imported: 0, deduplicated: 1 });
 
-    const child = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio'], env: { ...env, ATELIER_API_KEY: String(t.api_key) }, stderr: 'pipe' });
+    const child = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio'],
+      env: { ...env, ATELIER_API_KEY: String(t.api_key) },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'stdio-test', version: '0' });
     await client.connect(child);
     const c = wrapClient(client);
@@ -46,9 +58,22 @@ describe('CLI and stdio transport (real child processes)', () => {
     const k = await cli('keys', 'create', '--tenant', String(t.tenant_id), '--workspace', String(ws.workspace_id), '--json');
     expect(k.workspace_ids).toEqual([ws.workspace_id]);
     // Operators set a generation budget per workspace.
-    expect(await cli('credits', 'set-budget', '--workspace', String(ws.workspace_id), '--credits', '3', '--json')).toEqual({ workspace_id: ws.workspace_id, budget: 3 });
-    expect(await cli('credits', 'show', '--workspace', String(ws.workspace_id), '--json')).toEqual({ workspace_id: ws.workspace_id, used: 0, budget: 3, remaining: 3, default_budget: false });
-    expect(await cli('credits', 'show', '--workspace', String(t.workspace_id), '--json')).toMatchObject({ used: 0, budget: null, remaining: null });
+    expect(await cli('credits', 'set-budget', '--workspace', String(ws.workspace_id), '--credits', '3', '--json')).toEqual({
+      workspace_id: ws.workspace_id,
+      budget: 3,
+    });
+    expect(await cli('credits', 'show', '--workspace', String(ws.workspace_id), '--json')).toEqual({
+      workspace_id: ws.workspace_id,
+      used: 0,
+      budget: 3,
+      remaining: 3,
+      default_budget: false,
+    });
+    expect(await cli('credits', 'show', '--workspace', String(t.workspace_id), '--json')).toMatchObject({
+      used: 0,
+      budget: null,
+      remaining: null,
+    });
     // Deleting an asset stops its CDN URL at once; `atelier gc` removes the unreferenced files.
     const fir = (r.structured.assets as { id: string; url: string }[])[0]!;
     const del = await c.call('svc_asset_manage', 'delete', { asset_ids: [fir.id], workspace_id: t.workspace_id });
@@ -63,7 +88,10 @@ describe('CLI and stdio transport (real child processes)', () => {
   });
 
   it('fails at start naming every bad variable', async () => {
-    const err = await run(process.execPath, [CLI, 'serve', '--http'], { env: { ...env, ATELIER_PORT: 'eighty', ATELIER_LOG_LEVEL: 'loud' }, cwd: REPO_ROOT }).catch((e: { stderr: string; code: number }) => e);
+    const err = await run(process.execPath, [CLI, 'serve', '--http'], {
+      env: { ...env, ATELIER_PORT: 'eighty', ATELIER_LOG_LEVEL: 'loud' },
+      cwd: REPO_ROOT,
+    }).catch((e: { stderr: string; code: number }) => e);
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toContain('ATELIER_PORT');
     expect((err as { stderr: string }).stderr).toContain('ATELIER_LOG_LEVEL');
@@ -80,12 +108,18 @@ describe('Streamable HTTP transport', () => {
   afterAll(async () => srv.close());
 
   it('serves a stateful session with a Bearer API key', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${srv.tenant.api_key}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${srv.tenant.api_key}` } },
+    });
     const client = new Client({ name: 'http-test', version: '0' });
     await client.connect(transport);
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const c = wrapClient(client);
-    const imp = await c.call('svc_asset_import', 'import', { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'fir.jpg' });
+    const imp = await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/nature/silver_fir.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'fir.jpg',
+    });
     expect(imp.error).toBeUndefined();
     const r = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'fir' });
     expect(r.structured.total).toBe(1);
@@ -94,8 +128,18 @@ describe('Streamable HTTP transport', () => {
   });
 
   it('refuses missing or wrong keys, foreign sessions and rebinding Host headers', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
-    const post = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) });
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    };
+    const post = (headers: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(init),
+      });
     const none = await post({});
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toContain('Bearer');
@@ -105,15 +149,38 @@ describe('Streamable HTTP transport', () => {
     const sid = ok.headers.get('mcp-session-id')!;
     const { createTenant } = await import('../../server/tenancy/admin.ts');
     const intruder = createTenant(srv.app.library.tenancy, 'Intruder');
-    const hijack = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${intruder.api_key}`, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    const hijack = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${intruder.api_key}`,
+        'mcp-session-id': sid,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
     expect(hijack.status).toBe(403);
     // fetch() may not set Host; node:http can, as a DNS-rebinding page's browser would.
     const status = await new Promise<number>((resolve, reject) => {
       const u = new URL(url);
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { host: 'evil.example.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${srv.tenant.api_key}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          headers: {
+            host: 'evil.example.com',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${srv.tenant.api_key}`,
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(init));
     });
@@ -125,7 +192,9 @@ describe('Streamable HTTP transport', () => {
     try {
       const u = (await capped.listen()).mcpUrl;
       const open = async () => {
-        const t = new StreamableHTTPClientTransport(new URL(u), { requestInit: { headers: { Authorization: `Bearer ${capped.tenant.api_key}` } } });
+        const t = new StreamableHTTPClientTransport(new URL(u), {
+          requestInit: { headers: { Authorization: `Bearer ${capped.tenant.api_key}` } },
+        });
         const cl = new Client({ name: 'cap-test', version: '0' });
         await cl.connect(t);
         return { t, cl };
@@ -136,7 +205,16 @@ describe('Streamable HTTP transport', () => {
       const c = await open(); // the third session closes the least recently used: a
       await expect(c.cl.listTools()).resolves.toBeDefined();
       await expect(b.cl.listTools()).resolves.toBeDefined();
-      const stale = await fetch(u, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${capped.tenant.api_key}`, 'mcp-session-id': a.t.sessionId! }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+      const stale = await fetch(u, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${capped.tenant.api_key}`,
+          'mcp-session-id': a.t.sessionId!,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
       expect(stale.status).toBe(404);
       for (const x of [a, b, c]) await x.cl.close().catch(() => undefined);
     } finally {
@@ -145,7 +223,11 @@ describe('Streamable HTTP transport', () => {
   });
 
   it('answers malformed and oversized bodies with JSON-RPC errors', async () => {
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${srv.tenant.api_key}` };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${srv.tenant.api_key}`,
+    };
     const bad = await fetch(url, { method: 'POST', headers, body: '{"jsonrpc":"2.0",' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });

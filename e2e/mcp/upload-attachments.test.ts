@@ -25,7 +25,8 @@ describe('svc_asset_import attachments over staged uploads', () => {
     expect(complete.text).toContain(`"attachment_id": "${id}"`);
     return id;
   };
-  const total = async (): Promise<number> => (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
+  const total = async (): Promise<number> =>
+    (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
 
   it('imports a batch with per-item results in request order: mixed success and failure, foreign ids as missing', async () => {
     const falcon = await stage(c, FALCON, 'falcon.jpg', { alt_text: 'Prairie falcon on a post', tags: ['bird'] });
@@ -48,15 +49,34 @@ describe('svc_asset_import attachments over staged uploads', () => {
     });
     expect(r.isError).toBe(false);
     expect(r.structured).toMatchObject({ imported: 2, failed: 4 });
-    const items = r.structured.items as { attachment_id: string; status: string; asset: Record<string, unknown> | null; error: { code: string; field: string; message: string } | null }[];
+    const items = r.structured.items as {
+      attachment_id: string;
+      status: string;
+      asset: Record<string, unknown> | null;
+      error: { code: string; field: string; message: string } | null;
+    }[];
     expect(items.map((i) => [i.attachment_id, i.status])).toEqual([
-      [falcon, 'imported'], [mongolels, 'imported'], [foreign, 'failed'], [unfinished, 'failed'], ['not-a-known-id', 'failed'], [text, 'failed'],
+      [falcon, 'imported'],
+      [mongolels, 'imported'],
+      [foreign, 'failed'],
+      [unfinished, 'failed'],
+      ['not-a-known-id', 'failed'],
+      [text, 'failed'],
     ]);
     // Metadata typed at upload time is kept; the attachment's own fields win.
-    expect(items[0]!.asset).toMatchObject({ name: 'falcon.jpg', alt_text: 'Prairie falcon on a post', tags: ['bird'], deduplicated: false });
+    expect(items[0]!.asset).toMatchObject({
+      name: 'falcon.jpg',
+      alt_text: 'Prairie falcon on a post',
+      tags: ['bird'],
+      deduplicated: false,
+    });
     expect(items[1]!.asset).toMatchObject({ name: 'mongolels-portrait.jpg', alt_text: 'Portrait', tags: ['people'], purpose: 'hero_bg' });
     // A foreign id fails exactly like a random one.
-    expect(items[2]!.error).toEqual({ code: 'not_found', field: 'args.attachments[2].attachment_id', message: expect.stringContaining('does not exist') });
+    expect(items[2]!.error).toEqual({
+      code: 'not_found',
+      field: 'args.attachments[2].attachment_id',
+      message: expect.stringContaining('does not exist'),
+    });
     expect(items[4]!.error?.code).toBe(items[2]!.error?.code);
     expect(items[4]!.error?.message.replace('not-a-known-id', 'X')).toBe(items[2]!.error?.message.replace(foreign, 'X'));
     expect(items[3]!.error).toMatchObject({ code: 'not_found', field: 'args.attachments[3].attachment_id' });
@@ -68,7 +88,10 @@ describe('svc_asset_import attachments over staged uploads', () => {
     expect(own.structured).toMatchObject({ imported: 1, failed: 0 });
     // Importing the same attachment again deduplicates.
     const again = await c.call('svc_asset_import', 'import', { attachments: [{ attachment_id: falcon }] });
-    expect((again.structured.items as { asset: { deduplicated: boolean; asset_id: string } }[])[0]!.asset).toMatchObject({ deduplicated: true, asset_id: items[0]!.asset!.asset_id });
+    expect((again.structured.items as { asset: { deduplicated: boolean; asset_id: string } }[])[0]!.asset).toMatchObject({
+      deduplicated: true,
+      asset_id: items[0]!.asset!.asset_id,
+    });
     expect(await total()).toBe(2);
   });
 
@@ -76,7 +99,12 @@ describe('svc_asset_import attachments over staged uploads', () => {
     const s = await begin(c, FALCON, 'scoped.jpg', { tags: ['scoped'] });
     const id = s.upload_id as string;
     await sendChunk(c, id, FALCON, s.chunk_size_bytes as number, 0);
-    for (const [action, extra] of [['status', {}], ['complete', {}], ['abort', {}], ['chunk', { index: 0, data: FALCON.subarray(0, 10).toString('base64') }]] as const) {
+    for (const [action, extra] of [
+      ['status', {}],
+      ['complete', {}],
+      ['abort', {}],
+      ['chunk', { index: 0, data: FALCON.subarray(0, 10).toString('base64') }],
+    ] as const) {
       const r = await other.call(APP, action, { upload_id: id, ...extra });
       expect(r.error, action).toMatchObject({ code: 'not_found', field: 'args.upload_id' });
     }
@@ -85,14 +113,18 @@ describe('svc_asset_import attachments over staged uploads', () => {
 
     // Same tenant, second workspace: the key granted both must name the workspace; the session belongs to the first.
     const ws2 = createWorkspace(srv.app.library.tenancy, srv.tenant.tenant_id, 'Second', { grantKeys: false });
-    const both = await srv.connect(createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [srv.tenant.workspace_id, ws2.workspace_id] }).api_key);
+    const both = await srv.connect(
+      createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [srv.tenant.workspace_id, ws2.workspace_id] }).api_key,
+    );
     const ambiguous = await both.call(APP, 'status', { upload_id: id });
     expect(ambiguous.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.workspace_id' });
     const wrongWs = await both.call(APP, 'status', { upload_id: id, workspace_id: ws2.workspace_id });
     expect(wrongWs.error).toMatchObject({ code: 'not_found', field: 'args.upload_id' });
     const rightWs = await both.call(APP, 'status', { upload_id: id, workspace_id: srv.tenant.workspace_id });
     expect(rightWs.structured).toMatchObject({ upload_id: id, received_chunks: [0] });
-    const onlyWs2 = await srv.connect(createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [ws2.workspace_id] }).api_key);
+    const onlyWs2 = await srv.connect(
+      createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [ws2.workspace_id] }).api_key,
+    );
     const ungranted = await onlyWs2.call(APP, 'status', { upload_id: id, workspace_id: srv.tenant.workspace_id });
     expect(ungranted.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });
     const viaImport = await onlyWs2.call('svc_asset_import', 'import', { attachments: [{ attachment_id: id }] });

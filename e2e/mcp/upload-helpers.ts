@@ -10,14 +10,26 @@ export const APP = 'svc_asset_upload_app';
 export const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 /** Declare a file on the upload channel; asserts success and returns the session. */
-export async function begin(c: TestClient, bytes: Buffer, filename: string, extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+export async function begin(
+  c: TestClient,
+  bytes: Buffer,
+  filename: string,
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const r = await c.call(APP, 'begin', { filename, size_bytes: bytes.length, sha256: sha256(bytes), ...extra });
   expect(r.error).toBeUndefined();
   return r.structured;
 }
 
 /** Send chunk `index` of `bytes` as the server's chunk plan cuts it. */
-export function sendChunk(c: TestClient, id: string, bytes: Buffer, chunkSize: number, index: number, extra: Record<string, unknown> = {}): Promise<CallResult> {
+export function sendChunk(
+  c: TestClient,
+  id: string,
+  bytes: Buffer,
+  chunkSize: number,
+  index: number,
+  extra: Record<string, unknown> = {},
+): Promise<CallResult> {
   const { start, end } = chunkRange(bytes.length, chunkSize, index);
   return c.call(APP, 'chunk', { upload_id: id, index, data: bytes.subarray(start, end).toString('base64'), ...extra });
 }

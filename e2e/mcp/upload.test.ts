@@ -13,7 +13,8 @@ const UI_CAPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['tex
 describe('svc_asset_upload and the chunked upload channel', () => {
   let srv: TestServer;
   let c: TestClient;
-  const total = async (): Promise<number> => (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
+  const total = async (): Promise<number> =>
+    (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
 
   beforeAll(async () => {
     srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } }); // enrichment (OCR, vectors) is not under test here
@@ -25,7 +26,12 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const plain = await c.call('svc_asset_upload', 'upload', {});
     expect(plain.isError).toBe(false);
     // without panels nothing is awaited: the status says so (it used to say awaiting_user)
-    expect(plain.structured).toMatchObject({ status: 'no_panel', workspace_id: srv.tenant.workspace_id, theme_id: null, panel_available: false });
+    expect(plain.structured).toMatchObject({
+      status: 'no_panel',
+      workspace_id: srv.tenant.workspace_id,
+      theme_id: null,
+      panel_available: false,
+    });
     expect(plain.structured.limits).toMatchObject({ chunk_size_bytes: 512 * 1024, max_file_bytes: srv.config.maxImportBytes });
     expect(plain.text).toContain('no upload panel can open');
     expect(plain.text).toMatch(/svc_asset_import import \{"url"/);
@@ -46,18 +52,43 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const { tools } = await (await srv.connect(undefined, UI_CAPS)).client.listTools();
     const app = tools.find((t) => t.name === APP);
     expect(app?._meta?.ui).toMatchObject({ visibility: ['app'] });
-    expect((app?.inputSchema.properties?.action as { enum: string[] }).enum).toEqual(['begin', 'chunk', 'status', 'complete', 'list', 'abort']);
+    expect((app?.inputSchema.properties?.action as { enum: string[] }).enum).toEqual([
+      'begin',
+      'chunk',
+      'status',
+      'complete',
+      'list',
+      'abort',
+    ]);
     const upload = tools.find((t) => t.name === 'svc_asset_upload');
     expect(upload).toBeDefined();
     expect((upload?._meta?.ui as { visibility?: string[] } | undefined)?.visibility).toBeUndefined();
   });
 
   it('uploads a real JPEG in 512 KiB chunks sent out of order, with the user metadata', async () => {
-    const { id, complete } = await uploadFile(c, JPEG, 'craft beer.jpg', { order: 'desc', meta: { mime_type: 'image/jpeg', alt_text: 'Three craft beer bottles', tags: ['beer', 'bottles'], purpose: 'hero_bg' } });
+    const { id, complete } = await uploadFile(c, JPEG, 'craft beer.jpg', {
+      order: 'desc',
+      meta: { mime_type: 'image/jpeg', alt_text: 'Three craft beer bottles', tags: ['beer', 'bottles'], purpose: 'hero_bg' },
+    });
     expect(complete.error).toBeUndefined();
     const asset = complete.structured.asset as Record<string, unknown>;
-    expect(asset).toMatchObject({ name: 'craft beer.jpg', kind: 'image', format: 'jpeg', alt_text: 'Three craft beer bottles', tags: ['beer', 'bottles'], purpose: 'hero_bg', deduplicated: false, size_bytes: JPEG.length });
-    expect(complete.structured.session).toMatchObject({ upload_id: id, status: 'imported', asset_id: asset.asset_id, chunk_count: 4, received_bytes: JPEG.length });
+    expect(asset).toMatchObject({
+      name: 'craft beer.jpg',
+      kind: 'image',
+      format: 'jpeg',
+      alt_text: 'Three craft beer bottles',
+      tags: ['beer', 'bottles'],
+      purpose: 'hero_bg',
+      deduplicated: false,
+      size_bytes: JPEG.length,
+    });
+    expect(complete.structured.session).toMatchObject({
+      upload_id: id,
+      status: 'imported',
+      asset_id: asset.asset_id,
+      chunk_count: 4,
+      received_bytes: JPEG.length,
+    });
     expect(complete.text).toContain(`asset_id ${asset.asset_id as string}`);
     expect(complete.text).toContain(asset.url as string);
     // The stored original is the uploaded file, byte for byte, under its permanent URL.
@@ -76,11 +107,21 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const before = await total();
     const { complete } = await uploadFile(c, HEIC, 'IMG_2682.heic', { meta: { mime_type: 'image/heic' } });
     expect(complete.error).toBeUndefined();
-    expect(complete.structured.asset).toMatchObject({ format: 'png', converted_from: 'heic', name: 'IMG_2682.png', width: 640, height: 480, kind: 'image' });
+    expect(complete.structured.asset).toMatchObject({
+      format: 'png',
+      converted_from: 'heic',
+      name: 'IMG_2682.png',
+      width: 640,
+      height: 480,
+      kind: 'image',
+    });
     expect(await total()).toBe(before + 1);
     // The same bytes again are deduplicated through the import path.
     const dup = await uploadFile(c, HEIC, 'IMG_2682.heic');
-    expect(dup.complete.structured.asset).toMatchObject({ deduplicated: true, asset_id: (complete.structured.asset as { asset_id: string }).asset_id });
+    expect(dup.complete.structured.asset).toMatchObject({
+      deduplicated: true,
+      asset_id: (complete.structured.asset as { asset_id: string }).asset_id,
+    });
     expect(await total()).toBe(before + 1);
   });
 
@@ -95,7 +136,10 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     await uploadFile(ui, demoFile('images/nature/wood_anemones.jpg'), 'other.jpg'); // not from this panel
     const listed = await ui.call(APP, 'list', { panel_id: panel });
     expect(listed.error).toBeUndefined();
-    const items = listed.structured.uploads as { session: { upload_id: string; status: string }; asset: { name: string; asset_id: string } }[];
+    const items = listed.structured.uploads as {
+      session: { upload_id: string; status: string };
+      asset: { name: string; asset_id: string };
+    }[];
     expect(items.map((i) => [i.session.upload_id, i.session.status, i.asset.name])).toEqual([[up.id, 'imported', 'fir-from-panel.jpg']]);
     // another tenant learns nothing about the panel; a deleted asset drops out of the list
     const { createTenant } = await import('../../server/tenancy/admin.ts');
@@ -110,17 +154,34 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     // the same 320×180 clip in MP4 and QuickTime containers (remuxed, not re-encoded)
     const remux = async (format: 'mp4' | 'mov'): Promise<Buffer> => {
       const mb = await import('mediabunny');
-      const output = new mb.Output({ format: format === 'mp4' ? new mb.Mp4OutputFormat() : new mb.MovOutputFormat(), target: new mb.BufferTarget() });
-      const conv = await mb.Conversion.init({ input: new mb.Input({ source: new mb.BufferSource(webm), formats: mb.ALL_FORMATS }), output });
+      const output = new mb.Output({
+        format: format === 'mp4' ? new mb.Mp4OutputFormat() : new mb.MovOutputFormat(),
+        target: new mb.BufferTarget(),
+      });
+      const conv = await mb.Conversion.init({
+        input: new mb.Input({ source: new mb.BufferSource(webm), formats: mb.ALL_FORMATS }),
+        output,
+      });
       await conv.execute();
       return Buffer.from(output.target.buffer!);
     };
     await srv.listen(); // the CDN serves the thumbnails
-    const files: [string, Buffer, string][] = [['canvas clip.webm', webm, 'webm'], ['canvas clip.mp4', await remux('mp4'), 'mp4'], ['canvas clip.mov', await remux('mov'), 'mov']];
+    const files: [string, Buffer, string][] = [
+      ['canvas clip.webm', webm, 'webm'],
+      ['canvas clip.mp4', await remux('mp4'), 'mp4'],
+      ['canvas clip.mov', await remux('mov'), 'mov'],
+    ];
     for (const [name, bytes, format] of files) {
       const { complete } = await uploadFile(c, bytes, name, { meta: { tags: ['clip'] } });
       expect(complete.error, name).toBeUndefined();
-      const asset = complete.structured.asset as { kind: string; format: string; width: number; height: number; url: string; delivery: { thumbnail_url: string } };
+      const asset = complete.structured.asset as {
+        kind: string;
+        format: string;
+        width: number;
+        height: number;
+        url: string;
+        delivery: { thumbnail_url: string };
+      };
       expect(asset, name).toMatchObject({ kind: 'video', format, width: 320, height: 180, name, size_bytes: bytes.length, tags: ['clip'] });
       // the thumbnail is a JPEG of a real frame (white text on a saturated hsl(h 70% 50%) background), not the video itself
       expect(asset.delivery.thumbnail_url).not.toBe(asset.url);
@@ -160,7 +221,12 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     expect(early.error).toMatchObject({ code: 'conflict', field: 'args.upload_id', details: { missing_chunks: [0, 1, 2, 3] } });
     const tooBig = await c.call(APP, 'begin', { filename: 'huge.jpg', size_bytes: srv.config.maxImportBytes + 1, sha256: sha256(JPEG) });
     expect(tooBig.error).toMatchObject({ code: 'invalid_argument', field: 'args.size_bytes' });
-    const notMedia = await c.call(APP, 'begin', { filename: 'notes.pdf', mime_type: 'application/pdf', size_bytes: 10, sha256: sha256(JPEG) });
+    const notMedia = await c.call(APP, 'begin', {
+      filename: 'notes.pdf',
+      mime_type: 'application/pdf',
+      size_bytes: 10,
+      sha256: sha256(JPEG),
+    });
     expect(notMedia.error).toMatchObject({ code: 'invalid_argument', field: 'args.mime_type' });
     const badSha = await c.call(APP, 'begin', { filename: 'a.jpg', size_bytes: 10, sha256: 'abc' });
     expect(badSha.error).toMatchObject({ code: 'invalid_argument', field: 'args.sha256' });
@@ -190,14 +256,25 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     await c.close();
     c = await srv.connect();
     const resumed = await begin(c, bytes, 'book.jpg', { alt_text: 'A book beside tulips', tags: ['book'] });
-    expect(resumed).toMatchObject({ upload_id: id, resumed: true, status: 'receiving', received_chunks: [0, 2], received_bytes: 2 * 512 * 1024 });
+    expect(resumed).toMatchObject({
+      upload_id: id,
+      resumed: true,
+      status: 'receiving',
+      received_chunks: [0, 2],
+      received_bytes: 2 * 512 * 1024,
+    });
     const status = await c.call(APP, 'status', { upload_id: id });
     expect(status.structured.received_chunks).toEqual([0, 2]);
     // Resending a chunk is harmless.
     for (const i of [0, 1, 3]) expect((await sendChunk(c, id, bytes, 512 * 1024, i)).error).toBeUndefined();
     const done = await c.call(APP, 'complete', { upload_id: id });
     // Metadata given on resume (edited before Retry) wins over the first attempt's.
-    expect(done.structured.asset).toMatchObject({ name: 'book.jpg', alt_text: 'A book beside tulips', tags: ['book'], size_bytes: bytes.length });
+    expect(done.structured.asset).toMatchObject({
+      name: 'book.jpg',
+      alt_text: 'A book beside tulips',
+      tags: ['book'],
+      size_bytes: bytes.length,
+    });
   });
 
   it('abort discards the bytes; later chunks are refused', async () => {

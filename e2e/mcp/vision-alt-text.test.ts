@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment, type EnrichedAsset } from './enrichment-helpers.ts';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
-interface ChatBody { model: string; messages: { role: string; content: ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[] }[] }
+interface ChatBody {
+  model: string;
+  messages: { role: string; content: ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[] }[];
+}
 
 /** An OpenAI-compatible chat-completions server that captions every image the same way (or fails). */
 const seen: { auth: string | undefined; body: ChatBody }[] = [];
@@ -15,9 +18,22 @@ const fake = http.createServer((req, res) => {
   req.on('data', (d: Buffer) => (raw += d.toString()));
   req.on('end', () => {
     seen.push({ auth: req.headers.authorization, body: JSON.parse(raw) as ChatBody });
-    if (failing) return void res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model overloaded' } }));
+    if (failing)
+      return void res
+        .writeHead(503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'model overloaded' } }));
     res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: '"A bird of prey perched on a sunlit rocky ledge."' }, finish_reason: 'stop' }] }),
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '"A bird of prey perched on a sunlit rocky ledge."' },
+            finish_reason: 'stop',
+          },
+        ],
+      }),
     );
   });
 });
@@ -28,7 +44,13 @@ describe('machine alt text from a vision-capable provider', () => {
   let theme: string;
   beforeAll(async () => {
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
-    srv = await startTestServer({ env: { ATELIER_VISION_URL: `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`, ATELIER_VISION_KEY: 'sk-vision', ATELIER_VISION_MODEL: 'vlm-1' } });
+    srv = await startTestServer({
+      env: {
+        ATELIER_VISION_URL: `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`,
+        ATELIER_VISION_KEY: 'sk-vision',
+        ATELIER_VISION_MODEL: 'vlm-1',
+      },
+    });
     c = await srv.connect();
     theme = srv.tenant.theme_id;
   });
@@ -38,8 +60,17 @@ describe('machine alt text from a vision-capable provider', () => {
   });
 
   it('captions images without user alt text, sends the image as a JPEG data URL, and embeds the caption', async () => {
-    await c.call('svc_asset_import', 'import', { data: demoFile('images/nature/prairie_falcon.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'DSC_0001.jpg' });
-    await c.call('svc_asset_import', 'import', { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'DSC_0002.jpg', alt_text: 'Silver fir branches' });
+    await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/nature/prairie_falcon.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'DSC_0001.jpg',
+    });
+    await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/nature/silver_fir.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'DSC_0002.jpg',
+      alt_text: 'Silver fir branches',
+    });
     const assets = await waitForEnrichment(c, theme);
     const byName = new Map(assets.map((a: EnrichedAsset) => [a.name, a]));
     expect(byName.get('DSC_0001.jpg')!.alt_text).toBe('A bird of prey perched on a sunlit rocky ledge.');
@@ -58,7 +89,11 @@ describe('machine alt text from a vision-capable provider', () => {
 
   it('falls back to heuristic alt text when the provider fails', async () => {
     failing = true;
-    await c.call('svc_asset_import', 'import', { data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'tanners_ridge.jpg' });
+    await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'tanners_ridge.jpg',
+    });
     const assets = await waitForEnrichment(c, theme);
     const ridge = assets.find((a) => a.name === 'tanners_ridge.jpg')!;
     expect(ridge.enrichment_status).toBe('done');

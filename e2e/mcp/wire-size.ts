@@ -9,7 +9,9 @@ import { authenticate } from '../../server/tenancy/admin.ts';
 import { wrapClient, type TestClient } from './harness.ts';
 
 /** Client capabilities of an MCP Apps host (SEP-1865 extension declaration, as ext-apps' AppBridge hosts send it). */
-export const APPS_CLIENT_CAPABILITIES: ClientCapabilities = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+export const APPS_CLIENT_CAPABILITIES: ClientCapabilities = {
+  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+};
 
 /** Bytes (UTF-8) of a value serialized as JSON, as it travels in a JSON-RPC message. */
 export function jsonBytes(value: unknown): number {
@@ -52,11 +54,15 @@ export interface WeighingClient extends TestClient {
 
 /** Connect an in-memory SDK client to `app` with the given capabilities, recording raw results. */
 export async function connectWeighing(app: App, apiKey: string, capabilities: ClientCapabilities = {}): Promise<WeighingClient> {
-  const server = createServer(app.server, () => {
-    const p = authenticate(app.library.tenancy, apiKey);
-    if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
-    return p;
-  }, authenticate(app.library.tenancy, apiKey) ?? undefined);
+  const server = createServer(
+    app.server,
+    () => {
+      const p = authenticate(app.library.tenancy, apiKey);
+      if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
+      return p;
+    },
+    authenticate(app.library.tenancy, apiKey) ?? undefined,
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const recorder = new RecordingTransport(clientSide);

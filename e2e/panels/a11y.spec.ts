@@ -49,11 +49,17 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(upload.view.locator('.uppy-Dashboard')).toBeVisible();
     expect(await panelViolations(page)).toEqual([]);
     // One file (Uppy's single-file layout) and two (its list layout), then after they reached the library.
-    await upload.view.locator('input[type="file"]').first().setInputFiles([path.join(DEMO_DIR, 'images/nature/silver_fir.jpg')]);
+    await upload.view
+      .locator('input[type="file"]')
+      .first()
+      .setInputFiles([path.join(DEMO_DIR, 'images/nature/silver_fir.jpg')]);
     await expect(upload.view.locator('.uppy-Dashboard-Item')).toHaveCount(1);
     expect(await panelViolations(page)).toEqual([]);
     await upload.view.locator('.uppy-DashboardContent-addMore').click();
-    await upload.view.locator('input[type="file"]').first().setInputFiles([path.join(DEMO_DIR, 'images/nature/wood_anemones.jpg')]);
+    await upload.view
+      .locator('input[type="file"]')
+      .first()
+      .setInputFiles([path.join(DEMO_DIR, 'images/nature/wood_anemones.jpg')]);
     await expect(upload.view.locator('.uppy-Dashboard-Item')).toHaveCount(2);
     expect(await panelViolations(page)).toEqual([]);
     await upload.view.locator('.uppy-StatusBar-actionBtn--upload').click();

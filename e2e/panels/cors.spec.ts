@@ -9,24 +9,48 @@ import { startHostServers } from './host-server.ts';
  * makes): Chromium sends the CORS preflight for `Authorization` + JSON, then the POST, and reads the
  * exposed `Mcp-Session-Id`. Allowed only for origins in ATELIER_CORS_ORIGINS; off by default.
  */
-async function initializeFrom(page: Page, mcpUrl: string, apiKey: string): Promise<{ ok: true; status: number; session: string | null; listed: number } | { ok: false; error: string }> {
+async function initializeFrom(
+  page: Page,
+  mcpUrl: string,
+  apiKey: string,
+): Promise<{ ok: true; status: number; session: string | null; listed: number } | { ok: false; error: string }> {
   return page.evaluate(
     async ([url, key]) => {
-      const headers: Record<string, string> = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+      const headers: Record<string, string> = {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      };
       try {
         const init = await fetch(url, {
           method: 'POST',
           headers,
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser-host', version: '0' } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser-host', version: '0' } },
+          }),
         });
         await init.text();
         const session = init.headers.get('mcp-session-id');
         if (!session) return { ok: true as const, status: init.status, session, listed: 0 };
         const h2 = { ...headers, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-06-18' };
         await fetch(url, { method: 'POST', headers: h2, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-        const list = await fetch(url, { method: 'POST', headers: h2, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }) });
+        const list = await fetch(url, {
+          method: 'POST',
+          headers: h2,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+        });
         const text = await list.text();
-        const json = JSON.parse(text.includes('data:') ? text.split('\n').find((l) => l.startsWith('data:'))!.slice(5) : text) as { result?: { tools?: unknown[] } };
+        const json = JSON.parse(
+          text.includes('data:')
+            ? text
+                .split('\n')
+                .find((l) => l.startsWith('data:'))!
+                .slice(5)
+            : text,
+        ) as { result?: { tools?: unknown[] } };
         return { ok: true as const, status: init.status, session, listed: json.result?.tools?.length ?? 0 };
       } catch (e) {
         return { ok: false as const, error: String(e) };
@@ -36,7 +60,9 @@ async function initializeFrom(page: Page, mcpUrl: string, apiKey: string): Promi
   );
 }
 
-test('CORS: a configured origin reaches /mcp from the browser (preflight, exposed Mcp-Session-Id); other origins and the default config are refused', async ({ page }) => {
+test('CORS: a configured origin reaches /mcp from the browser (preflight, exposed Mcp-Session-Id); other origins and the default config are refused', async ({
+  page,
+}) => {
   const hosts = await startHostServers();
   const hostOrigin = new URL(hosts.hostUrl).origin;
   const otherOrigin = new URL(hosts.sandboxUrl).origin;
@@ -52,11 +78,17 @@ test('CORS: a configured origin reaches /mcp from the browser (preflight, expose
     expect((ok as { listed: number }).listed).toBeGreaterThan(5);
 
     // The same request to a server without ATELIER_CORS_ORIGINS: the browser refuses it.
-    expect(await initializeFrom(page, b.mcpUrl, closed.tenant.api_key)).toMatchObject({ ok: false, error: expect.stringContaining('Failed to fetch') });
+    expect(await initializeFrom(page, b.mcpUrl, closed.tenant.api_key)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('Failed to fetch'),
+    });
 
     // An origin that is not listed is refused by the configured server too.
     await page.goto(`${otherOrigin}/blank`); // any page of another origin (a 404 is enough)
-    expect(await initializeFrom(page, a.mcpUrl, allowed.tenant.api_key)).toMatchObject({ ok: false, error: expect.stringContaining('Failed to fetch') });
+    expect(await initializeFrom(page, a.mcpUrl, allowed.tenant.api_key)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('Failed to fetch'),
+    });
   } finally {
     await a.close();
     await b.close();

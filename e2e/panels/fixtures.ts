@@ -21,7 +21,11 @@ export const SCREENSHOT_WIDTHS = [420, 1200] as const;
 /** Height limit a chat host gives an inline View in the screenshots, px. */
 export const CHAT_MAX_HEIGHT_PX = 900;
 
-export interface HostEvent { type: string; params: unknown; at: number }
+export interface HostEvent {
+  type: string;
+  params: unknown;
+  at: number;
+}
 
 /** A panel opened in the test host for one model-facing tool call. */
 export interface OpenPanel {
@@ -58,7 +62,12 @@ export interface PanelHarness {
   hosts: HostServers;
   page: Page;
   /** Play the host's part of one tool call: read the `ui://` resource, start the call, mount the View, send tool-input then tool-result. */
-  open(router: string, action: string, args: Record<string, unknown>, opts?: OpenOptions): Promise<OpenPanel & { release(): Promise<CallToolResult> }>;
+  open(
+    router: string,
+    action: string,
+    args: Record<string, unknown>,
+    opts?: OpenOptions,
+  ): Promise<OpenPanel & { release(): Promise<CallToolResult> }>;
   /** Tear the View down and mount it again with the same tool input and result (hosts such as Claude create a new iframe per render). */
   remount(): Promise<OpenPanel>;
   events(type?: string): Promise<HostEvent[]>;
@@ -73,7 +82,14 @@ export interface PanelHarness {
   screenshots(name: string): Promise<void>;
 }
 
-interface Backend { server: TestServer; http: HttpHandle; port: number; hosts: HostServers; up: boolean; library: Promise<TenantBundle> | null }
+interface Backend {
+  server: TestServer;
+  http: HttpHandle;
+  port: number;
+  hosts: HostServers;
+  up: boolean;
+  library: Promise<TenantBundle> | null;
+}
 
 /**
  * The shared read-only library of a worker's server (`test.use({ library: true })`): the 8 nature
@@ -81,13 +97,18 @@ interface Backend { server: TestServer; http: HttpHandle; port: number; hosts: H
  * `harbour-*` (14), `pier-*` (22), `quay-*` (52) and one `a-very-long-descriptive-file-name-…` — so
  * state tests share one seed instead of importing per test. 161 assets in all.
  */
-export const SHARED_LIBRARY = { total: 161, nature: 8, rows: { deck: 64, harbour: 14, pier: 22, quay: 52, 'a-very-long-descriptive-file-name-for-the-hero-image': 1 } } as const;
+export const SHARED_LIBRARY = {
+  total: 161,
+  nature: 8,
+  rows: { deck: 64, harbour: 14, pier: 22, quay: 52, 'a-very-long-descriptive-file-name-for-the-hero-image': 1 },
+} as const;
 
 async function seedLibrary(server: TestServer): Promise<TenantBundle> {
   const t = createTenant(server.app.library.tenancy, 'shared panel library');
   const c = await server.connect(t.api_key);
   const nature = await importNature(c, t.workspace_id);
-  for (const [prefix, n] of Object.entries(SHARED_LIBRARY.rows)) seedRows(server.app, { tenantId: t.tenant_id, workspaceId: t.workspace_id }, n, { prefix, templateIds: nature.map((x) => x.id) });
+  for (const [prefix, n] of Object.entries(SHARED_LIBRARY.rows))
+    seedRows(server.app, { tenantId: t.tenant_id, workspaceId: t.workspace_id }, n, { prefix, templateIds: nature.map((x) => x.id) });
   await c.close();
   return t;
 }
@@ -122,7 +143,10 @@ async function hostRequest<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export const test = base.extend<{ atelier: PanelHarness; isolated: boolean; library: boolean }, { shared: { get(): Promise<Backend>; backend: Backend | null } }>({
+export const test = base.extend<
+  { atelier: PanelHarness; isolated: boolean; library: boolean },
+  { shared: { get(): Promise<Backend>; backend: Backend | null } }
+>({
   /** Per test: a server of its own (default). `test.use({ isolated: false })`: the worker's shared server, a fresh tenant per test. */
   isolated: [true, { option: true }],
   /** With `isolated: false`: use the worker's seeded tenant (`SHARED_LIBRARY`, read-only by convention) instead of a fresh empty one. */
@@ -148,11 +172,17 @@ export const test = base.extend<{ atelier: PanelHarness; isolated: boolean; libr
     if (!backend.up) throw new Error('shared server left stopped by an earlier test');
     const { server, hosts } = backend;
     if (!isolated && library) backend.library ??= seedLibrary(server);
-    const tenant = isolated ? server.tenant : library ? await backend.library! : createTenant(server.app.library.tenancy, `panel test ${testInfo.title}`);
+    const tenant = isolated
+      ? server.tenant
+      : library
+        ? await backend.library!
+        : createTenant(server.app.library.tenancy, `panel test ${testInfo.title}`);
     const mcpUrl = (): URL => new URL(`http://127.0.0.1:${backend.port}/mcp`);
     const connect = async (ui: boolean): Promise<Client> => {
       const c = new Client({ name: 'atelier-test-host', version: '0' }, { capabilities: ui ? UI_CAPABILITIES : {} });
-      await c.connect(new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { Authorization: `Bearer ${tenant.api_key}` } } }));
+      await c.connect(
+        new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { Authorization: `Bearer ${tenant.api_key}` } } }),
+      );
       return c;
     };
     let ui = true;
@@ -196,13 +226,16 @@ export const test = base.extend<{ atelier: PanelHarness; isolated: boolean; libr
       const frame = page.frame({ name: 'mcp-app' });
       let prev = '';
       await expect
-        .poll(async () => {
-          const h = await page.locator('#app-frame').evaluate((f) => (f as HTMLIFrameElement).style.height);
-          const imgs = frame ? await frame.evaluate(() => [...document.images].every((i) => i.complete)).catch(() => true) : true;
-          const same = imgs && h === prev;
-          prev = h;
-          return same;
-        }, { intervals: [150, 150, 250, 250, 500] })
+        .poll(
+          async () => {
+            const h = await page.locator('#app-frame').evaluate((f) => (f as HTMLIFrameElement).style.height);
+            const imgs = frame ? await frame.evaluate(() => [...document.images].every((i) => i.complete)).catch(() => true) : true;
+            const same = imgs && h === prev;
+            prev = h;
+            return same;
+          },
+          { intervals: [150, 150, 250, 250, 500] },
+        )
         .toBe(true);
     };
 
@@ -238,7 +271,12 @@ export const test = base.extend<{ atelier: PanelHarness; isolated: boolean; libr
           containerDimensions: dims,
           noMessage: opts.noMessage ?? false,
           forwardUnlisted: !ui,
-          tools: tools.map((t) => ({ name: t.name, ...((t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility ? { visibility: (t._meta as { ui: { visibility: string[] } }).ui.visibility } : {}) })),
+          tools: tools.map((t) => ({
+            name: t.name,
+            ...((t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility
+              ? { visibility: (t._meta as { ui: { visibility: string[] } }).ui.visibility }
+              : {}),
+          })),
           sandboxUrl: hosts.sandboxUrl,
         };
         if (mounted) await page.evaluate(() => window.__host.teardown()); // one View at a time, like a host replacing it

@@ -7,10 +7,19 @@ import { REPO_ROOT } from '../mcp/harness.ts';
 /** Where global-setup.ts builds the test host page and the sandbox proxy. */
 export const HOST_DIST = path.join(REPO_ROOT, 'dist', 'e2e-host');
 
-const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 
 /** `_meta.ui.csp` of a UI resource (MCP Apps spec 2026-01-26 `McpUiResourceCsp`). */
-export interface ResourceCsp { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] }
+export interface ResourceCsp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
 
 /** Keep only origins that cannot break out of a CSP directive (no spaces, quotes, semicolons). */
 function clean(domains: unknown): string[] {
@@ -50,7 +59,10 @@ function serve(role: 'host' | 'sandbox', honourDomains: boolean): http.Server {
       res.writeHead(404).end('not found');
       return;
     }
-    const headers: Record<string, string> = { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' };
+    const headers: Record<string, string> = {
+      'content-type': MIME[path.extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    };
     if (rel === 'sandbox.html') {
       let csp: ResourceCsp;
       try {
@@ -71,10 +83,15 @@ async function listen(server: http.Server): Promise<number> {
 }
 
 /** The two same-site origins of the test host: `http://localhost:<A>` (host page) and `http://localhost:<B>` (sandbox). */
-export interface HostServers { hostUrl: string; sandboxUrl: string; close(): Promise<void> }
+export interface HostServers {
+  hostUrl: string;
+  sandboxUrl: string;
+  close(): Promise<void>;
+}
 
 export async function startHostServers(opts: { honourDomains?: boolean } = {}): Promise<HostServers> {
-  if (!fs.existsSync(path.join(HOST_DIST, 'host.html'))) throw new Error(`test host not built: ${HOST_DIST}/host.html missing (Playwright globalSetup builds it)`);
+  if (!fs.existsSync(path.join(HOST_DIST, 'host.html')))
+    throw new Error(`test host not built: ${HOST_DIST}/host.html missing (Playwright globalSetup builds it)`);
   const host = serve('host', false);
   const sandbox = serve('sandbox', opts.honourDomains ?? false);
   const [a, b] = [await listen(host), await listen(sandbox)];
@@ -82,7 +99,15 @@ export async function startHostServers(opts: { honourDomains?: boolean } = {}): 
     hostUrl: `http://localhost:${a}/host.html`,
     sandboxUrl: `http://localhost:${b}/sandbox.html`,
     async close() {
-      await Promise.all([host, sandbox].map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
+      await Promise.all(
+        [host, sandbox].map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.closeAllConnections();
+              s.close(() => r());
+            }),
+        ),
+      );
     },
   };
 }

@@ -29,30 +29,42 @@ test.describe('with the shared library', () => {
     await expect(held.view.locator('[data-testid="picker-cell"][data-index="0"]')).toHaveAttribute('data-asset-id', /.+/);
   });
 
-
-
-  test('picker: a query nothing matches says "No match" with the next step; suggestions apart, labelled, not counted, and still choosable', async ({ atelier, page }) => {
+  test('picker: a query nothing matches says "No match" with the next step; suggestions apart, labelled, not counted, and still choosable', async ({
+    atelier,
+    page,
+  }) => {
     const { tenant } = atelier;
     const { view, result } = await atelier.open('svc_asset_select', 'select', { query: NO_MATCH, theme_id: tenant.theme_id });
-    const sc = result.structuredContent as { candidates: unknown[]; total: number; page: { total: number; assets: unknown[]; suggestions: { id: string; name: string }[] } };
+    const sc = result.structuredContent as {
+      candidates: unknown[];
+      total: number;
+      page: { total: number; assets: unknown[]; suggestions: { id: string; name: string }[] };
+    };
     expect(sc).toMatchObject({ candidates: [], total: 0, page: { total: 0, assets: [] } });
     expect(sc.page.suggestions.length).toBeGreaterThan(0);
     await expect(view.getByTestId('match-count')).toHaveText('No matches');
     await expect(view.getByTestId('category-all')).toHaveText('All 0'); // the facet counts agree with the header
     const notice = view.getByTestId('no-match');
     await expect(notice.getByRole('heading')).toHaveText(`No match for “${NO_MATCH}”`);
-    await expect(notice).toContainText('Next step: the assistant can generate an image or import one from a link, or you can upload your own. Or try other words, another category or shape.');
+    await expect(notice).toContainText(
+      'Next step: the assistant can generate an image or import one from a link, or you can upload your own. Or try other words, another category or shape.',
+    );
     await expect(view.getByTestId('picker-grid')).toHaveCount(0);
     await expect(view.getByTestId('picker-cell')).toHaveCount(0);
     const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
-    await expect(section).toContainText(`These ${sc.page.suggestions.length} assets do not match “${NO_MATCH}” and are not counted in the results; you can still choose one.`);
+    await expect(section).toContainText(
+      `These ${sc.page.suggestions.length} assets do not match “${NO_MATCH}” and are not counted in the results; you can still choose one.`,
+    );
     const items = section.getByTestId('suggestion');
     await expect(items).toHaveCount(sc.page.suggestions.length);
     expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-asset-id')))).toEqual(sc.page.suggestions.map((x) => x.id));
     await expect(items.first().getByTestId('suggestion-relevance')).toHaveText('weakly related, 25%: shares some of your words');
     // A suggestion can still be chosen; it is numbered like a grid selection and the header count stays "No matches".
     const second = sc.page.suggestions[1]!;
-    await items.nth(1).getByRole('button', { name: `Choose ${second.name}` }).click();
+    await items
+      .nth(1)
+      .getByRole('button', { name: `Choose ${second.name}` })
+      .click();
     await expect(items.nth(1).getByTestId('suggestion-pick')).toHaveAttribute('aria-pressed', 'true');
     await expect(items.nth(1).getByTestId('selection-badge')).toHaveText('Selected as number 1');
     await expect(view.getByTestId('selection-summary')).toHaveText(`1 asset selected: 1. ${second.name}`);
@@ -74,9 +86,14 @@ test.describe('with the shared library', () => {
     await expect(view.getByTestId('confirmed-list').locator('li').first()).toContainText(second.name);
   });
 
-  test('picker: a query with one match shows it in the grid and the suggestions apart; header and category counts count the match only', async ({ atelier }) => {
+  test('picker: a query with one match shows it in the grid and the suggestions apart; header and category counts count the match only', async ({
+    atelier,
+  }) => {
     const { tenant } = atelier;
-    const { view, result } = await atelier.open('svc_asset_select', 'select', { query: 'prairie falcon cliff harbour', theme_id: tenant.theme_id });
+    const { view, result } = await atelier.open('svc_asset_select', 'select', {
+      query: 'prairie falcon cliff harbour',
+      theme_id: tenant.theme_id,
+    });
     const sc = result.structuredContent as { page: { total: number; assets: { id: string }[]; suggestions: { id: string }[] } };
     expect(sc.page.total).toBe(1);
     expect(sc.page.suggestions.length).toBeGreaterThan(0);
@@ -87,10 +104,17 @@ test.describe('with the shared library', () => {
     await expect(view.getByTestId('no-match')).toHaveCount(0);
     const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
     await expect(section.getByTestId('suggestion')).toHaveCount(sc.page.suggestions.length);
-    expect(await view.getByTestId('picker-grid').evaluate((g, ids) => ids.filter((id) => g.querySelector(`[data-asset-id="${id}"]`)).length, sc.page.suggestions.map((x) => x.id))).toBe(0);
+    expect(
+      await view.getByTestId('picker-grid').evaluate(
+        (g, ids) => ids.filter((id) => g.querySelector(`[data-asset-id="${id}"]`)).length,
+        sc.page.suggestions.map((x) => x.id),
+      ),
+    ).toBe(0);
   });
 
-  test('picker: facet counts follow the agent\'s search mode, so they agree with the header (no "All 153" above no match)', async ({ atelier }) => {
+  test('picker: facet counts follow the agent\'s search mode, so they agree with the header (no "All 153" above no match)', async ({
+    atelier,
+  }) => {
     const { tenant } = atelier;
     // "sample" is in every seeded row's alt text but in no file name.
     const { view } = await atelier.open('svc_asset_select', 'select', { query: 'sample', mode: 'filename', theme_id: tenant.theme_id });
@@ -102,7 +126,9 @@ test.describe('with the shared library', () => {
     expect(facets.at(-1)!.arguments.args).toMatchObject({ query: 'sample', mode: 'filename' });
   });
 
-  test('picker: server stopped → a search says so with Retry; after a restart the expired session says so; Retry then searches', async ({ atelier }) => {
+  test('picker: server stopped → a search says so with Retry; after a restart the expired session says so; Retry then searches', async ({
+    atelier,
+  }) => {
     const { tenant } = atelier;
     const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id });
     await expect(view.getByTestId('match-count')).toHaveText(ALL);
@@ -118,7 +144,9 @@ test.describe('with the shared library', () => {
     await atelier.startServer();
     await view.getByTestId('retry').click();
     await expect(err).toHaveAttribute('data-kind', 'session');
-    await expect(err.locator('.notice-title')).toHaveText('The connection to Atelier expired — the server restarted or the session timed out.');
+    await expect(err.locator('.notice-title')).toHaveText(
+      'The connection to Atelier expired — the server restarted or the session timed out.',
+    );
     await atelier.screenshots('picker-session-expired');
     await view.getByTestId('retry').click();
     await expect(view.getByTestId('error')).toHaveCount(0);
@@ -127,7 +155,9 @@ test.describe('with the shared library', () => {
     await expect(view.getByTestId('facets')).toBeVisible(); // the category counts that failed meanwhile came back too
   });
 
-  test('picker in a host that does not declare the MCP Apps extension: renders the candidates the result carried and confirms', async ({ atelier }) => {
+  test('picker in a host that does not declare the MCP Apps extension: renders the candidates the result carried and confirms', async ({
+    atelier,
+  }) => {
     const { tenant } = atelier;
     const { view, result } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id }, { noUiExtension: true });
     const sc = result.structuredContent as { picker_id: string; status: string; delivery: string; page: unknown; candidates: unknown[] };
@@ -146,7 +176,10 @@ test.describe('with the shared library', () => {
     expect((state.structured.selection as unknown[]).length).toBe(2);
   });
 
-  test('picker in a host without ui/message: the choice is saved and the panel says the assistant has not been told', async ({ atelier, page }) => {
+  test('picker in a host without ui/message: the choice is saved and the panel says the assistant has not been told', async ({
+    atelier,
+    page,
+  }) => {
     const { tenant } = atelier;
     const { view, result } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id }, { noMessage: true });
     const pickerId = (result.structuredContent as { picker_id: string }).picker_id;
@@ -192,7 +225,10 @@ test.describe('with the shared library', () => {
     expect((await atelier.events('tools/call-result')).some((e) => (e.params as { isError: boolean }).isError)).toBe(false);
   });
 
-  test('picker: focus and selection differ by shape in both themes; few Tab stops before the grid; truncated names have the full name as tooltip', async ({ atelier, page }) => {
+  test('picker: focus and selection differ by shape in both themes; few Tab stops before the grid; truncated names have the full name as tooltip', async ({
+    atelier,
+    page,
+  }) => {
     const { tenant } = atelier;
     const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id });
     await expect(view.getByTestId('match-count')).toHaveText(ALL);
@@ -201,7 +237,13 @@ test.describe('with the shared library', () => {
     const stops: string[] = [];
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
-      const f = await view.locator(':focus').evaluate((el) => el.getAttribute('data-testid') ?? `${el.tagName.toLowerCase()}${(el as HTMLInputElement).name ? `[${(el as HTMLInputElement).name}]` : ''}`);
+      const f = await view
+        .locator(':focus')
+        .evaluate(
+          (el) =>
+            el.getAttribute('data-testid') ??
+            `${el.tagName.toLowerCase()}${(el as HTMLInputElement).name ? `[${(el as HTMLInputElement).name}]` : ''}`,
+        );
       stops.push(f);
       if (f === 'picker-cell') break;
     }
@@ -212,11 +254,17 @@ test.describe('with the shared library', () => {
     const sel = view.locator('[data-testid="picker-cell"][data-index="0"]');
     const foc = view.locator('[data-testid="picker-cell"][data-index="1"]');
     await expect(foc).toBeFocused();
-    const look = (l: typeof sel) => l.evaluate((el) => {
-      const s = getComputedStyle(el);
-      const after = getComputedStyle(el, '::after');
-      return { border: s.borderTopWidth, outline: s.outlineStyle === 'none' ? 'none' : `${s.outlineWidth} ${s.outlineStyle}`, marker: after.content !== 'none' && after.content !== '', badge: !!el.querySelector('[data-testid="selection-badge"]') };
-    });
+    const look = (l: typeof sel) =>
+      l.evaluate((el) => {
+        const s = getComputedStyle(el);
+        const after = getComputedStyle(el, '::after');
+        return {
+          border: s.borderTopWidth,
+          outline: s.outlineStyle === 'none' ? 'none' : `${s.outlineWidth} ${s.outlineStyle}`,
+          marker: after.content !== 'none' && after.content !== '',
+          badge: !!el.querySelector('[data-testid="selection-badge"]'),
+        };
+      });
     for (const theme of ['light', 'dark'] as const) {
       await atelier.setTheme(theme);
       await expect(view.locator('html')).toHaveAttribute('data-theme', theme);
@@ -234,7 +282,12 @@ test.describe('with the shared library', () => {
   });
 
   test('picker: within a short host height at 420 px the grid shrinks so "Use selected" stays in view', async ({ atelier }) => {
-    const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: atelier.tenant.theme_id }, { widthPx: 420, containerDimensions: { maxHeight: 620 } });
+    const { view } = await atelier.open(
+      'svc_asset_select',
+      'select',
+      { theme_id: atelier.tenant.theme_id },
+      { widthPx: 420, containerDimensions: { maxHeight: 620 } },
+    );
     await expect(view.getByTestId('match-count')).toHaveText(ALL);
     await expect.poll(() => view.locator('main').evaluate((m) => m.getBoundingClientRect().height)).toBeLessThanOrEqual(620);
     expect(await view.getByTestId('use-selected').evaluate((b) => b.getBoundingClientRect().bottom <= window.innerHeight)).toBe(true);
@@ -243,18 +296,28 @@ test.describe('with the shared library', () => {
 
   test.describe('on a 2× screen', () => {
     test.use({ deviceScaleFactor: 2 });
-    test('picker and search previews are chosen by device pixel ratio (larger renditions than the 320 px thumbnail)', async ({ atelier }) => {
+    test('picker and search previews are chosen by device pixel ratio (larger renditions than the 320 px thumbnail)', async ({
+      atelier,
+    }) => {
       const { tenant } = atelier;
       const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id }, { widthPx: 420 });
       await expect(view.locator('[data-testid="picker-cell"] img').first()).toBeVisible();
       const thumbCalls = async (): Promise<number[]> =>
-        (await atelier.events('tools/call')).map((e) => e.params as Call).filter((p) => p.arguments.action === 'thumbnails').map((p) => (p.arguments.args.size_px as number | undefined) ?? 0);
-      const cellPx = await view.locator('[data-testid="picker-cell"] img').first().evaluate((el) => Math.max(el.clientWidth, el.clientHeight));
+        (await atelier.events('tools/call'))
+          .map((e) => e.params as Call)
+          .filter((p) => p.arguments.action === 'thumbnails')
+          .map((p) => (p.arguments.args.size_px as number | undefined) ?? 0);
+      const cellPx = await view
+        .locator('[data-testid="picker-cell"] img')
+        .first()
+        .evaluate((el) => Math.max(el.clientWidth, el.clientHeight));
       expect(Math.max(...(await thumbCalls()))).toBeGreaterThanOrEqual(cellPx * 2);
       // The falcon (800×533) now comes as a WebP rendition whose shorter edge covers the cell at 2×.
       const falcon = view.locator('[data-testid="picker-cell"]', { hasText: 'prairie_falcon.jpg' }).locator('img');
       await expect(falcon).toHaveAttribute('src', /^data:image\/webp;base64,/);
-      expect(await falcon.evaluate((el) => Math.min((el as HTMLImageElement).naturalWidth, (el as HTMLImageElement).naturalHeight))).toBeGreaterThanOrEqual(cellPx * 2 > 533 ? 533 : cellPx * 2);
+      expect(
+        await falcon.evaluate((el) => Math.min((el as HTMLImageElement).naturalWidth, (el as HTMLImageElement).naturalHeight)),
+      ).toBeGreaterThanOrEqual(cellPx * 2 > 533 ? 533 : cellPx * 2);
 
       const search = await atelier.open('svc_asset_library', 'search', { theme_id: tenant.theme_id, limit: 10 }, { widthPx: 420 });
       const card = search.view.locator('[data-testid="asset-card"]', { hasText: 'prairie_falcon.jpg' }).locator('img');
@@ -265,7 +328,10 @@ test.describe('with the shared library', () => {
   });
 });
 
-test('picker: an empty library says "Your library is empty — upload or import" and the upload action asks the assistant', async ({ atelier, page }) => {
+test('picker: an empty library says "Your library is empty — upload or import" and the upload action asks the assistant', async ({
+  atelier,
+  page,
+}) => {
   const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: atelier.tenant.theme_id });
   await expect(view.getByTestId('empty-library')).toContainText('Your library is empty — upload or import');
   await expect(view.getByTestId('match-count')).toHaveText('0 assets');
@@ -284,7 +350,9 @@ test('picker: a failed select call shows the real error with its field, not "Loa
   const { view, result } = await atelier.open('svc_asset_select', 'select', { query: 'falcon' });
   expect(result.isError).toBe(true);
   await expect(view.getByTestId('error')).toBeVisible();
-  await expect(view.getByTestId('error').locator('.notice-title')).toContainText(/^The request can’t be run as asked: theme_id is required/);
+  await expect(view.getByTestId('error').locator('.notice-title')).toContainText(
+    /^The request can’t be run as asked: theme_id is required/,
+  );
   await expect(view.getByTestId('error-field')).toHaveText('theme_id');
   await expect(view.getByTestId('loading')).toHaveCount(0);
   await expect(view.getByTestId('match-count')).toHaveText('');

@@ -4,7 +4,9 @@ import { importNature, seedRows } from './seed.ts';
 
 const focused = (view: FrameLocator) => view.locator('[data-testid="picker-cell"][tabindex="0"]');
 
-test('picker end to end by keyboard only: search, move, select 3 in order, confirm; submit, model context, message and get_selection agree', async ({ atelier }) => {
+test('picker end to end by keyboard only: search, move, select 3 in order, confirm; submit, model context, message and get_selection agree', async ({
+  atelier,
+}) => {
   const { app, tenant } = atelier.server;
   const scope = { tenantId: tenant.tenant_id, workspaceId: tenant.workspace_id };
   const nature = await importNature(atelier.client, tenant.workspace_id);
@@ -75,7 +77,9 @@ test('picker end to end by keyboard only: search, move, select 3 in order, confi
     while ((await focused(view).getAttribute('data-asset-id')) !== id) {
       const at = Number(await focused(view).getAttribute('data-index'));
       const target = Number(await view.locator(`[data-testid="picker-cell"][data-asset-id="${id}"]`).getAttribute('data-index'));
-      await focused(view).press(target > at ? (target - at >= cols ? 'ArrowDown' : 'ArrowRight') : at - target >= cols ? 'ArrowUp' : 'ArrowLeft');
+      await focused(view).press(
+        target > at ? (target - at >= cols ? 'ArrowDown' : 'ArrowRight') : at - target >= cols ? 'ArrowUp' : 'ArrowLeft',
+      );
     }
     await focused(view).press(' ');
     await expect(focused(view).getByTestId('selection-badge')).toHaveText(String(i + 1));
@@ -91,30 +95,38 @@ test('picker end to end by keyboard only: search, move, select 3 in order, confi
   await expect(view.getByTestId('confirmed-list').locator('li')).toHaveCount(3);
 
   // 1. the app-only submit carried the ids in selection order
-  const submits = (await atelier.events('tools/call')).filter((e) => (e.params as { arguments: { action: string } }).arguments.action === 'submit_selection');
+  const submits = (await atelier.events('tools/call')).filter(
+    (e) => (e.params as { arguments: { action: string } }).arguments.action === 'submit_selection',
+  );
   expect(submits).toHaveLength(1);
-  expect((submits[0]!.params as { name: string; arguments: { args: { picker_id: string; asset_ids: string[] } } })).toMatchObject({
+  expect(submits[0]!.params as { name: string; arguments: { args: { picker_id: string; asset_ids: string[] } } }).toMatchObject({
     name: 'svc_asset_panel',
     arguments: { args: { picker_id: sc.picker_id, asset_ids: chosen } },
   });
   // 2. the model context holds the ordered selection (name, id, original URL)
   const ctx = await atelier.events('ui/update-model-context');
   expect(ctx).toHaveLength(1);
-  const ctxParams = ctx[0]!.params as { content: { text: string }[]; structuredContent: { picker_id: string; selection: { id: string; name: string; original_url: string }[] } };
+  const ctxParams = ctx[0]!.params as {
+    content: { text: string }[];
+    structuredContent: { picker_id: string; selection: { id: string; name: string; original_url: string }[] };
+  };
   expect(ctxParams.structuredContent.picker_id).toBe(sc.picker_id);
   expect(ctxParams.structuredContent.selection.map((s) => s.id)).toEqual(chosen);
-  for (const s of ctxParams.structuredContent.selection) expect(s.original_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/a\/[A-Za-z0-9_-]{22}\.jpg$/);
+  for (const s of ctxParams.structuredContent.selection)
+    expect(s.original_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/a\/[A-Za-z0-9_-]{22}\.jpg$/);
   // 3. the user message lists them in the same order
   const msgs = await atelier.events('ui/message');
   expect(msgs).toHaveLength(1);
-  const msg = (msgs[0]!.params as { role: string; content: { type: string; text: string }[] });
+  const msg = msgs[0]!.params as { role: string; content: { type: string; text: string }[] };
   expect(msg.role).toBe('user');
   const lines = msg.content[0]!.text.split('\n').slice(1);
   expect(lines.map((l) => /\(id ([0-9a-f-]{36})\)/.exec(l)?.[1])).toEqual(chosen);
   const names = ctxParams.structuredContent.selection.map((s) => s.name);
   lines.forEach((l, i) => expect(l).toContain(`${i + 1}. ${names[i]} (id ${chosen[i]}) http://127.0.0.1:`));
   // Order of events: submit → model context → message.
-  const types = (await atelier.events()).map((e) => e.type).filter((t) => ['tools/call-result', 'ui/update-model-context', 'ui/message'].includes(t));
+  const types = (await atelier.events())
+    .map((e) => e.type)
+    .filter((t) => ['tools/call-result', 'ui/update-model-context', 'ui/message'].includes(t));
   expect(types.slice(-3)).toEqual(['tools/call-result', 'ui/update-model-context', 'ui/message']);
 
   // 4. the model-visible get_selection returns the same ordered choice
@@ -157,17 +169,18 @@ test('picker with 10,000 assets keeps a bounded DOM and follows keyboard moves t
   }
   expect(await inDom()).toBeLessThanOrEqual(bound);
   // Jump to the very end: the page holding the last asset loads directly (random access), not 200 pages in order.
-  const pageCalls = async (): Promise<number> => (await atelier.events('tools/call')).filter((e) => {
-    const p = e.params as { name?: string; arguments?: { action?: string } };
-    return (p.name === 'svc_asset_panel' && p.arguments?.action === 'page') || p.name === 'svc_asset_library';
-  }).length;
+  const pageCalls = async (): Promise<number> =>
+    (await atelier.events('tools/call')).filter((e) => {
+      const p = e.params as { name?: string; arguments?: { action?: string } };
+      return (p.name === 'svc_asset_panel' && p.arguments?.action === 'page') || p.name === 'svc_asset_library';
+    }).length;
   const callsBefore = await pageCalls();
   await focused(view).press('Control+End');
   await expect(focused(view)).toHaveAttribute('data-index', '10007');
   await expect(focused(view)).toBeFocused();
   // Browse order is newest first: the oldest seeded row is last.
   await expect(focused(view)).toContainText('bulk-00001.jpg', { timeout: 60_000 });
-  expect(await pageCalls() - callsBefore).toBeLessThanOrEqual(4);
+  expect((await pageCalls()) - callsBefore).toBeLessThanOrEqual(4);
   expect(await inDom()).toBeLessThanOrEqual(bound);
   await focused(view).press('ArrowUp');
   await expect(focused(view)).toHaveAttribute('data-index', String(10_007 - cols));
@@ -199,7 +212,7 @@ test('picker shape filter: portrait narrows the grid and the category counts', a
   await expect(view.getByTestId('match-count')).toHaveText('8 assets');
 });
 
-test('picker opened with the agent\'s orientation shows that shape selected', async ({ atelier }) => {
+test("picker opened with the agent's orientation shows that shape selected", async ({ atelier }) => {
   const { tenant } = atelier.server;
   await importNature(atelier.client, tenant.workspace_id);
   const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id, orientation: 'portrait' });

@@ -8,7 +8,12 @@ test('search panel: read-only results with query, filters, count, pagination sta
   const nature = await importNature(atelier.client, tenant.workspace_id);
   seedRows(app, scope, 112, { prefix: 'harbour', templateIds: nature.map((n) => n.id) });
 
-  const { view, result } = await atelier.open('svc_asset_library', 'search', { query: 'harbour', mode: 'filename', kind: 'image', theme_id: tenant.theme_id });
+  const { view, result } = await atelier.open('svc_asset_library', 'search', {
+    query: 'harbour',
+    mode: 'filename',
+    kind: 'image',
+    theme_id: tenant.theme_id,
+  });
   const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   expect(text).toContain('need not wait');
 
@@ -37,7 +42,11 @@ test('search panel: read-only results with query, filters, count, pagination sta
   const calls = await atelier.events('tools/call');
   const searches = calls.filter((c) => (c.params as { name: string }).name === 'svc_asset_library');
   expect(searches).toHaveLength(2);
-  for (const s of searches) expect((s.params as { arguments: { args: { cursor?: string; query?: string } } }).arguments.args).toMatchObject({ query: 'harbour', cursor: expect.any(String) });
+  for (const s of searches)
+    expect((s.params as { arguments: { args: { cursor?: string; query?: string } } }).arguments.args).toMatchObject({
+      query: 'harbour',
+      cursor: expect.any(String),
+    });
   expect(calls.some((c) => (c.params as { name: string }).name === 'svc_asset_panel')).toBe(true);
   // Read-only: it never messages the conversation or changes the model context.
   expect(await atelier.events('ui/message')).toEqual([]);
@@ -59,7 +68,11 @@ test('search panel: read-only results with query, filters, count, pagination sta
 
 test('search panel: a failed search shows the structured error, and teardown is answered', async ({ atelier }) => {
   const { tenant } = atelier.server;
-  const { view, result } = await atelier.open('svc_asset_library', 'search', { query: 'x', cursor: 'not-a-cursor', theme_id: tenant.theme_id });
+  const { view, result } = await atelier.open('svc_asset_library', 'search', {
+    query: 'x',
+    cursor: 'not-a-cursor',
+    theme_id: tenant.theme_id,
+  });
   expect(result.isError).toBe(true);
   await expect(view.getByRole('alert')).toContainText('cursor');
   const r = await atelier.page.evaluate(() => window.__host.teardown());

@@ -31,17 +31,24 @@ test.describe('with the shared library', () => {
     await atelier.screenshots('search-results');
   });
 
-
-
-  test('search panel: a query nothing matches says "No match" with the next step; the suggestions stand apart, labelled, with their relevance, never counted', async ({ atelier, page }) => {
+  test('search panel: a query nothing matches says "No match" with the next step; the suggestions stand apart, labelled, with their relevance, never counted', async ({
+    atelier,
+    page,
+  }) => {
     const { tenant } = atelier;
     const { view, result } = await atelier.open('svc_asset_library', 'search', { query: NO_MATCH, theme_id: tenant.theme_id });
-    const sc = result.structuredContent as { total: number; assets: unknown[]; suggestions: { id: string; name: string; relevance: number }[] };
+    const sc = result.structuredContent as {
+      total: number;
+      assets: unknown[];
+      suggestions: { id: string; name: string; relevance: number }[];
+    };
     expect(sc).toMatchObject({ total: 0, assets: [] });
     expect(sc.suggestions.length).toBeGreaterThan(0);
     const notice = view.getByTestId('no-match');
     await expect(notice.getByRole('heading')).toHaveText(`No match for “${NO_MATCH}”`);
-    await expect(notice).toContainText('Next step: the assistant can generate an image or import one from a link, or you can upload your own.');
+    await expect(notice).toContainText(
+      'Next step: the assistant can generate an image or import one from a link, or you can upload your own.',
+    );
     // The header counts only matches: none.
     await expect(view.getByTestId('result-count')).toHaveText('No results');
     await expect(view.getByTestId('pagination')).toHaveText('');
@@ -52,7 +59,9 @@ test.describe('with the shared library', () => {
     const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
     await expect(section).toBeVisible();
     await expect(section).toHaveAttribute('data-testid', 'suggestions');
-    await expect(section).toContainText(`These ${sc.suggestions.length} assets do not match “${NO_MATCH}” and are not counted in the results.`);
+    await expect(section).toContainText(
+      `These ${sc.suggestions.length} assets do not match “${NO_MATCH}” and are not counted in the results.`,
+    );
     const items = section.getByTestId('suggestion');
     await expect(items).toHaveCount(sc.suggestions.length);
     expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-asset-id')))).toEqual(sc.suggestions.map((s) => s.id));
@@ -63,7 +72,12 @@ test.describe('with the shared library', () => {
     // Visibly different from a result: a dashed frame, small previews.
     expect(await section.evaluate((el) => getComputedStyle(el).borderTopStyle)).toBe('dashed');
     await expect(items.first().locator('img')).toBeVisible();
-    expect(await items.first().locator('img').evaluate((el) => el.getBoundingClientRect().width)).toBeLessThan(80);
+    expect(
+      await items
+        .first()
+        .locator('img')
+        .evaluate((el) => el.getBoundingClientRect().width),
+    ).toBeLessThan(80);
     expect(await panelViolations(page)).toEqual([]);
     await atelier.screenshots('search-no-match');
     // The next step as an action: ask the assistant (ui/message) to generate, import or open the upload panel.
@@ -90,12 +104,19 @@ test.describe('with the shared library', () => {
     const section = view.getByRole('region', { name: 'Not a match — the closest in your library' });
     await expect(section.getByTestId('suggestion')).toHaveCount(sc.suggestions.length);
     // Outside the results list, and not counted in it.
-    expect(await grid.evaluate((ul, ids) => ids.filter((id) => ul.querySelector(`[data-asset-id="${id}"]`)).length, sc.suggestions.map((x) => x.id))).toBe(0);
+    expect(
+      await grid.evaluate(
+        (ul, ids) => ids.filter((id) => ul.querySelector(`[data-asset-id="${id}"]`)).length,
+        sc.suggestions.map((x) => x.id),
+      ),
+    ).toBe(0);
     expect(await section.evaluate((el) => el.closest('[data-testid="results-scroll"]'))).toBeNull();
     await expect(section.getByTestId('suggestion-relevance').first()).toHaveText(/^somewhat related, 48%: /);
   });
 
-  test('search panel in a host without ui/message: no match gives the next step as text; in a host without the MCP Apps extension results render the same', async ({ atelier }) => {
+  test('search panel in a host without ui/message: no match gives the next step as text; in a host without the MCP Apps extension results render the same', async ({
+    atelier,
+  }) => {
     const { tenant } = atelier;
     const { view } = await atelier.open('svc_asset_library', 'search', { query: NO_MATCH, theme_id: tenant.theme_id }, { noMessage: true });
     await expect(view.getByTestId('no-match')).toBeVisible();
@@ -105,14 +126,22 @@ test.describe('with the shared library', () => {
     await atelier.screenshots('search-no-match-no-message');
     expect(await atelier.events('ui/message')).toEqual([]);
 
-    const plain = await atelier.open('svc_asset_library', 'search', { query: 'harbour', theme_id: tenant.theme_id }, { noUiExtension: true });
+    const plain = await atelier.open(
+      'svc_asset_library',
+      'search',
+      { query: 'harbour', theme_id: tenant.theme_id },
+      { noUiExtension: true },
+    );
     await expect(plain.view.getByTestId('result-count')).toHaveText('14 results');
     await expect(plain.view.getByTestId('asset-card')).toHaveCount(14);
     await expect(plain.view.getByTestId('pending')).toHaveCount(0);
     await atelier.screenshots('search-no-extension');
   });
 
-  test('search panel: server stopped → "can’t be reached" with Retry; restarted → "connection expired" with Retry; Retry then loads', async ({ atelier, page }) => {
+  test('search panel: server stopped → "can’t be reached" with Retry; restarted → "connection expired" with Retry; Retry then loads', async ({
+    atelier,
+    page,
+  }) => {
     const { tenant } = atelier;
     const { view } = await atelier.open('svc_asset_library', 'search', { theme_id: tenant.theme_id, limit: 20 });
     await expect(view.getByTestId('result-count')).toHaveText(`${SHARED_LIBRARY.total} assets`);
@@ -138,7 +167,9 @@ test.describe('with the shared library', () => {
     await atelier.startServer();
     await view.getByTestId('retry').click();
     await expect(err).toHaveAttribute('data-kind', 'session');
-    await expect(err.locator('.notice-title')).toHaveText('The connection to Atelier expired — the server restarted or the session timed out.');
+    await expect(err.locator('.notice-title')).toHaveText(
+      'The connection to Atelier expired — the server restarted or the session timed out.',
+    );
     await expect(err.locator('.notice-title')).not.toContainText('unknown or expired session');
     await atelier.screenshots('search-session-expired');
     await view.getByTestId('retry').click();
@@ -147,9 +178,19 @@ test.describe('with the shared library', () => {
     await expect(view.getByTestId('pagination')).toHaveText(`Showing 40 of ${SHARED_LIBRARY.total}`);
   });
 
-  test('search panel: stays within the host height at 420 px (list scrolls inside, Load more in view); fixed heights are filled', async ({ atelier }) => {
+  test('search panel: stays within the host height at 420 px (list scrolls inside, Load more in view); fixed heights are filled', async ({
+    atelier,
+  }) => {
     const { tenant } = atelier;
-    const { view, page } = { ...(await atelier.open('svc_asset_library', 'search', { query: 'pier', mode: 'filename', theme_id: tenant.theme_id, limit: 10 }, { widthPx: 420, containerDimensions: { maxHeight: 600 } })), page: atelier.page };
+    const { view, page } = {
+      ...(await atelier.open(
+        'svc_asset_library',
+        'search',
+        { query: 'pier', mode: 'filename', theme_id: tenant.theme_id, limit: 10 },
+        { widthPx: 420, containerDimensions: { maxHeight: 600 } },
+      )),
+      page: atelier.page,
+    };
     await expect(view.getByTestId('result-count')).toHaveText('22 results');
     await expect(view.getByTestId('asset-card')).toHaveCount(10);
     const frameHeight = async (): Promise<number> => (await page.locator('#app-frame').boundingBox())!.height;
@@ -201,7 +242,10 @@ test('search panel: an empty library says so and offers the upload action (ui/me
   expect(JSON.stringify(msgs[0]!.params)).toMatch(UPLOAD_REQUEST);
 });
 
-test('search panel: a tool error shows a sentence and the field, not JSON; no Retry for a request only the assistant can fix', async ({ atelier, page }) => {
+test('search panel: a tool error shows a sentence and the field, not JSON; no Retry for a request only the assistant can fix', async ({
+  atelier,
+  page,
+}) => {
   const { view, result } = await atelier.open('svc_asset_library', 'search', { query: 'falcon' });
   expect(result.isError).toBe(true);
   const err = view.getByTestId('error');

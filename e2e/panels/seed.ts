@@ -5,7 +5,16 @@ import type { Scope } from '../../server/domain/scope.ts';
 import { demoFile, type TestClient } from '../mcp/harness.ts';
 
 /** Real demo images imported through the public `svc_asset_import` action (real thumbnails). */
-export const NATURE = ['prairie_falcon', 'wood_anemones', 'el_torcal_rocks', 'cyclamen_persicum', 'silver_fir', 'tanners_ridge', 'notocactus_minimus', 'polemonium_reptans'];
+export const NATURE = [
+  'prairie_falcon',
+  'wood_anemones',
+  'el_torcal_rocks',
+  'cyclamen_persicum',
+  'silver_fir',
+  'tanners_ridge',
+  'notocactus_minimus',
+  'polemonium_reptans',
+];
 
 /** Import the nature demo images with tags and purposes; returns their ids in import order. */
 export async function importNature(client: TestClient, workspaceId: string): Promise<{ id: string; name: string }[]> {

@@ -9,9 +9,17 @@ test.use({ isolated: false });
 const FIR = path.join(DEMO_DIR, 'images/nature/silver_fir.jpg');
 const CYCLAMEN = path.join(DEMO_DIR, 'images/nature/cyclamen_persicum.jpg');
 
-test('upload panel: a main landmark, a visible focus ring on "browse files", a file already in the library says so, CDN URLs never split inside the hash', async ({ atelier, page }) => {
+test('upload panel: a main landmark, a visible focus ring on "browse files", a file already in the library says so, CDN URLs never split inside the hash', async ({
+  atelier,
+  page,
+}) => {
   const { tenant } = atelier;
-  const before = await atelier.client.call('svc_asset_import', 'import', { data: demoFile('images/nature/silver_fir.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'silver_fir.jpg', workspace_id: tenant.workspace_id });
+  const before = await atelier.client.call('svc_asset_import', 'import', {
+    data: demoFile('images/nature/silver_fir.jpg').toString('base64'),
+    mime_type: 'image/jpeg',
+    filename: 'silver_fir.jpg',
+    workspace_id: tenant.workspace_id,
+  });
   expect(before.isError).toBe(false);
   const { view } = await atelier.open('svc_asset_upload', 'upload', {});
   await expect(view.locator('main')).toHaveCount(1);
@@ -22,7 +30,12 @@ test('upload panel: a main landmark, a visible focus ring on "browse files", a f
   const browse = view.locator('.uppy-Dashboard-browse').first();
   for (let i = 0; i < 6 && !(await browse.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
   await expect(browse).toBeFocused();
-  expect(await browse.evaluate((el) => { const s = getComputedStyle(el); return `${s.outlineStyle} ${s.outlineWidth}`; })).toBe('solid 2px');
+  expect(
+    await browse.evaluate((el) => {
+      const s = getComputedStyle(el);
+      return `${s.outlineStyle} ${s.outlineWidth}`;
+    }),
+  ).toBe('solid 2px');
 
   await view.locator('input[type="file"]').first().setInputFiles([FIR, CYCLAMEN]);
   await view.locator('.uppy-StatusBar-actionBtn--upload').click();
@@ -44,7 +57,9 @@ test('upload panel: a main landmark, a visible focus ring on "browse files", a f
   // A short content address (/a/<22 characters>.<ext>) is shown whole; a legacy /cdn/<sha256> name is cut mid-hash.
   const u = new URL(url);
   const sha = /([0-9a-f]{64})/.exec(u.pathname)?.[1];
-  await expect(link).toHaveText(sha ? `${u.host}${u.pathname.replace(sha, `${sha.slice(0, 8)}…${sha.slice(-6)}`)}` : `${u.host}${u.pathname}`);
+  await expect(link).toHaveText(
+    sha ? `${u.host}${u.pathname.replace(sha, `${sha.slice(0, 8)}…${sha.slice(-6)}`)}` : `${u.host}${u.pathname}`,
+  );
   for (const width of [420, 1200]) {
     await page.evaluate((w) => window.__host.resize(w, { maxHeight: 4000 }), width);
     const lines = await link.locator('.seg').evaluateAll((segs) => segs.map((s) => s.getClientRects().length));
@@ -53,7 +68,9 @@ test('upload panel: a main landmark, a visible focus ring on "browse files", a f
   await atelier.screenshots('upload-done-with-duplicate');
 });
 
-test('upload panel: server stopped mid-session → a sentence (not "fetch failed") and Retry; after the restart Retry finishes the upload', async ({ atelier }) => {
+test('upload panel: server stopped mid-session → a sentence (not "fetch failed") and Retry; after the restart Retry finishes the upload', async ({
+  atelier,
+}) => {
   const { view } = await atelier.open('svc_asset_upload', 'upload', {});
   await view.locator('input[type="file"]').first().setInputFiles(CYCLAMEN);
   await atelier.stopServer();
@@ -76,7 +93,10 @@ test('upload panel: server stopped mid-session → a sentence (not "fetch failed
   await expect(view.getByTestId('uploaded-item')).toContainText('cyclamen_persicum.jpg');
 });
 
-test('upload panel: "Waiting for the upload request…" until the result arrives; a failed upload call shows the error with its field, not the Dashboard', async ({ atelier, page }) => {
+test('upload panel: "Waiting for the upload request…" until the result arrives; a failed upload call shows the error with its field, not the Dashboard', async ({
+  atelier,
+  page,
+}) => {
   const held = await atelier.open('svc_asset_upload', 'upload', {}, { holdResult: true });
   await expect(held.view.getByText('Waiting for the upload request…')).toBeVisible();
   await expect(held.view.locator('.uppy-Dashboard')).toHaveCount(0);
@@ -96,13 +116,18 @@ test('upload panel: "Waiting for the upload request…" until the result arrives
   await atelier.screenshots('upload-tool-error');
 });
 
-test('upload panel in a host without ui/message: the file is added and the panel says the assistant has not been told, with the text to paste', async ({ atelier, page }) => {
+test('upload panel in a host without ui/message: the file is added and the panel says the assistant has not been told, with the text to paste', async ({
+  atelier,
+  page,
+}) => {
   const { view } = await atelier.open('svc_asset_upload', 'upload', {}, { noMessage: true });
   await view.locator('input[type="file"]').first().setInputFiles(CYCLAMEN);
   await view.locator('.uppy-StatusBar-actionBtn--upload').click();
   await expect(view.getByTestId('uploaded-item')).toHaveCount(1);
   await expect(view.getByTestId('uploaded-head')).toHaveText('Added to your library (1)');
-  await expect(view.getByTestId('handoff-note')).toHaveText('This host does not let panels send messages, so the assistant has not been told. Tell the assistant you are done, or paste this:');
+  await expect(view.getByTestId('handoff-note')).toHaveText(
+    'This host does not let panels send messages, so the assistant has not been told. Tell the assistant you are done, or paste this:',
+  );
   await expect(view.getByTestId('handoff')).toContainText('cyclamen_persicum.jpg');
   expect(await atelier.events('ui/message')).toEqual([]);
   expect(await atelier.events('ui/update-model-context')).toHaveLength(1);
@@ -110,7 +135,9 @@ test('upload panel in a host without ui/message: the file is added and the panel
   await atelier.screenshots('upload-no-message');
 });
 
-test('upload panel in a host that does not declare the MCP Apps extension: the panel still uploads, and says it was sent', async ({ atelier }) => {
+test('upload panel in a host that does not declare the MCP Apps extension: the panel still uploads, and says it was sent', async ({
+  atelier,
+}) => {
   const { view, result } = await atelier.open('svc_asset_upload', 'upload', {}, { noUiExtension: true });
   expect(result.structuredContent).toMatchObject({ status: 'no_panel', panel_available: false });
   await expect(view.locator('.uppy-Dashboard')).toBeVisible();

@@ -9,11 +9,17 @@ const WEBM = path.join(REPO_ROOT, 'e2e/fixtures/canvas-clip.webm'); // 9.5 KB VP
 
 type ToolCall = { name: string; arguments: { action: string; args: Record<string, unknown> } };
 const calls = (events: HostEvent[], action?: string): ToolCall[] =>
-  events.filter((e) => e.type === 'tools/call').map((e) => e.params as ToolCall).filter((p) => p.name === 'svc_asset_upload_app' && (!action || p.arguments.action === action));
-const stagingEntries = (dataDir: string): string[] => (fs.existsSync(path.join(dataDir, 'staging')) ? fs.readdirSync(path.join(dataDir, 'staging')) : []);
+  events
+    .filter((e) => e.type === 'tools/call')
+    .map((e) => e.params as ToolCall)
+    .filter((p) => p.name === 'svc_asset_upload_app' && (!action || p.arguments.action === action));
+const stagingEntries = (dataDir: string): string[] =>
+  fs.existsSync(path.join(dataDir, 'staging')) ? fs.readdirSync(path.join(dataDir, 'staging')) : [];
 
 test.describe('upload panel', () => {
-  test('uploads a real JPEG (with alt text and tags typed in the panel) and a real HEIC; both reach the library and the conversation', async ({ atelier }) => {
+  test('uploads a real JPEG (with alt text and tags typed in the panel) and a real HEIC; both reach the library and the conversation', async ({
+    atelier,
+  }) => {
     test.setTimeout(180_000);
     const { view, result } = await atelier.open('svc_asset_upload', 'upload', {});
     expect(result.isError).toBeFalsy();
@@ -41,7 +47,14 @@ test.describe('upload panel', () => {
 
     // The assets are in the library with the typed metadata; the HEIC became a PNG.
     const lib = await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id });
-    const assets = lib.structured.assets as { id: string; name: string; alt_text: string | null; tags: string[]; format: string; url: string }[];
+    const assets = lib.structured.assets as {
+      id: string;
+      name: string;
+      alt_text: string | null;
+      tags: string[];
+      format: string;
+      url: string;
+    }[];
     expect(assets).toHaveLength(2);
     const jpeg = assets.find((a) => a.name === 'craft-beer.jpg');
     const png = assets.find((a) => a.name === 'IMG_2682-640.png');
@@ -58,13 +71,16 @@ test.describe('upload panel', () => {
       expect(message.content[0]!.text).toContain(a.name);
       expect(message.content[0]!.text).toContain(a.url);
     }
-    const context = (await atelier.events('ui/update-model-context')).at(-1)?.params as { structuredContent: { uploads: { asset_id: string }[] } };
+    const context = (await atelier.events('ui/update-model-context')).at(-1)?.params as {
+      structuredContent: { uploads: { asset_id: string }[] };
+    };
     expect(context.structuredContent.uploads.map((u) => u.asset_id).sort()).toEqual([jpeg!.id, png!.id].sort());
     expect(stagingEntries(atelier.server.config.dataDir).length).toBeLessThanOrEqual(2); // verified files kept for attachments until the TTL
 
     // The HEIC, which Chromium cannot preview, shows the server's rendition once stored (a data: URL).
     await expect(view.locator('.uppy-Dashboard-Item img')).toHaveCount(2);
-    for (const img of await view.locator('.uppy-Dashboard-Item img').all()) await expect(img).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
+    for (const img of await view.locator('.uppy-Dashboard-Item img').all())
+      await expect(img).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
     await atelier.screenshot('upload-done-light');
     await atelier.setTheme('dark');
     await expect(view.locator('html')).toHaveAttribute('data-theme', 'dark');
@@ -79,8 +95,13 @@ test.describe('upload panel', () => {
 
   test('rejects a file type the library does not take with a clear message, and takes a video', async ({ atelier }) => {
     const { view } = await atelier.open('svc_asset_upload', 'upload', {}, { theme: 'dark' });
-    await view.locator('input[type="file"]').first().setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
-    await expect(view.getByRole('alert').first()).toContainText('Only images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV)');
+    await view
+      .locator('input[type="file"]')
+      .first()
+      .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    await expect(view.getByRole('alert').first()).toContainText(
+      'Only images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV)',
+    );
     await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(0);
     await view.locator('input[type="file"]').first().setInputFiles([JPEG, WEBM]);
     await expect(view.locator('.uppy-Dashboard-Item')).toHaveCount(2);
@@ -89,7 +110,9 @@ test.describe('upload panel', () => {
     await view.locator('.uppy-StatusBar-actionBtn--upload').click();
     await expect(view.getByTestId('uploaded-item')).toHaveCount(2, { timeout: 60_000 }); // renditions of a 24 MP JPEG on a busy machine
     const videos = await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id, kind: 'video' });
-    expect(videos.structured.assets).toEqual([expect.objectContaining({ name: 'canvas-clip.webm', kind: 'video', format: 'webm', width: 320, height: 180 })]);
+    expect(videos.structured.assets).toEqual([
+      expect.objectContaining({ name: 'canvas-clip.webm', kind: 'video', format: 'webm', width: 320, height: 180 }),
+    ]);
   });
 
   test('takes files dropped onto the dashboard', async ({ atelier, page }) => {
@@ -117,7 +140,9 @@ test.describe('upload panel', () => {
     const { view } = await atelier.open('svc_asset_upload', 'upload', {});
     // The host loses the call carrying chunk 2 once (as a dropped connection would).
     await page.evaluate(() => {
-      const w = window as unknown as { __callTool: (p: { arguments?: { action?: string; args?: { index?: number } } }) => Promise<unknown> };
+      const w = window as unknown as {
+        __callTool: (p: { arguments?: { action?: string; args?: { index?: number } } }) => Promise<unknown>;
+      };
       const forward = w.__callTool;
       let failed = false;
       w.__callTool = async (p) => {
@@ -132,7 +157,8 @@ test.describe('upload panel', () => {
     await view.locator('.uppy-StatusBar-actionBtn--upload').click();
     await expect(view.locator('.uppy-StatusBar-actionBtn--retry')).toBeVisible();
     expect(calls(await atelier.events(), 'complete')).toHaveLength(0);
-    const lib = async (): Promise<number> => (await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id })).structured.total as number;
+    const lib = async (): Promise<number> =>
+      (await atelier.client.call('svc_asset_library', 'search', { theme_id: atelier.server.tenant.theme_id })).structured.total as number;
     expect(await lib()).toBe(0);
 
     await view.locator('.uppy-StatusBar-actionBtn--retry').click();
@@ -146,7 +172,11 @@ test.describe('upload panel', () => {
     // One file, so calls are sequential: the result following each begin call is that begin's answer.
     const beginResults = events.flatMap((e, i) =>
       e.type === 'tools/call' && (e.params as ToolCall).arguments.action === 'begin'
-        ? [events.slice(i + 1).find((r) => r.type === 'tools/call-result')?.params as { structuredContent: { resumed: boolean; upload_id: string; received_chunks: number[] } }]
+        ? [
+            events.slice(i + 1).find((r) => r.type === 'tools/call-result')?.params as {
+              structuredContent: { resumed: boolean; upload_id: string; received_chunks: number[] };
+            },
+          ]
         : [],
     );
     expect(beginResults.map((r) => r.structuredContent.resumed)).toEqual([false, true]);
@@ -159,7 +189,10 @@ test.describe('upload panel', () => {
     const { view } = await atelier.open('svc_asset_upload', 'upload', {});
     // Hold every chunk after the first at the host, so the transfer is surely in flight when cancelled.
     await page.evaluate(() => {
-      const w = window as unknown as { __callTool: (p: { arguments?: { action?: string; args?: { index?: number } } }) => Promise<unknown>; __release: () => void };
+      const w = window as unknown as {
+        __callTool: (p: { arguments?: { action?: string; args?: { index?: number } } }) => Promise<unknown>;
+        __release: () => void;
+      };
       const forward = w.__callTool;
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));

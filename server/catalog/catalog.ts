@@ -42,11 +42,27 @@ export interface Catalog {
  * Build the catalog: product queries, the embedding indexer (its background backfill of products
  * without a vector for the current model starts with `start`) and the deps the router and CLI use.
  */
-export function createCatalog(opts: { db: Database; tenancy: TenancyQueries; cursors: CursorCodec; embedder: TextEmbedder | null; shopify: ShopifySettings; log: Logger; search: CatalogSearchDeps }): Catalog {
+export function createCatalog(opts: {
+  db: Database;
+  tenancy: TenancyQueries;
+  cursors: CursorCodec;
+  embedder: TextEmbedder | null;
+  shopify: ShopifySettings;
+  log: Logger;
+  search: CatalogSearchDeps;
+}): Catalog {
   let current = opts.embedder;
   const products = createProductQueries(opts.db);
   const indexer = createProductIndexer(products, () => current, opts.log);
-  const deps: CatalogDeps = { products, tenancy: opts.tenancy, cursors: opts.cursors, embedder: () => current, indexer, log: opts.log, search: opts.search };
+  const deps: CatalogDeps = {
+    products,
+    tenancy: opts.tenancy,
+    cursors: opts.cursors,
+    embedder: () => current,
+    indexer,
+    log: opts.log,
+    search: opts.search,
+  };
   return {
     deps,
     start: () => indexer.schedule(null),
@@ -58,9 +74,27 @@ export function createCatalog(opts: { db: Database; tenancy: TenancyQueries; cur
       const sh = opts.shopify;
       const domain = shop ?? sh.shop ?? storeShop ?? null;
       const endpoint = sh.adminUrl ?? (domain ? adminEndpoint(domain, sh.apiVersion) : null);
-      if (!endpoint) throw new ServiceError('invalid_argument', 'shop', 'no shop to sync: pass --shop <domain> or set ATELIER_SHOPIFY_SHOP (e.g. my-shop.myshopify.com)');
-      if (!sh.accessToken) throw new ServiceError('invalid_argument', 'ATELIER_SHOPIFY_ACCESS_TOKEN', 'is required for catalog sync: an Admin API access token with the read_products scope');
-      return { endpoint, client: createAdminGraphqlClient({ endpoint, accessToken: sh.accessToken, timeoutMs: sh.timeoutMs, log: opts.log.child({ mod: 'shopify' }) }) };
+      if (!endpoint)
+        throw new ServiceError(
+          'invalid_argument',
+          'shop',
+          'no shop to sync: pass --shop <domain> or set ATELIER_SHOPIFY_SHOP (e.g. my-shop.myshopify.com)',
+        );
+      if (!sh.accessToken)
+        throw new ServiceError(
+          'invalid_argument',
+          'ATELIER_SHOPIFY_ACCESS_TOKEN',
+          'is required for catalog sync: an Admin API access token with the read_products scope',
+        );
+      return {
+        endpoint,
+        client: createAdminGraphqlClient({
+          endpoint,
+          accessToken: sh.accessToken,
+          timeoutMs: sh.timeoutMs,
+          log: opts.log.child({ mod: 'shopify' }),
+        }),
+      };
     },
     close: () => indexer.close(),
   };

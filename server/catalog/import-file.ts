@@ -34,15 +34,22 @@ export async function importCatalogFile(
   deps: CatalogDeps,
   scope: StoreScope,
   file: { name: string; text: string },
-  opts: { collection?: { handle: string; title: string }; onProgress?: (done: number, total: number, phase: 'write' | 'embed') => void; signal?: AbortSignal } = {},
+  opts: {
+    collection?: { handle: string; title: string };
+    onProgress?: (done: number, total: number, phase: 'write' | 'embed') => void;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<CatalogImportResult> {
   const ext = path.extname(file.name).toLowerCase();
-  const format: 'csv' | 'json' = ext === '.json' || (ext !== '.csv' && file.text.trimStart().startsWith('{')) || file.text.trimStart().startsWith('[') ? 'json' : 'csv';
-  const parsed: CatalogProductInput[] = format === 'json' ? parseShopifyProductsJson(file.text, file.name) : parseShopifyCsv(file.text, file.name);
+  const format: 'csv' | 'json' =
+    ext === '.json' || (ext !== '.csv' && file.text.trimStart().startsWith('{')) || file.text.trimStart().startsWith('[') ? 'json' : 'csv';
+  const parsed: CatalogProductInput[] =
+    format === 'json' ? parseShopifyProductsJson(file.text, file.name) : parseShopifyCsv(file.text, file.name);
   if (parsed.length === 0) throw new ServiceError('invalid_argument', file.name, 'holds no products');
   if (opts.collection) {
     const handle = opts.collection.handle.toLowerCase();
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(handle)) throw new ServiceError('invalid_argument', 'collection', 'must be a handle: lower-case letters, digits and hyphens');
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(handle))
+      throw new ServiceError('invalid_argument', 'collection', 'must be a handle: lower-case letters, digits and hyphens');
     for (const p of parsed) p.collections.push({ handle, title: opts.collection.title, gid: null });
   }
   const existing = new Set(deps.products.gidsOfStore(scope));
@@ -56,13 +63,22 @@ export async function importCatalogFile(
   let embedded = 0;
   let embedError: string | null = null;
   try {
-    embedded = await deps.indexer.embedPending(scope.storeId, { ...(opts.signal ? { signal: opts.signal } : {}), onProgress: (d) => opts.onProgress?.(d, parsed.length, 'embed') });
+    embedded = await deps.indexer.embedPending(scope.storeId, {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onProgress: (d) => opts.onProgress?.(d, parsed.length, 'embed'),
+    });
   } catch (e) {
     embedError = (e as Error).message;
     deps.log.warn({ store_id: scope.storeId, err: embedError }, 'embedding after import failed; products stay pending');
   }
   return {
-    file: file.name, format, products: parsed.length, created, updated: parsed.length - created,
-    variants: parsed.reduce((n, p) => n + p.variants.length, 0), embedded, embed_error: embedError,
+    file: file.name,
+    format,
+    products: parsed.length,
+    created,
+    updated: parsed.length - created,
+    variants: parsed.reduce((n, p) => n + p.variants.length, 0),
+    embedded,
+    embed_error: embedError,
   };
 }

@@ -47,11 +47,17 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
       opts.signal?.throwIfAborted();
       const batch = products.pendingEmbeddings(storeId, e.modelId, e.dimensions, BATCH);
       if (batch.length === 0) return done;
-      const vectors = await e.embed(batch.map((b) => b.embed_text), opts.signal);
+      const vectors = await e.embed(
+        batch.map((b) => b.embed_text),
+        opts.signal,
+      );
       if (vectors.length !== batch.length || vectors.some((v) => v.length !== e.dimensions)) {
         throw new Error(`embedder ${e.modelId} returned ${vectors.length} vectors for ${batch.length} texts (or a wrong dimension)`);
       }
-      products.putEmbeddings(e.modelId, batch.map((b, i) => ({ seq: b.seq, storeId: b.store_id, sha256: b.embed_sha256, vector: vectors[i]! })));
+      products.putEmbeddings(
+        e.modelId,
+        batch.map((b, i) => ({ seq: b.seq, storeId: b.store_id, sha256: b.embed_sha256, vector: vectors[i]! })),
+      );
       done += batch.length;
       opts.onProgress?.(done);
     }
@@ -68,7 +74,10 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
           const n = await embedPending(storeId);
           if (n > 0) log.info({ store_id: storeId, embedded: n }, 'product embeddings updated');
         } catch (err) {
-          log.warn({ store_id: storeId, err: (err as Error).message }, 'product embedding failed; semantic search degrades to lexical until it succeeds');
+          log.warn(
+            { store_id: storeId, err: (err as Error).message },
+            'product embedding failed; semantic search degrades to lexical until it succeeds',
+          );
         } finally {
           queued.delete(key);
         }

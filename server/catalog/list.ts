@@ -1,7 +1,15 @@
 import { stemmer } from 'stemmer';
 import type { ListProductsArgs, ListProductsResult, ProductSearchMode } from '../../shared/schemas/product.ts';
 import type { ProductFilters, StoreScope } from '../db/products.ts';
-import { acceptanceScore, estimateTextNull, isStale, SAMPLE_DOCS, semanticRelevance, standardScore, type NullModel } from '../domain/calibration.ts';
+import {
+  acceptanceScore,
+  estimateTextNull,
+  isStale,
+  SAMPLE_DOCS,
+  semanticRelevance,
+  standardScore,
+  type NullModel,
+} from '../domain/calibration.ts';
 import { STOP_WORDS } from '../domain/fts-query.ts';
 import { fuse, type Fused } from '../domain/fusion.ts';
 import { correctedQuery, runLexical, type LexicalResult } from '../domain/lexical.ts';
@@ -30,7 +38,14 @@ async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder
   if (stored && !isStale(stored, items)) return stored;
   const docs = deps.products.embeddingSample(scope, e.modelId, e.dimensions, SAMPLE_DOCS).map((d) => ({ text: d.text, vector: d.vector }));
   const thesaurus = await deps.search.thesaurus();
-  const model = await estimateTextNull({ docs, items, embed: (t) => e.embed(t), background: thesaurus?.frequentNouns(200) ?? [], stop: STOP_WORDS, stem: stemmer });
+  const model = await estimateTextNull({
+    docs,
+    items,
+    embed: (t) => e.embed(t),
+    background: thesaurus?.frequentNouns(200) ?? [],
+    stop: STOP_WORDS,
+    stem: stemmer,
+  });
   if (model) deps.search.calibrations.put(key, scope.storeId, model);
   return model;
 }
@@ -52,20 +67,42 @@ async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder
  * lexical results with `degraded_from` (rule 9).
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.related_to_product_id)
  */
-export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: ListProductsArgs, signal?: AbortSignal): Promise<ListProductsResult> {
+export async function listProducts(
+  deps: CatalogDeps,
+  scope: StoreScope,
+  args: ListProductsArgs,
+  signal?: AbortSignal,
+): Promise<ListProductsResult> {
   const { products, cursors } = deps;
   const query = args.query && args.query.length > 0 ? args.query : undefined;
   const cursorKey = {
-    t: scope.tenantId, w: scope.workspaceId, st: scope.storeId, q: query ?? null, m: args.search_mode, r: args.related_to_product_id ?? null,
-    c: args.collection?.toLowerCase() ?? null, pt: args.product_type?.toLowerCase() ?? null, s: [...args.status].sort(),
+    t: scope.tenantId,
+    w: scope.workspaceId,
+    st: scope.storeId,
+    q: query ?? null,
+    m: args.search_mode,
+    r: args.related_to_product_id ?? null,
+    c: args.collection?.toLowerCase() ?? null,
+    pt: args.product_type?.toLowerCase() ?? null,
+    s: [...args.status].sort(),
   };
   const state = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: products.maxSeq(scope) };
-  const filters: ProductFilters = { statuses: args.status, collection: args.collection, productType: args.product_type, maxSeq: state.snapshot };
+  const filters: ProductFilters = {
+    statuses: args.status,
+    collection: args.collection,
+    productType: args.product_type,
+    maxSeq: state.snapshot,
+  };
   const { offset } = state;
   const limit = args.limit;
 
   /** One ranked pass (everything but browsing): the fused list, the lexical result, the mode answered. */
-  interface Pass { ranked: Fused[]; lexical: LexicalResult | null; mode: ProductSearchMode; degradedFrom: ProductSearchMode | null }
+  interface Pass {
+    ranked: Fused[];
+    lexical: LexicalResult | null;
+    mode: ProductSearchMode;
+    degradedFrom: ProductSearchMode | null;
+  }
   let browse: { rows: Ref[]; total: number } | null = null;
 
   /** The embedder when the store is fully embedded under it (else schedule indexing; null = degrade). */
@@ -89,7 +126,9 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
       return null;
     }
     const accept = acceptanceScore(items, deps.search.matchAlpha);
-    return products.knn(scope, e.modelId, vector, f, RANKED_DEPTH).map((h) => ({ seq: h.seq, relevance: model ? semanticRelevance(standardScore(model, 1 - h.distance), accept) : 0 }));
+    return products
+      .knn(scope, e.modelId, vector, f, RANKED_DEPTH)
+      .map((h) => ({ seq: h.seq, relevance: model ? semanticRelevance(standardScore(model, 1 - h.distance), accept) : 0 }));
   };
 
   const rankPass = async (): Promise<Pass> => {
@@ -98,7 +137,12 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
     let lexical: LexicalResult | null = null;
     if (args.related_to_product_id) {
       const source = products.byGids(scope, [args.related_to_product_id]).get(args.related_to_product_id);
-      if (!source) throw new ServiceError('not_found', 'args.related_to_product_id', `product ${args.related_to_product_id} does not exist in store ${scope.storeId}`);
+      if (!source)
+        throw new ServiceError(
+          'not_found',
+          'args.related_to_product_id',
+          `product ${args.related_to_product_id} does not exist in store ${scope.storeId}`,
+        );
       const rf = { ...filters, excludeSeq: source.seq };
       const e = mode === 'lexical' ? null : readyEmbedder();
       const vector = e ? products.embeddingOf(source.seq, e.modelId, e.dimensions) : null;
@@ -109,7 +153,9 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
         mode = 'lexical';
       }
       // shared collections, type and tags: every listed product shares something with the source
-      const ranked: Fused[] = products.relatedByAttributes(scope, source, rf, RANKED_DEPTH).map((seq) => ({ seq, relevance: 0.5, matchedBy: ['text'], match: true }));
+      const ranked: Fused[] = products
+        .relatedByAttributes(scope, source, rf, RANKED_DEPTH)
+        .map((seq) => ({ seq, relevance: 0.5, matchedBy: ['text'], match: true }));
       return { ranked, lexical, mode, degradedFrom };
     }
     let vector: { e: TextEmbedder; v: Float32Array } | null = null;
@@ -128,13 +174,18 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
       mode = 'lexical';
     }
     if (mode !== 'semantic') {
-      lexical = await runLexical(query!, deps.search.lexical.products(scope, filters), {
-        column: null,
-        thesaurus: await deps.search.thesaurus(),
-        typos: true,
-        synonyms: deps.search.synonyms.forStore(scope, scope.storeId),
-        depth: RANKED_DEPTH,
-      }, offset + limit + 1);
+      lexical = await runLexical(
+        query!,
+        deps.search.lexical.products(scope, filters),
+        {
+          column: null,
+          thesaurus: await deps.search.thesaurus(),
+          typos: true,
+          synonyms: deps.search.synonyms.forStore(scope, scope.storeId),
+          depth: RANKED_DEPTH,
+        },
+        offset + limit + 1,
+      );
     }
     return { ranked: fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic), lexical, mode, degradedFrom };
   };
@@ -149,7 +200,8 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
     const head = products.changeHead();
     const first = offset === 0 && !args.cursor;
     pass = first ? await rankPass() : await cache.get(cursorKey, state.snapshot, head, rankPass);
-    const deep = (p: Pass) => !p.lexical || p.lexical.exactTotal <= p.lexical.exactFetched || p.ranked.filter((f) => f.match).length > offset + limit;
+    const deep = (p: Pass) =>
+      !p.lexical || p.lexical.exactTotal <= p.lexical.exactFetched || p.ranked.filter((f) => f.match).length > offset + limit;
     if (!deep(pass)) pass = await rankPass();
     if (first) cache.put(cursorKey, state.snapshot, head, pass);
   }
@@ -169,7 +221,8 @@ export async function listProducts(deps: CatalogDeps, scope: StoreScope, args: L
     const matches = ranked!.filter((f) => f.match);
     total = matches.length + (lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0);
     refs = matches.slice(offset, offset + limit + 1);
-    if (offset === 0 && query && matches.length < FEW_MATCHES) suggestions = ranked!.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
+    if (offset === 0 && query && matches.length < FEW_MATCHES)
+      suggestions = ranked!.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
   }
   const rows = new Map(products.bySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]).map((r) => [r.seq, r]));
   const ref = (r: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {

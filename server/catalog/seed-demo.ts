@@ -11,16 +11,28 @@ import { importCatalogFile } from './import-file.ts';
 export const DEMO_CATALOG_DIR = packagePath('demo', 'catalog');
 
 /** "home-and-garden" → "Home And Garden". */
-const titleOf = (handle: string): string => handle.split('-').map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w)).join(' ');
+const titleOf = (handle: string): string =>
+  handle
+    .split('-')
+    .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w))
+    .join(' ');
 
 /**
  * Seed step: import every demo CSV into the demo store, each file's products into a collection named
  * after the file (`apparel`, `home-and-garden`, `jewelery`). Idempotent: GIDs are stable, and when the
  * files are unchanged since the last seed (sha256 kept in settings) nothing is written.
  */
-export async function seedDemoCatalog(app: App, bundle: Pick<TenantBundle, 'store_id'>, scope: Scope, dir = DEMO_CATALOG_DIR): Promise<void> {
+export async function seedDemoCatalog(
+  app: App,
+  bundle: Pick<TenantBundle, 'store_id'>,
+  scope: Scope,
+  dir = DEMO_CATALOG_DIR,
+): Promise<void> {
   if (!fs.existsSync(dir)) return;
-  const files = fs.readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.csv')).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.toLowerCase().endsWith('.csv'))
+    .sort();
   const hash = createHash('sha256');
   const texts = files.map((f) => {
     const text = fs.readFileSync(path.join(dir, f), 'utf8');

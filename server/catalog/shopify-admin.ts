@@ -35,10 +35,19 @@ export interface AdminClientOptions {
 }
 
 const ThrottleStatusSchema = z.object({ maximumAvailable: z.number(), currentlyAvailable: z.number(), restoreRate: z.number().positive() });
-const CostSchema = z.object({ requestedQueryCost: z.number().nullable().optional(), actualQueryCost: z.number().nullable().optional(), throttleStatus: ThrottleStatusSchema.optional() });
+const CostSchema = z.object({
+  requestedQueryCost: z.number().nullable().optional(),
+  actualQueryCost: z.number().nullable().optional(),
+  throttleStatus: ThrottleStatusSchema.optional(),
+});
 const EnvelopeSchema = z.object({
   data: z.unknown().optional(),
-  errors: z.union([z.array(z.object({ message: z.string(), extensions: z.object({ code: z.string().optional() }).loose().optional() }).loose()), z.string()]).optional(),
+  errors: z
+    .union([
+      z.array(z.object({ message: z.string(), extensions: z.object({ code: z.string().optional() }).loose().optional() }).loose()),
+      z.string(),
+    ])
+    .optional(),
   extensions: z.object({ cost: CostSchema.optional() }).loose().optional(),
 });
 
@@ -54,7 +63,14 @@ const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Er
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); reject(abortReason(signal)); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(abortReason(signal));
+      },
+      { once: true },
+    );
   });
 
 /** Create the client. No request is made until `request` is called. */
@@ -74,7 +90,9 @@ export function createAdminGraphqlClient(o: AdminClientOptions): AdminGraphqlCli
   };
 
   return {
-    get throttledRetries() { return throttled; },
+    get throttledRetries() {
+      return throttled;
+    },
     async request(query, variables, data, signal) {
       for (let attempt = 0; ; attempt++) {
         if (pauseBeforeNextMs > 0) {
@@ -109,7 +127,8 @@ export function createAdminGraphqlClient(o: AdminClientOptions): AdminGraphqlCli
           await sleep(Math.min(maxWaitMs, 250 * 2 ** attempt), signal);
           continue;
         }
-        if (res.status === 401 || res.status === 403) throw fail(`HTTP ${res.status}: the access token is invalid or lacks the read_products scope`);
+        if (res.status === 401 || res.status === 403)
+          throw fail(`HTTP ${res.status}: the access token is invalid or lacks the read_products scope`);
         if (!res.ok) throw fail(`HTTP ${res.status}: ${text.slice(0, 300)}`);
         let json: unknown;
         try {
@@ -120,7 +139,7 @@ export function createAdminGraphqlClient(o: AdminClientOptions): AdminGraphqlCli
         const env = EnvelopeSchema.safeParse(json);
         if (!env.success) throw fail(`unexpected response shape: ${env.error.issues[0]?.message ?? ''}`);
         const cost = env.data.extensions?.cost;
-        const errors = typeof env.data.errors === 'string' ? [{ message: env.data.errors }] : env.data.errors ?? [];
+        const errors = typeof env.data.errors === 'string' ? [{ message: env.data.errors }] : (env.data.errors ?? []);
         if (errors.some((e) => (e as { extensions?: { code?: string } }).extensions?.code === 'THROTTLED' || e.message === 'Throttled')) {
           if (attempt >= maxRetries) throw fail(`still THROTTLED after ${maxRetries} retries`);
           throttled++;
@@ -129,7 +148,13 @@ export function createAdminGraphqlClient(o: AdminClientOptions): AdminGraphqlCli
           await sleep(waitMs, signal);
           continue;
         }
-        if (errors.length > 0) throw fail(`GraphQL errors: ${errors.map((e) => e.message).join('; ').slice(0, 500)}`);
+        if (errors.length > 0)
+          throw fail(
+            `GraphQL errors: ${errors
+              .map((e) => e.message)
+              .join('; ')
+              .slice(0, 500)}`,
+          );
         const parsed = data.safeParse(env.data.data);
         if (!parsed.success) {
           const i = parsed.error.issues[0];

@@ -26,7 +26,11 @@ export function parseShopifyCsv(text: string, source: string): CatalogProductInp
   }
   const header = records[0];
   if (!header || !header.includes('Handle')) {
-    throw new ServiceError('invalid_argument', source, 'is not a Shopify product CSV: the header must contain a Handle column (Shopify product CSV format)');
+    throw new ServiceError(
+      'invalid_argument',
+      source,
+      'is not a Shopify product CSV: the header must contain a Handle column (Shopify product CSV format)',
+    );
   }
   const col = new Map(header.map((h, i) => [h.trim(), i]));
   const products = new Map<string, CatalogProductInput & { optionNames: string[] }>();
@@ -45,9 +49,24 @@ export function parseShopifyCsv(text: string, source: string): CatalogProductInp
       const title = get('Title');
       if (!title) throw new ServiceError('invalid_argument', at('Title'), `is required on the first row of product "${handle}"`);
       p = {
-        gid: stableProductGid(handle), handle, title, description_html: get('Body (HTML)'), status: statusOf(get('Status'), at('Status')),
-        product_type: get('Type'), vendor: get('Vendor'), tags: get('Tags').split(',').map((t) => t.trim()).filter(Boolean),
-        options: [], images: [], variants: [], selling_plan_groups: [], collections: [], total_inventory: null, platform_updated_at: null,
+        gid: stableProductGid(handle),
+        handle,
+        title,
+        description_html: get('Body (HTML)'),
+        status: statusOf(get('Status'), at('Status')),
+        product_type: get('Type'),
+        vendor: get('Vendor'),
+        tags: get('Tags')
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
+        options: [],
+        images: [],
+        variants: [],
+        selling_plan_groups: [],
+        collections: [],
+        total_inventory: null,
+        platform_updated_at: null,
         optionNames: [1, 2, 3].map((n) => get(`Option${n} Name`)),
       };
       products.set(handle, p);
@@ -56,37 +75,57 @@ export function parseShopifyCsv(text: string, source: string): CatalogProductInp
     const isVariant = values.some(Boolean) || get('Variant SKU') !== '' || get('Variant Price') !== '';
     if (isVariant) {
       const price = get('Variant Price');
-      if (!isDecimalString(price)) throw new ServiceError('invalid_argument', at('Variant Price'), `must be a decimal amount like 19.99 (got "${price}")`);
+      if (!isDecimalString(price))
+        throw new ServiceError('invalid_argument', at('Variant Price'), `must be a decimal amount like 19.99 (got "${price}")`);
       const compare = get('Variant Compare At Price');
-      if (compare && !isDecimalString(compare)) throw new ServiceError('invalid_argument', at('Variant Compare At Price'), `must be a decimal amount or empty (got "${compare}")`);
+      if (compare && !isDecimalString(compare))
+        throw new ServiceError('invalid_argument', at('Variant Compare At Price'), `must be a decimal amount or empty (got "${compare}")`);
       const qtyText = get('Variant Inventory Qty');
       const qty = qtyText === '' ? null : Number(qtyText);
-      if (qty !== null && !Number.isInteger(qty)) throw new ServiceError('invalid_argument', at('Variant Inventory Qty'), `must be an integer (got "${qtyText}")`);
+      if (qty !== null && !Number.isInteger(qty))
+        throw new ServiceError('invalid_argument', at('Variant Inventory Qty'), `must be an integer (got "${qtyText}")`);
       const selected = p.optionNames.map((name, k) => ({ name, value: values[k]! })).filter((o) => o.name && o.value);
       // Shopify sells an untracked variant, or a tracked one with stock or with the "continue" policy.
       const tracked = get('Variant Inventory Tracker') !== '';
       const available = !tracked || (qty ?? 0) > 0 || get('Variant Inventory Policy').toLowerCase() === 'continue';
       p.variants.push({
-        gid: stableVariantGid(handle, values), title: selected.length ? selected.map((o) => o.value).join(' / ') : 'Default Title',
-        price, compare_at_price: compare || null, sku: get('Variant SKU'), available, inventory_quantity: qty,
-        image_url: get('Variant Image') || null, selected_options: selected,
+        gid: stableVariantGid(handle, values),
+        title: selected.length ? selected.map((o) => o.value).join(' / ') : 'Default Title',
+        price,
+        compare_at_price: compare || null,
+        sku: get('Variant SKU'),
+        available,
+        inventory_quantity: qty,
+        image_url: get('Variant Image') || null,
+        selected_options: selected,
       });
       for (const o of selected) {
-        const opt = p.options.find((x) => x.name === o.name) ?? (p.options.push({ name: o.name, values: [] }), p.options[p.options.length - 1]!);
+        const opt =
+          p.options.find((x) => x.name === o.name) ?? (p.options.push({ name: o.name, values: [] }), p.options[p.options.length - 1]!);
         if (!opt.values.includes(o.value)) opt.values.push(o.value);
       }
     }
     const src = get('Image Src');
     if (src) {
-      if (!/^https?:\/\//i.test(src)) throw new ServiceError('invalid_argument', at('Image Src'), `must be an absolute http(s) URL (got "${src}")`);
+      if (!/^https?:\/\//i.test(src))
+        throw new ServiceError('invalid_argument', at('Image Src'), `must be an absolute http(s) URL (got "${src}")`);
       const pos = Number(get('Image Position')) || p.images.length + 1;
-      if (!p.images.some((im) => im.url === src)) p.images.push({ url: src, alt_text: get('Image Alt Text'), width: null, height: null, pos } as CatalogProductInput['images'][number]);
+      if (!p.images.some((im) => im.url === src))
+        p.images.push({
+          url: src,
+          alt_text: get('Image Alt Text'),
+          width: null,
+          height: null,
+          pos,
+        } as CatalogProductInput['images'][number]);
     }
   });
 
   return [...products.values()].map(({ optionNames: _names, ...p }) => ({
     ...p,
-    images: [...p.images].sort((a, b) => ((a as { pos?: number }).pos ?? 0) - ((b as { pos?: number }).pos ?? 0)).map(({ url, alt_text, width, height }) => ({ url, alt_text, width, height })),
+    images: [...p.images]
+      .sort((a, b) => ((a as { pos?: number }).pos ?? 0) - ((b as { pos?: number }).pos ?? 0))
+      .map(({ url, alt_text, width, height }) => ({ url, alt_text, width, height })),
   }));
 }
 

@@ -17,32 +17,43 @@ const RestProductSchema = z.object({
   tags: z.union([z.string(), z.array(z.string())]).optional(),
   updated_at: z.string().nullable().optional(),
   options: z.array(z.object({ name: z.string(), values: z.array(z.string()).optional() })).optional(),
-  variants: z.array(z.object({
-    id,
-    title: z.string(),
-    price: money,
-    compare_at_price: money.nullable().optional(),
-    sku: z.string().nullable().optional(),
-    inventory_quantity: z.number().int().nullable().optional(),
-    inventory_management: z.string().nullable().optional(),
-    inventory_policy: z.string().nullable().optional(),
-    image_id: id.nullable().optional(),
-    option1: z.string().nullable().optional(),
-    option2: z.string().nullable().optional(),
-    option3: z.string().nullable().optional(),
-  })).optional(),
-  images: z.array(z.object({
-    id: id.optional(),
-    src: z.string().url(),
-    alt: z.string().nullable().optional(),
-    width: z.number().int().nullable().optional(),
-    height: z.number().int().nullable().optional(),
-    position: z.number().int().optional(),
-  })).optional(),
+  variants: z
+    .array(
+      z.object({
+        id,
+        title: z.string(),
+        price: money,
+        compare_at_price: money.nullable().optional(),
+        sku: z.string().nullable().optional(),
+        inventory_quantity: z.number().int().nullable().optional(),
+        inventory_management: z.string().nullable().optional(),
+        inventory_policy: z.string().nullable().optional(),
+        image_id: id.nullable().optional(),
+        option1: z.string().nullable().optional(),
+        option2: z.string().nullable().optional(),
+        option3: z.string().nullable().optional(),
+      }),
+    )
+    .optional(),
+  images: z
+    .array(
+      z.object({
+        id: id.optional(),
+        src: z.string().url(),
+        alt: z.string().nullable().optional(),
+        width: z.number().int().nullable().optional(),
+        height: z.number().int().nullable().optional(),
+        position: z.number().int().optional(),
+      }),
+    )
+    .optional(),
 });
 
 /** The dump: `{ "products": [...] }` as the REST endpoint returns it, or a bare array of products. */
-const RestDumpSchema = z.union([z.object({ products: z.array(RestProductSchema) }), z.array(RestProductSchema).transform((products) => ({ products }))]);
+const RestDumpSchema = z.union([
+  z.object({ products: z.array(RestProductSchema) }),
+  z.array(RestProductSchema).transform((products) => ({ products })),
+]);
 
 /**
  * Parse an Admin REST `products.json` dump (https://shopify.dev/docs/api/admin-rest/latest/resources/product).

@@ -3,7 +3,14 @@ import type { StoreScope } from '../db/products.ts';
 import type { CatalogDeps } from './deps.ts';
 import type { AdminGraphqlClient } from './shopify-admin.ts';
 import {
-  DELETIONS_QUERY, DeletionsDataSchema, PRODUCTS_QUERY, ProductsDataSchema, VARIANTS_QUERY, VariantsDataSchema, productFromNode, type VariantNode,
+  DELETIONS_QUERY,
+  DeletionsDataSchema,
+  PRODUCTS_QUERY,
+  ProductsDataSchema,
+  VARIANTS_QUERY,
+  VariantsDataSchema,
+  productFromNode,
+  type VariantNode,
 } from './shopify-products-query.ts';
 
 export interface CatalogSyncResult {
@@ -34,7 +41,12 @@ export async function syncCatalog(
   deps: CatalogDeps,
   scope: StoreScope,
   client: AdminGraphqlClient,
-  opts: { full?: boolean; pageSize?: number; signal?: AbortSignal; onProgress?: (products: number, phase: 'products' | 'deletions' | 'embed') => void } = {},
+  opts: {
+    full?: boolean;
+    pageSize?: number;
+    signal?: AbortSignal;
+    onProgress?: (products: number, phase: 'products' | 'deletions' | 'embed') => void;
+  } = {},
 ): Promise<CatalogSyncResult> {
   const { products } = deps;
   const state = products.syncState(scope);
@@ -49,7 +61,12 @@ export async function syncCatalog(
   const seen = new Set<string>();
 
   do {
-    const data: z.infer<typeof ProductsDataSchema> = await client.request(PRODUCTS_QUERY, { first, after, query: incremental ? `updated_at:>='${mark}'` : null }, ProductsDataSchema, opts.signal);
+    const data: z.infer<typeof ProductsDataSchema> = await client.request(
+      PRODUCTS_QUERY,
+      { first, after, query: incremental ? `updated_at:>='${mark}'` : null },
+      ProductsDataSchema,
+      opts.signal,
+    );
     pages++;
     const batch = [];
     for (const node of data.products.nodes) {
@@ -76,17 +93,28 @@ export async function syncCatalog(
     const gone: string[] = [];
     let dAfter: string | null = null;
     do {
-      const data: z.infer<typeof DeletionsDataSchema> = await client.request(DELETIONS_QUERY, { first: 250, after: dAfter, query: since ? `occurred_at:>='${since}'` : null }, DeletionsDataSchema, opts.signal);
+      const data: z.infer<typeof DeletionsDataSchema> = await client.request(
+        DELETIONS_QUERY,
+        { first: 250, after: dAfter, query: since ? `occurred_at:>='${since}'` : null },
+        DeletionsDataSchema,
+        opts.signal,
+      );
       gone.push(...data.deletionEvents.nodes.filter((e) => e.subjectType === 'PRODUCT').map((e) => e.subjectId));
       dAfter = data.deletionEvents.pageInfo.hasNextPage ? data.deletionEvents.pageInfo.endCursor : null;
     } while (dAfter);
-    deleted = products.deleteByGids(scope, gone.filter((g) => !seen.has(g)));
+    deleted = products.deleteByGids(
+      scope,
+      gone.filter((g) => !seen.has(g)),
+    );
   } else {
     // A full listing is the truth: synced products the shop no longer lists are gone. File-imported
     // products with derived ids are left alone (they never came from this shop).
     const stale = products.gidsOfStore(scope).filter((g) => !seen.has(g));
     const synced = products.byGids(scope, stale);
-    deleted = products.deleteByGids(scope, stale.filter((g) => synced.get(g)?.source === 'sync'));
+    deleted = products.deleteByGids(
+      scope,
+      stale.filter((g) => synced.get(g)?.source === 'sync'),
+    );
   }
   opts.onProgress?.(upserted, 'deletions');
 
@@ -97,10 +125,22 @@ export async function syncCatalog(
   let embedded = 0;
   let embedError: string | null = null;
   try {
-    embedded = await deps.indexer.embedPending(scope.storeId, { ...(opts.signal ? { signal: opts.signal } : {}), onProgress: (d) => opts.onProgress?.(d, 'embed') });
+    embedded = await deps.indexer.embedPending(scope.storeId, {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onProgress: (d) => opts.onProgress?.(d, 'embed'),
+    });
   } catch (e) {
     embedError = (e as Error).message;
     deps.log.warn({ store_id: scope.storeId, err: embedError }, 'embedding after sync failed; products stay pending');
   }
-  return { mode: incremental ? 'incremental' : 'full', pages, upserted, deleted, throttled_retries: client.throttledRetries, embedded, embed_error: embedError, catalog_synced_at: at };
+  return {
+    mode: incremental ? 'incremental' : 'full',
+    pages,
+    upserted,
+    deleted,
+    throttled_retries: client.throttledRetries,
+    embedded,
+    embed_error: embedError,
+    catalog_synced_at: at,
+  };
 }

@@ -31,8 +31,18 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
       const fallback = app.config.env.ATELIER_CREDIT_BUDGET ?? null;
       const budget = own ?? fallback;
       await app.close();
-      const out = { workspace_id: scope.workspaceId, used, budget, remaining: budget === null ? null : Math.max(0, budget - used), default_budget: own === null && fallback !== null };
-      kit.emit(!!o.json, out, `used: ${used}\nbudget: ${budget ?? 'unlimited'}${out.default_budget ? ' (ATELIER_CREDIT_BUDGET)' : ''}\nremaining: ${out.remaining ?? 'unlimited'}`);
+      const out = {
+        workspace_id: scope.workspaceId,
+        used,
+        budget,
+        remaining: budget === null ? null : Math.max(0, budget - used),
+        default_budget: own === null && fallback !== null,
+      };
+      kit.emit(
+        !!o.json,
+        out,
+        `used: ${used}\nbudget: ${budget ?? 'unlimited'}${out.default_budget ? ' (ATELIER_CREDIT_BUDGET)' : ''}\nremaining: ${out.remaining ?? 'unlimited'}`,
+      );
     });
 
   credits
@@ -51,6 +61,10 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
       const { app, scope } = open(o.workspace);
       createCreditQueries(app.db).setBudget(scope, o.unlimited ? null : o.credits!);
       await app.close();
-      kit.emit(!!o.json, { workspace_id: scope.workspaceId, budget: o.unlimited ? null : o.credits! }, `budget of ${scope.workspaceId}: ${o.unlimited ? 'unlimited' : `${o.credits} credits`}`);
+      kit.emit(
+        !!o.json,
+        { workspace_id: scope.workspaceId, budget: o.unlimited ? null : o.credits! },
+        `budget of ${scope.workspaceId}: ${o.unlimited ? 'unlimited' : `${o.credits} credits`}`,
+      );
     });
 }

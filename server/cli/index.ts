@@ -26,7 +26,10 @@ function fail(message: string): never {
 
 function progressBar(total: number): { tick(label: string): void; stop(): void } {
   if (!process.stderr.isTTY || total < 2) return { tick: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar({ stream: process.stderr, format: ' {bar} {value}/{total} {label}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: ' {bar} {value}/{total} {label}', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(total, 0, { label: '' });
   return { tick: (label) => bar.increment(1, { label }), stop: () => bar.stop() };
 }
@@ -38,10 +41,13 @@ function progressBar(total: number): { tick(label: string): void; stop(): void }
 function exitOnStop(running: Running): void {
   let signalled = false;
   const stop = (): void => {
-    void running.stop().then(() => process.exit(0), (err: unknown) => {
-      running.log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    });
+    void running.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        running.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   const onSignal = (): void => {
     if (signalled) process.exit(130);
@@ -54,7 +60,9 @@ function exitOnStop(running: Running): void {
 }
 
 const program = new Command('atelier')
-  .description('Atelier: MCP server with an image asset library and a product catalog for storefront-building agents.\nConfiguration comes from ATELIER_* environment variables (see README).')
+  .description(
+    'Atelier: MCP server with an image asset library and a product catalog for storefront-building agents.\nConfiguration comes from ATELIER_* environment variables (see README).',
+  )
   .showHelpAfterError();
 
 program
@@ -71,7 +79,9 @@ program
 
 program
   .command('start')
-  .description('npm start: serve HTTP on 127.0.0.1, seeding the demo workspace on first start, and print how to connect (the demo API key is shown once, at creation)')
+  .description(
+    'npm start: serve HTTP on 127.0.0.1, seeding the demo workspace on first start, and print how to connect (the demo API key is shown once, at creation)',
+  )
   .option('--port <n>', 'listen port', (v) => Number.parseInt(v, 10))
   .option('--new-key', 'mint a new demo API key and print it (keys are stored only as hashes, so an earlier key cannot be shown again)')
   .action(async (o: { port?: number; newKey?: boolean }) => {
@@ -85,16 +95,21 @@ program
       : 'not shown (it was printed when it was created; only its hash is stored). Lost it? Restart with `npm start -- --new-key` to mint a new one.';
     process.stderr.write(
       `\nAtelier is running.\n  MCP URL:      ${running.http.mcpUrl}\n  API key:      ${keyLine}\n  workspace_id: ${demo.workspace_id}\n  theme_id:     ${demo.theme_id}\n  store_id:     ${demo.store_id}\n` +
-      `  demo library: ${demo.imported} imported now, ${demo.skipped} already present${demo.failed.length ? `, ${demo.failed.length} failed` : ''}\n\nClient config (paste into an MCP client):\n${JSON.stringify(config, null, 2)}\n\n`,
+        `  demo library: ${demo.imported} imported now, ${demo.skipped} already present${demo.failed.length ? `, ${demo.failed.length} failed` : ''}\n\nClient config (paste into an MCP client):\n${JSON.stringify(config, null, 2)}\n\n`,
     );
     exitOnStop(running);
   });
 
 program
   .command('seed-demo')
-  .description('create the demo tenant/workspace/theme/store/key and import the demo photos (idempotent); the demo API key is printed once, when created')
+  .description(
+    'create the demo tenant/workspace/theme/store/key and import the demo photos (idempotent); the demo API key is printed once, when created',
+  )
   .option('--new-key', 'mint a new API key for the demo tenant and print it (keys are stored only as hashes)')
-  .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id","api_key"} (api_key null unless created or minted by this run)')
+  .option(
+    '--json',
+    'print {"tenant_id","workspace_id","theme_id","store_id","api_key"} (api_key null unless created or minted by this run)',
+  )
   .action(async (o: { json?: boolean; newKey?: boolean }) => {
     const { app } = boot();
     const bar = progressBar(listImageFiles(DEMO_IMAGES_DIR).length);
@@ -102,9 +117,14 @@ program
     bar.stop();
     await app.close();
     const { tenant_id, workspace_id, theme_id, store_id, api_key } = r;
-    const keyText = api_key ? `${api_key} (shown once: only its hash is stored)` : 'not shown (printed when it was created; only its hash is stored) — run `atelier seed-demo --new-key` to mint a new one';
-    emit(!!o.json, { tenant_id, workspace_id, theme_id, store_id, api_key },
-      `tenant_id: ${tenant_id}\nworkspace_id: ${workspace_id}\ntheme_id: ${theme_id}\nstore_id: ${store_id}\napi_key: ${keyText}\nimported: ${r.imported}, already present: ${r.skipped}${r.failed.length ? `\nfailed:\n  ${r.failed.join('\n  ')}` : ''}`);
+    const keyText = api_key
+      ? `${api_key} (shown once: only its hash is stored)`
+      : 'not shown (printed when it was created; only its hash is stored) — run `atelier seed-demo --new-key` to mint a new one';
+    emit(
+      !!o.json,
+      { tenant_id, workspace_id, theme_id, store_id, api_key },
+      `tenant_id: ${tenant_id}\nworkspace_id: ${workspace_id}\ntheme_id: ${theme_id}\nstore_id: ${store_id}\napi_key: ${keyText}\nimported: ${r.imported}, already present: ${r.skipped}${r.failed.length ? `\nfailed:\n  ${r.failed.join('\n  ')}` : ''}`,
+    );
   });
 
 const tenant = program.command('tenant').description('manage tenants');
@@ -117,7 +137,13 @@ tenant
     const { app } = boot();
     const b = createTenant(app.library.tenancy, o.name);
     await app.close();
-    emit(!!o.json, { ...b }, Object.entries(b).map(([k, v]) => `${k}: ${v}`).join('\n'));
+    emit(
+      !!o.json,
+      { ...b },
+      Object.entries(b)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n'),
+    );
   });
 
 const workspace = program.command('workspace').description('manage workspaces');
@@ -132,7 +158,13 @@ workspace
     if (!app.library.tenancy.tenant(o.tenant)) fail(`tenant ${o.tenant} does not exist`);
     const w = createWorkspace(app.library.tenancy, o.tenant, o.name);
     await app.close();
-    emit(!!o.json, { tenant_id: o.tenant, ...w }, Object.entries({ tenant_id: o.tenant, ...w }).map(([k, v]) => `${k}: ${v}`).join('\n'));
+    emit(
+      !!o.json,
+      { tenant_id: o.tenant, ...w },
+      Object.entries({ tenant_id: o.tenant, ...w })
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n'),
+    );
   });
 
 const keys = program.command('keys').description('manage API keys');
@@ -154,7 +186,11 @@ keys
     }
     const workspace_ids = app.library.tenancy.reachableWorkspaces(k.api_key_id, o.tenant).map((w) => w.id);
     await app.close();
-    emit(!!o.json, { tenant_id: o.tenant, api_key_id: k.api_key_id, api_key: k.api_key, workspace_ids }, `api_key: ${k.api_key}\napi_key_id: ${k.api_key_id}\nworkspaces: ${workspace_ids.join(', ')}`);
+    emit(
+      !!o.json,
+      { tenant_id: o.tenant, api_key_id: k.api_key_id, api_key: k.api_key, workspace_ids },
+      `api_key: ${k.api_key}\napi_key_id: ${k.api_key_id}\nworkspaces: ${workspace_ids.join(', ')}`,
+    );
   });
 
 program
@@ -170,7 +206,8 @@ program
     if (o.workspace && (!ws || ws.status !== 'active')) fail(`workspace ${o.workspace} does not exist or is archived`);
     if (!ws) {
       const active = ops.activeWorkspaces();
-      if (active.length !== 1) fail(`${active.length} active workspaces exist; pass --workspace (one of: ${active.map((w) => `${w.id} "${w.name}"`).join(', ')})`);
+      if (active.length !== 1)
+        fail(`${active.length} active workspaces exist; pass --workspace (one of: ${active.map((w) => `${w.id} "${w.name}"`).join(', ')})`);
       ws = active[0]!;
     }
     const files: { file: string; root: string }[] = [];
@@ -182,11 +219,21 @@ program
     }
     const bar = progressBar(files.length);
     const scope = { tenantId: ws.tenant_id, workspaceId: ws.id };
-    const summary = { imported: 0, deduplicated: 0, failed: [] as { file: string; code: string; message: string }[], assets: [] as { file: string; asset_id: string; url: string; deduplicated: boolean }[] };
+    const summary = {
+      imported: 0,
+      deduplicated: 0,
+      failed: [] as { file: string; code: string; message: string }[],
+      assets: [] as { file: string; asset_id: string; url: string; deduplicated: boolean }[],
+    };
     for (const { file, root } of files) {
       const meta = metadataFromPath(file, root);
       try {
-        const { asset } = await storeAsset(app.library, scope, { bytes: fs.readFileSync(file), field: file, source: 'cli', user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags } });
+        const { asset } = await storeAsset(app.library, scope, {
+          bytes: fs.readFileSync(file),
+          field: file,
+          source: 'cli',
+          user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags },
+        });
         summary.assets.push({ file, asset_id: asset.asset_id, url: asset.url, deduplicated: asset.deduplicated });
         if (asset.deduplicated) summary.deduplicated++;
         else summary.imported++;
@@ -198,7 +245,11 @@ program
     }
     bar.stop();
     await app.close();
-    emit(!!o.json, summary, `imported ${summary.imported}, already present ${summary.deduplicated}, failed ${summary.failed.length}${summary.failed.map((f) => `\n  ${f.file}: ${f.message}`).join('')}`);
+    emit(
+      !!o.json,
+      summary,
+      `imported ${summary.imported}, already present ${summary.deduplicated}, failed ${summary.failed.length}${summary.failed.map((f) => `\n  ${f.file}: ${f.message}`).join('')}`,
+    );
     if (summary.failed.length > 0 && summary.imported + summary.deduplicated === 0) process.exitCode = 1;
   });
 
@@ -214,9 +265,18 @@ program
   .action(async (o: { graceMinutes?: number; json?: boolean }) => {
     const { app } = boot();
     const graceMs = o.graceMinutes !== undefined ? o.graceMinutes * 60_000 : app.config.env.ATELIER_BLOB_GC_GRACE_MS;
-    const r = await collectBlobGarbage({ blobs: app.library.blobs, referenced: app.library.assets.blobReferenced, graceMs, hooks: app.library.testHooks });
+    const r = await collectBlobGarbage({
+      blobs: app.library.blobs,
+      referenced: app.library.assets.blobReferenced,
+      graceMs,
+      hooks: app.library.testHooks,
+    });
     await app.close();
-    emit(!!o.json, { ...r }, `scanned ${r.scanned} blobs; removed ${r.removed} (${(r.removed_bytes / 1048576).toFixed(1)} MiB); kept ${r.kept_recent} unreferenced within the grace period`);
+    emit(
+      !!o.json,
+      { ...r },
+      `scanned ${r.scanned} blobs; removed ${r.removed} (${(r.removed_bytes / 1048576).toFixed(1)} MiB); kept ${r.kept_recent} unreferenced within the grace period`,
+    );
   });
 
 registerCatalogCommands(program, { emit, fail });

@@ -6,17 +6,26 @@ import type { SynonymRule } from '../domain/lexical.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';
 
-const WordSchema = z.string().trim().toLowerCase().min(1, 'must not be empty').max(100, 'must be at most 100 characters').regex(/[\p{L}\p{N}]/u, 'must hold a letter or digit');
+const WordSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .regex(/[\p{L}\p{N}]/u, 'must hold a letter or digit');
 /** A rule as the command line gives it: two-way needs two words or more, one-way an input and one word or more. */
 const RuleSchema = z
   .object({ input: WordSchema.nullable(), words: z.array(WordSchema).min(1, 'needs at least one word').max(50, 'takes at most 50 words') })
   .superRefine((v, ctx) => {
-    if (v.input === null && v.words.length < 2) ctx.addIssue({ code: 'custom', path: ['words'], message: 'a two-way rule needs at least two words (or pass --one-way <word>)' });
+    if (v.input === null && v.words.length < 2)
+      ctx.addIssue({ code: 'custom', path: ['words'], message: 'a two-way rule needs at least two words (or pass --one-way <word>)' });
   });
 
 function describe(r: SynonymRow): string {
   const where = r.store_id ? `store ${r.store_id}` : 'workspace';
-  return r.kind === 'one_way' ? `${r.id}  ${where}  one-way  ${r.input} → ${r.words.join(', ')}` : `${r.id}  ${where}  two-way  ${r.words.join(' = ')}`;
+  return r.kind === 'one_way'
+    ? `${r.id}  ${where}  one-way  ${r.input} → ${r.words.join(', ')}`
+    : `${r.id}  ${where}  two-way  ${r.words.join(' = ')}`;
 }
 
 /**
@@ -26,7 +35,9 @@ function describe(r: SynonymRow): string {
  * back (`--one-way tee t-shirt`). Search applies them at once (no restart), as concept matches.
  */
 export function registerSynonymCommands(program: Command, kit: CliKit): void {
-  const cmd = program.command('synonyms').description('operator synonym lists of a workspace (asset search, every store) or one store (list_products)');
+  const cmd = program
+    .command('synonyms')
+    .description('operator synonym lists of a workspace (asset search, every store) or one store (list_products)');
   const open = (workspaceId: string) => {
     const { app } = boot();
     const ws = createOperatorQueries(app.db).workspaceById(workspaceId);
@@ -39,7 +50,7 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
     .description('add a rule: two-way between all <words>, or one-way from --one-way <word> to <words>')
     .argument('<words...>', 'words or quoted phrases')
     .requiredOption('--workspace <id>', 'workspace id')
-    .option('--store <id>', 'apply to this store\'s list_products only (default: the workspace list)')
+    .option('--store <id>', "apply to this store's list_products only (default: the workspace list)")
     .option('--one-way <word>', 'searching this word also finds <words>, not the other way round')
     .option('--json', 'print the stored rule')
     .action(async (words: string[], o: { workspace: string; store?: string; oneWay?: string; json?: boolean }) => {
@@ -53,7 +64,11 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
           kit.fail(`store ${o.store} does not exist in workspace ${scope.workspaceId}`);
         }
       }
-      const rule: SynonymRule = { kind: parsed.data.input === null ? 'two_way' : 'one_way', input: parsed.data.input, words: [...new Set(parsed.data.words)] };
+      const rule: SynonymRule = {
+        kind: parsed.data.input === null ? 'two_way' : 'one_way',
+        input: parsed.data.input,
+        words: [...new Set(parsed.data.words)],
+      };
       const row = q.add(scope, o.store ?? null, rule);
       await app.close();
       kit.emit(!!o.json, { ...row }, `added ${describe(row)}`);

@@ -25,14 +25,20 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .description('add a theme to a workspace; the first theme of a workspace, or one created with --default, is its default')
     .requiredOption('--workspace <id>', 'workspace id')
     .requiredOption('--name <name>', 'theme name')
-    .option('--default', 'make it the workspace\'s default theme')
+    .option('--default', "make it the workspace's default theme")
     .option('--json', 'print {"tenant_id","workspace_id","theme_id","default"}')
     .action(async (o: { workspace: string; name: string; default?: boolean; json?: boolean }) => {
       const { app, ws } = openWorkspace(kit, o.workspace);
       const t = createTheme(app.library.tenancy, ws.tenant_id, ws.id, o.name, { makeDefault: !!o.default });
       await app.close();
       const out = { tenant_id: ws.tenant_id, workspace_id: ws.id, theme_id: t.theme_id, default: t.default };
-      kit.emit(!!o.json, out, Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\n'));
+      kit.emit(
+        !!o.json,
+        out,
+        Object.entries(out)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n'),
+      );
     });
   theme
     .command('list')
@@ -41,12 +47,20 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .option('--json', 'print {"workspace_id","themes":[{"theme_id","name","default","created_at"}]}')
     .action(async (o: { workspace: string; json?: boolean }) => {
       const { app, ws } = openWorkspace(kit, o.workspace);
-      const themes = app.library.tenancy.themesOfWorkspace(ws.tenant_id, ws.id).map((t) => ({ theme_id: t.id, name: t.name, default: t.is_default === 1, created_at: t.created_at }));
+      const themes = app.library.tenancy
+        .themesOfWorkspace(ws.tenant_id, ws.id)
+        .map((t) => ({ theme_id: t.id, name: t.name, default: t.is_default === 1, created_at: t.created_at }));
       await app.close();
-      kit.emit(!!o.json, { workspace_id: ws.id, themes }, themes.map((t) => `${t.theme_id}  ${t.name}${t.default ? '  (default)' : ''}`).join('\n') || 'no themes');
+      kit.emit(
+        !!o.json,
+        { workspace_id: ws.id, themes },
+        themes.map((t) => `${t.theme_id}  ${t.name}${t.default ? '  (default)' : ''}`).join('\n') || 'no themes',
+      );
     });
 
-  const store = program.command('store').description("a workspace's stores (product catalogs): catalog calls need a store_id when a workspace has several");
+  const store = program
+    .command('store')
+    .description("a workspace's stores (product catalogs): catalog calls need a store_id when a workspace has several");
   store
     .command('create')
     .description('add an active store to a workspace')
@@ -60,7 +74,13 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
       const s = createStore(app.library.tenancy, ws.tenant_id, ws.id, o.name, { shopDomain: o.shop ?? null });
       await app.close();
       const out = { tenant_id: ws.tenant_id, workspace_id: ws.id, store_id: s.store_id };
-      kit.emit(!!o.json, out, Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\n'));
+      kit.emit(
+        !!o.json,
+        out,
+        Object.entries(out)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n'),
+      );
     });
   store
     .command('list')
@@ -69,9 +89,21 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .option('--json', 'print {"workspace_id","stores":[{"store_id","name","status","shop_domain","catalog_synced_at"}]}')
     .action(async (o: { workspace: string; json?: boolean }) => {
       const { app, ws } = openWorkspace(kit, o.workspace);
-      const stores = app.library.tenancy.storesOfWorkspace(ws.tenant_id, ws.id).map((s) => ({ store_id: s.id, name: s.name, status: s.status, shop_domain: s.shop_domain, catalog_synced_at: s.catalog_synced_at }));
+      const stores = app.library.tenancy.storesOfWorkspace(ws.tenant_id, ws.id).map((s) => ({
+        store_id: s.id,
+        name: s.name,
+        status: s.status,
+        shop_domain: s.shop_domain,
+        catalog_synced_at: s.catalog_synced_at,
+      }));
       await app.close();
-      kit.emit(!!o.json, { workspace_id: ws.id, stores }, stores.map((s) => `${s.store_id}  ${s.name}  ${s.status}${s.catalog_synced_at ? `  synced ${s.catalog_synced_at}` : ''}`).join('\n') || 'no stores');
+      kit.emit(
+        !!o.json,
+        { workspace_id: ws.id, stores },
+        stores
+          .map((s) => `${s.store_id}  ${s.name}  ${s.status}${s.catalog_synced_at ? `  synced ${s.catalog_synced_at}` : ''}`)
+          .join('\n') || 'no stores',
+      );
     });
 
   groups.workspace
@@ -95,9 +127,21 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
       const { app } = boot();
       const t = app.library.tenancy;
       if (!t.tenant(o.tenant)) kit.fail(`tenant ${o.tenant} does not exist`);
-      const keys = t.allKeysOfTenant(o.tenant).map((k) => ({ api_key_id: k.id, name: k.name, prefix: k.prefix, created_at: k.created_at, revoked_at: k.revoked_at, workspace_ids: t.grantsOfKey(k.id) }));
+      const keys = t.allKeysOfTenant(o.tenant).map((k) => ({
+        api_key_id: k.id,
+        name: k.name,
+        prefix: k.prefix,
+        created_at: k.created_at,
+        revoked_at: k.revoked_at,
+        workspace_ids: t.grantsOfKey(k.id),
+      }));
       await app.close();
-      kit.emit(!!o.json, { tenant_id: o.tenant, keys }, keys.map((k) => `${k.api_key_id}  ${k.prefix}…  ${k.name}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`).join('\n') || 'no keys');
+      kit.emit(
+        !!o.json,
+        { tenant_id: o.tenant, keys },
+        keys.map((k) => `${k.api_key_id}  ${k.prefix}…  ${k.name}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`).join('\n') ||
+          'no keys',
+      );
     });
   groups.keys
     .command('revoke')
@@ -113,6 +157,12 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
       const after = createOperatorQueries(app.db).keyById(o.key)!;
       await app.close();
       const out = { api_key_id: row.id, tenant_id: row.tenant_id, revoked_at: after.revoked_at };
-      kit.emit(!!o.json, out, Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\n'));
+      kit.emit(
+        !!o.json,
+        out,
+        Object.entries(out)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n'),
+      );
     });
 }

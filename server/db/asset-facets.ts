@@ -4,7 +4,11 @@ import type { Scope } from '../domain/scope.ts';
 import { orientationSql } from './assets.ts';
 
 /** Count of assets per (category, subtype); `category`/`subtype` null for unclassified assets. */
-export interface FacetCount { category: string | null; subtype: string | null; n: number }
+export interface FacetCount {
+  category: string | null;
+  subtype: string | null;
+  n: number;
+}
 
 /**
  * Facet counts for the picker's category browser (`svc_asset_panel` `facets`). Counts come from one
@@ -16,8 +20,11 @@ export function createAssetFacetQueries(db: Database) {
     /** Counts over given assets of the scope (a query's matches). */
     countsOf(scope: Scope, seqs: number[]): FacetCount[] {
       if (seqs.length === 0) return [];
-      return db.prepare(`SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a
-          WHERE a.tenant_id = ? AND a.workspace_id = ? AND a.seq IN (SELECT value FROM json_each(?)) GROUP BY a.category, a.subtype`)
+      return db
+        .prepare(
+          `SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a
+          WHERE a.tenant_id = ? AND a.workspace_id = ? AND a.seq IN (SELECT value FROM json_each(?)) GROUP BY a.category, a.subtype`,
+        )
         .all(scope.tenantId, scope.workspaceId, JSON.stringify(seqs)) as FacetCount[];
     },
     /** @param match FTS5 MATCH expression or null for the whole library */

@@ -5,12 +5,21 @@ import type { AssetFilters } from './assets.ts';
 import type { SearchChanges } from './search-changes.ts';
 
 /** The space columns the partition reads (a subset of db/vectors.ts SpaceRow). */
-export interface PartitionSpace { id: number; dimensions: number }
+export interface PartitionSpace {
+  id: number;
+  dimensions: number;
+}
 
 /** A nearest-neighbour hit: asset seq and cosine similarity. */
-export interface NearestHit { seq: number; similarity: number }
+export interface NearestHit {
+  seq: number;
+  similarity: number;
+}
 
-const KIND = 0, CATEGORY = 1, SUBTYPE = 2, ORIENTATION = 3;
+const KIND = 0,
+  CATEGORY = 1,
+  SUBTYPE = 2,
+  ORIENTATION = 3;
 const ORIENTATIONS = { landscape: 1, portrait: 2, square: 3 } as const;
 /** A partition is reloaded whole when more of its rows changed than this share (bulk imports). */
 const RELOAD_SHARE = 0.25;
@@ -25,8 +34,21 @@ function orientationCode(w: number | null, h: number | null): number {
 
 const toVector = (b: Buffer): Float32Array => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
-interface Row { seq: number; kind: string; category: string | null; subtype: string | null; width: number | null; height: number | null; embedding: Buffer }
-interface Partition { space: PartitionSpace; tenantId: string; workspaceId: string; index: QuantisedIndex }
+interface Row {
+  seq: number;
+  kind: string;
+  category: string | null;
+  subtype: string | null;
+  width: number | null;
+  height: number | null;
+  embedding: Buffer;
+}
+interface Partition {
+  space: PartitionSpace;
+  tenantId: string;
+  workspaceId: string;
+  index: QuantisedIndex;
+}
 
 /**
  * In-memory partitions of the asset vector spaces, one per (space, workspace), searched by the int8
@@ -53,8 +75,12 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
       const cols = 'a.seq AS seq, a.kind, a.category, a.subtype, a.width, a.height, v.embedding';
       // CROSS JOIN: walk the workspace's assets by index, then one vec0 lookup by primary key per row
       s = {
-        all: db.prepare(`SELECT ${cols} FROM assets a CROSS JOIN vec_space_${space.id} v ON v.asset_seq = a.seq WHERE a.tenant_id = ? AND a.workspace_id = ?`),
-        one: db.prepare(`SELECT ${cols} FROM assets a CROSS JOIN vec_space_${space.id} v ON v.asset_seq = a.seq WHERE a.seq = ? AND a.tenant_id = ? AND a.workspace_id = ?`),
+        all: db.prepare(
+          `SELECT ${cols} FROM assets a CROSS JOIN vec_space_${space.id} v ON v.asset_seq = a.seq WHERE a.tenant_id = ? AND a.workspace_id = ?`,
+        ),
+        one: db.prepare(
+          `SELECT ${cols} FROM assets a CROSS JOIN vec_space_${space.id} v ON v.asset_seq = a.seq WHERE a.seq = ? AND a.tenant_id = ? AND a.workspace_id = ?`,
+        ),
       };
       loadStmts.set(space.id, s);
     }
@@ -62,7 +88,8 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
   };
   const put = (index: QuantisedIndex, r: Row): void => {
     const v = toVector(r.embedding);
-    if (v.length === index.dims) index.upsert(r.seq, v, [code(r.kind), code(r.category), code(r.subtype), orientationCode(r.width, r.height)]);
+    if (v.length === index.dims)
+      index.upsert(r.seq, v, [code(r.kind), code(r.category), code(r.subtype), orientationCode(r.width, r.height)]);
   };
   const load = (space: PartitionSpace, scope: Scope): Partition => {
     const index = new QuantisedIndex(space.dimensions, 4);

@@ -36,7 +36,15 @@ export interface AssetRow {
   created_at: string;
 }
 
-export interface RenditionRow { asset_seq: number; role: 'thumbnail' | 'fallback' | 'webp'; width: number; height: number; format: string; sha256: string; size_bytes: number }
+export interface RenditionRow {
+  asset_seq: number;
+  role: 'thumbnail' | 'fallback' | 'webp';
+  width: number;
+  height: number;
+  format: string;
+  sha256: string;
+  size_bytes: number;
+}
 
 export type NewAsset = Omit<AssetRow, 'seq' | 'tags' | 'auto_tags' | 'user_fields' | 'ocr_text' | 'processing_status'> & {
   tags: string[];
@@ -60,7 +68,8 @@ export interface AssetFilters {
  * known size never match.
  */
 export function orientationSql(orientation: Orientation, alias = 'a'): string {
-  const w = `${alias}.width`, h = `${alias}.height`;
+  const w = `${alias}.width`,
+    h = `${alias}.height`;
   const known = `${w} > 0 AND ${h} > 0`;
   if (orientation === 'landscape') return `(${known} AND ${w} > ${h} * 1.05)`;
   if (orientation === 'portrait') return `(${known} AND ${w} < ${h} * 0.95)`;
@@ -74,12 +83,27 @@ const SEQ_HIGH_WATER = 'asset_seq_high_water';
 export function assetFilterSql(f: AssetFilters, alias = 'a'): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (f.kind) { parts.push(`${alias}.kind = ?`); params.push(f.kind); }
-  if (f.category) { parts.push(`${alias}.category = ?`); params.push(f.category); }
-  if (f.subtype) { parts.push(`${alias}.subtype = ?`); params.push(f.subtype); }
+  if (f.kind) {
+    parts.push(`${alias}.kind = ?`);
+    params.push(f.kind);
+  }
+  if (f.category) {
+    parts.push(`${alias}.category = ?`);
+    params.push(f.category);
+  }
+  if (f.subtype) {
+    parts.push(`${alias}.subtype = ?`);
+    params.push(f.subtype);
+  }
   if (f.orientation) parts.push(orientationSql(f.orientation, alias));
-  if (f.maxSeq !== undefined) { parts.push(`${alias}.seq <= ?`); params.push(f.maxSeq); }
-  if (f.excludeSeq !== undefined) { parts.push(`${alias}.seq <> ?`); params.push(f.excludeSeq); }
+  if (f.maxSeq !== undefined) {
+    parts.push(`${alias}.seq <= ?`);
+    params.push(f.maxSeq);
+  }
+  if (f.excludeSeq !== undefined) {
+    parts.push(`${alias}.seq <> ?`);
+    params.push(f.excludeSeq);
+  }
   return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
 }
 
@@ -167,16 +191,39 @@ export function createAssetQueries(db: Database) {
     byName: (scope: Scope, name: string) => s.byName.all(scope.tenantId, scope.workspaceId, name) as AssetRow[],
     renditions: (seq: number) => s.renditions.all(seq) as RenditionRow[],
     /** True when a blob (original or rendition) belongs to an asset of the workspace (CDN URL → asset scoping). */
-    ownsBlob: (scope: Scope, sha: string): boolean => s.ownsBlob.get(scope.tenantId, scope.workspaceId, sha, sha, scope.tenantId, scope.workspaceId) !== undefined,
+    ownsBlob: (scope: Scope, sha: string): boolean =>
+      s.ownsBlob.get(scope.tenantId, scope.workspaceId, sha, sha, scope.tenantId, scope.workspaceId) !== undefined,
     /**
      * Replace the user-editable metadata of one asset of the workspace (the FTS row follows by trigger).
      * `alt_text: { machine: true }` takes the machine alt text of enrichment (null when not analysed yet).
      */
-    updateMetadata(scope: Scope, seq: number, m: { name: string; name_words: string; alt_text: string | null | { machine: true }; tags: string[]; purpose: string | null; category: string | null; subtype: string | null; user_fields: string[] }): void {
+    updateMetadata(
+      scope: Scope,
+      seq: number,
+      m: {
+        name: string;
+        name_words: string;
+        alt_text: string | null | { machine: true };
+        tags: string[];
+        purpose: string | null;
+        category: string | null;
+        subtype: string | null;
+        user_fields: string[];
+      },
+    ): void {
       s.updateMeta.run({
-        seq, tenant_id: scope.tenantId, workspace_id: scope.workspaceId, name: m.name, name_words: m.name_words, tags: JSON.stringify(m.tags), purpose: m.purpose,
-        category: m.category, subtype: m.subtype, user_fields: JSON.stringify(m.user_fields),
-        alt_machine: typeof m.alt_text === 'object' && m.alt_text !== null ? 1 : 0, alt_text: typeof m.alt_text === 'string' ? m.alt_text : null,
+        seq,
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        name: m.name,
+        name_words: m.name_words,
+        tags: JSON.stringify(m.tags),
+        purpose: m.purpose,
+        category: m.category,
+        subtype: m.subtype,
+        user_fields: JSON.stringify(m.user_fields),
+        alt_machine: typeof m.alt_text === 'object' && m.alt_text !== null ? 1 : 0,
+        alt_text: typeof m.alt_text === 'string' ? m.alt_text : null,
       });
     },
     /**
@@ -201,7 +248,9 @@ export function createAssetQueries(db: Database) {
       for (;;) {
         const rows = pick.all() as { seq: number; name: string }[];
         if (rows.length === 0) return n;
-        db.transaction(() => { for (const r of rows) set.run(words(r.name), r.seq); })();
+        db.transaction(() => {
+          for (const r of rows) set.run(words(r.name), r.seq);
+        })();
         n += rows.length;
       }
     },
@@ -224,8 +273,11 @@ export function createAssetQueries(db: Database) {
      */
     bySeqs(scope: Scope, seqs: number[]): AssetRow[] {
       if (seqs.length === 0) return [];
-      const rows = prep(`SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN (${marks(seqs.length)})`)
-        .all(scope.tenantId, scope.workspaceId, ...padIn(seqs)) as AssetRow[];
+      const rows = prep(`SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN (${marks(seqs.length)})`).all(
+        scope.tenantId,
+        scope.workspaceId,
+        ...padIn(seqs),
+      ) as AssetRow[];
       const bySeq = new Map(rows.map((r) => [r.seq, r]));
       return seqs.map((q) => bySeq.get(q)).filter((r): r is AssetRow => r !== undefined);
     },
@@ -233,7 +285,9 @@ export function createAssetQueries(db: Database) {
     renditionsOf(seqs: number[]): Map<number, RenditionRow[]> {
       const out = new Map<number, RenditionRow[]>(seqs.map((q) => [q, []]));
       if (seqs.length === 0) return out;
-      const rows = prep(`SELECT * FROM asset_renditions WHERE asset_seq IN (${marks(seqs.length)}) ORDER BY asset_seq, role, width`).all(...padIn(seqs)) as RenditionRow[];
+      const rows = prep(`SELECT * FROM asset_renditions WHERE asset_seq IN (${marks(seqs.length)}) ORDER BY asset_seq, role, width`).all(
+        ...padIn(seqs),
+      ) as RenditionRow[];
       for (const r of rows) out.get(r.asset_seq)?.push(r);
       return out;
     },
@@ -245,8 +299,13 @@ export function createAssetQueries(db: Database) {
       const w = assetFilterSql(f);
       const base = `FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?${w.sql}`;
       const total = (prep(`SELECT count(*) AS n ${base}`).get(scope.tenantId, scope.workspaceId, ...w.params) as { n: number }).n;
-      const rows = prep(`SELECT a.* ${base} ORDER BY a.created_at DESC, a.seq DESC LIMIT ? OFFSET ?`)
-        .all(scope.tenantId, scope.workspaceId, ...w.params, limit, offset) as AssetRow[];
+      const rows = prep(`SELECT a.* ${base} ORDER BY a.created_at DESC, a.seq DESC LIMIT ? OFFSET ?`).all(
+        scope.tenantId,
+        scope.workspaceId,
+        ...w.params,
+        limit,
+        offset,
+      ) as AssetRow[];
       return { rows, total };
     },
   };

@@ -62,7 +62,9 @@ export function createEnrichmentQueries(db: Database) {
     ),
     due: db.prepare(`SELECT * FROM enrichment_jobs WHERE state = 'queued' AND run_after <= ? ORDER BY run_after, id LIMIT ?`),
     nextDue: db.prepare(`SELECT min(run_after) AS t FROM enrichment_jobs WHERE state = 'queued'`),
-    claim: db.prepare(`UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND state = 'queued'`),
+    claim: db.prepare(
+      `UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND state = 'queued'`,
+    ),
     renew: db.prepare(`UPDATE enrichment_jobs SET lease_until = ? WHERE id = ? AND state = 'running' AND lease_owner = ?`),
     // A job flagged for a re-run goes back to the queue at once with fresh attempts, whatever this run's outcome.
     finish: db.prepare(
@@ -75,8 +77,12 @@ export function createEnrichmentQueries(db: Database) {
        WHERE id = @id AND state = 'running' AND lease_owner = @owner`,
     ),
     rerunPending: db.prepare(`SELECT rerun FROM enrichment_jobs WHERE id = ?`),
-    requeueExpired: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', rerun = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE state = 'running' AND coalesce(lease_until, 0) < ?`),
-    requeueFailed: db.prepare(`UPDATE enrichment_jobs SET state = 'queued', attempts = 0, run_after = ?, updated_at = ? WHERE state = 'failed'`),
+    requeueExpired: db.prepare(
+      `UPDATE enrichment_jobs SET state = 'queued', rerun = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE state = 'running' AND coalesce(lease_until, 0) < ?`,
+    ),
+    requeueFailed: db.prepare(
+      `UPDATE enrichment_jobs SET state = 'queued', attempts = 0, run_after = ?, updated_at = ? WHERE state = 'failed'`,
+    ),
     pendingOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state IN ('queued', 'running')`),
     failedOf: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE asset_seq = ? AND state = 'failed'`),
     pendingKind: db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE kind = ? AND state IN ('queued', 'running')`),
@@ -113,7 +119,9 @@ export function createEnrichmentQueries(db: Database) {
     /** Queue a job for many assets in one transaction. */
     enqueueMany(seqs: number[], kind: JobKind): void {
       const t = Date.now();
-      db.transaction(() => { for (const q of seqs) s.enqueue.run(q, kind, t, now(), now()); })();
+      db.transaction(() => {
+        for (const q of seqs) s.enqueue.run(q, kind, t, now(), now());
+      })();
     },
     /** Due jobs, oldest first. */
     due: (nowMs: number, limit: number) => s.due.all(nowMs, limit) as JobRow[],
@@ -127,7 +135,13 @@ export function createEnrichmentQueries(db: Database) {
      * Settle a job `owner` runs; a job flagged for a re-run (see `enqueue`) goes back to the queue instead.
      * @returns 'settled' or 'requeued' (re-run requested meanwhile), or false (nothing written) when its lease was lost to another runner
      */
-    finish(id: number, owner: string, state: 'done' | 'failed' | 'queued', error: string | null, runAfterMs: number): 'settled' | 'requeued' | false {
+    finish(
+      id: number,
+      owner: string,
+      state: 'done' | 'failed' | 'queued',
+      error: string | null,
+      runAfterMs: number,
+    ): 'settled' | 'requeued' | false {
       return db.transaction(() => {
         const rerun = (s.rerunPending.get(id) as { rerun: number } | undefined)?.rerun === 1;
         const changed = s.finish.run({ state, error, run_after: runAfterMs, now_ms: Date.now(), now: now(), id, owner }).changes === 1;
@@ -153,7 +167,16 @@ export function createEnrichmentQueries(db: Database) {
     /** Store an analysis: facts row plus OCR text, auto tags and (unless user-authored) alt text. */
     writeAnalysis(seq: number, a: AnalysisWrite): void {
       db.transaction(() => {
-        s.upsertFacts.run({ seq, colors: a.colorsJson, orientation: a.orientation, ocr_confidence: a.ocrConfidence, machine_alt_text: a.machineAltText, caption: a.caption, caption_model_id: a.captionModelId, now: now() });
+        s.upsertFacts.run({
+          seq,
+          colors: a.colorsJson,
+          orientation: a.orientation,
+          ocr_confidence: a.ocrConfidence,
+          machine_alt_text: a.machineAltText,
+          caption: a.caption,
+          caption_model_id: a.captionModelId,
+          now: now(),
+        });
         s.writeAsset.run({ seq, ocr_text: a.ocrText, auto_tags: JSON.stringify(a.autoTags), machine_alt_text: a.machineAltText });
       })();
     },

@@ -17,9 +17,32 @@ describe('lexical index on frequent words', () => {
       // every asset says "harbour" (twice in every tenth); every 100th also says "lighthouse"
       const alt = `harbour view${i % 10 === 0 ? ' harbour' : ''}${i % 100 === 0 ? ' lighthouse' : ''}`;
       assets.insert({
-        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: t.tenant_id, workspace_id: t.workspace_id, kind: 'image', format: 'png', mime_type: 'image/png',
-        width: 1, height: 1, size_bytes: 1, sha256: `s${i}`, source_sha256: `s${i}`, converted_from: null, name: `a${i}.png`, name_words: 'a', alt_text: alt, tags: [], purpose: null,
-        category: i % 2 ? 'background' : null, subtype: null, user_fields: [], source: 'seed', source_url: null, provenance: null, enrichment_status: 'done', created_at: 'x', renditions: [],
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        tenant_id: t.tenant_id,
+        workspace_id: t.workspace_id,
+        kind: 'image',
+        format: 'png',
+        mime_type: 'image/png',
+        width: 1,
+        height: 1,
+        size_bytes: 1,
+        sha256: `s${i}`,
+        source_sha256: `s${i}`,
+        converted_from: null,
+        name: `a${i}.png`,
+        name_words: 'a',
+        alt_text: alt,
+        tags: [],
+        purpose: null,
+        category: i % 2 ? 'background' : null,
+        subtype: null,
+        user_fields: [],
+        source: 'seed',
+        source_url: null,
+        provenance: null,
+        enrichment_status: 'done',
+        created_at: 'x',
+        renditions: [],
       });
     }
   })();

@@ -56,7 +56,8 @@ export function createLexicalIndexes(db: Database) {
     return s;
   };
   const vocabCache = new Map<string, { key: string; terms: Set<string> }>();
-  const changeKey = (): string => `${db.pragma('data_version', { simple: true }) as number}:${(prep('SELECT total_changes() AS n').get() as { n: number }).n}`;
+  const changeKey = (): string =>
+    `${db.pragma('data_version', { simple: true }) as number}:${(prep('SELECT total_changes() AS n').get() as { n: number }).n}`;
 
   /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
   const sizes = new Map<string, { key: string; n: number }>();
@@ -80,8 +81,9 @@ export function createLexicalIndexes(db: Database) {
      */
     const capped = (match: string, filters: { sql: string; params: unknown[] }): { n: number; estimated: boolean } => {
       const params = [match, ...t.scopeParams, ...t.snapshot.params, ...filters.params];
-      const r = prep(`SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} LIMIT ${COUNT_CAP})`)
-        .get(...params) as { n: number; hi: number | null };
+      const r = prep(
+        `SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} LIMIT ${COUNT_CAP})`,
+      ).get(...params) as { n: number; hi: number | null };
       if (r.n < COUNT_CAP || r.hi === null) return { n: r.n, estimated: false };
       const rows = `${t.all}${t.snapshot.sql}${filters.sql}`;
       const rest = [...t.scopeParams, ...t.snapshot.params, ...filters.params];
@@ -120,22 +122,37 @@ export function createLexicalIndexes(db: Database) {
         // One pass over the expression's doclists within the candidates' rowid range, intersected here:
         // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
         const want = new Set(seqs);
-        let lo = Infinity, hi = -Infinity;
-        for (const q of seqs) { if (q < lo) lo = q; if (q > hi) hi = q; }
+        let lo = Infinity,
+          hi = -Infinity;
+        for (const q of seqs) {
+          if (q < lo) lo = q;
+          if (q > hi) hi = q;
+        }
         const out = new Set<number>();
-        for (const seq of prep(`SELECT rowid FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid BETWEEN ? AND ?`).pluck().iterate(match, lo, hi) as Iterable<number>) {
+        for (const seq of prep(`SELECT rowid FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid BETWEEN ? AND ?`)
+          .pluck()
+          .iterate(match, lo, hi) as Iterable<number>) {
           if (want.has(seq)) out.add(seq);
         }
         return out;
       },
       async vocabulary(prefix) {
         if (!prefix) return [];
-        return prep(`SELECT term, doc AS docs FROM ${t.vocab} WHERE term >= ? AND term < ?`).all(prefix, rangeEnd(prefix)) as { term: string; docs: number }[];
+        return prep(`SELECT term, doc AS docs FROM ${t.vocab} WHERE term >= ? AND term < ?`).all(prefix, rangeEnd(prefix)) as {
+          term: string;
+          docs: number;
+        }[];
       },
       async known(stems) {
         if (stems.length === 0) return new Set();
         if (stems.length <= PROBE_LIMIT) {
-          return new Set((prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as { term: string }[]).map((r) => r.term));
+          return new Set(
+            (
+              prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as {
+                term: string;
+              }[]
+            ).map((r) => r.term),
+          );
         }
         const key = changeKey();
         let cached = vocabCache.get(t.vocab);
@@ -147,7 +164,11 @@ export function createLexicalIndexes(db: Database) {
         return new Set(stems.filter((s) => terms.has(s)));
       },
       async sampleText(match) {
-        const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(match, ...t.scopeParams, ...t.snapshot.params) as { t: string }[];
+        const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(
+          match,
+          ...t.scopeParams,
+          ...t.snapshot.params,
+        ) as { t: string }[];
         return rows.length ? rows.map((r) => r.t).join(' ') : null;
       },
     };

@@ -15,8 +15,12 @@ describe('migrate', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = OFF');
     const all = loadMigrations();
-    migrate(db, all.filter((m) => m.version < 8));
-    const insert = db.prepare(`INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256, name, tags, auto_tags, source, created_at)
+    migrate(
+      db,
+      all.filter((m) => m.version < 8),
+    );
+    const insert =
+      db.prepare(`INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256, name, tags, auto_tags, source, created_at)
       VALUES (?, 't', 'w', 'image', 'jpeg', 'image/jpeg', 800, 600, 1, ?, ?, ?, ?, ?, 'cli', '2026-01-01T00:00:00Z')`);
     insert.run('a1', 's1', 's1', 'ridge.jpg', '["landscape","mountain"]', '["green","landscape","text"]');
     insert.run('a2', 's2', 's2', 'tall.jpg', '[]', '["portrait","blue"]');
@@ -28,7 +32,12 @@ describe('migrate', () => {
       { id: 'a2', tags: '[]', auto_tags: '["blue"]' },
       { id: 'a3', tags: '[]', auto_tags: '[]' },
     ]);
-    const hits = (q: string): string[] => (db.prepare('SELECT a.id FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? ORDER BY a.id').all(q) as { id: string }[]).map((r) => r.id);
+    const hits = (q: string): string[] =>
+      (
+        db
+          .prepare('SELECT a.id FROM assets_fts JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? ORDER BY a.id')
+          .all(q) as { id: string }[]
+      ).map((r) => r.id);
     expect(hits('tags:landscape')).toEqual(['a1']);
     expect(hits('tags:portrait')).toEqual([]);
     // 0022: colour auto tags stay in auto_tags (facts) but are no FTS words; other auto tags are
@@ -40,8 +49,14 @@ describe('migrate', () => {
   it('0016 drops the plain demo API key from settings and keeps the ids', () => {
     const db = new Database(':memory:');
     const all = loadMigrations();
-    migrate(db, all.filter((m) => m.version < 16));
-    db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run('demo_bundle', JSON.stringify({ tenant_id: 't', workspace_id: 'w', theme_id: 'th', store_id: 's', api_key: 'atl_secret' }));
+    migrate(
+      db,
+      all.filter((m) => m.version < 16),
+    );
+    db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(
+      'demo_bundle',
+      JSON.stringify({ tenant_id: 't', workspace_id: 'w', theme_id: 'th', store_id: 's', api_key: 'atl_secret' }),
+    );
     migrate(db, all);
     const v = JSON.parse((db.prepare("SELECT value FROM settings WHERE key = 'demo_bundle'").get() as { value: string }).value) as unknown;
     expect(v).toEqual({ tenant_id: 't', workspace_id: 'w', theme_id: 'th', store_id: 's' });
@@ -50,7 +65,10 @@ describe('migrate', () => {
   it('0030 makes the oldest theme of each existing workspace its default, and allows one default per workspace', () => {
     const db = new Database(':memory:');
     const all = loadMigrations();
-    migrate(db, all.filter((m) => m.version < 30));
+    migrate(
+      db,
+      all.filter((m) => m.version < 30),
+    );
     db.exec(`INSERT INTO tenants (id, name, created_at) VALUES ('t', 'T', '2026-01-01');
       INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES ('w1', 't', 'One', '2026-01-01'), ('w2', 't', 'Two', '2026-01-01'), ('w3', 't', 'Empty', '2026-01-01');
       INSERT INTO themes (id, tenant_id, workspace_id, name, created_at) VALUES

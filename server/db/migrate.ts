@@ -19,11 +19,16 @@ export interface Migration {
  * @throws Error on a duplicate number
  */
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  const files = fs.readdirSync(dir).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
   const migrations = files.map((f) => ({ version: Number(f.slice(0, 4)), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
   for (let i = 1; i < migrations.length; i++) {
     if (migrations[i]!.version === migrations[i - 1]!.version) {
-      throw new Error(`duplicate migration number ${migrations[i]!.name.slice(0, 4)}: ${migrations[i - 1]!.name} and ${migrations[i]!.name} (see server/db/migrations/README.md for reserved numbers)`);
+      throw new Error(
+        `duplicate migration number ${migrations[i]!.name.slice(0, 4)}: ${migrations[i - 1]!.name} and ${migrations[i]!.name} (see server/db/migrations/README.md for reserved numbers)`,
+      );
     }
   }
   return migrations;
@@ -68,14 +73,20 @@ export function migrate(db: Database, migrations: Migration[] = loadMigrations()
     begin();
     let m: Migration | undefined;
     try {
-      db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
+      );
       const done = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
       m = migrations.find((x) => !done.has(x.version));
       if (m && first) hooks?.pauseSync('migrate');
       first = false;
       if (m) {
         db.exec(m.sql);
-        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          m.version,
+          m.name,
+          new Date().toISOString(),
+        );
         const max = Math.max(m.version, db.pragma('user_version', { simple: true }) as number);
         db.pragma(`user_version = ${max}`);
       }

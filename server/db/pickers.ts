@@ -19,7 +19,18 @@ export interface PickerRow {
   confirmedAt: string | null;
 }
 
-interface RawRow { id: string; tenant_id: string; workspace_id: string; theme_id: string; delivery: PickerDelivery; status: PickerStatus; request: string; selection: string; created_at: string; confirmed_at: string | null }
+interface RawRow {
+  id: string;
+  tenant_id: string;
+  workspace_id: string;
+  theme_id: string;
+  delivery: PickerDelivery;
+  status: PickerStatus;
+  request: string;
+  selection: string;
+  created_at: string;
+  confirmed_at: string | null;
+}
 
 const toRow = (r: RawRow): PickerRow => ({
   id: r.id,
@@ -46,7 +57,9 @@ export function createPickerQueries(db: Database) {
     ),
     byId: db.prepare('SELECT * FROM pickers WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
     // Only an open picker (awaiting the user, or offered as candidates) can be finalised; the WHERE makes a concurrent double submit a no-op.
-    finish: db.prepare(`UPDATE pickers SET status = ?, selection = ?, confirmed_at = ? WHERE tenant_id = ? AND workspace_id = ? AND id = ? AND status IN ('awaiting_user', 'candidates')`),
+    finish: db.prepare(
+      `UPDATE pickers SET status = ?, selection = ?, confirmed_at = ? WHERE tenant_id = ? AND workspace_id = ? AND id = ? AND status IN ('awaiting_user', 'candidates')`,
+    ),
     expire: db.prepare(`UPDATE pickers SET status = 'expired' WHERE status = 'awaiting_user' AND created_at < ?`),
   };
   return {

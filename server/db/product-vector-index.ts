@@ -3,7 +3,8 @@ import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.
 import type { ProductFilters, StoreScope } from './products.ts';
 import type { SearchChanges } from './search-changes.ts';
 
-const STATUS = 0, TYPE = 1;
+const STATUS = 0,
+  TYPE = 1;
 /** A partition is reloaded whole when more of its rows changed than this share (catalog syncs). */
 const RELOAD_SHARE = 0.25;
 
@@ -11,8 +12,18 @@ const RELOAD_SHARE = 0.25;
 const asciiLower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 const toVector = (b: Buffer): Float32Array => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
-interface Row { seq: number; status: string; product_type: string; embedding: Buffer }
-interface Partition { storeId: string; modelId: string; dims: number; index: QuantisedIndex }
+interface Row {
+  seq: number;
+  status: string;
+  product_type: string;
+  embedding: Buffer;
+}
+interface Partition {
+  storeId: string;
+  modelId: string;
+  dims: number;
+  index: QuantisedIndex;
+}
 
 /**
  * In-memory partitions of product embeddings, one per (store, model, length), searched by the int8
@@ -33,8 +44,12 @@ export function createProductVectorPartitions(db: Database, changes: SearchChang
   const cols = 'p.seq AS seq, p.status, p.product_type, e.embedding';
   const s = {
     // CROSS JOIN: the store's products by index, then the embedding by primary key (product_seq, model_id)
-    all: db.prepare(`SELECT ${cols} FROM products p CROSS JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = ? AND e.dimensions = ? WHERE p.store_id = ?`),
-    one: db.prepare(`SELECT ${cols} FROM products p CROSS JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = ? AND e.dimensions = ? WHERE p.seq = ? AND p.store_id = ?`),
+    all: db.prepare(
+      `SELECT ${cols} FROM products p CROSS JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = ? AND e.dimensions = ? WHERE p.store_id = ?`,
+    ),
+    one: db.prepare(
+      `SELECT ${cols} FROM products p CROSS JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = ? AND e.dimensions = ? WHERE p.seq = ? AND p.store_id = ?`,
+    ),
     members: db.prepare('SELECT product_seq AS seq FROM collection_products WHERE store_id = ? AND handle = ?').pluck(),
   };
   const put = (index: QuantisedIndex, r: Row): void => {
@@ -99,7 +114,9 @@ export function createProductVectorPartitions(db: Database, changes: SearchChang
       const attrs: ScanFilter['attrs'] = [{ col: STATUS, values: f.statuses.map(known) }];
       if (f.productType) attrs.push({ col: TYPE, values: [known(asciiLower(f.productType))] });
       const keys = f.collection ? new Set(s.members.all(scope.storeId, f.collection.toLowerCase()) as number[]) : undefined;
-      return p.index.search(q, k, { attrs, keys, maxKey: f.maxSeq, excludeKey: f.excludeSeq }).map((h) => ({ seq: h.key, distance: 1 - h.similarity }));
+      return p.index
+        .search(q, k, { attrs, keys, maxKey: f.maxSeq, excludeKey: f.excludeSeq })
+        .map((h) => ({ seq: h.key, distance: 1 - h.similarity }));
     },
   };
 }

@@ -6,8 +6,21 @@ import { createProductQueries } from './products.ts';
 import { createTenancyQueries } from './tenancy.ts';
 
 const product = (n: number): CatalogProductInput => ({
-  gid: `gid://shopify/Product/${n}`, handle: `p${n}`, title: `P${n}`, description_html: '', status: 'ACTIVE', product_type: '', vendor: '', tags: [], options: [],
-  images: [], variants: [], selling_plan_groups: [], collections: [], total_inventory: null, platform_updated_at: null,
+  gid: `gid://shopify/Product/${n}`,
+  handle: `p${n}`,
+  title: `P${n}`,
+  description_html: '',
+  status: 'ACTIVE',
+  product_type: '',
+  vendor: '',
+  tags: [],
+  options: [],
+  images: [],
+  variants: [],
+  selling_plan_groups: [],
+  collections: [],
+  total_inventory: null,
+  platform_updated_at: null,
 });
 
 describe('product nearest neighbours (in-memory partitions of product_embeddings)', () => {
@@ -23,9 +36,15 @@ describe('product nearest neighbours (in-memory partitions of product_embeddings
     q.upsertMany(sb, [product(4)], 'json', { at: 'x', replaceCollections: false });
     const vecs: Record<number, number[]> = { 1: [1, 0, 0], 2: [0.9, 0.1, 0], 3: [0, 0, 0], 4: [1, 0, 0] };
     for (const model of ['m1', 'm2']) {
-      q.putEmbeddings(model, q.pendingEmbeddings(null, model, 3, 10).map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: new Float32Array(vecs[r.seq]!) })));
+      q.putEmbeddings(
+        model,
+        q
+          .pendingEmbeddings(null, model, 3, 10)
+          .map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: new Float32Array(vecs[r.seq]!) })),
+      );
     }
-    const knn = (qs: ReturnType<typeof createProductQueries>, scope = sa, model = 'm1') => qs.knn(scope, model, new Float32Array([1, 0, 0]), { statuses: ['ACTIVE'] }, 10).map((h) => h.seq);
+    const knn = (qs: ReturnType<typeof createProductQueries>, scope = sa, model = 'm1') =>
+      qs.knn(scope, model, new Float32Array([1, 0, 0]), { statuses: ['ACTIVE'] }, 10).map((h) => h.seq);
     expect(knn(q)).toEqual([1, 2]); // store b's product 4 and the zero vector 3 are not neighbours
     expect(knn(q, sb, 'm2')).toEqual([4]);
     expect(q.knn(sa, 'm1', new Float32Array(3), { statuses: ['ACTIVE'] }, 10)).toEqual([]);

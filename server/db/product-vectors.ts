@@ -16,19 +16,26 @@ export function createProductVectorIndex(db: Database) {
   };
   const isZero = (v: Float32Array): boolean => v.every((x) => x === 0);
   const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  const tables = (): { name: string }[] => db.prepare("SELECT name FROM sqlite_master WHERE name GLOB 'product_vec_f[0-9]*' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all() as { name: string }[];
+  const tables = (): { name: string }[] =>
+    db.prepare("SELECT name FROM sqlite_master WHERE name GLOB 'product_vec_f[0-9]*' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all() as {
+      name: string;
+    }[];
 
   /** Create (and back-fill) the table for a vector length if needed. */
   const ensure = (dims: number): string => {
     const t = table(dims);
     if (known.has(dims)) return t;
-    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t);
+    const exists = db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(t);
     if (!exists) {
       db.transaction(() => {
         // Zero vectors (texts without a known word) have no direction and are never neighbours.
         db.exec(`CREATE VIRTUAL TABLE ${t} USING vec0(part text partition key, embedding float[${dims}] distance_metric=cosine)`);
         const ins = db.prepare(`INSERT INTO ${t} (rowid, part, embedding) VALUES (?, ?, ?)`);
-        const rows = db.prepare(`SELECT e.rowid AS id, p.store_id || '|' || e.model_id AS part, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE e.dimensions = ?`).all(dims) as { id: number; part: string; embedding: Buffer }[];
+        const rows = db
+          .prepare(
+            `SELECT e.rowid AS id, p.store_id || '|' || e.model_id AS part, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE e.dimensions = ?`,
+          )
+          .all(dims) as { id: number; part: string; embedding: Buffer }[];
         for (const r of rows) {
           const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
           if (!isZero(v)) ins.run(BigInt(r.id), r.part, r.embedding);
@@ -44,7 +51,12 @@ export function createProductVectorIndex(db: Database) {
     put(embeddingRowid: number, storeId: string, modelId: string, v: Float32Array): void {
       const t = ensure(v.length);
       db.prepare(`DELETE FROM ${t} WHERE rowid = ?`).run(BigInt(embeddingRowid));
-      if (!isZero(v)) db.prepare(`INSERT INTO ${t} (rowid, part, embedding) VALUES (?, ?, ?)`).run(BigInt(embeddingRowid), `${storeId}|${modelId}`, blob(v));
+      if (!isZero(v))
+        db.prepare(`INSERT INTO ${t} (rowid, part, embedding) VALUES (?, ?, ?)`).run(
+          BigInt(embeddingRowid),
+          `${storeId}|${modelId}`,
+          blob(v),
+        );
     },
     /** Drop the vectors of embedding rows about to be deleted (product deletions). */
     drop(embeddingRowids: number[]): void {
@@ -61,7 +73,8 @@ export function createProductVectorIndex(db: Database) {
     knn(storeId: string, modelId: string, query: Float32Array, k: number): { id: number; distance: number }[] {
       if (isZero(query)) return [];
       const t = ensure(query.length);
-      return db.prepare(`SELECT rowid AS id, distance FROM ${t} WHERE embedding MATCH ? AND k = ? AND part = ? ORDER BY distance`)
+      return db
+        .prepare(`SELECT rowid AS id, distance FROM ${t} WHERE embedding MATCH ? AND k = ? AND part = ? ORDER BY distance`)
         .all(blob(query), Math.min(4096, k), `${storeId}|${modelId}`) as { id: number; distance: number }[];
     },
   };

@@ -11,16 +11,47 @@ import { createSearchChanges } from './search-changes.ts';
 export type StoreScope = Scope & { storeId: string };
 
 export interface ProductRow {
-  seq: number; store_id: string; gid: string; handle: string; title: string; description_html: string; description_text: string;
-  status: ProductStatus; total_inventory: number; product_type: string; vendor: string; tags: string; options: string;
-  selling_plan_groups: string; source: 'sync' | 'csv' | 'json'; platform_updated_at: string | null; synced_at: string;
-  embed_text: string; embed_sha256: string;
+  seq: number;
+  store_id: string;
+  gid: string;
+  handle: string;
+  title: string;
+  description_html: string;
+  description_text: string;
+  status: ProductStatus;
+  total_inventory: number;
+  product_type: string;
+  vendor: string;
+  tags: string;
+  options: string;
+  selling_plan_groups: string;
+  source: 'sync' | 'csv' | 'json';
+  platform_updated_at: string | null;
+  synced_at: string;
+  embed_text: string;
+  embed_sha256: string;
 }
 export interface VariantRow {
-  product_seq: number; position: number; gid: string; title: string; price: string; compare_at_price: string | null; sku: string;
-  available: 0 | 1; inventory_quantity: number | null; image_url: string | null; selected_options: string;
+  product_seq: number;
+  position: number;
+  gid: string;
+  title: string;
+  price: string;
+  compare_at_price: string | null;
+  sku: string;
+  available: 0 | 1;
+  inventory_quantity: number | null;
+  image_url: string | null;
+  selected_options: string;
 }
-export interface ImageRow { product_seq: number; position: number; url: string; alt_text: string; width: number | null; height: number | null }
+export interface ImageRow {
+  product_seq: number;
+  position: number;
+  url: string;
+  alt_text: string;
+  width: number | null;
+  height: number | null;
+}
 
 /** Filters of `list_products`; `maxSeq` is the cursor's snapshot bound. */
 export interface ProductFilters {
@@ -39,9 +70,18 @@ export function productFilterSql(f: ProductFilters): { sql: string; params: unkn
     parts.push('EXISTS (SELECT 1 FROM collection_products cp WHERE cp.store_id = p.store_id AND cp.handle = ? AND cp.product_seq = p.seq)');
     params.push(f.collection.toLowerCase());
   }
-  if (f.productType) { parts.push('p.product_type = ? COLLATE NOCASE'); params.push(f.productType); }
-  if (f.maxSeq !== undefined) { parts.push('p.seq <= ?'); params.push(f.maxSeq); }
-  if (f.excludeSeq !== undefined) { parts.push('p.seq <> ?'); params.push(f.excludeSeq); }
+  if (f.productType) {
+    parts.push('p.product_type = ? COLLATE NOCASE');
+    params.push(f.productType);
+  }
+  if (f.maxSeq !== undefined) {
+    parts.push('p.seq <= ?');
+    params.push(f.maxSeq);
+  }
+  if (f.excludeSeq !== undefined) {
+    parts.push('p.seq <> ?');
+    params.push(f.excludeSeq);
+  }
   return { sql: ` AND ${parts.join(' AND ')}`, params };
 }
 
@@ -82,7 +122,9 @@ export function createProductQueries(db: Database) {
     delMemberships: db.prepare('DELETE FROM collection_products WHERE product_seq = ?'),
     addMembership: db.prepare('INSERT OR IGNORE INTO collection_products (store_id, handle, product_seq) VALUES (?, ?, ?)'),
     delFts: db.prepare('DELETE FROM products_fts WHERE rowid = ?'),
-    insFts: db.prepare('INSERT INTO products_fts (rowid, title, handle, vendor, product_type, tags, description, variants) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insFts: db.prepare(
+      'INSERT INTO products_fts (rowid, title, handle, vendor, product_type, tags, description, variants) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
     delByGid: db.prepare('DELETE FROM products WHERE store_id = ? AND gid = ?'),
     gids: db.prepare('SELECT gid FROM products WHERE store_id = ?'),
     setSyncedAt: db.prepare('UPDATE stores SET catalog_synced_at = ? WHERE id = ?'),
@@ -109,7 +151,9 @@ export function createProductQueries(db: Database) {
     ),
     embeddingOf: db.prepare('SELECT embedding FROM product_embeddings WHERE product_seq = ? AND model_id = ? AND dimensions = ?'),
     embeddingRowid: db.prepare('SELECT rowid AS id FROM product_embeddings WHERE product_seq = ? AND model_id = ?'),
-    embeddingRowidsOfGid: db.prepare('SELECT e.rowid AS id FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE p.store_id = ? AND p.gid = ?'),
+    embeddingRowidsOfGid: db.prepare(
+      'SELECT e.rowid AS id FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE p.store_id = ? AND p.gid = ?',
+    ),
   };
 
   const vectors = createProductVectorIndex(db);
@@ -126,15 +170,35 @@ export function createProductQueries(db: Database) {
   const padIn = (seqs: number[]): number[] => [...seqs, ...new Array<number>(arity(seqs.length) - seqs.length).fill(-1)];
   const changeHead = db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes');
 
-  const writeOne = (storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string, replaceCollections: boolean): number => {
+  const writeOne = (
+    storeId: string,
+    p: CatalogProductInput,
+    source: ProductRow['source'],
+    at: string,
+    replaceCollections: boolean,
+  ): number => {
     const description_text = htmlToText(p.description_html);
     const embed_text = productEmbeddingText({ ...p, description_text, variant_titles: p.variants.map((v) => v.title) });
     const total = p.total_inventory ?? p.variants.reduce((n, v) => n + (v.inventory_quantity ?? 0), 0);
     const row = {
-      store_id: storeId, gid: p.gid, handle: p.handle, title: p.title, description_html: p.description_html, description_text,
-      status: p.status, total_inventory: total, product_type: p.product_type, vendor: p.vendor, tags: JSON.stringify(p.tags),
-      options: JSON.stringify(p.options), selling_plan_groups: JSON.stringify(p.selling_plan_groups), source,
-      platform_updated_at: p.platform_updated_at, synced_at: at, embed_text, embed_sha256: sha256(embed_text),
+      store_id: storeId,
+      gid: p.gid,
+      handle: p.handle,
+      title: p.title,
+      description_html: p.description_html,
+      description_text,
+      status: p.status,
+      total_inventory: total,
+      product_type: p.product_type,
+      vendor: p.vendor,
+      tags: JSON.stringify(p.tags),
+      options: JSON.stringify(p.options),
+      selling_plan_groups: JSON.stringify(p.selling_plan_groups),
+      source,
+      platform_updated_at: p.platform_updated_at,
+      synced_at: at,
+      embed_text,
+      embed_sha256: sha256(embed_text),
     };
     const found = s.find.get(storeId, p.gid) as { seq: number } | undefined;
     let seq: number;
@@ -148,7 +212,20 @@ export function createProductQueries(db: Database) {
       seq = Number(s.insert.run(row).lastInsertRowid);
     }
     p.variants.forEach((v, i) =>
-      s.insVariant.run(seq, i + 1, v.gid, v.title, v.price, v.compare_at_price, v.sku, v.available ? 1 : 0, v.inventory_quantity, v.image_url, JSON.stringify(v.selected_options)));
+      s.insVariant.run(
+        seq,
+        i + 1,
+        v.gid,
+        v.title,
+        v.price,
+        v.compare_at_price,
+        v.sku,
+        v.available ? 1 : 0,
+        v.inventory_quantity,
+        v.image_url,
+        JSON.stringify(v.selected_options),
+      ),
+    );
     p.images.forEach((im, i) => s.insImage.run(seq, i + 1, im.url, im.alt_text, im.width, im.height));
     if (replaceCollections) s.delMemberships.run(seq);
     for (const c of p.collections) {
@@ -156,8 +233,16 @@ export function createProductQueries(db: Database) {
       s.upsertCollection.run(storeId, handle, c.title, c.gid);
       s.addMembership.run(storeId, handle, seq);
     }
-    s.insFts.run(seq, p.title, p.handle, p.vendor, p.product_type, p.tags.join(' '), description_text,
-      p.variants.map((v) => `${v.title === 'Default Title' ? '' : v.title} ${v.sku}`).join(' '));
+    s.insFts.run(
+      seq,
+      p.title,
+      p.handle,
+      p.vendor,
+      p.product_type,
+      p.tags.join(' '),
+      description_text,
+      p.variants.map((v) => `${v.title === 'Default Title' ? '' : v.title} ${v.sku}`).join(' '),
+    );
     return seq;
   };
 
@@ -168,56 +253,92 @@ export function createProductQueries(db: Database) {
      * imports only add memberships.
      * @returns seqs in input order
      */
-    upsertMany(scope: StoreScope, products: CatalogProductInput[], source: ProductRow['source'], opts: { at: string; replaceCollections: boolean }): number[] {
+    upsertMany(
+      scope: StoreScope,
+      products: CatalogProductInput[],
+      source: ProductRow['source'],
+      opts: { at: string; replaceCollections: boolean },
+    ): number[] {
       return db.transaction(() => products.map((p) => writeOne(scope.storeId, p, source, opts.at, opts.replaceCollections)))();
     },
     /** Delete products by GID. @returns how many existed */
     deleteByGids(scope: StoreScope, gids: string[]): number {
-      return db.transaction(() => gids.reduce((n, g) => {
-        vectors.drop((s.embeddingRowidsOfGid.all(scope.storeId, g) as { id: number }[]).map((r) => r.id));
-        return n + s.delByGid.run(scope.storeId, g).changes;
-      }, 0))();
+      return db.transaction(() =>
+        gids.reduce((n, g) => {
+          vectors.drop((s.embeddingRowidsOfGid.all(scope.storeId, g) as { id: number }[]).map((r) => r.id));
+          return n + s.delByGid.run(scope.storeId, g).changes;
+        }, 0),
+      )();
     },
     gidsOfStore: (scope: StoreScope): string[] => (s.gids.all(scope.storeId) as { gid: string }[]).map((r) => r.gid),
     setSyncedAt: (scope: StoreScope, at: string): void => void s.setSyncedAt.run(at, scope.storeId),
     syncedAt: (scope: StoreScope): string | null => (s.syncedAt.get(scope.storeId) as { at: string | null } | undefined)?.at ?? null,
     syncState: (scope: StoreScope) =>
-      s.syncState.get(scope.storeId) as { store_id: string; updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null } | undefined,
-    putSyncState: (scope: StoreScope, st: { updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null }): void =>
-      void s.putSyncState.run({ store_id: scope.storeId, ...st }),
+      s.syncState.get(scope.storeId) as
+        { store_id: string; updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null } | undefined,
+    putSyncState: (
+      scope: StoreScope,
+      st: { updated_at_mark: string | null; deletions_mark: string | null; last_full_sync_at: string | null },
+    ): void => void s.putSyncState.run({ store_id: scope.storeId, ...st }),
     /** Snapshot bound of a new result set: rows inserted later have a higher seq. */
     maxSeq: (_scope: StoreScope): number => (s.maxSeq.get() as { m: number }).m,
 
     /** Products by GID (any status), in the order given; missing GIDs are absent from the map. */
     byGids(scope: StoreScope, gids: string[]): Map<string, ProductRow> {
       if (gids.length === 0) return new Map();
-      const rows = db.prepare(`SELECT * FROM products WHERE store_id = ? AND gid IN (${inList(gids.length)})`).all(scope.storeId, ...gids) as ProductRow[];
+      const rows = db
+        .prepare(`SELECT * FROM products WHERE store_id = ? AND gid IN (${inList(gids.length)})`)
+        .all(scope.storeId, ...gids) as ProductRow[];
       return new Map(rows.map((r) => [r.gid, r]));
     },
     byHandle: (scope: StoreScope, handle: string) => s.byHandle.get(scope.storeId, handle) as ProductRow | undefined,
     /** Rows by seq, in the order given; foreign or missing seqs dropped. */
     bySeqs(scope: StoreScope, seqs: number[]): ProductRow[] {
       if (seqs.length === 0) return [];
-      const rows = prep(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(arity(seqs.length))})`).all(scope.storeId, ...padIn(seqs)) as ProductRow[];
+      const rows = prep(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(arity(seqs.length))})`).all(
+        scope.storeId,
+        ...padIn(seqs),
+      ) as ProductRow[];
       const m = new Map(rows.map((r) => [r.seq, r]));
       return seqs.map((q) => m.get(q)).filter((r): r is ProductRow => r !== undefined);
     },
     variantsOf: (seqs: number[]): VariantRow[] =>
-      seqs.length ? (db.prepare(`SELECT * FROM product_variants WHERE product_seq IN (${inList(seqs.length)}) ORDER BY product_seq, position`).all(...seqs) as VariantRow[]) : [],
+      seqs.length
+        ? (db
+            .prepare(`SELECT * FROM product_variants WHERE product_seq IN (${inList(seqs.length)}) ORDER BY product_seq, position`)
+            .all(...seqs) as VariantRow[])
+        : [],
     imagesOf: (seqs: number[]): ImageRow[] =>
-      seqs.length ? (db.prepare(`SELECT * FROM product_images WHERE product_seq IN (${inList(seqs.length)}) ORDER BY product_seq, position`).all(...seqs) as ImageRow[]) : [],
+      seqs.length
+        ? (db
+            .prepare(`SELECT * FROM product_images WHERE product_seq IN (${inList(seqs.length)}) ORDER BY product_seq, position`)
+            .all(...seqs) as ImageRow[])
+        : [],
     collectionsOf: (seqs: number[]): { product_seq: number; handle: string }[] =>
-      seqs.length ? (db.prepare(`SELECT product_seq, handle FROM collection_products WHERE product_seq IN (${inList(seqs.length)}) ORDER BY handle`).all(...seqs) as { product_seq: number; handle: string }[]) : [],
+      seqs.length
+        ? (db
+            .prepare(`SELECT product_seq, handle FROM collection_products WHERE product_seq IN (${inList(seqs.length)}) ORDER BY handle`)
+            .all(...seqs) as { product_seq: number; handle: string }[])
+        : [],
 
     /** Highest id of the search change log (migration 0046): results computed at the same head are still current. */
     changeHead: (): number => (changeHead.get() as { id: number }).id,
     /** Browse in a stable order: title (case-insensitive), then seq. */
-    browse(scope: StoreScope, f: ProductFilters, offset: number, limit: number): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
+    browse(
+      scope: StoreScope,
+      f: ProductFilters,
+      offset: number,
+      limit: number,
+    ): { rows: { seq: number; gid: string; handle: string }[]; total: number } {
       const w = productFilterSql(f);
       const base = `FROM products p WHERE p.store_id = ?${w.sql}`;
       const total = (prep(`SELECT count(*) AS n ${base}`).get(scope.storeId, ...w.params) as { n: number }).n;
-      const rows = prep(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`)
-        .all(scope.storeId, ...w.params, limit, offset) as { seq: number; gid: string; handle: string }[];
+      const rows = prep(`SELECT p.seq, p.gid, p.handle ${base} ORDER BY p.title COLLATE NOCASE, p.seq LIMIT ? OFFSET ?`).all(
+        scope.storeId,
+        ...w.params,
+        limit,
+        offset,
+      ) as { seq: number; gid: string; handle: string }[];
       return { rows, total };
     },
 
@@ -236,11 +357,23 @@ export function createProductQueries(db: Database) {
      * Up to `limit` embedded products of a store (vector and embedded text) in a fixed pseudo-random
      * order (Knuth's multiplicative hash of the seq), for calibration.
      */
-    embeddingSample(scope: StoreScope, modelId: string, dims: number, limit: number): { seq: number; text: string; vector: Float32Array }[] {
-      const rows = db.prepare(`SELECT p.seq, p.embed_text AS text, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
-          WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ? ORDER BY (p.seq * 2654435761) % 4294967296 LIMIT ?`)
+    embeddingSample(
+      scope: StoreScope,
+      modelId: string,
+      dims: number,
+      limit: number,
+    ): { seq: number; text: string; vector: Float32Array }[] {
+      const rows = db
+        .prepare(
+          `SELECT p.seq, p.embed_text AS text, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
+          WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ? ORDER BY (p.seq * 2654435761) % 4294967296 LIMIT ?`,
+        )
         .all(scope.storeId, modelId, dims, limit) as { seq: number; text: string; embedding: Buffer }[];
-      return rows.map((r) => ({ seq: r.seq, text: r.text, vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) }));
+      return rows.map((r) => ({
+        seq: r.seq,
+        text: r.text,
+        vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),
+      }));
     },
     /** Stored vector of one product under a model (null when not embedded yet). */
     embeddingOf(seq: number, modelId: string, dims: number): Float32Array | null {
@@ -255,18 +388,33 @@ export function createProductQueries(db: Database) {
      */
     relatedByAttributes(scope: StoreScope, source: ProductRow, f: ProductFilters, k: number): number[] {
       const w = productFilterSql(f);
-      return (db.prepare(`SELECT p.seq,
+      return (
+        db
+          .prepare(
+            `SELECT p.seq,
             3 * (SELECT count(*) FROM collection_products a JOIN collection_products b ON a.handle = b.handle AND a.store_id = b.store_id
                  WHERE a.product_seq = ? AND b.product_seq = p.seq)
           + 2 * (p.product_type <> '' AND p.product_type = ? COLLATE NOCASE)
           + (SELECT count(*) FROM json_each(p.tags) t WHERE lower(t.value) IN (SELECT lower(value) FROM json_each(?))) AS score
-        FROM products p WHERE p.store_id = ?${w.sql} AND score > 0 ORDER BY score DESC, p.title COLLATE NOCASE, p.seq LIMIT ?`)
-        .all(source.seq, source.product_type, source.tags, scope.storeId, ...w.params, k) as { seq: number }[]).map((r) => r.seq);
+        FROM products p WHERE p.store_id = ?${w.sql} AND score > 0 ORDER BY score DESC, p.title COLLATE NOCASE, p.seq LIMIT ?`,
+          )
+          .all(source.seq, source.product_type, source.tags, scope.storeId, ...w.params, k) as { seq: number }[]
+      ).map((r) => r.seq);
     },
 
     /** Products (of one store, or all when null) whose embedding under `modelId` is missing or stale, oldest first. */
-    pendingEmbeddings(storeId: string | null, modelId: string, dims: number, limit: number): { seq: number; store_id: string; embed_text: string; embed_sha256: string }[] {
-      return s.pending.all({ store: storeId, model: modelId, dims, limit }) as { seq: number; store_id: string; embed_text: string; embed_sha256: string }[];
+    pendingEmbeddings(
+      storeId: string | null,
+      modelId: string,
+      dims: number,
+      limit: number,
+    ): { seq: number; store_id: string; embed_text: string; embed_sha256: string }[] {
+      return s.pending.all({ store: storeId, model: modelId, dims, limit }) as {
+        seq: number;
+        store_id: string;
+        embed_text: string;
+        embed_sha256: string;
+      }[];
     },
     /** Store vectors (one transaction). */
     putEmbeddings(modelId: string, rows: { seq: number; storeId: string; sha256: string; vector: Float32Array }[]): void {

@@ -21,10 +21,10 @@ describe('query plans of the hot search paths', () => {
   beforeAll(async () => {
     db = openDb(':memory:');
     const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
+    db.prepare = (sql: string) => {
       seen.push(sql);
       return prepare(sql);
-    });
+    };
     const t = createTenant(createTenancyQueries(db), 't');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const store = { ...scope, storeId: t.store_id };
@@ -33,10 +33,32 @@ describe('query plans of the hot search paths', () => {
     const space = vq.ensureSpace('asset_text', 'plan-test', 4, 'ready');
     for (let i = 0; i < 20; i++) {
       const seq = assets.insert({
-        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: t.tenant_id, workspace_id: t.workspace_id, kind: 'image', format: 'png', mime_type: 'image/png',
-        width: 10, height: 5, size_bytes: 1, sha256: `s${i}`, source_sha256: `s${i}`, converted_from: null, name: `red fox ${i}.png`, name_words: 'red fox', alt_text: 'a red fox',
-        tags: [], purpose: null, category: i % 2 ? 'background' : null, subtype: null, user_fields: [], source: 'seed', source_url: null, provenance: null, enrichment_status: 'done',
-        created_at: new Date().toISOString(), renditions: [{ role: 'thumbnail', width: 10, height: 5, format: 'webp', sha256: `r${i}`, size_bytes: 1 }],
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        tenant_id: t.tenant_id,
+        workspace_id: t.workspace_id,
+        kind: 'image',
+        format: 'png',
+        mime_type: 'image/png',
+        width: 10,
+        height: 5,
+        size_bytes: 1,
+        sha256: `s${i}`,
+        source_sha256: `s${i}`,
+        converted_from: null,
+        name: `red fox ${i}.png`,
+        name_words: 'red fox',
+        alt_text: 'a red fox',
+        tags: [],
+        purpose: null,
+        category: i % 2 ? 'background' : null,
+        subtype: null,
+        user_fields: [],
+        source: 'seed',
+        source_url: null,
+        provenance: null,
+        enrichment_status: 'done',
+        created_at: new Date().toISOString(),
+        renditions: [{ role: 'thumbnail', width: 10, height: 5, format: 'webp', sha256: `r${i}`, size_bytes: 1 }],
       });
       vq.put(space, seq, t.workspace_id, Float32Array.from([1, i, 0, 1]), { kind: 'image', category: null, subtype: null });
     }
@@ -52,11 +74,36 @@ describe('query plans of the hot search paths', () => {
     await idx.search('"fox"', 1);
     createAssetFacetQueries(db).counts(scope, { match: '"fox"' });
     const products = createProductQueries(db);
-    products.upsertMany(store, [{
-      gid: 'gid://shopify/Product/1', handle: 'p1', title: 'Red fox print', description_html: '', status: 'ACTIVE', product_type: 'Print', vendor: '', tags: [], options: [],
-      images: [], variants: [], selling_plan_groups: [], collections: [], total_inventory: null, platform_updated_at: null,
-    }], 'json', { at: 'x', replaceCollections: false });
-    products.putEmbeddings('m', products.pendingEmbeddings(null, 'm', 4, 10).map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: Float32Array.from([1, 0, 0, 0]) })));
+    products.upsertMany(
+      store,
+      [
+        {
+          gid: 'gid://shopify/Product/1',
+          handle: 'p1',
+          title: 'Red fox print',
+          description_html: '',
+          status: 'ACTIVE',
+          product_type: 'Print',
+          vendor: '',
+          tags: [],
+          options: [],
+          images: [],
+          variants: [],
+          selling_plan_groups: [],
+          collections: [],
+          total_inventory: null,
+          platform_updated_at: null,
+        },
+      ],
+      'json',
+      { at: 'x', replaceCollections: false },
+    );
+    products.putEmbeddings(
+      'm',
+      products
+        .pendingEmbeddings(null, 'm', 4, 10)
+        .map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: Float32Array.from([1, 0, 0, 0]) })),
+    );
     products.knn(store, 'm', Float32Array.from([1, 0, 0, 0]), { statuses: ['ACTIVE'], productType: 'print' }, 10);
     products.bySeqs(store, [1]);
     const pidx = lex.products(store, { statuses: ['ACTIVE'], maxSeq: 1 });
@@ -69,10 +116,13 @@ describe('query plans of the hot search paths', () => {
     const sql = seen.find(pick);
     expect(sql, 'statement not captured').toBeDefined();
     const params = (sql!.match(/\?/g) ?? []).length;
-    return (db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all(...new Array<null>(params).fill(null)) as { detail: string }[]).map((r) => r.detail);
+    return (db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all(...new Array<null>(params).fill(null)) as { detail: string }[]).map(
+      (r) => r.detail,
+    );
   };
   const noTableScan = (lines: string[]): void => {
-    for (const l of lines) expect(l, lines.join(' | ')).not.toMatch(/^SCAN (a|assets|p|products|asset_renditions|search_changes)\b(?! VIRTUAL)/);
+    for (const l of lines)
+      expect(l, lines.join(' | ')).not.toMatch(/^SCAN (a|assets|p|products|asset_renditions|search_changes)\b(?! VIRTUAL)/);
   };
 
   it('reads the snapshot bound with one probe of assets_scope_seq', () => {
@@ -86,7 +136,9 @@ describe('query plans of the hot search paths', () => {
     expect(search.join(' | ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     noTableScan(search);
     // the capped count reads the first matches in FTS5 rowid order (no sort of every match)
-    const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('assets_fts')).filter((l) => !/CO-ROUTINE|SCAN \(subquery/.test(l));
+    const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('assets_fts')).filter(
+      (l) => !/CO-ROUTINE|SCAN \(subquery/.test(l),
+    );
     expect(count[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
     expect(count.join(' | ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     expect(count.join(' | ')).not.toMatch(/TEMP B-TREE/);
@@ -113,7 +165,9 @@ describe('query plans of the hot search paths', () => {
     expect(assetLoad[0]).toMatch(/^SEARCH a USING INDEX assets_scope_seq/);
     const assetOne = plan((s) => s.includes('CROSS JOIN vec_space_') && s.includes('a.seq = ?'));
     expect(assetOne[0]).toMatch(/^SEARCH a USING INTEGER PRIMARY KEY/);
-    const productLoad = plan((s) => s.includes('CROSS JOIN product_embeddings e') && s.includes('p.store_id = ?') && !s.includes('p.seq = ?'));
+    const productLoad = plan(
+      (s) => s.includes('CROSS JOIN product_embeddings e') && s.includes('p.store_id = ?') && !s.includes('p.seq = ?'),
+    );
     expect(productLoad[0]).toMatch(/^SEARCH p USING INDEX products_store_/);
     expect(productLoad[1]).toMatch(/^SEARCH e USING INDEX sqlite_autoindex_product_embeddings_1 \(product_seq=\? AND model_id=\?\)/);
   });

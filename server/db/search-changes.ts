@@ -1,7 +1,12 @@
 import type { Database } from 'better-sqlite3';
 
 /** One logged change: which asset (kind 'asset', part = workspace id) or product (part = store id). */
-export interface SearchChange { id: number; kind: 'asset' | 'product'; part: string; seq: number }
+export interface SearchChange {
+  id: number;
+  kind: 'asset' | 'product';
+  part: string;
+  seq: number;
+}
 
 /**
  * The `search_changes` log (migration 0046): rows written by triggers on assets, products, product

@@ -15,7 +15,9 @@ export interface SynonymRow {
   created_at: string;
 }
 
-interface RawRow extends Omit<SynonymRow, 'words'> { words: string }
+interface RawRow extends Omit<SynonymRow, 'words'> {
+  words: string;
+}
 const parse = (r: RawRow): SynonymRow => ({ ...r, words: JSON.parse(r.words) as string[] });
 
 /**
@@ -24,17 +26,33 @@ const parse = (r: RawRow): SynonymRow => ({ ...r, words: JSON.parse(r.words) as 
  */
 export function createSynonymQueries(db: Database) {
   const s = {
-    insert: db.prepare('INSERT INTO search_synonyms (id, tenant_id, workspace_id, store_id, kind, input, words, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-    ofWorkspace: db.prepare('SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? ORDER BY created_at, id'),
-    forAssets: db.prepare('SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND store_id IS NULL'),
-    forStore: db.prepare('SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND (store_id IS NULL OR store_id = ?)'),
+    insert: db.prepare(
+      'INSERT INTO search_synonyms (id, tenant_id, workspace_id, store_id, kind, input, words, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    ofWorkspace: db.prepare(
+      'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? ORDER BY created_at, id',
+    ),
+    forAssets: db.prepare(
+      'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND store_id IS NULL',
+    ),
+    forStore: db.prepare(
+      'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND (store_id IS NULL OR store_id = ?)',
+    ),
     remove: db.prepare('DELETE FROM search_synonyms WHERE id = ? AND tenant_id = ? AND workspace_id = ?'),
     byId: db.prepare('SELECT id, tenant_id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE id = ?'),
   };
   return {
     /** Add a rule. @returns the stored row */
     add(scope: Scope, storeId: string | null, rule: SynonymRule): SynonymRow {
-      const row: SynonymRow = { id: randomUUID(), workspace_id: scope.workspaceId, store_id: storeId, kind: rule.kind, input: rule.input, words: rule.words, created_at: new Date().toISOString() };
+      const row: SynonymRow = {
+        id: randomUUID(),
+        workspace_id: scope.workspaceId,
+        store_id: storeId,
+        kind: rule.kind,
+        input: rule.input,
+        words: rule.words,
+        created_at: new Date().toISOString(),
+      };
       s.insert.run(row.id, scope.tenantId, scope.workspaceId, storeId, rule.kind, rule.input, JSON.stringify(rule.words), row.created_at);
       return row;
     },
@@ -43,7 +61,8 @@ export function createSynonymQueries(db: Database) {
     /** The rules asset search applies: the workspace's list. */
     forAssets: (scope: Scope): SynonymRule[] => (s.forAssets.all(scope.tenantId, scope.workspaceId) as RawRow[]).map(parse),
     /** The rules list_products applies in a store: the workspace's list and the store's. */
-    forStore: (scope: Scope, storeId: string): SynonymRule[] => (s.forStore.all(scope.tenantId, scope.workspaceId, storeId) as RawRow[]).map(parse),
+    forStore: (scope: Scope, storeId: string): SynonymRule[] =>
+      (s.forStore.all(scope.tenantId, scope.workspaceId, storeId) as RawRow[]).map(parse),
     /** The rule with this id and its tenant, for operator commands that name only the id. */
     byId: (id: string): (SynonymRow & { tenant_id: string }) | undefined => {
       const r = s.byId.get(id) as (RawRow & { tenant_id: string }) | undefined;

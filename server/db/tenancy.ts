@@ -1,9 +1,42 @@
 import type { Database } from 'better-sqlite3';
 
-export interface WorkspaceRow { id: string; tenant_id: string; name: string; status: 'active' | 'archived'; created_at: string }
-export interface ThemeRow { id: string; tenant_id: string; workspace_id: string; name: string; brand_colors: string; brand_tone: string | null; is_default: 0 | 1; created_at: string }
-export interface StoreRow { id: string; tenant_id: string; workspace_id: string; name: string; platform: string; shop_domain: string | null; status: 'active' | 'archived'; catalog_synced_at: string | null; created_at: string }
-export interface ApiKeyRow { id: string; tenant_id: string; name: string; prefix: string; key_hash: string; created_at: string; revoked_at: string | null }
+export interface WorkspaceRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  status: 'active' | 'archived';
+  created_at: string;
+}
+export interface ThemeRow {
+  id: string;
+  tenant_id: string;
+  workspace_id: string;
+  name: string;
+  brand_colors: string;
+  brand_tone: string | null;
+  is_default: 0 | 1;
+  created_at: string;
+}
+export interface StoreRow {
+  id: string;
+  tenant_id: string;
+  workspace_id: string;
+  name: string;
+  platform: string;
+  shop_domain: string | null;
+  status: 'active' | 'archived';
+  catalog_synced_at: string | null;
+  created_at: string;
+}
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
 
 /** Queries over tenants, workspaces, themes, stores and API keys. Statements are prepared once. */
 export function createTenancyQueries(db: Database) {
@@ -15,12 +48,16 @@ export function createTenancyQueries(db: Database) {
     workspace: db.prepare('SELECT * FROM workspaces WHERE tenant_id = ? AND id = ?'),
     workspacesOfTenant: db.prepare('SELECT * FROM workspaces WHERE tenant_id = ? ORDER BY created_at, id'),
     setWorkspaceStatus: db.prepare('UPDATE workspaces SET status = ? WHERE tenant_id = ? AND id = ?'),
-    insertTheme: db.prepare('INSERT INTO themes (id, tenant_id, workspace_id, name, brand_colors, brand_tone, is_default, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertTheme: db.prepare(
+      'INSERT INTO themes (id, tenant_id, workspace_id, name, brand_colors, brand_tone, is_default, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
     clearDefaultTheme: db.prepare('UPDATE themes SET is_default = 0 WHERE tenant_id = ? AND workspace_id = ? AND is_default = 1'),
     setDefaultTheme: db.prepare('UPDATE themes SET is_default = 1 WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
     theme: db.prepare('SELECT * FROM themes WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
     themesOfWorkspace: db.prepare('SELECT * FROM themes WHERE tenant_id = ? AND workspace_id = ? ORDER BY is_default DESC, created_at, id'),
-    insertStore: db.prepare("INSERT INTO stores (id, tenant_id, workspace_id, name, platform, shop_domain, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)"),
+    insertStore: db.prepare(
+      "INSERT INTO stores (id, tenant_id, workspace_id, name, platform, shop_domain, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)",
+    ),
     storesOfWorkspace: db.prepare('SELECT * FROM stores WHERE tenant_id = ? AND workspace_id = ? ORDER BY created_at, id'),
     store: db.prepare('SELECT * FROM stores WHERE id = ?'),
     insertKey: db.prepare('INSERT INTO api_keys (id, tenant_id, name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -44,20 +81,39 @@ export function createTenancyQueries(db: Database) {
     insertWorkspace: (id: string, tenantId: string, name: string, at: string): void => void s.insertWorkspace.run(id, tenantId, name, at),
     workspace: (tenantId: string, id: string) => s.workspace.get(tenantId, id) as WorkspaceRow | undefined,
     workspacesOfTenant: (tenantId: string) => s.workspacesOfTenant.all(tenantId) as WorkspaceRow[],
-    setWorkspaceStatus: (tenantId: string, id: string, status: 'active' | 'archived'): boolean => s.setWorkspaceStatus.run(status, tenantId, id).changes > 0,
+    setWorkspaceStatus: (tenantId: string, id: string, status: 'active' | 'archived'): boolean =>
+      s.setWorkspaceStatus.run(status, tenantId, id).changes > 0,
     /** Insert a theme; `is_default` 1 must follow `clearDefaultTheme` in the same transaction (one default per workspace). */
     insertTheme: (t: Omit<ThemeRow, 'brand_colors'> & { brand_colors: string[] }): void =>
-      void s.insertTheme.run(t.id, t.tenant_id, t.workspace_id, t.name, JSON.stringify(t.brand_colors), t.brand_tone, t.is_default, t.created_at),
+      void s.insertTheme.run(
+        t.id,
+        t.tenant_id,
+        t.workspace_id,
+        t.name,
+        JSON.stringify(t.brand_colors),
+        t.brand_tone,
+        t.is_default,
+        t.created_at,
+      ),
     clearDefaultTheme: (tenantId: string, workspaceId: string): void => void s.clearDefaultTheme.run(tenantId, workspaceId),
-    setDefaultTheme: (tenantId: string, workspaceId: string, themeId: string): boolean => s.setDefaultTheme.run(tenantId, workspaceId, themeId).changes > 0,
+    setDefaultTheme: (tenantId: string, workspaceId: string, themeId: string): boolean =>
+      s.setDefaultTheme.run(tenantId, workspaceId, themeId).changes > 0,
     theme: (tenantId: string, workspaceId: string, id: string) => s.theme.get(tenantId, workspaceId, id) as ThemeRow | undefined,
     themesOfWorkspace: (tenantId: string, workspaceId: string) => s.themesOfWorkspace.all(tenantId, workspaceId) as ThemeRow[],
-    insertStore: (st: { id: string; tenant_id: string; workspace_id: string; name: string; platform: string; shop_domain: string | null; created_at: string }): void =>
-      void s.insertStore.run(st.id, st.tenant_id, st.workspace_id, st.name, st.platform, st.shop_domain, st.created_at),
+    insertStore: (st: {
+      id: string;
+      tenant_id: string;
+      workspace_id: string;
+      name: string;
+      platform: string;
+      shop_domain: string | null;
+      created_at: string;
+    }): void => void s.insertStore.run(st.id, st.tenant_id, st.workspace_id, st.name, st.platform, st.shop_domain, st.created_at),
     storesOfWorkspace: (tenantId: string, workspaceId: string) => s.storesOfWorkspace.all(tenantId, workspaceId) as StoreRow[],
     /** Unscoped lookup for operator commands (CLI). Never call from an action. */
     storeById: (id: string) => s.store.get(id) as StoreRow | undefined,
-    insertKey: (k: Omit<ApiKeyRow, 'revoked_at'>): void => void s.insertKey.run(k.id, k.tenant_id, k.name, k.prefix, k.key_hash, k.created_at),
+    insertKey: (k: Omit<ApiKeyRow, 'revoked_at'>): void =>
+      void s.insertKey.run(k.id, k.tenant_id, k.name, k.prefix, k.key_hash, k.created_at),
     keyByHash: (hash: string) => s.keyByHash.get(hash) as ApiKeyRow | undefined,
     keysOfTenant: (tenantId: string) => s.keysOfTenant.all(tenantId) as ApiKeyRow[],
     /** Every key of a tenant, revoked ones included (operator listing). */

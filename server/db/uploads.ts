@@ -47,9 +47,13 @@ export function createUploadQueries(db: Database) {
       `SELECT * FROM uploads WHERE tenant_id = ? AND workspace_id = ? AND status = 'receiving' AND sha256 = ? AND size_bytes = ? AND filename = ?
          AND chunk_size_bytes = ? AND expires_at_ms > ? ORDER BY created_at DESC LIMIT 1`,
     ),
-    openCount: db.prepare("SELECT COUNT(*) AS n FROM uploads WHERE tenant_id = ? AND workspace_id = ? AND status = 'receiving' AND expires_at_ms > ?"),
+    openCount: db.prepare(
+      "SELECT COUNT(*) AS n FROM uploads WHERE tenant_id = ? AND workspace_id = ? AND status = 'receiving' AND expires_at_ms > ?",
+    ),
     chunks: db.prepare('SELECT idx, size_bytes FROM upload_chunks WHERE upload_id = ? ORDER BY idx'),
-    putChunk: db.prepare('INSERT INTO upload_chunks (upload_id, idx, size_bytes) VALUES (?, ?, ?) ON CONFLICT(upload_id, idx) DO UPDATE SET size_bytes = excluded.size_bytes'),
+    putChunk: db.prepare(
+      'INSERT INTO upload_chunks (upload_id, idx, size_bytes) VALUES (?, ?, ?) ON CONFLICT(upload_id, idx) DO UPDATE SET size_bytes = excluded.size_bytes',
+    ),
     touch: db.prepare('UPDATE uploads SET updated_at = ?, expires_at_ms = ? WHERE id = ?'),
     updateMeta: db.prepare('UPDATE uploads SET mime_type = ?, alt_text = ?, tags = ?, purpose = ?, panel_id = ? WHERE id = ?'),
     importedOfPanel: db.prepare(
@@ -64,27 +68,33 @@ export function createUploadQueries(db: Database) {
   return {
     insert: (u: NewUpload): void => void s.insert.run(u),
     /** The live (not expired) session `id` of `scope`, or undefined. */
-    byId: (scope: Scope, id: string, nowMs: number) => s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase(), nowMs) as UploadRow | undefined,
+    byId: (scope: Scope, id: string, nowMs: number) =>
+      s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase(), nowMs) as UploadRow | undefined,
     /** The newest open session for the same file (same name, size, sha256, chunk size): resume target. */
     openOfFile: (scope: Scope, f: { sha256: string; size_bytes: number; filename: string; chunk_size_bytes: number }, nowMs: number) =>
-      s.openOfFile.get(scope.tenantId, scope.workspaceId, f.sha256, f.size_bytes, f.filename, f.chunk_size_bytes, nowMs) as UploadRow | undefined,
+      s.openOfFile.get(scope.tenantId, scope.workspaceId, f.sha256, f.size_bytes, f.filename, f.chunk_size_bytes, nowMs) as
+        UploadRow | undefined,
     /** Open (receiving, not expired) sessions of a workspace. */
     openCount: (scope: Scope, nowMs: number): number => (s.openCount.get(scope.tenantId, scope.workspaceId, nowMs) as { n: number }).n,
     chunks: (id: string) => s.chunks.all(id) as { idx: number; size_bytes: number }[],
     putChunk: (id: string, idx: number, sizeBytes: number): void => void s.putChunk.run(id, idx, sizeBytes),
     /** Replace the user metadata of a session (on resume). */
-    updateMeta: (id: string, m: { mime_type: string | null; alt_text: string | null; tags: string | null; purpose: string | null; panel_id: string | null }): void =>
-      void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, m.panel_id, id),
+    updateMeta: (
+      id: string,
+      m: { mime_type: string | null; alt_text: string | null; tags: string | null; purpose: string | null; panel_id: string | null },
+    ): void => void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, m.panel_id, id),
     /** Live imported sessions begun from one upload panel instance, in completion order. */
     importedOfPanel: (scope: Scope, panelId: string, nowMs: number) =>
       s.importedOfPanel.all(scope.tenantId, scope.workspaceId, panelId.toLowerCase(), nowMs) as UploadRow[],
     /** Extend a session's life after activity. */
     touch: (id: string, at: string, expiresAtMs: number): void => void s.touch.run(at, expiresAtMs, id),
     /** Move a session to a final status; its chunk rows go (the bytes are discarded by the caller). */
-    finish: db.transaction((id: string, f: { status: UploadStatus; asset_id: string | null; error: string | null; at: string; expires_at_ms: number }): void => {
-      s.finish.run(f.status, f.asset_id, f.error, f.at, f.expires_at_ms, id);
-      s.dropChunks.run(id);
-    }),
+    finish: db.transaction(
+      (id: string, f: { status: UploadStatus; asset_id: string | null; error: string | null; at: string; expires_at_ms: number }): void => {
+        s.finish.run(f.status, f.asset_id, f.error, f.at, f.expires_at_ms, id);
+        s.dropChunks.run(id);
+      },
+    ),
     /** Ids of sessions whose time is up (any status), oldest first. */
     expired: (nowMs: number, limit = 500) => (s.expired.all(nowMs, limit) as { id: string }[]).map((r) => r.id),
     /** Delete a session row and its chunk rows (cascade). */

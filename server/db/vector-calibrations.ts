@@ -13,7 +13,8 @@ export function createCalibrationQueries(db: Database) {
   return {
     /** The stored model of a space in a scope (workspace or store id), or null. */
     get: (space: string, scopeId: string): NullModel | null => (s.get.get(space, scopeId) as NullModel | undefined) ?? null,
-    put: (space: string, scopeId: string, m: NullModel): void => void s.put.run(space, scopeId, m.items, m.pairs, m.center, m.spread, new Date().toISOString()),
+    put: (space: string, scopeId: string, m: NullModel): void =>
+      void s.put.run(space, scopeId, m.items, m.pairs, m.center, m.spread, new Date().toISOString()),
   };
 }
 export type CalibrationQueries = ReturnType<typeof createCalibrationQueries>;

@@ -17,10 +17,17 @@ export interface SpaceRow {
 }
 
 /** Asset metadata copied into a space's vec0 metadata columns, so filters run inside the KNN. */
-export interface VectorMeta { kind: string; category: string | null; subtype: string | null }
+export interface VectorMeta {
+  kind: string;
+  category: string | null;
+  subtype: string | null;
+}
 
 /** A KNN hit: asset seq and cosine distance (0 = same direction, 2 = opposite). */
-export interface KnnHit { seq: number; distance: number }
+export interface KnnHit {
+  seq: number;
+  distance: number;
+}
 
 /** sqlite-vec caps `k` of one KNN query (SQLITE_VEC_VEC0_K_MAX). */
 export const VEC0_K_MAX = 4096;
@@ -80,7 +87,9 @@ export function createVectorQueries(db: Database) {
         const space: SpaceRow = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
         const t = tableOf(space);
         // kind/category/subtype are vec0 metadata columns ('' for null): filters apply inside the KNN.
-        db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, kind TEXT, category TEXT, subtype TEXT, embedding float[${dimensions}] distance_metric=cosine)`);
+        db.exec(
+          `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, kind TEXT, category TEXT, subtype TEXT, embedding float[${dimensions}] distance_metric=cosine)`,
+        );
         db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
         return space;
       })();
@@ -105,13 +114,20 @@ export function createVectorQueries(db: Database) {
 
     /** Insert or replace one asset's vector. @throws Error when the length differs from the space's */
     put(space: SpaceRow, seq: number, workspaceId: string, v: Float32Array, meta: VectorMeta): void {
-      if (v.length !== space.dimensions) throw new Error(`vector has ${v.length} dimensions, space ${space.model_id} has ${space.dimensions}`);
+      if (v.length !== space.dimensions)
+        throw new Error(`vector has ${v.length} dimensions, space ${space.model_id} has ${space.dimensions}`);
       const t = tableOf(space);
       db.transaction(() => {
         db.prepare(`DELETE FROM ${t} WHERE asset_seq = ?`).run(BigInt(seq));
         if (hasMeta(space)) {
-          db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, kind, category, subtype, embedding) VALUES (?, ?, ?, ?, ?, ?)`)
-            .run(BigInt(seq), workspaceId, meta.kind, meta.category ?? '', meta.subtype ?? '', blob(v));
+          db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, kind, category, subtype, embedding) VALUES (?, ?, ?, ?, ?, ?)`).run(
+            BigInt(seq),
+            workspaceId,
+            meta.kind,
+            meta.category ?? '',
+            meta.subtype ?? '',
+            blob(v),
+          );
         } else {
           db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, embedding) VALUES (?, ?, ?)`).run(BigInt(seq), workspaceId, blob(v));
         }
@@ -121,7 +137,8 @@ export function createVectorQueries(db: Database) {
 
     /** One asset's stored vector, or null. */
     get(space: SpaceRow, seq: number): Float32Array | null {
-      const r = db.prepare(`SELECT embedding FROM ${tableOf(space)} WHERE asset_seq = ?`).get(BigInt(seq)) as { embedding: Buffer } | undefined;
+      const r = db.prepare(`SELECT embedding FROM ${tableOf(space)} WHERE asset_seq = ?`).get(BigInt(seq)) as
+        { embedding: Buffer } | undefined;
       return r ? new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) : null;
     },
 
@@ -132,16 +149,23 @@ export function createVectorQueries(db: Database) {
      * The `k` vectors of the workspace nearest to `q` (cosine) passing the filters, nearest first, each
      * with similarity ≥ `minCosine`: the quantised scan with exact re-rank of db/asset-vector-index.ts.
      */
-    nearest: (space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number) => partitions.nearest(space, scope, q, f, k, minCosine),
+    nearest: (space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number) =>
+      partitions.nearest(space, scope, q, f, k, minCosine),
 
     /**
      * Up to `limit` vectors of a workspace in a fixed pseudo-random order (Knuth's multiplicative hash of
      * the seq), for calibration: the same corpus always gives the same sample.
      */
     sample(space: SpaceRow, workspaceId: string, limit: number): { seq: number; vector: Float32Array }[] {
-      const rows = db.prepare(`SELECT asset_seq AS seq, embedding FROM ${tableOf(space)} WHERE workspace_id = ? ORDER BY (asset_seq * 2654435761) % 4294967296 LIMIT ?`)
+      const rows = db
+        .prepare(
+          `SELECT asset_seq AS seq, embedding FROM ${tableOf(space)} WHERE workspace_id = ? ORDER BY (asset_seq * 2654435761) % 4294967296 LIMIT ?`,
+        )
         .all(workspaceId, limit) as { seq: number; embedding: Buffer }[];
-      return rows.map((r) => ({ seq: r.seq, vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) }));
+      return rows.map((r) => ({
+        seq: r.seq,
+        vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),
+      }));
     },
 
     /**
@@ -154,7 +178,9 @@ export function createVectorQueries(db: Database) {
       let st = knnStmts.get(key);
       if (!st) {
         const extra = meta.map((c) => ` AND ${c} = ?`).join('');
-        st = db.prepare<unknown[], KnnHit>(`SELECT asset_seq AS seq, distance FROM ${tableOf(space)} WHERE embedding MATCH ? AND k = ? AND workspace_id = ?${extra} ORDER BY distance`);
+        st = db.prepare<unknown[], KnnHit>(
+          `SELECT asset_seq AS seq, distance FROM ${tableOf(space)} WHERE embedding MATCH ? AND k = ? AND workspace_id = ?${extra} ORDER BY distance`,
+        );
         knnStmts.set(key, st);
       }
       return st.all(blob(query), Math.min(k, VEC0_K_MAX), workspaceId, ...meta.map((c) => f[c]));

@@ -10,7 +10,9 @@ import { STOP_WORDS } from './fts-query.ts';
  * PXL_20240101_…, GOPR0042, Screenshot 2024-…, WhatsApp Image …): they say nothing about the picture.
  */
 const MACHINE_NAME_WORDS = new Set(
-  'img image images imag pic pict picture photo photos dsc dscn dscf dcim pxl mvimg gopr gp dji sam sdc vid video mov mvi wa whatsapp signal telegram screenshot screen shot scan scanned capture edited edit copy export final untitled unnamed download file'.split(' '),
+  'img image images imag pic pict picture photo photos dsc dscn dscf dcim pxl mvimg gopr gp dji sam sdc vid video mov mvi wa whatsapp signal telegram screenshot screen shot scan scanned capture edited edit copy export final untitled unnamed download file'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -44,7 +46,10 @@ export function nameWords(name: string): string {
 }
 
 /** An OCR word with its confidence (0–100). */
-export interface OcrWord { text: string; confidence: number }
+export interface OcrWord {
+  text: string;
+  confidence: number;
+}
 
 /**
  * Text worth indexing from an OCR result. A confident page (a document, a screenshot) keeps its full
@@ -53,11 +58,19 @@ export interface OcrWord { text: string; confidence: number }
  */
 export function cleanOcr(text: string, pageConfidence: number, words: OcrWord[]): string | null {
   if (pageConfidence >= 75) {
-    const t = text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
+    const t = text
+      .replace(/[ \t]+/g, ' ')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
     return t.length > 0 ? t : null;
   }
-  const kept = words.filter((w) => w.confidence >= 65 && /[\p{L}\p{N}]{2,}/u.test(w.text) && /\p{L}/u.test(w.text)).map((w) => w.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
-  const t = kept.filter((w) => w.length >= 2).join(' ').trim();
+  const kept = words
+    .filter((w) => w.confidence >= 65 && /[\p{L}\p{N}]{2,}/u.test(w.text) && /\p{L}/u.test(w.text))
+    .map((w) => w.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+  const t = kept
+    .filter((w) => w.length >= 2)
+    .join(' ')
+    .trim();
   return t.length > 0 ? t : null;
 }
 
@@ -103,7 +116,15 @@ export function machineAltText(i: { name: string; prompt: string | null; ocrText
  * The text an asset is embedded from: name words, user alt text, tags, purpose, OCR text, auto tags
  * and the generation prompt (machine alt text is left out: it only restates these).
  */
-export function embeddingText(i: { name: string; userAltText: string | null; tags: string[]; purpose: string | null; ocrText: string | null; autoTags: string[]; prompt: string | null }): string {
+export function embeddingText(i: {
+  name: string;
+  userAltText: string | null;
+  tags: string[];
+  purpose: string | null;
+  ocrText: string | null;
+  autoTags: string[];
+  prompt: string | null;
+}): string {
   return [nameWords(i.name), i.userAltText, i.tags.join(' '), i.purpose?.replace(/_/g, ' '), i.prompt, i.ocrText, i.autoTags.join(' ')]
     .filter((x): x is string => typeof x === 'string' && x.trim().length > 0)
     .join('. ');
@@ -115,5 +136,7 @@ export function embeddingText(i: { name: string; userAltText: string | null; tag
  * "landscape" and "portrait" are also subjects). `photo. green blue`
  */
 export function fallbackEmbeddingText(i: { kind: string; colours: string[] }): string {
-  return [i.kind === 'svg' ? 'vector graphic' : i.kind === 'video' ? 'video' : 'photo', i.colours.join(' ')].filter((x) => x.length > 0).join('. ');
+  return [i.kind === 'svg' ? 'vector graphic' : i.kind === 'video' ? 'video' : 'photo', i.colours.join(' ')]
+    .filter((x) => x.length > 0)
+    .join('. ');
 }

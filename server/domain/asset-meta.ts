@@ -33,7 +33,14 @@ export function taxonomyForPurpose(purpose: string | null | undefined): { catego
  * Short suggested use for an asset (spec §2 `usage_hint`), from its purpose, category and proportions.
  * @param width px, or null when unknown
  */
-export function usageHint(a: { kind: string; purpose: string | null; category: string | null; subtype: string | null; width: number | null; height: number | null }): string {
+export function usageHint(a: {
+  kind: string;
+  purpose: string | null;
+  category: string | null;
+  subtype: string | null;
+  width: number | null;
+  height: number | null;
+}): string {
   if (a.kind === 'video') return 'background or hero video';
   if (a.kind === 'svg' || a.category === 'logos_trust') return 'logo, icon or trust badge (scales cleanly)';
   if (a.purpose) return `${a.purpose.replace(/_/g, ' ')}`;
@@ -45,11 +52,25 @@ export function usageHint(a: { kind: string; purpose: string | null; category: s
   // The proportions word is the asset's `orientation` (same 5% rule), so the two never disagree.
   if (orientation === 'square') return 'card, tile or gallery image (square)';
   if (orientation === 'portrait') return 'product gallery or mobile hero (portrait)';
-  if (a.width / a.height >= 1.6) return a.width >= 1600 ? 'hero or full-width background (wide landscape)' : 'banner or section background (wide landscape)';
+  if (a.width / a.height >= 1.6)
+    return a.width >= 1600 ? 'hero or full-width background (wide landscape)' : 'banner or section background (wide landscape)';
   return 'section image, card or slide (landscape)';
 }
 
-const EXT_BY_FORMAT: Record<string, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', gif: 'gif', avif: 'avif', tiff: 'tiff', svg: 'svg', heic: 'heic', heif: 'heif', mp4: 'mp4', webm: 'webm', mov: 'mov' };
+const EXT_BY_FORMAT: Record<string, string> = {
+  jpeg: 'jpg',
+  png: 'png',
+  webp: 'webp',
+  gif: 'gif',
+  avif: 'avif',
+  tiff: 'tiff',
+  svg: 'svg',
+  heic: 'heic',
+  heif: 'heif',
+  mp4: 'mp4',
+  webm: 'webm',
+  mov: 'mov',
+};
 
 /** Extension for a sniffed format. */
 export function extensionFor(format: string): string {
@@ -68,7 +89,13 @@ export function withExtension(name: string, ext: string): string {
  * path segment when it looks like a file name, else `image-<sha8>`; the extension follows the real
  * format. A user-supplied name is kept, except that a HEIC/HEIF→PNG conversion swaps its extension.
  */
-export function deriveFilename(opts: { userFilename?: string | undefined; url?: string | undefined; format: string; convertedFrom: string | null; sha256: string }): string {
+export function deriveFilename(opts: {
+  userFilename?: string | undefined;
+  url?: string | undefined;
+  format: string;
+  convertedFrom: string | null;
+  sha256: string;
+}): string {
   const ext = extensionFor(opts.format);
   const user = opts.userFilename ? cleanFileName(opts.userFilename) : '';
   if (user) {

@@ -93,12 +93,18 @@ export function normalQuantile(p: number): number {
   const lo = 0.02425;
   if (p < lo) {
     const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+    return (
+      (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
+      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1)
+    );
   }
   if (p > 1 - lo) return -normalQuantile(1 - p);
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
+    (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
 }
 
 /** Smallest family a hit is tested in (see the module note). */
@@ -135,7 +141,10 @@ export function visualRelevance(cos: number, z: number | null, accept: number): 
  * @param docs L2-normalised document vectors with their stems
  * @param probes L2-normalised probe vectors (zero vectors are skipped)
  */
-export function textNullCosines(docs: { stems: Set<string>; vector: Float32Array }[], probes: { stem: string; vector: Float32Array }[]): number[] {
+export function textNullCosines(
+  docs: { stems: Set<string>; vector: Float32Array }[],
+  probes: { stem: string; vector: Float32Array }[],
+): number[] {
   const out: number[] = [];
   for (const p of probes) {
     if (!p.vector.some((x) => x !== 0)) continue;
@@ -197,7 +206,16 @@ export async function estimateTextNull(o: {
   stem: (word: string) => string;
 }): Promise<NullModel | null> {
   const docs = o.docs.map((d) => ({ vector: d.vector, stems: new Set((d.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(o.stem)) }));
-  const words = [...new Set([...probeWords(o.docs.map((d) => d.text), IN_DOMAIN_PROBES, o.stop), ...o.background.slice(0, BACKGROUND_PROBES)])];
+  const words = [
+    ...new Set([
+      ...probeWords(
+        o.docs.map((d) => d.text),
+        IN_DOMAIN_PROBES,
+        o.stop,
+      ),
+      ...o.background.slice(0, BACKGROUND_PROBES),
+    ]),
+  ];
   if (words.length === 0 || docs.length === 0) return null;
   const vectors = await o.embed(words);
   const probes = words.map((w, i) => ({ stem: o.stem(w), vector: vectors[i]! })).filter((p) => p.vector !== undefined);

@@ -46,7 +46,13 @@ export function resolveCapability(entries: CapabilityEntry[], req: CapabilityReq
   let entry: CapabilityEntry | undefined;
   if (req.model !== undefined) {
     entry = ofProvider.find((e) => e.model === req.model);
-    if (!entry) throw notAllowed('args.model', req.model, ofProvider.map((e) => e.model), `a model of provider ${provider}`);
+    if (!entry)
+      throw notAllowed(
+        'args.model',
+        req.model,
+        ofProvider.map((e) => e.model),
+        `a model of provider ${provider}`,
+      );
   } else {
     entry = ofProvider.find((e) => e.default) ?? ofProvider[0]!;
   }
@@ -54,12 +60,22 @@ export function resolveCapability(entries: CapabilityEntry[], req: CapabilityReq
   const label = `${entry.provider}/${entry.model}`;
   if (!entry.operations.includes(operation)) {
     const field = operation === 'edit' ? 'args.reference_images' : 'args.prompt';
-    throw new ServiceError('invalid_argument', field, `${label} does not support ${operation}; its operations: ${entry.operations.join(', ')}`, { details: { allowed: entry.operations } });
+    throw new ServiceError(
+      'invalid_argument',
+      field,
+      `${label} does not support ${operation}; its operations: ${entry.operations.join(', ')}`,
+      { details: { allowed: entry.operations } },
+    );
   }
   if (req.referenceCount > entry.max_reference_images) {
-    throw new ServiceError('invalid_argument', 'args.reference_images', `holds ${req.referenceCount} images; ${label} accepts at most ${entry.max_reference_images}`, {
-      details: { max_reference_images: entry.max_reference_images },
-    });
+    throw new ServiceError(
+      'invalid_argument',
+      'args.reference_images',
+      `holds ${req.referenceCount} images; ${label} accepts at most ${entry.max_reference_images}`,
+      {
+        details: { max_reference_images: entry.max_reference_images },
+      },
+    );
   }
   if (req.aspect_ratio !== undefined && !entry.aspect_ratios.includes(req.aspect_ratio)) {
     throw notAllowed('args.aspect_ratio', req.aspect_ratio, entry.aspect_ratios, `an aspect ratio of ${label}`);
@@ -75,10 +91,14 @@ export function resolveCapability(entries: CapabilityEntry[], req: CapabilityReq
     throw notAllowed('args.output_format', req.output_format, alphaFormats, 'a format with an alpha channel (transparent: true)');
   }
   const outputFormat =
-    req.output_format ??
-    (req.transparent ? alphaFormats[0] : entry.output_formats.includes('jpeg') ? 'jpeg' : entry.output_formats[0]);
+    req.output_format ?? (req.transparent ? alphaFormats[0] : entry.output_formats.includes('jpeg') ? 'jpeg' : entry.output_formats[0]);
   if (outputFormat === undefined) {
-    throw new ServiceError('invalid_argument', 'args.transparent', `${label} has no output format with an alpha channel; its formats: ${entry.output_formats.join(', ')}`, { details: { allowed: entry.output_formats } });
+    throw new ServiceError(
+      'invalid_argument',
+      'args.transparent',
+      `${label} has no output format with an alpha channel; its formats: ${entry.output_formats.join(', ')}`,
+      { details: { allowed: entry.output_formats } },
+    );
   }
   return {
     entry,

@@ -14,7 +14,9 @@ describe('catalog domain', () => {
   });
 
   it('strips HTML to text with entities decoded', () => {
-    expect(htmlToText('<p>Classic <b>clay</b> pot&nbsp;&amp; saucer</p><script>x()</script><ul><li>one</li><li>two &#233;&#x41;</li></ul>')).toBe('Classic clay pot & saucer one two éA');
+    expect(
+      htmlToText('<p>Classic <b>clay</b> pot&nbsp;&amp; saucer</p><script>x()</script><ul><li>one</li><li>two &#233;&#x41;</li></ul>'),
+    ).toBe('Classic clay pot & saucer one two éA');
   });
 
   it('accepts only decimal strings as money', () => {
@@ -23,7 +25,14 @@ describe('catalog domain', () => {
   });
 
   it('builds the embedding text without the placeholder variant title', () => {
-    const t = productEmbeddingText({ title: 'Cream Sofa', product_type: 'Indoor', vendor: 'Company 123', tags: ['Couch', 'Wood'], description_text: 'Comfortable', variant_titles: ['Default Title'] });
+    const t = productEmbeddingText({
+      title: 'Cream Sofa',
+      product_type: 'Indoor',
+      vendor: 'Company 123',
+      tags: ['Couch', 'Wood'],
+      description_text: 'Comfortable',
+      variant_titles: ['Default Title'],
+    });
     expect(t).toBe('Cream Sofa. Indoor. Company 123. Couch, Wood. Comfortable');
   });
 });

@@ -76,7 +76,14 @@ export function htmlToText(html: string): string {
 }
 
 /** The text a product is embedded from: title, type, vendor, tags, options and description (≤ 2000 chars). */
-export function productEmbeddingText(p: { title: string; product_type: string; vendor: string; tags: string[]; description_text: string; variant_titles: string[] }): string {
+export function productEmbeddingText(p: {
+  title: string;
+  product_type: string;
+  vendor: string;
+  tags: string[];
+  description_text: string;
+  variant_titles: string[];
+}): string {
   const variants = p.variant_titles.filter((t) => t && t !== 'Default Title');
   return [p.title, p.product_type, p.vendor, p.tags.join(', '), variants.join(', '), p.description_text]
     .filter((s) => s.length > 0)

@@ -11,24 +11,35 @@ const lin = (c: number): number => {
   return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
 };
 const LIN = Float64Array.from({ length: 256 }, (_, i) => lin(i));
-const f = (t: number): number => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+const f = (t: number): number => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
 
 /** CIELAB (D65) of an 8-bit sRGB colour: L in 0–100, a and b roughly −128…127. */
 export function srgbToLab(r: number, g: number, b: number): Lab {
-  const R = LIN[r]!, G = LIN[g]!, B = LIN[b]!;
+  const R = LIN[r]!,
+    G = LIN[g]!,
+    B = LIN[b]!;
   const x = (0.4124564 * R + 0.3575761 * G + 0.1804375 * B) / 0.95047;
   const y = 0.2126729 * R + 0.7151522 * G + 0.072175 * B;
   const z = (0.0193339 * R + 0.119192 * G + 0.9503041 * B) / 1.08883;
-  const fx = f(x), fy = f(y), fz = f(z);
+  const fx = f(x),
+    fy = f(y),
+    fz = f(z);
   return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
 }
 
 /** Basic colour terms (Berlin & Kay's 11 plus beige, teal and olive) with a representative sRGB. */
 const PALETTE: { name: string; rgb: [number, number, number] }[] = [
-  { name: 'red', rgb: [200, 30, 35] }, { name: 'orange', rgb: [240, 130, 30] }, { name: 'yellow', rgb: [240, 215, 40] },
-  { name: 'olive', rgb: [120, 120, 40] }, { name: 'green', rgb: [60, 150, 60] }, { name: 'teal', rgb: [30, 130, 130] },
-  { name: 'blue', rgb: [40, 90, 200] }, { name: 'purple', rgb: [120, 60, 160] }, { name: 'pink', rgb: [240, 150, 190] },
-  { name: 'brown', rgb: [120, 75, 40] }, { name: 'beige', rgb: [220, 200, 165] },
+  { name: 'red', rgb: [200, 30, 35] },
+  { name: 'orange', rgb: [240, 130, 30] },
+  { name: 'yellow', rgb: [240, 215, 40] },
+  { name: 'olive', rgb: [120, 120, 40] },
+  { name: 'green', rgb: [60, 150, 60] },
+  { name: 'teal', rgb: [30, 130, 130] },
+  { name: 'blue', rgb: [40, 90, 200] },
+  { name: 'purple', rgb: [120, 60, 160] },
+  { name: 'pink', rgb: [240, 150, 190] },
+  { name: 'brown', rgb: [120, 75, 40] },
+  { name: 'beige', rgb: [220, 200, 165] },
 ];
 const PALETTE_LAB = PALETTE.map((p) => ({ name: p.name, lab: srgbToLab(...p.rgb) }));
 
@@ -41,13 +52,20 @@ export function colourName(lab: Lab): string {
   let bestD = Infinity;
   for (const p of PALETTE_LAB) {
     const d = (L - p.lab[0]) ** 2 * 0.5 + (a - p.lab[1]) ** 2 + (b - p.lab[2]) ** 2;
-    if (d < bestD) { bestD = d; best = p; }
+    if (d < bestD) {
+      bestD = d;
+      best = p;
+    }
   }
   return best.name;
 }
 
 /** A dominant colour: mean sRGB hex of the pixels with that name and their share of the image (0–1). */
-export interface DominantColour { hex: string; name: string; share: number }
+export interface DominantColour {
+  hex: string;
+  name: string;
+  share: number;
+}
 
 const hex = (r: number, g: number, b: number): string => `#${[r, g, b].map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
 
@@ -60,10 +78,15 @@ export function dominantColours(px: Uint8Array, channels: number, minShare = 0.0
   let total = 0;
   for (let i = 0; i + channels - 1 < px.length; i += channels) {
     if (channels === 4 && px[i + 3]! < 16) continue;
-    const r = px[i]!, g = px[i + 1]!, b = px[i + 2]!;
+    const r = px[i]!,
+      g = px[i + 1]!,
+      b = px[i + 2]!;
     const name = colourName(srgbToLab(r, g, b));
     const e = acc.get(name) ?? { n: 0, r: 0, g: 0, b: 0 };
-    e.n++; e.r += r; e.g += g; e.b += b;
+    e.n++;
+    e.r += r;
+    e.g += g;
+    e.b += b;
     acc.set(name, e);
     total++;
   }

@@ -43,7 +43,16 @@ const SENSE_SHARE = 0.1;
 /** … unless the first sense is tagged fewer times than this (too rare to tell): then the first three are used. */
 const RARE_TAGS = 5;
 
-const DETACH: [string, string][] = [['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y'], ['s', '']];
+const DETACH: [string, string][] = [
+  ['ses', 's'],
+  ['xes', 'x'],
+  ['zes', 'z'],
+  ['ches', 'ch'],
+  ['shes', 'sh'],
+  ['men', 'man'],
+  ['ies', 'y'],
+  ['s', ''],
+];
 
 /**
  * The noun lemma of a word by morphy's detachment rules (`flowers` → `flower`, `boxes` → `box`), the

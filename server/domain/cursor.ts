@@ -33,7 +33,9 @@ function digest(query: unknown): string {
 export function stableJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+  const entries = Object.entries(v as Record<string, unknown>)
+    .filter(([, x]) => x !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
 }
 
@@ -41,7 +43,11 @@ export function stableJson(v: unknown): string {
 export function createCursorCodec(secret: string): CursorCodec {
   const sign = (body: string): Buffer => createHmac('sha256', secret).update(body).digest();
   const bad = (why: string): ServiceError =>
-    new ServiceError('invalid_argument', 'args.cursor', `must be a next_cursor returned by the same query (${why}); omit it to start from the first page`);
+    new ServiceError(
+      'invalid_argument',
+      'args.cursor',
+      `must be a next_cursor returned by the same query (${why}); omit it to start from the first page`,
+    );
   return {
     encode(query, state) {
       const body = Buffer.from(JSON.stringify({ v: VERSION, q: digest(query), o: state.offset, s: state.snapshot })).toString('base64url');

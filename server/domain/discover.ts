@@ -20,13 +20,18 @@ const norm = (s: string): string => s.toLowerCase().replace(/[\s-]+/g, '_');
  * `list_products`), router name, then words of the description. Exact matches rank first.
  * @param defs the registry (injectable for tests)
  */
-export function discoverActions(query: string | undefined, router: string | undefined, defs: readonly ActionDef[] = ACTIONS): { def: ActionDef; matchedBy: MatchKind }[] {
+export function discoverActions(
+  query: string | undefined,
+  router: string | undefined,
+  defs: readonly ActionDef[] = ACTIONS,
+): { def: ActionDef; matchedBy: MatchKind }[] {
   const pool = router ? defs.filter((d) => d.router === router) : defs;
   if (!query) return pool.map((def) => ({ def, matchedBy: 'all' as const }));
   const q = norm(query);
   const out: { def: ActionDef; matchedBy: MatchKind; rank: number }[] = [];
   for (const def of pool) {
-    if (norm(def.action) === q || `${def.router}.${def.action}` === q || `${def.router}/${def.action}` === q) out.push({ def, matchedBy: 'action', rank: 0 });
+    if (norm(def.action) === q || `${def.router}.${def.action}` === q || `${def.router}/${def.action}` === q)
+      out.push({ def, matchedBy: 'action', rank: 0 });
     else if (def.formerNames.some((n) => norm(n) === q)) out.push({ def, matchedBy: 'former_name', rank: 1 });
     else if (def.router === q) out.push({ def, matchedBy: 'router', rank: 2 });
     else {

@@ -43,7 +43,9 @@ describe('workspace resolution', () => {
     expect(resolveWorkspace([a, b], 'b')).toBe(b);
   });
   it('is ambiguous with two active, not_found for unknown or archived', () => {
-    expect(() => resolveWorkspace([a, b], undefined)).toThrow(expect.objectContaining({ code: 'ambiguous_scope', field: 'args.workspace_id' }));
+    expect(() => resolveWorkspace([a, b], undefined)).toThrow(
+      expect.objectContaining({ code: 'ambiguous_scope', field: 'args.workspace_id' }),
+    );
     expect(() => resolveWorkspace([a], 'q')).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(() => resolveWorkspace([a, z], 'z')).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(() => resolveWorkspace([z], undefined)).toThrow(expect.objectContaining({ code: 'not_found' }));

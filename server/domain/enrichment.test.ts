@@ -21,13 +21,23 @@ describe('colour', () => {
     expect(b).toBeCloseTo(67.2, 0);
     expect(srgbToLab(255, 255, 255)[0]).toBeCloseTo(100, 1);
   });
-  it.each([[[220, 20, 30], 'red'], [[30, 60, 200], 'blue'], [[250, 250, 250], 'white'], [[10, 10, 10], 'black'], [[128, 128, 128], 'grey'], [[40, 140, 50], 'green']] as const)('names %j %s', (rgb, name) => {
+  it.each([
+    [[220, 20, 30], 'red'],
+    [[30, 60, 200], 'blue'],
+    [[250, 250, 250], 'white'],
+    [[10, 10, 10], 'black'],
+    [[128, 128, 128], 'grey'],
+    [[40, 140, 50], 'green'],
+  ] as const)('names %j %s', (rgb, name) => {
     expect(colourName(srgbToLab(rgb[0], rgb[1], rgb[2]))).toBe(name);
   });
   it('finds dominant colours by share', () => {
     const px = new Uint8Array(100 * 3);
     for (let i = 0; i < 100; i++) px.set(i < 70 ? [30, 60, 200] : [220, 20, 30], i * 3);
-    expect(dominantColours(px, 3).map((c) => [c.name, c.share])).toEqual([['blue', 0.7], ['red', 0.3]]);
+    expect(dominantColours(px, 3).map((c) => [c.name, c.share])).toEqual([
+      ['blue', 0.7],
+      ['red', 0.3],
+    ]);
   });
   it('gives near-identical descriptors to a slightly altered image and distant ones to a different image', () => {
     const size = 16;
@@ -37,9 +47,21 @@ describe('colour', () => {
       return px;
     };
     const grey = (f: (x: number) => number) => Uint8Array.from({ length: 72 }, (_, i) => f(i % 9));
-    const a = visualDescriptor(img((x, y) => [x * 15, y * 15, 100]), size, grey((x) => x * 20));
-    const a2 = visualDescriptor(img((x, y) => [x * 15 + 3, y * 15, 98]), size, grey((x) => x * 20 + 2));
-    const b = visualDescriptor(img((x, y) => [250 - y * 10, 200, x * 10]), size, grey((x) => 200 - x * 20));
+    const a = visualDescriptor(
+      img((x, y) => [x * 15, y * 15, 100]),
+      size,
+      grey((x) => x * 20),
+    );
+    const a2 = visualDescriptor(
+      img((x, y) => [x * 15 + 3, y * 15, 98]),
+      size,
+      grey((x) => x * 20 + 2),
+    );
+    const b = visualDescriptor(
+      img((x, y) => [250 - y * 10, 200, x * 10]),
+      size,
+      grey((x) => 200 - x * 20),
+    );
     expect(a.length).toBe(VISUAL_DIMENSIONS);
     expect(cosine(a, a2)).toBeGreaterThan(0.97);
     expect(cosine(a, b)).toBeLessThan(0.5);
@@ -61,7 +83,13 @@ describe('alt text and embedding text', () => {
   });
   it('keeps a confident page whole and only confident words of a photo', () => {
     expect(cleanOcr('Hello  World\n', 90, [])).toBe('Hello World');
-    expect(cleanOcr('~~ ab WARRIOR', 30, [{ text: '~~', confidence: 90 }, { text: 'WARRIOR', confidence: 80 }, { text: 'ab', confidence: 20 }])).toBe('WARRIOR');
+    expect(
+      cleanOcr('~~ ab WARRIOR', 30, [
+        { text: '~~', confidence: 90 },
+        { text: 'WARRIOR', confidence: 80 },
+        { text: 'ab', confidence: 20 },
+      ]),
+    ).toBe('WARRIOR');
     expect(cleanOcr('', 10, [])).toBeNull();
   });
   it('composes machine alt text from subject and text only (colours and orientation are facts, not words)', () => {
@@ -75,6 +103,16 @@ describe('alt text and embedding text', () => {
     expect(fallbackEmbeddingText({ kind: 'image', colours: ['green', 'blue'] })).toBe('photo. green blue');
   });
   it('embeds user metadata, prompt and OCR text', () => {
-    expect(embeddingText({ name: 'red_fox.jpg', userAltText: 'alt', tags: ['t1'], purpose: 'hero_bg', ocrText: 'ocr', autoTags: ['text'], prompt: 'p' })).toBe('red fox. alt. t1. hero bg. p. ocr. text');
+    expect(
+      embeddingText({
+        name: 'red_fox.jpg',
+        userAltText: 'alt',
+        tags: ['t1'],
+        purpose: 'hero_bg',
+        ocrText: 'ocr',
+        autoTags: ['text'],
+        prompt: 'p',
+      }),
+    ).toBe('red fox. alt. t1. hero bg. p. ocr. text');
   });
 });

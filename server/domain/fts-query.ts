@@ -4,7 +4,9 @@
  * FTS5 query grammar: https://www.sqlite.org/fts5.html#full_text_query_syntax
  */
 export const STOP_WORDS = new Set(
-  'a an and are as at be by for from has have in is it its of on or that the this to was were will with image images photo photos picture pictures of'.split(' '),
+  'a an and are as at be by for from has have in is it its of on or that the this to was were will with image images photo photos picture pictures of'.split(
+    ' ',
+  ),
 );
 
 /** Lower-cased word tokens of a query, split like FTS5's unicode61 tokenizer splits text. */

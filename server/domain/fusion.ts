@@ -40,7 +40,11 @@ export interface VectorRelevance {
  * @param vectorKind how a vector match is reported (`meaning` for text embeddings, `visual` for `similar`)
  * @returns every document of either list, matches and non-matches, best first
  */
-export function fuse(lexical: LexicalHit[] | null, vector: VectorRelevance[] | null, vectorKind: 'meaning' | 'visual' = 'meaning'): Fused[] {
+export function fuse(
+  lexical: LexicalHit[] | null,
+  vector: VectorRelevance[] | null,
+  vectorKind: 'meaning' | 'visual' = 'meaning',
+): Fused[] {
   const lex = new Map((lexical ?? []).map((h, i) => [h.seq, { h, i }]));
   const vec = new Map((vector ?? []).map((h, i) => [h.seq, { h, i }]));
   const seqs = [...new Set([...lex.keys(), ...vec.keys()])];
@@ -55,7 +59,14 @@ export function fuse(lexical: LexicalHit[] | null, vector: VectorRelevance[] | n
     if (!match) relevance = Math.min(relevance, MATCH - 0.01);
     const matchedBy: MatchKind[] = [...(l && a > 0 ? l.matchedBy : [])];
     if (v && (b >= MATCH || (!match && b > 0))) matchedBy.push(vectorKind);
-    return { seq, relevance: Math.round(relevance * 1000) / 1000, matchedBy, match, lexOrder: lex.get(seq)?.i ?? Infinity, vecOrder: vec.get(seq)?.i ?? Infinity };
+    return {
+      seq,
+      relevance: Math.round(relevance * 1000) / 1000,
+      matchedBy,
+      match,
+      lexOrder: lex.get(seq)?.i ?? Infinity,
+      vecOrder: vec.get(seq)?.i ?? Infinity,
+    };
   });
   out.sort((x, y) => Number(y.match) - Number(x.match) || y.relevance - x.relevance || x.lexOrder - y.lexOrder || x.vecOrder - y.vecOrder);
   return out.map(({ seq, relevance, matchedBy, match }) => ({ seq, relevance, matchedBy, match }));

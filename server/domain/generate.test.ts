@@ -56,7 +56,10 @@ describe('procedural recipes', () => {
   });
   it('chooses the recipe from explicit words, else from purpose and style; deterministic seed', () => {
     expect(planRecipe({ prompt: 'pinstripes', style: 'abstract', purpose: 'hero_bg' }).kind).toBe('stripes');
-    expect(planRecipe({ prompt: 'soft gradient with grain', style: 'abstract', purpose: 'hero_bg' })).toMatchObject({ kind: 'linear', grain: true });
+    expect(planRecipe({ prompt: 'soft gradient with grain', style: 'abstract', purpose: 'hero_bg' })).toMatchObject({
+      kind: 'linear',
+      grain: true,
+    });
     expect(planRecipe({ prompt: 'something', style: 'abstract', purpose: 'texture_fill' }).kind).toBe('noise');
     expect(planRecipe({ prompt: 'something', style: 'abstract', purpose: 'decorative_element' }).kind).toBe('blobs');
     expect(planRecipe({ prompt: 'a', style: 'b', purpose: 'c' }).seed).toBe(planRecipe({ prompt: 'a', style: 'b', purpose: 'c' }).seed);
@@ -83,9 +86,39 @@ describe('retry decisions', () => {
 
 describe('capability resolution', () => {
   const entries: CapabilityEntry[] = [
-    { provider: 'local', model: 'm0', operations: ['generate', 'edit'], aspect_ratios: ['1:1', '16:9'], image_sizes: ['1K', '2K'], output_formats: ['png', 'jpeg'], max_reference_images: 16, credits: 0, default: true },
-    { provider: 'gemini', model: 'lite', operations: ['generate', 'edit'], aspect_ratios: ['1:1', '16:9'], image_sizes: ['1K'], output_formats: ['png'], max_reference_images: 3, credits: 1, default: false },
-    { provider: 'gemini', model: 'gen-only', operations: ['generate'], aspect_ratios: ['1:1'], image_sizes: ['1K'], output_formats: ['jpeg'], max_reference_images: 0, credits: 1, default: false },
+    {
+      provider: 'local',
+      model: 'm0',
+      operations: ['generate', 'edit'],
+      aspect_ratios: ['1:1', '16:9'],
+      image_sizes: ['1K', '2K'],
+      output_formats: ['png', 'jpeg'],
+      max_reference_images: 16,
+      credits: 0,
+      default: true,
+    },
+    {
+      provider: 'gemini',
+      model: 'lite',
+      operations: ['generate', 'edit'],
+      aspect_ratios: ['1:1', '16:9'],
+      image_sizes: ['1K'],
+      output_formats: ['png'],
+      max_reference_images: 3,
+      credits: 1,
+      default: false,
+    },
+    {
+      provider: 'gemini',
+      model: 'gen-only',
+      operations: ['generate'],
+      aspect_ratios: ['1:1'],
+      image_sizes: ['1K'],
+      output_formats: ['jpeg'],
+      max_reference_images: 0,
+      credits: 1,
+      default: false,
+    },
   ];
   const req = { aspect: 'landscape' as const, quality: 'high' as const, transparent: false, referenceCount: 0 };
   const fails = (r: Partial<Parameters<typeof resolveCapability>[1]>): ServiceError => {
@@ -97,16 +130,35 @@ describe('capability resolution', () => {
     throw new Error('did not fail');
   };
   it('applies defaults: default provider, first model, ratio from aspect, size from quality, jpeg or png', () => {
-    expect(resolveCapability(entries, req)).toMatchObject({ entry: { model: 'm0' }, operation: 'generate', aspectRatio: '16:9', imageSize: '2K', outputFormat: 'jpeg' });
-    expect(resolveCapability(entries, { ...req, provider: 'gemini', transparent: true, referenceCount: 2 })).toMatchObject({ entry: { model: 'lite' }, operation: 'edit', outputFormat: 'png' });
+    expect(resolveCapability(entries, req)).toMatchObject({
+      entry: { model: 'm0' },
+      operation: 'generate',
+      aspectRatio: '16:9',
+      imageSize: '2K',
+      outputFormat: 'jpeg',
+    });
+    expect(resolveCapability(entries, { ...req, provider: 'gemini', transparent: true, referenceCount: 2 })).toMatchObject({
+      entry: { model: 'lite' },
+      operation: 'edit',
+      outputFormat: 'png',
+    });
   });
   it('names the field and lists the allowed values', () => {
     expect(fails({ provider: 'x' })).toMatchObject({ field: 'args.provider', details: { allowed: ['local', 'gemini'] } });
     expect(fails({ provider: 'gemini', model: 'pro' })).toMatchObject({ field: 'args.model', details: { allowed: ['lite', 'gen-only'] } });
-    expect(fails({ provider: 'gemini', referenceCount: 4 })).toMatchObject({ field: 'args.reference_images', details: { max_reference_images: 3 } });
-    expect(fails({ provider: 'gemini', model: 'gen-only', referenceCount: 1 })).toMatchObject({ field: 'args.reference_images', details: { allowed: ['generate'] } });
+    expect(fails({ provider: 'gemini', referenceCount: 4 })).toMatchObject({
+      field: 'args.reference_images',
+      details: { max_reference_images: 3 },
+    });
+    expect(fails({ provider: 'gemini', model: 'gen-only', referenceCount: 1 })).toMatchObject({
+      field: 'args.reference_images',
+      details: { allowed: ['generate'] },
+    });
     expect(fails({ provider: 'gemini', model: 'gen-only', transparent: true })).toMatchObject({ field: 'args.transparent' });
-    expect(fails({ transparent: true, output_format: 'jpeg' })).toMatchObject({ field: 'args.output_format', details: { allowed: ['png'] } });
+    expect(fails({ transparent: true, output_format: 'jpeg' })).toMatchObject({
+      field: 'args.output_format',
+      details: { allowed: ['png'] },
+    });
     expect(fails({ image_size: '4K' }).message).toBe('"4K" is not an image size of local/m0; allowed: 1K, 2K');
   });
 });

@@ -29,8 +29,24 @@ export type MatchClass = 'exact' | 'prefix' | 'typo' | 'operator' | ConceptRelat
 export type LexicalMatchedBy = 'text' | 'typo' | 'concept';
 
 /** Quality of each match class (see the module note). */
-export const CLASS_QUALITY: Record<MatchClass, number> = { exact: 1, prefix: 0.8, typo: 0.8, operator: 0.9, synonym: 0.85, hyponym: 0.75, hypernym: 0.5 };
-const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = { exact: 'text', prefix: 'text', typo: 'typo', operator: 'concept', synonym: 'concept', hyponym: 'concept', hypernym: 'concept' };
+export const CLASS_QUALITY: Record<MatchClass, number> = {
+  exact: 1,
+  prefix: 0.8,
+  typo: 0.8,
+  operator: 0.9,
+  synonym: 0.85,
+  hyponym: 0.75,
+  hypernym: 0.5,
+};
+const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = {
+  exact: 'text',
+  prefix: 'text',
+  typo: 'typo',
+  operator: 'concept',
+  synonym: 'concept',
+  hyponym: 'concept',
+  hypernym: 'concept',
+};
 /** A word matching fewer documents than this is expanded with WordNet synonyms and hyponyms. */
 export const WEAK_MATCHES = 10;
 /** Lowest lexical relevance of a match. */
@@ -118,7 +134,11 @@ interface Group {
 }
 
 const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
-const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 function orOf(phrases: string[]): string {
   return phrases.length === 1 ? phrases[0]! : `(${phrases.join(' OR ')})`;
@@ -146,7 +166,8 @@ export function operatorSynonyms(rules: SynonymRule[], word: string): string[] {
 export function correctedQuery(query: string, corrections: { from: string; to: string }[]): string | null {
   if (corrections.length === 0) return null;
   let out = query;
-  for (const c of corrections) out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${c.from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'iu'), c.to);
+  for (const c of corrections)
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${c.from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'iu'), c.to);
   return out;
 }
 
@@ -163,8 +184,18 @@ export function surfaceWord(text: string, stem: string): string | null {
 export async function runLexical(query: string, index: LexicalIndex, o: LexicalOptions, deepest = 0): Promise<LexicalResult> {
   const surface = queryTerms(query);
   const seenStem = new Set<string>();
-  const terms = surface.map((w) => ({ word: w, stem: stemmer(w) })).filter((t) => (seenStem.has(t.stem) ? false : (seenStem.add(t.stem), true)));
-  const empty: LexicalResult = { hits: [], exactTotal: 0, exactFetched: 0, exactEstimated: false, corrections: [], expanded: [], terms: terms.length };
+  const terms = surface
+    .map((w) => ({ word: w, stem: stemmer(w) }))
+    .filter((t) => (seenStem.has(t.stem) ? false : (seenStem.add(t.stem), true)));
+  const empty: LexicalResult = {
+    hits: [],
+    exactTotal: 0,
+    exactFetched: 0,
+    exactEstimated: false,
+    corrections: [],
+    expanded: [],
+    terms: terms.length,
+  };
   if (terms.length === 0) return empty;
 
   const groups: Group[] = [];
@@ -212,7 +243,13 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
         }
         if (kept.length > 0) {
           const phrases = kept.map((k) => quote(k.surface));
-          groups.push({ term: i, cls: 'typo', quality: best === 1 ? CLASS_QUALITY.typo : CLASS_QUALITY.typo - 0.1, phrases, words: kept.map((k) => k.surface) });
+          groups.push({
+            term: i,
+            cls: 'typo',
+            quality: best === 1 ? CLASS_QUALITY.typo : CLASS_QUALITY.typo - 0.1,
+            phrases,
+            words: kept.map((k) => k.surface),
+          });
           corrections.push({ from: t.word, to: kept[0]!.surface });
           found += await index.count(scoped(orOf(phrases), o.column));
           if (!conceptWord && o.thesaurus && nounLemma(o.thesaurus, kept[0]!.surface)) {
@@ -224,9 +261,15 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     }
     if (o.thesaurus && conceptWord && found < WEAK_MATCHES) {
       const related = expandConcept(o.thesaurus, conceptWord);
-      const usable = await keepIndexed(index, related.filter((r) => r.relation !== 'hypernym').map((r) => r.text));
+      const usable = await keepIndexed(
+        index,
+        related.filter((r) => r.relation !== 'hypernym').map((r) => r.text),
+      );
       for (const rel of ['synonym', 'hyponym'] as const) {
-        const ws = related.filter((r) => r.relation === rel && usable.has(r.text)).map((r) => r.text).slice(0, MAX_CONCEPT_WORDS);
+        const ws = related
+          .filter((r) => r.relation === rel && usable.has(r.text))
+          .map((r) => r.text)
+          .slice(0, MAX_CONCEPT_WORDS);
         if (ws.length === 0) continue;
         const c2 = await index.count(scoped(orOf(ws.map(quote)), o.column));
         if (c2 === 0) continue;
@@ -262,7 +305,8 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   for (const seq of candidates) best.set(seq, { q: new Array<number>(n).fill(0), by: terms.map(() => new Set<LexicalMatchedBy>()) });
   const exactSet = new Set(s1.seqs);
   for (const g of groups) {
-    const members = n === 1 && g.cls === 'exact' && !expanded ? new Set(candidates) : await index.within(scoped(orOf(g.phrases), o.column), candidates);
+    const members =
+      n === 1 && g.cls === 'exact' && !expanded ? new Set(candidates) : await index.within(scoped(orOf(g.phrases), o.column), candidates);
     for (const seq of members) {
       const b = best.get(seq)!;
       if (g.quality > b.q[g.term]!) b.q[g.term] = g.quality;
@@ -271,7 +315,8 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   }
   const size = await index.size();
   const counts: number[] = [];
-  for (let i = 0; i < n; i++) counts.push(groups.some((g) => g.term === i && g.cls !== 'exact') ? await index.count(scoped(termExpr(i), o.column)) : exactCounts[i]!);
+  for (let i = 0; i < n; i++)
+    counts.push(groups.some((g) => g.term === i && g.cls !== 'exact') ? await index.count(scoped(termExpr(i), o.column)) : exactCounts[i]!);
   // A word the library lacks weighs as much as the most specific word it has: half the words, matched
   // exactly, is the least a partial match needs.
   const idf = counts.map((c) => Math.log(1 + size / (1 + c)));

@@ -25,7 +25,12 @@ const SIZE_WORDS: Record<string, number> = { tiny: 0.2, small: 0.35, medium: 0.5
 const DEFAULT_SCALE = 0.6;
 const MARGIN = 0.06;
 
-interface ClauseHit { h?: number; v?: number; scale?: number; words: string[] }
+interface ClauseHit {
+  h?: number;
+  v?: number;
+  scale?: number;
+  words: string[];
+}
 
 function parseClause(clause: string): ClauseHit | null {
   const words: string[] = [];
@@ -34,8 +39,20 @@ function parseClause(clause: string): ClauseHit | null {
   let v: number | undefined;
   let scale: number | undefined;
   const has = (re: RegExp): boolean => re.test(w);
-  if (has(/\bleft\b/)) { h = 0; words.push('left'); } else if (has(/\bright\b/)) { h = 1; words.push('right'); }
-  if (has(/\b(top|upper)\b/)) { v = 0; words.push('top'); } else if (has(/\b(bottom|lower)\b/)) { v = 1; words.push('bottom'); }
+  if (has(/\bleft\b/)) {
+    h = 0;
+    words.push('left');
+  } else if (has(/\bright\b/)) {
+    h = 1;
+    words.push('right');
+  }
+  if (has(/\b(top|upper)\b/)) {
+    v = 0;
+    words.push('top');
+  } else if (has(/\b(bottom|lower)\b/)) {
+    v = 1;
+    words.push('bottom');
+  }
   if (has(/\b(center|centre|middle|centered|centred)\b/)) {
     if (h === undefined) h = 0.5;
     if (v === undefined) v = 0.5;
@@ -43,11 +60,18 @@ function parseClause(clause: string): ClauseHit | null {
   }
   const pct = /(\d{1,3}(?:\.\d+)?)\s*%/.exec(w);
   const sc = /\bscale(?:d)?\s*(?:to|of|=|:)?\s*(0?\.\d+|1(?:\.0+)?)\b/.exec(w);
-  if (pct) { scale = Number(pct[1]) / 100; words.push(`${pct[1]}%`); }
-  else if (sc) { scale = Number(sc[1]); words.push(`scale ${sc[1]}`); }
-  else {
+  if (pct) {
+    scale = Number(pct[1]) / 100;
+    words.push(`${pct[1]}%`);
+  } else if (sc) {
+    scale = Number(sc[1]);
+    words.push(`scale ${sc[1]}`);
+  } else {
     const sw = Object.keys(SIZE_WORDS).find((k) => new RegExp(`\\b${k}\\b`).test(w));
-    if (sw) { scale = SIZE_WORDS[sw]; words.push(sw); }
+    if (sw) {
+      scale = SIZE_WORDS[sw];
+      words.push(sw);
+    }
   }
   if (h === undefined && v === undefined && scale === undefined) return null;
   return { h, v, scale, words };
@@ -58,10 +82,14 @@ function parseClause(clause: string): ClauseHit | null {
  * @returns one placement per subject, in subject order
  */
 export function planPlacements(prompt: string, count: number): Placement[] {
-  const clauses = prompt.split(/;|\.(?:\s|$)|,\s*then\b|\bthen\b/i).map((c) => c.trim()).filter(Boolean);
+  const clauses = prompt
+    .split(/;|\.(?:\s|$)|,\s*then\b|\bthen\b/i)
+    .map((c) => c.trim())
+    .filter(Boolean);
   const hits = clauses.map(parseClause).filter((c): c is ClauseHit => c !== null);
   const out: Placement[] = [];
-  let lastScale = hits.find((c) => c.scale !== undefined)?.scale ?? (count > 1 ? Math.min(DEFAULT_SCALE, 0.9 / count + 0.1) : DEFAULT_SCALE);
+  let lastScale =
+    hits.find((c) => c.scale !== undefined)?.scale ?? (count > 1 ? Math.min(DEFAULT_SCALE, 0.9 / count + 0.1) : DEFAULT_SCALE);
   for (let i = 0; i < count; i++) {
     const hit = hits[i];
     const scale = Math.min(1, Math.max(0.05, hit?.scale ?? lastScale));
@@ -81,7 +109,13 @@ export function planPlacements(prompt: string, count: number): Placement[] {
  * inside scale × canvas (aspect kept), then positioned by its anchors between the margins (6 % of
  * each edge), clamped inside the canvas.
  */
-export function placementBox(p: Placement, canvasW: number, canvasH: number, subjectW: number, subjectH: number): { left: number; top: number; width: number; height: number } {
+export function placementBox(
+  p: Placement,
+  canvasW: number,
+  canvasH: number,
+  subjectW: number,
+  subjectH: number,
+): { left: number; top: number; width: number; height: number } {
   const fit = Math.min((p.scale * canvasW) / subjectW, (p.scale * canvasH) / subjectH);
   const width = Math.max(1, Math.min(canvasW, Math.round(subjectW * fit)));
   const height = Math.max(1, Math.min(canvasH, Math.round(subjectH * fit)));

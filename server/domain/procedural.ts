@@ -3,7 +3,8 @@
  * purpose ask for, in which colours. Pure; the sharp rendering lives in providers/local-render.ts.
  */
 
-export type RecipeKind = 'linear' | 'radial' | 'mesh' | 'solid' | 'noise' | 'stripes' | 'dots' | 'grid' | 'checker' | 'chevron' | 'waves' | 'blobs';
+export type RecipeKind =
+  'linear' | 'radial' | 'mesh' | 'solid' | 'noise' | 'stripes' | 'dots' | 'grid' | 'checker' | 'chevron' | 'waves' | 'blobs';
 
 export interface Recipe {
   kind: RecipeKind;
@@ -23,13 +24,47 @@ export interface Recipe {
 
 /** CSS named colours commonly used in prompts (subset of CSS Color Module Level 4 §6.1). */
 const NAMED: Record<string, string> = {
-  black: '#000000', white: '#ffffff', ivory: '#fffff0', cream: '#f5efe0', beige: '#f5f5dc', sand: '#d8c8a8',
-  gray: '#808080', grey: '#808080', charcoal: '#36454f', silver: '#c0c0c0', red: '#c0392b', crimson: '#dc143c',
-  coral: '#ff7f50', orange: '#e67e22', peach: '#ffcba4', gold: '#d4af37', yellow: '#f1c40f', mustard: '#d6a419',
-  olive: '#808000', green: '#2e8b57', sage: '#9caf88', mint: '#98ff98', teal: '#008080', turquoise: '#40e0d0',
-  cyan: '#00bcd4', blue: '#2e86de', navy: '#1f2a44', indigo: '#4b0082', purple: '#8e44ad', violet: '#8f5fbf',
-  lavender: '#b8a9d9', pink: '#f4a7b9', rose: '#e8a0a8', blush: '#f3d1d1', brown: '#8b5a2b', walnut: '#5d432c',
-  terracotta: '#c46a4a', slate: '#5f6b7a', forest: '#228b22', emerald: '#2ecc71', burgundy: '#800020',
+  black: '#000000',
+  white: '#ffffff',
+  ivory: '#fffff0',
+  cream: '#f5efe0',
+  beige: '#f5f5dc',
+  sand: '#d8c8a8',
+  gray: '#808080',
+  grey: '#808080',
+  charcoal: '#36454f',
+  silver: '#c0c0c0',
+  red: '#c0392b',
+  crimson: '#dc143c',
+  coral: '#ff7f50',
+  orange: '#e67e22',
+  peach: '#ffcba4',
+  gold: '#d4af37',
+  yellow: '#f1c40f',
+  mustard: '#d6a419',
+  olive: '#808000',
+  green: '#2e8b57',
+  sage: '#9caf88',
+  mint: '#98ff98',
+  teal: '#008080',
+  turquoise: '#40e0d0',
+  cyan: '#00bcd4',
+  blue: '#2e86de',
+  navy: '#1f2a44',
+  indigo: '#4b0082',
+  purple: '#8e44ad',
+  violet: '#8f5fbf',
+  lavender: '#b8a9d9',
+  pink: '#f4a7b9',
+  rose: '#e8a0a8',
+  blush: '#f3d1d1',
+  brown: '#8b5a2b',
+  walnut: '#5d432c',
+  terracotta: '#c46a4a',
+  slate: '#5f6b7a',
+  forest: '#228b22',
+  emerald: '#2ecc71',
+  burgundy: '#800020',
 };
 
 const DEFAULT_PALETTE = ['#f4efe6', '#d9cbb6', '#8c7a66'];
@@ -70,7 +105,10 @@ export function luminance(hex: string): number {
  * The palette: `brand_colors` when given (in order), else colour words of the prompt (in order of
  * appearance), else a neutral warm default. Always 2+ colours (a single colour gets a lighter twin).
  */
-export function paletteFor(prompt: string, brandColors: string[] | undefined): { colors: string[]; source: 'brand_colors' | 'prompt' | 'default' } {
+export function paletteFor(
+  prompt: string,
+  brandColors: string[] | undefined,
+): { colors: string[]; source: 'brand_colors' | 'prompt' | 'default' } {
   let colors: string[];
   let source: 'brand_colors' | 'prompt' | 'default';
   if (brandColors && brandColors.length > 0) {
@@ -91,7 +129,10 @@ export function paletteFor(prompt: string, brandColors: string[] | undefined): {
 export function mix(a: string, b: string, t: number): string {
   const x = hexToRgb(a);
   const y = hexToRgb(b);
-  const c = (p: number, q: number): string => Math.round(p + (q - p) * t).toString(16).padStart(2, '0');
+  const c = (p: number, q: number): string =>
+    Math.round(p + (q - p) * t)
+      .toString(16)
+      .padStart(2, '0');
   return `#${c(x.r, y.r)}${c(x.g, y.g)}${c(x.b, y.b)}`;
 }
 
@@ -121,17 +162,34 @@ export function planRecipe(input: { prompt: string; style: string; purpose: stri
   let kind: RecipeKind | undefined;
   for (const [re, k] of PATTERN_WORDS) {
     const m = re.exec(p);
-    if (m) { kind = k; because.push(`"${m[0]}"`); break; }
+    if (m) {
+      kind = k;
+      because.push(`"${m[0]}"`);
+      break;
+    }
   }
   if (!kind) {
-    kind = input.purpose === 'pattern_tile' ? 'stripes'
-      : input.purpose === 'texture_fill' || input.style === 'texture' ? 'noise'
-      : input.purpose === 'decorative_element' ? 'blobs'
-      : 'linear';
+    kind =
+      input.purpose === 'pattern_tile'
+        ? 'stripes'
+        : input.purpose === 'texture_fill' || input.style === 'texture'
+          ? 'noise'
+          : input.purpose === 'decorative_element'
+            ? 'blobs'
+            : 'linear';
     because.push(`purpose ${input.purpose}, style ${input.style}`);
   }
   const angle = /\bvertical\b/.test(p) ? 90 : /\bhorizontal\b/.test(p) ? 0 : /\bdiagonal\b/.test(p) ? 45 : kind === 'stripes' ? 45 : 120;
-  const grain = kind !== 'noise' && (/\b(grain|grainy|texture[d]?|film)\b/.test(p) || input.style === 'texture' || input.style === 'photography');
+  const grain =
+    kind !== 'noise' && (/\b(grain|grainy|texture[d]?|film)\b/.test(p) || input.style === 'texture' || input.style === 'photography');
   const cell = /\b(fine|small|tiny|thin)\b/.test(p) ? 0.04 : /\b(bold|large|big|wide)\b/.test(p) ? 0.16 : 0.08;
-  return { kind, colors: paletteFor(input.prompt, input.brandColors).colors, angleDeg: angle, grain, seed: fnv1a(`${input.prompt}|${input.style}|${input.purpose}`), cell, because };
+  return {
+    kind,
+    colors: paletteFor(input.prompt, input.brandColors).colors,
+    angleDeg: angle,
+    grain,
+    seed: fnv1a(`${input.prompt}|${input.style}|${input.purpose}`),
+    cell,
+    because,
+  };
 }

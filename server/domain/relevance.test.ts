@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { acceptanceScore, fitNull, isStale, normalQuantile, semanticRelevance, standardScore, textNullCosines, visualRelevance, NEAR_DUPLICATE, SEMANTIC_MAX } from './calibration.ts';
+import {
+  acceptanceScore,
+  fitNull,
+  isStale,
+  normalQuantile,
+  semanticRelevance,
+  standardScore,
+  textNullCosines,
+  visualRelevance,
+  NEAR_DUPLICATE,
+  SEMANTIC_MAX,
+} from './calibration.ts';
 import { chooseSenses, expandConcept, nounLemma, type Thesaurus } from './concepts.ts';
 import { fuse } from './fusion.ts';
 import { correctedQuery, operatorSynonyms, surfaceWord } from './lexical.ts';
@@ -23,8 +34,18 @@ describe('typo tolerance', () => {
     expect(boundedOsa('short', 'muchlongerword', 1)).toBe(2);
   });
   it('ranks candidates by distance, then document count', () => {
-    const vocab = [{ term: 'flower', docs: 3 }, { term: 'flow', docs: 9 }, { term: 'flowe', docs: 1 }, { term: 'glower', docs: 50 }, { term: 'flowr', docs: 4 }];
-    expect(typoCandidates('flowr', vocab, 1).map((c) => [c.term, c.distance])).toEqual([['flow', 1], ['flower', 1], ['flowe', 1]]);
+    const vocab = [
+      { term: 'flower', docs: 3 },
+      { term: 'flow', docs: 9 },
+      { term: 'flowe', docs: 1 },
+      { term: 'glower', docs: 50 },
+      { term: 'flowr', docs: 4 },
+    ];
+    expect(typoCandidates('flowr', vocab, 1).map((c) => [c.term, c.distance])).toEqual([
+      ['flow', 1],
+      ['flower', 1],
+      ['flowe', 1],
+    ]);
     expect(typoCandidates('flowr', vocab, 0)).toEqual([]);
   });
   it('scans the ranges of the first and second letter', () => {
@@ -43,7 +64,9 @@ function tinyThesaurus(): Thesaurus {
     { words: ['blue', 'blue sky'], hyper: [], hypo: [] },
   ];
   const senses = new Map<string, { synset: number; tagCount: number }[]>();
-  synsets.forEach((s, i) => s.words.forEach((w) => senses.set(w, [...(senses.get(w) ?? []), { synset: i, tagCount: w === 'anemone' ? (i === 3 ? 9 : 1) : 1 }])));
+  synsets.forEach((s, i) =>
+    s.words.forEach((w) => senses.set(w, [...(senses.get(w) ?? []), { synset: i, tagCount: w === 'anemone' ? (i === 3 ? 9 : 1) : 1 }])),
+  );
   return {
     senses: (l) => senses.get(l) ?? [],
     lemmasOf: (s) => synsets[s]?.words ?? [],
@@ -67,11 +90,28 @@ describe('concept expansion (WordNet shape)', () => {
     expect(e.filter((x) => x.relation === 'synonym').map((x) => x.text)).toEqual(['bloom', 'blossom']);
     expect(e.filter((x) => x.relation === 'hyponym').map((x) => x.text)).toEqual(['cyclamen', 'anemone', 'windflower']);
     expect(e.filter((x) => x.relation === 'hypernym').map((x) => x.text)).toEqual(['plant', 'flora']);
-    expect(expandConcept(t, 'plant').filter((x) => x.relation === 'hyponym').map((x) => x.text)).toContain('cyclamen');
+    expect(
+      expandConcept(t, 'plant')
+        .filter((x) => x.relation === 'hyponym')
+        .map((x) => x.text),
+    ).toContain('cyclamen');
   });
   it('uses a later sense only when it is tagged often enough, or when all are rare', () => {
-    expect(chooseSenses([{ synset: 1, tagCount: 50 }, { synset: 2, tagCount: 3 }, { synset: 3, tagCount: 10 }])).toEqual([1, 3]);
-    expect(chooseSenses([{ synset: 1, tagCount: 1 }, { synset: 2, tagCount: 0 }, { synset: 3, tagCount: 0 }, { synset: 4, tagCount: 0 }])).toEqual([1, 2, 3]);
+    expect(
+      chooseSenses([
+        { synset: 1, tagCount: 50 },
+        { synset: 2, tagCount: 3 },
+        { synset: 3, tagCount: 10 },
+      ]),
+    ).toEqual([1, 3]);
+    expect(
+      chooseSenses([
+        { synset: 1, tagCount: 1 },
+        { synset: 2, tagCount: 0 },
+        { synset: 3, tagCount: 0 },
+        { synset: 4, tagCount: 0 },
+      ]),
+    ).toEqual([1, 2, 3]);
   });
 });
 
@@ -126,7 +166,13 @@ describe('calibration', () => {
   });
   it('pairs each probe only with documents that do not contain it', () => {
     const v = (x: number, y: number) => Float32Array.from([x, y]);
-    const cos = textNullCosines([{ stems: new Set(['cactu']), vector: v(1, 0) }, { stems: new Set(['bird']), vector: v(0, 1) }], [{ stem: 'cactu', vector: v(1, 0) }]);
+    const cos = textNullCosines(
+      [
+        { stems: new Set(['cactu']), vector: v(1, 0) },
+        { stems: new Set(['bird']), vector: v(0, 1) },
+      ],
+      [{ stem: 'cactu', vector: v(1, 0) }],
+    );
     expect(cos).toEqual([0]);
   });
 });
@@ -134,10 +180,21 @@ describe('calibration', () => {
 describe('fusion', () => {
   it('never ranks a semantic-only hit above a complete lexical match, and keeps non-matches below 0.5', () => {
     const f = fuse(
-      [{ seq: 1, relevance: 1, matchedBy: ['text'], complete: true }, { seq: 2, relevance: 0.3, matchedBy: ['text'], complete: false }],
-      [{ seq: 3, relevance: 0.74 }, { seq: 1, relevance: 0.6 }, { seq: 2, relevance: 0.45 }],
+      [
+        { seq: 1, relevance: 1, matchedBy: ['text'], complete: true },
+        { seq: 2, relevance: 0.3, matchedBy: ['text'], complete: false },
+      ],
+      [
+        { seq: 3, relevance: 0.74 },
+        { seq: 1, relevance: 0.6 },
+        { seq: 2, relevance: 0.45 },
+      ],
     );
-    expect(f.map((x) => [x.seq, x.match])).toEqual([[1, true], [3, true], [2, false]]);
+    expect(f.map((x) => [x.seq, x.match])).toEqual([
+      [1, true],
+      [3, true],
+      [2, false],
+    ]);
     expect(f[0]!.matchedBy).toEqual(['text', 'meaning']);
     expect(f[1]!.matchedBy).toEqual(['meaning']);
     expect(f[2]!.relevance).toBeLessThan(0.5);

@@ -12,7 +12,11 @@ export interface Principal {
   apiKeyId: string;
 }
 
-export interface Candidate { id: string; name: string; status: 'active' | 'archived' }
+export interface Candidate {
+  id: string;
+  name: string;
+  status: 'active' | 'archived';
+}
 
 /**
  * Pick the workspace for a call (spec §1, §5, rule 8): the requested one when it is reachable and
@@ -40,9 +44,14 @@ function pickOne(all: Candidate[], requested: string | undefined, noun: string, 
     if (!hit || hit.status !== 'active') {
       const active = all.filter((c) => c.status === 'active');
       const why = hit ? 'is archived' : 'does not exist or is not reachable with this API key';
-      throw new ServiceError('not_found', field, `${noun} ${requested} ${why}${active.length ? `; reachable: ${active.map((c) => `${c.id} "${c.name}"`).join(', ')}` : ''}`, {
-        details: { candidates: active.map((c) => ({ id: c.id, name: c.name })) },
-      });
+      throw new ServiceError(
+        'not_found',
+        field,
+        `${noun} ${requested} ${why}${active.length ? `; reachable: ${active.map((c) => `${c.id} "${c.name}"`).join(', ')}` : ''}`,
+        {
+          details: { candidates: active.map((c) => ({ id: c.id, name: c.name })) },
+        },
+      );
     }
     return hit;
   }

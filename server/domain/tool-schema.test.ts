@@ -7,13 +7,15 @@ const Kind = z.enum(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
 
 describe('compact tool schemas for tools/list', () => {
   it('writes UUIDs as format uuid, nullable as a type list, enums without type, and leaves deprecated and validation-only keys out', () => {
-    const schema = z.object({
-      id: UuidSchema,
-      note: z.string().min(1).max(10).nullable().optional().describe('a note'),
-      kind: Kind.nullable().optional(),
-      old: UuidSchema.optional().describe('deprecated alias').meta({ deprecated: true }),
-      limit: z.number().int().min(1).max(50).default(50),
-    }).strict();
+    const schema = z
+      .object({
+        id: UuidSchema,
+        note: z.string().min(1).max(10).nullable().optional().describe('a note'),
+        kind: Kind.nullable().optional(),
+        old: UuidSchema.optional().describe('deprecated alias').meta({ deprecated: true }),
+        limit: z.number().int().min(1).max(50).default(50),
+      })
+      .strict();
     expect(compactArgsSchema(schema)).toEqual({
       type: 'object',
       properties: {
@@ -26,7 +28,10 @@ describe('compact tool schemas for tools/list', () => {
     });
     // brief (panel-only tools): names and JSON types only
     expect(compactArgsSchema(schema, false).properties).toEqual({
-      id: { type: 'string', format: 'uuid' }, note: { type: ['string', 'null'] }, kind: { type: ['string', 'null'] }, limit: { type: 'integer' },
+      id: { type: 'string', format: 'uuid' },
+      note: { type: ['string', 'null'] },
+      kind: { type: ['string', 'null'] },
+      limit: { type: 'integer' },
     });
   });
 
@@ -39,7 +44,13 @@ describe('compact tool schemas for tools/list', () => {
       type: 'object',
       properties: {
         action: { enum: ['one', 'two'] },
-        args: { type: 'object', anyOf: [{ title: 'one', properties: { a: { type: 'string' } }, required: ['a'] }, { title: 'two', properties: { b: { type: 'number' } }, required: ['b'] }] },
+        args: {
+          type: 'object',
+          anyOf: [
+            { title: 'one', properties: { a: { type: 'string' } }, required: ['a'] },
+            { title: 'two', properties: { b: { type: 'number' } }, required: ['b'] },
+          ],
+        },
       },
       required: ['action'],
     });
@@ -50,7 +61,7 @@ describe('compact tool schemas for tools/list', () => {
     const memory: ListingMemory = { described: new Set(), enums: new Map() };
     const first = routerInputSchema([{ router: 'svc_first', action: 'find', args }] as never, { memory });
     const second = routerInputSchema([{ router: 'svc_second', action: 'pick', args }] as never, { memory });
-    const props = (s: Record<string, unknown>) => ((s.properties as { args: { properties: Record<string, unknown> } }).args.properties);
+    const props = (s: Record<string, unknown>) => (s.properties as { args: { properties: Record<string, unknown> } }).args.properties;
     expect(props(first)).toEqual({ q: { type: 'string', description: 'words' }, kind: { enum: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] } });
     expect(props(second)).toEqual({ q: { type: 'string' }, kind: { type: 'string', description: 'values as in svc_first' } });
   });

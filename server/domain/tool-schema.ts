@@ -44,7 +44,10 @@ function compact(node: unknown, isArgument: boolean, describeArgs: boolean): unk
   const nullable = nullableMember(src);
   if (nullable) {
     const inner = compact(nullable, isArgument, describeArgs) as Json;
-    const out: Json = { ...(isArgument && describeArgs && typeof src.description === 'string' ? { description: src.description } : {}), ...inner };
+    const out: Json = {
+      ...(isArgument && describeArgs && typeof src.description === 'string' ? { description: src.description } : {}),
+      ...inner,
+    };
     if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
     else if (typeof out.type === 'string') out.type = [out.type, 'null'];
     return out;
@@ -92,7 +95,10 @@ function nullableMember(node: Json): Json | undefined {
  * host that ignores conditional schemas. Subschemas repeated within the tool (scope ids, search filters)
  * are written once under `$defs` and referenced.
  */
-export function routerInputSchema(actions: readonly Pick<ActionDef, 'router' | 'action' | 'args'>[], opts: { memory?: ListingMemory | undefined; describeArgs?: boolean } = {}): Json {
+export function routerInputSchema(
+  actions: readonly Pick<ActionDef, 'router' | 'action' | 'args'>[],
+  opts: { memory?: ListingMemory | undefined; describeArgs?: boolean } = {},
+): Json {
   const one = (a: z.ZodType): Json => compactArgsSchema(a, opts.describeArgs ?? true);
   // `type: "object"` beside the `anyOf`: clients that coerce arguments by their JSON type (MCP Inspector
   // CLI parses a string to an object only when the schema says object) see it without reading branches.
@@ -139,30 +145,36 @@ function shareAcrossTools(node: unknown, memory: ListingMemory, tool: string): u
       out[k] = shareAcrossTools(v, memory, tool);
       continue;
     }
-    out.properties = Object.fromEntries(Object.entries(v as Json).map(([name, p]) => {
-      let schema = p as Json;
-      if (typeof schema.description === 'string') {
-        const key = `${name}:${JSON.stringify(schema)}`;
-        if (memory.described.has(key)) {
-          const { description: _written, ...rest } = schema;
-          schema = rest;
-        } else memory.described.add(key);
-      }
-      if (Array.isArray(schema.enum)) {
-        const values = (schema.enum as unknown[]).filter((x) => x !== null);
-        if (values.length >= SHARED_ENUM_MIN_VALUES) {
-          const key = JSON.stringify(values);
-          const first = memory.enums.get(key);
-          if (first === undefined) memory.enums.set(key, tool);
-          else if (first !== tool) {
-            const { enum: _listed, ...rest } = schema;
-            const nullable = values.length !== (schema.enum as unknown[]).length;
-            schema = { ...rest, type: nullable ? ['string', 'null'] : 'string', description: `${typeof rest.description === 'string' ? `${rest.description}; ` : ''}values as in ${first}` };
+    out.properties = Object.fromEntries(
+      Object.entries(v as Json).map(([name, p]) => {
+        let schema = p as Json;
+        if (typeof schema.description === 'string') {
+          const key = `${name}:${JSON.stringify(schema)}`;
+          if (memory.described.has(key)) {
+            const { description: _written, ...rest } = schema;
+            schema = rest;
+          } else memory.described.add(key);
+        }
+        if (Array.isArray(schema.enum)) {
+          const values = (schema.enum as unknown[]).filter((x) => x !== null);
+          if (values.length >= SHARED_ENUM_MIN_VALUES) {
+            const key = JSON.stringify(values);
+            const first = memory.enums.get(key);
+            if (first === undefined) memory.enums.set(key, tool);
+            else if (first !== tool) {
+              const { enum: _listed, ...rest } = schema;
+              const nullable = values.length !== (schema.enum as unknown[]).length;
+              schema = {
+                ...rest,
+                type: nullable ? ['string', 'null'] : 'string',
+                description: `${typeof rest.description === 'string' ? `${rest.description}; ` : ''}values as in ${first}`,
+              };
+            }
           }
         }
-      }
-      return [name, shareAcrossTools(schema, memory, tool)];
-    }));
+        return [name, shareAcrossTools(schema, memory, tool)];
+      }),
+    );
   }
   return out;
 }
@@ -207,12 +219,15 @@ function shareRepeated(root: Json): { node: Json; defs: Record<string, Json> } {
     if (!node || typeof node !== 'object') return node;
     const out: Json = {};
     for (const [k, v] of Object.entries(node as Json)) {
-      out[k] = k === 'properties'
-        ? Object.fromEntries(Object.entries(v as Json).map(([name, s]) => {
-          const id = refOf.get(JSON.stringify(s));
-          return [name, id ? { $ref: `#/$defs/${id}` } : replace(s)];
-        }))
-        : replace(v);
+      out[k] =
+        k === 'properties'
+          ? Object.fromEntries(
+              Object.entries(v as Json).map(([name, s]) => {
+                const id = refOf.get(JSON.stringify(s));
+                return [name, id ? { $ref: `#/$defs/${id}` } : replace(s)];
+              }),
+            )
+          : replace(v);
     }
     return out;
   };

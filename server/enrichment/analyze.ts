@@ -58,17 +58,20 @@ export async function analyzeImage(
       .resize(MASTER_MAX_PX, MASTER_MAX_PX, { fit: 'inside', withoutEnlargement: true })
       .ensureAlpha()
       .raw()
-      .toBuffer({ resolveWithObject: true }));
+      .toBuffer({ resolveWithObject: true }),
+  );
   const base = sharp(master.data, { raw: { width: master.info.width, height: master.info.height, channels: master.info.channels } });
   const swap = (meta.orientation ?? 1) >= 5;
   const width = (swap ? meta.height : meta.width) ?? null;
   const height = (swap ? meta.width : meta.height) ?? null;
   const flattened = base.clone().flatten({ background: '#ffffff' });
-  const [raster, rasterA, grey] = await images.run(() => Promise.all([
-    flattened.clone().resize(RASTER, RASTER, { fit: 'fill' }).removeAlpha().raw().toBuffer(),
-    base.clone().resize(RASTER, RASTER, { fit: 'fill' }).ensureAlpha().raw().toBuffer(),
-    flattened.clone().resize(9, 8, { fit: 'fill' }).greyscale().raw().toBuffer(),
-  ]));
+  const [raster, rasterA, grey] = await images.run(() =>
+    Promise.all([
+      flattened.clone().resize(RASTER, RASTER, { fit: 'fill' }).removeAlpha().raw().toBuffer(),
+      base.clone().resize(RASTER, RASTER, { fit: 'fill' }).ensureAlpha().raw().toBuffer(),
+      flattened.clone().resize(9, 8, { fit: 'fill' }).greyscale().raw().toBuffer(),
+    ]),
+  );
   const colours = dominantColours(new Uint8Array(rasterA), 4);
   const orientation = orientationOf(width, height);
   const visual = visualDescriptor(new Uint8Array(raster), RASTER, new Uint8Array(grey));
@@ -76,17 +79,26 @@ export async function analyzeImage(
   let ocrText: string | null = null;
   let ocrConfidence: number | null = null;
   if (ocr) {
-    const png = await images.run(() => flattened.clone().resize(OCR_MAX_PX, OCR_MAX_PX, { fit: 'inside', withoutEnlargement: true }).greyscale().png().toBuffer());
+    const png = await images.run(() =>
+      flattened.clone().resize(OCR_MAX_PX, OCR_MAX_PX, { fit: 'inside', withoutEnlargement: true }).greyscale().png().toBuffer(),
+    );
     // One operation of the image pool too: OCR (a Tesseract thread) is the heaviest image work of all.
     const r = await images.run(() => ocr.recognize(png));
     ocrConfidence = Math.round(r.confidence * 10) / 10;
     ocrText = cleanOcr(r.text, r.confidence, r.words);
   }
-  const tags = autoTags({ colours, hasText: ocrText !== null, hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA), kind: info.kind });
+  const tags = autoTags({
+    colours,
+    hasText: ocrText !== null,
+    hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA),
+    kind: info.kind,
+  });
   let caption: string | null = null;
   if (vision && info.wantCaption) {
     try {
-      const jpeg = await images.run(() => flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer());
+      const jpeg = await images.run(() =>
+        flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer(),
+      );
       caption = await vision.captioner.caption(jpeg, { name: nameWords(info.name), ocrText }, vision.signal);
     } catch (err) {
       vision.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'vision caption failed; using heuristic alt text');

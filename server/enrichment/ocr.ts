@@ -6,7 +6,11 @@ import { packagePath } from '../package-root.ts';
 import type { OcrWord } from '../domain/alt-text.ts';
 
 /** Result of one OCR pass: plain text, page confidence (0–100) and word confidences. */
-export interface OcrResult { text: string; confidence: number; words: OcrWord[] }
+export interface OcrResult {
+  text: string;
+  confidence: number;
+  words: OcrWord[];
+}
 
 /** OCR engine shared by all enrichment jobs of one server. */
 export interface OcrEngine {
@@ -14,8 +18,13 @@ export interface OcrEngine {
   close(): Promise<void>;
 }
 
-interface TessWord { text: string; confidence: number }
-interface TessBlock { paragraphs: { lines: { words: TessWord[] }[] }[] }
+interface TessWord {
+  text: string;
+  confidence: number;
+}
+interface TessBlock {
+  paragraphs: { lines: { words: TessWord[] }[] }[];
+}
 
 /**
  * Where the English model `eng.traineddata.gz` is: `dist/tessdata` of the package (`npm run build` copies
@@ -29,7 +38,9 @@ export function englishModelDir(): string {
   try {
     return (createRequire(import.meta.url)('@tesseract.js-data/eng') as { langPath: string }).langPath;
   } catch {
-    throw new Error(`OCR model missing: ${shipped}/eng.traineddata.gz does not exist and @tesseract.js-data/eng (a devDependency) is not installed; run \`npm run build\` in a checkout, or reinstall the package`);
+    throw new Error(
+      `OCR model missing: ${shipped}/eng.traineddata.gz does not exist and @tesseract.js-data/eng (a devDependency) is not installed; run \`npm run build\` in a checkout, or reinstall the package`,
+    );
   }
 }
 
@@ -46,7 +57,12 @@ export function createOcrEngine(log: Logger): OcrEngine {
     (worker ??= (async () => {
       const t0 = performance.now();
       const { createWorker, OEM } = await import('tesseract.js');
-      const w = await createWorker('eng', OEM.LSTM_ONLY, { langPath: englishModelDir(), gzip: true, cacheMethod: 'none', errorHandler: (e: unknown) => log.warn({ err: e }, 'tesseract worker error') });
+      const w = await createWorker('eng', OEM.LSTM_ONLY, {
+        langPath: englishModelDir(),
+        gzip: true,
+        cacheMethod: 'none',
+        errorHandler: (e: unknown) => log.warn({ err: e }, 'tesseract worker error'),
+      });
       // Tesseract's diagnostics ("Invalid resolution …", "Detected N diacritics") go to its debug file
       // instead of the process stderr, which is the log channel (and must stay clean next to stdio).
       await w.setParameters({ debug_file: '/dev/null' });
@@ -61,7 +77,9 @@ export function createOcrEngine(log: Logger): OcrEngine {
         const w = await get();
         const r = await w.recognize(png, { rotateAuto: true }, { text: true, blocks: true });
         const blocks = (r.data.blocks ?? []) as unknown as TessBlock[];
-        const words = blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words.map((x) => ({ text: x.text, confidence: x.confidence })))));
+        const words = blocks.flatMap((b) =>
+          b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words.map((x) => ({ text: x.text, confidence: x.confidence })))),
+        );
         return { text: r.data.text, confidence: r.data.confidence, words };
       });
       chain = run.catch(() => undefined);

@@ -21,9 +21,13 @@ describe('job leases (several processes on one database)', () => {
     return { db, jobs: createEnrichmentQueries(db) };
   };
   const silent = createLogger('silent');
-  const state = (db: Database.Database, seq: number) => db.prepare('SELECT state, lease_owner FROM enrichment_jobs WHERE asset_seq = ?').get(seq) as { state: string; lease_owner: string | null };
+  const state = (db: Database.Database, seq: number) =>
+    db.prepare('SELECT state, lease_owner FROM enrichment_jobs WHERE asset_seq = ?').get(seq) as {
+      state: string;
+      lease_owner: string | null;
+    };
 
-  it('takes back only jobs whose lease expired, never a live runner\'s job', async () => {
+  it("takes back only jobs whose lease expired, never a live runner's job", async () => {
     const { db, jobs } = setup();
     jobs.enqueue(1, 'analyze');
     jobs.enqueue(2, 'analyze');
@@ -32,8 +36,18 @@ describe('job leases (several processes on one database)', () => {
     expect(jobs.claim(live!.id, 'other-live-process', Date.now() + 60_000)).toBe(true);
     const ran: number[] = [];
     const runner = createJobRunner({
-      jobs, concurrency: 2, retryBaseMs: 10, log: silent, pollMs: 20,
-      handlers: { analyze: async (j) => { ran.push(j.asset_seq); return 'success'; }, embed_text: async () => 'success' },
+      jobs,
+      concurrency: 2,
+      retryBaseMs: 10,
+      log: silent,
+      pollMs: 20,
+      handlers: {
+        analyze: async (j) => {
+          ran.push(j.asset_seq);
+          return 'success';
+        },
+        embed_text: async () => 'success',
+      },
       onSettled: () => undefined,
     });
     runner.start();
@@ -47,10 +61,23 @@ describe('job leases (several processes on one database)', () => {
     const { db, jobs } = setup();
     jobs.enqueue(7, 'analyze');
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const runner = createJobRunner({
-      jobs, concurrency: 1, retryBaseMs: 10, log: silent, leaseMs: 60, pollMs: 1_000_000,
-      handlers: { analyze: async () => { await gate; return 'success'; }, embed_text: async () => 'success' },
+      jobs,
+      concurrency: 1,
+      retryBaseMs: 10,
+      log: silent,
+      leaseMs: 60,
+      pollMs: 1_000_000,
+      handlers: {
+        analyze: async () => {
+          await gate;
+          return 'success';
+        },
+        embed_text: async () => 'success',
+      },
       onSettled: () => undefined,
     });
     runner.start();

@@ -72,16 +72,29 @@ export function createJobRunner(opts: {
 
   const run = async (job: JobRow): Promise<void> => {
     const t0 = performance.now();
-    const renew = setInterval(() => {
-      if (!jobs.renew(job.id, owner, Date.now() + leaseMs)) log.warn({ job: job.kind, asset_seq: job.asset_seq }, 'enrichment job lease lost to another runner');
-    }, Math.max(10, Math.floor(leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        if (!jobs.renew(job.id, owner, Date.now() + leaseMs))
+          log.warn({ job: job.kind, asset_seq: job.asset_seq }, 'enrichment job lease lost to another runner');
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
     renew.unref();
     try {
       const outcome = await opts.handlers[job.kind](job, abort.signal);
       clearInterval(renew);
       const settled = jobs.finish(job.id, owner, 'done', null, job.run_after);
       if (!settled) return; // another runner owns it now
-      log.debug({ job: job.kind, asset_seq: job.asset_seq, outcome, duration_ms: Math.round(performance.now() - t0), rerun: settled === 'requeued' }, 'job done');
+      log.debug(
+        {
+          job: job.kind,
+          asset_seq: job.asset_seq,
+          outcome,
+          duration_ms: Math.round(performance.now() - t0),
+          rerun: settled === 'requeued',
+        },
+        'job done',
+      );
       opts.onSettled(job, settled === 'requeued' ? 'queued' : 'done', outcome);
     } catch (err) {
       clearInterval(renew);
@@ -92,9 +105,18 @@ export function createJobRunner(opts: {
       }
       const attempt = job.attempts + 1;
       const final = attempt >= MAX_ATTEMPTS;
-      const settled = jobs.finish(job.id, owner, final ? 'failed' : 'queued', message, Date.now() + (final ? 0 : backoffMs(attempt, opts.retryBaseMs)));
+      const settled = jobs.finish(
+        job.id,
+        owner,
+        final ? 'failed' : 'queued',
+        message,
+        Date.now() + (final ? 0 : backoffMs(attempt, opts.retryBaseMs)),
+      );
       if (!settled) return;
-      log.warn({ job: job.kind, asset_seq: job.asset_seq, attempt, final, err: message, rerun: settled === 'requeued' }, 'enrichment job failed');
+      log.warn(
+        { job: job.kind, asset_seq: job.asset_seq, attempt, final, err: message, rerun: settled === 'requeued' },
+        'enrichment job failed',
+      );
       opts.onSettled(job, final && settled === 'settled' ? 'failed' : 'queued', null);
     }
   };

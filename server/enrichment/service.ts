@@ -59,7 +59,22 @@ export interface Enrichment {
 }
 
 /** Auto tags left out of the embedding text (still shown and lexically searchable). */
-const DESCRIPTIVE_ONLY_TAGS = new Set(['red', 'orange', 'yellow', 'olive', 'green', 'teal', 'blue', 'purple', 'pink', 'brown', 'beige', 'black', 'white', 'grey']);
+const DESCRIPTIVE_ONLY_TAGS = new Set([
+  'red',
+  'orange',
+  'yellow',
+  'olive',
+  'green',
+  'teal',
+  'blue',
+  'purple',
+  'pink',
+  'brown',
+  'beige',
+  'black',
+  'white',
+  'grey',
+]);
 /** Tesseract page confidence from which OCR text joins the embedding text. */
 const OCR_EMBED_MIN_CONFIDENCE = 75;
 
@@ -73,7 +88,9 @@ function jsonList(text: string | null): string[] {
 function colourNames(json: string | null): string[] {
   if (!json) return [];
   const v: unknown = JSON.parse(json);
-  return Array.isArray(v) ? [...new Set(v.map((c) => (c as { name?: unknown }).name).filter((n): n is string => typeof n === 'string'))].slice(0, 3) : [];
+  return Array.isArray(v)
+    ? [...new Set(v.map((c) => (c as { name?: unknown }).name).filter((n): n is string => typeof n === 'string'))].slice(0, 3)
+    : [];
 }
 
 function promptOf(row: AssetRow): string | null {
@@ -131,7 +148,13 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const bytes = await d.blobs.get(row.sha256);
     signal.throwIfAborted();
     const userAlt = jsonList(row.user_fields).includes('alt_text');
-    const a = await analyzeImage(bytes, { name: row.name, prompt: promptOf(row), kind: row.kind, wantCaption: !userAlt }, d.ocr, d.captioner ? { captioner: d.captioner, log, signal } : undefined, d.images);
+    const a = await analyzeImage(
+      bytes,
+      { name: row.name, prompt: promptOf(row), kind: row.kind, wantCaption: !userAlt },
+      d.ocr,
+      d.captioner ? { captioner: d.captioner, log, signal } : undefined,
+      d.images,
+    );
     signal.throwIfAborted();
     await d.testHooks?.pause('enrichment-analyze');
     if (!sameAsset(row)) return 'skipped'; // deleted while it was analysed
@@ -201,8 +224,10 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
         const row = assets.bySeq(job.asset_seq);
         if (row) jobs.setAssetStatus(row.seq, row.kind === 'video' ? 'skipped' : jobs.failedOf(row.seq) > 0 ? 'failed' : 'done');
       }
-      if (job.kind === 'embed_text' && textSpace?.status === 'building' && jobs.pendingKind('embed_text') === 0) textSpace = promote(textSpace);
-      if (job.kind === 'analyze' && visualSpace.status === 'building' && jobs.pendingKind('analyze') === 0) Object.assign(visualSpace, promote(visualSpace));
+      if (job.kind === 'embed_text' && textSpace?.status === 'building' && jobs.pendingKind('embed_text') === 0)
+        textSpace = promote(textSpace);
+      if (job.kind === 'analyze' && visualSpace.status === 'building' && jobs.pendingKind('analyze') === 0)
+        Object.assign(visualSpace, promote(visualSpace));
     },
   });
 
@@ -224,7 +249,13 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       computeVisual: async (seq) => {
         const row = assets.bySeq(seq);
         if (!row || row.kind === 'video') return null;
-        const a = await analyzeImage(await d.blobs.get(row.sha256), { name: row.name, prompt: null, kind: row.kind }, null, undefined, d.images);
+        const a = await analyzeImage(
+          await d.blobs.get(row.sha256),
+          { name: row.name, prompt: null, kind: row.kind },
+          null,
+          undefined,
+          d.images,
+        );
         return a.visual;
       },
       log,

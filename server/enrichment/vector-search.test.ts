@@ -23,7 +23,7 @@ describe('nearest (quantised partition scan)', () => {
   let vecs: Float32Array[];
   const vq = () => createVectorQueries(db);
   let s = 7;
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const rand = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
   const unit = () => {
     const v = Float32Array.from({ length: DIMS }, rand);
     const n = Math.hypot(...v);
@@ -44,14 +44,40 @@ describe('nearest (quantised partition scan)', () => {
         const mine = i % 10 !== 0;
         // 1 in 250 of this workspace's assets is an svg; 1 in 4 a background
         const seq = assets.insert({
-          id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, tenant_id: mine ? t.tenant_id : other.tenant_id, workspace_id: mine ? t.workspace_id : other.workspace_id,
-          kind: i % 250 === 1 ? 'svg' : 'image', format: 'png', mime_type: 'image/png', width: 1, height: 1, size_bytes: 1, sha256: `s${i}`, source_sha256: `s${i}`,
-          converted_from: null, name: `a${i}.png`, name_words: null, alt_text: null, tags: [], purpose: null, category: i % 4 === 0 ? 'background' : null, subtype: null,
-          user_fields: [], source: 'seed', source_url: null, provenance: null, enrichment_status: 'done', created_at: new Date().toISOString(), renditions: [],
+          id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          tenant_id: mine ? t.tenant_id : other.tenant_id,
+          workspace_id: mine ? t.workspace_id : other.workspace_id,
+          kind: i % 250 === 1 ? 'svg' : 'image',
+          format: 'png',
+          mime_type: 'image/png',
+          width: 1,
+          height: 1,
+          size_bytes: 1,
+          sha256: `s${i}`,
+          source_sha256: `s${i}`,
+          converted_from: null,
+          name: `a${i}.png`,
+          name_words: null,
+          alt_text: null,
+          tags: [],
+          purpose: null,
+          category: i % 4 === 0 ? 'background' : null,
+          subtype: null,
+          user_fields: [],
+          source: 'seed',
+          source_url: null,
+          provenance: null,
+          enrichment_status: 'done',
+          created_at: new Date().toISOString(),
+          renditions: [],
         });
         const v = unit();
         vecs[seq] = v;
-        vq().put(space, seq, mine ? t.workspace_id : other.workspace_id, v, { kind: i % 250 === 1 ? 'svg' : 'image', category: i % 4 === 0 ? 'background' : null, subtype: null });
+        vq().put(space, seq, mine ? t.workspace_id : other.workspace_id, v, {
+          kind: i % 250 === 1 ? 'svg' : 'image',
+          category: i % 4 === 0 ? 'background' : null,
+          subtype: null,
+        });
       }
     })();
   });
@@ -61,7 +87,9 @@ describe('nearest (quantised partition scan)', () => {
   });
 
   const exact = (q: Float32Array, keep: (seq: number) => boolean, k: number, floor: number): { seq: number; sim: number }[] => {
-    const rows = db.prepare('SELECT seq, kind, category FROM assets WHERE tenant_id = ? AND workspace_id = ?').all(scope.tenantId, scope.workspaceId) as { seq: number }[];
+    const rows = db
+      .prepare('SELECT seq, kind, category FROM assets WHERE tenant_id = ? AND workspace_id = ?')
+      .all(scope.tenantId, scope.workspaceId) as { seq: number }[];
     return rows
       .filter((r) => keep(r.seq))
       .map((r) => ({ seq: r.seq, sim: vecs[r.seq]!.reduce((acc, x, i) => acc + x * q[i]!, 0) }))
@@ -75,7 +103,8 @@ describe('nearest (quantised partition scan)', () => {
     got.forEach((h, i) => expect(Math.abs(h.similarity - want[i]!.sim)).toBeLessThan(1e-5));
   };
   const kindOf = (seq: number): string => (db.prepare('SELECT kind FROM assets WHERE seq = ?').get(seq) as { kind: string }).kind;
-  const catOf = (seq: number): string | null => (db.prepare('SELECT category FROM assets WHERE seq = ?').get(seq) as { category: string | null }).category;
+  const catOf = (seq: number): string | null =>
+    (db.prepare('SELECT category FROM assets WHERE seq = ?').get(seq) as { category: string | null }).category;
 
   it('equals the exact answer (quantised scan) without filters, with a 25% filter, a 0.4% filter and a snapshot bound', () => {
     const v = vq();
@@ -83,13 +112,28 @@ describe('nearest (quantised partition scan)', () => {
       const q = unit();
       // 5,400 rows of the workspace: more than OVERSAMPLE·k, so the int8 scan picks the candidates
       expect(N * 0.9).toBeGreaterThan(OVERSAMPLE * 500);
-      expectSame(v.nearest(space, scope, q, {}, 10, -1), exact(q, () => true, 10, -1));
-      expectSame(v.nearest(space, scope, q, {}, 500, -1), exact(q, () => true, 500, -1));
-      expectSame(v.nearest(space, scope, q, { category: 'background' }, 50, -1), exact(q, (x) => catOf(x) === 'background', 50, -1));
+      expectSame(
+        v.nearest(space, scope, q, {}, 10, -1),
+        exact(q, () => true, 10, -1),
+      );
+      expectSame(
+        v.nearest(space, scope, q, {}, 500, -1),
+        exact(q, () => true, 500, -1),
+      );
+      expectSame(
+        v.nearest(space, scope, q, { category: 'background' }, 50, -1),
+        exact(q, (x) => catOf(x) === 'background', 50, -1),
+      );
       const svg = v.nearest(space, scope, q, { kind: 'svg' }, 500, -1);
       expect(svg.length).toBeGreaterThan(10);
-      expectSame(svg, exact(q, (x) => kindOf(x) === 'svg', 500, -1));
-      expectSame(v.nearest(space, scope, q, { maxSeq: 3000, excludeSeq: 2 }, 20, -1), exact(q, (x) => x <= 3000 && x !== 2, 20, -1));
+      expectSame(
+        svg,
+        exact(q, (x) => kindOf(x) === 'svg', 500, -1),
+      );
+      expectSame(
+        v.nearest(space, scope, q, { maxSeq: 3000, excludeSeq: 2 }, 20, -1),
+        exact(q, (x) => x <= 3000 && x !== 2, 20, -1),
+      );
     }
   });
 
@@ -121,7 +165,10 @@ describe('nearest (quantised partition scan)', () => {
     const q = unit();
     const hits = vq().nearest(space, scope, q, {}, 500, 0.8);
     expect(hits.every((h) => h.similarity >= 0.8)).toBe(true);
-    expectSame(hits, exact(q, () => true, 500, 0.8));
+    expectSame(
+      hits,
+      exact(q, () => true, 500, 0.8),
+    );
     expect(hits.every((h) => h.seq % 10 !== 1)).toBe(true);
   });
 });

@@ -2,7 +2,16 @@ import { stemmer } from 'stemmer';
 import type { AssetQueries } from '../db/assets.ts';
 import type { CalibrationQueries } from '../db/vector-calibrations.ts';
 import type { SpaceRow, VectorQueries } from '../db/vectors.ts';
-import { acceptanceScore, estimateTextNull, estimateVisualNull, FAMILY_ALPHA, isStale, SAMPLE_DOCS, standardScore, type NullModel } from '../domain/calibration.ts';
+import {
+  acceptanceScore,
+  estimateTextNull,
+  estimateVisualNull,
+  FAMILY_ALPHA,
+  isStale,
+  SAMPLE_DOCS,
+  standardScore,
+  type NullModel,
+} from '../domain/calibration.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import { STOP_WORDS } from '../domain/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -44,14 +53,35 @@ export function createAssetVectorSearch(o: {
     const stored = o.calibrations.get(key, scope.workspaceId);
     if (stored && !isStale(stored, items)) return stored;
     const sample = o.vectors.sample(space, scope.workspaceId, SAMPLE_DOCS);
-    const rows = new Map(o.assets.bySeqs(scope, sample.map((s) => s.seq)).map((r) => [r.seq, r]));
+    const rows = new Map(
+      o.assets
+        .bySeqs(
+          scope,
+          sample.map((s) => s.seq),
+        )
+        .map((r) => [r.seq, r]),
+    );
     const docs = sample.flatMap((s) => {
       const r = rows.get(s.seq);
       // everything that can be in the embedded text (automatic tags hold the colours of wordless assets)
-      return r ? [{ vector: s.vector, text: [r.name, r.name_words, r.alt_text, r.tags, r.auto_tags, r.purpose, r.ocr_text].filter(Boolean).join(' ') }] : [];
+      return r
+        ? [
+            {
+              vector: s.vector,
+              text: [r.name, r.name_words, r.alt_text, r.tags, r.auto_tags, r.purpose, r.ocr_text].filter(Boolean).join(' '),
+            },
+          ]
+        : [];
     });
     const thesaurus = await o.thesaurus();
-    const model = await estimateTextNull({ docs, items, embed: (t) => embedder.embed(t), background: thesaurus?.frequentNouns(200) ?? [], stop: STOP_WORDS, stem: stemmer });
+    const model = await estimateTextNull({
+      docs,
+      items,
+      embed: (t) => embedder.embed(t),
+      background: thesaurus?.frequentNouns(200) ?? [],
+      stop: STOP_WORDS,
+      stem: stemmer,
+    });
     if (model) {
       o.calibrations.put(key, scope.workspaceId, model);
       o.log.debug({ space: key, workspace_id: scope.workspaceId, ...model }, 'semantic acceptance calibrated');
@@ -63,7 +93,10 @@ export function createAssetVectorSearch(o: {
     const key = `asset_visual:${space.model_id}:${space.dimensions}`;
     const stored = o.calibrations.get(key, scope.workspaceId);
     if (stored && !isStale(stored, items)) return stored;
-    const model = estimateVisualNull(o.vectors.sample(space, scope.workspaceId, SAMPLE_DOCS).map((s) => s.vector), items);
+    const model = estimateVisualNull(
+      o.vectors.sample(space, scope.workspaceId, SAMPLE_DOCS).map((s) => s.vector),
+      items,
+    );
     if (model) o.calibrations.put(key, scope.workspaceId, model);
     return model;
   };
@@ -71,7 +104,8 @@ export function createAssetVectorSearch(o: {
   const scored = (hits: { seq: number; similarity: number }[], model: NullModel | null): VectorHit[] =>
     hits.map((h) => ({ ...h, z: model ? standardScore(model, h.similarity) : null }));
   /** Lowest cosine worth fetching: suggestions reach `SUGGESTION_DEPTH_Z` below the acceptance score. */
-  const floorOf = (model: NullModel | null, accept: number): number => (model ? Math.tanh(model.center + model.spread * (accept - SUGGESTION_DEPTH_Z)) : 0);
+  const floorOf = (model: NullModel | null, accept: number): number =>
+    model ? Math.tanh(model.center + model.spread * (accept - SUGGESTION_DEPTH_Z)) : 0;
 
   return {
     async semantic(scope, query, filters, k): Promise<VectorResult | null> {

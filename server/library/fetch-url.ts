@@ -15,7 +15,11 @@ export interface FetchPolicy {
   allowPrivate: boolean;
 }
 
-export interface FetchedBody { bytes: Buffer; contentType: string | null; finalUrl: string }
+export interface FetchedBody {
+  bytes: Buffer;
+  contentType: string | null;
+  finalUrl: string;
+}
 
 const bits32 = (hi: number, lo: number): ipaddr.IPv4 => ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
 
@@ -96,16 +100,25 @@ export async function fetchUrl(url: string, policy: FetchPolicy): Promise<Fetche
       if (net.isIP(host) && !policy.allowPrivate && isPrivateAddress(host)) throw blocked(current, 'private address');
       let res;
       try {
-        res = await request(current, { method: 'GET', dispatcher, signal, headers: { accept: 'image/*,*/*;q=0.5', 'user-agent': 'atelier-import/0.1' } });
+        res = await request(current, {
+          method: 'GET',
+          dispatcher,
+          signal,
+          headers: { accept: 'image/*,*/*;q=0.5', 'user-agent': 'atelier-import/0.1' },
+        });
       } catch (e) {
         const err = e as { code?: string; cause?: { code?: string }; name?: string };
         if (err.code === 'EPRIVATE' || err.cause?.code === 'EPRIVATE') throw blocked(current, 'resolves to a private address');
-        if (signal.aborted) throw new ServiceError('invalid_argument', 'args.url', `download did not finish within ${policy.timeoutMs} ms`, { cause: e });
-        throw new ServiceError('invalid_argument', 'args.url', `could not be downloaded (${err.code ?? err.name ?? 'network error'})`, { cause: e });
+        if (signal.aborted)
+          throw new ServiceError('invalid_argument', 'args.url', `download did not finish within ${policy.timeoutMs} ms`, { cause: e });
+        throw new ServiceError('invalid_argument', 'args.url', `could not be downloaded (${err.code ?? err.name ?? 'network error'})`, {
+          cause: e,
+        });
       }
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
         await res.body.dump();
-        if (hop >= policy.maxRedirects) throw new ServiceError('invalid_argument', 'args.url', `followed more than ${policy.maxRedirects} redirects`);
+        if (hop >= policy.maxRedirects)
+          throw new ServiceError('invalid_argument', 'args.url', `followed more than ${policy.maxRedirects} redirects`);
         current = new URL(String(res.headers.location), current).toString();
         continue;
       }
@@ -133,7 +146,8 @@ export async function fetchUrl(url: string, policy: FetchPolicy): Promise<Fetche
     }
   } catch (e) {
     if (e instanceof ServiceError) throw e;
-    if (signal.aborted) throw new ServiceError('invalid_argument', 'args.url', `download did not finish within ${policy.timeoutMs} ms`, { cause: e });
+    if (signal.aborted)
+      throw new ServiceError('invalid_argument', 'args.url', `download did not finish within ${policy.timeoutMs} ms`, { cause: e });
     throw new ServiceError('invalid_argument', 'args.url', 'could not be downloaded', { cause: e });
   } finally {
     void dispatcher.close();

@@ -24,11 +24,17 @@ async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: stri
     return deps.blobs.get(sha);
   }
   try {
-    const body = await fetchUrl(url, { maxBytes: deps.policy.maxImportBytes, timeoutMs: deps.policy.fetchTimeoutMs, maxRedirects: 5, allowPrivate: deps.policy.allowPrivateUrls });
+    const body = await fetchUrl(url, {
+      maxBytes: deps.policy.maxImportBytes,
+      timeoutMs: deps.policy.fetchTimeoutMs,
+      maxRedirects: 5,
+      allowPrivate: deps.policy.allowPrivateUrls,
+    });
     return body.bytes;
   } catch (e) {
     // fetchUrl names args.url; re-point its rule at this input's own path.
-    if (e instanceof ServiceError) throw new ServiceError(e.code, field, e.message, { cause: e, ...(e.details ? { details: e.details } : {}) });
+    if (e instanceof ServiceError)
+      throw new ServiceError(e.code, field, e.message, { cause: e, ...(e.details ? { details: e.details } : {}) });
     throw e;
   }
 }
@@ -40,7 +46,12 @@ async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: stri
  */
 export async function resolveImage(deps: LibraryDeps, scope: Scope, url: string, field: string): Promise<InputImage> {
   const raw = await bytesOf(deps, scope, url, field);
-  const orig = await normaliseOriginal(raw, field, { maxInputPixels: deps.policy.maxInputPixels, allowVideo: false }, imageWork(deps.images, IMAGE_PRIORITY.import));
+  const orig = await normaliseOriginal(
+    raw,
+    field,
+    { maxInputPixels: deps.policy.maxInputPixels, allowVideo: false },
+    imageWork(deps.images, IMAGE_PRIORITY.import),
+  );
   if (orig.kind === 'svg') {
     const png = await sharp(orig.bytes).png().toBuffer({ resolveWithObject: true });
     return { bytes: png.data, mime: 'image/png', width: png.info.width, height: png.info.height };
@@ -55,19 +66,34 @@ export async function resolveImage(deps: LibraryDeps, scope: Scope, url: string,
  * (transparent = edit), an opaque mask by its luminance (white = edit). Soft edges are kept.
  * @throws ServiceError invalid_argument (args.mask_url) when the mask marks no pixel
  */
-export async function normaliseMask(mask: InputImage, width: number, height: number): Promise<{ png: Buffer; width: number; height: number; source: 'alpha' | 'luminance' }> {
+export async function normaliseMask(
+  mask: InputImage,
+  width: number,
+  height: number,
+): Promise<{ png: Buffer; width: number; height: number; source: 'alpha' | 'luminance' }> {
   const { data, info } = await sharp(mask.bytes).rotate().ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   let byAlpha = false;
-  for (let i = 3; i < data.length; i += 4) if (data[i]! < 255) { byAlpha = true; break; }
+  for (let i = 3; i < data.length; i += 4)
+    if (data[i]! < 255) {
+      byAlpha = true;
+      break;
+    }
   const matte = Buffer.allocUnsafe(info.width * info.height);
   for (let p = 0, i = 0; p < matte.length; p++, i += 4) {
     // Rec. 709 luma for opaque masks (white = edit); inverted alpha otherwise (transparent = edit).
     matte[p] = byAlpha ? 255 - data[i + 3]! : Math.round(0.2126 * data[i]! + 0.7152 * data[i + 1]! + 0.0722 * data[i + 2]!);
   }
-  const png = await sharp(matte, { raw: { width: info.width, height: info.height, channels: 1 } }).resize(width, height, { fit: 'fill' }).png().toBuffer();
+  const png = await sharp(matte, { raw: { width: info.width, height: info.height, channels: 1 } })
+    .resize(width, height, { fit: 'fill' })
+    .png()
+    .toBuffer();
   const m = await sharp(png).stats();
   if ((m.channels[0]?.max ?? 0) < 128) {
-    throw new ServiceError('invalid_argument', 'args.mask_url', `marks no pixels to edit: use transparent or white pixels for the edit area (read by ${byAlpha ? 'alpha' : 'luminance'})`);
+    throw new ServiceError(
+      'invalid_argument',
+      'args.mask_url',
+      `marks no pixels to edit: use transparent or white pixels for the edit area (read by ${byAlpha ? 'alpha' : 'luminance'})`,
+    );
   }
   return { png, width, height, source: byAlpha ? 'alpha' : 'luminance' };
 }

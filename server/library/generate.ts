@@ -29,7 +29,14 @@ export type ProgressFn = (progress: number, total: number | undefined, message: 
 const FORMAT_OF: Record<string, string> = { jpeg: 'jpeg', jpg: 'jpeg', png: 'png', webp: 'webp' };
 
 function slug(prompt: string): string {
-  return prompt.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '') || 'image';
+  return (
+    prompt
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60)
+      .replace(/-+$/, '') || 'image'
+  );
 }
 
 /**
@@ -46,8 +53,15 @@ export function createGenerator(deps: GenerateDeps) {
   async function generate(scope: Scope, args: GenerateArgs, progress: ProgressFn, signal: AbortSignal): Promise<GeneratedAsset> {
     const refUrls = args.reference_images ?? [];
     const r = resolveCapability(deps.providers.capabilities(), {
-      provider: args.provider, model: args.model, aspect: args.aspect, quality: args.quality, transparent: args.transparent,
-      aspect_ratio: args.aspect_ratio, image_size: args.image_size, output_format: args.output_format, referenceCount: refUrls.length,
+      provider: args.provider,
+      model: args.model,
+      aspect: args.aspect,
+      quality: args.quality,
+      transparent: args.transparent,
+      aspect_ratio: args.aspect_ratio,
+      image_size: args.image_size,
+      output_format: args.output_format,
+      referenceCount: refUrls.length,
     });
     const provider = deps.providers.get(r.entry.provider)!;
     const cost = r.entry.credits;
@@ -58,14 +72,31 @@ export function createGenerator(deps: GenerateDeps) {
     const hold = deps.credits.reserve(scope, cost, budget, deps.holdTtlMs);
     if (!hold.ok) {
       const remaining = Math.max(0, budget! - hold.used - hold.held);
-      const affordable = deps.providers.capabilities().filter((e) => e.credits <= remaining).map((e) => `${e.provider}/${e.model} (${e.credits})`);
-      throw new ServiceError('budget_exceeded', args.model ? 'args.model' : args.provider ? 'args.provider' : null,
+      const affordable = deps.providers
+        .capabilities()
+        .filter((e) => e.credits <= remaining)
+        .map((e) => `${e.provider}/${e.model} (${e.credits})`);
+      throw new ServiceError(
+        'budget_exceeded',
+        args.model ? 'args.model' : args.provider ? 'args.provider' : null,
         `the workspace budget is exhausted: ${label} costs ${cost} credit(s) but ${remaining} of ${budget} remain${hold.held > 0 ? ` (${hold.held} reserved by generations in progress)` : ''}${affordable.length ? `; affordable: ${affordable.join(', ')}` : ''}. Nothing was generated or charged`,
-        { details: { budget_credits: budget, used_credits: hold.used, held_credits: hold.held, remaining_credits: remaining, credit_cost: cost, affordable } });
+        {
+          details: {
+            budget_credits: budget,
+            used_credits: hold.used,
+            held_credits: hold.held,
+            remaining_credits: remaining,
+            credit_cost: cost,
+            affordable,
+          },
+        },
+      );
     }
     // Progress counts steps (MCP requires it to increase); no total, since retries and heartbeats add steps.
     let step = 0;
-    const report = async (message: string): Promise<void> => { await progress(++step, undefined, message); };
+    const report = async (message: string): Promise<void> => {
+      await progress(++step, undefined, message);
+    };
     try {
       const references: InputImage[] = [];
       for (const [i, url] of refUrls.entries()) {
@@ -80,14 +111,28 @@ export function createGenerator(deps: GenerateDeps) {
       }
       await report(`${label}: ${r.operation} started`);
       const started = Date.now();
-      const heartbeat = setInterval(() => void report(`${label}: still working (${Math.round((Date.now() - started) / 1000)} s)`), deps.heartbeatMs);
+      const heartbeat = setInterval(
+        () => void report(`${label}: still working (${Math.round((Date.now() - started) / 1000)} s)`),
+        deps.heartbeatMs,
+      );
       let out: ImageResult;
       try {
         out = await provider.generate(
           {
-            operation: r.operation, model: r.entry.model, prompt: args.prompt, style: args.style, purpose: args.purpose, quality: args.quality,
-            aspectRatio: r.aspectRatio, imageSize: r.imageSize, outputFormat: r.outputFormat, transparent: args.transparent,
-            brandColors: args.brand_colors ?? [], brandTone: args.brand_tone, references, mask,
+            operation: r.operation,
+            model: r.entry.model,
+            prompt: args.prompt,
+            style: args.style,
+            purpose: args.purpose,
+            quality: args.quality,
+            aspectRatio: r.aspectRatio,
+            imageSize: r.imageSize,
+            outputFormat: r.outputFormat,
+            transparent: args.transparent,
+            brandColors: args.brand_colors ?? [],
+            brandTone: args.brand_tone,
+            references,
+            mask,
           },
           { signal, onProgress: (m) => void report(m) },
         );
@@ -100,7 +145,10 @@ export function createGenerator(deps: GenerateDeps) {
       try {
         meta = await sharp(bytes).metadata();
       } catch (e) {
-        throw new ServiceError('provider_failed', null, `${label} returned bytes that are not an image; nothing was charged`, { cause: e, details: { provider: r.entry.provider } });
+        throw new ServiceError('provider_failed', null, `${label} returned bytes that are not an image; nothing was charged`, {
+          cause: e,
+          details: { provider: r.entry.provider },
+        });
       }
       const got = FORMAT_OF[meta.format ?? ''] ?? meta.format ?? 'unknown';
       if (got !== r.outputFormat) {
@@ -109,17 +157,35 @@ export function createGenerator(deps: GenerateDeps) {
       }
       const after = await sharp(bytes).metadata();
       const hasAlpha = after.hasAlpha === true && !(await sharp(bytes).stats()).isOpaque;
-      if (args.transparent && !hasAlpha) notes.push('transparent was requested, but the returned image has no transparent pixels: it is opaque, do not use it as a cut-out');
+      if (args.transparent && !hasAlpha)
+        notes.push('transparent was requested, but the returned image has no transparent pixels: it is opaque, do not use it as a cut-out');
       else if (args.transparent) notes.push('transparency verified: the image has an alpha channel with transparent pixels');
       if (out.watermark) notes.push(`watermark: ${out.watermark}`);
 
       await report('storing the asset in the library');
       let charged = 0;
       const provenance = {
-        prompt: args.prompt, style: args.style, purpose: args.purpose, provider: r.entry.provider, model: r.entry.model, operation: r.operation,
-        quality: args.quality, aspect_ratio: r.aspectRatio, image_size: r.imageSize, output_format: r.outputFormat, transparent_requested: args.transparent,
-        has_alpha: hasAlpha, brand_colors: args.brand_colors ?? [], brand_tone: args.brand_tone ?? null, reference_images: refUrls, mask_url: args.mask_url ?? null,
-        provider_params: out.params, revised_prompt: out.revisedPrompt ?? null, watermark: out.watermark, credit_cost: cost, generated_at: new Date().toISOString(),
+        prompt: args.prompt,
+        style: args.style,
+        purpose: args.purpose,
+        provider: r.entry.provider,
+        model: r.entry.model,
+        operation: r.operation,
+        quality: args.quality,
+        aspect_ratio: r.aspectRatio,
+        image_size: r.imageSize,
+        output_format: r.outputFormat,
+        transparent_requested: args.transparent,
+        has_alpha: hasAlpha,
+        brand_colors: args.brand_colors ?? [],
+        brand_tone: args.brand_tone ?? null,
+        reference_images: refUrls,
+        mask_url: args.mask_url ?? null,
+        provider_params: out.params,
+        revised_prompt: out.revisedPrompt ?? null,
+        watermark: out.watermark,
+        credit_cost: cost,
+        generated_at: new Date().toISOString(),
       };
       const charge = (assetId: string): void => {
         deps.credits.charge(scope, { assetId, provider: r.entry.provider, model: r.entry.model, credits: cost });
@@ -127,10 +193,17 @@ export function createGenerator(deps: GenerateDeps) {
         charged = cost;
       };
       const { asset, row } = await storeAsset(deps.library, scope, {
-        bytes, field: 'result', source: 'generated', provenance,
+        bytes,
+        field: 'result',
+        source: 'generated',
+        provenance,
         // No user alt text: a prompt is an instruction, not a description. Enrichment writes machine alt
         // text from the prompt (or a vision model's caption), and the prompt itself is embedded.
-        user: { filename: `${slug(args.prompt)}.${r.outputFormat === 'jpeg' ? 'jpg' : r.outputFormat}`, tags: ['generated', args.style, args.purpose, r.entry.provider], purpose: args.purpose },
+        user: {
+          filename: `${slug(args.prompt)}.${r.outputFormat === 'jpeg' ? 'jpg' : r.outputFormat}`,
+          tags: ['generated', args.style, args.purpose, r.entry.provider],
+          purpose: args.purpose,
+        },
         onInsert: ({ id }) => charge(id),
       });
       if (asset.deduplicated) {
@@ -140,13 +213,43 @@ export function createGenerator(deps: GenerateDeps) {
         notes.push('identical bytes were already in the library: that asset is returned');
       }
       const used = deps.credits.used(scope);
-      deps.library.log.info({ mod: 'generate', provider: r.entry.provider, model: r.entry.model, operation: r.operation, references: references.length, mask: mask !== null, duration_ms: Date.now() - started, credits: charged, bytes: bytes.length, has_alpha: hasAlpha }, 'image generated');
+      deps.library.log.info(
+        {
+          mod: 'generate',
+          provider: r.entry.provider,
+          model: r.entry.model,
+          operation: r.operation,
+          references: references.length,
+          mask: mask !== null,
+          duration_ms: Date.now() - started,
+          credits: charged,
+          bytes: bytes.length,
+          has_alpha: hasAlpha,
+        },
+        'image generated',
+      );
       await report('done');
       return {
-        asset_id: asset.asset_id, url: asset.url, kind: 'image', width: row.width ?? 0, height: row.height ?? 0, format: row.format,
-        provider: r.entry.provider, model: r.entry.model, operation: r.operation, aspect_ratio: r.aspectRatio, image_size: r.imageSize, quality: args.quality,
-        credit_cost: cost, credits_charged: charged, remaining_credits: budget === null ? null : Math.max(0, budget - used),
-        transparent_requested: args.transparent, has_alpha: hasAlpha, watermark: out.watermark, deduplicated: asset.deduplicated, notes,
+        asset_id: asset.asset_id,
+        url: asset.url,
+        kind: 'image',
+        width: row.width ?? 0,
+        height: row.height ?? 0,
+        format: row.format,
+        provider: r.entry.provider,
+        model: r.entry.model,
+        operation: r.operation,
+        aspect_ratio: r.aspectRatio,
+        image_size: r.imageSize,
+        quality: args.quality,
+        credit_cost: cost,
+        credits_charged: charged,
+        remaining_credits: budget === null ? null : Math.max(0, budget - used),
+        transparent_requested: args.transparent,
+        has_alpha: hasAlpha,
+        watermark: out.watermark,
+        deduplicated: asset.deduplicated,
+        notes,
       };
     } finally {
       deps.credits.release(hold.holdId);

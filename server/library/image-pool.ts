@@ -99,7 +99,11 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
     admit() {
       if (activeImports >= opts.maxActiveImports) {
         const retryAfterMs = Math.round(Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, avgImportMs / activeImports)));
-        throw busyError(`the server is processing ${activeImports} imports, its limit; nothing was imported or changed. Retry the same call in about ${retryAfterMs} ms`, retryAfterMs, { active_imports: activeImports });
+        throw busyError(
+          `the server is processing ${activeImports} imports, its limit; nothing was imported or changed. Retry the same call in about ${retryAfterMs} ms`,
+          retryAfterMs,
+          { active_imports: activeImports },
+        );
       }
       activeImports++;
       const started = performance.now();

@@ -88,7 +88,12 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   try {
     const { running, waiting } = deps.images.stats();
     if (waiting > 0) input.onProgress?.(`waiting for the image workers (${running} operations running, ${waiting} queued)`);
-    prepared = await prepareImage(input.bytes, input.field, { maxInputPixels: policy.maxInputPixels, allowVideo: input.allowVideo ?? false }, imageWork(deps.images, IMAGE_PRIORITY.import));
+    prepared = await prepareImage(
+      input.bytes,
+      input.field,
+      { maxInputPixels: policy.maxInputPixels, allowVideo: input.allowVideo ?? false },
+      imageWork(deps.images, IMAGE_PRIORITY.import),
+    );
   } finally {
     slot?.release();
   }
@@ -103,44 +108,56 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
     if (b.renewed) renewed.push(r.bytes);
     storedRenditions.push({ role: r.role, width: r.width, height: r.height, format: r.format, sha256: b.sha256, size_bytes: b.sizeBytes });
   }
-  const name = deriveFilename({ userFilename: input.user.filename, url: input.sourceUrl, format: original.format, convertedFrom: original.convertedFrom, sha256: sourceSha });
+  const name = deriveFilename({
+    userFilename: input.user.filename,
+    url: input.sourceUrl,
+    format: original.format,
+    convertedFrom: original.convertedFrom,
+    sha256: sourceSha,
+  });
   const tax = taxonomyForPurpose(input.user.purpose);
   const userFields = (['filename', 'alt_text', 'tags', 'purpose'] as const).filter((k) => input.user[k] !== undefined);
   const id = randomUUID();
   await deps.testHooks?.pause('import-insert');
   try {
-    const seq = assets.insert({
-      id,
-      tenant_id: scope.tenantId,
-      workspace_id: scope.workspaceId,
-      kind: original.kind,
-      format: original.format,
-      mime_type: original.mime,
-      width: original.width,
-      height: original.height,
-      size_bytes: stored.sizeBytes,
-      sha256: stored.sha256,
-      source_sha256: sourceSha,
-      converted_from: original.convertedFrom,
-      name,
-      name_words: nameWords(name),
-      alt_text: input.user.alt_text?.trim() || null,
-      tags: [...new Set(input.user.tags ?? [])],
-      purpose: input.user.purpose ?? null,
-      category: input.category ?? tax?.category ?? null,
-      subtype: input.subtype ?? tax?.subtype ?? null,
-      user_fields: userFields,
-      source: input.source,
-      source_url: input.sourceUrl ?? null,
-      provenance: input.provenance ? JSON.stringify(input.provenance) : null,
-      enrichment_status: deps.onAssetStored.length > 0 ? 'pending' : 'skipped',
-      created_at: new Date().toISOString(),
-      renditions: storedRenditions,
-    }, input.onInsert ? (seq) => input.onInsert!({ id, seq }) : undefined);
+    const seq = assets.insert(
+      {
+        id,
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        kind: original.kind,
+        format: original.format,
+        mime_type: original.mime,
+        width: original.width,
+        height: original.height,
+        size_bytes: stored.sizeBytes,
+        sha256: stored.sha256,
+        source_sha256: sourceSha,
+        converted_from: original.convertedFrom,
+        name,
+        name_words: nameWords(name),
+        alt_text: input.user.alt_text?.trim() || null,
+        tags: [...new Set(input.user.tags ?? [])],
+        purpose: input.user.purpose ?? null,
+        category: input.category ?? tax?.category ?? null,
+        subtype: input.subtype ?? tax?.subtype ?? null,
+        user_fields: userFields,
+        source: input.source,
+        source_url: input.sourceUrl ?? null,
+        provenance: input.provenance ? JSON.stringify(input.provenance) : null,
+        enrichment_status: deps.onAssetStored.length > 0 ? 'pending' : 'skipped',
+        created_at: new Date().toISOString(),
+        renditions: storedRenditions,
+      },
+      input.onInsert ? (seq) => input.onInsert!({ id, seq }) : undefined,
+    );
     await restoreCollected(blobs, renewed);
     for (const hook of deps.onAssetStored) hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
     const row = assets.bySeq(seq)!;
-    deps.log.info({ mod: 'import', asset_id: id, bytes: stored.sizeBytes, format: original.format, renditions: storedRenditions.length }, 'asset stored');
+    deps.log.info(
+      { mod: 'import', asset_id: id, bytes: stored.sizeBytes, format: original.format, renditions: storedRenditions.length },
+      'asset stored',
+    );
     return { asset: toImportedAsset(row, assets.renditions(seq), urls, false), row };
   } catch (e) {
     if (isUniqueViolation(e)) {
@@ -177,7 +194,13 @@ export interface AttachmentResolver {
  * @param onProgress progress in words while the import waits for or uses the image pool
  * @throws ServiceError invalid_argument | conversion_failed | unsupported | busy
  */
-export async function importAsset(deps: LibraryDeps, scope: Scope, args: ImportArgs, attachments?: AttachmentResolver, onProgress?: (message: string) => void) {
+export async function importAsset(
+  deps: LibraryDeps,
+  scope: Scope,
+  args: ImportArgs,
+  attachments?: AttachmentResolver,
+  onProgress?: (message: string) => void,
+) {
   const user: UserMetadata = { filename: args.filename, alt_text: args.alt_text, tags: args.tags, purpose: args.purpose };
   if (args.url !== undefined) {
     const slot = deps.images.admit();
@@ -188,17 +211,29 @@ export async function importAsset(deps: LibraryDeps, scope: Scope, args: ImportA
         maxRedirects: 5,
         allowPrivate: deps.policy.allowPrivateUrls,
       });
-      return (await storeAsset(deps, scope, { bytes: body.bytes, field: 'args.url', source: 'import_url', sourceUrl: body.finalUrl, user, admission: slot, onProgress })).asset;
+      return (
+        await storeAsset(deps, scope, {
+          bytes: body.bytes,
+          field: 'args.url',
+          source: 'import_url',
+          sourceUrl: body.finalUrl,
+          user,
+          admission: slot,
+          onProgress,
+        })
+      ).asset;
     } finally {
       slot.release();
     }
   }
   if (args.data !== undefined) {
     const bytes = Buffer.from(args.data.replace(/\s+/g, ''), args.data.includes('-') || args.data.includes('_') ? 'base64url' : 'base64');
-    return (await storeAsset(deps, scope, { bytes, field: 'args.data', source: 'import_data', user, admission: 'admit', onProgress })).asset;
+    return (await storeAsset(deps, scope, { bytes, field: 'args.data', source: 'import_data', user, admission: 'admit', onProgress }))
+      .asset;
   }
   const items = args.attachments ?? [];
-  if (!attachments) throw new ServiceError('unsupported', 'args.attachments', 'attachment import is not available on this server; use url or data');
+  if (!attachments)
+    throw new ServiceError('unsupported', 'args.attachments', 'attachment import is not available on this server; use url or data');
   // One slot for the whole batch: its items are processed one after another.
   const slot = deps.images.admit();
   try {
@@ -209,17 +244,35 @@ export async function importAsset(deps: LibraryDeps, scope: Scope, args: ImportA
 }
 
 /** The attachments of one `import` call, one after another under the batch's admission `slot`. */
-async function importAttachments(deps: LibraryDeps, scope: Scope, args: ImportArgs, items: NonNullable<ImportArgs['attachments']>, attachments: AttachmentResolver, slot: ImportSlot, onProgress?: (message: string) => void) {
+async function importAttachments(
+  deps: LibraryDeps,
+  scope: Scope,
+  args: ImportArgs,
+  items: NonNullable<ImportArgs['attachments']>,
+  attachments: AttachmentResolver,
+  slot: ImportSlot,
+  onProgress?: (message: string) => void,
+) {
   const results = [];
   for (const [i, a] of items.entries()) {
     const field = `args.attachments[${i}]`;
     try {
       const staged = await attachments(scope, a.attachment_id);
-      if (!staged) throw new ServiceError('not_found', `${field}.attachment_id`, `attachment ${a.attachment_id} does not exist, is not finished, or has expired`);
+      if (!staged)
+        throw new ServiceError(
+          'not_found',
+          `${field}.attachment_id`,
+          `attachment ${a.attachment_id} does not exist, is not finished, or has expired`,
+        );
       // Precedence: the attachment's own fields, then what the user typed for this file at upload time,
       // then the batch-level fields of the call.
       const { asset } = await storeAsset(deps, scope, {
-        bytes: staged.bytes, field, source: 'upload', allowVideo: true, admission: slot, onProgress,
+        bytes: staged.bytes,
+        field,
+        source: 'upload',
+        allowVideo: true,
+        admission: slot,
+        onProgress,
         user: {
           filename: a.filename ?? staged.user.filename,
           alt_text: a.alt_text ?? staged.user.alt_text ?? args.alt_text,
@@ -230,8 +283,17 @@ async function importAttachments(deps: LibraryDeps, scope: Scope, args: ImportAr
       results.push({ attachment_id: a.attachment_id, status: 'imported' as const, asset, error: null });
     } catch (e) {
       if (!(e instanceof ServiceError)) throw e;
-      results.push({ attachment_id: a.attachment_id, status: 'failed' as const, asset: null, error: { code: e.code, field: e.field, message: e.message } });
+      results.push({
+        attachment_id: a.attachment_id,
+        status: 'failed' as const,
+        asset: null,
+        error: { code: e.code, field: e.field, message: e.message },
+      });
     }
   }
-  return { items: results, imported: results.filter((r) => r.status === 'imported').length, failed: results.filter((r) => r.status === 'failed').length };
+  return {
+    items: results,
+    imported: results.filter((r) => r.status === 'imported').length,
+    failed: results.filter((r) => r.status === 'failed').length,
+  };
 }

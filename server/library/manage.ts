@@ -57,11 +57,21 @@ export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetAr
   if (args.subtype !== undefined) subtype = args.subtype;
   if (subtype && !category) category = categoryOfSubtype(subtype);
   if (subtype && category && !subtypesOf(category).includes(subtype)) {
-    throw new ServiceError('invalid_argument', 'args.subtype', `must be a subtype of category ${category}: ${subtypesOf(category).join(', ')}`);
+    throw new ServiceError(
+      'invalid_argument',
+      'args.subtype',
+      `must be a subtype of category ${category}: ${subtypesOf(category).join(', ')}`,
+    );
   }
 
   deps.assets.updateMetadata(scope, row.seq, {
-    name, name_words: nameWords(name), alt_text: altText, tags, purpose, category, subtype,
+    name,
+    name_words: nameWords(name),
+    alt_text: altText,
+    tags,
+    purpose,
+    category,
+    subtype,
     user_fields: USER_FIELDS.filter((f) => userFields.has(f)),
   });
   const after = deps.assets.bySeq(row.seq)!;
@@ -106,7 +116,10 @@ export function deleteAssets(deps: LibraryDeps, scope: Scope, assetIds: string[]
     if (row) found.push(row);
     else notFound.push(id);
   }
-  deps.assets.deleteMany(scope, found.map((r) => r.seq));
+  deps.assets.deleteMany(
+    scope,
+    found.map((r) => r.seq),
+  );
   const deleted = found.map((r) => ({ asset_id: r.id, name: r.name, url: deps.urls.blob(r.sha256, r.format) }));
   const stillServed = found.filter((r) => deps.assets.blobReferenced(r.sha256)).map((r) => deps.urls.blob(r.sha256, r.format));
   deps.log.info({ mod: 'manage', deleted: deleted.length, not_found: notFound.length }, 'assets deleted');

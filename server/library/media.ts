@@ -6,7 +6,11 @@ import type { RgbaImage } from './heic-worker.ts';
 import { probeVideo, videoThumbnail } from './video.ts';
 
 /** What the bytes really are, sniffed from magic numbers (never from the caller's MIME type). */
-export interface Sniffed { mime: string; format: string; kind: 'image' | 'video' | 'svg' }
+export interface Sniffed {
+  mime: string;
+  format: string;
+  kind: 'image' | 'video' | 'svg';
+}
 
 const IMAGE_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'tiff', 'heic', 'heif']);
 const VIDEO_FORMATS = new Set(['mp4', 'webm', 'mov', 'quicktime']);
@@ -20,11 +24,17 @@ export async function sniff(bytes: Buffer): Promise<Sniffed | null> {
   if (ft && ft.ext !== 'xml') {
     const format = ft.ext === 'jpg' ? 'jpeg' : ft.ext === 'tif' ? 'tiff' : ft.ext;
     if (IMAGE_FORMATS.has(format)) return { mime: ft.mime, format, kind: 'image' };
-    if (VIDEO_FORMATS.has(format) || ft.mime.startsWith('video/')) return { mime: ft.mime, format: format === 'quicktime' ? 'mov' : format, kind: 'video' };
+    if (VIDEO_FORMATS.has(format) || ft.mime.startsWith('video/'))
+      return { mime: ft.mime, format: format === 'quicktime' ? 'mov' : format, kind: 'video' };
     return null;
   }
-  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart();
-  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(head)) return { mime: 'image/svg+xml', format: 'svg', kind: 'svg' };
+  const head = bytes
+    .subarray(0, 4096)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(head))
+    return { mime: 'image/svg+xml', format: 'svg', kind: 'svg' };
   return null;
 }
 
@@ -56,19 +66,43 @@ function tooLarge(field: string, w: number, h: number, max: number): ServiceErro
 }
 
 /** An original plus, for HEIC, its decoded pixels (so nothing decodes it twice). */
-interface Read { original: Original; pixels: RgbaImage | null }
+interface Read {
+  original: Original;
+  pixels: RgbaImage | null;
+}
 
 /**
  * Sniff, read the header, apply the pixel limit and convert HEIC/HEIF to PNG. Does not decode other
  * formats' pixels (the caller does, once).
  */
-async function readOriginal(bytes: Buffer, field: string, opts: { maxInputPixels: number; allowVideo: boolean }, work: ImageWork): Promise<Read> {
+async function readOriginal(
+  bytes: Buffer,
+  field: string,
+  opts: { maxInputPixels: number; allowVideo: boolean },
+  work: ImageWork,
+): Promise<Read> {
   const sniffed = await sniff(bytes);
-  if (!sniffed) throw new ServiceError('invalid_argument', field, 'is not a supported image (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF, SVG)');
+  if (!sniffed)
+    throw new ServiceError('invalid_argument', field, 'is not a supported image (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF, SVG)');
   if (sniffed.kind === 'video') {
-    if (!opts.allowVideo) throw new ServiceError('invalid_argument', field, `is a ${sniffed.format} video; import accepts images only (use the upload panel for video)`);
+    if (!opts.allowVideo)
+      throw new ServiceError(
+        'invalid_argument',
+        field,
+        `is a ${sniffed.format} video; import accepts images only (use the upload panel for video)`,
+      );
     const info = await probeVideo(bytes);
-    const original: Original = { bytes, format: sniffed.format, mime: sniffed.mime, kind: 'video', width: info?.widthPx ?? null, height: info?.heightPx ?? null, durationS: info?.durationS ?? null, hasAlpha: false, convertedFrom: null };
+    const original: Original = {
+      bytes,
+      format: sniffed.format,
+      mime: sniffed.mime,
+      kind: 'video',
+      width: info?.widthPx ?? null,
+      height: info?.heightPx ?? null,
+      durationS: info?.durationS ?? null,
+      hasAlpha: false,
+      convertedFrom: null,
+    };
     return { original, pixels: null };
   }
   let meta: Metadata;
@@ -76,7 +110,9 @@ async function readOriginal(bytes: Buffer, field: string, opts: { maxInputPixels
     // header only: cheap, so it runs outside the pool and refuses bad input before any queueing
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (e) {
-    throw new ServiceError('invalid_argument', field, `could not be read as ${sniffed.format}: the file is corrupt or truncated`, { cause: e });
+    throw new ServiceError('invalid_argument', field, `could not be read as ${sniffed.format}: the file is corrupt or truncated`, {
+      cause: e,
+    });
   }
   const w = meta.width ?? 0;
   const h = meta.height ?? 0;
@@ -85,16 +121,42 @@ async function readOriginal(bytes: Buffer, field: string, opts: { maxInputPixels
   if ((sniffed.format === 'heic' || sniffed.format === 'heif') && meta.compression !== 'av1') {
     // libheif decodes a cut-off file without an error, painting the missing tiles: check the boxes first.
     const cut = isobmffTruncation(bytes);
-    if (cut) throw new ServiceError('conversion_failed', field, `HEIC/HEIF could not be converted to PNG: the file is truncated (${cut}); nothing was imported`);
+    if (cut)
+      throw new ServiceError(
+        'conversion_failed',
+        field,
+        `HEIC/HEIF could not be converted to PNG: the file is truncated (${cut}); nothing was imported`,
+      );
     let pixels: RgbaImage;
     let png: Buffer;
     try {
       pixels = await work.decodeHeic(bytes);
-      png = await work.run(() => sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } }).png().toBuffer());
+      png = await work.run(() =>
+        sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
+          .png()
+          .toBuffer(),
+      );
     } catch (e) {
-      throw new ServiceError('conversion_failed', field, `HEIC/HEIF could not be converted to PNG (${(e as Error).message}); nothing was imported`, { cause: e });
+      throw new ServiceError(
+        'conversion_failed',
+        field,
+        `HEIC/HEIF could not be converted to PNG (${(e as Error).message}); nothing was imported`,
+        { cause: e },
+      );
     }
-    return { original: { bytes: png, format: 'png', mime: 'image/png', kind: 'image', width: pixels.width, height: pixels.height, hasAlpha: true, convertedFrom: sniffed.format }, pixels };
+    return {
+      original: {
+        bytes: png,
+        format: 'png',
+        mime: 'image/png',
+        kind: 'image',
+        width: pixels.width,
+        height: pixels.height,
+        hasAlpha: true,
+        convertedFrom: sniffed.format,
+      },
+      pixels,
+    };
   }
   const swap = (meta.orientation ?? 1) >= 5;
   const original: Original = {
@@ -121,18 +183,31 @@ const corrupt = (field: string, format: string, e: unknown): ServiceError =>
  * @param field JSON path named in errors (`args.data`, `args.url`)
  * @throws ServiceError invalid_argument (not an image, corrupt, over the pixel limit) | conversion_failed (HEIC decode failed)
  */
-export async function normaliseOriginal(bytes: Buffer, field: string, opts: { maxInputPixels: number; allowVideo: boolean }, work: ImageWork): Promise<Original> {
+export async function normaliseOriginal(
+  bytes: Buffer,
+  field: string,
+  opts: { maxInputPixels: number; allowVideo: boolean },
+  work: ImageWork,
+): Promise<Original> {
   const { original, pixels } = await readOriginal(bytes, field, opts, work);
   if (original.kind === 'video' || pixels) return original;
   try {
-    await work.run(() => sharp(bytes, { limitInputPixels: opts.maxInputPixels, failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer());
+    await work.run(() =>
+      sharp(bytes, { limitInputPixels: opts.maxInputPixels, failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer(),
+    );
   } catch (e) {
     throw corrupt(field, original.format, e);
   }
   return original;
 }
 
-export interface Rendition { role: 'thumbnail' | 'fallback' | 'webp'; width: number; height: number; format: string; bytes: Buffer }
+export interface Rendition {
+  role: 'thumbnail' | 'fallback' | 'webp';
+  width: number;
+  height: number;
+  format: string;
+  bytes: Buffer;
+}
 
 /** Widths (px) of the responsive WebP set; the original width is added when it is smaller than the next step. */
 export const SRCSET_WIDTHS = [320, 640, 960, 1280, 1920, 2560];
@@ -142,7 +217,12 @@ export const THUMBNAIL_EDGE = 320;
 const MAX_RENDITION_WIDTH = 2560;
 
 /** A rendition to derive: role, exact size in px, output format. */
-export interface RenditionSpec { role: Rendition['role']; width: number; height: number; format: 'jpeg' | 'webp' | 'png' }
+export interface RenditionSpec {
+  role: Rendition['role'];
+  width: number;
+  height: number;
+  format: 'jpeg' | 'webp' | 'png';
+}
 
 /** `height` px scaled to `width` px for an image `w`×`h`, rounded to the nearest px (≥ 1). */
 const scaled = (h: number, width: number, w: number): number => Math.max(1, Math.round((h * width) / w));
@@ -155,9 +235,12 @@ const scaled = (h: number, width: number, w: number): number => Math.max(1, Math
  */
 export function renditionPlan(width: number, height: number, format: string, hasAlpha: boolean): RenditionSpec[] {
   const long = Math.max(width, height);
-  const thumb = long <= THUMBNAIL_EDGE
-    ? { width, height }
-    : width >= height ? { width: THUMBNAIL_EDGE, height: scaled(height, THUMBNAIL_EDGE, width) } : { width: scaled(width, THUMBNAIL_EDGE, height), height: THUMBNAIL_EDGE };
+  const thumb =
+    long <= THUMBNAIL_EDGE
+      ? { width, height }
+      : width >= height
+        ? { width: THUMBNAIL_EDGE, height: scaled(height, THUMBNAIL_EDGE, width) }
+        : { width: scaled(width, THUMBNAIL_EDGE, height), height: THUMBNAIL_EDGE };
   const out: RenditionSpec[] = [{ role: 'thumbnail', ...thumb, format: 'jpeg' }];
   const widths = SRCSET_WIDTHS.filter((w) => w < width);
   if (width <= MAX_RENDITION_WIDTH) widths.push(width);
@@ -171,7 +254,10 @@ export function renditionPlan(width: number, height: number, format: string, has
 }
 
 /** An original and every rendition, derived from one decode. */
-export interface PreparedImage { original: Original; renditions: Rendition[] }
+export interface PreparedImage {
+  original: Original;
+  renditions: Rendition[];
+}
 
 /**
  * Validate and normalise input bytes and derive every rendition from **one decode**: the original is
@@ -186,7 +272,12 @@ export interface PreparedImage { original: Original; renditions: Rendition[] }
  * @param field JSON path named in errors (`args.data`, `args.url`)
  * @throws ServiceError invalid_argument (not an image, corrupt or truncated, over the pixel limit) | conversion_failed (HEIC decode failed)
  */
-export async function prepareImage(bytes: Buffer, field: string, opts: { maxInputPixels: number; allowVideo: boolean }, work: ImageWork): Promise<PreparedImage> {
+export async function prepareImage(
+  bytes: Buffer,
+  field: string,
+  opts: { maxInputPixels: number; allowVideo: boolean },
+  work: ImageWork,
+): Promise<PreparedImage> {
   const { original, pixels } = await readOriginal(bytes, field, opts, work);
   return { original, renditions: await deriveRenditions(original, pixels, field, opts.maxInputPixels, work) };
 }
@@ -196,11 +287,21 @@ export async function prepareImage(bytes: Buffer, field: string, opts: { maxInpu
  * `prepareImage` does. Without `work` the sharp operations run at once, outside any pool.
  * @throws ServiceError invalid_argument when the original cannot be decoded
  */
-export function makeRenditions(o: Original, maxInputPixels: number, work: Pick<ImageWork, 'run'> = { run: (op) => op() }): Promise<Rendition[]> {
+export function makeRenditions(
+  o: Original,
+  maxInputPixels: number,
+  work: Pick<ImageWork, 'run'> = { run: (op) => op() },
+): Promise<Rendition[]> {
   return deriveRenditions(o, null, 'original', maxInputPixels, work);
 }
 
-async function deriveRenditions(original: Original, pixels: RgbaImage | null, field: string, maxInputPixels: number, work: Pick<ImageWork, 'run'>): Promise<Rendition[]> {
+async function deriveRenditions(
+  original: Original,
+  pixels: RgbaImage | null,
+  field: string,
+  maxInputPixels: number,
+  work: Pick<ImageWork, 'run'>,
+): Promise<Rendition[]> {
   if (original.kind === 'video') {
     // The poster frame as the thumbnail; no srcset or fallback (the video itself is what is shown). A frame
     // over the pixel limit is not decoded: the decompression-bomb guard applies to frames too.
@@ -225,15 +326,16 @@ async function deriveRenditions(original: Original, pixels: RgbaImage | null, fi
     throw corrupt(field, original.convertedFrom ?? original.format, e);
   }
   const raw = { raw: { width: master.info.width, height: master.info.height, channels: master.info.channels } };
-  const derive = (r: RenditionSpec): Promise<Rendition> => work.run(async () => {
-    let img = sharp(master.data, raw);
-    if (r.width !== master.info.width || r.height !== master.info.height) img = img.resize(r.width, r.height, { fit: 'fill' });
-    if (r.role === 'thumbnail') img = img.flatten({ background: '#ffffff' }).jpeg({ quality: 78, mozjpeg: true });
-    else if (r.format === 'webp') img = img.webp({ quality: 80 });
-    else img = r.format === 'png' ? img.png() : img.jpeg({ quality: 85, mozjpeg: true });
-    const out = await img.toBuffer({ resolveWithObject: true });
-    return { role: r.role, width: out.info.width, height: out.info.height, format: r.format, bytes: out.data };
-  });
+  const derive = (r: RenditionSpec): Promise<Rendition> =>
+    work.run(async () => {
+      let img = sharp(master.data, raw);
+      if (r.width !== master.info.width || r.height !== master.info.height) img = img.resize(r.width, r.height, { fit: 'fill' });
+      if (r.role === 'thumbnail') img = img.flatten({ background: '#ffffff' }).jpeg({ quality: 78, mozjpeg: true });
+      else if (r.format === 'webp') img = img.webp({ quality: 80 });
+      else img = r.format === 'png' ? img.png() : img.jpeg({ quality: 85, mozjpeg: true });
+      const out = await img.toBuffer({ resolveWithObject: true });
+      return { role: r.role, width: out.info.width, height: out.info.height, format: r.format, bytes: out.data };
+    });
   return Promise.all(plan.map(derive));
 }
 
@@ -245,8 +347,17 @@ async function deriveRenditions(original: Original, pixels: RgbaImage | null, fi
  * libjpeg-turbo, not mozjpeg: a preview is sent once, and mozjpeg's trellis quantisation costs ~15× the
  * encode time (410 vs 28 ms at 1568×1045) for ~15 % fewer bytes.
  */
-export async function viewJpeg(bytes: Buffer, work: ImageWork, maxEdge = 1568, maxBytes = 1024 * 1024): Promise<{ data: Buffer; width: number; height: number }> {
-  const input = (): Sharp => sharp(bytes, { limitInputPixels: false, sequentialRead: true }).rotate().resize(maxEdge, maxEdge, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' });
+export async function viewJpeg(
+  bytes: Buffer,
+  work: ImageWork,
+  maxEdge = 1568,
+  maxBytes = 1024 * 1024,
+): Promise<{ data: Buffer; width: number; height: number }> {
+  const input = (): Sharp =>
+    sharp(bytes, { limitInputPixels: false, sequentialRead: true })
+      .rotate()
+      .resize(maxEdge, maxEdge, { fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' });
   // The first quality almost always fits: one pool operation, straight from the stored bytes.
   const first = await work.run(() => input().jpeg({ quality: 85 }).toBuffer({ resolveWithObject: true }));
   if (first.data.length <= maxBytes) return { data: first.data, width: first.info.width, height: first.info.height };
@@ -256,7 +367,12 @@ export async function viewJpeg(bytes: Buffer, work: ImageWork, maxEdge = 1568, m
   for (;;) {
     const e = edge;
     for (const quality of edge === maxEdge ? [75, 65, 55, 40] : [85, 75, 65, 55, 40]) {
-      const r = await work.run(() => sharp(decoded.data, raw).resize(e, e, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer({ resolveWithObject: true }));
+      const r = await work.run(() =>
+        sharp(decoded.data, raw)
+          .resize(e, e, { fit: 'inside', withoutEnlargement: true })
+          .jpeg({ quality })
+          .toBuffer({ resolveWithObject: true }),
+      );
       if (r.data.length <= maxBytes) return { data: r.data, width: r.info.width, height: r.info.height };
     }
     edge = Math.floor(edge * 0.75);

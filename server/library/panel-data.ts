@@ -9,7 +9,12 @@ import { matchAssets, type AssetVectorSearch } from './search.ts';
 const MAX_INLINE_SVG_BYTES = 256 * 1024;
 
 /** A stored raster rendition that can serve as a preview. */
-interface PreviewCandidate { role: string; width: number; height: number; format: string }
+interface PreviewCandidate {
+  role: string;
+  width: number;
+  height: number;
+  format: string;
+}
 
 /**
  * The rendition to preview at `sizePx` device px: the smallest (by pixel count) thumbnail or WebP
@@ -22,7 +27,9 @@ export function pickPreviewRendition<R extends PreviewCandidate>(renditions: R[]
   if (sizePx === undefined || !thumb) return thumb;
   const pool = renditions.filter((r) => r.role === 'thumbnail' || r.role === 'webp');
   const short = (r: R): number => Math.min(r.width, r.height);
-  const enough = pool.filter((r) => short(r) >= sizePx).sort((a, b) => a.width * a.height - b.width * b.height || Number(b === thumb) - Number(a === thumb));
+  const enough = pool
+    .filter((r) => short(r) >= sizePx)
+    .sort((a, b) => a.width * a.height - b.width * b.height || Number(b === thumb) - Number(a === thumb));
   if (enough[0]) return enough[0];
   return pool.sort((a, b) => short(b) - short(a) || a.width * a.height - b.width * b.height)[0] ?? thumb;
 }
@@ -59,14 +66,27 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
     const thumb = pickPreviewRendition(deps.assets.renditions(row.seq), sizePx);
     // one read per thumbnail (absent bytes are an answer), not an existence check and then a read
     const thumbBytes = thumb ? await getIfPresent(deps, thumb.sha256) : null;
-    const svgBytes = !thumbBytes && row.kind === 'svg' && row.size_bytes <= MAX_INLINE_SVG_BYTES ? await getIfPresent(deps, row.sha256) : null;
+    const svgBytes =
+      !thumbBytes && row.kind === 'svg' && row.size_bytes <= MAX_INLINE_SVG_BYTES ? await getIfPresent(deps, row.sha256) : null;
     if (thumb && thumbBytes) {
       const bytes = thumbBytes;
       const mime = MIME[thumb.format] ?? 'image/jpeg';
-      thumbnails.push({ asset_id: row.id, data_url: `data:${mime};base64,${bytes.toString('base64')}`, width: thumb.width, height: thumb.height, bytes: bytes.length });
+      thumbnails.push({
+        asset_id: row.id,
+        data_url: `data:${mime};base64,${bytes.toString('base64')}`,
+        width: thumb.width,
+        height: thumb.height,
+        bytes: bytes.length,
+      });
     } else if (svgBytes) {
       const bytes = svgBytes;
-      thumbnails.push({ asset_id: row.id, data_url: `data:image/svg+xml;base64,${bytes.toString('base64')}`, width: row.width, height: row.height, bytes: bytes.length });
+      thumbnails.push({
+        asset_id: row.id,
+        data_url: `data:image/svg+xml;base64,${bytes.toString('base64')}`,
+        width: row.width,
+        height: row.height,
+        bytes: bytes.length,
+      });
     } else {
       thumbnails.push({ asset_id: row.id, data_url: null, width: null, height: null, bytes: 0 });
     }
@@ -80,10 +100,21 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
  * counts are over exactly the assets search reports as matches for it in the same mode
  * (`matchAssets`), so "All n" above a result list equals its total.
  */
-export async function facetsFor(deps: LibraryDeps, facets: AssetFacetQueries, scope: Scope, opts: { query?: string | undefined; mode?: SearchMode | undefined; kind?: string | undefined; orientation?: Orientation | undefined }, vectors: AssetVectorSearch | null): Promise<FacetsResult> {
+export async function facetsFor(
+  deps: LibraryDeps,
+  facets: AssetFacetQueries,
+  scope: Scope,
+  opts: { query?: string | undefined; mode?: SearchMode | undefined; kind?: string | undefined; orientation?: Orientation | undefined },
+  vectors: AssetVectorSearch | null,
+): Promise<FacetsResult> {
   const mode = opts.mode && opts.mode !== 'similar' ? opts.mode : 'all';
   const rows = opts.query
-    ? facets.countsOf(scope, (await matchAssets(deps, scope, { query: opts.query, mode }, { kind: opts.kind, orientation: opts.orientation }, vectors)).ranked.filter((f) => f.match).map((f) => f.seq))
+    ? facets.countsOf(
+        scope,
+        (await matchAssets(deps, scope, { query: opts.query, mode }, { kind: opts.kind, orientation: opts.orientation }, vectors)).ranked
+          .filter((f) => f.match)
+          .map((f) => f.seq),
+      )
     : facets.counts(scope, { match: null, kind: opts.kind, orientation: opts.orientation });
   const byCat = new Map<string, { count: number; subtypes: Map<string, number> }>();
   let total = 0;
@@ -110,7 +141,11 @@ export async function facetsFor(deps: LibraryDeps, facets: AssetFacetQueries, sc
     uncategorized,
     categories: cats.map((category) => {
       const c = byCat.get(category)!;
-      return { category, count: c.count, subtypes: [...c.subtypes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([subtype, count]) => ({ subtype, count })) };
+      return {
+        category,
+        count: c.count,
+        subtypes: [...c.subtypes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([subtype, count]) => ({ subtype, count })),
+      };
     }),
   };
 }

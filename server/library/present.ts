@@ -28,7 +28,13 @@ export function assetUrls(row: AssetRow, renditions: RenditionRow[], urls: UrlBu
     original,
     thumbnail: thumb ? urls.blob(thumb.sha256, thumb.format) : original,
     fallback: fallback ? urls.blob(fallback.sha256, fallback.format) : original,
-    webp: webp.map((r) => ({ url: urls.blob(r.sha256, r.format), width: r.width, height: r.height, format: r.format, size_bytes: r.size_bytes })),
+    webp: webp.map((r) => ({
+      url: urls.blob(r.sha256, r.format),
+      width: r.width,
+      height: r.height,
+      format: r.format,
+      size_bytes: r.size_bytes,
+    })),
     thumbnailSha: thumb?.sha256 ?? null,
   };
 }
@@ -37,7 +43,12 @@ export function assetUrls(row: AssetRow, renditions: RenditionRow[], urls: UrlBu
  * Map a row to the spec's Asset (search result item).
  * @param hit relevance in [0, 1] and how it matched (null outside a ranked search)
  */
-export function toAsset(row: AssetRow, renditions: RenditionRow[], urls: UrlBuilder, hit: { relevance: number | null; matchedBy: MatchKind[] | null } | null): Asset {
+export function toAsset(
+  row: AssetRow,
+  renditions: RenditionRow[],
+  urls: UrlBuilder,
+  hit: { relevance: number | null; matchedBy: MatchKind[] | null } | null,
+): Asset {
   const u = assetUrls(row, renditions, urls);
   return {
     id: row.id,

@@ -11,9 +11,16 @@ import { toAsset } from './present.ts';
 import { rankedCacheOf } from '../domain/ranked-cache.ts';
 
 /** A vector hit: asset seq, cosine similarity, and its standard score under the space's null model (null when uncalibrated). */
-export interface VectorHit { seq: number; similarity: number; z: number | null }
+export interface VectorHit {
+  seq: number;
+  similarity: number;
+  z: number | null;
+}
 /** Hits nearest first, and the standard score a hit needs to be a match (domain/calibration.ts). */
-export interface VectorResult { hits: VectorHit[]; accept: number }
+export interface VectorResult {
+  hits: VectorHit[];
+  accept: number;
+}
 
 /**
  * KNN over asset embeddings (sqlite-vec), supplied by the enrichment module. A method returns null
@@ -33,7 +40,9 @@ const FEW_MATCHES = 3;
 const MAX_SUGGESTIONS = 5;
 const MIN_SUGGESTION_RELEVANCE = 0.1;
 
-interface Resolved { themeId: string }
+interface Resolved {
+  themeId: string;
+}
 
 /** The matches of a query (and the non-matching candidates), before paging. */
 export interface AssetMatches {
@@ -55,15 +64,32 @@ export interface AssetMatches {
  * @param deepest how far the caller pages (offset + limit + 1): complete exact matches are fetched that deep
  * @throws ServiceError not_found (args.similar_to_asset_id) | unsupported (args.mode)
  */
-export async function matchAssets(deps: LibraryDeps, scope: Scope, args: Pick<SearchArgs, 'query' | 'mode' | 'similar_to_asset_id'>, filters: AssetFilters, vectors: AssetVectorSearch | null, deepest = 0): Promise<AssetMatches> {
+export async function matchAssets(
+  deps: LibraryDeps,
+  scope: Scope,
+  args: Pick<SearchArgs, 'query' | 'mode' | 'similar_to_asset_id'>,
+  filters: AssetFilters,
+  vectors: AssetVectorSearch | null,
+  deepest = 0,
+): Promise<AssetMatches> {
   const query = args.query && args.query.length > 0 ? args.query : undefined;
   let mode: SearchMode = args.mode;
   if (mode === 'similar') {
     const source = deps.assets.byId(scope, args.similar_to_asset_id!);
-    if (!source) throw new ServiceError('not_found', 'args.similar_to_asset_id', `asset ${args.similar_to_asset_id} does not exist in this workspace`);
+    if (!source)
+      throw new ServiceError('not_found', 'args.similar_to_asset_id', `asset ${args.similar_to_asset_id} does not exist in this workspace`);
     const r = vectors ? await vectors.similar(scope, source.seq, { ...filters, excludeSeq: source.seq }, RANKED_DEPTH) : null;
-    if (!r) throw new ServiceError('unsupported', 'args.mode', 'similar search is unavailable: visual embeddings are not computed on this server yet');
-    const ranked = fuse(null, r.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(h.similarity, h.z, r.accept) })), 'visual');
+    if (!r)
+      throw new ServiceError(
+        'unsupported',
+        'args.mode',
+        'similar search is unavailable: visual embeddings are not computed on this server yet',
+      );
+    const ranked = fuse(
+      null,
+      r.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(h.similarity, h.z, r.accept) })),
+      'visual',
+    );
     return { ranked, unfetched: 0, mode, degradedFrom: null, match: ranked.some((f) => f.match) ? 'vector' : 'none', lexical: null };
   }
   if (!query) return { ranked: [], unfetched: 0, mode, degradedFrom: null, match: 'browse', lexical: null };
@@ -73,7 +99,11 @@ export async function matchAssets(deps: LibraryDeps, scope: Scope, args: Pick<Se
   let degradedFrom: SearchMode | null = null;
   if (mode === 'semantic' || mode === 'all') {
     if (!vectors && mode === 'semantic') {
-      throw new ServiceError('unsupported', 'args.mode', 'semantic search is unavailable: no embedder is configured on this server; use mode all or an exact-field mode');
+      throw new ServiceError(
+        'unsupported',
+        'args.mode',
+        'semantic search is unavailable: no embedder is configured on this server; use mode all or an exact-field mode',
+      );
     }
     semantic = vectors ? await vectors.semantic(scope, query, filters, RANKED_DEPTH) : null;
     // The vector index exists but cannot answer now (embedder failing, re-embedding): degrade to BM25.
@@ -84,15 +114,22 @@ export async function matchAssets(deps: LibraryDeps, scope: Scope, args: Pick<Se
   }
   const wantLexical = mode !== 'semantic';
   const lexical = wantLexical
-    ? await runLexical(query, deps.lexical.assets(scope, filters), {
-        column,
-        thesaurus: column ? null : await deps.thesaurus(),
-        typos: true,
-        synonyms: column ? [] : deps.synonyms.forAssets(scope),
-        depth: RANKED_DEPTH,
-      }, deepest)
+    ? await runLexical(
+        query,
+        deps.lexical.assets(scope, filters),
+        {
+          column,
+          thesaurus: column ? null : await deps.thesaurus(),
+          typos: true,
+          synonyms: column ? [] : deps.synonyms.forAssets(scope),
+          depth: RANKED_DEPTH,
+        },
+        deepest,
+      )
     : null;
-  const vector = semantic ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic.accept) })) : null;
+  const vector = semantic
+    ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic.accept) }))
+    : null;
   const ranked = fuse(lexical?.hits ?? null, vector);
   const matches = ranked.filter((f) => f.match);
   let match: AssetPage['request']['match'] = 'none';
@@ -112,17 +149,38 @@ export async function matchAssets(deps: LibraryDeps, scope: Scope, args: Pick<Se
  * @param at random access for panels: the page starting at `offset` within the cursor's snapshot
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.similar_to_asset_id) | unsupported
  */
-export async function searchAssets(deps: LibraryDeps, scope: Scope, args: SearchArgs, theme: Resolved, vectors: AssetVectorSearch | null, at?: { offset: number }): Promise<AssetPage> {
+export async function searchAssets(
+  deps: LibraryDeps,
+  scope: Scope,
+  args: SearchArgs,
+  theme: Resolved,
+  vectors: AssetVectorSearch | null,
+  at?: { offset: number },
+): Promise<AssetPage> {
   const { assets, cursors, urls } = deps;
   const query = args.query && args.query.length > 0 ? args.query : undefined;
   const cursorKey = {
-    t: scope.tenantId, w: scope.workspaceId, th: theme.themeId, q: query ?? null, m: args.mode,
-    k: args.kind ?? null, c: args.category ?? null, s: args.subtype ?? null, o: args.orientation ?? null, sim: args.similar_to_asset_id ?? null,
+    t: scope.tenantId,
+    w: scope.workspaceId,
+    th: theme.themeId,
+    q: query ?? null,
+    m: args.mode,
+    k: args.kind ?? null,
+    c: args.category ?? null,
+    s: args.subtype ?? null,
+    o: args.orientation ?? null,
+    sim: args.similar_to_asset_id ?? null,
   };
   const decoded = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: assets.maxSeq(scope) };
   // `at` (the panel's random access) keeps the cursor's verified snapshot and moves the offset.
   const state = at ? { ...decoded, offset: at.offset } : decoded;
-  const filters: AssetFilters = { kind: args.kind, category: args.category, subtype: args.subtype, orientation: args.orientation, maxSeq: state.snapshot };
+  const filters: AssetFilters = {
+    kind: args.kind,
+    category: args.category,
+    subtype: args.subtype,
+    orientation: args.orientation,
+    maxSeq: state.snapshot,
+  };
   const limit = args.limit;
 
   let page: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }[];

@@ -27,8 +27,8 @@ function expireStale(deps: PickerDeps): void {
 export type ElicitAnswer = { action: 'accept'; assetIds: string[] } | { action: 'decline' | 'cancel' };
 
 /** How `select` reaches the user: an MCP Apps panel, a form elicitation (with the asking function), or plain text. */
-export type PickerChannel = { delivery: 'panel' } | { delivery: 'text' } | { delivery: 'elicitation'; ask(candidates: SelectedAsset[]): Promise<ElicitAnswer> };
-
+export type PickerChannel =
+  { delivery: 'panel' } | { delivery: 'text' } | { delivery: 'elicitation'; ask(candidates: SelectedAsset[]): Promise<ElicitAnswer> };
 
 function toSelected(a: Asset, position: number): SelectedAsset {
   return { position, id: a.id, name: a.name, original_url: a.original_url, url: a.url, width: a.width, height: a.height };
@@ -41,13 +41,27 @@ function hydrate(deps: PickerDeps, scope: Scope, ids: string[]): SelectedAsset[]
     const row = deps.library.assets.byId(scope, id);
     if (!row) continue;
     const u = assetUrls(row, deps.library.assets.renditions(row.seq), deps.library.urls);
-    out.push({ position: out.length + 1, id: row.id, name: row.name, original_url: u.original, url: u.original, width: row.width, height: row.height });
+    out.push({
+      position: out.length + 1,
+      id: row.id,
+      name: row.name,
+      original_url: u.original,
+      url: u.original,
+      width: row.width,
+      height: row.height,
+    });
   }
   return out;
 }
 
 function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): SelectionState {
-  return { picker_id: p.id, status: p.status, selection: hydrate(deps, scope, p.selection), confirmed_at: p.confirmedAt, workspace_id: p.workspaceId };
+  return {
+    picker_id: p.id,
+    status: p.status,
+    selection: hydrate(deps, scope, p.selection),
+    confirmed_at: p.confirmedAt,
+    workspace_id: p.workspaceId,
+  };
 }
 
 /**
@@ -60,7 +74,15 @@ function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): SelectionState {
  * Candidates are one search page: up to `limit` (≤ 50) with `total`, `has_more` and `next_cursor`.
  * @throws ServiceError from `searchAssets` (invalid cursor, unknown similar_to_asset_id, unsupported mode)
  */
-export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchArgs, themeId: string, vectors: AssetVectorSearch | null, channel: PickerChannel, signal?: AbortSignal): Promise<SelectResult> {
+export async function selectAssets(
+  deps: PickerDeps,
+  scope: Scope,
+  args: SearchArgs,
+  themeId: string,
+  vectors: AssetVectorSearch | null,
+  channel: PickerChannel,
+  signal?: AbortSignal,
+): Promise<SelectResult> {
   expireStale(deps);
   const page: AssetPage = await searchAssets(deps.library, scope, args, { themeId }, vectors);
   const candidates = page.assets.map((a, i) => toSelected(a, i + 1));
@@ -72,7 +94,15 @@ export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchA
   if (channel.delivery === 'panel' || channel.delivery === 'text' || candidates.length === 0) {
     const status = channel.delivery === 'panel' ? 'awaiting_user' : 'candidates';
     deps.pickers.insert({ id, themeId, delivery, status, request, selection: [], createdAt: now, confirmedAt: null }, scope);
-    return { picker_id: id, status, delivery, selection: [], candidates: channel.delivery === 'panel' ? [] : candidates, ...paging, page: channel.delivery === 'panel' ? page : null };
+    return {
+      picker_id: id,
+      status,
+      delivery,
+      selection: [],
+      candidates: channel.delivery === 'panel' ? [] : candidates,
+      ...paging,
+      page: channel.delivery === 'panel' ? page : null,
+    };
   }
   deps.pickers.insert({ id, themeId, delivery, status: 'awaiting_user', request, selection: [], createdAt: now, confirmedAt: null }, scope);
   let answer: ElicitAnswer;
@@ -86,13 +116,24 @@ export async function selectAssets(deps: PickerDeps, scope: Scope, args: SearchA
     }
     // The client could not ask the user (its handler failed or its answer did not fit the form): close the
     // picker with the candidate list, which the agent presents instead.
-    deps.library.log.warn({ mod: 'select', picker_id: id, err: e instanceof Error ? e.message : String(e) }, 'elicitation failed: answering with the candidate list');
+    deps.library.log.warn(
+      { mod: 'select', picker_id: id, err: e instanceof Error ? e.message : String(e) },
+      'elicitation failed: answering with the candidate list',
+    );
     deps.pickers.finish(scope, id, 'candidates', [], new Date().toISOString());
     return { picker_id: id, status: 'candidates', delivery, selection: [], candidates, ...paging, page: null };
   }
   if (answer.action !== 'accept') {
     deps.pickers.finish(scope, id, answer.action === 'decline' ? 'declined' : 'cancelled', [], new Date().toISOString());
-    return { picker_id: id, status: answer.action === 'decline' ? 'declined' : 'cancelled', delivery, selection: [], candidates, ...paging, page: null };
+    return {
+      picker_id: id,
+      status: answer.action === 'decline' ? 'declined' : 'cancelled',
+      delivery,
+      selection: [],
+      candidates,
+      ...paging,
+      page: null,
+    };
   }
   const offered = new Set(candidates.map((c) => c.id));
   const ids = answer.assetIds.filter((a, i, all) => offered.has(a) && all.indexOf(a) === i);
@@ -120,21 +161,35 @@ export function getSelection(deps: PickerDeps, scope: Scope, pickerId: string): 
  * not declare MCP Apps) can be confirmed too: a host may render the panel anyway.
  * @throws ServiceError not_found (args.picker_id | args.asset_ids[i]) | conflict (args.asset_ids)
  */
-export function submitSelection(deps: PickerDeps, scope: Scope, pickerId: string, assetIds: string[]): SelectionState & { already_confirmed: boolean } {
+export function submitSelection(
+  deps: PickerDeps,
+  scope: Scope,
+  pickerId: string,
+  assetIds: string[],
+): SelectionState & { already_confirmed: boolean } {
   expireStale(deps);
   const p = deps.pickers.byId(scope, pickerId);
   if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
   const ids = assetIds.map((a) => a.toLowerCase());
   ids.forEach((id, i) => {
-    if (!deps.library.assets.byId(scope, id)) throw new ServiceError('not_found', `args.asset_ids[${i}]`, `asset ${id} does not exist in workspace ${scope.workspaceId}`);
+    if (!deps.library.assets.byId(scope, id))
+      throw new ServiceError('not_found', `args.asset_ids[${i}]`, `asset ${id} does not exist in workspace ${scope.workspaceId}`);
   });
   const same = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
-  if ((p.status === 'awaiting_user' || p.status === 'candidates') && deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString())) {
+  if (
+    (p.status === 'awaiting_user' || p.status === 'candidates') &&
+    deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString())
+  ) {
     return { ...stateOf(deps, scope, deps.pickers.byId(scope, p.id)!), already_confirmed: false };
   }
   const now = deps.pickers.byId(scope, p.id)!;
   if (now.status === 'confirmed' && same(now.selection, ids)) return { ...stateOf(deps, scope, now), already_confirmed: true };
-  throw new ServiceError('conflict', 'args.asset_ids', `picker ${p.id} is already ${now.status}${now.status === 'confirmed' ? ' with a different selection' : ''}; open a new picker with select`, {
-    details: { status: now.status, selection: now.selection },
-  });
+  throw new ServiceError(
+    'conflict',
+    'args.asset_ids',
+    `picker ${p.id} is already ${now.status}${now.status === 'confirmed' ? ' with a different selection' : ''}; open a new picker with select`,
+    {
+      details: { status: now.status, selection: now.selection },
+    },
+  );
 }

@@ -128,7 +128,14 @@ export function createUploadService(deps: UploadDeps): UploadService {
   };
 
   const importStaged = async (scope: Scope, row: UploadRow, bytes: Buffer, slot: ImportSlot | null): Promise<ImportedAsset> => {
-    const { asset } = await storeAsset(library, scope, { bytes, field: 'args.upload_id', source: 'upload', allowVideo: true, user: userOf(row), admission: slot ?? undefined });
+    const { asset } = await storeAsset(library, scope, {
+      bytes,
+      field: 'args.upload_id',
+      source: 'upload',
+      allowVideo: true,
+      user: userOf(row),
+      admission: slot ?? undefined,
+    });
     return asset;
   };
 
@@ -143,11 +150,19 @@ export function createUploadService(deps: UploadDeps): UploadService {
 
     async begin(scope, args) {
       if (args.size_bytes > policy.maxFileBytes) {
-        throw new ServiceError('invalid_argument', 'args.size_bytes', `is ${args.size_bytes} bytes; the largest accepted file is ${policy.maxFileBytes} bytes`);
+        throw new ServiceError(
+          'invalid_argument',
+          'args.size_bytes',
+          `is ${args.size_bytes} bytes; the largest accepted file is ${policy.maxFileBytes} bytes`,
+        );
       }
       const mimeOk = args.mime_type ? (UPLOAD_MIME_TYPES as readonly string[]).includes(args.mime_type.toLowerCase()) : false;
       if (!mimeOk && !(UPLOAD_EXTENSIONS as readonly string[]).includes(ext(args.filename))) {
-        throw new ServiceError('invalid_argument', args.mime_type ? 'args.mime_type' : 'args.filename', `must be an image (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF, SVG) or a video (MP4, WebM, MOV); got ${args.mime_type || ext(args.filename) || 'no type'}`);
+        throw new ServiceError(
+          'invalid_argument',
+          args.mime_type ? 'args.mime_type' : 'args.filename',
+          `must be an image (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC/HEIF, SVG) or a video (MP4, WebM, MOV); got ${args.mime_type || ext(args.filename) || 'no type'}`,
+        );
       }
       const now = deps.now();
       const sha256 = args.sha256.toLowerCase();
@@ -166,7 +181,11 @@ export function createUploadService(deps: UploadDeps): UploadService {
         return view(uploads.byId(scope, open.id, now)!, true);
       }
       if (uploads.openCount(scope, now) >= policy.maxOpenSessions) {
-        throw new ServiceError('conflict', null, `${policy.maxOpenSessions} uploads are already open in this workspace; complete or abort some first (open sessions expire after ${policy.ttlMs} ms without activity)`);
+        throw new ServiceError(
+          'conflict',
+          null,
+          `${policy.maxOpenSessions} uploads are already open in this workspace; complete or abort some first (open sessions expire after ${policy.ttlMs} ms without activity)`,
+        );
       }
       const id = randomUUID();
       uploads.insert({
@@ -200,13 +219,24 @@ export function createUploadService(deps: UploadDeps): UploadService {
 
     async chunk(scope, args) {
       const row = load(scope, args.upload_id);
-      if (row.status !== 'receiving') throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}; chunks are accepted only while it is receiving`);
-      if (completing.has(row.id)) throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed; chunks are no longer accepted');
-      if (args.index >= row.chunk_count) throw new ServiceError('invalid_argument', 'args.index', `must be 0–${row.chunk_count - 1} (the upload has ${row.chunk_count} chunks of ${row.chunk_size_bytes} bytes)`);
+      if (row.status !== 'receiving')
+        throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}; chunks are accepted only while it is receiving`);
+      if (completing.has(row.id))
+        throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed; chunks are no longer accepted');
+      if (args.index >= row.chunk_count)
+        throw new ServiceError(
+          'invalid_argument',
+          'args.index',
+          `must be 0–${row.chunk_count - 1} (the upload has ${row.chunk_count} chunks of ${row.chunk_size_bytes} bytes)`,
+        );
       const bytes = Buffer.from(args.data, 'base64');
       const { start, end } = chunkRange(row.size_bytes, row.chunk_size_bytes, args.index);
       if (bytes.length !== end - start) {
-        throw new ServiceError('invalid_argument', 'args.data', `decodes to ${bytes.length} bytes; chunk ${args.index} of a ${row.size_bytes}-byte file must be exactly ${end - start} bytes (bytes ${start}–${end - 1})`);
+        throw new ServiceError(
+          'invalid_argument',
+          'args.data',
+          `decodes to ${bytes.length} bytes; chunk ${args.index} of a ${row.size_bytes}-byte file must be exactly ${end - start} bytes (bytes ${start}–${end - 1})`,
+        );
       }
       await staging.writePart(row.id, args.index, bytes);
       const now = deps.now();
@@ -227,9 +257,14 @@ export function createUploadService(deps: UploadDeps): UploadService {
     async complete(scope, args) {
       const row = load(scope, args.upload_id);
       if (row.status === 'failed' || row.status === 'aborted') {
-        throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}${row.error ? ` (${parseError(row.error)?.message})` : ''}; start a new one with begin`);
+        throw new ServiceError(
+          'conflict',
+          'args.upload_id',
+          `upload is ${row.status}${row.error ? ` (${parseError(row.error)?.message})` : ''}; start a new one with begin`,
+        );
       }
-      if (completing.has(row.id)) throw new ServiceError('conflict', 'args.upload_id', 'upload is already being completed; ask status in a moment');
+      if (completing.has(row.id))
+        throw new ServiceError('conflict', 'args.upload_id', 'upload is already being completed; ask status in a moment');
       // Admission before anything changes: a `busy` refusal leaves the upload as it was, so the same
       // complete can be retried (parts not yet assembled, nothing imported).
       const slot = args.import ? library.images.admit() : null;
@@ -243,16 +278,38 @@ export function createUploadService(deps: UploadDeps): UploadService {
           if (row.status === 'staged' || row.asset_id !== asset.asset_id) finish(row, 'imported', { asset_id: asset.asset_id });
           return { session: view(load(scope, row.id)), asset };
         }
-        const missing = missingChunks(row.chunk_count, uploads.chunks(row.id).map((c) => c.idx));
+        const missing = missingChunks(
+          row.chunk_count,
+          uploads.chunks(row.id).map((c) => c.idx),
+        );
         if (missing.length > 0) {
-          throw new ServiceError('conflict', 'args.upload_id', `${missing.length} of ${row.chunk_count} chunks are missing (indexes ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', …' : ''}); send them, then complete`, { details: { missing_chunks: missing } });
+          throw new ServiceError(
+            'conflict',
+            'args.upload_id',
+            `${missing.length} of ${row.chunk_count} chunks are missing (indexes ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', …' : ''}); send them, then complete`,
+            { details: { missing_chunks: missing } },
+          );
         }
         const whole = await staging.assemble(row.id, row.chunk_count);
         if (whole.sizeBytes !== row.size_bytes) {
-          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received ${whole.sizeBytes} bytes but begin declared size_bytes ${row.size_bytes}; the upload was discarded, start again with begin`));
+          return await fail(
+            row,
+            new ServiceError(
+              'conflict',
+              'args.upload_id',
+              `received ${whole.sizeBytes} bytes but begin declared size_bytes ${row.size_bytes}; the upload was discarded, start again with begin`,
+            ),
+          );
         }
         if (whole.sha256 !== row.sha256) {
-          return await fail(row, new ServiceError('conflict', 'args.upload_id', `received bytes have sha256 ${whole.sha256} but begin declared ${row.sha256}; the upload was discarded, start again with begin`));
+          return await fail(
+            row,
+            new ServiceError(
+              'conflict',
+              'args.upload_id',
+              `received bytes have sha256 ${whole.sha256} but begin declared ${row.sha256}; the upload was discarded, start again with begin`,
+            ),
+          );
         }
         // The verified file is recorded before the import starts: if the import fails for a transient reason
         // (a lock held past busy_timeout) or the process dies, a retry of complete imports the staged file.
@@ -280,8 +337,10 @@ export function createUploadService(deps: UploadDeps): UploadService {
 
     async abort(scope, id) {
       const row = load(scope, id);
-      if (row.status === 'imported') throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${row.asset_id}; the asset stays`);
-      if (completing.has(row.id)) throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed and can no longer be aborted');
+      if (row.status === 'imported')
+        throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${row.asset_id}; the asset stays`);
+      if (completing.has(row.id))
+        throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed and can no longer be aborted');
       if (row.status === 'receiving' || row.status === 'staged') finish(row, 'aborted');
       await staging.remove(row.id);
       return view(load(scope, row.id));

@@ -27,7 +27,12 @@ export async function probeVideo(bytes: Buffer): Promise<VideoInfo | null> {
     const track = await input.getPrimaryVideoTrack();
     if (!track) return null;
     const durationS = await input.computeDuration().catch(() => null);
-    return { widthPx: track.displayWidth, heightPx: track.displayHeight, durationS: durationS && Number.isFinite(durationS) ? durationS : null, codec: (await track.getCodec()) ?? null };
+    return {
+      widthPx: track.displayWidth,
+      heightPx: track.displayHeight,
+      durationS: durationS && Number.isFinite(durationS) ? durationS : null,
+      codec: (await track.getCodec()) ?? null,
+    };
   } catch {
     return null;
   } finally {
@@ -62,7 +67,9 @@ export async function videoPoster(bytes: Buffer, durationS: number | null): Prom
   const atS = durationS ? Math.min(1, durationS * 0.1) : 0;
   const module = await compiledFfmpeg();
   if (!module) return null;
-  const worker = new Worker(new URL('./video-poster.worker.mjs', import.meta.url), { workerData: { bytes: new Uint8Array(bytes), atS, module } });
+  const worker = new Worker(new URL('./video-poster.worker.mjs', import.meta.url), {
+    workerData: { bytes: new Uint8Array(bytes), atS, module },
+  });
   try {
     return await new Promise<Buffer | null>((resolve) => {
       const timer = setTimeout(() => resolve(null), POSTER_TIMEOUT_MS);
@@ -89,7 +96,12 @@ export async function videoPoster(bytes: Buffer, durationS: number | null): Prom
  * size as an image's thumbnail, so `thumbnail_url` is a real preview).
  * @returns null when no poster can be made (see `videoPoster`)
  */
-export async function videoThumbnail(bytes: Buffer, durationS: number | null, edgePx: number, maxInputPixels: number): Promise<{ bytes: Buffer; width: number; height: number } | null> {
+export async function videoThumbnail(
+  bytes: Buffer,
+  durationS: number | null,
+  edgePx: number,
+  maxInputPixels: number,
+): Promise<{ bytes: Buffer; width: number; height: number } | null> {
   const png = await videoPoster(bytes, durationS);
   if (!png) return null;
   const r = await sharp(png, { limitInputPixels: maxInputPixels })

@@ -33,7 +33,12 @@ export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string
   const row = deps.assets.byId(scope, assetId);
   if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${assetId} does not exist in this workspace`);
   if (row.kind === 'video') throw new ServiceError('unsupported', 'args.asset_id', 'view shows images; this asset is a video');
-  const jpeg = await viewJpeg(await deps.blobs.get(previewSource(row, deps.assets.renditions(row.seq))), imageWork(deps.images, IMAGE_PRIORITY.view), VIEW_MAX_EDGE, VIEW_MAX_BYTES);
+  const jpeg = await viewJpeg(
+    await deps.blobs.get(previewSource(row, deps.assets.renditions(row.seq))),
+    imageWork(deps.images, IMAGE_PRIORITY.view),
+    VIEW_MAX_EDGE,
+    VIEW_MAX_BYTES,
+  );
   return {
     image: jpeg.data,
     facts: {

@@ -14,7 +14,12 @@ afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, fo
 
 function capture(): { log: pino.Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); cb(); } });
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      cb();
+    },
+  });
   return { log: pino({ level: 'warn' }, stream), lines };
 }
 
@@ -45,18 +50,26 @@ describe('MCP Apps panel resources', () => {
       expect(r._meta).toEqual(meta);
     }
     const read = await client.readResource({ uri: 'ui://atelier/asset-picker.html' });
-    expect(read.contents).toEqual([{ uri: 'ui://atelier/asset-picker.html', mimeType: MCP_APP_MIME, text: '<!doctype html><title>picker</title>', _meta: meta }]);
+    expect(read.contents).toEqual([
+      { uri: 'ui://atelier/asset-picker.html', mimeType: MCP_APP_MIME, text: '<!doctype html><title>picker</title>', _meta: meta },
+    ]);
     // Cached after the first read: a rebuild on disk does not change a running server's answer.
     fs.writeFileSync(path.join(dir, 'asset-picker.html'), 'changed');
-    expect((await client.readResource({ uri: 'ui://atelier/asset-picker.html' })).contents[0]).toMatchObject({ text: '<!doctype html><title>picker</title>' });
+    expect((await client.readResource({ uri: 'ui://atelier/asset-picker.html' })).contents[0]).toMatchObject({
+      text: '<!doctype html><title>picker</title>',
+    });
     // Panels of the registry that were not built (here: all but these two) are named in one warning.
-    const others = panelResources(dir).map((p) => p.name).filter((n) => n !== 'asset-picker' && n !== 'search-results');
+    const others = panelResources(dir)
+      .map((p) => p.name)
+      .filter((n) => n !== 'asset-picker' && n !== 'search-results');
     expect(lines.filter((l) => l.level === 40).map((l) => l.missing)).toEqual(others.length ? [others] : []);
   });
 
   it('lets the server start without built panels: nothing registered, one warning', async () => {
     const { log, lines } = capture();
-    const client = await connect(createAppResources({ dir: path.join(os.tmpdir(), 'atelier-no-such-dir'), cdnBase: () => 'http://x', log }));
+    const client = await connect(
+      createAppResources({ dir: path.join(os.tmpdir(), 'atelier-no-such-dir'), cdnBase: () => 'http://x', log }),
+    );
     await expect(client.listResources()).rejects.toThrow(/Method not found/);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 40, missing: panelResources('/x').map((p) => p.name) });

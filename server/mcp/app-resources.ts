@@ -13,7 +13,12 @@ export const MCP_APP_MIME = RESOURCE_MIME_TYPE;
 export const DEFAULT_UI_DIST = packagePath('dist', 'ui');
 
 /** One panel resource: its `ui://` URI and built HTML file. */
-export interface PanelResource { uri: string; name: string; file: string; title: string }
+export interface PanelResource {
+  uri: string;
+  name: string;
+  file: string;
+  title: string;
+}
 
 /** Every `resourceUri` in the router registry, mapped to `dist/ui/<name>.html` (`ui://atelier/<name>.html`). */
 export function panelResources(dir: string): PanelResource[] {
@@ -42,7 +47,10 @@ export function createAppResources(opts: { dir?: string; cdnBase: () => string; 
   const cache = new Map<string, string>();
   const missing = panels.filter((p) => !fs.existsSync(p.file));
   if (missing.length) {
-    opts.log.warn({ dir, missing: missing.map((p) => p.name) }, 'MCP Apps panels not built (run `npm run build`): those tools answer in text only');
+    opts.log.warn(
+      { dir, missing: missing.map((p) => p.name) },
+      'MCP Apps panels not built (run `npm run build`): those tools answer in text only',
+    );
   }
   const uiMeta = (): { csp: { connectDomains: string[]; resourceDomains: string[] }; prefersBorder: boolean } => {
     let origin: string | null;
@@ -64,7 +72,14 @@ export function createAppResources(opts: { dir?: string; cdnBase: () => string; 
   return (server) => {
     for (const p of panels) {
       if (!fs.existsSync(p.file) && !cache.has(p.uri)) continue;
-      registerPanelResource(server, { name: p.name, uri: p.uri, title: p.title, description: `MCP Apps panel ${p.name}`, meta: uiMeta, read: () => read(p) });
+      registerPanelResource(server, {
+        name: p.name,
+        uri: p.uri,
+        title: p.title,
+        description: `MCP Apps panel ${p.name}`,
+        meta: uiMeta,
+        read: () => read(p),
+      });
     }
   };
 }

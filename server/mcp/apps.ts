@@ -12,7 +12,14 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { EXTENSION_ID, getUiCapability, registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, type McpUiAppToolConfig } from '@modelcontextprotocol/ext-apps/server';
+import {
+  EXTENSION_ID,
+  getUiCapability,
+  registerAppResource,
+  RESOURCE_MIME_TYPE,
+  RESOURCE_URI_META_KEY,
+  type McpUiAppToolConfig,
+} from '@modelcontextprotocol/ext-apps/server';
 import type { RouterDef } from '../../shared/actions.ts';
 
 export { EXTENSION_ID, RESOURCE_MIME_TYPE };
@@ -58,7 +65,14 @@ export function toolUiMeta(def: Pick<RouterDef, 'resourceUri' | 'visibility'>): 
 }
 
 /** One panel resource as `registerPanelResource` takes it. */
-export interface PanelResourceSpec { name: string; uri: string; title: string; description: string; meta: () => McpUiResourceMeta; read: () => string }
+export interface PanelResourceSpec {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  meta: () => McpUiResourceMeta;
+  read: () => string;
+}
 
 /**
  * Register one panel's `ui://` resource with ext-apps' `registerAppResource` (MIME `text/html;profile=mcp-app`);

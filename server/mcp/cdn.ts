@@ -19,7 +19,12 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * A failing blob store answers 503 (logged), or ends the connection when the body had begun.
  * @param o.presignTtlS lifetime of the store's direct URLs, seconds (caps the redirect's max-age)
  */
-export function cdnRouter(blobs: BlobStore, referenced: (sha256: string) => boolean, resolve: (sha256Prefix: string) => string | null, o: { presignTtlS: number; log: Logger }): Router {
+export function cdnRouter(
+  blobs: BlobStore,
+  referenced: (sha256: string) => boolean,
+  resolve: (sha256Prefix: string) => string | null,
+  o: { presignTtlS: number; log: Logger },
+): Router {
   const presignTtlS = o.presignTtlS;
   const router = express.Router();
   const notFound = (res: express.Response): void => {

@@ -34,11 +34,16 @@ export function instructionsFor(scope: ScopeResult | null): string {
   if (!scope) return BASE_INSTRUCTIONS;
   const d = scope.defaults;
   const ws = scope.workspaces.find((w) => w.id === d.workspace_id);
-  if (!ws) return `${BASE_INSTRUCTIONS} Your key reaches several workspaces (or none active): call svc_discover scope and pass workspace_id.`;
+  if (!ws)
+    return `${BASE_INSTRUCTIONS} Your key reaches several workspaces (or none active): call svc_discover scope and pass workspace_id.`;
   const theme = ws.themes.find((t) => t.id === d.theme_id);
-  return `${BASE_INSTRUCTIONS} Your key's workspace: "${ws.name}" (${ws.id}), used when workspace_id is omitted.` +
-    (theme ? ` Pass theme_id ${theme.id} ("${theme.name}") to asset search and select.` : ' It has no default theme: see svc_discover scope.') +
-    (d.store_id ? ` Store ${d.store_id} is used when store_id is omitted.` : ' Pass store_id to catalog calls (see svc_discover scope).');
+  return (
+    `${BASE_INSTRUCTIONS} Your key's workspace: "${ws.name}" (${ws.id}), used when workspace_id is omitted.` +
+    (theme
+      ? ` Pass theme_id ${theme.id} ("${theme.name}") to asset search and select.`
+      : ' It has no default theme: see svc_discover scope.') +
+    (d.store_id ? ` Store ${d.store_id} is used when store_id is omitted.` : ' Pass store_id to catalog calls (see svc_discover scope).')
+  );
 }
 
 /**
@@ -65,9 +70,12 @@ export function createServer(deps: ServerDeps, resolvePrincipal: PrincipalResolv
  */
 export function toolCallParamsProblem(params: unknown): string | null {
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(params)) return `params must be an object {"name": "<tool>", "arguments": {…}} (got ${params === undefined ? 'none' : Array.isArray(params) ? 'an array' : typeof params})`;
-  if (typeof params.name !== 'string' || params.name.length === 0) return `params.name must be a string naming the tool (got ${params.name === undefined ? 'none' : typeof params.name})`;
-  if (params.arguments !== undefined && !isObject(params.arguments)) return `params.arguments must be an object such as {"action": "<name>", "args": {…}} (got ${Array.isArray(params.arguments) ? 'an array' : typeof params.arguments})`;
+  if (!isObject(params))
+    return `params must be an object {"name": "<tool>", "arguments": {…}} (got ${params === undefined ? 'none' : Array.isArray(params) ? 'an array' : typeof params})`;
+  if (typeof params.name !== 'string' || params.name.length === 0)
+    return `params.name must be a string naming the tool (got ${params.name === undefined ? 'none' : typeof params.name})`;
+  if (params.arguments !== undefined && !isObject(params.arguments))
+    return `params.arguments must be an object such as {"action": "<name>", "args": {…}} (got ${Array.isArray(params.arguments) ? 'an array' : typeof params.arguments})`;
   if (params._meta !== undefined && !isObject(params._meta)) return 'params._meta must be an object';
   return null;
 }
@@ -89,7 +97,11 @@ function guardToolCallParams(server: McpServer): void {
       if (m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number')) {
         const problem = toolCallParamsProblem(m.params);
         if (problem) {
-          const reply = { jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } } as JSONRPCMessage;
+          const reply = {
+            jsonrpc: '2.0',
+            id: m.id,
+            error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
+          } as JSONRPCMessage;
           void transport.send(reply, { relatedRequestId: m.id }).catch(() => undefined);
           return;
         }

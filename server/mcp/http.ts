@@ -15,7 +15,11 @@ import { cdnRouter } from './cdn.ts';
 import { createServer } from './create-server.ts';
 import type { Extra } from './register-router.ts';
 
-interface Session { transport: StreamableHTTPServerTransport; apiKeyId: string; lastSeenMs: number }
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  apiKeyId: string;
+  lastSeenMs: number;
+}
 
 /** Sessions idle longer than this are closed (clients re-initialize), ms. */
 /** The principal the bearer-auth middleware put on the request (`req.auth.extra.principal`). @throws Error when the middleware did not run (a wiring bug) */
@@ -27,7 +31,11 @@ function principalOf(req: Request): Principal {
 
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
-export interface HttpHandle { url: string; mcpUrl: string; close(): Promise<void> }
+export interface HttpHandle {
+  url: string;
+  mcpUrl: string;
+  close(): Promise<void>;
+}
 
 /** Principal attached to `req.auth.extra` by the bearer middleware, read back by the dispatcher. */
 export function principalFromExtra(extra: Extra): Principal {
@@ -71,7 +79,12 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
   web.get('/healthz', (_req, res) => void res.json({ ok: true, service: 'atelier', data_id: app.dataId }));
   const blobCfg = app.config.blobStore;
-  web.use(cdnRouter(app.library.blobs, app.library.assets.blobReferenced, app.library.assets.resolveBlob, { presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0, log: log.child({ mod: 'cdn' }) }));
+  web.use(
+    cdnRouter(app.library.blobs, app.library.assets.blobReferenced, app.library.assets.resolveBlob, {
+      presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0,
+      log: log.child({ mod: 'cdn' }),
+    }),
+  );
   const sessions = new Map<string, Session>();
 
   if (opts.mcp) {
@@ -85,7 +98,9 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
       const principal = m ? authenticate(app.library.tenancy, m[1]!) : null;
       if (!principal) {
-        rpcError(res, 401, m ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>', { 'WWW-Authenticate': 'Bearer realm="atelier"' });
+        rpcError(res, 401, m ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>', {
+          'WWW-Authenticate': 'Bearer realm="atelier"',
+        });
         return;
       }
       (req as Request & { auth?: unknown }).auth = { token: m![1]!, clientId: principal.apiKeyId, scopes: [], extra: { principal } };
@@ -95,7 +110,11 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       const id = req.headers['mcp-session-id'];
       const s = typeof id === 'string' ? sessions.get(id) : undefined;
       if (!s) {
-        rpcError(res, typeof id === 'string' ? 404 : 400, typeof id === 'string' ? 'unknown or expired session' : 'missing Mcp-Session-Id header');
+        rpcError(
+          res,
+          typeof id === 'string' ? 404 : 400,
+          typeof id === 'string' ? 'unknown or expired session' : 'missing Mcp-Session-Id header',
+        );
         return null;
       }
       const principal = principalOf(req);
@@ -156,11 +175,17 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       const e = err as { type?: string; limit?: number; length?: number };
       if (res.headersSent) return next(err);
       if (e.type === 'entity.too.large') {
-        rpcError(res, 413, `request body is ${e.length ?? '?'} bytes; the limit is ${e.limit} bytes (imports up to ATELIER_MAX_IMPORT_BYTES = ${app.config.env.ATELIER_MAX_IMPORT_BYTES} bytes, sent as base64)`);
+        rpcError(
+          res,
+          413,
+          `request body is ${e.length ?? '?'} bytes; the limit is ${e.limit} bytes (imports up to ATELIER_MAX_IMPORT_BYTES = ${app.config.env.ATELIER_MAX_IMPORT_BYTES} bytes, sent as base64)`,
+        );
         return;
       }
       if (e.type === 'entity.parse.failed') {
-        res.status(400).json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON' }, id: null });
+        res
+          .status(400)
+          .json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON' }, id: null });
         return;
       }
       next(err);

@@ -80,22 +80,33 @@ function toolsFor(panels: boolean): readonly Tool[] {
  * `ServiceError` → `isError: true` result with `{code, field, message}`; anything else → `internal`
  * (logged with stack, generic message out). Unknown tools stay protocol errors (McpError).
  */
-export function registerRouters(mcp: McpServer, routers: RouterImpls, resolvePrincipal: PrincipalResolver, log: Logger, inflight?: InflightCalls): void {
+export function registerRouters(
+  mcp: McpServer,
+  routers: RouterImpls,
+  resolvePrincipal: PrincipalResolver,
+  log: Logger,
+  inflight?: InflightCalls,
+): void {
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: false } });
 
   // Panel-only tools are listed only to clients that declared MCP Apps; a call to one still works from
   // any client (it re-derives scope from the API key like every action).
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...toolsFor(clientRendersPanels(server.getClientCapabilities()))] }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [...toolsFor(clientRendersPanels(server.getClientCapabilities()))],
+  }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     if (!isRouterName(name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
     // The one dynamic boundary: the action name arrives as a string and its args are parsed by the
     // action's own schema below, so the handler receives exactly the type `Handlers<R>` promised.
-    const handlers = routers[name].handlers as unknown as Record<string, (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown>>>;
+    const handlers = routers[name].handlers as unknown as Record<
+      string,
+      (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown>>
+    >;
     const started = performance.now();
-    const input = (request.params.arguments ?? {});
+    const input = request.params.arguments ?? {};
     const action = input.action;
     let principal: Principal | undefined;
     let outcome = 'ok';
@@ -105,13 +116,24 @@ export function registerRouters(mcp: McpServer, routers: RouterImpls, resolvePri
         principal = resolvePrincipal(extra);
         const allowed = Object.keys(handlers);
         if (typeof action !== 'string' || !allowed.includes(action)) {
-          throw new ServiceError('invalid_argument', 'action', `must be one of: ${allowed.join(', ')}${typeof action === 'string' ? ` (got "${action}")` : ''}`, { details: { allowed } });
+          throw new ServiceError(
+            'invalid_argument',
+            'action',
+            `must be one of: ${allowed.join(', ')}${typeof action === 'string' ? ` (got "${action}")` : ''}`,
+            { details: { allowed } },
+          );
         }
         const unknownKeys = Object.keys(input).filter((k) => k !== 'action' && k !== 'args');
-        if (unknownKeys.length) throw new ServiceError('invalid_argument', unknownKeys[0]!, `unknown field(s): ${unknownKeys.join(', ')}; put action parameters inside args`);
+        if (unknownKeys.length)
+          throw new ServiceError(
+            'invalid_argument',
+            unknownKeys[0]!,
+            `unknown field(s): ${unknownKeys.join(', ')}; put action parameters inside args`,
+          );
         const def = findAction(name, action)!;
         const rawArgs = input.args ?? {};
-        if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) throw new ServiceError('invalid_argument', 'args', 'must be an object');
+        if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))
+          throw new ServiceError('invalid_argument', 'args', 'must be an object');
         const parsed = def.args.safeParse(rawArgs);
         if (!parsed.success) throw fromZodError(parsed.error);
         const progressToken = extra._meta?.progressToken;
@@ -125,7 +147,10 @@ export function registerRouters(mcp: McpServer, routers: RouterImpls, resolvePri
           log,
           progress: async (progress, total, message) => {
             if (progressToken === undefined) return;
-            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } });
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+            });
           },
         };
         const out = await handlers[action]!(parsed.data, ctx);
@@ -149,7 +174,17 @@ export function registerRouters(mcp: McpServer, routers: RouterImpls, resolvePri
         return toErrorResult({ code: 'internal', field: null, message: 'internal error; the request was not completed (see server log)' });
       }
     }).finally(() => settled?.());
-    log.info({ router: name, action, duration_ms: Math.round(performance.now() - started), outcome, tenant_id: principal?.tenantId, ...logged.fields }, 'tool call');
+    log.info(
+      {
+        router: name,
+        action,
+        duration_ms: Math.round(performance.now() - started),
+        outcome,
+        tenant_id: principal?.tenantId,
+        ...logged.fields,
+      },
+      'tool call',
+    );
     return logged.result;
   });
 }

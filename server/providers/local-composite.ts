@@ -10,13 +10,27 @@ import type { ImageRequest, InputImage } from './types.ts';
  */
 
 /** A result image: encoded bytes, or raw pixels when `raw` is set (saves an encode/decode round trip). */
-export interface Composed { png: Buffer; raw?: { width: number; height: number; channels: 1 | 2 | 3 | 4 }; notes: string[]; params: Record<string, unknown> }
+export interface Composed {
+  png: Buffer;
+  raw?: { width: number; height: number; channels: 1 | 2 | 3 | 4 };
+  notes: string[];
+  params: Record<string, unknown>;
+}
 
 const SHADOW = /\b(shadow|drop shadow|grounded)\b/i;
 
 /** A subject resized into its box, with an optional soft drop shadow built from its alpha. */
-async function subjectLayers(img: InputImage, box: { left: number; top: number; width: number; height: number }, shadow: boolean): Promise<OverlayOptions[]> {
-  const sized = await sharp(img.bytes).rotate().resize(box.width, box.height, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+async function subjectLayers(
+  img: InputImage,
+  box: { left: number; top: number; width: number; height: number },
+  shadow: boolean,
+): Promise<OverlayOptions[]> {
+  const sized = await sharp(img.bytes)
+    .rotate()
+    .resize(box.width, box.height, { fit: 'inside' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const raw = { width: sized.info.width, height: sized.info.height, channels: 4 as const };
   const left = box.left + Math.floor((box.width - sized.info.width) / 2);
   const top = box.top + Math.floor((box.height - sized.info.height) / 2);
@@ -54,7 +68,9 @@ export async function composite(req: ImageRequest, w: number, h: number): Promis
   // The background and the composite run as one libvips pipeline (resize, then composite).
   let background: Sharp;
   if (refs.length >= 2) {
-    background = sharp(refs[refs.length - 1]!.bytes).rotate().resize(w, h, { fit: 'cover', position: 'attention' });
+    background = sharp(refs[refs.length - 1]!.bytes)
+      .rotate()
+      .resize(w, h, { fit: 'cover', position: 'attention' });
     notes.push(`background: reference ${refs.length} cover-cropped to ${w}×${h} px`);
   } else if (req.transparent) {
     background = sharp({ create: { width: w, height: h, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } });
@@ -70,7 +86,11 @@ export async function composite(req: ImageRequest, w: number, h: number): Promis
     // Two stages: within one sharp pipeline greyscale runs after tint and would undo it.
     const grey = await sharp(refs[0]!.bytes).rotate().resize(w, h, { fit: 'cover', position: 'attention' }).greyscale().png().toBuffer();
     const png = await sharp(grey).tint(rgbOf(c0!)).png().toBuffer();
-    return { png, notes: [`style transfer: reference 1 cover-cropped and tinted ${c0} (greyscale + tint)`], params: { mode: 'tint', tint: c0 } };
+    return {
+      png,
+      notes: [`style transfer: reference 1 cover-cropped and tinted ${c0} (greyscale + tint)`],
+      params: { mode: 'tint', tint: c0 },
+    };
   }
   const placements = planPlacements(req.prompt, subjects.length);
   const shadow = SHADOW.test(req.prompt);
@@ -83,10 +103,22 @@ export async function composite(req: ImageRequest, w: number, h: number): Promis
     notes.push(describe(p, i, box));
     layers.push(...(await subjectLayers(img, box, shadow)));
   }
-  if (shadow) notes.push('soft drop shadow from each subject\'s alpha');
-  if (subjects.some((s) => s.mime === 'image/jpeg')) notes.push('JPEG subjects have no alpha channel, so they are placed as rectangles (the local provider does not cut out backgrounds)');
+  if (shadow) notes.push("soft drop shadow from each subject's alpha");
+  if (subjects.some((s) => s.mime === 'image/jpeg'))
+    notes.push('JPEG subjects have no alpha channel, so they are placed as rectangles (the local provider does not cut out backgrounds)');
   const out = await background.composite(layers).raw().toBuffer({ resolveWithObject: true });
-  return { png: out.data, raw: { width: out.info.width, height: out.info.height, channels: out.info.channels }, notes, params: { mode: 'composite', subjects: subjects.length, background: refs.length >= 2 ? 'reference' : req.transparent ? 'transparent' : 'procedural', boxes, shadow } };
+  return {
+    png: out.data,
+    raw: { width: out.info.width, height: out.info.height, channels: out.info.channels },
+    notes,
+    params: {
+      mode: 'composite',
+      subjects: subjects.length,
+      background: refs.length >= 2 ? 'reference' : req.transparent ? 'transparent' : 'procedural',
+      boxes,
+      shadow,
+    },
+  };
 }
 
 const REMOVE = /\b(remove|erase|delete|cut ?out|transparent|clear)\b/i;
@@ -111,21 +143,36 @@ export async function maskEdit(req: ImageRequest): Promise<Composed & { width: n
   // sharp applies operations in a fixed order, not call order: build multi-step images from raw stages.
   const rawMask = { raw: { width: w, height: h, channels: 1 as const } };
   const maskAlpha = await sharp(mask.png).extractChannel(0).raw().toBuffer();
-  const maskRgba = await sharp({ create: { width: w, height: h, channels: 3, background: '#ffffff' } }).joinChannel(maskAlpha, rawMask).png().toBuffer();
+  const maskRgba = await sharp({ create: { width: w, height: h, channels: 3, background: '#ffffff' } })
+    .joinChannel(maskAlpha, rawMask)
+    .png()
+    .toBuffer();
   const alphaOk = req.outputFormat === 'png' || req.outputFormat === 'webp';
   if (REMOVE.test(req.prompt) && alphaOk) {
-    const png = await sharp(basePng).composite([{ input: maskRgba, blend: 'dest-out' }]).png().toBuffer();
+    const png = await sharp(basePng)
+      .composite([{ input: maskRgba, blend: 'dest-out' }])
+      .png()
+      .toBuffer();
     return { png, width: w, height: h, notes: ['mask edit: masked region made transparent'], params: { mode: 'mask', edit: 'remove' } };
   }
   let fill: Buffer;
   let edit: string | undefined;
   const filter = FILTERS.find(([re]) => re.test(req.prompt))?.[1];
   const pipe = sharp(basePng);
-  if (filter === 'blur') fill = await pipe.blur(Math.max(3, Math.round(Math.min(w, h) * 0.02))).png().toBuffer();
+  if (filter === 'blur')
+    fill = await pipe
+      .blur(Math.max(3, Math.round(Math.min(w, h) * 0.02)))
+      .png()
+      .toBuffer();
   else if (filter === 'greyscale') fill = await pipe.greyscale().toColourspace('srgb').png().toBuffer();
   else if (filter === 'darken') fill = await pipe.modulate({ brightness: 0.6 }).png().toBuffer();
   else if (filter === 'lighten') fill = await pipe.modulate({ brightness: 1.35 }).png().toBuffer();
-  else if (req.references.length >= 2) fill = await sharp(req.references[req.references.length - 1]!.bytes).rotate().resize(w, h, { fit: 'cover', position: 'attention' }).png().toBuffer();
+  else if (req.references.length >= 2)
+    fill = await sharp(req.references[req.references.length - 1]!.bytes)
+      .rotate()
+      .resize(w, h, { fit: 'cover', position: 'attention' })
+      .png()
+      .toBuffer();
   else {
     const recipe = planRecipe({ prompt: req.prompt, style: req.style, purpose: req.purpose, brandColors: req.brandColors });
     fill = await renderRecipe(recipe, w, h, false);
@@ -134,7 +181,19 @@ export async function maskEdit(req: ImageRequest): Promise<Composed & { width: n
   edit ??= filter ?? `fill from reference ${req.references.length}`;
   // Keep the fill only where the mask is white, then lay it over the base.
   const fillRgb = await sharp(fill).removeAlpha().raw().toBuffer();
-  const fillMasked = await sharp(fillRgb, { raw: { width: w, height: h, channels: 3 } }).joinChannel(maskAlpha, rawMask).png().toBuffer();
-  const png = await sharp(basePng).composite([{ input: fillMasked }]).png().toBuffer();
-  return { png, width: w, height: h, notes: [`mask edit: ${edit} inside the mask; pixels outside the mask are unchanged`], params: { mode: 'mask', edit } };
+  const fillMasked = await sharp(fillRgb, { raw: { width: w, height: h, channels: 3 } })
+    .joinChannel(maskAlpha, rawMask)
+    .png()
+    .toBuffer();
+  const png = await sharp(basePng)
+    .composite([{ input: fillMasked }])
+    .png()
+    .toBuffer();
+  return {
+    png,
+    width: w,
+    height: h,
+    notes: [`mask edit: ${edit} inside the mask; pixels outside the mask are unchanged`],
+    params: { mode: 'mask', edit },
+  };
 }

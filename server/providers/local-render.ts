@@ -43,13 +43,17 @@ export function recipeSvg(r: Recipe, w: number, h: number, transparent: boolean)
   const ground = transparent ? '' : `<rect width="100%" height="100%" fill="${c0}"/>`;
   const s = Math.max(4, Math.round(Math.min(w, h) * r.cell));
   const open = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">`;
-  const patternOpen = (extra = '', ph = s): string => `<defs><pattern id="p" width="${s}" height="${ph}" patternUnits="userSpaceOnUse" ${extra}>`;
+  const patternOpen = (extra = '', ph = s): string =>
+    `<defs><pattern id="p" width="${s}" height="${ph}" patternUnits="userSpaceOnUse" ${extra}>`;
   const fillPattern = '</pattern></defs><rect width="100%" height="100%" fill="url(#p)"/>';
   switch (r.kind) {
     case 'solid':
       return `${open}${transparent ? `<rect width="100%" height="100%" fill="${c0}" fill-opacity="0.5"/>` : ground}</svg>`;
     case 'radial':
-      return `${open}<defs><radialGradient id="g" cx="50%" cy="45%" r="75%">${stops([c1, c0, c2].filter((c, i, a) => a.indexOf(c) === i), transparent)}</radialGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>`;
+      return `${open}<defs><radialGradient id="g" cx="50%" cy="45%" r="75%">${stops(
+        [c1, c0, c2].filter((c, i, a) => a.indexOf(c) === i),
+        transparent,
+      )}</radialGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>`;
     case 'stripes':
       return `${open}${ground}${patternOpen(`patternTransform="rotate(${r.angleDeg})"`)}<rect width="${Math.max(1, Math.round(s / 2))}" height="${s}" fill="${c1}"/>${fillPattern}</svg>`;
     case 'dots':
@@ -95,10 +99,16 @@ async function meshPng(r: Recipe, w: number, h: number, transparent: boolean): P
   const sh = Math.max(8, Math.round((sw * h) / w));
   const rnd = mulberry32(r.seed);
   const blobs = r.colors
-    .map((c) => `<circle cx="${(rnd() * sw).toFixed(1)}" cy="${(rnd() * sh).toFixed(1)}" r="${(sw * (0.25 + rnd() * 0.25)).toFixed(1)}" fill="${c}"/>`)
+    .map(
+      (c) =>
+        `<circle cx="${(rnd() * sw).toFixed(1)}" cy="${(rnd() * sh).toFixed(1)}" r="${(sw * (0.25 + rnd() * 0.25)).toFixed(1)}" fill="${c}"/>`,
+    )
     .join('');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${sw}" height="${sh}">${transparent ? '' : `<rect width="100%" height="100%" fill="${r.colors[0]}"/>`}${blobs}</svg>`;
-  const small = await sharp(Buffer.from(svg)).blur(sw / 10).png().toBuffer();
+  const small = await sharp(Buffer.from(svg))
+    .blur(sw / 10)
+    .png()
+    .toBuffer();
   return sharp(small).resize(w, h, { kernel: 'cubic' }).png().toBuffer();
 }
 
@@ -126,7 +136,10 @@ export async function renderRecipe(r: Recipe, w: number, h: number, transparent:
     .toColourspace('srgb')
     .png()
     .toBuffer();
-  return sharp(png).composite([{ input: grain, blend: 'soft-light' }]).png().toBuffer();
+  return sharp(png)
+    .composite([{ input: grain, blend: 'soft-light' }])
+    .png()
+    .toBuffer();
 }
 
 /** `#rrggbb` → sharp colour object. */

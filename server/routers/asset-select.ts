@@ -34,7 +34,9 @@ function elicitChannel(ctx: ActionContext, args: SearchArgs): PickerChannel {
                 description: 'assets to use, in order',
                 minItems: 1,
                 maxItems: candidates.length,
-                items: { anyOf: candidates.map((c) => ({ const: c.id, title: `${printable(c.name)} (${c.width ?? '?'}×${c.height ?? '?'})` })) },
+                items: {
+                  anyOf: candidates.map((c) => ({ const: c.id, title: `${printable(c.name)} (${c.width ?? '?'}×${c.height ?? '?'})` })),
+                },
               },
             },
             required: ['asset_ids'],
@@ -58,8 +60,14 @@ function describeSelect(r: SelectResult): string {
       `If no message arrives, call svc_asset_select get_selection with {"picker_id": "${r.picker_id}"}. Do not pick assets yourself or claim a selection was made.`,
     ].join('\n');
   }
-  if (r.status === 'confirmed') return [`The user selected ${r.selection.length} asset(s) (picker ${r.picker_id}), in this order:`, ...r.selection.map(line), USE_URLS].join('\n');
-  if (r.status === 'declined' || r.status === 'cancelled') return `The user ${r.status} the choice (picker ${r.picker_id}); nothing was selected. Ask how to proceed or search again.`;
+  if (r.status === 'confirmed')
+    return [
+      `The user selected ${r.selection.length} asset(s) (picker ${r.picker_id}), in this order:`,
+      ...r.selection.map(line),
+      USE_URLS,
+    ].join('\n');
+  if (r.status === 'declined' || r.status === 'cancelled')
+    return `The user ${r.status} the choice (picker ${r.picker_id}); nothing was selected. Ask how to proceed or search again.`;
   if (r.candidates.length === 0) return `No assets match (picker ${r.picker_id}). Search with other words, or generate or import an asset.`;
   const why = r.delivery === 'elicitation' ? 'The client could not show the choice form' : 'This client shows no picker';
   return [
@@ -71,31 +79,39 @@ function describeSelect(r: SelectResult): string {
 
 /** Text of a picker state for the model. */
 export function describeSelection(s: SelectionState): string {
-  if (s.status === 'confirmed') return [`Picker ${s.picker_id}: the user selected ${s.selection.length} asset(s), in this order:`, ...s.selection.map(line), USE_URLS].join('\n');
-  if (s.status === 'awaiting_user') return `Picker ${s.picker_id}: the user has not confirmed a selection yet. Wait for their message, or ask them to press "Use selected".`;
-  if (s.status === 'expired') return `Picker ${s.picker_id} expired without a confirmed selection; open a new picker with select if the user still wants to choose.`;
-  if (s.status === 'candidates') return `Picker ${s.picker_id} was answered with a candidate list (no interactive UI); ask the user which assets to use.`;
+  if (s.status === 'confirmed')
+    return [
+      `Picker ${s.picker_id}: the user selected ${s.selection.length} asset(s), in this order:`,
+      ...s.selection.map(line),
+      USE_URLS,
+    ].join('\n');
+  if (s.status === 'awaiting_user')
+    return `Picker ${s.picker_id}: the user has not confirmed a selection yet. Wait for their message, or ask them to press "Use selected".`;
+  if (s.status === 'expired')
+    return `Picker ${s.picker_id} expired without a confirmed selection; open a new picker with select if the user still wants to choose.`;
+  if (s.status === 'candidates')
+    return `Picker ${s.picker_id} was answered with a candidate list (no interactive UI); ask the user which assets to use.`;
   return `Picker ${s.picker_id}: the user ${s.status} the choice; nothing was selected.`;
 }
 
 /** `svc_asset_select`: let the user pick assets (spec §4.2) and read the choice back by picker id. */
 export function assetSelectRouter(deps: PickerDeps, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetSelect> {
   return defineRouter(ROUTER.assetSelect, {
-      select: async (args, ctx) => {
-        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const theme = themeFor(deps.library.tenancy, scope, args);
-        const channel: PickerChannel = ctx.clientRendersPanels
-          ? { delivery: 'panel' }
-          : ctx.clientCapabilities?.elicitation?.form
-            ? elicitChannel(ctx, args)
-            : { delivery: 'text' };
-        const result = await selectAssets(deps, scope, args, theme.id, vectors(), channel, ctx.signal);
-        return { structuredContent: result, text: describeSelect(result), _meta: { viewUUID: result.picker_id } };
-      },
-      get_selection: async (args, ctx) => {
-        const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-        const state = getSelection(deps, scope, args.picker_id);
-        return { structuredContent: state, text: describeSelection(state) };
-      },
+    select: async (args, ctx) => {
+      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const theme = themeFor(deps.library.tenancy, scope, args);
+      const channel: PickerChannel = ctx.clientRendersPanels
+        ? { delivery: 'panel' }
+        : ctx.clientCapabilities?.elicitation?.form
+          ? elicitChannel(ctx, args)
+          : { delivery: 'text' };
+      const result = await selectAssets(deps, scope, args, theme.id, vectors(), channel, ctx.signal);
+      return { structuredContent: result, text: describeSelect(result), _meta: { viewUUID: result.picker_id } };
+    },
+    get_selection: async (args, ctx) => {
+      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const state = getSelection(deps, scope, args.picker_id);
+      return { structuredContent: state, text: describeSelection(state) };
+    },
   });
 }

@@ -11,14 +11,20 @@ const panelOnly = (router: string): boolean => ROUTERS.find((r) => r.name === ro
 
 /** Text of `scope`: one line per workspace with its themes and stores, then the defaults. */
 function describeScopeText(s: ScopeResult): string {
-  const lines = s.workspaces.map((w) =>
-    `workspace ${w.id} "${w.name}"${w.status === 'archived' ? ' (archived, unusable)' : ''}: ` +
-    `themes ${w.themes.map((t) => `${t.id} "${t.name}"${t.default ? ' (default)' : ''}`).join(', ') || 'none'}; ` +
-    `stores ${w.stores.map((st) => `${st.id} "${st.name}"${st.status === 'archived' ? ' (archived)' : ''}`).join(', ') || 'none'}`);
+  const lines = s.workspaces.map(
+    (w) =>
+      `workspace ${w.id} "${w.name}"${w.status === 'archived' ? ' (archived, unusable)' : ''}: ` +
+      `themes ${w.themes.map((t) => `${t.id} "${t.name}"${t.default ? ' (default)' : ''}`).join(', ') || 'none'}; ` +
+      `stores ${w.stores.map((st) => `${st.id} "${st.name}"${st.status === 'archived' ? ' (archived)' : ''}`).join(', ') || 'none'}`,
+  );
   const d = s.defaults;
   const defaults = [
     d.workspace_id ? `workspace_id ${d.workspace_id} is used when omitted` : 'several workspaces (or none) are active: pass workspace_id',
-    d.store_id ? `store_id ${d.store_id} is used when omitted` : d.workspace_id ? 'pass store_id to catalog calls (not exactly one active store)' : null,
+    d.store_id
+      ? `store_id ${d.store_id} is used when omitted`
+      : d.workspace_id
+        ? 'pass store_id to catalog calls (not exactly one active store)'
+        : null,
     d.theme_id ? `pass theme_id ${d.theme_id} to asset search and select` : null,
   ].filter(Boolean);
   return [`Your API key reaches ${s.workspaces.length} workspace(s):`, ...lines, `${defaults.join('; ')}.`].join('\n');
@@ -33,7 +39,9 @@ export function discoverRouter(tenancy: TenancyQueries): RouterImpl<typeof ROUTE
     },
     discover: async (args, ctx) => {
       // Panel-only actions are offered to clients that render panels, as in tools/list.
-      const hits = discoverActions(args.query, args.router).filter(({ def }) => ctx.clientRendersPanels || !panelOnly(def.router) || args.router === def.router);
+      const hits = discoverActions(args.query, args.router).filter(
+        ({ def }) => ctx.clientRendersPanels || !panelOnly(def.router) || args.router === def.router,
+      );
       const schemas = args.include_schemas ?? hits.length === 1;
       const actions: z.output<typeof DiscoverEntrySchema>[] = hits.map(({ def, matchedBy }) => ({
         router: def.router,
@@ -46,12 +54,13 @@ export function discoverRouter(tenancy: TenancyQueries): RouterImpl<typeof ROUTE
       }));
       const line = (a: (typeof actions)[number]): string =>
         `${a.router} ${a.action}: ${a.description}${a.matched_by === 'former_name' ? ` (old name ${args.query})` : ''}`;
-      const text = actions.length === 0
-        ? `No action matches "${args.query ?? ''}". Call svc_discover discover without a query to list every action.`
-        : [
-          ...actions.map(line),
-          `Call a tool as {"action": "<action>", "args": {…}}.${schemas ? ' Full args and result JSON Schemas are in structuredContent.' : ' Ask with include_schemas true, or name one action, for its full JSON Schema.'}`,
-        ].join('\n');
+      const text =
+        actions.length === 0
+          ? `No action matches "${args.query ?? ''}". Call svc_discover discover without a query to list every action.`
+          : [
+              ...actions.map(line),
+              `Call a tool as {"action": "<action>", "args": {…}}.${schemas ? ' Full args and result JSON Schemas are in structuredContent.' : ' Ask with include_schemas true, or name one action, for its full JSON Schema.'}`,
+            ].join('\n');
       return { structuredContent: { actions, total: actions.length }, text };
     },
   });

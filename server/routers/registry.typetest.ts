@@ -11,8 +11,18 @@ const text = 'summary';
 const capabilities = async (): Promise<ActionOutput<{ capabilities: [] }>> => ({ structuredContent: { capabilities: [] }, text });
 const view = async (args: { asset_id: string }) => ({
   structuredContent: {
-    asset_id: args.asset_id, url: 'u', width: 1, height: 1, name: 'n', preview_width: 1, preview_height: 1, preview_bytes: 1,
-    alt_text: null, tags: [], ocr_text: null, enrichment_status: 'done' as const,
+    asset_id: args.asset_id,
+    url: 'u',
+    width: 1,
+    height: 1,
+    name: 'n',
+    preview_width: 1,
+    preview_height: 1,
+    preview_bytes: 1,
+    alt_text: null,
+    tags: [],
+    ocr_text: null,
+    enrichment_status: 'done' as const,
   },
   text,
 });

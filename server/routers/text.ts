@@ -1,7 +1,13 @@
 import type { Asset, AssetPage, MatchKind } from '../../shared/schemas/asset.ts';
 import { printable } from '../domain/printable.ts';
 
-const KIND_WORDS: Record<MatchKind, string> = { text: 'words', typo: 'corrected words', concept: 'related words', meaning: 'meaning', visual: 'looks' };
+const KIND_WORDS: Record<MatchKind, string> = {
+  text: 'words',
+  typo: 'corrected words',
+  concept: 'related words',
+  meaning: 'meaning',
+  visual: 'looks',
+};
 
 /** How a ranked hit matched, for the model: " — relevance 0.86 (words, meaning)"; empty when browsing. */
 export function matchNote(a: { relevance: number | null; matched_by: MatchKind[] | null }): string {
@@ -12,8 +18,10 @@ export function matchNote(a: { relevance: number | null; matched_by: MatchKind[]
 
 /** "showing results for …" and concept words, when the search changed the query. */
 export function queryNote(r: { corrected_query: string | null; expanded_terms: string[] }): string {
-  return `${r.corrected_query ? ` Showing results for "${r.corrected_query}".` : ''}` +
-    `${r.expanded_terms.length ? ` Also searched related words: ${r.expanded_terms.slice(0, 8).join(', ')}${r.expanded_terms.length > 8 ? ', …' : ''}.` : ''}`;
+  return (
+    `${r.corrected_query ? ` Showing results for "${r.corrected_query}".` : ''}` +
+    `${r.expanded_terms.length ? ` Also searched related words: ${r.expanded_terms.slice(0, 8).join(', ')}${r.expanded_terms.length > 8 ? ', …' : ''}.` : ''}`
+  );
 }
 
 /** Alt text cut to about `max` characters at a word boundary (the full text is in structuredContent). */
@@ -27,7 +35,10 @@ export function shortAlt(alt: string | null, max = 60): string | null {
 }
 
 /** One compact line per asset: name, id, size in px, short alt text, how it matched, URL (the result budget). */
-export function assetLine(a: Pick<Asset, 'name' | 'id' | 'width' | 'height' | 'alt_text' | 'url' | 'relevance' | 'matched_by'>, index: number): string {
+export function assetLine(
+  a: Pick<Asset, 'name' | 'id' | 'width' | 'height' | 'alt_text' | 'url' | 'relevance' | 'matched_by'>,
+  index: number,
+): string {
   const alt = shortAlt(a.alt_text === null ? null : printable(a.alt_text));
   return `${index}. ${printable(a.name)} — id ${a.id} — ${a.width ?? '?'}×${a.height ?? '?'}${alt ? ` — "${alt}"` : ''}${matchNote(a)} — ${a.url}`;
 }
@@ -35,9 +46,12 @@ export function assetLine(a: Pick<Asset, 'name' | 'id' | 'width' | 'height' | 'a
 /** What the page holds, in words: the query and how it matched, or browsing, or visual similarity. */
 function pageHead(page: AssetPage, filters: string): string {
   const r = page.request;
-  const what = r.mode === 'similar'
-    ? `that look like asset ${r.similar_to_asset_id}, most similar first`
-    : r.query ? `for "${r.query}" (mode ${r.mode}, matched ${r.match})` : '(browsing, newest first)';
+  const what =
+    r.mode === 'similar'
+      ? `that look like asset ${r.similar_to_asset_id}, most similar first`
+      : r.query
+        ? `for "${r.query}" (mode ${r.mode}, matched ${r.match})`
+        : '(browsing, newest first)';
   return `${page.total_is_estimate ? 'About ' : ''}${page.total} asset(s) ${what}${filters}.${queryNote(r)}`;
 }
 
@@ -50,7 +64,8 @@ function pageHead(page: AssetPage, filters: string): string {
  */
 export function describeAssetPage(page: AssetPage, opts: { propsHint?: string } = {}): string {
   const r = page.request;
-  const filters = `${r.kind ? `, kind ${r.kind}` : ''}${r.category ? `, category ${r.category}` : ''}${r.subtype ? `, subtype ${r.subtype}` : ''}${r.orientation ? `, ${r.orientation} only` : ''}` +
+  const filters =
+    `${r.kind ? `, kind ${r.kind}` : ''}${r.category ? `, category ${r.category}` : ''}${r.subtype ? `, subtype ${r.subtype}` : ''}${r.orientation ? `, ${r.orientation} only` : ''}` +
     `${r.degraded_from ? `; search by meaning unavailable, word matches returned (degraded_from ${r.degraded_from})` : ''}`;
   if (r.match === 'none' && page.total === 0) {
     const what = r.query ? `"${r.query}"` : 'the source asset';
@@ -58,7 +73,8 @@ export function describeAssetPage(page: AssetPage, opts: { propsHint?: string } 
       `No match for ${what} in the library (mode ${r.mode}${filters}).${queryNote(r)}`,
       'Next step: generate the asset with svc_drafts asset_generate, import one with svc_asset_import, or open svc_asset_select so the user can browse.',
     ];
-    if (page.suggestions.length) lines.push('Nearest assets, NOT matches (use only if the user agrees):', ...page.suggestions.map((a, i) => assetLine(a, i + 1)));
+    if (page.suggestions.length)
+      lines.push('Nearest assets, NOT matches (use only if the user agrees):', ...page.suggestions.map((a, i) => assetLine(a, i + 1)));
     return lines.join('\n');
   }
   const lines = [pageHead(page, filters), ...page.assets.map((a, i) => assetLine(a, i + 1))];

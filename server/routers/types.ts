@@ -34,7 +34,10 @@ export interface ActionOutput<S = Record<string, unknown>> {
 }
 
 /** The handler of one action: parsed args in (zod output of its args schema), its result schema's type out. */
-export type Handler<R extends RouterName, A extends ActionName<R>> = (args: ArgsOf<R, A>, ctx: ActionContext) => Promise<ActionOutput<ResultOf<R, A>>>;
+export type Handler<R extends RouterName, A extends ActionName<R>> = (
+  args: ArgsOf<R, A>,
+  ctx: ActionContext,
+) => Promise<ActionOutput<ResultOf<R, A>>>;
 
 /** One handler per action of router `R`: a missing or misspelt action, or a wrong result shape, fails `tsc`. */
 export type Handlers<R extends RouterName> = { [A in ActionName<R>]: Handler<R, A> };

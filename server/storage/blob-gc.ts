@@ -2,7 +2,12 @@ import type { TestHooks } from '../test-hooks.ts';
 import type { BlobStore } from './blob-store.ts';
 
 /** What one GC pass did. Bytes are file sizes; `removed` counts blobs and leftover temp files. */
-export interface BlobGcReport { scanned: number; removed: number; removed_bytes: number; kept_recent: number }
+export interface BlobGcReport {
+  scanned: number;
+  removed: number;
+  removed_bytes: number;
+  kept_recent: number;
+}
 
 /**
  * Mark-and-sweep over a content-addressed blob store: remove every blob that no asset or rendition
@@ -19,7 +24,13 @@ export interface BlobGcReport { scanned: number; removed: number; removed_bytes:
  * @param graceMs minimum age (ms) of an unreferenced blob or temp file before removal
  * @param hooks TEST ONLY pause point `blob-gc-remove` (after the first decision, before the removal)
  */
-export async function collectBlobGarbage(o: { blobs: BlobStore; referenced: (sha256: string) => boolean; graceMs: number; now?: number; hooks?: TestHooks }): Promise<BlobGcReport> {
+export async function collectBlobGarbage(o: {
+  blobs: BlobStore;
+  referenced: (sha256: string) => boolean;
+  graceMs: number;
+  now?: number;
+  hooks?: TestHooks;
+}): Promise<BlobGcReport> {
   const cutoff = (o.now ?? Date.now()) - o.graceMs;
   const report: BlobGcReport = { scanned: 0, removed: 0, removed_bytes: 0, kept_recent: 0 };
   for await (const b of o.blobs.list()) {

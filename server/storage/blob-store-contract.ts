@@ -90,7 +90,7 @@ export function blobStoreContract(name: string, f: BlobStoreFixture): void {
       expect(await all(s.leftovers())).toEqual([]);
     });
 
-    it('the GC collects unreferenced blobs past the grace period and a crashed write\'s leftovers', async () => {
+    it("the GC collects unreferenced blobs past the grace period and a crashed write's leftovers", async () => {
       const s = await f.create();
       const used = await s.put(randomBytes(100));
       const orphan = await s.put(randomBytes(200));

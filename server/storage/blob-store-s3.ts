@@ -102,7 +102,8 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
     try {
       yield* pages;
     } catch (e) {
-      if (e instanceof S3ServiceException) throw new BlobStoreError(operation, urlOf(key), e.$metadata.httpStatusCode ?? null, e.name, { cause: e });
+      if (e instanceof S3ServiceException)
+        throw new BlobStoreError(operation, urlOf(key), e.$metadata.httpStatusCode ?? null, e.name, { cause: e });
       throw e;
     }
   }
@@ -123,23 +124,45 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
     const h = await call('HeadObject', key, () => client.send(new HeadObjectCommand({ Bucket, Key: key })), 'null');
     return h ? { sizeBytes: h.ContentLength ?? 0, mtimeMs: h.LastModified?.getTime() ?? 0 } : null;
   };
-  const del = (key: string): Promise<unknown> => call('DeleteObject', key, () => client.send(new DeleteObjectCommand({ Bucket, Key: key })));
+  const del = (key: string): Promise<unknown> =>
+    call('DeleteObject', key, () => client.send(new DeleteObjectCommand({ Bucket, Key: key })));
   /** Server-side copy; false when the source is gone. */
   const copy = async (from: string, to: string, renew: boolean): Promise<boolean> => {
-    const r = await call('CopyObject', to, () =>
-      client.send(new CopyObjectCommand({
-        Bucket, Key: to, CopySource: `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
-        ...(renew ? { MetadataDirective: 'REPLACE', ContentType: 'application/octet-stream', Metadata: { renewed: new Date().toISOString() } } : {}),
-      })), 'null');
+    const r = await call(
+      'CopyObject',
+      to,
+      () =>
+        client.send(
+          new CopyObjectCommand({
+            Bucket,
+            Key: to,
+            CopySource: `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+            ...(renew
+              ? { MetadataDirective: 'REPLACE', ContentType: 'application/octet-stream', Metadata: { renewed: new Date().toISOString() } }
+              : {}),
+          }),
+        ),
+      'null',
+    );
     return r !== null;
   };
   const write = async (key: string, bytes: Buffer): Promise<void> => {
     if (bytes.length <= o.partSizeBytes) {
-      await call('PutObject', key, () => client.send(new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: 'application/octet-stream' })));
+      await call('PutObject', key, () =>
+        client.send(
+          new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: 'application/octet-stream' }),
+        ),
+      );
       return;
     }
     // Parts of partSizeBytes, 4 in flight; on failure lib-storage aborts the upload (a crash leaves it to the GC).
-    const upload = new Upload({ client, params: { Bucket, Key: key, Body: bytes, ContentType: 'application/octet-stream' }, partSize: o.partSizeBytes, queueSize: 4, leavePartsOnError: false });
+    const upload = new Upload({
+      client,
+      params: { Bucket, Key: key, Body: bytes, ContentType: 'application/octet-stream' },
+      partSize: o.partSizeBytes,
+      queueSize: 4,
+      leavePartsOnError: false,
+    });
     await call('MultipartUpload', key, () => upload.done());
   };
   const store: BlobStore = {
@@ -165,7 +188,12 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
     stat: (sha) => head(keyOf(sha)),
     async read(sha, range) {
       const key = keyOf(sha);
-      const r = await call('GetObject', key, () => client.send(new GetObjectCommand({ Bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) })), 'null');
+      const r = await call(
+        'GetObject',
+        key,
+        () => client.send(new GetObjectCommand({ Bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) })),
+        'null',
+      );
       return r?.Body ? (r.Body as Readable) : null;
     },
     async directUrl(sha, { contentType, cacheControl }) {
@@ -184,15 +212,31 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
     async *leftovers() {
       let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
       for (;;) {
-        const page = (await call('ListMultipartUploads', blobsPrefix, () => client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: blobsPrefix, ...markers }))))!;
+        const page = (await call('ListMultipartUploads', blobsPrefix, () =>
+          client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: blobsPrefix, ...markers })),
+        ))!;
         for (const u of page.Uploads ?? []) {
           const sha = u.Key?.slice(blobsPrefix.length) ?? '';
-          if (SHA.test(sha) && u.UploadId) yield { name: `multipart/${sha}/${u.UploadId}`, sha256: sha, kind: 'tmp' as const, mtimeMs: u.Initiated?.getTime() ?? 0, sizeBytes: 0 };
+          if (SHA.test(sha) && u.UploadId)
+            yield {
+              name: `multipart/${sha}/${u.UploadId}`,
+              sha256: sha,
+              kind: 'tmp' as const,
+              mtimeMs: u.Initiated?.getTime() ?? 0,
+              sizeBytes: 0,
+            };
         }
         if (!page.IsTruncated || (!page.NextKeyMarker && !page.NextUploadIdMarker)) break;
-        markers = { ...(page.NextKeyMarker ? { KeyMarker: page.NextKeyMarker } : {}), ...(page.NextUploadIdMarker ? { UploadIdMarker: page.NextUploadIdMarker } : {}) };
+        markers = {
+          ...(page.NextKeyMarker ? { KeyMarker: page.NextKeyMarker } : {}),
+          ...(page.NextUploadIdMarker ? { UploadIdMarker: page.NextUploadIdMarker } : {}),
+        };
       }
-      for await (const page of listed('ListObjectsV2', `${o.prefix}quarantine/`, paginateListObjectsV2({ client }, { Bucket, Prefix: `${o.prefix}quarantine/` }))) {
+      for await (const page of listed(
+        'ListObjectsV2',
+        `${o.prefix}quarantine/`,
+        paginateListObjectsV2({ client }, { Bucket, Prefix: `${o.prefix}quarantine/` }),
+      )) {
         for (const obj of page.Contents ?? []) {
           const name = obj.Key?.slice(o.prefix.length) ?? '';
           const m = QUARANTINE.exec(name);
@@ -204,7 +248,12 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
       const mp = MULTIPART.exec(name);
       if (mp) {
         const key = keyOf(mp[1]!);
-        const r = await call('AbortMultipartUpload', key, () => client.send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId: mp[2]! })), 'null');
+        const r = await call(
+          'AbortMultipartUpload',
+          key,
+          () => client.send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId: mp[2]! })),
+          'null',
+        );
         return r !== null;
       }
       if (!QUARANTINE.test(name)) throw new Error(`not a leftover name: ${name}`);

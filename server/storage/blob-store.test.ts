@@ -34,7 +34,12 @@ blobStoreContract('local directory', {
 const config = loadConfig({ ...process.env, ATELIER_DATA_DIR: os.tmpdir() });
 const s3 = config.blobStore.kind === 's3' ? config.blobStore : null;
 const PART = 5 * 1024 * 1024;
-const s3Options = (o: Partial<S3BlobStoreOptions> = {}): S3BlobStoreOptions => ({ ...s3!, prefix: `${s3!.prefix}contract-${randomUUID()}/`, partSizeBytes: PART, ...o });
+const s3Options = (o: Partial<S3BlobStoreOptions> = {}): S3BlobStoreOptions => ({
+  ...s3!,
+  prefix: `${s3!.prefix}contract-${randomUUID()}/`,
+  partSizeBytes: PART,
+  ...o,
+});
 
 describe.runIf(s3)('S3 blob store (a real engine)', () => {
   blobStoreContract('S3', {
@@ -42,10 +47,18 @@ describe.runIf(s3)('S3 blob store (a real engine)', () => {
     // a multipart upload that was started and got one part, then its writer died
     async crashMidWrite(store, bytes) {
       const c = s3!;
-      const client = new S3Client({ region: c.region, endpoint: c.endpoint ?? undefined, forcePathStyle: c.forcePathStyle, credentials: c.credentials ?? undefined, requestChecksumCalculation: 'WHEN_REQUIRED' });
+      const client = new S3Client({
+        region: c.region,
+        endpoint: c.endpoint ?? undefined,
+        forcePathStyle: c.forcePathStyle,
+        credentials: c.credentials ?? undefined,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+      });
       const key = `${store.location.slice(`s3://${c.bucket}/`.length)}blobs/${sha256Hex(bytes)}`;
       const up = await client.send(new CreateMultipartUploadCommand({ Bucket: c.bucket, Key: key }));
-      await client.send(new UploadPartCommand({ Bucket: c.bucket, Key: key, UploadId: up.UploadId, PartNumber: 1, Body: bytes.subarray(0, PART) }));
+      await client.send(
+        new UploadPartCommand({ Bucket: c.bucket, Key: key, UploadId: up.UploadId, PartNumber: 1, Body: bytes.subarray(0, PART) }),
+      );
       client.destroy();
     },
     largeBytes: 2 * PART + 1234,
@@ -54,15 +67,35 @@ describe.runIf(s3)('S3 blob store (a real engine)', () => {
   it('refuses a wrongly signed request, and our error names the operation, object, status and S3 code', async () => {
     const good = createS3BlobStore(s3Options());
     const { sha256 } = await good.put(Buffer.from('signed'));
-    const bad = createS3BlobStore({ ...s3Options(), prefix: good.location.slice(`s3://${s3!.bucket}/`.length), credentials: { accessKeyId: s3!.credentials!.accessKeyId, secretAccessKey: 'not-the-secret-key-0000000000000000000000' } });
-    const err = await bad.get(sha256).then(() => null, (e: unknown) => e);
+    const bad = createS3BlobStore({
+      ...s3Options(),
+      prefix: good.location.slice(`s3://${s3!.bucket}/`.length),
+      credentials: { accessKeyId: s3!.credentials!.accessKeyId, secretAccessKey: 'not-the-secret-key-0000000000000000000000' },
+    });
+    const err = await bad.get(sha256).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(BlobStoreError);
-    expect(err).toMatchObject({ operation: 'GetObject', status: 403, s3Code: 'SignatureDoesNotMatch', url: `${good.location}blobs/${sha256}` });
+    expect(err).toMatchObject({
+      operation: 'GetObject',
+      status: 403,
+      s3Code: 'SignatureDoesNotMatch',
+      url: `${good.location}blobs/${sha256}`,
+    });
     expect((err as Error).message).toMatch(/^S3 GetObject s3:\/\/.+ failed: SignatureDoesNotMatch \(HTTP 403\)$/);
     // a write is refused as well (HEAD has no body: the status tells), and so is the start-up probe
     await expect(bad.put(Buffer.from('other bytes'))).rejects.toMatchObject({ name: 'BlobStoreError', status: 403 });
-    await expect(bad.check()).rejects.toMatchObject({ name: 'BlobStoreError', operation: 'ListObjectsV2', status: 403, s3Code: 'SignatureDoesNotMatch' });
-    await expect(createS3BlobStore({ ...s3Options(), bucket: 'atelier-no-such-bucket' }).check()).rejects.toMatchObject({ status: 404, s3Code: 'NoSuchBucket' });
+    await expect(bad.check()).rejects.toMatchObject({
+      name: 'BlobStoreError',
+      operation: 'ListObjectsV2',
+      status: 403,
+      s3Code: 'SignatureDoesNotMatch',
+    });
+    await expect(createS3BlobStore({ ...s3Options(), bucket: 'atelier-no-such-bucket' }).check()).rejects.toMatchObject({
+      status: 404,
+      s3Code: 'NoSuchBucket',
+    });
   });
 
   it('delivery presign hands out a URL that serves the bytes with the asked Content-Type; stream hands out none', async () => {
@@ -77,6 +110,8 @@ describe.runIf(s3)('S3 blob store (a real engine)', () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
     // the signature covers the key: another key with the same signature is refused
     expect((await fetch(url.replace(sha256, sha256Hex(Buffer.from('x'))))).status).toBe(403);
-    expect(await createS3BlobStore(s3Options({ delivery: 'stream' })).directUrl(sha256, { contentType: 'image/png', cacheControl: '' })).toBeNull();
+    expect(
+      await createS3BlobStore(s3Options({ delivery: 'stream' })).directUrl(sha256, { contentType: 'image/png', cacheControl: '' }),
+    ).toBeNull();
   });
 });

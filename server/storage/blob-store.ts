@@ -169,7 +169,10 @@ export function createLocalBlobStore(root: string, hooks?: TestHooks): BlobStore
       const file = path.join(path.dirname(dest), name);
       // Content-addressed: if the key exists again it holds the same bytes, and the copy aside can go.
       if (fs.existsSync(dest)) await unlinkIfPresent(file);
-      else await fs.promises.rename(file, dest).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+      else
+        await fs.promises.rename(file, dest).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'ENOENT') throw e;
+        });
     },
     async removeIfUnused(sha, stillUnused) {
       const dest = pathOf(sha);

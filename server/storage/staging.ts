@@ -55,7 +55,8 @@ export function createStagingStore(root: string): StagingStore {
           hash.update(chunk as Buffer);
           sizeBytes += (chunk as Buffer).length;
         }
-        for (const f of await fs.promises.readdir(dirOf(id))) if (f.endsWith('.part')) await fs.promises.rm(path.join(dirOf(id), f), { force: true });
+        for (const f of await fs.promises.readdir(dirOf(id)))
+          if (f.endsWith('.part')) await fs.promises.rm(path.join(dirOf(id), f), { force: true });
         return { sha256: hash.digest('hex'), sizeBytes };
       }
       const tmp = `${dest}.${randomUUID()}.tmp`;
@@ -76,7 +77,8 @@ export function createStagingStore(root: string): StagingStore {
       }
       await out.close();
       await fs.promises.rename(tmp, dest);
-      for (const f of await fs.promises.readdir(dirOf(id))) if (f.endsWith('.part')) await fs.promises.rm(path.join(dirOf(id), f), { force: true });
+      for (const f of await fs.promises.readdir(dirOf(id)))
+        if (f.endsWith('.part')) await fs.promises.rm(path.join(dirOf(id), f), { force: true });
       return { sha256: hash.digest('hex'), sizeBytes };
     },
     async readFile(id) {

@@ -6,8 +6,16 @@ export function extensionOf(format: string): string {
 
 /** MIME type served for a CDN URL extension. */
 export const CDN_MIME: Record<string, string> = {
-  jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', avif: 'image/avif',
-  svg: 'image/svg+xml', tiff: 'image/tiff', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime',
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  avif: 'image/avif',
+  svg: 'image/svg+xml',
+  tiff: 'image/tiff',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
 };
 
 /** Bytes of the sha256 kept in a short content address: 128 bits (collisions need ~2^64 blobs). */

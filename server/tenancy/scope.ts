@@ -22,20 +22,35 @@ export function scopeFor(tenancy: TenancyQueries, principal: Principal, workspac
  * the workspace's themes in `details.candidates` (`{id, name, default}`), so the caller can retry at once.
  * @throws ServiceError invalid_argument (args.theme_id, missing) | not_found (args.theme_id | args.brand_kit_id)
  */
-export function themeFor(tenancy: TenancyQueries, scope: Scope, args: { theme_id?: string | undefined; brand_kit_id?: string | undefined }): ThemeRow {
+export function themeFor(
+  tenancy: TenancyQueries,
+  scope: Scope,
+  args: { theme_id?: string | undefined; brand_kit_id?: string | undefined },
+): ThemeRow {
   const id = args.theme_id ?? args.brand_kit_id;
   const field = args.theme_id ? 'args.theme_id' : 'args.brand_kit_id';
   const candidates = (): { id: string; name: string; default: boolean }[] =>
     tenancy.themesOfWorkspace(scope.tenantId, scope.workspaceId).map((t) => ({ id: t.id, name: t.name, default: t.is_default === 1 }));
-  const listed = (c: { id: string; name: string; default: boolean }[]): string => c.map((t) => `${t.id} "${t.name}"${t.default ? ' (default)' : ''}`).join(', ');
+  const listed = (c: { id: string; name: string; default: boolean }[]): string =>
+    c.map((t) => `${t.id} "${t.name}"${t.default ? ' (default)' : ''}`).join(', ');
   if (!id) {
     const c = candidates();
-    throw new ServiceError('invalid_argument', 'args.theme_id', `is required${c.length ? `; this workspace's themes: ${listed(c)}` : ' (this workspace has no theme)'}`, { details: { candidates: c } });
+    throw new ServiceError(
+      'invalid_argument',
+      'args.theme_id',
+      `is required${c.length ? `; this workspace's themes: ${listed(c)}` : ' (this workspace has no theme)'}`,
+      { details: { candidates: c } },
+    );
   }
   const theme = tenancy.theme(scope.tenantId, scope.workspaceId, id.toLowerCase());
   if (!theme) {
     const c = candidates();
-    throw new ServiceError('not_found', field, `theme ${id} does not exist in workspace ${scope.workspaceId}${c.length ? `; its themes: ${listed(c)}` : ''}`, { details: { candidates: c } });
+    throw new ServiceError(
+      'not_found',
+      field,
+      `theme ${id} does not exist in workspace ${scope.workspaceId}${c.length ? `; its themes: ${listed(c)}` : ''}`,
+      { details: { candidates: c } },
+    );
   }
   return theme;
 }
@@ -51,13 +66,18 @@ export function describeScope(tenancy: TenancyQueries, principal: Principal): Sc
     name: w.name,
     status: w.status,
     themes: tenancy.themesOfWorkspace(principal.tenantId, w.id).map((t) => ({ id: t.id, name: t.name, default: t.is_default === 1 })),
-    stores: tenancy.storesOfWorkspace(principal.tenantId, w.id).map((st) => ({ id: st.id, name: st.name, status: st.status, catalog_synced_at: st.catalog_synced_at })),
+    stores: tenancy
+      .storesOfWorkspace(principal.tenantId, w.id)
+      .map((st) => ({ id: st.id, name: st.name, status: st.status, catalog_synced_at: st.catalog_synced_at })),
   }));
   const active = workspaces.filter((w) => w.status === 'active');
   const ws = active.length === 1 ? active[0]! : null;
   const stores = ws?.stores.filter((st) => st.status === 'active') ?? [];
   const theme = ws ? (ws.themes.find((t) => t.default) ?? (ws.themes.length === 1 ? ws.themes[0]! : null)) : null;
-  return { workspaces, defaults: { workspace_id: ws?.id ?? null, store_id: stores.length === 1 ? stores[0]!.id : null, theme_id: theme?.id ?? null } };
+  return {
+    workspaces,
+    defaults: { workspace_id: ws?.id ?? null, store_id: stores.length === 1 ? stores[0]!.id : null, theme_id: theme?.id ?? null },
+  };
 }
 
 /**
@@ -65,7 +85,11 @@ export function describeScope(tenancy: TenancyQueries, principal: Principal): Sc
  * exactly one active store.
  * @throws ServiceError not_found | ambiguous_scope (args.workspace_id | args.store_id)
  */
-export function storeScopeFor(tenancy: TenancyQueries, principal: Principal, args: { workspace_id?: string | undefined; store_id?: string | undefined }): Scope & { storeId: string } {
+export function storeScopeFor(
+  tenancy: TenancyQueries,
+  principal: Principal,
+  args: { workspace_id?: string | undefined; store_id?: string | undefined },
+): Scope & { storeId: string } {
   const scope = scopeFor(tenancy, principal, args.workspace_id);
   const store = resolveStore(tenancy.storesOfWorkspace(scope.tenantId, scope.workspaceId), args.store_id);
   noteCallScope({ workspaceId: scope.workspaceId, storeId: store.id });

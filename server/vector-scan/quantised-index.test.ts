@@ -6,7 +6,7 @@ import { OVERSAMPLE, QuantisedIndex } from './quantised-index.ts';
 /** Deterministic PRNG (mulberry32-style) so the fixed set is the same on every run. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
 }
 
 describe('QuantisedIndex (int8 WebAssembly scan + exact re-rank)', () => {
@@ -21,8 +21,14 @@ describe('QuantisedIndex (int8 WebAssembly scan + exact re-rank)', () => {
   const exact = (q: Float32Array, k: number, keep: (key: number) => boolean = () => true): number[] =>
     vecs
       .map((v, i) => {
-        let dot = 0, vv = 0, qq = 0;
-        for (let d = 0; d < D; d++) { dot += v[d]! * q[d]!; vv += v[d]! * v[d]!; qq += q[d]! * q[d]!; }
+        let dot = 0,
+          vv = 0,
+          qq = 0;
+        for (let d = 0; d < D; d++) {
+          dot += v[d]! * q[d]!;
+          vv += v[d]! * v[d]!;
+          qq += q[d]! * q[d]!;
+        }
         return { key: i + 1, s: dot / Math.sqrt(vv * qq) };
       })
       .filter((h) => keep(h.key))
@@ -42,8 +48,9 @@ describe('QuantisedIndex (int8 WebAssembly scan + exact re-rank)', () => {
   it('applies attribute, key-bound, excluded-key and key-set filters during the scan', () => {
     const q = queries[0]!;
     expect(index.search(q, 20, { attrs: [{ col: 0, values: [2] }] }).map((h) => h.key)).toEqual(exact(q, 20, (k) => (k - 1) % 3 === 2));
-    expect(index.search(q, 20, { maxKey: 5000, excludeKey: exact(q, 1, (k) => k <= 5000)[0] }).map((h) => h.key))
-      .toEqual(exact(q, 21, (k) => k <= 5000).slice(1));
+    expect(index.search(q, 20, { maxKey: 5000, excludeKey: exact(q, 1, (k) => k <= 5000)[0] }).map((h) => h.key)).toEqual(
+      exact(q, 21, (k) => k <= 5000).slice(1),
+    );
     const keys = new Set([3, 33, 333, 3333]);
     expect(index.search(q, 10, { keys }).map((h) => h.key)).toEqual(exact(q, 10, (k) => keys.has(k)));
     expect(index.search(q, 10, { attrs: [{ col: 0, values: [-1] }] })).toEqual([]);

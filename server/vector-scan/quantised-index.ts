@@ -1,7 +1,10 @@
 import { KERNEL_WASM_BASE64 } from './kernel-wasm.ts';
 
 /** A scan hit: the row's key (asset or product seq) and its exact cosine similarity in [-1, 1]. */
-export interface ScanHit { key: number; similarity: number }
+export interface ScanHit {
+  key: number;
+  similarity: number;
+}
 
 /**
  * Which rows a scan admits: every `attrs` condition (the row's attribute `col` is one of `values`),
@@ -26,7 +29,10 @@ let kernelModule: WebAssembly.Module | null = null;
 const kernel = (): WebAssembly.Module => (kernelModule ??= new WebAssembly.Module(Buffer.from(KERNEL_WASM_BASE64, 'base64')));
 const align16 = (n: number): number => (n + 15) & ~15;
 
-interface Kernel { memory: WebAssembly.Memory; scan: (vecs: number, n: number, stride: number, query: number, scales: number, mask: number, out: number) => void }
+interface Kernel {
+  memory: WebAssembly.Memory;
+  scan: (vecs: number, n: number, stride: number, query: number, scales: number, mask: number, out: number) => void;
+}
 
 /**
  * An in-memory vector partition (one workspace's vectors of one space, one store's of one model) with
@@ -72,9 +78,13 @@ export class QuantisedIndex {
   }
 
   /** Rows held (including zero vectors, which never match). */
-  get size(): number { return this.rowOf.size; }
+  get size(): number {
+    return this.rowOf.size;
+  }
 
-  has(key: number): boolean { return this.rowOf.has(key); }
+  has(key: number): boolean {
+    return this.rowOf.has(key);
+  }
 
   /** Attribute `col` of the row with `key`, or undefined. */
   attr(key: number, col: number): number | undefined {
@@ -139,7 +149,8 @@ export class QuantisedIndex {
     }
     const qNorm = Math.sqrt(qq);
     const hits: ScanHit[] = [];
-    const floats = this.floats, dims = this.dims;
+    const floats = this.floats,
+      dims = this.dims;
     for (const r of candidates) {
       const o = r * dims;
       let dot = 0;
@@ -158,7 +169,9 @@ export class QuantisedIndex {
     if (!filter.attrs?.length && filter.keys === undefined && filter.excludeKey === undefined) {
       // the common case (no filter but the snapshot bound): one tight loop
       let n = 0;
-      const live = this.live, keys = this.keys, rows = this.rows;
+      const live = this.live,
+        keys = this.keys,
+        rows = this.rows;
       for (let r = 0; r < rows; r++) {
         const ok = live[r] === 1 && keys[r]! <= maxKey0 ? 1 : 0;
         mask[r] = ok;
@@ -239,7 +252,8 @@ function quantise(v: Float32Array, norm: number, out: Int8Array): number {
 function topRows(scores: Float32Array, qScale: number, budget: number): number[] {
   const hist = new Uint32Array(BINS);
   // bin = floor((score · qScale − LO) / BIN_WIDTH), clamped to [1, BINS − 1]; -inf (not admitted) skipped
-  const a = qScale / BIN_WIDTH, b = -LO / BIN_WIDTH;
+  const a = qScale / BIN_WIDTH,
+    b = -LO / BIN_WIDTH;
   for (let r = 0; r < scores.length; r++) {
     const s = scores[r]!;
     if (s === -Infinity) continue;

@@ -34,9 +34,16 @@ export function categoryOfSubtype(subtype: string): AssetCategory | null {
 }
 
 /** Zod refinement shared by every schema with both fields: the subtype must belong to the category. */
-export function refineCategorySubtype(v: { category?: string | null | undefined; subtype?: string | null | undefined }, ctx: z.RefinementCtx): void {
+export function refineCategorySubtype(
+  v: { category?: string | null | undefined; subtype?: string | null | undefined },
+  ctx: z.RefinementCtx,
+): void {
   if (v.category && v.subtype && !subtypesOf(v.category).includes(v.subtype)) {
-    ctx.addIssue({ code: 'custom', path: ['subtype'], message: `must be a subtype of category ${v.category}: ${subtypesOf(v.category).join(', ')}` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['subtype'],
+      message: `must be a subtype of category ${v.category}: ${subtypesOf(v.category).join(', ')}`,
+    });
   }
 }
 
@@ -50,11 +57,18 @@ export type Orientation = z.infer<typeof OrientationSchema>;
 /** Search modes of spec §4.1. */
 export const SearchModeSchema = z
   .enum(['all', 'filename', 'alt_text', 'tags', 'ocr', 'semantic', 'similar'])
-  .describe('all: words and meaning; filename, alt_text, tags, ocr (text in the image): that field\'s words; semantic: meaning; similar: looks like similar_to_asset_id');
+  .describe(
+    "all: words and meaning; filename, alt_text, tags, ocr (text in the image): that field's words; semantic: meaning; similar: looks like similar_to_asset_id",
+  );
 export type SearchMode = z.infer<typeof SearchModeSchema>;
 
 const searchFields = {
-  query: z.string().trim().max(500, 'must be at most 500 characters').optional().describe('words or a description; omit to browse, newest first'),
+  query: z
+    .string()
+    .trim()
+    .max(500, 'must be at most 500 characters')
+    .optional()
+    .describe('words or a description; omit to browse, newest first'),
   kind: AssetKindSchema.optional(),
   mode: SearchModeSchema.default('all'),
   similar_to_asset_id: UuidSchema.optional().describe('mode similar: the asset to match'),
@@ -69,17 +83,36 @@ const searchFields = {
 };
 
 /** Cross-field rules of spec §4.1, shared by search and select (rule 6, theme_id, is checked by the server with candidates). */
-function refineSearch(v: { query?: string | undefined; theme_id?: string | undefined; brand_kit_id?: string | undefined; mode: string; similar_to_asset_id?: string | undefined; category?: string | undefined; subtype?: string | undefined }, ctx: z.RefinementCtx): void {
+function refineSearch(
+  v: {
+    query?: string | undefined;
+    theme_id?: string | undefined;
+    brand_kit_id?: string | undefined;
+    mode: string;
+    similar_to_asset_id?: string | undefined;
+    category?: string | undefined;
+    subtype?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
   // A missing theme_id (rule 6) is reported by the server with the workspace's themes as candidates.
   if (v.theme_id && v.brand_kit_id && v.theme_id !== v.brand_kit_id) {
-    ctx.addIssue({ code: 'custom', path: ['brand_kit_id'], message: 'must equal theme_id when both are given (brand_kit_id is a deprecated alias)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['brand_kit_id'],
+      message: 'must equal theme_id when both are given (brand_kit_id is a deprecated alias)',
+    });
   }
   if (v.mode === 'similar' && !v.similar_to_asset_id) {
     ctx.addIssue({ code: 'custom', path: ['similar_to_asset_id'], message: 'is required when mode is similar' });
   }
   if (v.mode === 'similar' && v.query) {
     // Refused rather than silently ignored: similar ranks by how the source image looks, not by words.
-    ctx.addIssue({ code: 'custom', path: ['query'], message: 'is not used by mode similar (it ranks by how similar_to_asset_id looks); omit query, or use mode all to search by words' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['query'],
+      message: 'is not used by mode similar (it ranks by how similar_to_asset_id looks); omit query, or use mode all to search by words',
+    });
   }
   if (v.mode !== 'similar' && v.similar_to_asset_id) {
     ctx.addIssue({ code: 'custom', path: ['similar_to_asset_id'], message: 'is only allowed when mode is similar' });
@@ -103,13 +136,17 @@ export type MatchKind = z.infer<typeof MatchKindSchema>;
 export const MatchedBySchema = z
   .array(MatchKindSchema)
   .nullable()
-  .describe('how this hit matched: text (the query words), typo (after correcting a misspelling), concept (synonym, narrower or broader term), meaning (embedding similarity above the calibrated threshold), visual (mode similar); null when browsing');
+  .describe(
+    'how this hit matched: text (the query words), typo (after correcting a misspelling), concept (synonym, narrower or broader term), meaning (embedding similarity above the calibrated threshold), visual (mode similar); null when browsing',
+  );
 export const RelevanceSchema = z
   .number()
   .min(0)
   .max(1)
   .nullable()
-  .describe('0–1, comparable across modes: 1 = every query word matched exactly; 0.5 = the least a match has (suggestions score below 0.5); near-duplicates in mode similar score ≥ 0.95; null when browsing');
+  .describe(
+    '0–1, comparable across modes: 1 = every query word matched exactly; 0.5 = the least a match has (suggestions score below 0.5); near-duplicates in mode similar score ≥ 0.95; null when browsing',
+  );
 
 /** Asset, the search result item (spec §2), plus library metadata. */
 export const AssetSchema = z.object({
@@ -130,7 +167,11 @@ export const AssetSchema = z.object({
   orientation: OrientationSchema.nullable().describe('from width/height; null when the size is unknown'),
   relevance: RelevanceSchema,
   matched_by: MatchedBySchema,
-  enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment (OCR, colours, tags, alt text, embeddings): until done the asset is missing from ocr/semantic/similar results'),
+  enrichment_status: z
+    .enum(['pending', 'running', 'done', 'failed', 'skipped'])
+    .describe(
+      'asynchronous enrichment (OCR, colours, tags, alt text, embeddings): until done the asset is missing from ocr/semantic/similar results',
+    ),
 });
 export type Asset = z.infer<typeof AssetSchema>;
 
@@ -140,10 +181,14 @@ export const AssetPageSchema = z.object({
   total: z.number().int().describe('matches across all pages (never counts suggestions)'),
   total_is_estimate: z
     .boolean()
-    .describe('true when a very common word matched so many assets that the server stopped counting: total is then an estimate, and the ranking covers the most recent of those matches'),
+    .describe(
+      'true when a very common word matched so many assets that the server stopped counting: total is then an estimate, and the ranking covers the most recent of those matches',
+    ),
   suggestions: z
     .array(AssetSchema)
-    .describe('first page only, when the query matched nothing or very little: the nearest assets that are NOT matches (relevance < 0.5), for the user to consider; empty otherwise'),
+    .describe(
+      'first page only, when the query matched nothing or very little: the nearest assets that are NOT matches (relevance < 0.5), for the user to consider; empty otherwise',
+    ),
   next_cursor: z.string().nullable(),
   has_more: z.boolean(),
   request: z
@@ -161,9 +206,16 @@ export const AssetPageSchema = z.object({
       degraded_from: SearchModeSchema.nullable().describe('requested mode when a degraded fallback was used'),
       match: z
         .enum(['browse', 'all_terms', 'any_term', 'vector', 'hybrid', 'none'])
-        .describe('how the query matched: all_terms / any_term (words), vector (semantic, similar), hybrid (words and meaning, mode all), none (nothing matched), browse (no query)'),
-      corrected_query: z.string().nullable().describe('the query actually searched after correcting misspelt words ("showing results for …"); null when nothing was corrected'),
-      expanded_terms: z.array(z.string()).describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
+        .describe(
+          'how the query matched: all_terms / any_term (words), vector (semantic, similar), hybrid (words and meaning, mode all), none (nothing matched), browse (no query)',
+        ),
+      corrected_query: z
+        .string()
+        .nullable()
+        .describe('the query actually searched after correcting misspelt words ("showing results for …"); null when nothing was corrected'),
+      expanded_terms: z
+        .array(z.string())
+        .describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
     })
     .describe('echo of the effective request'),
 });
@@ -203,9 +255,20 @@ export const ImportArgsSchema = z
   .object({
     url: HttpUrlSchema.optional().describe('image to download'),
     data: z.string().min(1).optional().describe('base64 image bytes'),
-    attachments: z.array(AttachmentSchema).min(1, 'must hold at least one attachment').max(20, 'must hold at most 20 attachments').optional(),
-    mime_type: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a MIME type like image/png').optional().describe('required with data'),
-    filename: FileNameSchema.min(1).max(255, 'must be at most 255 characters').optional().describe('with extension; derived from URL or MIME type when omitted'),
+    attachments: z
+      .array(AttachmentSchema)
+      .min(1, 'must hold at least one attachment')
+      .max(20, 'must hold at most 20 attachments')
+      .optional(),
+    mime_type: z
+      .string()
+      .regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a MIME type like image/png')
+      .optional()
+      .describe('required with data'),
+    filename: FileNameSchema.min(1)
+      .max(255, 'must be at most 255 characters')
+      .optional()
+      .describe('with extension; derived from URL or MIME type when omitted'),
     alt_text: z.string().max(1000, 'must be at most 1000 characters').optional(),
     tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional(),
     purpose: z.string().trim().max(64).optional().describe('e.g. hero_bg, trust_icon'),
@@ -248,7 +311,9 @@ export const ImportedAssetSchema = z.object({
     cdn_base_url: z.string(),
     original_url: z.string(),
     thumbnail_url: z.string(),
-    variants: z.array(z.object({ url: z.string(), width: z.number().int(), height: z.number().int(), format: z.string(), size_bytes: z.number().int() })),
+    variants: z.array(
+      z.object({ url: z.string(), width: z.number().int(), height: z.number().int(), format: z.string(), size_bytes: z.number().int() }),
+    ),
   }),
   name: z.string(),
   format: z.string(),
@@ -260,7 +325,9 @@ export const ImportedAssetSchema = z.object({
   not_applied: z
     .array(z.enum(['filename', 'alt_text', 'tags', 'purpose']))
     .optional()
-    .describe('deduplicated imports only: supplied fields that differ from the existing asset and were NOT applied; apply them with svc_asset_manage update'),
+    .describe(
+      'deduplicated imports only: supplied fields that differ from the existing asset and were NOT applied; apply them with svc_asset_manage update',
+    ),
 });
 export type ImportedAsset = z.infer<typeof ImportedAssetSchema>;
 
@@ -272,17 +339,23 @@ export type ImportedAsset = z.infer<typeof ImportedAssetSchema>;
  * fails with `not_found` on `args.attachments[i].attachment_id`.
  */
 export const ImportBatchResultSchema = z.object({
-  items: z.array(
-    z.object({
-      attachment_id: z.string().describe('as given in the request'),
-      status: z.enum(['imported', 'failed']),
-      asset: ImportedAssetSchema.nullable().describe('the imported (or deduplicated existing) asset; null when failed'),
-      error: z
-        .object({ code: z.string(), field: z.string().nullable().describe('e.g. args.attachments[2].attachment_id'), message: z.string() })
-        .nullable()
-        .describe('why this attachment failed; null when imported'),
-    }),
-  ).describe('one entry per requested attachment, in request order'),
+  items: z
+    .array(
+      z.object({
+        attachment_id: z.string().describe('as given in the request'),
+        status: z.enum(['imported', 'failed']),
+        asset: ImportedAssetSchema.nullable().describe('the imported (or deduplicated existing) asset; null when failed'),
+        error: z
+          .object({
+            code: z.string(),
+            field: z.string().nullable().describe('e.g. args.attachments[2].attachment_id'),
+            message: z.string(),
+          })
+          .nullable()
+          .describe('why this attachment failed; null when imported'),
+      }),
+    )
+    .describe('one entry per requested attachment, in request order'),
   imported: z.number().int().describe('count of items with status imported'),
   failed: z.number().int().describe('count of items with status failed'),
 });

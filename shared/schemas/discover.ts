@@ -16,8 +16,14 @@ export const DiscoverEntrySchema = z.object({
   former_names: z.array(z.string()).describe('old operation names that lead here'),
   panel_only: z.boolean().optional().describe('true for actions only the panels call; absent otherwise'),
   matched_by: z.enum(['action', 'former_name', 'router', 'description', 'all']),
-  args_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema (draft 2020-12) of args; present when schemas are included'),
-  result_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of structuredContent; present when schemas are included'),
+  args_schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('JSON Schema (draft 2020-12) of args; present when schemas are included'),
+  result_schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('JSON Schema of structuredContent; present when schemas are included'),
 });
 
 export const DiscoverResultSchema = z.object({ actions: z.array(DiscoverEntrySchema), total: z.number().int() });

@@ -2,16 +2,28 @@ import { z } from 'zod';
 import { HexColorSchema, HttpUrlSchema, UuidSchema } from './common.ts';
 
 /** Visual styles of spec §4.3. */
-export const GenerateStyleSchema = z
-  .enum(['photography', 'editorial', 'abstract', 'texture', '3d_render', 'illustration', 'flat_lay', 'lifestyle'])
-  ;
+export const GenerateStyleSchema = z.enum([
+  'photography',
+  'editorial',
+  'abstract',
+  'texture',
+  '3d_render',
+  'illustration',
+  'flat_lay',
+  'lifestyle',
+]);
 /** Intended uses of spec §4.3. */
-export const GeneratePurposeSchema = z
-  .enum(['hero_bg', 'product_lifestyle', 'texture_fill', 'decorative_element', 'section_bg', 'card_bg', 'pattern_tile', 'product_composite'])
-  ;
-export const QualitySchema = z
-  .enum(['low', 'medium', 'high'])
-  ;
+export const GeneratePurposeSchema = z.enum([
+  'hero_bg',
+  'product_lifestyle',
+  'texture_fill',
+  'decorative_element',
+  'section_bg',
+  'card_bg',
+  'pattern_tile',
+  'product_composite',
+]);
+export const QualitySchema = z.enum(['low', 'medium', 'high']);
 
 /**
  * Args of `svc_drafts` `asset_generate` (spec §4.3) with the spec's defaults. Rule 4 (`mask_url` needs
@@ -20,7 +32,12 @@ export const QualitySchema = z
  */
 export const GenerateArgsSchema = z
   .object({
-    prompt: z.string().trim().min(1, 'must not be empty').max(32000, 'must be at most 32000 characters').describe('what to make; for a composite, where the product goes and how large'),
+    prompt: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(32000, 'must be at most 32000 characters')
+      .describe('what to make; for a composite, where the product goes and how large'),
     style: GenerateStyleSchema,
     purpose: GeneratePurposeSchema,
     aspect: z.enum(['landscape', 'square', 'portrait']).default('landscape').describe('aspect_ratio overrides it'),
@@ -35,7 +52,12 @@ export const GenerateArgsSchema = z
     mask_url: HttpUrlSchema.optional().describe('white or transparent = area to edit'),
     provider: z.string().trim().min(1).max(64).optional().describe('default when omitted'),
     model: z.string().trim().min(1).max(128).optional(),
-    aspect_ratio: z.string().trim().regex(/^\d{1,2}:\d{1,2}$/, 'must look like 16:9').optional().describe('e.g. 16:9'),
+    aspect_ratio: z
+      .string()
+      .trim()
+      .regex(/^\d{1,2}:\d{1,2}$/, 'must look like 16:9')
+      .optional()
+      .describe('e.g. 16:9'),
     image_size: z.string().trim().min(1).max(16).optional().describe('e.g. 1K, 2K'),
     output_format: z.string().trim().toLowerCase().min(1).max(16).optional().describe('e.g. png, jpeg'),
     brand_colors: z.array(HexColorSchema).max(12, 'must hold at most 12 colours').optional().describe('hex colours, e.g. #1f3a5f'),
@@ -45,7 +67,11 @@ export const GenerateArgsSchema = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.mask_url !== undefined && (v.reference_images?.length ?? 0) === 0) {
-      ctx.addIssue({ code: 'custom', path: ['mask_url'], message: 'requires at least one reference_images entry (rule 4): the mask applies to the first reference image' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mask_url'],
+        message: 'requires at least one reference_images entry (rule 4): the mask applies to the first reference image',
+      });
     }
   });
 export type GenerateArgs = z.infer<typeof GenerateArgsSchema>;

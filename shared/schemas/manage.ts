@@ -14,9 +14,15 @@ export const UpdateAssetArgsSchema = z
   .object({
     asset_id: UuidSchema,
     filename: FileNameSchema.min(1, 'must not be empty').max(255, 'must be at most 255 characters').optional().describe('with extension'),
-    alt_text: z.string().trim().min(1, 'must not be empty (use null to clear)').max(1000, 'must be at most 1000 characters').nullable().optional()
+    alt_text: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty (use null to clear)')
+      .max(1000, 'must be at most 1000 characters')
+      .nullable()
+      .optional()
       .describe('null hands it back to automatic alt text'),
-    tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional().describe('replaces the user\'s tags'),
+    tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional().describe("replaces the user's tags"),
     purpose: z.string().trim().min(1).max(64).nullable().optional().describe('e.g. hero_bg, trust_icon'),
     category: AssetCategorySchema.nullable().optional(),
     subtype: AssetSubtypeSchema.nullable().optional(),
@@ -51,8 +57,18 @@ export type DeleteAssetsArgs = z.infer<typeof DeleteAssetsArgsSchema>;
 
 /** Result of `delete`. */
 export const DeleteAssetsResultSchema = z.object({
-  deleted: z.array(z.object({ asset_id: UuidSchema, name: z.string(), url: z.string().describe("the asset's original URL; it answers 404 unless listed in still_served") })).describe('in request order'),
+  deleted: z
+    .array(
+      z.object({
+        asset_id: UuidSchema,
+        name: z.string(),
+        url: z.string().describe("the asset's original URL; it answers 404 unless listed in still_served"),
+      }),
+    )
+    .describe('in request order'),
   not_found: z.array(z.string()).describe('ids that are not assets of this workspace (already deleted, or never existed here)'),
-  still_served: z.array(z.string()).describe('URLs of deleted assets whose identical bytes belong to another asset, so the CDN keeps serving them'),
+  still_served: z
+    .array(z.string())
+    .describe('URLs of deleted assets whose identical bytes belong to another asset, so the CDN keeps serving them'),
 });
 export type DeleteAssetsResult = z.infer<typeof DeleteAssetsResultSchema>;

@@ -7,14 +7,20 @@ import { UuidSchema } from './common.ts';
 /** Args of `svc_asset_panel` `thumbnails`: up to 50 asset ids of one workspace. */
 export const ThumbnailsArgsSchema = z
   .object({
-    asset_ids: z.array(UuidSchema).min(1, 'must hold 1–50 asset ids').max(50, 'must hold 1–50 asset ids').describe('assets whose previews the panel shows'),
+    asset_ids: z
+      .array(UuidSchema)
+      .min(1, 'must hold 1–50 asset ids')
+      .max(50, 'must hold 1–50 asset ids')
+      .describe('assets whose previews the panel shows'),
     size_px: z
       .number()
       .int('must be an integer')
       .min(16, 'must be 16–1280 px')
       .max(1280, 'must be 16–1280 px')
       .optional()
-      .describe('device px the preview must cover on both edges (the cell\'s CSS px × devicePixelRatio): the smallest stored rendition reaching it, else the largest; default: the 320 px thumbnail'),
+      .describe(
+        "device px the preview must cover on both edges (the cell's CSS px × devicePixelRatio): the smallest stored rendition reaching it, else the largest; default: the 320 px thumbnail",
+      ),
     workspace_id: UuidSchema.optional(),
   })
   .strict();
@@ -28,7 +34,12 @@ export const ThumbnailsResultSchema = z.object({
   thumbnails: z.array(
     z.object({
       asset_id: UuidSchema,
-      data_url: z.string().nullable().describe('data:image/jpeg;base64,… (the 320 px thumbnail, or a larger WebP rendition when size_px asks for it); null when the asset has no raster preview'),
+      data_url: z
+        .string()
+        .nullable()
+        .describe(
+          'data:image/jpeg;base64,… (the 320 px thumbnail, or a larger WebP rendition when size_px asks for it); null when the asset has no raster preview',
+        ),
       width: z.number().int().nullable().describe('px of the preview'),
       height: z.number().int().nullable().describe('px of the preview'),
       bytes: z.number().int().describe('bytes of the preview before base64'),
@@ -74,14 +85,19 @@ export const SelectArgsSchema = SearchArgsSchema;
  * cursor of the same query, so every page reads the same snapshot.
  */
 export const PageArgsSchema = SearchArgsSchema.safeExtend({
-  offset: z.number().int('must be an integer').min(0, 'must be ≥ 0').max(10_000_000).describe('0-based index of the first asset of the page'),
+  offset: z
+    .number()
+    .int('must be an integer')
+    .min(0, 'must be ≥ 0')
+    .max(10_000_000)
+    .describe('0-based index of the first asset of the page'),
   cursor: z.string().min(1).max(2000).describe('a next_cursor of the same query (pins its snapshot)'),
 });
 export type PageArgs = z.infer<typeof PageArgsSchema>;
 
 /** An asset as delivered to the agent after a choice: name, id and original URL (spec §4.2). */
 export const SelectedAssetSchema = z.object({
-  position: z.number().int().describe('1-based position in the user\'s selection order (or rank for candidates)'),
+  position: z.number().int().describe("1-based position in the user's selection order (or rank for candidates)"),
   id: UuidSchema,
   name: z.string(),
   original_url: z.string(),
@@ -93,13 +109,19 @@ export type SelectedAsset = z.infer<typeof SelectedAssetSchema>;
 
 export const PickerStatusSchema = z
   .enum(['awaiting_user', 'confirmed', 'declined', 'cancelled', 'candidates', 'expired'])
-  .describe('awaiting_user: panel open, nothing chosen yet; confirmed: selection final; declined/cancelled: the user chose nothing; candidates: no interactive UI (or it failed), ask the user; expired: nobody confirmed in time, open a new picker');
+  .describe(
+    'awaiting_user: panel open, nothing chosen yet; confirmed: selection final; declined/cancelled: the user chose nothing; candidates: no interactive UI (or it failed), ask the user; expired: nobody confirmed in time, open a new picker',
+  );
 
 /** structuredContent of `select`. */
 export const SelectResultSchema = z.object({
   picker_id: UuidSchema.describe('pass to get_selection'),
   status: PickerStatusSchema,
-  delivery: z.enum(['panel', 'elicitation', 'text']).describe('panel: MCP Apps picker; elicitation: the client asked the user with a form; text: ranked candidates for the agent to present'),
+  delivery: z
+    .enum(['panel', 'elicitation', 'text'])
+    .describe(
+      'panel: MCP Apps picker; elicitation: the client asked the user with a form; text: ranked candidates for the agent to present',
+    ),
   selection: z.array(SelectedAssetSchema).describe('the confirmed choice in selection order (empty until confirmed)'),
   candidates: z.array(SelectedAssetSchema).describe('ranked best matches, up to limit (delivery text and elicitation)'),
   total: z.number().int().describe('assets matching the query across all pages'),

@@ -21,22 +21,27 @@ const scopeFields = {
 export const ListProductsArgsSchema = z
   .strictObject({
     ...scopeFields,
-    query: z.string().trim().max(500, 'must be at most 500 characters').optional().describe('words or a description; omit to browse by title'),
+    query: z
+      .string()
+      .trim()
+      .max(500, 'must be at most 500 characters')
+      .optional()
+      .describe('words or a description; omit to browse by title'),
     search_mode: ProductSearchModeSchema.default('hybrid'),
     related_to_product_id: ProductGidSchema.optional().describe('products like this one (not with query)'),
     collection: z.string().trim().min(1, 'must not be empty').max(255).optional().describe('collection handle'),
     product_type: z.string().trim().min(1, 'must not be empty').max(255).optional(),
-    status: z
-      .array(ProductStatusSchema)
-      .min(1, 'must hold at least one status')
-      .max(3)
-      .default(['ACTIVE']),
+    status: z.array(ProductStatusSchema).min(1, 'must hold at least one status').max(3).default(['ACTIVE']),
     limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(20),
     cursor: CursorSchema.optional(),
   })
   .superRefine((v, ctx) => {
     if (v.query !== undefined && v.query.length > 0 && v.related_to_product_id !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['related_to_product_id'], message: 'query and related_to_product_id are mutually exclusive (rule 5); pass one of them' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['related_to_product_id'],
+        message: 'query and related_to_product_id are mutually exclusive (rule 5); pass one of them',
+      });
     }
   });
 export type ListProductsArgs = z.infer<typeof ListProductsArgsSchema>;
@@ -54,17 +59,28 @@ export const ListProductsResultSchema = z.object({
   total: z.number().int().describe('products matching, all pages (never counts suggestions)'),
   total_is_estimate: z
     .boolean()
-    .describe('true when a very common word matched so many products that the server stopped counting: total is then an estimate, and the ranking covers the most recent of those matches'),
+    .describe(
+      'true when a very common word matched so many products that the server stopped counting: total is then an estimate, and the ranking covers the most recent of those matches',
+    ),
   suggestions: z
     .array(ProductRefSchema)
-    .describe('first page only, when the query matched nothing or very little: the nearest products that are NOT matches (relevance < 0.5); empty otherwise'),
-  corrected_query: z.string().nullable().describe('the query actually searched after correcting misspelt words; null when nothing was corrected'),
+    .describe(
+      'first page only, when the query matched nothing or very little: the nearest products that are NOT matches (relevance < 0.5); empty otherwise',
+    ),
+  corrected_query: z
+    .string()
+    .nullable()
+    .describe('the query actually searched after correcting misspelt words; null when nothing was corrected'),
   expanded_terms: z.array(z.string()).describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
   returned: z.number().int().describe('items in this page'),
   has_more: z.boolean(),
   next_cursor: z.string().nullable().describe('opaque; pass as cursor for the next page; null on the last page'),
-  search_mode: ProductSearchModeSchema.describe('mode actually used; browsing (no query, no related_to_product_id) ranks nothing and reports lexical'),
-  degraded_from: ProductSearchModeSchema.nullable().describe('requested mode when semantic search was unavailable and lexical results were returned (rule 9)'),
+  search_mode: ProductSearchModeSchema.describe(
+    'mode actually used; browsing (no query, no related_to_product_id) ranks nothing and reports lexical',
+  ),
+  degraded_from: ProductSearchModeSchema.nullable().describe(
+    'requested mode when semantic search was unavailable and lexical results were returned (rule 9)',
+  ),
   catalog_synced_at: TimestampSchema.nullable().describe('last catalog sync or import of the store (ISO 8601 UTC); null if never'),
 });
 export type ListProductsResult = z.infer<typeof ListProductsResultSchema>;
@@ -79,7 +95,14 @@ export const GetProductArgsSchema = z
       .max(20, 'must hold 1–20 product GIDs (rule 7)')
       .optional()
       .describe('from list_products; results keep this order'),
-    handle: z.string().trim().min(1).max(255).optional().describe('deprecated: one product by handle; use product_ids').meta({ deprecated: true }),
+    handle: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('deprecated: one product by handle; use product_ids')
+      .meta({ deprecated: true }),
   })
   .superRefine((v, ctx) => {
     if (v.product_ids === undefined && v.handle === undefined) {

@@ -8,7 +8,7 @@ export const ScopeArgsSchema = z.object({}).strict();
 export const ScopeThemeSchema = z.object({
   id: UuidSchema,
   name: z.string(),
-  default: z.boolean().describe('the workspace\'s default theme'),
+  default: z.boolean().describe("the workspace's default theme"),
 });
 
 /** A store (product catalog) of a workspace. */
@@ -32,8 +32,12 @@ export const ScopeResultSchema = z.object({
   ),
   defaults: z
     .object({
-      workspace_id: UuidSchema.nullable().describe('used when workspace_id is omitted (the only active workspace); null when you must choose'),
-      store_id: UuidSchema.nullable().describe('used when store_id is omitted (the only active store of that workspace); null when you must choose'),
+      workspace_id: UuidSchema.nullable().describe(
+        'used when workspace_id is omitted (the only active workspace); null when you must choose',
+      ),
+      store_id: UuidSchema.nullable().describe(
+        'used when store_id is omitted (the only active store of that workspace); null when you must choose',
+      ),
       theme_id: UuidSchema.nullable().describe('default theme of that workspace: pass it as theme_id to search and select'),
     })
     .describe('what is used when you leave the ids out'),

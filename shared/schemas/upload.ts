@@ -13,14 +13,42 @@ export const MAX_UPLOAD_CHUNK_BYTES = 512 * 1024;
 
 /** MIME types the upload panel offers (images incl. HEIC/HEIF and SVG, plus MP4/WebM/QuickTime video). */
 export const UPLOAD_MIME_TYPES = [
-  'image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/tiff', 'image/heic', 'image/heif', 'image/svg+xml',
-  'video/mp4', 'video/webm', 'video/quicktime',
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/avif',
+  'image/tiff',
+  'image/heic',
+  'image/heif',
+  'image/svg+xml',
+  'video/mp4',
+  'video/webm',
+  'video/quicktime',
 ] as const;
 
 /** File extensions matching `UPLOAD_MIME_TYPES` (browsers report no MIME type for HEIC on some systems). */
-export const UPLOAD_EXTENSIONS = ['.jpg', '.jpeg', '.png', '.webp', '.gif', '.avif', '.tif', '.tiff', '.heic', '.heif', '.svg', '.mp4', '.webm', '.mov'] as const;
+export const UPLOAD_EXTENSIONS = [
+  '.jpg',
+  '.jpeg',
+  '.png',
+  '.webp',
+  '.gif',
+  '.avif',
+  '.tif',
+  '.tiff',
+  '.heic',
+  '.heif',
+  '.svg',
+  '.mp4',
+  '.webm',
+  '.mov',
+] as const;
 
-const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a sha256 hex digest (64 hex characters)').describe('sha256 hex digest of the whole file');
+const Sha256Schema = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be a sha256 hex digest (64 hex characters)')
+  .describe('sha256 hex digest of the whole file');
 
 /** Args of `svc_asset_upload` `upload` (spec §4.7). */
 export const UploadArgsSchema = z
@@ -43,7 +71,11 @@ export type UploadLimits = z.infer<typeof UploadLimitsSchema>;
 
 /** structuredContent of `upload`: returns at once; the panel does the rest. */
 export const UploadPanelResultSchema = z.object({
-  status: z.enum(['awaiting_user', 'no_panel']).describe('awaiting_user: the panel is open, assets arrive later in the conversation; no_panel: the client shows no panels, nothing will arrive (see the text for alternatives)'),
+  status: z
+    .enum(['awaiting_user', 'no_panel'])
+    .describe(
+      'awaiting_user: the panel is open, assets arrive later in the conversation; no_panel: the client shows no panels, nothing will arrive (see the text for alternatives)',
+    ),
   workspace_id: UuidSchema,
   theme_id: UuidSchema.nullable(),
   panel_available: z.boolean().describe('true when the client declared MCP Apps support (io.modelcontextprotocol/ui)'),
@@ -59,11 +91,18 @@ export const UploadBeginArgsSchema = z
     filename: FileNameSchema.min(1, 'must not be empty').max(255, 'must be at most 255 characters').describe('file name with extension'),
     size_bytes: z.number().int('must be an integer').min(1, 'must be at least 1 byte').describe('exact size of the file, bytes'),
     sha256: Sha256Schema,
-    mime_type: z.string().max(100).regex(/^([a-z]+\/[a-z0-9.+-]+)?$/i, 'must be a MIME type like image/png or empty').optional().describe('as reported by the browser; the server sniffs the real type'),
+    mime_type: z
+      .string()
+      .max(100)
+      .regex(/^([a-z]+\/[a-z0-9.+-]+)?$/i, 'must be a MIME type like image/png or empty')
+      .optional()
+      .describe('as reported by the browser; the server sniffs the real type'),
     alt_text: z.string().max(1000, 'must be at most 1000 characters').optional(),
     tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional(),
     purpose: z.string().trim().max(64).optional().describe('e.g. hero_bg, trust_icon'),
-    panel_id: UuidSchema.optional().describe('the upload panel instance (panel_id of the upload result), so a remounted panel can list what it sent'),
+    panel_id: UuidSchema.optional().describe(
+      'the upload panel instance (panel_id of the upload result), so a remounted panel can list what it sent',
+    ),
   })
   .strict();
 export type UploadBeginArgs = z.infer<typeof UploadBeginArgsSchema>;
@@ -74,8 +113,17 @@ const UploadRefArgs = { workspace_id: UuidSchema.optional(), upload_id: UuidSche
 export const UploadChunkArgsSchema = z
   .object({
     ...UploadRefArgs,
-    index: z.number().int('must be an integer').min(0, 'must be ≥ 0').describe('0-based chunk index; chunk i covers bytes [i × chunk_size_bytes, …)'),
-    data: z.string().min(1, 'must not be empty').max(Math.ceil(MAX_UPLOAD_CHUNK_BYTES / 3) * 4 + 8, 'is longer than a 512 KiB chunk in base64').regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be standard base64').describe('base64 of the chunk\'s raw bytes'),
+    index: z
+      .number()
+      .int('must be an integer')
+      .min(0, 'must be ≥ 0')
+      .describe('0-based chunk index; chunk i covers bytes [i × chunk_size_bytes, …)'),
+    data: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(Math.ceil(MAX_UPLOAD_CHUNK_BYTES / 3) * 4 + 8, 'is longer than a 512 KiB chunk in base64')
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be standard base64')
+      .describe("base64 of the chunk's raw bytes"),
   })
   .strict();
 export type UploadChunkArgs = z.infer<typeof UploadChunkArgsSchema>;
@@ -88,7 +136,10 @@ export type UploadRefArgs = z.infer<typeof UploadRefArgsSchema>;
 export const UploadCompleteArgsSchema = z
   .object({
     ...UploadRefArgs,
-    import: z.boolean().default(true).describe('true: import into the library now (panel); false: keep staged as an attachment for svc_asset_import attachments'),
+    import: z
+      .boolean()
+      .default(true)
+      .describe('true: import into the library now (panel); false: keep staged as an attachment for svc_asset_import attachments'),
   })
   .strict();
 export type UploadCompleteArgs = z.infer<typeof UploadCompleteArgsSchema>;
@@ -97,7 +148,11 @@ export type UploadCompleteArgs = z.infer<typeof UploadCompleteArgsSchema>;
 export const UploadSessionSchema = z.object({
   upload_id: UuidSchema.describe('also the attachment_id for svc_asset_import attachments once staged'),
   workspace_id: UuidSchema,
-  status: z.enum(['receiving', 'staged', 'imported', 'failed', 'aborted']).describe('receiving: chunks arriving; staged: verified, waiting as attachment; imported: asset created; failed: verification or import failed (bytes discarded)'),
+  status: z
+    .enum(['receiving', 'staged', 'imported', 'failed', 'aborted'])
+    .describe(
+      'receiving: chunks arriving; staged: verified, waiting as attachment; imported: asset created; failed: verification or import failed (bytes discarded)',
+    ),
   filename: z.string(),
   size_bytes: z.number().int(),
   sha256: z.string(),
@@ -124,7 +179,9 @@ export const UploadListArgsSchema = z.object({ workspace_id: UuidSchema.optional
 export type UploadListArgs = z.infer<typeof UploadListArgsSchema>;
 
 /** Result of `list`: imported sessions of the panel with their assets, in completion order (deleted assets are left out). */
-export const UploadListResultSchema = z.object({ uploads: z.array(z.object({ session: UploadSessionSchema, asset: ImportedAssetSchema })) });
+export const UploadListResultSchema = z.object({
+  uploads: z.array(z.object({ session: UploadSessionSchema, asset: ImportedAssetSchema })),
+});
 export type UploadListResult = z.infer<typeof UploadListResultSchema>;
 
 export { Sha256Schema };

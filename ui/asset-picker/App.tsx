@@ -36,7 +36,10 @@ function selectionLines(chosen: Chosen[]): string {
 /** "3 assets selected: 1. a.jpg, 2. b.jpg, 3. c.jpg" — the first few names, then "and N more" (a 50-name line would push the buttons away). */
 function summary(selection: Asset[]): string {
   if (selection.length === 0) return 'Nothing selected';
-  const shown = selection.slice(0, 3).map((a, i) => `${i + 1}. ${a.name}`).join(', ');
+  const shown = selection
+    .slice(0, 3)
+    .map((a, i) => `${i + 1}. ${a.name}`)
+    .join(', ');
   return `${plural(selection.length)} selected: ${shown}${selection.length > 3 ? `, and ${selection.length - 3} more` : ''}`;
 }
 
@@ -138,7 +141,10 @@ export function AssetPickerApp() {
       setPhase('confirmed');
       return;
     }
-    at.callAction(ROUTER.assetSelect, 'get_selection', { picker_id: select.picker_id, ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+    at.callAction(ROUTER.assetSelect, 'get_selection', {
+      picker_id: select.picker_id,
+      ...(workspaceId ? { workspace_id: workspaceId } : {}),
+    })
       .then((s) => {
         if (s.status === 'confirmed') {
           setConfirmed(s.selection);
@@ -154,7 +160,13 @@ export function AssetPickerApp() {
     let live = true;
     // Counts follow the header's search: the same words, kind, shape and (untouched) the agent's mode.
     const mode = !touched && applied ? SearchModeSchema.safeParse(args.mode).data : undefined;
-    at.callAction(ROUTER.assetPanel, 'facets', { ...(applied ? { query: applied } : {}), ...(mode ? { mode } : {}), ...(kind ? { kind } : {}), ...(orientation ? { orientation } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+    at.callAction(ROUTER.assetPanel, 'facets', {
+      ...(applied ? { query: applied } : {}),
+      ...(mode ? { mode } : {}),
+      ...(kind ? { kind } : {}),
+      ...(orientation ? { orientation } : {}),
+      ...(workspaceId ? { workspace_id: workspaceId } : {}),
+    })
       .then((f) => live && setFacets(f))
       .catch(() => live && setFacets('failed'));
     return () => {
@@ -172,7 +184,12 @@ export function AssetPickerApp() {
   // Previews for the cells in view; pages ahead of the view.
   useEffect(() => {
     const [first, last] = range;
-    thumbs.request(pages.items.slice(first, last + 1).filter((a): a is Asset => a !== undefined).map((a) => a.id));
+    thumbs.request(
+      pages.items
+        .slice(first, last + 1)
+        .filter((a): a is Asset => a !== undefined)
+        .map((a) => a.id),
+    );
     pages.ensure(first, last + PAGE_SIZE);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [range, pages.items, previewSizePx(Math.max(cellPx, 112))]);
@@ -224,7 +241,9 @@ export function AssetPickerApp() {
     const next = removing ? selection.filter((x) => x.id !== a.id) : [...selection, a];
     setCapped(false);
     setSelection(next);
-    setAnnounce(`${removing ? 'Removed' : 'Selected'} ${a.name}${removing ? '' : ` as number ${next.length}`}. ${plural(next.length)} selected.`);
+    setAnnounce(
+      `${removing ? 'Removed' : 'Selected'} ${a.name}${removing ? '' : ` as number ${next.length}`}. ${plural(next.length)} selected.`,
+    );
   }
 
   function move(target: number, extend: boolean): void {
@@ -278,8 +297,16 @@ export function AssetPickerApp() {
       let context = false;
       try {
         await at.app.updateModelContext({
-          content: [{ type: 'text', text: `Asset picker ${select.picker_id}: the user confirmed ${plural(chosen.length)}, in this order:\n${lines}` }],
-          structuredContent: { picker_id: select.picker_id, selection: chosen.map((a, i) => ({ position: i + 1, id: a.id, name: a.name, original_url: a.original_url })) },
+          content: [
+            {
+              type: 'text',
+              text: `Asset picker ${select.picker_id}: the user confirmed ${plural(chosen.length)}, in this order:\n${lines}`,
+            },
+          ],
+          structuredContent: {
+            picker_id: select.picker_id,
+            selection: chosen.map((a, i) => ({ position: i + 1, id: a.id, name: a.name, original_url: a.original_url })),
+          },
         });
         context = true;
       } catch {
@@ -288,7 +315,15 @@ export function AssetPickerApp() {
       let message: Handoff['message'] = 'not_offered';
       if (at.app.getHostCapabilities()?.message) {
         try {
-          const sent = await at.app.sendMessage({ role: 'user', content: [{ type: 'text', text: `I selected ${plural(chosen.length)} (picker ${select.picker_id}), in this order:\n${lines}` }] }, { timeout: 10_000 });
+          const sent = await at.app.sendMessage(
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: `I selected ${plural(chosen.length)} (picker ${select.picker_id}), in this order:\n${lines}` },
+              ],
+            },
+            { timeout: 10_000 },
+          );
           message = sent.isError ? 'refused' : 'sent';
         } catch {
           message = 'refused';
@@ -297,22 +332,40 @@ export function AssetPickerApp() {
       setConfirmed(chosen);
       setHandoff({ message, context });
       setPhase('confirmed');
-      setAnnounce(message === 'sent' ? `Sent ${plural(chosen.length)} to the assistant.` : `Saved ${plural(chosen.length)}. Tell the assistant you are done.`);
+      setAnnounce(
+        message === 'sent'
+          ? `Sent ${plural(chosen.length)} to the assistant.`
+          : `Saved ${plural(chosen.length)}. Tell the assistant you are done.`,
+      );
     } catch (e) {
       setPhase('choosing');
       setSubmitError(humanizeError(e));
     }
   }
 
-  if (at.error) return <main className="panel"><ErrorNotice error={{ ...humanizeError(at.error), message: 'This panel could not connect to its host.' }} /></main>;
+  if (at.error)
+    return (
+      <main className="panel">
+        <ErrorNotice error={{ ...humanizeError(at.error), message: 'This panel could not connect to its host.' }} />
+      </main>
+    );
   if (select && (phase === 'confirmed' || select.status === 'confirmed')) {
-    return <Confirmed chosen={phase === 'confirmed' ? confirmed : select.selection} handoff={handoff} pickerId={select.picker_id} announce={announce} />;
+    return (
+      <Confirmed
+        chosen={phase === 'confirmed' ? confirmed : select.selection}
+        handoff={handoff}
+        pickerId={select.picker_id}
+        announce={announce}
+      />
+    );
   }
 
   const header = (status: string) => (
     <div className="picker-header">
       <h1>Choose assets</h1>
-      <span className="muted" data-testid="match-count">{status}</span>
+      <span className="muted" data-testid="match-count">
+        {status}
+      </span>
     </div>
   );
   if (toolError || (at.toolResult && !select)) {
@@ -320,21 +373,50 @@ export function AssetPickerApp() {
     return (
       <main className="panel picker">
         {header('')}
-        <ErrorNotice error={err} hint={err.retryable ? 'Ask the assistant to open the picker again.' : 'The assistant got this error too and can open the picker again with a corrected request.'} />
+        <ErrorNotice
+          error={err}
+          hint={
+            err.retryable
+              ? 'Ask the assistant to open the picker again.'
+              : 'The assistant got this error too and can open the picker again with a corrected request.'
+          }
+        />
       </main>
     );
   }
-  if (at.cancelled) return <main className="panel picker">{header('')}<p className="notice" role="status">The request was cancelled before the picker opened.</p></main>;
+  if (at.cancelled)
+    return (
+      <main className="panel picker">
+        {header('')}
+        <p className="notice" role="status">
+          The request was cancelled before the picker opened.
+        </p>
+      </main>
+    );
   if (select && select.delivery === 'elicitation') {
-    return <main className="panel picker">{header('')}<p className="notice" role="status">This choice was {select.status === 'cancelled' ? 'cancelled' : 'declined'} in a form your app showed instead of this panel; nothing was selected.</p></main>;
+    return (
+      <main className="panel picker">
+        {header('')}
+        <p className="notice" role="status">
+          This choice was {select.status === 'cancelled' ? 'cancelled' : 'declined'} in a form your app showed instead of this panel;
+          nothing was selected.
+        </p>
+      </main>
+    );
   }
   const firstPending = !select || (pages.total === null && !pages.error);
   if (firstPending) {
     return (
       <main className="panel picker" aria-busy="true">
         {header('')}
-        <p className="muted" role="status" data-testid="loading">Loading assets…</p>
-        <div className="skeleton-grid" aria-hidden="true">{Array.from({ length: 8 }, (_, i) => <div key={i} className="skeleton-cell" />)}</div>
+        <p className="muted" role="status" data-testid="loading">
+          Loading assets…
+        </p>
+        <div className="skeleton-grid" aria-hidden="true">
+          {Array.from({ length: 8 }, (_, i) => (
+            <div key={i} className="skeleton-cell" />
+          ))}
+        </div>
       </main>
     );
   }
@@ -351,7 +433,16 @@ export function AssetPickerApp() {
     <main className="panel picker" aria-busy={pages.loading} ref={mainRef}>
       {header(pages.total === null ? '' : pages.total === 0 ? 'No matches' : plural(pages.total))}
       <form className="search-form" role="search" onSubmit={onSearch}>
-        <input ref={searchRef} type="search" aria-label="Search assets" placeholder="Search by name, tags, text…" value={text ?? ''} onChange={(e) => setText(e.target.value)} onKeyDown={onSearchKey} data-testid="picker-search" />
+        <input
+          ref={searchRef}
+          type="search"
+          aria-label="Search assets"
+          placeholder="Search by name, tags, text…"
+          value={text ?? ''}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onSearchKey}
+          data-testid="picker-search"
+        />
         <button type="submit">Search</button>
       </form>
       <Facets
@@ -395,19 +486,37 @@ export function AssetPickerApp() {
       )}
       <Suggestions items={pages.suggestions} query={applied || null} thumbnail={thumbs.get} order={order} onToggle={toggleAsset} />
       {pages.error && pages.total !== null && <ErrorNotice error={pages.error} onRetry={retry} />}
-      {capped && <p className="notice" role="status" data-testid="selection-cap">{CAP_MESSAGE}</p>}
+      {capped && (
+        <p className="notice" role="status" data-testid="selection-cap">
+          {CAP_MESSAGE}
+        </p>
+      )}
       <div className="selection-bar">
         <span className="summary" data-testid="selection-summary">
           {summary(selection)}
         </span>
-        <button type="button" onClick={clear} disabled={selection.length === 0 || phase !== 'choosing'}>Clear</button>
-        <button type="button" className="primary" data-testid="use-selected" onClick={() => void confirm()} disabled={selection.length === 0 || phase !== 'choosing'}>
+        <button type="button" onClick={clear} disabled={selection.length === 0 || phase !== 'choosing'}>
+          Clear
+        </button>
+        <button
+          type="button"
+          className="primary"
+          data-testid="use-selected"
+          onClick={() => void confirm()}
+          disabled={selection.length === 0 || phase !== 'choosing'}
+        >
           {phase === 'submitting' ? 'Sending…' : `Use selected${selection.length ? ` (${selection.length})` : ''}`}
         </button>
       </div>
       {submitError && <ErrorNotice error={submitError} onRetry={confirm} testId="submit-error" />}
-      {count > 0 && <p className="muted hint">Arrows move · Space selects · Shift+arrows extend · Enter uses the selection · Esc clears · up to {MAX_SELECTION}</p>}
-      <div role="status" aria-live="polite" className="sr-only" data-testid="live">{announce}</div>
+      {count > 0 && (
+        <p className="muted hint">
+          Arrows move · Space selects · Shift+arrows extend · Enter uses the selection · Esc clears · up to {MAX_SELECTION}
+        </p>
+      )}
+      <div role="status" aria-live="polite" className="sr-only" data-testid="live">
+        {announce}
+      </div>
     </main>
   );
 }

@@ -16,7 +16,17 @@ const plural = (n: number): string => `${n} asset${n === 1 ? '' : 's'}`;
  * when the host accepted the `ui/message`; otherwise the choice is saved on the server (picker id, read
  * with `get_selection`) and the user is told to tell the assistant.
  */
-export function Confirmed({ chosen, handoff, pickerId, announce }: { chosen: Chosen[]; handoff: Handoff; pickerId: string; announce: string }) {
+export function Confirmed({
+  chosen,
+  handoff,
+  pickerId,
+  announce,
+}: {
+  chosen: Chosen[];
+  handoff: Handoff;
+  pickerId: string;
+  announce: string;
+}) {
   const sent = handoff.message === 'sent';
   const title = sent ? 'Selection sent' : handoff.message === 'unknown' ? 'Selection confirmed' : 'Selection saved';
   return (
@@ -38,13 +48,15 @@ export function Confirmed({ chosen, handoff, pickerId, announce }: { chosen: Cho
         <div className="notice" role="status" data-testid="handoff-note">
           <p className="notice-title">The assistant has not been told yet.</p>
           <p className="notice-hint">
-            {handoff.message === 'not_offered' ? 'This host does not let panels send messages.' : 'The host did not deliver the message.'} Tell the assistant you are done: it reads
-            your choice from picker <code>{pickerId}</code>
+            {handoff.message === 'not_offered' ? 'This host does not let panels send messages.' : 'The host did not deliver the message.'}{' '}
+            Tell the assistant you are done: it reads your choice from picker <code>{pickerId}</code>
             {handoff.context ? ', and it will also see it with your next message.' : '.'}
           </p>
         </div>
       )}
-      <div role="status" aria-live="polite" className="sr-only" data-testid="live">{announce}</div>
+      <div role="status" aria-live="polite" className="sr-only" data-testid="live">
+        {announce}
+      </div>
     </main>
   );
 }

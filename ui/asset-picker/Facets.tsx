@@ -3,14 +3,35 @@ import type { FacetsResult } from '../../shared/schemas/panel.ts';
 
 const label = (s: string): string => s.replace(/[_-]/g, ' ');
 
-interface Option { value: string; text: string; count?: number | undefined; testId: string }
+interface Option {
+  value: string;
+  text: string;
+  count?: number | undefined;
+  testId: string;
+}
 
 /**
  * A row of pill-styled native radio buttons: ONE Tab stop for the whole group, arrow keys move the
  * choice (HTML radio group behaviour), so the filters cost three Tab stops in all instead of one per
  * category (WAI-ARIA APG "Radio Group"). The checked pill is filled and bold, the focused one ringed.
  */
-function PillRadios({ name, legend, options, value, onChange, testId, small }: { name: string; legend: string; options: Option[]; value: string; onChange: (v: string) => void; testId: string; small?: boolean }) {
+function PillRadios({
+  name,
+  legend,
+  options,
+  value,
+  onChange,
+  testId,
+  small,
+}: {
+  name: string;
+  legend: string;
+  options: Option[];
+  value: string;
+  onChange: (v: string) => void;
+  testId: string;
+  small?: boolean;
+}) {
   return (
     <fieldset className={`pills${small ? ' small' : ''}`} data-testid={testId}>
       <legend className="sr-only">{legend}</legend>
@@ -28,9 +49,24 @@ function PillRadios({ name, legend, options, value, onChange, testId, small }: {
 }
 
 /** Category browser: categories with counts, and the subtypes of the active category. Hidden when the counts could not be loaded. */
-export function Facets({ facets, category, subtype, onChange }: { facets: FacetsResult | null | 'failed'; category: string | null; subtype: string | null; onChange: (category: string | null, subtype: string | null) => void }) {
+export function Facets({
+  facets,
+  category,
+  subtype,
+  onChange,
+}: {
+  facets: FacetsResult | null | 'failed';
+  category: string | null;
+  subtype: string | null;
+  onChange: (category: string | null, subtype: string | null) => void;
+}) {
   if (facets === 'failed') return null;
-  if (!facets) return <p className="facets muted" data-testid="facets-loading">Loading categories…</p>;
+  if (!facets)
+    return (
+      <p className="facets muted" data-testid="facets-loading">
+        Loading categories…
+      </p>
+    );
   const active = facets.categories.find((c) => c.category === category);
   return (
     <div className="facets" data-testid="facets">
@@ -40,7 +76,15 @@ export function Facets({ facets, category, subtype, onChange }: { facets: Facets
         testId="category-filter"
         value={category ?? ''}
         onChange={(v) => onChange(v || null, null)}
-        options={[{ value: '', text: 'All', count: facets.total, testId: 'category-all' }, ...facets.categories.map((c) => ({ value: c.category, text: label(c.category), count: c.count, testId: `category-${c.category}` }))]}
+        options={[
+          { value: '', text: 'All', count: facets.total, testId: 'category-all' },
+          ...facets.categories.map((c) => ({
+            value: c.category,
+            text: label(c.category),
+            count: c.count,
+            testId: `category-${c.category}`,
+          })),
+        ]}
       />
       {active && active.subtypes.length > 0 && (
         <PillRadios
@@ -50,7 +94,10 @@ export function Facets({ facets, category, subtype, onChange }: { facets: Facets
           testId="subtype-filter"
           value={subtype ?? ''}
           onChange={(v) => onChange(active.category, v || null)}
-          options={[{ value: '', text: `Any ${label(active.category)}`, testId: 'subtype-any' }, ...active.subtypes.map((s) => ({ value: s.subtype, text: label(s.subtype), count: s.count, testId: `subtype-${s.subtype}` }))]}
+          options={[
+            { value: '', text: `Any ${label(active.category)}`, testId: 'subtype-any' },
+            ...active.subtypes.map((s) => ({ value: s.subtype, text: label(s.subtype), count: s.count, testId: `subtype-${s.subtype}` })),
+          ]}
         />
       )}
     </div>

@@ -62,7 +62,12 @@ export function PickerGrid(p: PickerGridProps) {
     return () => ro.disconnect();
   }, [onCellWidth]);
 
-  const virtualizer = useVirtualizer({ count: rowCount, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_PX, overscan: 2 });
+  const virtualizer = useVirtualizer({
+    count: rowCount,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_PX,
+    overscan: 2,
+  });
   const rows = virtualizer.getVirtualItems();
   const firstRow = rows[0]?.index ?? 0;
   const lastRow = rows[rows.length - 1]?.index ?? 0;
@@ -154,11 +159,21 @@ export function PickerGrid(p: PickerGridProps) {
                   onFocus={() => p.onFocusCell(index)}
                   onClick={() => a && p.onToggle(index)}
                 >
-                  {thumb ? <img className="thumb" src={thumb} alt="" draggable={false} /> : <div className="thumb thumb-empty">{a ? (thumb === null ? a.kind : '') : '…'}</div>}
+                  {thumb ? (
+                    <img className="thumb" src={thumb} alt="" draggable={false} />
+                  ) : (
+                    <div className="thumb thumb-empty">{a ? (thumb === null ? a.kind : '') : '…'}</div>
+                  )}
                   {pos !== undefined && <span className="sr-only">Selected </span>}
-                  {pos !== undefined && <span className="badge" data-testid="selection-badge">{pos}</span>}
+                  {pos !== undefined && (
+                    <span className="badge" data-testid="selection-badge">
+                      {pos}
+                    </span>
+                  )}
                   {pos !== undefined && ' '}
-                  <span className="cell-name" title={a?.name}>{a ? a.name : ''}</span>
+                  <span className="cell-name" title={a?.name}>
+                    {a ? a.name : ''}
+                  </span>
                 </div>
               );
             })}

@@ -1,5 +1,10 @@
 /** Where a key press moves the focused cell of a wrapping grid of `count` items laid out in `cols` columns. */
-export interface GridPosition { index: number; cols: number; count: number; pageRows: number }
+export interface GridPosition {
+  index: number;
+  cols: number;
+  count: number;
+  pageRows: number;
+}
 
 /**
  * Target index of a navigation key in the picker grid, or null when the key does not navigate.
@@ -15,15 +20,24 @@ export function navTarget(key: string, ctrl: boolean, p: GridPosition): number |
   const clamp = (i: number): number => Math.max(0, Math.min(last, i));
   const rowStart = index - (index % cols);
   switch (key) {
-    case 'ArrowRight': return clamp(index + 1);
-    case 'ArrowLeft': return clamp(index - 1);
-    case 'ArrowDown': return index + cols <= last ? index + cols : index;
-    case 'ArrowUp': return index - cols >= 0 ? index - cols : index;
-    case 'Home': return ctrl ? 0 : rowStart;
-    case 'End': return ctrl ? last : clamp(rowStart + cols - 1);
-    case 'PageDown': return clamp(index + Math.max(1, pageRows) * cols);
-    case 'PageUp': return clamp(index - Math.max(1, pageRows) * cols);
-    default: return null;
+    case 'ArrowRight':
+      return clamp(index + 1);
+    case 'ArrowLeft':
+      return clamp(index - 1);
+    case 'ArrowDown':
+      return index + cols <= last ? index + cols : index;
+    case 'ArrowUp':
+      return index - cols >= 0 ? index - cols : index;
+    case 'Home':
+      return ctrl ? 0 : rowStart;
+    case 'End':
+      return ctrl ? last : clamp(rowStart + cols - 1);
+    case 'PageDown':
+      return clamp(index + Math.max(1, pageRows) * cols);
+    case 'PageUp':
+      return clamp(index - Math.max(1, pageRows) * cols);
+    default:
+      return null;
   }
 }
 

@@ -51,13 +51,27 @@ interface State {
  * snapshot. Jumping to the end of 10,000 assets loads one page, not 200. A change of `query` starts
  * over; responses for an older query are dropped.
  */
-export function useAssetPages(at: AtelierApp<typeof pickerActions.schemas>, query: PickerQuery | null, initial: AssetPage | null): AssetPages {
+export function useAssetPages(
+  at: AtelierApp<typeof pickerActions.schemas>,
+  query: PickerQuery | null,
+  initial: AssetPage | null,
+): AssetPages {
   const [items, setItems] = useState<(Asset | undefined)[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [suggestions, setSuggestions] = useState<Asset[]>([]);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<HumanError | null>(null);
-  const st = useRef<State>({ gen: 0, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, 0], failedWant: null, stopped: false });
+  const st = useRef<State>({
+    gen: 0,
+    anchor: null,
+    total: null,
+    firstLoaded: false,
+    loaded: new Set(),
+    inFlight: new Set(),
+    want: [0, 0],
+    failedWant: null,
+    stopped: false,
+  });
   const { callAction } = at;
 
   const store = useCallback((gen: number, offset: number, page: AssetPage): void => {
@@ -69,7 +83,9 @@ export function useAssetPages(at: AtelierApp<typeof pickerActions.schemas>, quer
     if (offset === 0) setSuggestions(page.suggestions);
     setItems((prev) => {
       const next = prev.slice();
-      page.assets.forEach((a, i) => { next[offset + i] = a; });
+      page.assets.forEach((a, i) => {
+        next[offset + i] = a;
+      });
       return next;
     });
   }, []);
@@ -126,7 +142,17 @@ export function useAssetPages(at: AtelierApp<typeof pickerActions.schemas>, quer
     if (!query || !at.connected) return;
     const gen = st.current.gen + 1;
     const useInitial = initial !== null && gen === 1;
-    st.current = { gen, anchor: null, total: null, firstLoaded: false, loaded: new Set(), inFlight: new Set(), want: [0, PAGE_SIZE - 1], failedWant: null, stopped: false };
+    st.current = {
+      gen,
+      anchor: null,
+      total: null,
+      firstLoaded: false,
+      loaded: new Set(),
+      inFlight: new Set(),
+      want: [0, PAGE_SIZE - 1],
+      failedWant: null,
+      stopped: false,
+    };
     setItems([]);
     setTotal(null);
     setSuggestions([]);

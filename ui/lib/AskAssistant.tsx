@@ -9,7 +9,21 @@ import { useState } from 'react';
  * @param text the user message sent to the assistant
  * @param label the button's text; @param done the status line once the host accepted the message
  */
-export function AskAssistant({ app, text, label, done, fallback, testIdPrefix }: { app: App | null; text: string; label: string; done: string; fallback: string; testIdPrefix: string }) {
+export function AskAssistant({
+  app,
+  text,
+  label,
+  done,
+  fallback,
+  testIdPrefix,
+}: {
+  app: App | null;
+  text: string;
+  label: string;
+  done: string;
+  fallback: string;
+  testIdPrefix: string;
+}) {
   const [state, setState] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle');
   const canMessage = Boolean(app?.getHostCapabilities()?.message);
   async function ask(): Promise<void> {
@@ -25,11 +39,21 @@ export function AskAssistant({ app, text, label, done, fallback, testIdPrefix }:
   return (
     <>
       {canMessage && state !== 'sent' && (
-        <button type="button" className="primary" onClick={() => void ask()} disabled={state === 'sending'} data-testid={`${testIdPrefix}-action`}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void ask()}
+          disabled={state === 'sending'}
+          data-testid={`${testIdPrefix}-action`}
+        >
           {state === 'sending' ? 'Asking the assistant…' : label}
         </button>
       )}
-      {state === 'sent' && <p role="status" data-testid={`${testIdPrefix}-requested`}>{done}</p>}
+      {state === 'sent' && (
+        <p role="status" data-testid={`${testIdPrefix}-requested`}>
+          {done}
+        </p>
+      )}
       {(!canMessage || state === 'failed') && (
         <p className="notice-hint" data-testid={`${testIdPrefix}-hint`}>
           {state === 'failed' ? 'The host did not pass the request on. ' : ''}

@@ -2,7 +2,8 @@ import type { App } from '@modelcontextprotocol/ext-apps';
 import { AskAssistant } from './AskAssistant.tsx';
 
 /** The user message that asks the assistant to open the upload panel (it then calls svc_asset_upload upload). */
-export const UPLOAD_REQUEST_TEXT = 'My asset library is empty. Please open the upload panel (svc_asset_upload upload) so I can add images, or tell me how to import them from a link.';
+export const UPLOAD_REQUEST_TEXT =
+  'My asset library is empty. Please open the upload panel (svc_asset_upload upload) so I can add images, or tell me how to import them from a link.';
 
 /**
  * "Your library is empty — upload or import" with the upload action: a button that asks the assistant,
@@ -17,9 +18,7 @@ export function EmptyLibrary({ app, kind }: { app: App | null; kind?: string | n
       <h2 id="empty-library-title" className="notice-title">
         {what ? `No ${what} in your library yet` : 'Your library is empty'} — upload or import
       </h2>
-      <p className="notice-hint">
-        Upload files from this device, or ask the assistant to import an image from a link or generate one.
-      </p>
+      <p className="notice-hint">Upload files from this device, or ask the assistant to import an image from a link or generate one.</p>
       <AskAssistant
         app={app}
         text={UPLOAD_REQUEST_TEXT}

@@ -6,7 +6,17 @@ import type { HumanError } from './human-error.ts';
  * trying again can help (server back, new session, transient failure), and the raw text under
  * "Details" for whoever debugs it. `onRetry` may return a promise; the button shows "Retrying…" meanwhile.
  */
-export function ErrorNotice({ error, onRetry, hint, testId = 'error' }: { error: HumanError; onRetry?: (() => unknown) | undefined; hint?: string | undefined; testId?: string }) {
+export function ErrorNotice({
+  error,
+  onRetry,
+  hint,
+  testId = 'error',
+}: {
+  error: HumanError;
+  onRetry?: (() => unknown) | undefined;
+  hint?: string | undefined;
+  testId?: string;
+}) {
   const [busy, setBusy] = useState(false);
   const retry = async (): Promise<void> => {
     if (!onRetry || busy) return;

@@ -15,14 +15,25 @@ export function noMatchRequestText(query: string | null): string {
  * @param query the query that matched nothing (null: only filters were applied)
  * @param tryHint an extra line for panels where the user can search again ("Try other words …")
  */
-export function NoMatch({ app, query, tryHint, testId = 'no-match' }: { app: App | null; query: string | null; tryHint?: string | undefined; testId?: string }) {
+export function NoMatch({
+  app,
+  query,
+  tryHint,
+  testId = 'no-match',
+}: {
+  app: App | null;
+  query: string | null;
+  tryHint?: string | undefined;
+  testId?: string;
+}) {
   return (
     <section className="notice no-match" data-testid={testId} aria-labelledby={`${testId}-title`}>
       <h2 id={`${testId}-title`} className="notice-title">
         {query ? `No match for “${query}”` : 'Nothing matches these filters'}
       </h2>
       <p className="notice-hint">
-        Nothing in your library matches {query ? 'these words' : 'them'}. Next step: the assistant can generate an image or import one from a link, or you can upload your own.
+        Nothing in your library matches {query ? 'these words' : 'them'}. Next step: the assistant can generate an image or import one from
+        a link, or you can upload your own.
         {tryHint ? ` ${tryHint}` : ''}
       </p>
       <AskAssistant

@@ -32,7 +32,14 @@ export function relationWords(matchedBy: readonly string[] | null): string {
  * smaller previews, and each one's relevance in words. They are never counted with the results. In the
  * picker (`onToggle`) each can still be chosen: a toggle button per suggestion showing its selection number.
  */
-export function Suggestions({ items, query, thumbnail, order, onToggle, scrolls }: {
+export function Suggestions({
+  items,
+  query,
+  thumbnail,
+  order,
+  onToggle,
+  scrolls,
+}: {
   items: Asset[];
   /** the panel lets this section scroll inside (it is then a keyboard stop, as a scrolling region must be) */
   scrolls?: boolean | undefined;
@@ -44,9 +51,12 @@ export function Suggestions({ items, query, thumbnail, order, onToggle, scrolls 
   if (items.length === 0) return null;
   return (
     <section className="suggestions" data-testid="suggestions" aria-labelledby="suggestions-title" tabIndex={scrolls ? 0 : undefined}>
-      <h2 id="suggestions-title" className="suggestions-title">Not a match — the closest in your library</h2>
+      <h2 id="suggestions-title" className="suggestions-title">
+        Not a match — the closest in your library
+      </h2>
       <p className="notice-hint">
-        {items.length === 1 ? 'This asset does' : `These ${items.length} assets do`} not match{query ? ` “${query}”` : ''} and {items.length === 1 ? 'is' : 'are'} not counted in the results
+        {items.length === 1 ? 'This asset does' : `These ${items.length} assets do`} not match{query ? ` “${query}”` : ''} and{' '}
+        {items.length === 1 ? 'is' : 'are'} not counted in the results
         {onToggle ? '; you can still choose one.' : '.'}
       </p>
       <ul className="suggestion-list" aria-label="Closest assets (not matches)">
@@ -55,17 +65,36 @@ export function Suggestions({ items, query, thumbnail, order, onToggle, scrolls 
           const pos = order?.get(a.id);
           return (
             <li key={a.id} className={`suggestion${pos !== undefined ? ' selected' : ''}`} data-testid="suggestion" data-asset-id={a.id}>
-              {thumb ? <img className="suggestion-thumb" src={thumb} alt={a.alt_text ?? a.name} /> : <div className="suggestion-thumb thumb-empty" aria-hidden="true">{thumb === null ? a.kind : ''}</div>}
+              {thumb ? (
+                <img className="suggestion-thumb" src={thumb} alt={a.alt_text ?? a.name} />
+              ) : (
+                <div className="suggestion-thumb thumb-empty" aria-hidden="true">
+                  {thumb === null ? a.kind : ''}
+                </div>
+              )}
               <div className="suggestion-text">
-                <div className="suggestion-name" title={a.name}>{a.name}</div>
+                <div className="suggestion-name" title={a.name}>
+                  {a.name}
+                </div>
                 <div className="muted suggestion-relevance" data-testid="suggestion-relevance">
                   {relevanceWords(a.relevance)}: {relationWords(a.matched_by)}
                 </div>
               </div>
               {onToggle && (
                 <>
-                  {pos !== undefined && <span className="suggestion-badge" data-testid="selection-badge"><span className="sr-only">Selected as number </span>{pos}</span>}
-                  <button type="button" className="suggestion-pick" aria-pressed={pos !== undefined} onClick={() => onToggle(a)} data-testid="suggestion-pick">
+                  {pos !== undefined && (
+                    <span className="suggestion-badge" data-testid="selection-badge">
+                      <span className="sr-only">Selected as number </span>
+                      {pos}
+                    </span>
+                  )}
+                  <button
+                    type="button"
+                    className="suggestion-pick"
+                    aria-pressed={pos !== undefined}
+                    onClick={() => onToggle(a)}
+                    data-testid="suggestion-pick"
+                  >
                     Choose<span className="sr-only"> {a.name}</span>
                   </button>
                 </>

@@ -29,7 +29,10 @@ export type RoutersIn<S extends ResultSchemas> = keyof S & RouterName;
 /** Actions of router `R` in a schema map. */
 export type ActionsIn<S extends ResultSchemas, R extends RoutersIn<S>> = Extract<keyof NonNullable<S[R]>, ActionName<R>>;
 
-export interface CallOptions { signal?: AbortSignal; timeoutMs?: number }
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
 
 /** A panel's typed access to the actions it uses (see `actionClient`). */
 export interface ActionClient<S extends ResultSchemas> {
@@ -43,9 +46,19 @@ export interface ActionClient<S extends ResultSchemas> {
    * @throws ActionError with the action's `{code, field, message}` when the result is `isError`, `code:
    *   'transport'` when the host or server could not be reached, `code: 'bad_result'` on a schema mismatch
    */
-  call<R extends RoutersIn<S>, A extends ActionsIn<S, R>>(app: App, router: R, action: A, args: ArgsIn<R, A>, options?: CallOptions): Promise<ResultOf<R, A>>;
+  call<R extends RoutersIn<S>, A extends ActionsIn<S, R>>(
+    app: App,
+    router: R,
+    action: A,
+    args: ArgsIn<R, A>,
+    options?: CallOptions,
+  ): Promise<ResultOf<R, A>>;
   /** Parse a `ui/notifications/tool-result` payload (the model-facing call the panel was opened for); null when it is an error or does not match. */
-  parse<R extends RoutersIn<S>, A extends ActionsIn<S, R>>(router: R, action: A, result: CallToolResult | null | undefined): ResultOf<R, A> | null;
+  parse<R extends RoutersIn<S>, A extends ActionsIn<S, R>>(
+    router: R,
+    action: A,
+    result: CallToolResult | null | undefined,
+  ): ResultOf<R, A> | null;
 }
 
 /**
@@ -77,7 +90,12 @@ export function actionClient<const S extends ResultSchemas>(schemas: S): ActionC
         throw new ActionError('error', null, text && 'text' in text ? text.text : `${router}.${action} failed`);
       }
       const parsed = schema.safeParse(result.structuredContent);
-      if (!parsed.success) throw new ActionError('bad_result', null, `${router}.${action} returned an unexpected result: ${parsed.error.issues[0]?.message ?? ''}`);
+      if (!parsed.success)
+        throw new ActionError(
+          'bad_result',
+          null,
+          `${router}.${action} returned an unexpected result: ${parsed.error.issues[0]?.message ?? ''}`,
+        );
       return parsed.data as ResultOf<typeof router, typeof action>;
     },
     parse(router, action, result) {

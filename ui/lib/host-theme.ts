@@ -15,7 +15,8 @@ export function applyHostContext(ctx: Partial<McpUiHostContext> | undefined): vo
   if (ctx.styles?.css?.fonts) applyHostFonts(ctx.styles.css.fonts);
   if (ctx.safeAreaInsets) {
     const root = document.documentElement.style;
-    for (const side of ['top', 'right', 'bottom', 'left'] as const) root.setProperty(`--safe-${side}`, `${Math.max(0, ctx.safeAreaInsets[side] ?? 0)}px`);
+    for (const side of ['top', 'right', 'bottom', 'left'] as const)
+      root.setProperty(`--safe-${side}`, `${Math.max(0, ctx.safeAreaInsets[side] ?? 0)}px`);
   }
   if (ctx.deviceCapabilities?.touch !== undefined) document.documentElement.dataset.touch = String(ctx.deviceCapabilities.touch);
 }

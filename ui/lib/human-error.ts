@@ -3,7 +3,8 @@ import { ErrorSchema } from '../../shared/schemas/error.ts';
 import { ActionError } from './call-action.ts';
 
 /** What went wrong, in the terms a person needs to decide what to do next. */
-export type ErrorKind = 'unreachable' | 'session' | 'timeout' | 'request' | 'not_found' | 'scope' | 'auth' | 'server' | 'outdated' | 'other';
+export type ErrorKind =
+  'unreachable' | 'session' | 'timeout' | 'request' | 'not_found' | 'scope' | 'auth' | 'server' | 'outdated' | 'other';
 
 /** An error as a panel shows it: one sentence, the input at fault, whether Retry can help, and the raw text for "Details". */
 export interface HumanError {
@@ -18,7 +19,8 @@ export interface HumanError {
   detail: string;
 }
 
-const UNREACHABLE = /fetch failed|failed to fetch|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|socket hang up|networkerror|network error|connection closed|other side closed|terminated/i;
+const UNREACHABLE =
+  /fetch failed|failed to fetch|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|socket hang up|networkerror|network error|connection closed|other side closed|terminated/i;
 const SESSION = /unknown or expired session|session not found|expired session|invalid session|mcp-session-id/i;
 const TIMEOUT = /timed? ?out|timeout|-32001/i;
 
@@ -35,10 +37,22 @@ const sentence = (s: string): string => {
 /** A transport failure (the host or server could not carry the call) by what its text says. */
 function transport(detail: string): HumanError {
   if (SESSION.test(detail)) {
-    return { kind: 'session', message: 'The connection to Atelier expired — the server restarted or the session timed out.', field: null, retryable: true, detail };
+    return {
+      kind: 'session',
+      message: 'The connection to Atelier expired — the server restarted or the session timed out.',
+      field: null,
+      retryable: true,
+      detail,
+    };
   }
   if (UNREACHABLE.test(detail)) {
-    return { kind: 'unreachable', message: 'Atelier can’t be reached — the server may have stopped or the network dropped.', field: null, retryable: true, detail };
+    return {
+      kind: 'unreachable',
+      message: 'Atelier can’t be reached — the server may have stopped or the network dropped.',
+      field: null,
+      retryable: true,
+      detail,
+    };
   }
   if (TIMEOUT.test(detail)) return { kind: 'timeout', message: 'Atelier took too long to answer.', field: null, retryable: true, detail };
   return { kind: 'other', message: 'The host could not pass this request to Atelier.', field: null, retryable: true, detail };
@@ -77,10 +91,18 @@ export function humanizeError(e: unknown): HumanError {
       return { kind: 'server', message: `An outside service Atelier depends on failed: ${rule}`, field, retryable: true, detail };
     case 'bad_result':
     case 'unknown_action':
-      return { kind: 'outdated', message: 'Atelier answered in a form this panel doesn’t understand — the panel may be out of date.', field, retryable: false, detail };
+      return {
+        kind: 'outdated',
+        message: 'Atelier answered in a form this panel doesn’t understand — the panel may be out of date.',
+        field,
+        retryable: false,
+        detail,
+      };
     case 'error':
       // A tool result with text only: a protocol-level failure (e.g. the SDK's own validation) or a host message.
-      return SESSION.test(e.message) || UNREACHABLE.test(e.message) || TIMEOUT.test(e.message) ? transport(e.message) : { kind: 'other', message: 'Atelier could not run this request.', field, retryable: true, detail: e.message };
+      return SESSION.test(e.message) || UNREACHABLE.test(e.message) || TIMEOUT.test(e.message)
+        ? transport(e.message)
+        : { kind: 'other', message: 'Atelier could not run this request.', field, retryable: true, detail: e.message };
     default:
       return { kind: 'other', message: rule, field, retryable: false, detail };
   }

@@ -11,7 +11,9 @@ import { uploadActions } from '../upload/actions.ts';
 describe('panel action clients', () => {
   for (const [panel, client] of Object.entries({ search: searchActions, picker: pickerActions, upload: uploadActions })) {
     it(`${panel}: every result schema is the registry's schema for that action`, () => {
-      const entries = Object.entries(client.schemas as Record<string, Record<string, unknown>>).flatMap(([router, actions]) => Object.entries(actions).map(([action, schema]) => ({ router, action, schema })));
+      const entries = Object.entries(client.schemas as Record<string, Record<string, unknown>>).flatMap(([router, actions]) =>
+        Object.entries(actions).map(([action, schema]) => ({ router, action, schema })),
+      );
       expect(entries.length).toBeGreaterThan(0);
       for (const { router, action, schema } of entries) {
         const def = findAction(router, action);

@@ -5,7 +5,10 @@ import { useLayoutEffect, useState } from 'react';
 export const INLINE_MAX_HEIGHT_PX = 640;
 
 /** How tall a panel may be: `maxPx` (null = unbounded) and whether the host fixed the height. */
-export interface PanelHeight { maxPx: number | null; fixed: boolean }
+export interface PanelHeight {
+  maxPx: number | null;
+  fixed: boolean;
+}
 
 /**
  * The panel's height budget from the host context (MCP Apps spec 2026-01-26 "Container Dimensions"):

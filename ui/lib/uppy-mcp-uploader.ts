@@ -8,7 +8,10 @@ import { humanizeError } from './human-error.ts';
 
 type UploadRouter = typeof ROUTER.assetUploadApp;
 /** Calls one action of the panel-only upload router (`svc_asset_upload_app`), typed from the registry; throws on `isError`. */
-export type UploadActionCaller = <A extends ActionName<UploadRouter>>(action: A, args: ArgsIn<UploadRouter, A>) => Promise<ResultOf<UploadRouter, A>>;
+export type UploadActionCaller = <A extends ActionName<UploadRouter>>(
+  action: A,
+  args: ArgsIn<UploadRouter, A>,
+) => Promise<ResultOf<UploadRouter, A>>;
 
 /** Per-file metadata the Dashboard edits (`metaFields`) and the uploader sends with `begin`. */
 export interface UploadMeta extends Meta {
@@ -46,7 +49,14 @@ export function toBase64(bytes: Uint8Array): string {
 
 /** Split "a, b ,c" into trimmed, non-empty, de-duplicated tags (≤ 64 characters each, as the server requires). */
 export function parseTags(text: string | undefined): string[] | undefined {
-  const tags = [...new Set((text ?? '').split(',').map((t) => t.trim().slice(0, 64)).filter(Boolean))];
+  const tags = [
+    ...new Set(
+      (text ?? '')
+        .split(',')
+        .map((t) => t.trim().slice(0, 64))
+        .filter(Boolean),
+    ),
+  ];
   return tags.length ? tags.slice(0, 50) : undefined;
 }
 
@@ -126,13 +136,22 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
       });
       this.uppy.setFileMeta(file.id, { upload_id: session.upload_id } as unknown as M);
       const emitProgress = (s: UploadSession): void => {
-        this.uppy.emit('upload-progress', this.uppy.getFile(file.id), { uploadStarted: started, bytesUploaded: s.received_bytes, bytesTotal: s.size_bytes });
+        this.uppy.emit('upload-progress', this.uppy.getFile(file.id), {
+          uploadStarted: started,
+          bytesUploaded: s.received_bytes,
+          bytesTotal: s.size_bytes,
+        });
       };
       emitProgress(session);
       for (const index of missingChunks(session.chunk_count, session.received_chunks)) {
         this.#check(file);
         const { start, end } = chunkRange(session.size_bytes, session.chunk_size_bytes, index);
-        session = await this.opts.call('chunk', { ...this.#ws(), upload_id: session.upload_id, index, data: toBase64(bytes.subarray(start, end)) });
+        session = await this.opts.call('chunk', {
+          ...this.#ws(),
+          upload_id: session.upload_id,
+          index,
+          data: toBase64(bytes.subarray(start, end)),
+        });
         emitProgress(session);
       }
       this.#check(file);
@@ -144,7 +163,10 @@ export class McpUploader<M extends UploadMeta, B extends UploadBody> extends Bas
       const err = e instanceof Error ? e : new Error(String(e));
       // Uppy shows this text on the file and in its status bar: a sentence, not "MCP error -32603: fetch failed".
       const h = humanizeError(e);
-      this.uppy.emit('upload-error', this.uppy.getFile(file.id), { name: err.name, message: h.field ? `${h.message} (${h.field})` : h.message });
+      this.uppy.emit('upload-error', this.uppy.getFile(file.id), {
+        name: err.name,
+        message: h.field ? `${h.message} (${h.field})` : h.message,
+      });
       // A session the server discarded (failed verification, expired) is forgotten; otherwise it is kept, so
       // removing the file still aborts it, and Retry resumes it (begin finds it by name, size and sha256).
       const code = (e as { code?: string }).code;

@@ -33,7 +33,11 @@ export interface AtelierApp<S extends ResultSchemas = ResultSchemas> {
  * @param client the panel's typed action client (`actionClient`): the actions it may call
  * @param onTeardown optional cleanup run before the host unmounts the panel
  */
-export function useAtelierApp<S extends ResultSchemas>(name: string, client: ActionClient<S>, onTeardown?: () => void | Promise<void>): AtelierApp<S> {
+export function useAtelierApp<S extends ResultSchemas>(
+  name: string,
+  client: ActionClient<S>,
+  onTeardown?: () => void | Promise<void>,
+): AtelierApp<S> {
   const [toolInput, setToolInput] = useState<Record<string, unknown> | null>(null);
   const [toolResult, setToolResult] = useState<CallToolResult | null>(null);
   const [cancelled, setCancelled] = useState<string | null>(null);
@@ -43,7 +47,7 @@ export function useAtelierApp<S extends ResultSchemas>(name: string, client: Act
     appInfo: { name, version: '0.1.0' },
     capabilities: {},
     onAppCreated: (created) => {
-      created.ontoolinput = (p) => setToolInput((p.arguments ?? {}));
+      created.ontoolinput = (p) => setToolInput(p.arguments ?? {});
       created.ontoolresult = (r) => setToolResult(r);
       created.ontoolcancelled = (p) => setCancelled(p.reason ?? 'cancelled');
       created.onhostcontextchanged = (ctx) => {

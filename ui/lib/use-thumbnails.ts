@@ -17,12 +17,18 @@ const STEP_PX = 64;
  * (`cellPx × devicePixelRatio`, rounded up to 64 px), or undefined when the stored 320 px thumbnail
  * already covers it. Source: srcset density selection (HTML "Images": pick by device pixel ratio).
  */
-export function previewSizePx(cellPx: number, dpr: number = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1): number | undefined {
+export function previewSizePx(
+  cellPx: number,
+  dpr: number = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1,
+): number | undefined {
   const need = Math.ceil((cellPx * dpr) / STEP_PX) * STEP_PX;
   return need <= THUMB_SHORT_EDGE_PX ? undefined : Math.min(1280, need);
 }
 
-interface Entry { url: string | null; size: number }
+interface Entry {
+  url: string | null;
+  size: number;
+}
 
 /** What this hook calls: `svc_asset_panel` `thumbnails`. */
 export type ThumbnailSchemas = { readonly svc_asset_panel: { readonly thumbnails: typeof ThumbnailsResultSchema } };
@@ -34,7 +40,11 @@ export type ThumbnailSchemas = { readonly svc_asset_panel: { readonly thumbnails
  * previews are fetched again at the new size, never downgraded. `request(ids)` is cheap to call
  * repeatedly. `get(id)` returns the URL, `null` when the asset has no preview, or `undefined` while loading.
  */
-export function useThumbnails(at: AtelierApp<ThumbnailSchemas>, workspaceId: string | undefined, sizePx?: number): { get: (id: string) => string | null | undefined; request: (ids: string[]) => void } {
+export function useThumbnails(
+  at: AtelierApp<ThumbnailSchemas>,
+  workspaceId: string | undefined,
+  sizePx?: number,
+): { get: (id: string) => string | null | undefined; request: (ids: string[]) => void } {
   const cache = useRef(new Map<string, Entry>());
   const inflight = useRef(new Set<string>());
   const [, setVersion] = useState(0);
@@ -50,15 +60,21 @@ export function useThumbnails(at: AtelierApp<ThumbnailSchemas>, workspaceId: str
     for (let i = 0; i < ids.length; i += batchSize) {
       const batch = ids.slice(i, i + batchSize);
       batch.forEach((id) => inflight.current.add(id));
-      callAction(ROUTER.assetPanel, 'thumbnails', { asset_ids: batch, ...(size > 0 ? { size_px: size } : {}), ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+      callAction(ROUTER.assetPanel, 'thumbnails', {
+        asset_ids: batch,
+        ...(size > 0 ? { size_px: size } : {}),
+        ...(workspaceId ? { workspace_id: workspaceId } : {}),
+      })
         .then((r) => {
           for (const t of r.thumbnails) cache.current.set(t.asset_id, { url: t.data_url, size });
           for (const id of r.not_found) cache.current.set(id, { url: null, size });
         })
-        .catch(() => batch.forEach((id) => {
-          // Keep an older preview when a refresh at a larger size fails; retry on the next request.
-          if (!cache.current.has(id)) cache.current.set(id, { url: null, size: -1 });
-        }))
+        .catch(() =>
+          batch.forEach((id) => {
+            // Keep an older preview when a refresh at a larger size fails; retry on the next request.
+            if (!cache.current.has(id)) cache.current.set(id, { url: null, size: -1 });
+          }),
+        )
         .finally(() => {
           batch.forEach((id) => inflight.current.delete(id));
           setVersion((v) => v + 1);

@@ -45,14 +45,23 @@ export function SearchResultsApp() {
     setAssets((prev) => (append ? [...prev, ...page.assets] : page.assets));
     // Suggestions come with the first page only (and never count as results).
     if (!append) setSuggestions(page.suggestions);
-    setMeta({ total: page.total, total_is_estimate: page.total_is_estimate, has_more: page.has_more, next_cursor: page.next_cursor, request: page.request });
+    setMeta({
+      total: page.total,
+      total_is_estimate: page.total_is_estimate,
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
+      request: page.request,
+    });
   }, []);
 
   /** The agent's search again, from the panel (after a failed tool call). */
   const rerun = useCallback(async (): Promise<void> => {
     const { brand_kit_id: alias, ...args } = input;
     try {
-      const page = await at.callAction(ROUTER.assetLibrary, 'search', { ...args, ...(typeof alias === 'string' && !args.theme_id ? { theme_id: alias } : {}) });
+      const page = await at.callAction(ROUTER.assetLibrary, 'search', {
+        ...args,
+        ...(typeof alias === 'string' && !args.theme_id ? { theme_id: alias } : {}),
+      });
       setFailure(null);
       show(page, false);
     } catch (e) {
@@ -69,7 +78,11 @@ export function SearchResultsApp() {
     }
     const page = searchActions.parse(ROUTER.assetLibrary, 'search', at.toolResult);
     if (!page) {
-      setFailure({ error: humanizeError(toolResultError({ ...at.toolResult, isError: true }) ?? new Error('unexpected result')), retry: rerun, initial: true });
+      setFailure({
+        error: humanizeError(toolResultError({ ...at.toolResult, isError: true }) ?? new Error('unexpected result')),
+        retry: rerun,
+        initial: true,
+      });
       return;
     }
     setFailure(null);
@@ -140,7 +153,11 @@ export function SearchResultsApp() {
         </h1>
         <p className="muted readonly-note">Read-only preview: nothing to choose here; the assistant is not waiting for you.</p>
       </header>
-      {at.cancelled && <p className="notice" role="status">The search was cancelled before it finished.</p>}
+      {at.cancelled && (
+        <p className="notice" role="status">
+          The search was cancelled before it finished.
+        </p>
+      )}
       {!meta && !failure && !at.cancelled && (
         <p className="muted loading" role="status" data-testid="pending">
           {query ? `Searching for “${query}”…` : 'Loading your library…'}
@@ -156,7 +173,10 @@ export function SearchResultsApp() {
       {meta && (
         <>
           <div className="row search-status">
-            <strong data-testid="result-count">{meta.total_is_estimate ? 'About ' : ''}{countLabel(meta.total, browsing)}</strong>
+            <strong data-testid="result-count">
+              {meta.total_is_estimate ? 'About ' : ''}
+              {countLabel(meta.total, browsing)}
+            </strong>
             <span className="muted" data-testid="pagination">
               {meta.total > 0 ? `Showing ${assets.length} of ${meta.total}` : ''}
             </span>
@@ -164,7 +184,9 @@ export function SearchResultsApp() {
           {filters.length > 0 && (
             <ul className="row filters" data-testid="active-filters" aria-label="Active filters">
               {filters.map((f) => (
-                <li key={f} className="chip">{f}</li>
+                <li key={f} className="chip">
+                  {f}
+                </li>
               ))}
             </ul>
           )}
@@ -175,7 +197,14 @@ export function SearchResultsApp() {
               <NoMatch app={at.app} query={query} />
             )
           ) : (
-            <div className="results-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label="Results (scrollable)" data-testid="results-scroll">
+            <div
+              className="results-scroll"
+              ref={scrollRef}
+              tabIndex={0}
+              role="region"
+              aria-label="Results (scrollable)"
+              data-testid="results-scroll"
+            >
               <ul className="result-grid" ref={gridRef} aria-label="Search results">
                 {assets.map((a, i) => (
                   <AssetCard key={a.id} asset={a} index={i} thumbnail={thumbs.get(a.id)} />

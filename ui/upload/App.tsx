@@ -51,7 +51,13 @@ export function UploadApp() {
     new Uppy<UploadMeta, UploadBody>({
       id: 'atelier-upload',
       autoProceed: false,
-      locale: { pluralize: (n: number) => (n === 1 ? 0 : 1), strings: { youCanOnlyUploadFileTypes: 'Only images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV) can be uploaded here.' } },
+      locale: {
+        pluralize: (n: number) => (n === 1 ? 0 : 1),
+        strings: {
+          youCanOnlyUploadFileTypes:
+            'Only images (JPEG, PNG, WebP, GIF, AVIF, TIFF, HEIC, SVG) and videos (MP4, WebM, MOV) can be uploaded here.',
+        },
+      },
     }).use(McpUploader, {
       call: (action, args) => callRef.current(ROUTER.assetUploadApp, action, args),
       workspaceId: () => wsRef.current,
@@ -67,7 +73,16 @@ export function UploadApp() {
     at.callAction(ROUTER.assetUploadApp, 'list', { panel_id: request.panel_id, workspace_id: request.workspace_id })
       .then((r) => {
         if (!live || r.uploads.length === 0) return;
-        const earlier: Uploaded[] = r.uploads.map(({ asset: a }) => ({ asset_id: a.asset_id, name: a.name, url: a.url, kind: a.kind, width: a.width, height: a.height, format: a.format, deduplicated: a.deduplicated }));
+        const earlier: Uploaded[] = r.uploads.map(({ asset: a }) => ({
+          asset_id: a.asset_id,
+          name: a.name,
+          url: a.url,
+          kind: a.kind,
+          width: a.width,
+          height: a.height,
+          format: a.format,
+          deduplicated: a.deduplicated,
+        }));
         const known = new Set(earlier.map((u) => u.asset_id));
         uploadedRef.current = [...earlier, ...uploadedRef.current.filter((u) => !known.has(u.asset_id))];
         setUploaded(uploadedRef.current);
@@ -99,13 +114,23 @@ export function UploadApp() {
     const onSuccess = (file: UppyFile<UploadMeta, UploadBody> | undefined, response: { body?: UploadBody }): void => {
       const a = response.body?.asset;
       if (!a) return;
-      const item: Uploaded = { asset_id: a.asset_id, name: a.name, url: a.url, kind: a.kind, width: a.width, height: a.height, format: a.format, deduplicated: a.deduplicated };
+      const item: Uploaded = {
+        asset_id: a.asset_id,
+        name: a.name,
+        url: a.url,
+        kind: a.kind,
+        width: a.width,
+        height: a.height,
+        format: a.format,
+        deduplicated: a.deduplicated,
+      };
       uploadedRef.current = [...uploadedRef.current.filter((u) => u.asset_id !== item.asset_id), item];
       setUploaded(uploadedRef.current);
       setAnnounce(`${file?.name ?? a.name} uploaded`);
       // Formats the browser cannot preview (HEIC) get the server's rendition once stored, as a data: URL.
       if (file && !uppy.getFile(file.id)?.preview && a.kind !== 'video') {
-        callRef.current(ROUTER.assetPanel, 'thumbnails', { asset_ids: [a.asset_id], ...(wsRef.current ? { workspace_id: wsRef.current } : {}) })
+        callRef
+          .current(ROUTER.assetPanel, 'thumbnails', { asset_ids: [a.asset_id], ...(wsRef.current ? { workspace_id: wsRef.current } : {}) })
           .then((r) => {
             const url = r.thumbnails[0]?.data_url;
             if (url && uppy.getFile(file.id)) uppy.setFileState(file.id, { preview: url });
@@ -126,7 +151,7 @@ export function UploadApp() {
       uppy.off('upload-success', onSuccess);
       uppy.off('complete', onComplete);
     };
-  }, [uppy]);  
+  }, [uppy]);
 
   // @uppy/dashboard 6.0.3 renders a single added file as role="listitem" inside a wrapper without
   // role="list" (FileList.js, isSingleFile branch): axe's critical aria-required-parent. Give the wrapper
@@ -170,9 +195,18 @@ export function UploadApp() {
     }
   }
 
-  if (at.cancelled) return <main className="panel"><p className="notice" role="status">The upload request was cancelled.</p></main>;
+  if (at.cancelled)
+    return (
+      <main className="panel">
+        <p className="notice" role="status">
+          The upload request was cancelled.
+        </p>
+      </main>
+    );
   if (at.toolResult && !request) {
-    const err = humanizeError(toolResultError(at.toolResult) ?? new ActionError('bad_result', null, 'the upload result does not match this panel'));
+    const err = humanizeError(
+      toolResultError(at.toolResult) ?? new ActionError('bad_result', null, 'the upload result does not match this panel'),
+    );
     return (
       <main className="panel">
         <h1 className="upload-head">Upload images or videos to the asset library</h1>
@@ -203,15 +237,22 @@ export function UploadApp() {
       ) : (
         <p className="muted">Waiting for the upload request…</p>
       )}
-      <p className="sr-only" aria-live="polite">{announce}</p>
+      <p className="sr-only" aria-live="polite">
+        {announce}
+      </p>
       {uploaded.length > 0 && (
         <>
-          <h2 className="uploaded-head" data-testid="uploaded-head">{handoff ? 'Added to your library' : 'Sent to the conversation'} ({uploaded.length})</h2>
+          <h2 className="uploaded-head" data-testid="uploaded-head">
+            {handoff ? 'Added to your library' : 'Sent to the conversation'} ({uploaded.length})
+          </h2>
           <ul className="uploaded" data-testid="uploaded-list">
             {uploaded.map((u) => (
               <li key={u.asset_id} data-testid="uploaded-item" data-asset-id={u.asset_id}>
                 <span className="name">{u.name}</span>
-                <span className="muted">{u.kind}{u.width && u.height ? ` ${u.width}×${u.height}` : ''} {u.format}</span>
+                <span className="muted">
+                  {u.kind}
+                  {u.width && u.height ? ` ${u.width}×${u.height}` : ''} {u.format}
+                </span>
                 {u.deduplicated && (
                   <span className="dedup" data-testid="already-in-library">
                     Already in your library — nothing new was stored; this is the existing asset.
@@ -226,9 +267,14 @@ export function UploadApp() {
       {handoff && (
         <div role="status">
           <p className="muted" data-testid="handoff-note">
-            {handoff.why === 'not_offered' ? 'This host does not let panels send messages, so the assistant has not been told.' : 'The host did not deliver the message.'} Tell the assistant you are done, or paste this:
+            {handoff.why === 'not_offered'
+              ? 'This host does not let panels send messages, so the assistant has not been told.'
+              : 'The host did not deliver the message.'}{' '}
+            Tell the assistant you are done, or paste this:
           </p>
-          <div className="handoff" data-testid="handoff">{handoff.text}</div>
+          <div className="handoff" data-testid="handoff">
+            {handoff.text}
+          </div>
         </div>
       )}
     </main>

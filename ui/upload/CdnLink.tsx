@@ -35,7 +35,9 @@ export function CdnLink({ url, app }: { url: string; app: App | null }) {
       rel="noreferrer"
     >
       {parts.map((p, i) => (
-        <span key={i} className="seg">{i > 0 ? `/${p}` : p}</span>
+        <span key={i} className="seg">
+          {i > 0 ? `/${p}` : p}
+        </span>
       ))}
     </a>
   );
