@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.ts';
 import type { AssetFilters } from './assets.ts';
-import type { SearchChanges } from './search-changes.ts';
+import { replayChanges, type SearchChanges } from './search-changes.ts';
 
 /** The space columns the partition reads (a subset of db/vectors.ts SpaceRow). */
 export interface PartitionSpace {
@@ -99,35 +99,15 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
 
   /** Bring every loaded partition up to the head of the change log. */
   const sync = (): void => {
-    const head = changes.head();
-    if (head === mark) return;
-    if (parts.size === 0 || changes.gap(mark)) {
-      parts.clear();
-      mark = head;
-      return;
-    }
-    const byPart = new Map<string, Set<number>>();
-    for (const c of changes.since(mark)) {
-      if (c.kind !== 'asset') continue;
-      let set = byPart.get(c.part);
-      if (!set) byPart.set(c.part, (set = new Set()));
-      set.add(c.seq);
-    }
-    for (const [key, p] of parts) {
-      const seqs = byPart.get(p.workspaceId);
-      if (!seqs) continue;
-      if (seqs.size > 64 && seqs.size > p.index.size * RELOAD_SHARE) {
-        parts.delete(key);
-        continue;
-      }
-      const one = stmts(p.space).one;
-      for (const seq of seqs) {
-        const r = one.get(seq, p.tenantId, p.workspaceId) as Row | undefined;
+    mark = replayChanges(changes, mark, 'asset', parts, {
+      partOf: (p) => p.workspaceId,
+      apply: (p, seq) => {
+        const r = stmts(p.space).one.get(seq, p.tenantId, p.workspaceId) as Row | undefined;
         if (r) put(p.index, r);
         else p.index.remove(seq);
-      }
-    }
-    mark = head;
+      },
+      reloadShare: RELOAD_SHARE,
+    });
   };
 
   const partition = (space: PartitionSpace, scope: Scope): Partition => {

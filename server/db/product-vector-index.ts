@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.ts';
 import type { ProductFilters, StoreScope } from './products.ts';
-import type { SearchChanges } from './search-changes.ts';
+import { replayChanges, type SearchChanges } from './search-changes.ts';
 
 const STATUS = 0,
   TYPE = 1;
@@ -58,34 +58,15 @@ export function createProductVectorPartitions(db: Database, changes: SearchChang
   };
 
   const sync = (): void => {
-    const head = changes.head();
-    if (head === mark) return;
-    if (parts.size === 0 || changes.gap(mark)) {
-      parts.clear();
-      mark = head;
-      return;
-    }
-    const byStore = new Map<string, Set<number>>();
-    for (const c of changes.since(mark)) {
-      if (c.kind !== 'product') continue;
-      let set = byStore.get(c.part);
-      if (!set) byStore.set(c.part, (set = new Set()));
-      set.add(c.seq);
-    }
-    for (const [key, p] of parts) {
-      const seqs = byStore.get(p.storeId);
-      if (!seqs) continue;
-      if (seqs.size > 64 && seqs.size > p.index.size * RELOAD_SHARE) {
-        parts.delete(key);
-        continue;
-      }
-      for (const seq of seqs) {
+    mark = replayChanges(changes, mark, 'product', parts, {
+      partOf: (p) => p.storeId,
+      apply: (p, seq) => {
         const r = s.one.get(p.modelId, p.dims, seq, p.storeId) as Row | undefined;
         if (r) put(p.index, r);
         else p.index.remove(seq);
-      }
-    }
-    mark = head;
+      },
+      reloadShare: RELOAD_SHARE,
+    });
   };
 
   const partition = (scope: StoreScope, modelId: string, dims: number): Partition => {

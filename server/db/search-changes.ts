@@ -36,3 +36,42 @@ export function createSearchChanges(db: Database) {
   };
 }
 export type SearchChanges = ReturnType<typeof createSearchChanges>;
+
+/**
+ * Bring in-memory partitions (the vector indexes) from `mark` up to the head of the log: each loaded
+ * partition gets `apply(partition, seq)` for every changed seq of its part (of `kind`). When rows were
+ * pruned unseen, or nothing is loaded, every partition is dropped (they load again on demand); a partition
+ * with more than 64 changed rows and more than `reloadShare` of its size (a bulk import) is dropped too.
+ * @returns the new mark (the head read at the start: a write committed meanwhile is replayed again, idempotently)
+ */
+export function replayChanges<P extends { index: { size: number } }>(
+  changes: SearchChanges,
+  mark: number,
+  kind: SearchChange['kind'],
+  parts: Map<string, P>,
+  o: { partOf: (p: P) => string; apply: (p: P, seq: number) => void; reloadShare: number },
+): number {
+  const head = changes.head();
+  if (head === mark) return mark;
+  if (parts.size === 0 || changes.gap(mark)) {
+    parts.clear();
+    return head;
+  }
+  const byPart = new Map<string, Set<number>>();
+  for (const c of changes.since(mark)) {
+    if (c.kind !== kind) continue;
+    let set = byPart.get(c.part);
+    if (!set) byPart.set(c.part, (set = new Set()));
+    set.add(c.seq);
+  }
+  for (const [key, p] of parts) {
+    const seqs = byPart.get(o.partOf(p));
+    if (!seqs) continue;
+    if (seqs.size > 64 && seqs.size > p.index.size * o.reloadShare) {
+      parts.delete(key);
+      continue;
+    }
+    for (const seq of seqs) o.apply(p, seq);
+  }
+  return head;
+}
