@@ -70,8 +70,8 @@ ok = step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.j
 
 // Lint: typescript-eslint (type-checked rules) + react-hooks, then prettier's format check (eslint.config.js, .prettierrc.json).
 const lintOk =
-  step('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.']) &&
-  step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
+  step('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.'], {}, 'lint') &&
+  step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.'], {}, 'format');
 if (!lintOk) failed++;
 ok = lintOk && ok;
 
