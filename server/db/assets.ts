@@ -182,7 +182,7 @@ export function createAssetQueries(db: Database) {
         for (const r of a.renditions) s.insertRendition.run(seq, r.role, r.width, r.height, r.format, r.sha256, r.size_bytes);
         within?.(seq);
         return seq;
-      })();
+      }).immediate();
     },
     byId: (scope: Scope, id: string) => s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase()) as AssetRow | undefined,
     /** Internal lookup by row id for background jobs that already hold a verified seq. */
@@ -235,7 +235,7 @@ export function createAssetQueries(db: Database) {
       return db.transaction(() => {
         s.raiseHighWater.run();
         return seqs.reduce((n, seq) => n + s.deleteOne.run(seq, scope.tenantId, scope.workspaceId).changes, 0);
-      })();
+      }).immediate();
     },
     /**
      * Fill `name_words` of rows written before migration 0022 (the FTS row follows by trigger), in
@@ -250,7 +250,7 @@ export function createAssetQueries(db: Database) {
         if (rows.length === 0) return n;
         db.transaction(() => {
           for (const r of rows) set.run(words(r.name), r.seq);
-        })();
+        }).immediate();
         n += rows.length;
       }
     },

@@ -91,7 +91,7 @@ export function createCreditQueries(db: Database) {
         credits: number;
         created_at: string;
       }[],
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
 }
 export type CreditQueries = ReturnType<typeof createCreditQueries>;

@@ -121,7 +121,7 @@ export function createEnrichmentQueries(db: Database) {
       const t = Date.now();
       db.transaction(() => {
         for (const q of seqs) s.enqueue.run(q, kind, t, now(), now());
-      })();
+      }).immediate();
     },
     /** Due jobs, oldest first. */
     due: (nowMs: number, limit: number) => s.due.all(nowMs, limit) as JobRow[],
@@ -146,7 +146,7 @@ export function createEnrichmentQueries(db: Database) {
         const rerun = (s.rerunPending.get(id) as { rerun: number } | undefined)?.rerun === 1;
         const changed = s.finish.run({ state, error, run_after: runAfterMs, now_ms: Date.now(), now: now(), id, owner }).changes === 1;
         return changed ? (rerun ? 'requeued' : 'settled') : false;
-      })();
+      }).immediate();
     },
     /** Crash recovery: jobs whose lease ran out (their process died) go back to the queue. @returns how many */
     requeueExpired: (nowMs = Date.now()) => s.requeueExpired.run(now(), nowMs).changes,
@@ -178,7 +178,7 @@ export function createEnrichmentQueries(db: Database) {
           now: now(),
         });
         s.writeAsset.run({ seq, ocr_text: a.ocrText, auto_tags: JSON.stringify(a.autoTags), machine_alt_text: a.machineAltText });
-      })();
+      }).immediate();
     },
     setTextModel: (seq: number, modelId: string | null) => void s.setModel.run(modelId, now(), seq),
     setVisualModel: (seq: number, modelId: string | null) => void s.setVisualModel.run(modelId, now(), seq),

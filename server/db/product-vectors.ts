@@ -40,7 +40,7 @@ export function createProductVectorIndex(db: Database) {
           const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
           if (!isZero(v)) ins.run(BigInt(r.id), r.part, r.embedding);
         }
-      })();
+      }).immediate();
     }
     known.add(dims);
     return t;

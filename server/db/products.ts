@@ -259,7 +259,7 @@ export function createProductQueries(db: Database) {
       source: ProductRow['source'],
       opts: { at: string; replaceCollections: boolean },
     ): number[] {
-      return db.transaction(() => products.map((p) => writeOne(scope.storeId, p, source, opts.at, opts.replaceCollections)))();
+      return db.transaction(() => products.map((p) => writeOne(scope.storeId, p, source, opts.at, opts.replaceCollections))).immediate();
     },
     /** Delete products by GID. @returns how many existed */
     deleteByGids(scope: StoreScope, gids: string[]): number {
@@ -268,7 +268,7 @@ export function createProductQueries(db: Database) {
           vectors.drop((s.embeddingRowidsOfGid.all(scope.storeId, g) as { id: number }[]).map((r) => r.id));
           return n + s.delByGid.run(scope.storeId, g).changes;
         }, 0),
-      )();
+      ).immediate();
     },
     gidsOfStore: (scope: StoreScope): string[] => (s.gids.all(scope.storeId) as { gid: string }[]).map((r) => r.gid),
     setSyncedAt: (scope: StoreScope, at: string): void => void s.setSyncedAt.run(at, scope.storeId),
@@ -423,7 +423,7 @@ export function createProductQueries(db: Database) {
           s.putEmbedding.run(r.seq, modelId, r.vector.length, r.sha256, f32Blob(r.vector));
           vectors.put((s.embeddingRowid.get(r.seq, modelId) as { id: number }).id, r.storeId, modelId, r.vector);
         }
-      })();
+      }).immediate();
     },
   };
 }

@@ -130,7 +130,7 @@ export function createTenancyQueries(db: Database) {
       s.putSetting.run(key, value);
       return (s.getSetting.get(key) as { value: string }).value;
     },
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
 }
 export type TenancyQueries = ReturnType<typeof createTenancyQueries>;

@@ -92,7 +92,7 @@ export function createVectorQueries(db: Database) {
         );
         db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
         return space;
-      })();
+      }).immediate();
     },
 
     setStatus: (space: SpaceRow, status: SpaceRow['status']) => void s.setStatus.run(status, space.id),
@@ -103,7 +103,7 @@ export function createVectorQueries(db: Database) {
         s.setStatus.run('retired', space.id);
         db.exec(`DROP TRIGGER IF EXISTS ${tableOf(space)}_ad`);
         db.exec(`DROP TABLE IF EXISTS ${tableOf(space)}`);
-      })();
+      }).immediate();
       for (const key of [...knnStmts.keys()]) if (key.startsWith(`${space.id}:`)) knnStmts.delete(key);
       metaCache.delete(space.id);
       partitions.forget(space.id);
@@ -132,7 +132,7 @@ export function createVectorQueries(db: Database) {
           db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, embedding) VALUES (?, ?, ?)`).run(BigInt(seq), workspaceId, blob(v));
         }
         changes.log('asset', workspaceId, seq);
-      })();
+      }).immediate();
     },
 
     /** One asset's stored vector, or null. */
