@@ -176,13 +176,15 @@ export function createAssetQueries(db: Database) {
      * @returns the new row's seq
      */
     insert(a: NewAsset, within?: (seq: number) => void): number {
-      return db.transaction(() => {
-        const info = s.insert.run({ ...a, tags: JSON.stringify(a.tags), user_fields: JSON.stringify(a.user_fields) });
-        const seq = Number(info.lastInsertRowid);
-        for (const r of a.renditions) s.insertRendition.run(seq, r.role, r.width, r.height, r.format, r.sha256, r.size_bytes);
-        within?.(seq);
-        return seq;
-      }).immediate();
+      return db
+        .transaction(() => {
+          const info = s.insert.run({ ...a, tags: JSON.stringify(a.tags), user_fields: JSON.stringify(a.user_fields) });
+          const seq = Number(info.lastInsertRowid);
+          for (const r of a.renditions) s.insertRendition.run(seq, r.role, r.width, r.height, r.format, r.sha256, r.size_bytes);
+          within?.(seq);
+          return seq;
+        })
+        .immediate();
     },
     byId: (scope: Scope, id: string) => s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase()) as AssetRow | undefined,
     /** Internal lookup by row id for background jobs that already hold a verified seq. */
@@ -232,10 +234,12 @@ export function createAssetQueries(db: Database) {
      * @returns the number of rows deleted
      */
     deleteMany(scope: Scope, seqs: number[]): number {
-      return db.transaction(() => {
-        s.raiseHighWater.run();
-        return seqs.reduce((n, seq) => n + s.deleteOne.run(seq, scope.tenantId, scope.workspaceId).changes, 0);
-      }).immediate();
+      return db
+        .transaction(() => {
+          s.raiseHighWater.run();
+          return seqs.reduce((n, seq) => n + s.deleteOne.run(seq, scope.tenantId, scope.workspaceId).changes, 0);
+        })
+        .immediate();
     },
     /**
      * Fill `name_words` of rows written before migration 0022 (the FTS row follows by trigger), in

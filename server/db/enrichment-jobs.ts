@@ -142,11 +142,13 @@ export function createEnrichmentQueries(db: Database) {
       error: string | null,
       runAfterMs: number,
     ): 'settled' | 'requeued' | false {
-      return db.transaction(() => {
-        const rerun = (s.rerunPending.get(id) as { rerun: number } | undefined)?.rerun === 1;
-        const changed = s.finish.run({ state, error, run_after: runAfterMs, now_ms: Date.now(), now: now(), id, owner }).changes === 1;
-        return changed ? (rerun ? 'requeued' : 'settled') : false;
-      }).immediate();
+      return db
+        .transaction(() => {
+          const rerun = (s.rerunPending.get(id) as { rerun: number } | undefined)?.rerun === 1;
+          const changed = s.finish.run({ state, error, run_after: runAfterMs, now_ms: Date.now(), now: now(), id, owner }).changes === 1;
+          return changed ? (rerun ? 'requeued' : 'settled') : false;
+        })
+        .immediate();
     },
     /** Crash recovery: jobs whose lease ran out (their process died) go back to the queue. @returns how many */
     requeueExpired: (nowMs = Date.now()) => s.requeueExpired.run(now(), nowMs).changes,

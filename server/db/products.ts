@@ -263,12 +263,14 @@ export function createProductQueries(db: Database) {
     },
     /** Delete products by GID. @returns how many existed */
     deleteByGids(scope: StoreScope, gids: string[]): number {
-      return db.transaction(() =>
-        gids.reduce((n, g) => {
-          vectors.drop((s.embeddingRowidsOfGid.all(scope.storeId, g) as { id: number }[]).map((r) => r.id));
-          return n + s.delByGid.run(scope.storeId, g).changes;
-        }, 0),
-      ).immediate();
+      return db
+        .transaction(() =>
+          gids.reduce((n, g) => {
+            vectors.drop((s.embeddingRowidsOfGid.all(scope.storeId, g) as { id: number }[]).map((r) => r.id));
+            return n + s.delByGid.run(scope.storeId, g).changes;
+          }, 0),
+        )
+        .immediate();
     },
     gidsOfStore: (scope: StoreScope): string[] => (s.gids.all(scope.storeId) as { gid: string }[]).map((r) => r.gid),
     setSyncedAt: (scope: StoreScope, at: string): void => void s.setSyncedAt.run(at, scope.storeId),

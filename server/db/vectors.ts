@@ -74,25 +74,27 @@ export function createVectorQueries(db: Database) {
      * A retired space of the same model is revived as `status`.
      */
     ensureSpace(purpose: SpacePurpose, modelId: string, dimensions: number, status: 'building' | 'ready'): SpaceRow {
-      return db.transaction(() => {
-        const found = s.space.get(purpose, modelId, dimensions) as SpaceRow | undefined;
-        if (found) {
-          if (found.status === 'retired') {
-            s.setStatus.run(status, found.id);
-            return { ...found, status };
+      return db
+        .transaction(() => {
+          const found = s.space.get(purpose, modelId, dimensions) as SpaceRow | undefined;
+          if (found) {
+            if (found.status === 'retired') {
+              s.setStatus.run(status, found.id);
+              return { ...found, status };
+            }
+            return found;
           }
-          return found;
-        }
-        const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
-        const space: SpaceRow = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
-        const t = tableOf(space);
-        // kind/category/subtype are vec0 metadata columns ('' for null): filters apply inside the KNN.
-        db.exec(
-          `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, kind TEXT, category TEXT, subtype TEXT, embedding float[${dimensions}] distance_metric=cosine)`,
-        );
-        db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
-        return space;
-      }).immediate();
+          const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
+          const space: SpaceRow = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
+          const t = tableOf(space);
+          // kind/category/subtype are vec0 metadata columns ('' for null): filters apply inside the KNN.
+          db.exec(
+            `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, kind TEXT, category TEXT, subtype TEXT, embedding float[${dimensions}] distance_metric=cosine)`,
+          );
+          db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
+          return space;
+        })
+        .immediate();
     },
 
     setStatus: (space: SpaceRow, status: SpaceRow['status']) => void s.setStatus.run(status, space.id),
