@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ROUTER } from '../../shared/routers.ts';
 import { SearchModeSchema, type Asset, type Orientation } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, SelectedAsset } from '../../shared/schemas/panel.ts';
@@ -56,8 +56,8 @@ export function AssetPickerApp() {
   const at = useAtelierApp('atelier-asset-picker', pickerActions);
   const select = useMemo(() => pickerActions.parse(ROUTER.assetSelect, 'select', at.toolResult), [at.toolResult]);
   const toolError = useMemo(() => toolResultError(at.toolResult), [at.toolResult]);
-  const args = (at.toolInput?.args ?? {}) as Record<string, unknown>;
-  const request = useMemo(() => (select ? startRequest(select.page, args) : null), [select, at.toolInput]); // eslint-disable-line react-hooks/exhaustive-deps
+  const args = useMemo(() => (at.toolInput?.args ?? {}) as Record<string, unknown>, [at.toolInput]);
+  const request = useMemo(() => (select ? startRequest(select.page, args) : null), [select, args]);
   const workspaceId = request?.workspace_id ?? (typeof args.workspace_id === 'string' ? args.workspace_id : undefined);
   const themeId = request?.theme_id;
   const kind = request?.kind ?? null;
@@ -133,8 +133,9 @@ export function AssetPickerApp() {
   const count = pages.total ?? pages.items.length;
   const order = useMemo(() => new Map(selection.map((a, i) => [a.id, i + 1])), [selection]);
 
-  // Restore a confirmed picker after a remount (hosts may recreate the iframe and resend the result).
-  useEffect(() => {
+  // Restore a confirmed picker after a remount (hosts may recreate the iframe and resend the result):
+  // once per picker and connection, reading the latest result and scope.
+  const restoreConfirmed = useEffectEvent(() => {
     if (!select || !at.connected) return;
     if (select.status === 'confirmed') {
       setConfirmed(select.selection);
@@ -152,15 +153,19 @@ export function AssetPickerApp() {
         }
       })
       .catch(() => undefined);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [select?.picker_id, at.connected]);
+  });
+  const pickerId = select?.picker_id;
+  useEffect(() => restoreConfirmed(), [pickerId, at.connected]);
 
+  const hasQuery = query !== null;
+  const agentMode = args.mode;
+  const callAction = at.callAction;
   useEffect(() => {
-    if (!query || !at.connected) return;
+    if (!hasQuery || !at.connected) return;
     let live = true;
     // Counts follow the header's search: the same words, kind, shape and (untouched) the agent's mode.
-    const mode = !touched && applied ? SearchModeSchema.safeParse(args.mode).data : undefined;
-    at.callAction(ROUTER.assetPanel, 'facets', {
+    const mode = !touched && applied ? SearchModeSchema.safeParse(agentMode).data : undefined;
+    callAction(ROUTER.assetPanel, 'facets', {
       ...(applied ? { query: applied } : {}),
       ...(mode ? { mode } : {}),
       ...(kind ? { kind } : {}),
@@ -172,8 +177,7 @@ export function AssetPickerApp() {
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [applied, kind, orientation, workspaceId, at.connected, query !== null, facetsTry, touched]);
+  }, [applied, kind, orientation, workspaceId, at.connected, hasQuery, facetsTry, touched, agentMode, callAction]);
 
   /** Retry the failed page load, and the category counts if they failed too. */
   function retry(): void {
@@ -181,23 +185,25 @@ export function AssetPickerApp() {
     if (facets === 'failed') setFacetsTry((n) => n + 1);
   }
 
-  // Previews for the cells in view; pages ahead of the view.
+  // Previews for the cells in view; pages ahead of the view (again when the preview size changes).
+  const previewPx = previewSizePx(Math.max(cellPx, 112));
+  const requestThumbs = useEffectEvent((ids: string[]) => thumbs.request(ids));
+  const ensurePages = useEffectEvent((first: number, last: number) => pages.ensure(first, last));
   useEffect(() => {
     const [first, last] = range;
-    thumbs.request(
+    requestThumbs(
       pages.items
         .slice(first, last + 1)
         .filter((a): a is Asset => a !== undefined)
         .map((a) => a.id),
     );
-    pages.ensure(first, last + PAGE_SIZE);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [range, pages.items, previewSizePx(Math.max(cellPx, 112))]);
+    ensurePages(first, last + PAGE_SIZE);
+  }, [range, pages.items, previewPx]);
 
+  const suggestions = pages.suggestions;
   useEffect(() => {
-    if (pages.suggestions.length) thumbs.request(pages.suggestions.map((a) => a.id));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [pages.suggestions, previewSizePx(Math.max(cellPx, 112))]);
+    if (suggestions.length) requestThumbs(suggestions.map((a) => a.id));
+  }, [suggestions, previewPx]);
 
   const onVisible = useCallback((first: number, last: number) => setRange([first, last]), []);
 

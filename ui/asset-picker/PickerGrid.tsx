@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useEffectEvent, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { Asset } from '../../shared/schemas/asset.ts';
 import { navTarget } from './grid-nav.ts';
 
@@ -22,7 +22,7 @@ export interface PickerGridProps {
   /** bumped when focus should move into the grid (keyboard navigation) */
   focusTick: number;
   thumbnail(id: string): string | null | undefined;
-  onVisible(first: number, last: number): void;
+  onVisible: (first: number, last: number) => void;
   /** width of one cell, CSS px (previews are sized from it) */
   onCellWidth: (px: number) => void;
   onMove(target: number, extend: boolean, pageRows: number): void;
@@ -72,13 +72,14 @@ export function PickerGrid(p: PickerGridProps) {
   const firstRow = rows[0]?.index ?? 0;
   const lastRow = rows[rows.length - 1]?.index ?? 0;
 
+  const { onVisible, count } = p;
   useEffect(() => {
-    p.onVisible(firstRow * cols, Math.min(p.count - 1, (lastRow + 1) * cols - 1));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [firstRow, lastRow, cols, p.count]);
+    onVisible(firstRow * cols, Math.min(count - 1, (lastRow + 1) * cols - 1));
+  }, [firstRow, lastRow, cols, count, onVisible]);
 
-  // Keyboard moves: scroll the target row into view, then move DOM focus once the cell is rendered.
-  useEffect(() => {
+  // Keyboard moves (each bumps focusTick): scroll the target row into view, then move DOM focus once the
+  // cell is rendered. The move reads the latest index, columns and count.
+  const followFocus = useEffectEvent((): (() => void) | undefined => {
     if (p.focusTick === 0 || p.count === 0) return;
     virtualizer.scrollToIndex(Math.floor(p.focusIndex / cols), { align: 'auto' });
     let frames = 0;
@@ -93,8 +94,9 @@ export function PickerGrid(p: PickerGridProps) {
     };
     tryFocus();
     return () => cancelAnimationFrame(raf);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [p.focusTick]);
+  });
+  const focusTick = p.focusTick;
+  useEffect(() => followFocus(), [focusTick]);
 
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>): void {
     const target = navTarget(e.key, e.ctrlKey || e.metaKey, { index: p.focusIndex, cols, count: p.count, pageRows });

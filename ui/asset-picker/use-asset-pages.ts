@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/routers.ts';
 import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
 import { humanizeError, type HumanError } from '../lib/human-error.ts';
@@ -138,7 +138,8 @@ export function useAssetPages(
   );
 
   const key = query ? JSON.stringify(query) : null;
-  useEffect(() => {
+  // Start over when the query (by value) or the connection changes, from the latest query and first page.
+  const startOver = useEffectEvent(() => {
     if (!query || !at.connected) return;
     const gen = st.current.gen + 1;
     const useInitial = initial !== null && gen === 1;
@@ -166,8 +167,8 @@ export function useAssetPages(
       store(gen, 0, initial);
     }
     pump(gen, query);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key, at.connected]);
+  });
+  useEffect(() => startOver(), [key, at.connected]);
 
   const ensure = useCallback(
     (first: number, last: number) => {
@@ -180,8 +181,7 @@ export function useAssetPages(
       s.want = [first, Math.max(first, last)];
       pump(s.gen, query);
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [key, pump],
+    [query, pump],
   );
 
   const retry = useCallback(() => {
@@ -192,8 +192,7 @@ export function useAssetPages(
     s.failedWant = null;
     setError(null);
     pump(s.gen, query);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key, pump]);
+  }, [query, pump]);
 
   return { items, total, suggestions, loading, error, ensure, retry };
 }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/routers.ts';
 import type { Asset, AssetPage } from '../../shared/schemas/asset.ts';
 import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
@@ -69,17 +69,18 @@ export function SearchResultsApp() {
     }
   }, [at, input, show]);
 
-  useEffect(() => {
-    if (!at.toolResult) return;
-    const err = toolResultError(at.toolResult);
+  // Each tool result (the agent's search) is shown once; Retry reruns the latest request.
+  const onToolResult = useEffectEvent((toolResult: typeof at.toolResult) => {
+    if (!toolResult) return;
+    const err = toolResultError(toolResult);
     if (err) {
       setFailure({ error: humanizeError(err), retry: rerun, initial: true });
       return;
     }
-    const page = searchActions.parse(ROUTER.assetLibrary, 'search', at.toolResult);
+    const page = searchActions.parse(ROUTER.assetLibrary, 'search', toolResult);
     if (!page) {
       setFailure({
-        error: humanizeError(toolResultError({ ...at.toolResult, isError: true }) ?? new Error('unexpected result')),
+        error: humanizeError(toolResultError({ ...toolResult, isError: true }) ?? new Error('unexpected result')),
         retry: rerun,
         initial: true,
       });
@@ -87,13 +88,16 @@ export function SearchResultsApp() {
     }
     setFailure(null);
     show(page, false);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [at.toolResult]);
+  });
+  const toolResult = at.toolResult;
+  useEffect(() => onToolResult(toolResult), [toolResult]);
 
+  // Previews for every card shown, again when the connection or the preview size changes.
+  const requestThumbs = useEffectEvent((ids: string[]) => thumbs.request(ids));
+  const previewPx = previewSizePx(cardPx);
   useEffect(() => {
-    thumbs.request([...assets, ...suggestions].map((a) => a.id));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [assets, suggestions, at.connected, previewSizePx(cardPx)]);
+    requestThumbs([...assets, ...suggestions].map((a) => a.id));
+  }, [assets, suggestions, at.connected, previewPx]);
 
   const baseArgs = useMemo(() => {
     if (!meta) return input;

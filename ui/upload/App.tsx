@@ -1,6 +1,6 @@
 import Uppy, { type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/react/dashboard';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/routers.ts';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
 import { ActionError } from '../lib/call-action.ts';
@@ -32,7 +32,7 @@ function line(a: Uploaded): string {
  */
 export function UploadApp() {
   const at = useAtelierApp('atelier-upload', uploadActions);
-  const request = uploadActions.parse(ROUTER.assetUpload, 'upload', at.toolResult);
+  const request = useMemo(() => uploadActions.parse(ROUTER.assetUpload, 'upload', at.toolResult), [at.toolResult]);
   const callRef = useRef(at.callAction);
   callRef.current = at.callAction;
   const appRef = useRef(at.app);
@@ -67,10 +67,13 @@ export function UploadApp() {
 
   // A host that remounts the panel resends the same result: show what this panel instance already sent
   // (it reached the conversation then; nothing is sent again).
+  const panelId = request?.panel_id;
+  const workspaceId = request?.workspace_id;
+  const callAction = at.callAction;
   useEffect(() => {
-    if (!request?.panel_id || !at.connected) return;
+    if (!panelId || !at.connected) return;
     let live = true;
-    at.callAction(ROUTER.assetUploadApp, 'list', { panel_id: request.panel_id, workspace_id: request.workspace_id })
+    callAction(ROUTER.assetUploadApp, 'list', { panel_id: panelId, workspace_id: workspaceId })
       .then((r) => {
         if (!live || r.uploads.length === 0) return;
         const earlier: Uploaded[] = r.uploads.map(({ asset: a }) => ({
@@ -91,18 +94,19 @@ export function UploadApp() {
     return () => {
       live = false;
     };
-  }, [request?.panel_id, at.connected]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [panelId, workspaceId, at.connected, callAction]);
 
   // Limits come from the server's answer; the server enforces them again.
+  const limits = request?.limits;
   useEffect(() => {
-    if (!request) return;
+    if (!limits) return;
     uppy.setOptions({
       restrictions: {
-        maxFileSize: request.limits.max_file_bytes,
-        allowedFileTypes: [...request.limits.accepted_mime_types, ...request.limits.accepted_extensions],
+        maxFileSize: limits.max_file_bytes,
+        allowedFileTypes: [...limits.accepted_mime_types, ...limits.accepted_extensions],
       },
     });
-  }, [uppy, request?.limits.max_file_bytes]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [uppy, limits]);
 
   useEffect(() => {
     // Previews as data: URLs (blob: URLs are blocked by the MCP Apps default CSP).
@@ -157,6 +161,7 @@ export function UploadApp() {
   // role="list" (FileList.js, isSingleFile branch): axe's critical aria-required-parent. Give the wrapper
   // its role; Preact never sets `role` on it, so it keeps the attribute across re-renders.
   const rootRef = useRef<HTMLElement>(null);
+  const hasRequest = request !== null; // the dashboard (and rootRef's element) mounts once the request arrived
   useEffect(() => {
     const root = rootRef.current;
     if (!root) return;
@@ -165,7 +170,7 @@ export function UploadApp() {
     const mo = new MutationObserver(fix);
     mo.observe(root, { childList: true, subtree: true });
     return () => mo.disconnect();
-  }, [request !== null]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [hasRequest]);
 
   /** Hand the finished uploads to the agent: model context (all so far) + a user message (this batch). */
   async function report(batch: Uploaded[]): Promise<void> {
