@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTenant } from '../tenancy/admin.ts';
 import { createAssetQueries } from './assets.ts';
+import { syntheticAsset } from './synthetic-asset.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
 import { createTenancyQueries } from './tenancy.ts';
@@ -16,34 +17,7 @@ describe('lexical index on frequent words', () => {
     for (let i = 0; i < N; i++) {
       // every asset says "harbour" (twice in every tenth); every 100th also says "lighthouse"
       const alt = `harbour view${i % 10 === 0 ? ' harbour' : ''}${i % 100 === 0 ? ' lighthouse' : ''}`;
-      assets.insert({
-        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-        tenant_id: t.tenant_id,
-        workspace_id: t.workspace_id,
-        kind: 'image',
-        format: 'png',
-        mime_type: 'image/png',
-        width: 1,
-        height: 1,
-        size_bytes: 1,
-        sha256: `s${i}`,
-        source_sha256: `s${i}`,
-        converted_from: null,
-        name: `a${i}.png`,
-        name_words: 'a',
-        alt_text: alt,
-        tags: [],
-        purpose: null,
-        category: i % 2 ? 'background' : null,
-        subtype: null,
-        user_fields: [],
-        source: 'seed',
-        source_url: null,
-        provenance: null,
-        enrichment_status: 'done',
-        created_at: 'x',
-        renditions: [],
-      });
+      assets.insert(syntheticAsset(i, t, { name_words: 'a', alt_text: alt, category: i % 2 ? 'background' : null, created_at: 'x' }));
     }
   })();
 

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../tenancy/admin.ts';
 import { createAssetFacetQueries } from './asset-facets.ts';
+import { syntheticAsset } from './synthetic-asset.ts';
 import { createAssetQueries } from './assets.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
@@ -32,34 +33,17 @@ describe('query plans of the hot search paths', () => {
     const vq = createVectorQueries(db);
     const space = vq.ensureSpace('asset_text', 'plan-test', 4, 'ready');
     for (let i = 0; i < 20; i++) {
-      const seq = assets.insert({
-        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-        tenant_id: t.tenant_id,
-        workspace_id: t.workspace_id,
-        kind: 'image',
-        format: 'png',
-        mime_type: 'image/png',
-        width: 10,
-        height: 5,
-        size_bytes: 1,
-        sha256: `s${i}`,
-        source_sha256: `s${i}`,
-        converted_from: null,
-        name: `red fox ${i}.png`,
-        name_words: 'red fox',
-        alt_text: 'a red fox',
-        tags: [],
-        purpose: null,
-        category: i % 2 ? 'background' : null,
-        subtype: null,
-        user_fields: [],
-        source: 'seed',
-        source_url: null,
-        provenance: null,
-        enrichment_status: 'done',
-        created_at: new Date().toISOString(),
-        renditions: [{ role: 'thumbnail', width: 10, height: 5, format: 'webp', sha256: `r${i}`, size_bytes: 1 }],
-      });
+      const seq = assets.insert(
+        syntheticAsset(i, t, {
+          width: 10,
+          height: 5,
+          name: `red fox ${i}.png`,
+          name_words: 'red fox',
+          alt_text: 'a red fox',
+          category: i % 2 ? 'background' : null,
+          renditions: [{ role: 'thumbnail', width: 10, height: 5, format: 'webp', sha256: `r${i}`, size_bytes: 1 }],
+        }),
+      );
       vq.put(space, seq, t.workspace_id, Float32Array.from([1, i, 0, 1]), { kind: 'image', category: null, subtype: null });
     }
     // exercise every hot statement through the public functions

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAssetQueries } from '../db/assets.ts';
+import { syntheticAsset } from '../db/synthetic-asset.ts';
 import { openDb, type Database } from '../db/connection.ts';
 import { createTenancyQueries } from '../db/tenancy.ts';
 import { createVectorQueries, type SpaceRow } from '../db/vectors.ts';
@@ -43,34 +44,9 @@ describe('nearest (quantised partition scan)', () => {
       for (let i = 0; i < N; i++) {
         const mine = i % 10 !== 0;
         // 1 in 250 of this workspace's assets is an svg; 1 in 4 a background
-        const seq = assets.insert({
-          id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-          tenant_id: mine ? t.tenant_id : other.tenant_id,
-          workspace_id: mine ? t.workspace_id : other.workspace_id,
-          kind: i % 250 === 1 ? 'svg' : 'image',
-          format: 'png',
-          mime_type: 'image/png',
-          width: 1,
-          height: 1,
-          size_bytes: 1,
-          sha256: `s${i}`,
-          source_sha256: `s${i}`,
-          converted_from: null,
-          name: `a${i}.png`,
-          name_words: null,
-          alt_text: null,
-          tags: [],
-          purpose: null,
-          category: i % 4 === 0 ? 'background' : null,
-          subtype: null,
-          user_fields: [],
-          source: 'seed',
-          source_url: null,
-          provenance: null,
-          enrichment_status: 'done',
-          created_at: new Date().toISOString(),
-          renditions: [],
-        });
+        const seq = assets.insert(
+          syntheticAsset(i, mine ? t : other, { kind: i % 250 === 1 ? 'svg' : 'image', category: i % 4 === 0 ? 'background' : null }),
+        );
         const v = unit();
         vecs[seq] = v;
         vq().put(space, seq, mine ? t.workspace_id : other.workspace_id, v, {
