@@ -1,6 +1,6 @@
 // ESLint flat config: typescript-eslint's type-checked rules over server/, shared/, ui/, e2e/, bench/,
 // eval/ and scripts/, React hook rules for the panels, and eslint-config-prettier last (formatting is
-// prettier's job, `npm run format:check`). Type information comes from the project service, which picks
+// prettier's job: `npm run lint` checks it, `npm run format` applies it). Type information comes from the project service, which picks
 // tsconfig.json for server-side files; the panels use tsconfig.ui.json.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
