@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ROUTER } from '../../shared/routers.ts';
-import { SearchModeSchema, type Asset, type Orientation } from '../../shared/schemas/asset.ts';
-import type { FacetsResult, SelectedAsset } from '../../shared/schemas/panel.ts';
+import type { Asset, Orientation } from '../../shared/schemas/asset.ts';
 import { ActionError } from '../lib/call-action.ts';
 import { EmptyLibrary } from '../lib/EmptyLibrary.tsx';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
@@ -14,24 +13,15 @@ import { previewSizePx, useThumbnails } from '../lib/use-thumbnails.ts';
 import { pickerActions } from './actions.ts';
 import { Confirmed, type Handoff } from './Confirmed.tsx';
 import { Facets, ShapeFilter } from './Facets.tsx';
-import { travelled } from './grid-nav.ts';
+import { confirmSelection, plural, type Chosen } from './handoff.ts';
+import { PickerHeader, PickerLoading, PickerNotice } from './PickerStates.tsx';
 import { GRID_VIEWPORT_PX, PickerGrid } from './PickerGrid.tsx';
 import { startRequest } from './start-request.ts';
 import { PAGE_SIZE, useAssetPages } from './use-asset-pages.ts';
+import { useFacets } from './use-facets.ts';
+import { CAP_MESSAGE, MAX_SELECTION, useSelection } from './use-selection.ts';
 
 type Phase = 'choosing' | 'submitting' | 'confirmed';
-type Chosen = Pick<SelectedAsset, 'id' | 'name' | 'original_url'>;
-
-/** Most assets one confirmation may carry (`submit_selection` accepts 1–50 ids, SubmitSelectionArgsSchema). */
-export const MAX_SELECTION = 50;
-
-const plural = (n: number): string => `${n} asset${n === 1 ? '' : 's'}`;
-const CAP_MESSAGE = `You can choose up to ${MAX_SELECTION} assets at once. Remove one to add another.`;
-
-/** The ordered selection as text for the agent: one line per asset with name, id and original URL. */
-function selectionLines(chosen: Chosen[]): string {
-  return chosen.map((a, i) => `${i + 1}. ${a.name} (id ${a.id}) ${a.original_url}`).join('\n');
-}
 
 /** "3 assets selected: 1. a.jpg, 2. b.jpg, 3. c.jpg" — the first few names, then "and N more" (a 50-name line would push the buttons away). */
 function summary(selection: Asset[]): string {
@@ -68,19 +58,15 @@ export function AssetPickerApp() {
   const [subtype, setSubtype] = useState<string | null>(null);
   const [orientation, setOrientation] = useState<Orientation | null>(null);
   const [touched, setTouched] = useState(false);
-  const [facets, setFacets] = useState<FacetsResult | null | 'failed'>(null);
-  const [selection, setSelection] = useState<Asset[]>([]);
   const [focusIndex, setFocusIndex] = useState(0);
   const [focusTick, setFocusTick] = useState(0);
   const [announce, setAnnounce] = useState('');
   const [phase, setPhase] = useState<Phase>('choosing');
   const [confirmed, setConfirmed] = useState<Chosen[]>([]);
   const [handoff, setHandoff] = useState<Handoff>({ message: 'unknown', context: false });
-  const [capped, setCapped] = useState(false);
   const [submitError, setSubmitError] = useState<HumanError | null>(null);
   const [range, setRange] = useState<[number, number]>([0, 0]);
   const [cellPx, setCellPx] = useState(120);
-  const [facetsTry, setFacetsTry] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
   const [chromePx, setChromePx] = useState(0);
   // Everything but the grid's viewport is "chrome"; the grid gets what the host's height leaves (never < 160 px).
@@ -131,7 +117,8 @@ export function AssetPickerApp() {
   const pages = useAssetPages(at, query, touched ? null : (select?.page ?? null));
   const thumbs = useThumbnails(at, workspaceId, previewSizePx(Math.max(cellPx, 112)));
   const count = pages.total ?? pages.items.length;
-  const order = useMemo(() => new Map(selection.map((a, i) => [a.id, i + 1])), [selection]);
+  const sel = useSelection(phase === 'choosing', setAnnounce);
+  const selection = sel.items;
 
   // Restore a confirmed picker after a remount (hosts may recreate the iframe and resend the result):
   // once per picker and connection, reading the latest result and scope.
@@ -157,32 +144,16 @@ export function AssetPickerApp() {
   const pickerId = select?.picker_id;
   useEffect(() => restoreConfirmed(), [pickerId, at.connected]);
 
-  const hasQuery = query !== null;
-  const agentMode = args.mode;
-  const callAction = at.callAction;
-  useEffect(() => {
-    if (!hasQuery || !at.connected) return;
-    let live = true;
-    // Counts follow the header's search: the same words, kind, shape and (untouched) the agent's mode.
-    const mode = !touched && applied ? SearchModeSchema.safeParse(agentMode).data : undefined;
-    callAction(ROUTER.assetPanel, 'facets', {
-      ...(applied ? { query: applied } : {}),
-      ...(mode ? { mode } : {}),
-      ...(kind ? { kind } : {}),
-      ...(orientation ? { orientation } : {}),
-      ...(workspaceId ? { workspace_id: workspaceId } : {}),
-    })
-      .then((f) => live && setFacets(f))
-      .catch(() => live && setFacets('failed'));
-    return () => {
-      live = false;
-    };
-  }, [applied, kind, orientation, workspaceId, at.connected, hasQuery, facetsTry, touched, agentMode, callAction]);
+  const { facets, retry: retryFacets } = useFacets(
+    at,
+    { applied: applied ?? '', kind, orientation, workspaceId, agentMode: args.mode, touched },
+    query !== null,
+  );
 
   /** Retry the failed page load, and the category counts if they failed too. */
   function retry(): void {
     pages.retry();
-    if (facets === 'failed') setFacetsTry((n) => n + 1);
+    if (facets === 'failed') retryFacets();
   }
 
   // Previews for the cells in view; pages ahead of the view (again when the preview size changes).
@@ -232,55 +203,14 @@ export function AssetPickerApp() {
 
   function toggle(index: number): void {
     const a = pages.items[index];
-    if (a) toggleAsset(a);
-  }
-
-  /** Add an asset to the end of the selection, or take it out (grid cells and suggestions alike). */
-  function toggleAsset(a: Asset): void {
-    if (phase !== 'choosing') return;
-    const removing = selection.some((x) => x.id === a.id);
-    if (!removing && selection.length >= MAX_SELECTION) {
-      setCapped(true);
-      setAnnounce(CAP_MESSAGE);
-      return;
-    }
-    const next = removing ? selection.filter((x) => x.id !== a.id) : [...selection, a];
-    setCapped(false);
-    setSelection(next);
-    setAnnounce(
-      `${removing ? 'Removed' : 'Selected'} ${a.name}${removing ? '' : ` as number ${next.length}`}. ${plural(next.length)} selected.`,
-    );
+    if (a) sel.toggle(a);
   }
 
   function move(target: number, extend: boolean): void {
-    if (extend && phase === 'choosing') {
-      const have = new Set(selection.map((a) => a.id));
-      const add: Asset[] = [];
-      let full = false;
-      for (const i of travelled(focusIndex, target)) {
-        const a = pages.items[i];
-        if (!a || have.has(a.id)) continue;
-        if (selection.length + add.length >= MAX_SELECTION) {
-          full = true;
-          break;
-        }
-        have.add(a.id);
-        add.push(a);
-      }
-      if (add.length) setSelection([...selection, ...add]);
-      setCapped(full);
-      if (add.length || full) setAnnounce(`${plural(selection.length + add.length)} selected.${full ? ` ${CAP_MESSAGE}` : ''}`);
-    }
+    if (extend) sel.extend(pages.items, focusIndex, target);
     setFocusIndex(target);
     setFocusTick((t) => t + 1);
     pages.ensure(target, target + PAGE_SIZE);
-  }
-
-  function clear(): void {
-    if (phase !== 'choosing' || selection.length === 0) return;
-    setSelection([]);
-    setCapped(false);
-    setAnnounce('Selection cleared. 0 assets selected.');
   }
 
   async function confirm(): Promise<void> {
@@ -292,54 +222,17 @@ export function AssetPickerApp() {
     setPhase('submitting');
     setSubmitError(null);
     try {
-      const state = await at.callAction(ROUTER.assetPanel, 'submit_selection', {
-        picker_id: select.picker_id,
-        asset_ids: selection.slice(0, MAX_SELECTION).map((a) => a.id),
-        ...(workspaceId ? { workspace_id: workspaceId } : {}),
-      });
-      const chosen = state.selection;
-      const lines = selectionLines(chosen);
-      // The choice is stored; telling the conversation is best effort (hosts may lack or refuse either request).
-      let context = false;
-      try {
-        await at.app.updateModelContext({
-          content: [
-            {
-              type: 'text',
-              text: `Asset picker ${select.picker_id}: the user confirmed ${plural(chosen.length)}, in this order:\n${lines}`,
-            },
-          ],
-          structuredContent: {
-            picker_id: select.picker_id,
-            selection: chosen.map((a, i) => ({ position: i + 1, id: a.id, name: a.name, original_url: a.original_url })),
-          },
-        });
-        context = true;
-      } catch {
-        /* model context is optional: the message and get_selection still carry the choice */
-      }
-      let message: Handoff['message'] = 'not_offered';
-      if (at.app.getHostCapabilities()?.message) {
-        try {
-          const sent = await at.app.sendMessage(
-            {
-              role: 'user',
-              content: [
-                { type: 'text', text: `I selected ${plural(chosen.length)} (picker ${select.picker_id}), in this order:\n${lines}` },
-              ],
-            },
-            { timeout: 10_000 },
-          );
-          message = sent.isError ? 'refused' : 'sent';
-        } catch {
-          message = 'refused';
-        }
-      }
+      const { chosen, handoff: told } = await confirmSelection(
+        at,
+        select.picker_id,
+        selection.slice(0, MAX_SELECTION).map((a) => a.id),
+        workspaceId,
+      );
       setConfirmed(chosen);
-      setHandoff({ message, context });
+      setHandoff(told);
       setPhase('confirmed');
       setAnnounce(
-        message === 'sent'
+        told.message === 'sent'
           ? `Sent ${plural(chosen.length)} to the assistant.`
           : `Saved ${plural(chosen.length)}. Tell the assistant you are done.`,
       );
@@ -366,19 +259,10 @@ export function AssetPickerApp() {
     );
   }
 
-  const header = (status: string) => (
-    <div className="picker-header">
-      <h1>Choose assets</h1>
-      <span className="muted" data-testid="match-count">
-        {status}
-      </span>
-    </div>
-  );
   if (toolError || (at.toolResult && !select)) {
     const err = humanizeError(toolError ?? new ActionError('bad_result', null, 'the select result does not match this panel'));
     return (
-      <main className="panel picker">
-        {header('')}
+      <PickerNotice>
         <ErrorNotice
           error={err}
           hint={
@@ -387,57 +271,40 @@ export function AssetPickerApp() {
               : 'The assistant got this error too and can open the picker again with a corrected request.'
           }
         />
-      </main>
+      </PickerNotice>
     );
   }
   if (at.cancelled)
     return (
-      <main className="panel picker">
-        {header('')}
+      <PickerNotice>
         <p className="notice" role="status">
           The request was cancelled before the picker opened.
         </p>
-      </main>
+      </PickerNotice>
     );
   if (select && select.delivery === 'elicitation') {
     return (
-      <main className="panel picker">
-        {header('')}
+      <PickerNotice>
         <p className="notice" role="status">
           This choice was {select.status === 'cancelled' ? 'cancelled' : 'declined'} in a form your app showed instead of this panel;
           nothing was selected.
         </p>
-      </main>
+      </PickerNotice>
     );
   }
-  const firstPending = !select || (pages.total === null && !pages.error);
-  if (firstPending) {
-    return (
-      <main className="panel picker" aria-busy="true">
-        {header('')}
-        <p className="muted" role="status" data-testid="loading">
-          Loading assets…
-        </p>
-        <div className="skeleton-grid" aria-hidden="true">
-          {Array.from({ length: 8 }, (_, i) => (
-            <div key={i} className="skeleton-cell" />
-          ))}
-        </div>
-      </main>
-    );
-  }
+  if (!select || (pages.total === null && !pages.error)) return <PickerLoading />;
   const browsingAll = !applied && !category && !subtype && !orientation && !args.similar_to_asset_id;
   if (pages.total === 0 && browsingAll) {
     return (
       <main className="panel picker">
-        {header('0 assets')}
+        <PickerHeader status="0 assets" />
         <EmptyLibrary app={at.app} kind={kind} />
       </main>
     );
   }
   return (
     <main className="panel picker" aria-busy={pages.loading} ref={mainRef}>
-      {header(pages.total === null ? '' : pages.total === 0 ? 'No matches' : plural(pages.total))}
+      <PickerHeader status={pages.total === null ? '' : pages.total === 0 ? 'No matches' : plural(pages.total)} />
       <form className="search-form" role="search" onSubmit={onSearch}>
         <input
           ref={searchRef}
@@ -476,7 +343,7 @@ export function AssetPickerApp() {
         <PickerGrid
           items={pages.items}
           count={count}
-          order={order}
+          order={sel.order}
           focusIndex={Math.min(focusIndex, Math.max(0, count - 1))}
           focusTick={focusTick}
           thumbnail={thumbs.get}
@@ -486,13 +353,13 @@ export function AssetPickerApp() {
           onMove={(t, extend) => move(t, extend)}
           onToggle={toggle}
           onConfirm={() => void confirm()}
-          onClear={clear}
+          onClear={sel.clear}
           onFocusCell={setFocusIndex}
         />
       )}
-      <Suggestions items={pages.suggestions} query={applied || null} thumbnail={thumbs.get} order={order} onToggle={toggleAsset} />
+      <Suggestions items={pages.suggestions} query={applied || null} thumbnail={thumbs.get} order={sel.order} onToggle={sel.toggle} />
       {pages.error && pages.total !== null && <ErrorNotice error={pages.error} onRetry={retry} />}
-      {capped && (
+      {sel.capped && (
         <p className="notice" role="status" data-testid="selection-cap">
           {CAP_MESSAGE}
         </p>
@@ -501,7 +368,7 @@ export function AssetPickerApp() {
         <span className="summary" data-testid="selection-summary">
           {summary(selection)}
         </span>
-        <button type="button" onClick={clear} disabled={selection.length === 0 || phase !== 'choosing'}>
+        <button type="button" onClick={sel.clear} disabled={selection.length === 0 || phase !== 'choosing'}>
           Clear
         </button>
         <button
