@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run test:scale`: the scale-out backends' tests. Today: the blob store on a real S3 engine — the
 // BlobStore contract suite (local and S3) and the MCP behaviour tests that touch blobs (import, upload,
-// view, /cdn, GC races) with ATELIER_BLOB_STORE=s3://… (e2e/s3/vitest.config.ts lists them).
+// view, /cdn, GC races) with ATELIER_BLOB_STORE=s3://… — and two server processes behind nginx
+// (e2e/scale/proxy.test.ts; needs /usr/sbin/nginx). e2e/s3/vitest.config.ts lists them.
 //
 // S3 engine: ATELIER_TEST_S3_ENDPOINT (with ATELIER_TEST_S3_ACCESS_KEY / _SECRET_KEY, default the keys
 // e2e/s3/ceph.sh creates) names a running one, as .ci/run does; unset, this script starts Ceph RGW with

@@ -73,3 +73,16 @@ describe('ATELIER_BLOB_STORE and the S3 settings', () => {
     expect(() => loadConfig({ ATELIER_BLOB_STORE: 's3://bucket', ATELIER_S3_DELIVERY: 'proxy' })).toThrow(/ATELIER_S3_DELIVERY/);
   });
 });
+
+describe('ATELIER_INSTANCE_ID', () => {
+  it('is unset by default and accepts a short lowercase name', () => {
+    expect(loadConfig({}).env.ATELIER_INSTANCE_ID).toBeUndefined();
+    expect(loadConfig({ ATELIER_INSTANCE_ID: 'eu-1' }).env.ATELIER_INSTANCE_ID).toBe('eu-1');
+  });
+
+  it('refuses names a proxy could not route by (dots, upper case, too long), naming the variable', () => {
+    for (const bad of ['a.b', 'Node1', '-a', 'x'.repeat(33)]) {
+      expect(() => loadConfig({ ATELIER_INSTANCE_ID: bad })).toThrow(/ATELIER_INSTANCE_ID: must be 1–32 lowercase letters/);
+    }
+  });
+});

@@ -20,6 +20,13 @@ export const EnvSchema = z.object({
     .optional()
     .describe('public base URL of the /cdn route; default http://<host>:<port>'),
   ATELIER_API_KEY: z.string().min(1).optional().describe('API key used by the stdio transport'),
+  ATELIER_INSTANCE_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be 1–32 lowercase letters, digits and hyphens, starting with a letter or digit')
+    .optional()
+    .describe(
+      'name of this process among several behind one reverse proxy: MCP session ids start with "<name>." so the proxy can send a session back to the process that holds it (README, several processes)',
+    ),
   ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)
     .default(50 * 1024 * 1024)

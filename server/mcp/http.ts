@@ -77,7 +77,9 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   const web = express();
   web.disable('x-powered-by');
   // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
-  web.get('/healthz', (_req, res) => void res.json({ ok: true, service: 'atelier', data_id: app.dataId }));
+  // `instance` (ATELIER_INSTANCE_ID) names the process among several behind one proxy.
+  const instance = app.config.env.ATELIER_INSTANCE_ID ?? null;
+  web.get('/healthz', (_req, res) => void res.json({ ok: true, service: 'atelier', data_id: app.dataId, instance }));
   const blobCfg = app.config.blobStore;
   web.use(
     cdnRouter(app.library.blobs, app.library.assets.blobReferenced, app.library.assets.resolveBlob, {
@@ -147,7 +149,8 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         }
         const principal = principalOf(req);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
+          // "<instance>.<uuid>" behind a proxy that routes sessions by this prefix (deploy/nginx.conf)
+          sessionIdGenerator: () => (instance ? `${instance}.${randomUUID()}` : randomUUID()),
           onsessioninitialized: (sid) => {
             evictBeyondCap(principal.apiKeyId);
             sessions.set(sid, { transport, apiKeyId: principal.apiKeyId, lastSeenMs: Date.now() });
