@@ -16,7 +16,8 @@ import { createPickerQueries } from './db/pickers.ts';
 import { createTenancyQueries } from './db/tenancy.ts';
 import { createUploadQueries } from './db/uploads.ts';
 import { createUploadService } from './library/upload.ts';
-import { createStagingStore } from './storage/staging.ts';
+import { createStagingStore, type StagingStore } from './storage/staging.ts';
+import { createS3StagingStore } from './storage/staging-s3.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import { imageWork, type LibraryDeps } from './library/deps.ts';
 import { configureSharp, createImagePool, IMAGE_PRIORITY } from './library/image-pool.ts';
@@ -51,7 +52,7 @@ import type { RouterImpls } from './routers/types.ts';
 import { ROUTER } from '../shared/actions.ts';
 import { describeScope } from './tenancy/scope.ts';
 import { createLocalBlobStore, type BlobStore } from './storage/blob-store.ts';
-import { createS3BlobStore } from './storage/blob-store-s3.ts';
+import { createS3BlobStore, createS3Client } from './storage/blob-store-s3.ts';
 import { createUrlBuilder } from './storage/urls.ts';
 import { createTestHooks } from './test-hooks.ts';
 
@@ -66,6 +67,8 @@ export interface App {
   catalog: Catalog;
   db: Database;
   library: LibraryDeps;
+  /** the upload channel's staging area (chunks and staged files; beside the blobs) */
+  staging: StagingStore;
   providers: ProviderRegistry;
   server: ServerDeps;
   /** Random id of this data dir (settings `data_id`): `/healthz` shows it so processes on the same data dir recognise each other. */
@@ -196,10 +199,11 @@ export function buildApp(config: Config, log: Logger): App {
     },
   });
   // Chunked uploads (panel) and staged attachments for import.
+  const staging = createStaging(config);
   const uploads = createUploadService({
     library,
     uploads: createUploadQueries(db),
-    staging: createStagingStore(path.join(config.dataDir, 'staging')),
+    staging,
     policy: {
       chunkSizeBytes: config.env.ATELIER_UPLOAD_CHUNK_BYTES,
       maxFileBytes: config.maxImportBytes,
@@ -303,6 +307,7 @@ export function buildApp(config: Config, log: Logger): App {
     db,
     dataId,
     library,
+    staging,
     providers,
     server,
     setCdnBase(url) {
@@ -320,6 +325,17 @@ export function buildApp(config: Config, log: Logger): App {
 function createBlobStore(config: Config, hooks: ReturnType<typeof createTestHooks>): BlobStore {
   const c = config.blobStore;
   return c.kind === 's3' ? createS3BlobStore({ ...c, hooks }) : createLocalBlobStore(config.blobDir, hooks);
+}
+
+/**
+ * The upload channel's staging area: beside the blobs. On S3 several processes on several machines then
+ * see the same chunks (a chunk sent to one process, `complete` to another); else `<data dir>/staging`.
+ */
+function createStaging(config: Config): StagingStore {
+  const c = config.blobStore;
+  return c.kind === 's3'
+    ? createS3StagingStore({ client: createS3Client(c), bucket: c.bucket, prefix: c.prefix, partSizeBytes: c.partSizeBytes })
+    : createStagingStore(path.join(config.dataDir, 'staging'));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
-import { APP, begin, sendChunk, stagedDirs, uploadFile } from './upload-helpers.ts';
+import { APP, begin, sendChunk, stagedIds, uploadFile } from './upload-helpers.ts';
 
 const JPEG = demoFile('images/text/japanese-shop.jpg'); // 900 KB → 2 chunks
 
@@ -19,9 +19,9 @@ describe('upload sessions expire', () => {
     expect((await sendChunk(c, openId, JPEG, open.chunk_size_bytes as number, 0)).error).toBeUndefined();
     const staged = await uploadFile(c, demoFile('images/nature/silver_fir.jpg'), 'fir.jpg', { import: false });
     expect(staged.complete.structured).toMatchObject({ session: { status: 'staged' } });
-    expect(stagedDirs(srv.config.dataDir)).toEqual(expect.arrayContaining([openId, staged.id]));
+    expect(await stagedIds(srv.app)).toEqual(expect.arrayContaining([openId, staged.id]));
 
-    await vi.waitFor(() => expect(stagedDirs(srv.config.dataDir)).toEqual([]), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await stagedIds(srv.app)).toEqual([]), { timeout: 5000, interval: 50 });
     for (const id of [openId, staged.id]) {
       const st = await c.call(APP, 'status', { upload_id: id });
       expect(st.error).toMatchObject({ code: 'not_found', field: 'args.upload_id' });
@@ -38,11 +38,8 @@ describe('upload sessions expire', () => {
   });
 
   it('the sweeper also removes staging directories no session owns (e.g. after a crash)', async () => {
-    const fs = await import('node:fs');
-    const path = await import('node:path');
-    const orphan = path.join(srv.config.dataDir, 'staging', '0b9f6f54-2f83-4c53-9d8e-3c1b0f2b9a11');
-    fs.mkdirSync(orphan, { recursive: true });
-    fs.writeFileSync(path.join(orphan, '000000.part'), Buffer.alloc(10));
-    await vi.waitFor(() => expect(fs.existsSync(orphan)).toBe(false), { timeout: 5000, interval: 50 });
+    const orphan = '0b9f6f54-2f83-4c53-9d8e-3c1b0f2b9a11';
+    await srv.app.staging.writePart(orphan, 0, Buffer.alloc(10));
+    await vi.waitFor(async () => expect(await stagedIds(srv.app)).not.toContain(orphan), { timeout: 5000, interval: 50 });
   });
 });

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'vitest';
 import { chunkCount, chunkRange } from '../../shared/upload-chunks.ts';
+import type { App } from '../../server/app.ts';
 import type { CallResult, TestClient } from './harness.ts';
 
 export const APP = 'svc_asset_upload_app';
@@ -59,8 +58,7 @@ export async function uploadFile(
   return { id, complete };
 }
 
-/** Names of entries in the staging directory of a data dir (upload ids with bytes on disk). */
-export function stagedDirs(dataDir: string): string[] {
-  const dir = path.join(dataDir, 'staging');
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+/** Upload ids with bytes in a server's staging area (the data dir's `staging/`, or S3 under test:scale). */
+export function stagedIds(app: App): Promise<string[]> {
+  return app.staging.list();
 }

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFile, REPO_ROOT, startTestServer, storedObjectCount, type TestClient, type TestServer } from './harness.ts';
 import { smallHeic } from './fixtures.ts';
-import { APP, begin, sendChunk, sha256, stagedDirs, uploadFile } from './upload-helpers.ts';
+import { APP, begin, sendChunk, sha256, stagedIds, uploadFile } from './upload-helpers.ts';
 
 const JPEG = demoFile('images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
 const HEIC = smallHeic(); // 640×480, 44 KB → 1 chunk
@@ -207,7 +207,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     expect(complete.error?.message).toContain(`but begin declared ${sha256(JPEG)}`);
     const st = await c.call(APP, 'status', { upload_id: id });
     expect(st.structured).toMatchObject({ status: 'failed', received_chunks: [], asset_id: null, error: { code: 'conflict' } });
-    expect(stagedDirs(srv.config.dataDir)).not.toContain(id);
+    expect(await stagedIds(srv.app)).not.toContain(id);
     const retry = await c.call(APP, 'complete', { upload_id: id });
     expect(retry.error).toMatchObject({ code: 'conflict', field: 'args.upload_id' });
 
@@ -242,7 +242,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const { id, complete } = await uploadFile(c, text, 'photo.jpg');
     expect(complete.error).toMatchObject({ code: 'invalid_argument', field: 'args.upload_id' });
     expect(complete.error?.message).toContain('not a supported image');
-    expect(stagedDirs(srv.config.dataDir)).not.toContain(id);
+    expect(await stagedIds(srv.app)).not.toContain(id);
     expect(await total()).toBe(before);
   });
 
@@ -282,10 +282,10 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     const s = await begin(c, bytes, 'shop.jpg');
     const id = s.upload_id as string;
     await sendChunk(c, id, bytes, 512 * 1024, 0);
-    expect(stagedDirs(srv.config.dataDir)).toContain(id);
+    expect(await stagedIds(srv.app)).toContain(id);
     const ab = await c.call(APP, 'abort', { upload_id: id });
     expect(ab.structured).toMatchObject({ status: 'aborted', received_chunks: [] });
-    expect(stagedDirs(srv.config.dataDir)).not.toContain(id);
+    expect(await stagedIds(srv.app)).not.toContain(id);
     const late = await sendChunk(c, id, bytes, 512 * 1024, 1);
     expect(late.error).toMatchObject({ code: 'conflict', field: 'args.upload_id' });
     // A new begin of the same file starts over instead of resuming the aborted session.

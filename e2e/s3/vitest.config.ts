@@ -8,6 +8,7 @@ export default defineConfig({
   test: {
     include: [
       'server/storage/blob-store.test.ts',
+      'server/storage/staging.test.ts',
       'e2e/mcp/blob-gc.test.ts',
       'e2e/mcp/cdn.test.ts',
       'e2e/mcp/import.test.ts',

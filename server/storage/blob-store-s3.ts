@@ -61,6 +61,23 @@ const QUARANTINE = /^quarantine\/([0-9a-f]{64})\.[0-9a-f-]{36}$/;
 const MULTIPART = /^multipart\/([0-9a-f]{64})\/(.+)$/;
 
 /**
+ * The S3 client of the blob store and the staging store, with the settings non-AWS engines need:
+ * checksums only when an operation requires them (a streamed, aws-chunked PutObject with a checksum trailer
+ * gets 411 from Ceph RGW and 501 from Swift), path-style addressing when asked, 3 attempts per request.
+ */
+export function createS3Client(o: Pick<S3BlobStoreOptions, 'region' | 'endpoint' | 'forcePathStyle' | 'credentials'>): S3Client {
+  return new S3Client({
+    region: o.region,
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    forcePathStyle: o.forcePathStyle,
+    ...(o.credentials ? { credentials: o.credentials } : {}),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+  });
+}
+
+/**
  * Blob store on any S3 API. Keys: `<prefix>blobs/<sha256>` (content-addressed, immutable bytes) and
  * `<prefix>quarantine/<sha256>.<uuid>` (bytes a GC pass moved aside and has not yet decided about).
  *
@@ -81,15 +98,7 @@ const MULTIPART = /^multipart\/([0-9a-f]{64})\/(.+)$/;
  * with a checksum trailer gets 411 from Ceph RGW and 501 from Swift), path-style addressing when asked.
  */
 export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
-  const client = new S3Client({
-    region: o.region,
-    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
-    forcePathStyle: o.forcePathStyle,
-    ...(o.credentials ? { credentials: o.credentials } : {}),
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 3,
-  });
+  const client = createS3Client(o);
   const Bucket = o.bucket;
   const blobsPrefix = `${o.prefix}blobs/`;
   const keyOf = (sha: string): string => {
