@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
-import { createEnrichmentQueries } from '../db/enrichment-jobs.ts';
+import { createJobQueue } from '../db/enrichment-jobs.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../log.ts';
 import { backoffMs, createJobRunner } from './queue.ts';
@@ -18,7 +18,7 @@ describe('job leases (several processes on one database)', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = OFF');
     migrate(db);
-    return { db, jobs: createEnrichmentQueries(db) };
+    return { db, jobs: createJobQueue(db) };
   };
   const silent = createLogger('silent');
   const state = (db: Database.Database, seq: number) =>
@@ -29,11 +29,10 @@ describe('job leases (several processes on one database)', () => {
 
   it("takes back only jobs whose lease expired, never a live runner's job", async () => {
     const { db, jobs } = setup();
-    jobs.enqueue(1, 'analyze');
-    jobs.enqueue(2, 'analyze');
-    const [dead, live] = jobs.due(Date.now(), 2);
-    expect(jobs.claim(dead!.id, 'crashed-process', Date.now() - 1)).toBe(true);
-    expect(jobs.claim(live!.id, 'other-live-process', Date.now() + 60_000)).toBe(true);
+    await jobs.enqueue(1, 'analyze');
+    await jobs.enqueue(2, 'analyze');
+    const [dead] = await jobs.claimDue('crashed-process', 1, -1);
+    const [live] = await jobs.claimDue('other-live-process', 1, 60_000);
     const ran: number[] = [];
     const runner = createJobRunner({
       jobs,
@@ -59,7 +58,7 @@ describe('job leases (several processes on one database)', () => {
 
   it('renews its lease while a handler runs, and a runner that lost its lease writes nothing', async () => {
     const { db, jobs } = setup();
-    jobs.enqueue(7, 'analyze');
+    await jobs.enqueue(7, 'analyze');
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
@@ -83,7 +82,7 @@ describe('job leases (several processes on one database)', () => {
     runner.start();
     await vi.waitFor(() => expect(state(db, 7).state).toBe('running'));
     await new Promise((r) => setTimeout(r, 150)); // several lease lengths: renewals keep it alive
-    expect(jobs.requeueExpired()).toBe(0);
+    expect(await jobs.requeueExpired()).toBe(0);
     // another process takes the job over (as after a long stall); the first runner's result is dropped
     db.prepare(`UPDATE enrichment_jobs SET lease_owner = 'usurper', lease_until = ? WHERE asset_seq = 7`).run(Date.now() + 60_000);
     release();
