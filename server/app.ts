@@ -27,7 +27,8 @@ import { createCatalog, type Catalog } from './catalog/catalog.ts';
 import { catalogRouter } from './routers/catalog.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 import { createEmbedder } from './providers/embedder.ts';
-import { createEnrichmentQueries } from './db/enrichment-jobs.ts';
+import { createAssetEnrichmentQueries } from './db/asset-enrichment.ts';
+import { createJobQueue } from './db/enrichment-jobs.ts';
 import { createVectorQueries } from './db/vectors.ts';
 import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
@@ -150,7 +151,8 @@ export function buildApp(config: Config, log: Logger): App {
   const enrichment = env.ATELIER_ENRICHMENT
     ? createEnrichment({
         assets: library.assets,
-        jobs: createEnrichmentQueries(db),
+        jobs: createJobQueue(db),
+        enrichment: createAssetEnrichmentQueries(db),
         vectors: createVectorQueries(db),
         blobs: library.blobs,
         embedder,
@@ -215,7 +217,7 @@ export function buildApp(config: Config, log: Logger): App {
   });
   // Attachments of svc_asset_import resolve to verified staged uploads of the same scope.
   // Metadata updates re-run enrichment for the asset (re-embedding, vector metadata); deletion cascades.
-  const manageRouter = assetManageRouter(library, enrichment ? (seq) => enrichment.refresh(seq) : null);
+  const manageRouter = assetManageRouter(library, enrichment ? (seq) => void enrichment.refresh(seq) : null);
   // Product catalog (store-scoped read model).
   const catalog = createCatalog({
     db,

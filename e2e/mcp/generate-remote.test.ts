@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCreditQueries, type CreditQueries } from '../../server/db/credits.ts';
+import { createCreditQueries, type CreditStore } from '../../server/db/credits.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { startFakeGemini, startFakeOpenAi, type FakeApi } from '../fixtures/fake-image-apis.ts';
 import { buildApp } from '../../server/app.ts';
@@ -14,7 +14,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
   let gemini: FakeApi;
   let srv: TestServer;
   let c: TestClient;
-  let credits: CreditQueries;
+  let credits: CreditStore;
   let scope: Scope;
   let product: string;
   let background: string;
@@ -61,14 +61,14 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     await openai.close();
     await gemini.close();
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     openai.requests.length = 0;
     openai.script.length = 0;
     openai.image.opaque = false;
     gemini.requests.length = 0;
     gemini.script.length = 0;
     gemini.delayMs = 0;
-    credits.setBudget(scope, null);
+    await credits.setBudget(scope, null);
   });
 
   const assetCount = (): number => srv.app.library.assets.maxSeq(scope);
@@ -129,7 +129,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
       background: 'transparent',
     });
     expect(String(req.json!.prompt)).toContain('a ceramic vase silhouette');
-    expect(credits.entries(scope).at(-1)).toMatchObject({
+    expect((await credits.entries(scope)).at(-1)).toMatchObject({
       asset_id: r.structured.asset_id,
       provider: 'openai',
       model: 'gpt-image-1.5',
@@ -221,14 +221,14 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
           error: { message: 'You exceeded your current quota', type: 'insufficient_quota', param: null, code: 'insufficient_quota' },
         },
       });
-    const before = { assets: assetCount(), used: credits.used(scope) };
+    const before = { assets: assetCount(), used: await credits.used(scope) };
     const r = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'sunset', provider: 'openai' });
     expect(r.error).toMatchObject({
       code: 'provider_failed',
       details: { provider: 'openai', http_status: 429, attempts: 3, retryable: true },
     });
     expect(openai.requests).toHaveLength(3);
-    expect({ assets: assetCount(), used: credits.used(scope) }).toEqual(before);
+    expect({ assets: assetCount(), used: await credits.used(scope) }).toEqual(before);
   });
 
   it('openai moderation_blocked maps to a clear provider_failed on args.prompt and is not retried', async () => {
@@ -364,7 +364,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
       field: 'args.prompt',
       details: { block_reason: 'PROHIBITED_CONTENT' },
     });
-    expect(credits.used(scope)).toBe(credits.entries(scope).reduce((n, e) => n + e.credits, 0));
+    expect(await credits.used(scope)).toBe((await credits.entries(scope)).reduce((n, e) => n + e.credits, 0));
   });
 
   it('gemini 429 RESOURCE_EXHAUSTED is retried after RetryInfo.retryDelay; a daily quota is not retried', async () => {
@@ -398,8 +398,8 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
   });
 
   it('credits: exact charge on success only, remaining reported; an exhausted budget refuses before any provider call', async () => {
-    const used = credits.used(scope);
-    credits.setBudget(scope, used + 3);
+    const used = await credits.used(scope);
+    await credits.setBudget(scope, used + 3);
     const pro = await c.call('svc_drafts', 'asset_generate', {
       ...base,
       prompt: 'pro hero',
@@ -423,11 +423,11 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     });
     const local = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'free gradient' });
     expect(local.structured).toMatchObject({ provider: 'local', credits_charged: 0, remaining_credits: 0 });
-    expect(credits.used(scope)).toBe(used + 3);
+    expect(await credits.used(scope)).toBe(used + 3);
   });
 
   it('concurrent generations cannot overspend: credits of calls in flight are held against the budget', async () => {
-    credits.setBudget(scope, credits.used(scope) + 3);
+    await credits.setBudget(scope, (await credits.used(scope)) + 3);
     gemini.delayMs = 300;
     const pro = { ...base, prompt: 'pro', provider: 'gemini', model: 'gemini-3-pro-image-preview' };
     const [a, b] = await Promise.all([c.call('svc_drafts', 'asset_generate', pro), c.call('svc_drafts', 'asset_generate', pro)]);
@@ -442,7 +442,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     const second = buildApp(srv.config, createLogger('silent'));
     const c2 = await connectApp(second, srv.tenant.api_key);
     try {
-      credits.setBudget(scope, credits.used(scope) + 2);
+      await credits.setBudget(scope, (await credits.used(scope)) + 2);
       gemini.delayMs = 300;
       const pro = { ...base, prompt: 'pro elsewhere', provider: 'gemini', model: 'gemini-3-pro-image-preview' };
       const [a, b] = await Promise.all([c.call('svc_drafts', 'asset_generate', pro), c2.call('svc_drafts', 'asset_generate', pro)]);
@@ -451,16 +451,16 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
       expect(refused.error).toMatchObject({ code: 'budget_exceeded', details: { held_credits: 2, remaining_credits: 0 } });
       expect(refused.error!.message).toContain('2 reserved by generations in progress');
       expect(gemini.requests).toHaveLength(1);
-      expect(credits.held(scope)).toBe(0);
+      expect(await credits.held(scope)).toBe(0);
       // a failed generation releases its hold: the budget is intact afterwards
-      credits.setBudget(scope, credits.used(scope) + 1);
+      await credits.setBudget(scope, (await credits.used(scope)) + 1);
       gemini.script.push({
         status: 400,
         body: { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } },
       });
       const failed = await c2.call('svc_drafts', 'asset_generate', { ...base, prompt: 'fails', provider: 'gemini' });
       expect(failed.error).toMatchObject({ code: 'provider_failed' });
-      expect(credits.held(scope)).toBe(0);
+      expect(await credits.held(scope)).toBe(0);
       const ok = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'works', provider: 'gemini' });
       expect(ok.structured).toMatchObject({ credits_charged: 1, remaining_credits: 0 });
     } finally {

@@ -26,8 +26,8 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
     .action(async (o: { workspace: string; json?: boolean }) => {
       const { app, scope } = open(o.workspace);
       const q = createCreditQueries(app.db);
-      const used = q.used(scope);
-      const own = q.budget(scope);
+      const used = await q.used(scope);
+      const own = await q.budget(scope);
       const fallback = app.config.env.ATELIER_CREDIT_BUDGET ?? null;
       const budget = own ?? fallback;
       await app.close();
@@ -59,7 +59,7 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
     .action(async (o: { workspace: string; credits?: number; unlimited?: boolean; json?: boolean }) => {
       if ((o.credits === undefined) === !o.unlimited) kit.fail('pass exactly one of --credits <n> or --unlimited');
       const { app, scope } = open(o.workspace);
-      createCreditQueries(app.db).setBudget(scope, o.unlimited ? null : o.credits!);
+      await createCreditQueries(app.db).setBudget(scope, o.unlimited ? null : o.credits!);
       await app.close();
       kit.emit(
         !!o.json,

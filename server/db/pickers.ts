@@ -1,23 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
+import type { NewPicker, PickerDelivery, PickerRow, PickerStatus, PickerStore } from './ports/picker-store.ts';
 
-export type PickerStatus = 'awaiting_user' | 'confirmed' | 'declined' | 'cancelled' | 'candidates' | 'expired';
-export type PickerDelivery = 'panel' | 'elicitation' | 'text';
-
-/** One row of `pickers`, JSON columns parsed. */
-export interface PickerRow {
-  id: string;
-  tenantId: string;
-  workspaceId: string;
-  themeId: string;
-  delivery: PickerDelivery;
-  status: PickerStatus;
-  request: Record<string, unknown>;
-  /** asset ids in selection order */
-  selection: string[];
-  createdAt: string;
-  confirmedAt: string | null;
-}
+export type { NewPicker, PickerDelivery, PickerRow, PickerStatus, PickerStore } from './ports/picker-store.ts';
 
 interface RawRow {
   id: string;
@@ -46,10 +31,11 @@ const toRow = (r: RawRow): PickerRow => ({
 });
 
 /**
- * Picker queries (table `pickers`, migration 0006). Every lookup takes the server-derived scope first;
- * a picker of another tenant or workspace behaves as missing.
+ * The SQLite `PickerStore` (table `pickers`, migrations 0006 and 0015): the embedded default. Every
+ * lookup takes the server-derived scope first; a picker of another tenant or workspace behaves as
+ * missing. better-sqlite3 is synchronous: each method does its work before it returns its promise.
  */
-export function createPickerQueries(db: Database) {
+export function createPickerQueries(db: Database): PickerStore {
   const s = {
     insert: db.prepare(
       `INSERT INTO pickers (id, tenant_id, workspace_id, theme_id, delivery, status, request, selection, created_at, confirmed_at)
@@ -63,8 +49,7 @@ export function createPickerQueries(db: Database) {
     expire: db.prepare(`UPDATE pickers SET status = 'expired' WHERE status = 'awaiting_user' AND created_at < ?`),
   };
   return {
-    /** Insert a new picker. */
-    insert(p: Omit<PickerRow, 'tenantId' | 'workspaceId'>, scope: Scope): void {
+    async insert(p: NewPicker, scope: Scope): Promise<void> {
       s.insert.run({
         id: p.id,
         tenant_id: scope.tenantId,
@@ -78,19 +63,19 @@ export function createPickerQueries(db: Database) {
         confirmed_at: p.confirmedAt,
       });
     },
-    byId(scope: Scope, id: string): PickerRow | undefined {
+    async byId(scope: Scope, id: string): Promise<PickerRow | undefined> {
       const r = s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase()) as RawRow | undefined;
       return r ? toRow(r) : undefined;
     },
-    /**
-     * Move an open picker (`awaiting_user` or `candidates`) to a final status with its selection.
-     * @returns false when the picker was already final
-     */
-    finish(scope: Scope, id: string, status: Exclude<PickerStatus, 'awaiting_user'>, selection: string[], at: string): boolean {
+    async finish(
+      scope: Scope,
+      id: string,
+      status: Exclude<PickerStatus, 'awaiting_user'>,
+      selection: string[],
+      at: string,
+    ): Promise<boolean> {
       return s.finish.run(status, JSON.stringify(selection), at, scope.tenantId, scope.workspaceId, id.toLowerCase()).changes === 1;
     },
-    /** Move every picker still awaiting the user and created before `cutoffIso` to `expired`. @returns how many */
-    expireBefore: (cutoffIso: string): number => s.expire.run(cutoffIso).changes,
+    expireBefore: async (cutoffIso: string): Promise<number> => s.expire.run(cutoffIso).changes,
   };
 }
-export type PickerQueries = ReturnType<typeof createPickerQueries>;

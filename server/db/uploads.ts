@@ -1,40 +1,13 @@
 import type { Database } from 'better-sqlite3';
-import type { Scope } from '../domain/scope.ts';
+import type { NewUpload, UploadFinish, UploadRow, UploadStore } from './ports/upload-store.ts';
 
-export type UploadStatus = 'receiving' | 'staged' | 'imported' | 'failed' | 'aborted';
-
-/** One row of `uploads`; `tags` and `error` still JSON text. */
-export interface UploadRow {
-  id: string;
-  tenant_id: string;
-  workspace_id: string;
-  status: UploadStatus;
-  filename: string;
-  size_bytes: number;
-  sha256: string;
-  mime_type: string | null;
-  alt_text: string | null;
-  tags: string | null;
-  purpose: string | null;
-  chunk_size_bytes: number;
-  chunk_count: number;
-  asset_id: string | null;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-  expires_at_ms: number;
-  /** the upload panel instance that began the session (null for other clients) */
-  panel_id: string | null;
-}
-
-export type NewUpload = Omit<UploadRow, 'asset_id' | 'error' | 'updated_at'>;
+export type { NewUpload, UploadFinish, UploadMeta, UploadRow, UploadStatus, UploadStore } from './ports/upload-store.ts';
 
 /**
- * Queries over upload sessions and their received chunks. Every lookup by id takes the scope first,
- * so a session of another tenant or workspace behaves exactly like a missing one. Expired sessions
- * (`expires_at_ms` ≤ now) are invisible to scoped reads even before the sweeper removes them.
+ * The SQLite `UploadStore` (tables `uploads` and `upload_chunks`, migrations 0005 and 0013): the embedded
+ * default. better-sqlite3 is synchronous: each method does its work before it returns its promise.
  */
-export function createUploadQueries(db: Database) {
+export function createUploadQueries(db: Database): UploadStore {
   const s = {
     insert: db.prepare(
       `INSERT INTO uploads (id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
@@ -65,42 +38,26 @@ export function createUploadQueries(db: Database) {
     remove: db.prepare('DELETE FROM uploads WHERE id = ?'),
     exists: db.prepare('SELECT 1 FROM uploads WHERE id = ?'),
   };
+  const finish = db.transaction((id: string, f: UploadFinish): void => {
+    s.finish.run(f.status, f.asset_id, f.error, f.at, f.expires_at_ms, id);
+    s.dropChunks.run(id);
+  });
   return {
-    insert: (u: NewUpload): void => void s.insert.run(u),
-    /** The live (not expired) session `id` of `scope`, or undefined. */
-    byId: (scope: Scope, id: string, nowMs: number) =>
-      s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase(), nowMs) as UploadRow | undefined,
-    /** The newest open session for the same file (same name, size, sha256, chunk size): resume target. */
-    openOfFile: (scope: Scope, f: { sha256: string; size_bytes: number; filename: string; chunk_size_bytes: number }, nowMs: number) =>
+    insert: async (u: NewUpload) => void s.insert.run(u),
+    byId: async (scope, id, nowMs) => s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase(), nowMs) as UploadRow | undefined,
+    openOfFile: async (scope, f, nowMs) =>
       s.openOfFile.get(scope.tenantId, scope.workspaceId, f.sha256, f.size_bytes, f.filename, f.chunk_size_bytes, nowMs) as
         UploadRow | undefined,
-    /** Open (receiving, not expired) sessions of a workspace. */
-    openCount: (scope: Scope, nowMs: number): number => (s.openCount.get(scope.tenantId, scope.workspaceId, nowMs) as { n: number }).n,
-    chunks: (id: string) => s.chunks.all(id) as { idx: number; size_bytes: number }[],
-    putChunk: (id: string, idx: number, sizeBytes: number): void => void s.putChunk.run(id, idx, sizeBytes),
-    /** Replace the user metadata of a session (on resume). */
-    updateMeta: (
-      id: string,
-      m: { mime_type: string | null; alt_text: string | null; tags: string | null; purpose: string | null; panel_id: string | null },
-    ): void => void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, m.panel_id, id),
-    /** Live imported sessions begun from one upload panel instance, in completion order. */
-    importedOfPanel: (scope: Scope, panelId: string, nowMs: number) =>
+    openCount: async (scope, nowMs) => (s.openCount.get(scope.tenantId, scope.workspaceId, nowMs) as { n: number }).n,
+    chunks: async (id) => s.chunks.all(id) as { idx: number; size_bytes: number }[],
+    putChunk: async (id, idx, sizeBytes) => void s.putChunk.run(id, idx, sizeBytes),
+    updateMeta: async (id, m) => void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, m.panel_id, id),
+    importedOfPanel: async (scope, panelId, nowMs) =>
       s.importedOfPanel.all(scope.tenantId, scope.workspaceId, panelId.toLowerCase(), nowMs) as UploadRow[],
-    /** Extend a session's life after activity. */
-    touch: (id: string, at: string, expiresAtMs: number): void => void s.touch.run(at, expiresAtMs, id),
-    /** Move a session to a final status; its chunk rows go (the bytes are discarded by the caller). */
-    finish: db.transaction(
-      (id: string, f: { status: UploadStatus; asset_id: string | null; error: string | null; at: string; expires_at_ms: number }): void => {
-        s.finish.run(f.status, f.asset_id, f.error, f.at, f.expires_at_ms, id);
-        s.dropChunks.run(id);
-      },
-    ),
-    /** Ids of sessions whose time is up (any status), oldest first. */
-    expired: (nowMs: number, limit = 500) => (s.expired.all(nowMs, limit) as { id: string }[]).map((r) => r.id),
-    /** Delete a session row and its chunk rows (cascade). */
-    remove: (id: string): void => void s.remove.run(id),
-    /** Whether any row (any scope, any status) holds this id — for orphan detection in the staging dir. */
-    exists: (id: string): boolean => s.exists.get(id) !== undefined,
+    touch: async (id, at, expiresAtMs) => void s.touch.run(at, expiresAtMs, id),
+    finish: async (id, f) => finish.immediate(id, f),
+    expired: async (nowMs, limit = 500) => (s.expired.all(nowMs, limit) as { id: string }[]).map((r) => r.id),
+    remove: async (id) => void s.remove.run(id),
+    exists: async (id) => s.exists.get(id) !== undefined,
   };
 }
-export type UploadQueries = ReturnType<typeof createUploadQueries>;

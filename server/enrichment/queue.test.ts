@@ -1,6 +1,9 @@
 import Database from 'better-sqlite3';
-import { describe, expect, it, vi } from 'vitest';
-import { createEnrichmentQueries } from '../db/enrichment-jobs.ts';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createJobQueue } from '../db/enrichment-jobs.ts';
+import type { JobQueue } from '../db/ports/job-queue.ts';
+import { createPgJobQueue } from '../db/postgres/job-queue.ts';
+import { createTestSchema, type TestSchema } from '../db/postgres/test-database.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../log.ts';
 import { backoffMs, createJobRunner } from './queue.ts';
@@ -13,27 +16,72 @@ describe('job retry backoff', () => {
   });
 });
 
-describe('job leases (several processes on one database)', () => {
-  const setup = () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = OFF');
-    migrate(db);
-    return { db, jobs: createEnrichmentQueries(db) };
-  };
+/** One queue backend: the port, a raw look at a job's state, and a raw takeover (as another process would). */
+interface Backend {
+  jobs: JobQueue;
+  state: (seq: number) => Promise<{ state: string; lease_owner: string | null }>;
+  usurp: (seq: number, owner: string, leaseUntilMs: number) => Promise<void>;
+}
+
+const schemas: TestSchema[] = [];
+afterAll(async () => {
+  await Promise.all(schemas.map((s) => s.drop()));
+});
+
+const backends: [string, () => Promise<Backend>][] = [
+  [
+    'SQLite',
+    async () => {
+      const db = new Database(':memory:');
+      db.pragma('foreign_keys = OFF');
+      migrate(db);
+      return {
+        jobs: createJobQueue(db),
+        state: async (seq) =>
+          db.prepare('SELECT state, lease_owner FROM enrichment_jobs WHERE asset_seq = ?').get(seq) as {
+            state: string;
+            lease_owner: string | null;
+          },
+        usurp: async (seq, owner, until) =>
+          void db.prepare('UPDATE enrichment_jobs SET lease_owner = ?, lease_until = ? WHERE asset_seq = ?').run(owner, until, seq),
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const schema = await createTestSchema();
+      schemas.push(schema);
+      const pool = schema.pool();
+      return {
+        jobs: createPgJobQueue(pool),
+        state: async (seq) =>
+          (
+            await pool.query<{ state: string; lease_owner: string | null }>(
+              'SELECT state, lease_owner FROM enrichment_jobs WHERE asset_seq = $1',
+              [seq],
+            )
+          ).rows[0]!,
+        usurp: async (seq, owner, until) =>
+          void (await pool.query('UPDATE enrichment_jobs SET lease_owner = $1, lease_until = $2 WHERE asset_seq = $3', [
+            owner,
+            until,
+            seq,
+          ])),
+      };
+    },
+  ],
+];
+
+describe.each(backends)('job leases (several processes on one database): %s', (_name, setup) => {
   const silent = createLogger('silent');
-  const state = (db: Database.Database, seq: number) =>
-    db.prepare('SELECT state, lease_owner FROM enrichment_jobs WHERE asset_seq = ?').get(seq) as {
-      state: string;
-      lease_owner: string | null;
-    };
 
   it("takes back only jobs whose lease expired, never a live runner's job", async () => {
-    const { db, jobs } = setup();
-    jobs.enqueue(1, 'analyze');
-    jobs.enqueue(2, 'analyze');
-    const [dead, live] = jobs.due(Date.now(), 2);
-    expect(jobs.claim(dead!.id, 'crashed-process', Date.now() - 1)).toBe(true);
-    expect(jobs.claim(live!.id, 'other-live-process', Date.now() + 60_000)).toBe(true);
+    const { jobs, state } = await setup();
+    await jobs.enqueue(1, 'analyze');
+    await jobs.enqueue(2, 'analyze');
+    const [dead] = await jobs.claimDue('crashed-process', 1, -1);
+    const [live] = await jobs.claimDue('other-live-process', 1, 60_000);
     const ran: number[] = [];
     const runner = createJobRunner({
       jobs,
@@ -51,15 +99,16 @@ describe('job leases (several processes on one database)', () => {
       onSettled: () => undefined,
     });
     runner.start();
-    await vi.waitFor(() => expect(ran).toEqual([dead!.asset_seq]));
-    expect(state(db, dead!.asset_seq).state).toBe('done');
-    expect(state(db, live!.asset_seq)).toEqual({ state: 'running', lease_owner: 'other-live-process' });
+    // settled once the handler returned (finish is a store round trip after it)
+    await vi.waitFor(async () => expect((await state(dead!.asset_seq)).state).toBe('done'));
+    expect(ran).toEqual([dead!.asset_seq]);
+    expect(await state(live!.asset_seq)).toEqual({ state: 'running', lease_owner: 'other-live-process' });
     await runner.close();
   });
 
   it('renews its lease while a handler runs, and a runner that lost its lease writes nothing', async () => {
-    const { db, jobs } = setup();
-    jobs.enqueue(7, 'analyze');
+    const { jobs, state, usurp } = await setup();
+    await jobs.enqueue(7, 'analyze');
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
@@ -81,14 +130,14 @@ describe('job leases (several processes on one database)', () => {
       onSettled: () => undefined,
     });
     runner.start();
-    await vi.waitFor(() => expect(state(db, 7).state).toBe('running'));
+    await vi.waitFor(async () => expect((await state(7)).state).toBe('running'));
     await new Promise((r) => setTimeout(r, 150)); // several lease lengths: renewals keep it alive
-    expect(jobs.requeueExpired()).toBe(0);
+    expect(await jobs.requeueExpired()).toBe(0);
     // another process takes the job over (as after a long stall); the first runner's result is dropped
-    db.prepare(`UPDATE enrichment_jobs SET lease_owner = 'usurper', lease_until = ? WHERE asset_seq = 7`).run(Date.now() + 60_000);
+    await usurp(7, 'usurper', Date.now() + 60_000);
     release();
     await new Promise((r) => setTimeout(r, 50));
-    expect(state(db, 7)).toEqual({ state: 'running', lease_owner: 'usurper' });
+    expect(await state(7)).toEqual({ state: 'running', lease_owner: 'usurper' });
     await runner.close();
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import type { EnrichmentQueries, JobKind, JobRow } from '../db/enrichment-jobs.ts';
+import type { JobKind, JobQueue, JobRow } from '../db/ports/job-queue.ts';
 import type { Logger } from '../log.ts';
 
 /** Outcome of a handler; throwing means "retry later". */
@@ -29,16 +29,17 @@ export interface JobRunner {
 }
 
 /**
- * Durable job runner: jobs live in `enrichment_jobs` (SQLite), so they survive restarts; a job is
- * claimed atomically under a lease, run by its idempotent handler with bounded concurrency (p-queue,
- * https://github.com/sindresorhus/p-queue), and on error re-queued with exponential backoff until
- * `MAX_ATTEMPTS`. Several processes may share the queue: the lease is renewed while a handler runs,
- * and only jobs whose lease ran out (a dead process) are taken back, checked at start and on every
- * poll (`pollMs`, which also picks up jobs other processes queued). `onSettled` runs after each job
- * this runner settles, with its final state.
+ * Durable job runner over a `JobQueue` port (SQLite or PostgreSQL), so jobs survive restarts; due jobs
+ * are claimed atomically under a lease (`claimDue`), run by their idempotent handler with bounded
+ * concurrency (p-queue, https://github.com/sindresorhus/p-queue), and on error re-queued with exponential
+ * backoff until `MAX_ATTEMPTS`. Several processes may share the queue: the lease is renewed while a
+ * handler runs, and only jobs whose lease ran out (a dead process) are taken back, checked at start and on
+ * every poll (`pollMs`, which also picks up jobs other processes queued). `onSettled` runs (and is
+ * awaited) after each job this runner settles, with its final state. Store errors during a poll are
+ * logged and retried at the next poll.
  */
 export function createJobRunner(opts: {
-  jobs: EnrichmentQueries;
+  jobs: JobQueue;
   handlers: Record<JobKind, JobHandler>;
   concurrency: number;
   /** first retry delay, ms */
@@ -48,7 +49,7 @@ export function createJobRunner(opts: {
   /** interval of the queue poll, ms (default 30 s) */
   pollMs?: number;
   log: Logger;
-  onSettled: (job: JobRow, state: 'done' | 'failed' | 'queued', outcome: JobOutcome | null) => void;
+  onSettled: (job: JobRow, state: 'done' | 'failed' | 'queued', outcome: JobOutcome | null) => Promise<void> | void;
 }): JobRunner {
   const { jobs, log } = opts;
   const queue = new PQueue({ concurrency: opts.concurrency });
@@ -59,101 +60,134 @@ export function createJobRunner(opts: {
   let started = false;
   let timer: NodeJS.Timeout | null = null;
   let poller: NodeJS.Timeout | null = null;
+  /** store calls in flight outside the p-queue (polls, recovery), awaited by close */
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>): void => {
+    const t = p.catch((err: unknown) => log.error({ err }, 'enrichment queue store call failed')).finally(() => inFlight.delete(t));
+    inFlight.add(t);
+  };
 
-  const schedule = (): void => {
+  const schedule = async (): Promise<void> => {
+    const next = await jobs.nextDueAt();
     if (closed) return;
-    const next = jobs.nextDueAt();
     if (timer) clearTimeout(timer);
     timer = null;
     if (next === null) return;
-    timer = setTimeout(pump, Math.max(0, next - Date.now()) + 5);
+    timer = setTimeout(() => track(pump()), Math.max(0, next - Date.now()) + 5);
     timer.unref();
   };
 
   const run = async (job: JobRow): Promise<void> => {
     const t0 = performance.now();
     const renew = setInterval(
-      () => {
-        if (!jobs.renew(job.id, owner, Date.now() + leaseMs))
-          log.warn({ job: job.kind, asset_seq: job.asset_seq }, 'enrichment job lease lost to another runner');
-      },
+      () =>
+        track(
+          jobs.renew(job.id, owner, Date.now() + leaseMs).then((own) => {
+            if (!own) log.warn({ job: job.kind, asset_seq: job.asset_seq }, 'enrichment job lease lost to another runner');
+          }),
+        ),
       Math.max(10, Math.floor(leaseMs / 3)),
     );
     renew.unref();
+    let outcome: JobOutcome;
     try {
-      const outcome = await opts.handlers[job.kind](job, abort.signal);
-      clearInterval(renew);
-      const settled = jobs.finish(job.id, owner, 'done', null, job.run_after);
-      if (!settled) return; // another runner owns it now
-      log.debug(
-        {
-          job: job.kind,
-          asset_seq: job.asset_seq,
-          outcome,
-          duration_ms: Math.round(performance.now() - t0),
-          rerun: settled === 'requeued',
-        },
-        'job done',
-      );
-      opts.onSettled(job, settled === 'requeued' ? 'queued' : 'done', outcome);
+      outcome = await opts.handlers[job.kind](job, abort.signal);
     } catch (err) {
       clearInterval(renew);
       const message = err instanceof Error ? err.message : String(err);
       if (abort.signal.aborted) {
-        jobs.finish(job.id, owner, 'queued', message, Date.now());
+        await jobs.finish(job.id, owner, 'queued', message, Date.now());
         return;
       }
-      const attempt = job.attempts + 1;
-      const final = attempt >= MAX_ATTEMPTS;
-      const settled = jobs.finish(
+      // job.attempts counts this run (claimDue increments it)
+      const final = job.attempts >= MAX_ATTEMPTS;
+      const settled = await jobs.finish(
         job.id,
         owner,
         final ? 'failed' : 'queued',
         message,
-        Date.now() + (final ? 0 : backoffMs(attempt, opts.retryBaseMs)),
+        Date.now() + (final ? 0 : backoffMs(job.attempts, opts.retryBaseMs)),
       );
       if (!settled) return;
       log.warn(
-        { job: job.kind, asset_seq: job.asset_seq, attempt, final, err: message, rerun: settled === 'requeued' },
+        { job: job.kind, asset_seq: job.asset_seq, attempt: job.attempts, final, err: message, rerun: settled === 'requeued' },
         'enrichment job failed',
       );
-      opts.onSettled(job, final && settled === 'settled' ? 'failed' : 'queued', null);
+      await opts.onSettled(job, final && settled === 'settled' ? 'failed' : 'queued', null);
+      return;
     }
+    clearInterval(renew);
+    const settled = await jobs.finish(job.id, owner, 'done', null, job.run_after);
+    if (!settled) return; // another runner owns it now
+    log.debug(
+      {
+        job: job.kind,
+        asset_seq: job.asset_seq,
+        outcome,
+        duration_ms: Math.round(performance.now() - t0),
+        rerun: settled === 'requeued',
+      },
+      'job done',
+    );
+    await opts.onSettled(job, settled === 'requeued' ? 'queued' : 'done', outcome);
   };
 
   /** Take back jobs of dead processes (expired leases). */
-  const recover = (): void => {
-    const n = jobs.requeueExpired();
+  const recover = async (): Promise<void> => {
+    const n = await jobs.requeueExpired();
     if (n > 0) log.info({ jobs: n }, 'resuming enrichment jobs whose runner stopped (lease expired)');
   };
 
-  function pump(): void {
+  // One claim at a time per runner: a pump requested while one runs makes that one go round again.
+  let pumping = false;
+  let again = false;
+  async function pump(): Promise<void> {
     if (closed || !started) return;
-    const free = opts.concurrency - queue.size - queue.pending;
-    if (free > 0) {
-      for (const job of jobs.due(Date.now(), free)) {
-        if (!jobs.claim(job.id, owner, Date.now() + leaseMs)) continue;
-        void queue.add(() => run(job)).finally(pump);
-      }
+    if (pumping) {
+      again = true;
+      return;
     }
-    schedule();
+    pumping = true;
+    try {
+      do {
+        again = false;
+        const free = opts.concurrency - queue.size - queue.pending;
+        if (free > 0) {
+          for (const job of await jobs.claimDue(owner, free, leaseMs)) {
+            if (closed) {
+              // claimed while closing: straight back to the queue, due now (as a job aborted by close)
+              await jobs.finish(job.id, owner, 'queued', job.last_error, Date.now());
+              continue;
+            }
+            void queue
+              .add(() => run(job))
+              .catch((err: unknown) => log.error({ err, job: job.kind, asset_seq: job.asset_seq }, 'enrichment job settle failed'))
+              .finally(() => track(pump()));
+          }
+        }
+        await schedule();
+      } while (again && !closed);
+    } finally {
+      pumping = false;
+    }
   }
 
   return {
     start() {
       if (started || closed) return;
       started = true;
-      recover();
-      const f = jobs.requeueFailed();
-      if (f > 0) log.info({ jobs: f }, 'retrying enrichment jobs that failed in a previous process');
-      pump();
-      poller = setInterval(() => {
-        recover();
-        pump();
-      }, opts.pollMs ?? 30_000);
+      track(
+        (async () => {
+          await recover();
+          const f = await jobs.requeueFailed();
+          if (f > 0) log.info({ jobs: f }, 'retrying enrichment jobs that failed in a previous process');
+          await pump();
+        })(),
+      );
+      poller = setInterval(() => track(recover().then(pump)), opts.pollMs ?? 30_000);
       poller.unref();
     },
-    kick: () => queueMicrotask(pump),
+    kick: () => queueMicrotask(() => track(pump())),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
@@ -161,6 +195,7 @@ export function createJobRunner(opts: {
       abort.abort();
       queue.clear();
       await queue.onIdle();
+      while (inFlight.size > 0) await Promise.all(inFlight);
     },
   };
 }

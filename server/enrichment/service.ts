@@ -1,5 +1,6 @@
 import type { AssetQueries, AssetRow } from '../db/assets.ts';
-import type { EnrichmentQueries, JobRow } from '../db/enrichment-jobs.ts';
+import type { AssetEnrichmentQueries } from '../db/asset-enrichment.ts';
+import type { JobQueue, JobRow } from '../db/ports/job-queue.ts';
 import type { CalibrationQueries } from '../db/vector-calibrations.ts';
 import type { SpaceRow, VectorQueries } from '../db/vectors.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
@@ -21,7 +22,10 @@ import type { TestHooks } from '../test-hooks.ts';
 /** Everything enrichment needs, built in the composition root. */
 export interface EnrichmentDeps {
   assets: AssetQueries;
-  jobs: EnrichmentQueries;
+  /** the durable job queue (SQLite or PostgreSQL) */
+  jobs: JobQueue;
+  /** enrichment columns and facts of the assets (SQLite, with the asset store) */
+  enrichment: AssetEnrichmentQueries;
   vectors: VectorQueries;
   blobs: BlobStore;
   embedder: TextEmbedder | null;
@@ -51,8 +55,8 @@ export interface Enrichment {
   hook: AssetStoredHook;
   /** KNN implementation for `searchAssets`. */
   vectors: AssetVectorSearch;
-  /** Queue re-analysis and re-embedding of one asset (after a metadata change). */
-  refresh(seq: number): void;
+  /** Queue re-analysis and re-embedding of one asset (after a metadata change); store errors are logged. */
+  refresh(seq: number): Promise<void>;
   /** Start the job runner (serve/start only; other processes just queue jobs for it). */
   start(): void;
   close(): Promise<void>;
@@ -108,26 +112,44 @@ function promptOf(row: AssetRow): string | null {
  * reports itself unavailable (search degrades to lexical) instead of mixing spaces.
  */
 export function createEnrichment(d: EnrichmentDeps): Enrichment {
-  const { assets, jobs, vectors, log } = d;
+  const { assets, jobs, enrichment, vectors, log } = d;
 
-  const visualSpace = setupSpace('asset_visual', VISUAL_MODEL_ID, VISUAL_DIMENSIONS, 'analyze');
-  let textSpace: SpaceRow | null = d.embedder ? setupSpace('asset_text', d.embedder.modelId, d.embedder.dimensions, 'embed_text') : null;
+  const visual = setupSpace('asset_visual', VISUAL_MODEL_ID, VISUAL_DIMENSIONS, 'analyze');
+  const visualSpace = visual.space;
+  const text = d.embedder ? setupSpace('asset_text', d.embedder.modelId, d.embedder.dimensions, 'embed_text') : null;
+  let textSpace: SpaceRow | null = text?.space ?? null;
+  // The queue half of the setup: backfill jobs of a new space, and a space whose build finished while no
+  // process ran is promoted. Awaited by start and close; search sees the promotion once it resolves.
+  const ready = (async () => {
+    if (visual.backfill.length) await jobs.enqueueMany(visual.backfill, 'analyze');
+    if (text?.backfill.length) await jobs.enqueueMany(text.backfill, 'embed_text');
+    if (visualSpace.status === 'building' && (await jobs.pendingKind('analyze')) === 0) Object.assign(visualSpace, promote(visualSpace));
+    if (textSpace?.status === 'building' && (await jobs.pendingKind('embed_text')) === 0) textSpace = promote(textSpace);
+  })();
+  ready.catch((err: unknown) => log.error({ err }, 'enrichment setup failed: vector spaces were not backfilled'));
 
-  /** Find or create the space of a model; a new space over existing assets is built in the background. */
-  function setupSpace(purpose: SpaceRow['purpose'], modelId: string, dims: number, job: 'analyze' | 'embed_text'): SpaceRow {
+  /**
+   * Find or create the space of a model; a new space over existing assets is built in the background
+   * (`backfill`: the assets to queue for it). A ready space retires the other live ones of its purpose.
+   */
+  function setupSpace(
+    purpose: SpaceRow['purpose'],
+    modelId: string,
+    dims: number,
+    job: 'analyze' | 'embed_text',
+  ): { space: SpaceRow; backfill: number[] } {
     const live = vectors.liveSpaces(purpose);
-    let space = live.find((s) => s.model_id === modelId && s.dimensions === dims);
-    if (!space) {
-      const existing = job === 'analyze' ? jobs.imageSeqs() : jobs.analyzedSeqs();
-      space = vectors.ensureSpace(purpose, modelId, dims, existing.length > 0 ? 'building' : 'ready');
-      if (existing.length > 0) {
-        log.info({ purpose, model: modelId, assets: existing.length }, 'vector model changed: re-embedding in the background');
-        jobs.enqueueMany(existing, job);
-      }
+    const space = live.find((s) => s.model_id === modelId && s.dimensions === dims);
+    if (space) {
+      if (space.status === 'ready') for (const s of live) if (s.id !== space.id) vectors.retire(s);
+      return { space, backfill: [] };
     }
-    if (space.status === 'building' && jobs.pendingKind(job) === 0) space = promote(space);
-    else if (space.status === 'ready') for (const s of live) if (s.id !== space.id) vectors.retire(s);
-    return space;
+    const existing = job === 'analyze' ? enrichment.imageSeqs() : enrichment.analyzedSeqs();
+    const created = vectors.ensureSpace(purpose, modelId, dims, existing.length > 0 ? 'building' : 'ready');
+    if (existing.length > 0)
+      log.info({ purpose, model: modelId, assets: existing.length }, 'vector model changed: re-embedding in the background');
+    else for (const s of live) if (s.id !== created.id) vectors.retire(s);
+    return { space: created, backfill: existing };
   }
 
   function promote(space: SpaceRow): SpaceRow {
@@ -144,7 +166,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const row = assets.bySeq(job.asset_seq);
     if (!row) return 'skipped';
     if (row.kind === 'video') return 'skipped';
-    if (row.enrichment_status === 'pending') jobs.setAssetStatus(row.seq, 'running');
+    if (row.enrichment_status === 'pending') enrichment.setAssetStatus(row.seq, 'running');
     const bytes = await d.blobs.get(row.sha256);
     signal.throwIfAborted();
     const userAlt = jsonList(row.user_fields).includes('alt_text');
@@ -158,7 +180,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     signal.throwIfAborted();
     await d.testHooks?.pause('enrichment-analyze');
     if (!sameAsset(row)) return 'skipped'; // deleted while it was analysed
-    jobs.writeAnalysis(row.seq, {
+    enrichment.writeAnalysis(row.seq, {
       colorsJson: JSON.stringify(a.colours),
       orientation: a.orientation,
       ocrText: a.ocrText,
@@ -170,8 +192,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     });
     // vec0 metadata (kind, category, subtype) from the row as it is now, not as it was when the job started
     vectors.put(visualSpace, row.seq, row.workspace_id, a.visual, assets.bySeq(row.seq) ?? row);
-    jobs.setVisualModel(row.seq, VISUAL_MODEL_ID);
-    if (d.embedder) jobs.enqueue(row.seq, 'embed_text');
+    enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
+    if (d.embedder) await jobs.enqueue(row.seq, 'embed_text');
     return 'success';
   };
 
@@ -179,7 +201,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const row = assets.bySeq(job.asset_seq);
     if (!row || !d.embedder || !textSpace) return 'skipped';
     const userFields = new Set(jsonList(row.user_fields));
-    const facts = jobs.facts(row.seq);
+    const facts = enrichment.facts(row.seq);
     let text = embeddingText({
       name: row.name,
       // the user's words, else a vision model's caption (the heuristic alt text only restates other fields)
@@ -208,7 +230,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (!v) throw new Error('embedder returned no vector');
     if (!sameAsset(row)) return 'skipped'; // deleted while it was embedded
     if (v.some((x) => x !== 0)) vectors.put(textSpace, row.seq, row.workspace_id, v, assets.bySeq(row.seq) ?? row);
-    jobs.setTextModel(row.seq, d.embedder.modelId);
+    enrichment.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
   };
 
@@ -218,23 +240,24 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     concurrency: d.concurrency,
     retryBaseMs: d.retryBaseMs,
     log,
-    onSettled(job, state) {
+    async onSettled(job, state) {
       if (state === 'queued') return;
-      if (jobs.pendingOf(job.asset_seq) === 0) {
+      if ((await jobs.pendingOf(job.asset_seq)) === 0) {
+        const failed = (await jobs.failedOf(job.asset_seq)) > 0;
         const row = assets.bySeq(job.asset_seq);
-        if (row) jobs.setAssetStatus(row.seq, row.kind === 'video' ? 'skipped' : jobs.failedOf(row.seq) > 0 ? 'failed' : 'done');
+        if (row) enrichment.setAssetStatus(row.seq, row.kind === 'video' ? 'skipped' : failed ? 'failed' : 'done');
       }
-      if (job.kind === 'embed_text' && textSpace?.status === 'building' && jobs.pendingKind('embed_text') === 0)
+      if (job.kind === 'embed_text' && textSpace?.status === 'building' && (await jobs.pendingKind('embed_text')) === 0)
         textSpace = promote(textSpace);
-      if (job.kind === 'analyze' && visualSpace.status === 'building' && jobs.pendingKind('analyze') === 0)
+      if (job.kind === 'analyze' && visualSpace.status === 'building' && (await jobs.pendingKind('analyze')) === 0)
         Object.assign(visualSpace, promote(visualSpace));
     },
   });
 
   return {
-    start: () => runner.start(),
-    hook(asset) {
-      jobs.enqueue(asset.seq, 'analyze');
+    start: () => void ready.then(() => runner.start()).catch(() => undefined),
+    async hook(asset) {
+      await jobs.enqueue(asset.seq, 'analyze');
       runner.kick();
     },
     vectors: createAssetVectorSearch({
@@ -260,13 +283,18 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       },
       log,
     }),
-    refresh(seq) {
+    async refresh(seq) {
       // enrichment_status shows the re-run (pending → running → done) like a fresh import
-      jobs.setAssetStatus(seq, 'pending');
-      jobs.enqueue(seq, 'analyze');
-      runner.kick();
+      enrichment.setAssetStatus(seq, 'pending');
+      try {
+        await jobs.enqueue(seq, 'analyze');
+        runner.kick();
+      } catch (err) {
+        log.error({ err, asset_seq: seq }, 'could not queue re-enrichment after a metadata change');
+      }
     },
     async close() {
+      await ready.catch(() => undefined);
       await runner.close();
       await d.ocr?.close();
     },

@@ -21,7 +21,7 @@ export interface ImportPolicy {
 
 /** Called after an asset is stored, so background enrichment can pick it up. */
 export interface AssetStoredHook {
-  (asset: { seq: number; tenantId: string; workspaceId: string }): void;
+  (asset: { seq: number; tenantId: string; workspaceId: string }): void | Promise<void>;
 }
 
 /** What the asset use cases need; built once in main.ts. */

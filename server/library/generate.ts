@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { GenerateArgs, GeneratedAsset } from '../../shared/schemas/generate.ts';
-import type { CreditQueries } from '../db/credits.ts';
+import type { CreditStore } from '../db/credits.ts';
 import { resolveCapability } from '../domain/capability.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
@@ -14,7 +14,7 @@ import { storeAsset } from './import.ts';
 export interface GenerateDeps {
   library: LibraryDeps;
   providers: ProviderRegistry;
-  credits: CreditQueries;
+  credits: CreditStore;
   /** budget in credits for workspaces without their own (ATELIER_CREDIT_BUDGET); null = unlimited */
   defaultBudget: number | null;
   /** interval of "still waiting" progress notifications during a provider call, ms */
@@ -43,7 +43,11 @@ function slug(prompt: string): string {
  * `svc_drafts` `asset_generate` (spec §4.3, rule 4): validate against the capability entry, check the
  * budget (counting generations in flight), resolve reference images and mask, call the provider (with
  * progress), verify format and transparency on the output, then store the asset and charge exactly the
- * entry's credits in one transaction. Nothing is charged on any failure.
+ * entry's credits by settling the hold (`CreditStore.settle`: ledger charge and hold release in one
+ * transaction of the credit store, at most once per hold). The charge follows the asset's commit, since
+ * the credit store may be another database than the asset store (issue 16): nothing is charged on any
+ * failure, and a process killed between the two commits leaves an uncharged asset whose hold expires,
+ * never a charge without an asset.
  */
 export function createGenerator(deps: GenerateDeps) {
   /**
@@ -68,8 +72,8 @@ export function createGenerator(deps: GenerateDeps) {
     const label = `${r.entry.provider}/${r.entry.model}`;
 
     // Reserve the cost before any spend; holds of generations in flight (any process) count against the budget.
-    const budget = deps.credits.budget(scope) ?? deps.defaultBudget;
-    const hold = deps.credits.reserve(scope, cost, budget, deps.holdTtlMs);
+    const budget = (await deps.credits.budget(scope)) ?? deps.defaultBudget;
+    const hold = await deps.credits.reserve(scope, cost, budget, deps.holdTtlMs);
     if (!hold.ok) {
       const remaining = Math.max(0, budget! - hold.used - hold.held);
       const affordable = deps.providers
@@ -187,11 +191,6 @@ export function createGenerator(deps: GenerateDeps) {
         credit_cost: cost,
         generated_at: new Date().toISOString(),
       };
-      const charge = (assetId: string): void => {
-        deps.credits.charge(scope, { assetId, provider: r.entry.provider, model: r.entry.model, credits: cost });
-        deps.credits.release(hold.holdId); // same transaction: the charge replaces the hold
-        charged = cost;
-      };
       const { asset, row } = await storeAsset(deps.library, scope, {
         bytes,
         field: 'result',
@@ -204,15 +203,18 @@ export function createGenerator(deps: GenerateDeps) {
           tags: ['generated', args.style, args.purpose, r.entry.provider],
           purpose: args.purpose,
         },
-        onInsert: ({ id }) => charge(id),
       });
-      if (asset.deduplicated) {
-        // The provider produced bytes already in the library (deterministic local output): no new asset,
-        // but a paid provider did the work, so its credits are still charged.
-        deps.credits.transaction(() => charge(asset.asset_id));
-        notes.push('identical bytes were already in the library: that asset is returned');
-      }
-      const used = deps.credits.used(scope);
+      // The charge replaces the hold. Bytes already in the library (deterministic local output) make no
+      // new asset, but a paid provider did the work, so its credits are charged all the same.
+      await deps.credits.settle(scope, hold.holdId, {
+        assetId: asset.asset_id,
+        provider: r.entry.provider,
+        model: r.entry.model,
+        credits: cost,
+      });
+      charged = cost;
+      if (asset.deduplicated) notes.push('identical bytes were already in the library: that asset is returned');
+      const used = await deps.credits.used(scope);
       deps.library.log.info(
         {
           mod: 'generate',
@@ -252,7 +254,7 @@ export function createGenerator(deps: GenerateDeps) {
         notes,
       };
     } finally {
-      deps.credits.release(hold.holdId);
+      await deps.credits.release(hold.holdId);
     }
   }
   return { generate };

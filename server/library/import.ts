@@ -152,7 +152,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       input.onInsert ? (seq) => input.onInsert!({ id, seq }) : undefined,
     );
     await restoreCollected(blobs, renewed);
-    for (const hook of deps.onAssetStored) hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
+    for (const hook of deps.onAssetStored) await hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
     const row = assets.bySeq(seq)!;
     deps.log.info(
       { mod: 'import', asset_id: id, bytes: stored.sizeBytes, format: original.format, renditions: storedRenditions.length },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Asset, AssetPage, SearchArgs } from '../../shared/schemas/asset.ts';
 import type { SelectedAsset, SelectionState, SelectResult } from '../../shared/schemas/panel.ts';
-import type { PickerDelivery, PickerQueries, PickerRow } from '../db/pickers.ts';
+import type { PickerDelivery, PickerRow, PickerStore } from '../db/pickers.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
@@ -11,7 +11,7 @@ import { searchAssets, type AssetVectorSearch } from './search.ts';
 /** What the picker use cases need. */
 export interface PickerDeps {
   library: LibraryDeps;
-  pickers: PickerQueries;
+  pickers: PickerStore;
   /** a picker not confirmed within this many ms expires (default 24 h) */
   ttlMs?: number;
 }
@@ -19,8 +19,8 @@ export interface PickerDeps {
 const DEFAULT_PICKER_TTL_MS = 24 * 3600 * 1000;
 
 /** Expire pickers older than the TTL that still await the user (cheap: indexed on status, created_at). */
-function expireStale(deps: PickerDeps): void {
-  deps.pickers.expireBefore(new Date(Date.now() - (deps.ttlMs ?? DEFAULT_PICKER_TTL_MS)).toISOString());
+async function expireStale(deps: PickerDeps): Promise<void> {
+  await deps.pickers.expireBefore(new Date(Date.now() - (deps.ttlMs ?? DEFAULT_PICKER_TTL_MS)).toISOString());
 }
 
 /** The user's answer to an elicitation: accepted ids in the order given, or declined/cancelled. */
@@ -83,7 +83,7 @@ export async function selectAssets(
   channel: PickerChannel,
   signal?: AbortSignal,
 ): Promise<SelectResult> {
-  expireStale(deps);
+  await expireStale(deps);
   const page: AssetPage = await searchAssets(deps.library, scope, args, { themeId }, vectors);
   const candidates = page.assets.map((a, i) => toSelected(a, i + 1));
   const paging = { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor };
@@ -93,7 +93,7 @@ export async function selectAssets(
   const request = { ...args, theme_id: themeId };
   if (channel.delivery === 'panel' || channel.delivery === 'text' || candidates.length === 0) {
     const status = channel.delivery === 'panel' ? 'awaiting_user' : 'candidates';
-    deps.pickers.insert({ id, themeId, delivery, status, request, selection: [], createdAt: now, confirmedAt: null }, scope);
+    await deps.pickers.insert({ id, themeId, delivery, status, request, selection: [], createdAt: now, confirmedAt: null }, scope);
     return {
       picker_id: id,
       status,
@@ -104,14 +104,17 @@ export async function selectAssets(
       page: channel.delivery === 'panel' ? page : null,
     };
   }
-  deps.pickers.insert({ id, themeId, delivery, status: 'awaiting_user', request, selection: [], createdAt: now, confirmedAt: null }, scope);
+  await deps.pickers.insert(
+    { id, themeId, delivery, status: 'awaiting_user', request, selection: [], createdAt: now, confirmedAt: null },
+    scope,
+  );
   let answer: ElicitAnswer;
   try {
     answer = await channel.ask(candidates);
   } catch (e) {
     if (signal?.aborted) {
       // the caller cancelled the request: nobody reads a result, the picker is closed
-      deps.pickers.finish(scope, id, 'cancelled', [], new Date().toISOString());
+      await deps.pickers.finish(scope, id, 'cancelled', [], new Date().toISOString());
       throw e;
     }
     // The client could not ask the user (its handler failed or its answer did not fit the form): close the
@@ -120,11 +123,11 @@ export async function selectAssets(
       { mod: 'select', picker_id: id, err: e instanceof Error ? e.message : String(e) },
       'elicitation failed: answering with the candidate list',
     );
-    deps.pickers.finish(scope, id, 'candidates', [], new Date().toISOString());
+    await deps.pickers.finish(scope, id, 'candidates', [], new Date().toISOString());
     return { picker_id: id, status: 'candidates', delivery, selection: [], candidates, ...paging, page: null };
   }
   if (answer.action !== 'accept') {
-    deps.pickers.finish(scope, id, answer.action === 'decline' ? 'declined' : 'cancelled', [], new Date().toISOString());
+    await deps.pickers.finish(scope, id, answer.action === 'decline' ? 'declined' : 'cancelled', [], new Date().toISOString());
     return {
       picker_id: id,
       status: answer.action === 'decline' ? 'declined' : 'cancelled',
@@ -137,7 +140,7 @@ export async function selectAssets(
   }
   const offered = new Set(candidates.map((c) => c.id));
   const ids = answer.assetIds.filter((a, i, all) => offered.has(a) && all.indexOf(a) === i);
-  deps.pickers.finish(scope, id, ids.length ? 'confirmed' : 'declined', ids, new Date().toISOString());
+  await deps.pickers.finish(scope, id, ids.length ? 'confirmed' : 'declined', ids, new Date().toISOString());
   const selection = hydrate(deps, scope, ids);
   return { picker_id: id, status: ids.length ? 'confirmed' : 'declined', delivery, selection, candidates, ...paging, page: null };
 }
@@ -146,9 +149,9 @@ export async function selectAssets(
  * `svc_asset_select` `get_selection`: the picker's state; a picker of another workspace is `not_found`.
  * @throws ServiceError not_found (args.picker_id)
  */
-export function getSelection(deps: PickerDeps, scope: Scope, pickerId: string): SelectionState {
-  expireStale(deps);
-  const p = deps.pickers.byId(scope, pickerId);
+export async function getSelection(deps: PickerDeps, scope: Scope, pickerId: string): Promise<SelectionState> {
+  await expireStale(deps);
+  const p = await deps.pickers.byId(scope, pickerId);
   if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
   return stateOf(deps, scope, p);
 }
@@ -161,14 +164,14 @@ export function getSelection(deps: PickerDeps, scope: Scope, pickerId: string): 
  * not declare MCP Apps) can be confirmed too: a host may render the panel anyway.
  * @throws ServiceError not_found (args.picker_id | args.asset_ids[i]) | conflict (args.asset_ids)
  */
-export function submitSelection(
+export async function submitSelection(
   deps: PickerDeps,
   scope: Scope,
   pickerId: string,
   assetIds: string[],
-): SelectionState & { already_confirmed: boolean } {
-  expireStale(deps);
-  const p = deps.pickers.byId(scope, pickerId);
+): Promise<SelectionState & { already_confirmed: boolean }> {
+  await expireStale(deps);
+  const p = await deps.pickers.byId(scope, pickerId);
   if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
   const ids = assetIds.map((a) => a.toLowerCase());
   ids.forEach((id, i) => {
@@ -178,11 +181,11 @@ export function submitSelection(
   const same = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
   if (
     (p.status === 'awaiting_user' || p.status === 'candidates') &&
-    deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString())
+    (await deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString()))
   ) {
-    return { ...stateOf(deps, scope, deps.pickers.byId(scope, p.id)!), already_confirmed: false };
+    return { ...stateOf(deps, scope, (await deps.pickers.byId(scope, p.id))!), already_confirmed: false };
   }
-  const now = deps.pickers.byId(scope, p.id)!;
+  const now = (await deps.pickers.byId(scope, p.id))!;
   if (now.status === 'confirmed' && same(now.selection, ids)) return { ...stateOf(deps, scope, now), already_confirmed: true };
   throw new ServiceError(
     'conflict',

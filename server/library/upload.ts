@@ -10,7 +10,7 @@ import {
   type UploadSession,
 } from '../../shared/schemas/upload.ts';
 import { chunkCount, chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
-import type { UploadQueries, UploadRow, UploadStatus } from '../db/uploads.ts';
+import type { UploadRow, UploadStatus, UploadStore } from '../db/uploads.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -34,7 +34,7 @@ export interface UploadPolicy {
 
 export interface UploadDeps {
   library: LibraryDeps;
-  uploads: UploadQueries;
+  uploads: UploadStore;
   staging: StagingStore;
   policy: UploadPolicy;
   /** epoch ms; injectable for tests of expiry */
@@ -47,11 +47,11 @@ export interface UploadService {
   limits(): UploadLimits;
   begin(scope: Scope, args: UploadBeginArgs): Promise<UploadSession>;
   chunk(scope: Scope, args: UploadChunkArgs): Promise<UploadSession>;
-  status(scope: Scope, uploadId: string): UploadSession;
+  status(scope: Scope, uploadId: string): Promise<UploadSession>;
   complete(scope: Scope, args: UploadCompleteArgs): Promise<{ session: UploadSession; asset: ImportedAsset | null }>;
   abort(scope: Scope, uploadId: string): Promise<UploadSession>;
   /** Imported uploads of one upload panel instance with their assets (a remounted panel restores its list). */
-  listPanel(scope: Scope, panelId: string): { session: UploadSession; asset: ImportedAsset }[];
+  listPanel(scope: Scope, panelId: string): Promise<{ session: UploadSession; asset: ImportedAsset }[]>;
   /** Delete expired sessions with their staged bytes, and staging directories no session owns. */
   sweep(): Promise<{ expired: number; orphans: number }>;
   /** `svc_asset_import` attachments: a staged or imported upload of the same scope. */
@@ -80,8 +80,8 @@ export function createUploadService(deps: UploadDeps): UploadService {
   const completing = new Set<string>();
   const iso = (ms: number): string => new Date(ms).toISOString();
 
-  const view = (row: UploadRow, resumed = false): UploadSession => {
-    const chunks = row.status === 'receiving' ? uploads.chunks(row.id) : [];
+  const view = async (row: UploadRow, resumed = false): Promise<UploadSession> => {
+    const chunks = row.status === 'receiving' ? await uploads.chunks(row.id) : [];
     const done = row.status === 'staged' || row.status === 'imported';
     return {
       upload_id: row.id,
@@ -101,8 +101,8 @@ export function createUploadService(deps: UploadDeps): UploadService {
     };
   };
 
-  const load = (scope: Scope, id: string): UploadRow => {
-    const row = uploads.byId(scope, id, deps.now());
+  const load = async (scope: Scope, id: string): Promise<UploadRow> => {
+    const row = await uploads.byId(scope, id, deps.now());
     if (!row) throw new ServiceError('not_found', 'args.upload_id', `upload ${id} does not exist in this workspace or has expired`);
     return row;
   };
@@ -114,15 +114,19 @@ export function createUploadService(deps: UploadDeps): UploadService {
     purpose: row.purpose ?? undefined,
   });
 
-  const finish = (row: UploadRow, status: UploadStatus, f: { asset_id?: string | null; error?: ServiceError | null } = {}): void => {
+  const finish = async (
+    row: UploadRow,
+    status: UploadStatus,
+    f: { asset_id?: string | null; error?: ServiceError | null } = {},
+  ): Promise<void> => {
     const now = deps.now();
     const error = f.error ? JSON.stringify({ code: f.error.code, field: f.error.field, message: f.error.message }) : null;
-    uploads.finish(row.id, { status, asset_id: f.asset_id ?? null, error, at: iso(now), expires_at_ms: now + policy.ttlMs });
+    await uploads.finish(row.id, { status, asset_id: f.asset_id ?? null, error, at: iso(now), expires_at_ms: now + policy.ttlMs });
   };
 
   /** Verification or import failed: discard the bytes, keep the row (with the error) until it expires. */
   const fail = async (row: UploadRow, error: ServiceError): Promise<never> => {
-    finish(row, 'failed', { error });
+    await finish(row, 'failed', { error });
     await staging.remove(row.id);
     throw error;
   };
@@ -167,20 +171,20 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const now = deps.now();
       const sha256 = args.sha256.toLowerCase();
       const file = { sha256, size_bytes: args.size_bytes, filename: args.filename, chunk_size_bytes: policy.chunkSizeBytes };
-      const open = uploads.openOfFile(scope, file, now);
+      const open = await uploads.openOfFile(scope, file, now);
       if (open) {
         // Resume; metadata typed since the first attempt (e.g. alt text edited before Retry) wins.
-        uploads.updateMeta(open.id, {
+        await uploads.updateMeta(open.id, {
           mime_type: args.mime_type ?? open.mime_type,
           alt_text: args.alt_text !== undefined ? args.alt_text.trim() || null : open.alt_text,
           tags: args.tags !== undefined ? JSON.stringify([...new Set(args.tags)]) : open.tags,
           purpose: args.purpose !== undefined ? args.purpose || null : open.purpose,
           panel_id: args.panel_id?.toLowerCase() ?? open.panel_id,
         });
-        uploads.touch(open.id, iso(now), now + policy.ttlMs);
-        return view(uploads.byId(scope, open.id, now)!, true);
+        await uploads.touch(open.id, iso(now), now + policy.ttlMs);
+        return view((await uploads.byId(scope, open.id, now))!, true);
       }
-      if (uploads.openCount(scope, now) >= policy.maxOpenSessions) {
+      if ((await uploads.openCount(scope, now)) >= policy.maxOpenSessions) {
         throw new ServiceError(
           'conflict',
           null,
@@ -188,7 +192,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
         );
       }
       const id = randomUUID();
-      uploads.insert({
+      await uploads.insert({
         id,
         tenant_id: scope.tenantId,
         workspace_id: scope.workspaceId,
@@ -204,21 +208,21 @@ export function createUploadService(deps: UploadDeps): UploadService {
         expires_at_ms: now + policy.ttlMs,
       });
       deps.log.info({ mod: 'upload', upload_id: id, bytes: args.size_bytes }, 'upload begun');
-      return view(uploads.byId(scope, id, now)!);
+      return view((await uploads.byId(scope, id, now))!);
     },
 
-    listPanel(scope, panelId) {
+    async listPanel(scope, panelId) {
       const out: { session: UploadSession; asset: ImportedAsset }[] = [];
-      for (const row of uploads.importedOfPanel(scope, panelId, deps.now())) {
+      for (const row of await uploads.importedOfPanel(scope, panelId, deps.now())) {
         const asset = row.asset_id ? library.assets.byId(scope, row.asset_id) : undefined;
         if (!asset) continue; // deleted since
-        out.push({ session: view(row), asset: toImportedAsset(asset, library.assets.renditions(asset.seq), library.urls, false) });
+        out.push({ session: await view(row), asset: toImportedAsset(asset, library.assets.renditions(asset.seq), library.urls, false) });
       }
       return out;
     },
 
     async chunk(scope, args) {
-      const row = load(scope, args.upload_id);
+      const row = await load(scope, args.upload_id);
       if (row.status !== 'receiving')
         throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}; chunks are accepted only while it is receiving`);
       if (completing.has(row.id))
@@ -240,22 +244,22 @@ export function createUploadService(deps: UploadDeps): UploadService {
       }
       await staging.writePart(row.id, args.index, bytes);
       const now = deps.now();
-      const after = uploads.byId(scope, row.id, now);
+      const after = await uploads.byId(scope, row.id, now);
       if (!after || after.status !== 'receiving') {
         // Aborted, completed or expired while the part was being written: drop just this part (a completed
         // upload's verified file stays; an aborted one's directory is already gone or swept with its row).
         await staging.removePart(row.id, args.index);
         throw new ServiceError('conflict', 'args.upload_id', `upload is ${after?.status ?? 'gone'}; the chunk was discarded`);
       }
-      uploads.putChunk(row.id, args.index, bytes.length);
-      uploads.touch(row.id, iso(now), now + policy.ttlMs);
-      return view(uploads.byId(scope, row.id, now)!);
+      await uploads.putChunk(row.id, args.index, bytes.length);
+      await uploads.touch(row.id, iso(now), now + policy.ttlMs);
+      return view((await uploads.byId(scope, row.id, now))!);
     },
 
-    status: (scope, id) => view(load(scope, id)),
+    status: async (scope, id) => view(await load(scope, id)),
 
     async complete(scope, args) {
-      const row = load(scope, args.upload_id);
+      const row = await load(scope, args.upload_id);
       if (row.status === 'failed' || row.status === 'aborted') {
         throw new ServiceError(
           'conflict',
@@ -271,16 +275,16 @@ export function createUploadService(deps: UploadDeps): UploadService {
       completing.add(row.id);
       try {
         if (row.status === 'staged' || row.status === 'imported') {
-          if (!args.import) return { session: view(row), asset: null };
+          if (!args.import) return { session: await view(row), asset: null };
           const bytes = await staging.readFile(row.id);
           if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
           const asset = await importStaged(scope, row, bytes, slot);
-          if (row.status === 'staged' || row.asset_id !== asset.asset_id) finish(row, 'imported', { asset_id: asset.asset_id });
-          return { session: view(load(scope, row.id)), asset };
+          if (row.status === 'staged' || row.asset_id !== asset.asset_id) await finish(row, 'imported', { asset_id: asset.asset_id });
+          return { session: await view(await load(scope, row.id)), asset };
         }
         const missing = missingChunks(
           row.chunk_count,
-          uploads.chunks(row.id).map((c) => c.idx),
+          (await uploads.chunks(row.id)).map((c) => c.idx),
         );
         if (missing.length > 0) {
           throw new ServiceError(
@@ -313,8 +317,8 @@ export function createUploadService(deps: UploadDeps): UploadService {
         }
         // The verified file is recorded before the import starts: if the import fails for a transient reason
         // (a lock held past busy_timeout) or the process dies, a retry of complete imports the staged file.
-        finish(row, 'staged');
-        if (!args.import) return { session: view(load(scope, row.id)), asset: null };
+        await finish(row, 'staged');
+        if (!args.import) return { session: await view(await load(scope, row.id)), asset: null };
         await library.testHooks?.pause('upload-import');
         let asset: ImportedAsset;
         try {
@@ -326,9 +330,9 @@ export function createUploadService(deps: UploadDeps): UploadService {
           if (e instanceof ServiceError && e.code !== 'not_found') return await fail(row, e);
           throw e;
         }
-        finish(row, 'imported', { asset_id: asset.asset_id });
+        await finish(row, 'imported', { asset_id: asset.asset_id });
         deps.log.info({ mod: 'upload', upload_id: row.id, asset_id: asset.asset_id, bytes: row.size_bytes }, 'upload imported');
-        return { session: view(load(scope, row.id)), asset };
+        return { session: await view(await load(scope, row.id)), asset };
       } finally {
         completing.delete(row.id);
         slot?.release();
@@ -336,28 +340,28 @@ export function createUploadService(deps: UploadDeps): UploadService {
     },
 
     async abort(scope, id) {
-      const row = load(scope, id);
+      const row = await load(scope, id);
       if (row.status === 'imported')
         throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${row.asset_id}; the asset stays`);
       if (completing.has(row.id))
         throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed and can no longer be aborted');
-      if (row.status === 'receiving' || row.status === 'staged') finish(row, 'aborted');
+      if (row.status === 'receiving' || row.status === 'staged') await finish(row, 'aborted');
       await staging.remove(row.id);
-      return view(load(scope, row.id));
+      return view(await load(scope, row.id));
     },
 
     async sweep() {
       const now = deps.now();
       let expired = 0;
-      for (const id of uploads.expired(now)) {
+      for (const id of await uploads.expired(now)) {
         if (completing.has(id)) continue;
         await staging.remove(id);
-        uploads.remove(id);
+        await uploads.remove(id);
         expired++;
       }
       let orphans = 0;
       for (const id of await staging.list()) {
-        if (!uploads.exists(id)) {
+        if (!(await uploads.exists(id))) {
           await staging.remove(id);
           orphans++;
         }
@@ -368,7 +372,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
 
     async resolveAttachment(scope, attachmentId) {
       if (!/^[0-9a-f-]{36}$/i.test(attachmentId)) return null;
-      const row = uploads.byId(scope, attachmentId, deps.now());
+      const row = await uploads.byId(scope, attachmentId, deps.now());
       if (!row || (row.status !== 'staged' && row.status !== 'imported')) return null;
       const bytes = await staging.readFile(row.id);
       return bytes ? { bytes, user: userOf(row) } : null;

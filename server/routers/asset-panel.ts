@@ -49,7 +49,7 @@ export function assetPanelRouter(
     },
     submit_selection: async (args, ctx) => {
       const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-      const state = submitSelection(deps, scope, args.picker_id, args.asset_ids);
+      const state = await submitSelection(deps, scope, args.picker_id, args.asset_ids);
       return { structuredContent: state, text: describeSelection(state) };
     },
   });

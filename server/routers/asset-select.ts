@@ -110,7 +110,7 @@ export function assetSelectRouter(deps: PickerDeps, vectors: () => AssetVectorSe
     },
     get_selection: async (args, ctx) => {
       const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-      const state = getSelection(deps, scope, args.picker_id);
+      const state = await getSelection(deps, scope, args.picker_id);
       return { structuredContent: state, text: describeSelection(state) };
     },
   });

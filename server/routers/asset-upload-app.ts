@@ -31,7 +31,7 @@ export function assetUploadAppRouter(deps: LibraryDeps, uploads: UploadService):
       return { structuredContent: s, text: `Stored chunk ${args.index} of ${progress(s)}.` };
     },
     status: async (args, ctx) => {
-      const s = uploads.status(scope(ctx.principal, args.workspace_id), args.upload_id);
+      const s = await uploads.status(scope(ctx.principal, args.workspace_id), args.upload_id);
       return { structuredContent: s, text: progress(s) };
     },
     complete: async (args, ctx) => {
@@ -42,7 +42,7 @@ export function assetUploadAppRouter(deps: LibraryDeps, uploads: UploadService):
       return { structuredContent: r, text };
     },
     list: async (args, ctx) => {
-      const items = uploads.listPanel(scope(ctx.principal, args.workspace_id), args.panel_id);
+      const items = await uploads.listPanel(scope(ctx.principal, args.workspace_id), args.panel_id);
       return {
         structuredContent: { uploads: items },
         text: `${items.length} upload(s) of panel ${args.panel_id}${items.map((u) => `\n- ${printable(u.asset.name)} — asset_id ${u.asset.asset_id} — ${u.asset.url}`).join('')}`,

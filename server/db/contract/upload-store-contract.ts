@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { NewUpload, UploadStore } from '../ports/upload-store.ts';
+import type { StoreFixture } from './fixture.ts';
+
+const scope = { tenantId: 'tenant-a', workspaceId: 'ws-a' };
+const other = { tenantId: 'tenant-a', workspaceId: 'ws-b' };
+const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+const upload = (over: Partial<NewUpload> = {}): NewUpload => ({
+  id: randomUUID(),
+  tenant_id: scope.tenantId,
+  workspace_id: scope.workspaceId,
+  status: 'receiving',
+  filename: 'hero banner.jpg',
+  size_bytes: 3 * 1024 * 1024 + 17,
+  sha256: 'ab'.repeat(32),
+  mime_type: 'image/jpeg',
+  alt_text: 'A red shoe',
+  tags: '["shoe","red"]',
+  purpose: 'hero',
+  chunk_size_bytes: 524_288,
+  chunk_count: 7,
+  created_at: iso(T0 + 123),
+  expires_at_ms: T0 + 3_600_000,
+  panel_id: null,
+  ...over,
+});
+
+/**
+ * The behaviour every `UploadStore` must have, as vitest cases: round trip of every field, scoping and
+ * expiry of scoped reads, the resume target and open count, chunk records (replaced when resent, dropped
+ * by finish), metadata and life extension, a panel's imported uploads in completion order, the sweeper's
+ * view, and a session begun in one process continued in another.
+ */
+export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>): void {
+  describe(`UploadStore contract: ${name}`, () => {
+    it('stores every field; scoped reads see a live session of their own scope only', async () => {
+      const { store } = await f.create();
+      const u = upload();
+      await store.insert(u);
+      const want = { ...u, asset_id: null, error: null, updated_at: u.created_at };
+      expect(await store.byId(scope, u.id.toUpperCase(), T0)).toEqual(want);
+      expect(await store.byId(other, u.id, T0)).toBeUndefined();
+      expect(await store.byId(scope, u.id, u.expires_at_ms)).toBeUndefined(); // expired at its time
+      expect(await store.byId(scope, u.id, u.expires_at_ms - 1)).toEqual(want);
+      expect(await store.exists(u.id)).toBe(true);
+      expect(await store.exists(randomUUID())).toBe(false);
+      await expect(store.insert(u)).rejects.toThrow(/unique|constraint|duplicate/i);
+    });
+
+    it('openOfFile finds the newest live receiving session of the same file; openCount counts live receiving ones', async () => {
+      const { store } = await f.create();
+      const file = { sha256: 'cd'.repeat(32), size_bytes: 1000, filename: 'a.png', chunk_size_bytes: 524_288 };
+      const older = upload({ ...file, created_at: iso(T0) });
+      const newer = upload({ ...file, created_at: iso(T0 + 1) });
+      await store.insert(older);
+      await store.insert(newer);
+      await store.insert(upload({ ...file, filename: 'b.png' }));
+      const soon = upload({ ...file, created_at: iso(T0 + 2), expires_at_ms: T0 + 10 });
+      await store.insert(soon);
+      await store.insert(upload({ ...file, tenant_id: other.tenantId, workspace_id: other.workspaceId, created_at: iso(T0 + 3) }));
+      expect((await store.openOfFile(scope, file, T0 + 5))!.id).toBe(soon.id);
+      expect((await store.openOfFile(scope, file, T0 + 20))!.id).toBe(newer.id);
+      expect(await store.openOfFile(scope, { ...file, chunk_size_bytes: 1024 }, T0)).toBeUndefined();
+      expect(await store.openCount(scope, T0 + 5)).toBe(4);
+      expect(await store.openCount(scope, T0 + 20)).toBe(3);
+      await store.finish(newer.id, { status: 'staged', asset_id: null, error: null, at: iso(T0 + 30), expires_at_ms: T0 + 3_600_000 });
+      expect((await store.openOfFile(scope, file, T0 + 40))!.id).toBe(older.id);
+      expect(await store.openCount(scope, T0 + 40)).toBe(2);
+    });
+
+    it('records chunks (a resent chunk replaces its size); finish sets the final state and drops them', async () => {
+      const { store } = await f.create();
+      const u = upload();
+      await store.insert(u);
+      await store.putChunk(u.id, 2, 100);
+      await store.putChunk(u.id, 0, 524_288);
+      await store.putChunk(u.id, 2, 524_288);
+      expect(await store.chunks(u.id)).toEqual([
+        { idx: 0, size_bytes: 524_288 },
+        { idx: 2, size_bytes: 524_288 },
+      ]);
+      const error = JSON.stringify({ code: 'conflict', field: 'args.upload_id', message: 'sha256 mismatch' });
+      await store.finish(u.id, { status: 'failed', asset_id: null, error, at: iso(T0 + 5000), expires_at_ms: T0 + 9_000_000 });
+      expect(await store.chunks(u.id)).toEqual([]);
+      expect(await store.byId(scope, u.id, T0 + 3_700_000)).toMatchObject({
+        status: 'failed',
+        error,
+        updated_at: iso(T0 + 5000),
+        expires_at_ms: T0 + 9_000_000,
+      });
+    });
+
+    it('updateMeta replaces the user metadata, touch extends the life', async () => {
+      const { store } = await f.create();
+      const u = upload();
+      await store.insert(u);
+      const meta = { mime_type: null, alt_text: null, tags: '["new"]', purpose: null, panel_id: 'p-1' };
+      await store.updateMeta(u.id, meta);
+      await store.touch(u.id, iso(T0 + 60_000), T0 + 7_200_000);
+      expect(await store.byId(scope, u.id, T0 + 3_700_000)).toMatchObject({
+        ...meta,
+        updated_at: iso(T0 + 60_000),
+        expires_at_ms: T0 + 7_200_000,
+      });
+    });
+
+    it("lists a panel's live imported uploads in completion order", async () => {
+      const { store } = await f.create();
+      const panel = randomUUID();
+      const ids: string[] = [];
+      for (const [i, at] of [3, 1, 2].entries()) {
+        const u = upload({ panel_id: panel });
+        await store.insert(u);
+        await store.finish(u.id, {
+          status: 'imported',
+          asset_id: `asset-${i}`,
+          error: null,
+          at: iso(T0 + at * 1000),
+          expires_at_ms: T0 + 3_600_000,
+        });
+        ids[at] = u.id;
+      }
+      const staged = upload({ panel_id: panel });
+      await store.insert(staged);
+      await store.insert(upload({ panel_id: randomUUID() }));
+      const got = await store.importedOfPanel(scope, panel.toUpperCase(), T0);
+      expect(got.map((r) => r.id)).toEqual([ids[1], ids[2], ids[3]]);
+      expect(got[0]).toMatchObject({ status: 'imported', asset_id: 'asset-1', panel_id: panel });
+      expect(await store.importedOfPanel(other, panel, T0)).toEqual([]);
+      expect(await store.importedOfPanel(scope, panel, T0 + 3_600_000)).toEqual([]);
+    });
+
+    it('the sweeper sees expired sessions of every scope, oldest first and bounded; remove drops a session with its chunks', async () => {
+      const { store } = await f.create();
+      const a = upload({ expires_at_ms: T0 + 20 });
+      const b = upload({ expires_at_ms: T0 + 10, tenant_id: other.tenantId, workspace_id: other.workspaceId });
+      const c = upload({ expires_at_ms: T0 + 30 });
+      for (const u of [a, b, c]) await store.insert(u);
+      await store.putChunk(a.id, 0, 10);
+      expect(await store.expired(T0 + 25)).toEqual([b.id, a.id]);
+      expect(await store.expired(T0 + 100, 2)).toEqual([b.id, a.id]);
+      await store.remove(a.id);
+      expect(await store.exists(a.id)).toBe(false);
+      expect(await store.chunks(a.id)).toEqual([]);
+      expect(await store.expired(T0 + 100)).toEqual([b.id, c.id]);
+    });
+
+    it('a session begun in one process is continued and completed in another', async () => {
+      const { store, open } = await f.create();
+      const u = upload();
+      await store.insert(u);
+      await store.putChunk(u.id, 0, 524_288);
+      const second = await open();
+      expect(await second.chunks(u.id)).toEqual([{ idx: 0, size_bytes: 524_288 }]);
+      await second.putChunk(u.id, 1, 524_288);
+      expect((await store.chunks(u.id)).map((c) => c.idx)).toEqual([0, 1]);
+      await second.finish(u.id, { status: 'imported', asset_id: 'asset-x', error: null, at: iso(T0 + 1), expires_at_ms: T0 + 3_600_000 });
+      expect(await store.byId(scope, u.id, T0)).toMatchObject({ status: 'imported', asset_id: 'asset-x' });
+    });
+  });
+}

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadMigrations, type Migration } from '../migrate.ts';
+import type { PgPool } from './pool.ts';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Key of the advisory lock that serialises migrations (any schema of the database): the bytes "atelier\0" as int8. */
+const MIGRATION_LOCK_KEY = 0x6174656c69657200n;
+
+/** The PostgreSQL migrations (`postgres/migrations/NNNN_verb_noun.sql`) in version order. @throws Error on a duplicate number */
+export function loadPgMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return loadMigrations(dir);
+}
+
+/**
+ * Apply every PostgreSQL migration not yet applied, in version order, all in one transaction under
+ * `pg_advisory_xact_lock` (https://www.postgresql.org/docs/15/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS):
+ * several processes starting on a new database wait for each other, exactly one applies each
+ * migration, and a failing migration leaves nothing applied. Applied versions are recorded in
+ * `schema_migrations` of the first schema of the connection's search_path.
+ * @returns the versions applied now
+ * @throws the driver's error of a failing statement (nothing applied)
+ */
+export async function migratePostgres(pool: PgPool, migrations: Migration[] = loadPgMigrations()): Promise<number[]> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    await c.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)',
+    );
+    const done = new Set((await c.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (done.has(m.version)) continue;
+      await c.query(m.sql);
+      await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())', [m.version, m.name]);
+      applied.push(m.version);
+    }
+    await c.query('COMMIT');
+    return applied;
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    c.release();
+  }
+}

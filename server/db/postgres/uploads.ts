@@ -1,0 +1,129 @@
+import type { UploadRow, UploadStatus, UploadStore } from '../ports/upload-store.ts';
+import { inTransaction, isoOf, type PgPool } from './pool.ts';
+
+type RawRow = Omit<UploadRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date; status: UploadStatus };
+
+const toRow = (r: RawRow): UploadRow => ({ ...r, created_at: isoOf(r.created_at)!, updated_at: isoOf(r.updated_at)! });
+
+const COLUMNS = `id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
+  chunk_size_bytes, chunk_count, asset_id, error, created_at, updated_at, expires_at_ms, panel_id`;
+
+/**
+ * The PostgreSQL `UploadStore` (tables `uploads` and `upload_chunks` of postgres/migrations/0001). Not
+ * wired into the server yet (see pool.ts).
+ */
+export function createPgUploadStore(pool: PgPool): UploadStore {
+  const one = async (sql: string, params: unknown[]): Promise<UploadRow | undefined> => {
+    const r = await pool.query<RawRow>(sql, params);
+    return r.rows[0] ? toRow(r.rows[0]) : undefined;
+  };
+  return {
+    async insert(u) {
+      await pool.query(
+        `INSERT INTO uploads (id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
+           chunk_size_bytes, chunk_count, created_at, updated_at, expires_at_ms, panel_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16)`,
+        [
+          u.id,
+          u.tenant_id,
+          u.workspace_id,
+          u.status,
+          u.filename,
+          u.size_bytes,
+          u.sha256,
+          u.mime_type,
+          u.alt_text,
+          u.tags,
+          u.purpose,
+          u.chunk_size_bytes,
+          u.chunk_count,
+          u.created_at,
+          u.expires_at_ms,
+          u.panel_id,
+        ],
+      );
+    },
+    byId: (scope, id, nowMs) =>
+      one(`SELECT ${COLUMNS} FROM uploads WHERE tenant_id = $1 AND workspace_id = $2 AND id = $3 AND expires_at_ms > $4`, [
+        scope.tenantId,
+        scope.workspaceId,
+        id.toLowerCase(),
+        nowMs,
+      ]),
+    openOfFile: (scope, f, nowMs) =>
+      one(
+        `SELECT ${COLUMNS} FROM uploads WHERE tenant_id = $1 AND workspace_id = $2 AND status = 'receiving' AND sha256 = $3
+           AND size_bytes = $4 AND filename = $5 AND chunk_size_bytes = $6 AND expires_at_ms > $7 ORDER BY created_at DESC LIMIT 1`,
+        [scope.tenantId, scope.workspaceId, f.sha256, f.size_bytes, f.filename, f.chunk_size_bytes, nowMs],
+      ),
+    async openCount(scope, nowMs) {
+      const r = await pool.query<{ n: number }>(
+        `SELECT count(*) AS n FROM uploads WHERE tenant_id = $1 AND workspace_id = $2 AND status = 'receiving' AND expires_at_ms > $3`,
+        [scope.tenantId, scope.workspaceId, nowMs],
+      );
+      return r.rows[0]!.n;
+    },
+    async chunks(id) {
+      return (
+        await pool.query<{ idx: number; size_bytes: number }>(
+          'SELECT idx, size_bytes FROM upload_chunks WHERE upload_id = $1 ORDER BY idx',
+          [id],
+        )
+      ).rows;
+    },
+    async putChunk(id, idx, sizeBytes) {
+      await pool.query(
+        `INSERT INTO upload_chunks (upload_id, idx, size_bytes) VALUES ($1, $2, $3)
+         ON CONFLICT (upload_id, idx) DO UPDATE SET size_bytes = excluded.size_bytes`,
+        [id, idx, sizeBytes],
+      );
+    },
+    async updateMeta(id, m) {
+      await pool.query('UPDATE uploads SET mime_type = $1, alt_text = $2, tags = $3, purpose = $4, panel_id = $5 WHERE id = $6', [
+        m.mime_type,
+        m.alt_text,
+        m.tags,
+        m.purpose,
+        m.panel_id,
+        id,
+      ]);
+    },
+    async importedOfPanel(scope, panelId, nowMs) {
+      const r = await pool.query<RawRow>(
+        `SELECT ${COLUMNS} FROM uploads WHERE tenant_id = $1 AND workspace_id = $2 AND panel_id = $3 AND status = 'imported'
+           AND expires_at_ms > $4 ORDER BY updated_at, id`,
+        [scope.tenantId, scope.workspaceId, panelId.toLowerCase(), nowMs],
+      );
+      return r.rows.map(toRow);
+    },
+    async touch(id, at, expiresAtMs) {
+      await pool.query('UPDATE uploads SET updated_at = $1, expires_at_ms = $2 WHERE id = $3', [at, expiresAtMs, id]);
+    },
+    async finish(id, f) {
+      await inTransaction(pool, async (c) => {
+        await c.query('UPDATE uploads SET status = $1, asset_id = $2, error = $3, updated_at = $4, expires_at_ms = $5 WHERE id = $6', [
+          f.status,
+          f.asset_id,
+          f.error,
+          f.at,
+          f.expires_at_ms,
+          id,
+        ]);
+        await c.query('DELETE FROM upload_chunks WHERE upload_id = $1', [id]);
+      });
+    },
+    async expired(nowMs, limit = 500) {
+      const r = await pool.query<{ id: string }>('SELECT id FROM uploads WHERE expires_at_ms <= $1 ORDER BY expires_at_ms LIMIT $2', [
+        nowMs,
+        limit,
+      ]);
+      return r.rows.map((x) => x.id);
+    },
+    async remove(id) {
+      await pool.query('DELETE FROM uploads WHERE id = $1', [id]);
+    },
+    async exists(id) {
+      return (await pool.query('SELECT 1 FROM uploads WHERE id = $1', [id])).rowCount === 1;
+    },
+  };
+}
