@@ -1,5 +1,6 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IMAGE_PRIORITY } from '../../server/library/image-pool.ts';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 describe('svc_assets view and capabilities, svc_discover, tools/list', () => {
@@ -35,6 +36,26 @@ describe('svc_assets view and capabilities, svc_discover, tools/list', () => {
       name: 'craft-beer.jpg',
     });
     expect(v.structured).toMatchObject({ preview_width: meta.width, preview_height: meta.height, preview_bytes: bytes.length });
+  });
+
+  it('views of one image share one encoding: a burst of views and a later view cost one image operation and return the same JPEG', async () => {
+    const r = await c.call('svc_asset_import', 'import', {
+      data: demoFile('images/nature/wood_anemones.jpg').toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: 'anemones.jpg',
+    });
+    const id = r.structured.asset_id as string;
+    const run = vi.spyOn(srv.app.library.images, 'run');
+    try {
+      const views = await Promise.all(Array.from({ length: 5 }, () => c.call('svc_assets', 'view', { asset_id: id })));
+      views.push(await c.call('svc_assets', 'view', { asset_id: id }));
+      const jpegs = views.map((v) => (v.content.find((b) => b.type === 'image') as { data: string }).data);
+      expect(new Set(jpegs).size).toBe(1);
+      // only the view lane counts: enrichment of the import may use the pool meanwhile
+      expect(run.mock.calls.filter(([, priority]) => priority === IMAGE_PRIORITY.view)).toHaveLength(1);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('view never enlarges small images and keeps EXIF orientation', async () => {

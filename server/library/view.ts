@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { AssetRow, RenditionRow } from '../db/assets.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
@@ -25,20 +26,43 @@ export function previewSource(row: Pick<AssetRow, 'sha256' | 'width' | 'height'>
   return covering[0]?.sha256 ?? row.sha256;
 }
 
+/** Bytes of view previews kept per server (about 100–300 previews of 100–300 KB). */
+export const VIEW_CACHE_BYTES = 32 * 1024 * 1024;
+
+type Preview = { data: Buffer; width: number; height: number };
+const previewCaches = new WeakMap<object, LRUCache<string, Preview>>();
+
 /**
- * `svc_assets` `view`: a JPEG preview (≤ 1568 px longest edge, ≤ 1 MiB) and the asset's facts.
+ * The preview cache of one server (keyed by its blob store): source blob sha256 → JPEG. Blobs are
+ * content-addressed and immutable, so an entry is never stale; least recently used previews go past
+ * `VIEW_CACHE_BYTES` (lru-cache, https://github.com/isaacs/node-lru-cache). Concurrent views of one asset
+ * share one encoding (`fetch`), so a burst of views costs one pool operation, not one each.
+ */
+function previewCache(deps: LibraryDeps): LRUCache<string, Preview> {
+  let cache = previewCaches.get(deps.blobs);
+  if (!cache) {
+    cache = new LRUCache<string, Preview>({
+      maxSize: VIEW_CACHE_BYTES,
+      sizeCalculation: (p) => Math.max(1, p.data.length),
+      fetchMethod: async (sha) =>
+        viewJpeg(await deps.blobs.get(sha), imageWork(deps.images, IMAGE_PRIORITY.view), VIEW_MAX_EDGE, VIEW_MAX_BYTES),
+    });
+    previewCaches.set(deps.blobs, cache);
+  }
+  return cache;
+}
+
+/**
+ * `svc_assets` `view`: a JPEG preview (≤ 1568 px longest edge, ≤ 1 MiB; made once per stored image and
+ * kept in a bounded cache) and the asset's facts.
  * @throws ServiceError not_found (args.asset_id) | unsupported (video assets)
  */
 export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string) {
   const row = deps.assets.byId(scope, assetId);
   if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${assetId} does not exist in this workspace`);
   if (row.kind === 'video') throw new ServiceError('unsupported', 'args.asset_id', 'view shows images; this asset is a video');
-  const jpeg = await viewJpeg(
-    await deps.blobs.get(previewSource(row, deps.assets.renditions(row.seq))),
-    imageWork(deps.images, IMAGE_PRIORITY.view),
-    VIEW_MAX_EDGE,
-    VIEW_MAX_BYTES,
-  );
+  const source = previewSource(row, deps.assets.renditions(row.seq));
+  const jpeg = await previewCache(deps).forceFetch(source);
   return {
     image: jpeg.data,
     facts: {
