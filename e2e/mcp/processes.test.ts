@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,15 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoFile, REPO_ROOT, wrapClient } from './harness.ts';
-import { CLI, resume, spawnCli, waitPaused, type Child } from './processes.ts';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+import { CLI, freePort, resume, spawnCli, waitPaused, type Child } from './processes.ts';
 
 async function waitHealthy(port: number): Promise<void> {
   const until = Date.now() + 60_000;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './harness.ts';
@@ -56,4 +57,13 @@ export async function waitPaused(dir: string, point: string, count = 1, timeoutM
 /** Let every process paused (or later pausing) at `point` go on. */
 export function resume(dir: string, point: string): void {
   fs.writeFileSync(path.join(dir, `${point}.resume`), '');
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (for a child process to bind). */
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }

@@ -11,26 +11,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blobStoreEnv, demoFile, REPO_ROOT, wrapClient, type TestClient } from '../mcp/harness.ts';
-import { spawnCli, type Child } from '../mcp/processes.ts';
+import { freePort, spawnCli, type Child } from '../mcp/processes.ts';
 import { sendChunk, sha256 } from '../mcp/upload-helpers.ts';
 import { APPS_CLIENT_CAPABILITIES } from '../mcp/wire-size.ts';
 
 const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** `/healthz` of `base` within `ms`, or an error naming what did not answer. */
 async function waitHealthy(base: string, ms = 60_000): Promise<Record<string, unknown>> {

@@ -61,6 +61,30 @@ const QUARANTINE = /^quarantine\/([0-9a-f]{64})\.[0-9a-f-]{36}$/;
 const MULTIPART = /^multipart\/([0-9a-f]{64})\/(.+)$/;
 
 /**
+ * Run one S3 request of `bucket`: an S3 failure becomes a BlobStoreError naming the operation and the
+ * object; a 404 of the object (not of the bucket) becomes `null` when `notFound` is 'null'.
+ * @throws BlobStoreError | what `fn` throws besides S3 service errors (network, abort)
+ */
+export async function s3Request<T>(
+  bucket: string,
+  operation: string,
+  key: string,
+  fn: () => Promise<T>,
+  notFound: 'null' | 'throw' = 'throw',
+): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof S3ServiceException) {
+      const status = e.$metadata.httpStatusCode ?? null;
+      if (notFound === 'null' && status === 404 && e.name !== 'NoSuchBucket') return null;
+      throw new BlobStoreError(operation, `s3://${bucket}/${key}`, status, e.name, { cause: e });
+    }
+    throw e;
+  }
+}
+
+/**
  * The S3 client of the blob store and the staging store, with the settings non-AWS engines need:
  * checksums only when an operation requires them (a streamed, aws-chunked PutObject with a checksum trailer
  * gets 411 from Ceph RGW and 501 from Swift), path-style addressing when asked, 3 attempts per request.
@@ -116,19 +140,8 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
       throw e;
     }
   }
-  /** Run one request; S3 failures become BlobStoreError, a 404 of the object becomes `null` when asked. */
-  async function call<T>(operation: string, key: string, fn: () => Promise<T>, notFound: 'null' | 'throw' = 'throw'): Promise<T | null> {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof S3ServiceException) {
-        const status = e.$metadata.httpStatusCode ?? null;
-        if (notFound === 'null' && status === 404 && e.name !== 'NoSuchBucket') return null;
-        throw new BlobStoreError(operation, urlOf(key), status, e.name, { cause: e });
-      }
-      throw e;
-    }
-  }
+  const call = <T>(operation: string, key: string, fn: () => Promise<T>, notFound: 'null' | 'throw' = 'throw'): Promise<T | null> =>
+    s3Request(Bucket, operation, key, fn, notFound);
   const head = async (key: string): Promise<{ sizeBytes: number; mtimeMs: number } | null> => {
     const h = await call('HeadObject', key, () => client.send(new HeadObjectCommand({ Bucket, Key: key })), 'null');
     return h ? { sizeBytes: h.ContentLength ?? 0, mtimeMs: h.LastModified?.getTime() ?? 0 } : null;

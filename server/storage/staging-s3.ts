@@ -9,7 +9,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { BlobStoreError } from './blob-store-s3.ts';
+import { BlobStoreError, s3Request } from './blob-store-s3.ts';
 import type { StagingStore } from './staging.ts';
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -38,18 +38,8 @@ export function createS3StagingStore(o: { client: S3Client; bucket: string; pref
   const fileKey = (id: string): string => `${dirOf(id)}file`;
   const urlOf = (key: string): string => `s3://${Bucket}/${key}`;
 
-  async function call<T>(operation: string, key: string, fn: () => Promise<T>, notFound: 'null' | 'throw' = 'throw'): Promise<T | null> {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof S3ServiceException) {
-        const status = e.$metadata.httpStatusCode ?? null;
-        if (notFound === 'null' && status === 404 && e.name !== 'NoSuchBucket') return null;
-        throw new BlobStoreError(operation, urlOf(key), status, e.name, { cause: e });
-      }
-      throw e;
-    }
-  }
+  const call = <T>(operation: string, key: string, fn: () => Promise<T>, notFound: 'null' | 'throw' = 'throw'): Promise<T | null> =>
+    s3Request(Bucket, operation, key, fn, notFound);
   /** The object's bytes as a stream, or null when absent. */
   const get = async (key: string): Promise<Readable | null> => {
     const r = await call('GetObject', key, () => client.send(new GetObjectCommand({ Bucket, Key: key })), 'null');
