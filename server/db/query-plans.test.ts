@@ -140,7 +140,10 @@ describe('query plans of the hot search paths', () => {
     const r = plan((s) => s.startsWith('SELECT * FROM asset_renditions WHERE asset_seq IN'));
     expect(r.join(' ')).toMatch(/SEARCH asset_renditions USING/);
     noTableScan(r);
-    noTableScan(plan((s) => s.startsWith('SELECT * FROM products WHERE store_id = ? AND seq IN')));
+    // products by rowid: with a usable store_id index SQLite walked the store's whole handle index
+    const products = plan((s) => s.startsWith('SELECT * FROM products WHERE +store_id = ? AND seq IN'));
+    expect(products.join(' ')).toMatch(/SEARCH products USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(products);
   });
 
   it('reads the change log head in one probe and loads vector partitions by index', () => {
@@ -159,6 +162,11 @@ describe('query plans of the hot search paths', () => {
   it('drives product lexical search from the FTS5 match', () => {
     const lines = plan((s) => s.includes('FROM products_fts') && s.includes('ORDER BY bm25'));
     expect(lines[0]).toMatch(/^SCAN products_fts VIRTUAL TABLE INDEX/);
+    // the store and filters are checked in the narrow products_seq_scope index (migration 0047), not the row
+    expect(lines.join(' | ')).toMatch(/SEARCH p USING COVERING INDEX products_seq_scope \(seq=\? AND store_id=\?/);
     noTableScan(lines);
+    const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('products_fts'));
+    expect(count.join(' | ')).toMatch(/SEARCH p USING COVERING INDEX products_seq_scope/);
+    expect(count.join(' | ')).not.toMatch(/TEMP B-TREE/);
   });
 });
