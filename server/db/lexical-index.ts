@@ -83,16 +83,16 @@ export function createLexicalIndexes(db: Database) {
     const ftsCount = (match: string, hi: number): number =>
       (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
     /**
-     * Matches of `match` in the scope (and filters), counted up to COUNT_CAP. Past it: the first
+     * Matches of `match` in the scope, counted up to COUNT_CAP. Past it: the first
      * COUNT_CAP matches in rowid order reach up to seq `hi`, where the expression has `upTo` matches
-     * in the whole table; the scope's (and filters') share COUNT_CAP / upTo is assumed to hold for all
+     * in the whole table; the scope's share COUNT_CAP / upTo is assumed to hold for all
      * of the table's matches under the snapshot bound, so the estimate is COUNT_CAP · all / upTo. Both
      * counts read FTS5 doclists only (a frequent word costs the same as one with COUNT_CAP matches).
      */
-    const capped = (match: string, filters: { sql: string; params: unknown[] }): { n: number; estimated: boolean } => {
-      const params = [match, ...t.scopeParams, ...t.snapshot.params, ...filters.params];
+    const capped = (match: string): { n: number; estimated: boolean } => {
+      const params = [match, ...t.scopeParams, ...t.snapshot.params];
       const r = prep(
-        `SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} LIMIT ${COUNT_CAP})`,
+        `SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql} LIMIT ${COUNT_CAP})`,
       ).get(...params) as { n: number; hi: number | null };
       if (r.n < COUNT_CAP || r.hi === null) return { n: r.n, estimated: false };
       const upTo = ftsCount(match, r.hi);
@@ -122,9 +122,7 @@ export function createLexicalIndexes(db: Database) {
     const count = (match: string): { n: number; estimated: boolean } => {
       let c = counts.get(match);
       if (c === undefined) {
-        c = coversTable()
-          ? { n: ftsCount(match, t.snapshotMax ?? Number.MAX_SAFE_INTEGER), estimated: false }
-          : capped(match, { sql: '', params: [] });
+        c = coversTable() ? { n: ftsCount(match, t.snapshotMax ?? Number.MAX_SAFE_INTEGER), estimated: false } : capped(match);
         counts.set(match, c);
       }
       return c;
@@ -137,16 +135,29 @@ export function createLexicalIndexes(db: Database) {
         return scopeSize();
       },
       async search(match, k) {
-        const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
-        const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
+        // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
+        // FTS5 rowid order (no sort in SQLite); fewer rows than that is the exact count, and the
+        // ranking is a sort of those rows here. A frequent expression is ranked within its newest
+        // matches and its total estimated: BM25 never runs over every match.
+        const lim = Math.max(COUNT_CAP, k);
+        const rows = prep(
+          `SELECT ${t.seq} AS seq, ${t.bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`,
+        )
+          .raw()
+          .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][];
+        let c: { n: number; estimated: boolean };
+        if (rows.length < lim) c = { n: rows.length, estimated: false };
         // without request filters the total is the scope's count of the same match
-        const c = t.filters.sql === '' ? count(match) : capped(match, t.filters);
-        // a frequent expression: BM25 over the newest COUNT_CAP matches, not every match
-        const bounded = c.n >= COUNT_CAP;
-        const sql = bounded
-          ? `SELECT seq FROM (SELECT ${t.seq} AS seq, ${t.bm25} AS r ${where} ORDER BY ${t.rowid} DESC LIMIT ?) ORDER BY r, seq DESC LIMIT ?`
-          : `SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`;
-        const seqs = (prep(sql).all(...params, ...(bounded ? [Math.max(COUNT_CAP, k)] : []), k) as { seq: number }[]).map((r) => r.seq);
+        else if (t.filters.sql === '') c = count(match);
+        else {
+          // the filtered share of the table's matches from the oldest row read up to the snapshot bound
+          const lo = rows[rows.length - 1]![0];
+          const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
+          const all = ftsCount(match, hi);
+          c = { n: Math.max(lim, Math.round((lim * all) / Math.max(1, all - ftsCount(match, lo - 1)))), estimated: true };
+        }
+        rows.sort((a, b) => a[1] - b[1] || b[0] - a[0]);
+        const seqs = (rows.length > k ? rows.slice(0, k) : rows).map((r) => r[0]);
         return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
       },
       async within(match, seqs) {
