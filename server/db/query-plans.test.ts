@@ -60,6 +60,7 @@ describe('query plans of the hot search paths', () => {
     const idx = lex.assets(scope, { category: 'background', maxSeq: max });
     await idx.count('"fox"');
     await idx.search('"fox"', 1);
+    await lex.assets(scope, { maxSeq: max }).search('"fox" OR "red"', 1);
     createAssetFacetQueries(db).counts(scope, { match: '"fox"' });
     const products = createProductQueries(db);
     const product = (gid: string) => ({
@@ -129,6 +130,11 @@ describe('query plans of the hot search paths', () => {
     expect(search.join(' | ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     expect(search.join(' | ')).not.toMatch(/TEMP B-TREE/);
     noTableScan(search);
+    // without filters on other columns the scope check is a probe of the narrow assets_scope_seq index
+    const unfiltered = plan((s) => s.includes('INDEXED BY assets_scope_seq') && s.includes('ORDER BY assets_fts.rowid DESC'));
+    expect(unfiltered[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
+    expect(unfiltered.join(' | ')).toMatch(/SEARCH a USING COVERING INDEX assets_scope_seq \(tenant_id=\? AND workspace_id=\? AND seq=\?/);
+    expect(unfiltered.join(' | ')).not.toMatch(/TEMP B-TREE/);
     // the capped count reads the first matches in FTS5 rowid order (no sort of every match)
     const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('assets_fts')).filter(
       (l) => !/CO-ROUTINE|SCAN \(subquery/.test(l),
