@@ -80,8 +80,16 @@ export function createLexicalIndexes(db: Database) {
       return n;
     };
     /** Matches of `match` in the whole FTS5 table (every scope) with rowid ≤ `hi`: the doclists alone, no row reads. */
-    const ftsCount = (match: string, hi: number): number =>
-      (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
+    const ftsCounts = new Map<string, number>();
+    const ftsCount = (match: string, hi: number): number => {
+      const key = `${hi}|${match}`;
+      let n = ftsCounts.get(key);
+      if (n === undefined) {
+        n = (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
+        ftsCounts.set(key, n);
+      }
+      return n;
+    };
     /**
      * Matches of `match` in the scope, counted up to COUNT_CAP. Past it: the first
      * COUNT_CAP matches in rowid order reach up to seq `hi`, where the expression has `upTo` matches
