@@ -156,8 +156,10 @@ export function createLexicalIndexes(db: Database) {
         let c: { n: number; estimated: boolean };
         if (rows.length < lim) c = { n: rows.length, estimated: false };
         // without request filters the total is the scope's count of the same match
-        else if (t.filters.sql === '') c = count(match);
-        else {
+        else if (t.filters.sql === '') {
+          const u = count(match);
+          c = { n: Math.max(u.n, rows.length), estimated: u.estimated };
+        } else {
           // the filtered share of the table's matches from the oldest row read up to the snapshot bound
           const lo = rows[rows.length - 1]![0];
           const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
