@@ -5,8 +5,6 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
 
 /** Products embedded per `embed()` call. */
 const BATCH = 64;
-/** How long a "store fully embedded" answer is reused, ms (another process may write meanwhile). */
-const COMPLETE_TTL_MS = 5_000;
 
 /**
  * Keeps product embeddings in step with the read model and the current embedder: after an import or
@@ -34,14 +32,14 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
   const queue = new PQueue({ concurrency: 1 });
   const queued = new Set<string>();
   let closed = false;
-  /** store|model|dims → time (ms) until which "fully embedded" is trusted without a new scan */
-  const completeUntil = new Map<string, number>();
+  /** store|model|dims → change-log head at which the store was found fully embedded */
+  const completeAt = new Map<string, number>();
 
   const embedPending: ProductIndexer['embedPending'] = async (storeId, opts = {}) => {
     const e = embedder();
     if (!e) return 0;
-    if (storeId === null) completeUntil.clear();
-    else for (const k of completeUntil.keys()) if (k.startsWith(`${storeId}|`)) completeUntil.delete(k);
+    if (storeId === null) completeAt.clear();
+    else for (const k of completeAt.keys()) if (k.startsWith(`${storeId}|`)) completeAt.delete(k);
     let done = 0;
     for (;;) {
       opts.signal?.throwIfAborted();
@@ -84,14 +82,15 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
       });
     },
     complete(storeId, e) {
-      // The check scans the store's products, so a positive answer is reused briefly; writes through
-      // this process (import, sync, background runs) invalidate it at once via `embedPending`.
+      // The check scans the store's products, so a positive answer is reused while the search change
+      // log (migration 0046: every write to products, embeddings and memberships, by any process)
+      // stands still; writes through this process also invalidate it at once via `embedPending`.
       const key = `${storeId}|${e.modelId}|${e.dimensions}`;
-      const hit = completeUntil.get(key);
-      if (hit !== undefined && hit > Date.now()) return true;
+      const head = products.changeHead();
+      if (completeAt.get(key) === head) return true;
       const ok = products.pendingEmbeddings(storeId, e.modelId, e.dimensions, 1).length === 0;
-      if (ok) completeUntil.set(key, Date.now() + COMPLETE_TTL_MS);
-      else completeUntil.delete(key);
+      if (ok) completeAt.set(key, head);
+      else completeAt.delete(key);
       return ok;
     },
     idle: () => queue.onIdle(),

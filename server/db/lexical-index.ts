@@ -7,14 +7,17 @@ import { productFilterSql, type ProductFilters, type StoreScope } from './produc
 /** Above this many stems a membership check reads the whole vocabulary (cached) instead of probing each. */
 const PROBE_LIMIT = 2000;
 /**
- * Counting stops at this many matches of an expression; past it the count is estimated and the BM25
- * ranking covers the newest this-many matches (FTS5 reads them in rowid order), so a frequent word
- * costs the same as one with `COUNT_CAP` matches.
+ * Counting through the scope join stops at this many matches of an expression; past it the count is
+ * estimated from FTS5 doclist counts (exact when the scope holds every row of the table), and the
+ * BM25 ranking covers the newest this-many matches (FTS5 reads them in rowid order), so a frequent
+ * word costs the same as one with `COUNT_CAP` matches.
  */
 export const COUNT_CAP = 2000;
 
 /** One FTS5 table of a scope, as the generic port needs it. */
 interface FtsTable {
+  /** the content table (products, assets) */
+  table: string;
   fts: string;
   vocab: string;
   /** `FROM … WHERE <fts> MATCH ? AND <scope>` and the scope parameters (after the MATCH parameter) */
@@ -22,6 +25,8 @@ interface FtsTable {
   scopeParams: unknown[];
   /** the snapshot bound (` AND x.seq <= ?`) */
   snapshot: { sql: string; params: unknown[] };
+  /** the snapshot bound's seq (undefined = none) */
+  snapshotMax: number | undefined;
   /** the request's filters (` AND …`) */
   filters: { sql: string; params: unknown[] };
   /** the unfiltered scope: `FROM … WHERE <scope>` for counting documents */
@@ -74,28 +79,60 @@ export function createLexicalIndexes(db: Database) {
       sizes.set(id, { key, n });
       return n;
     };
+    /** Matches of `match` in the whole FTS5 table (every scope) with rowid ≤ `hi`: the doclists alone, no row reads. */
+    const ftsCounts = new Map<string, number>();
+    const ftsCount = (match: string, hi: number): number => {
+      const key = `${hi}|${match}`;
+      let n = ftsCounts.get(key);
+      if (n === undefined) {
+        n = (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
+        ftsCounts.set(key, n);
+      }
+      return n;
+    };
     /**
-     * Matches of `match` in the scope (and filters), counted up to COUNT_CAP. Past it: the first
-     * COUNT_CAP matches in rowid order reach up to seq `hi`; the scope holds `span` rows up to `hi`, so
-     * the estimate is COUNT_CAP · (scope rows) / span (matches spread evenly over time).
+     * Matches of `match` in the scope, counted up to COUNT_CAP. Past it: the first
+     * COUNT_CAP matches in rowid order reach up to seq `hi`, where the expression has `upTo` matches
+     * in the whole table; the scope's share COUNT_CAP / upTo is assumed to hold for all
+     * of the table's matches under the snapshot bound, so the estimate is COUNT_CAP · all / upTo. Both
+     * counts read FTS5 doclists only (a frequent word costs the same as one with COUNT_CAP matches).
      */
-    const capped = (match: string, filters: { sql: string; params: unknown[] }): { n: number; estimated: boolean } => {
-      const params = [match, ...t.scopeParams, ...t.snapshot.params, ...filters.params];
+    const capped = (match: string): { n: number; estimated: boolean } => {
+      const params = [match, ...t.scopeParams, ...t.snapshot.params];
       const r = prep(
-        `SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql}${filters.sql} LIMIT ${COUNT_CAP})`,
+        `SELECT count(*) AS n, max(seq) AS hi FROM (SELECT ${t.seq} AS seq ${t.from}${t.snapshot.sql} LIMIT ${COUNT_CAP})`,
       ).get(...params) as { n: number; hi: number | null };
       if (r.n < COUNT_CAP || r.hi === null) return { n: r.n, estimated: false };
-      const rows = `${t.all}${t.snapshot.sql}${filters.sql}`;
-      const rest = [...t.scopeParams, ...t.snapshot.params, ...filters.params];
-      const span = (prep(`SELECT count(*) AS n ${rows} AND ${t.seq} <= ?`).get(...rest, r.hi) as { n: number }).n;
-      const whole = filters.sql === '' ? scopeSize() : (prep(`SELECT count(*) AS n ${rows}`).get(...rest) as { n: number }).n;
-      return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * whole) / Math.max(1, span))), estimated: true };
+      const upTo = ftsCount(match, r.hi);
+      const all = ftsCount(match, t.snapshotMax ?? Number.MAX_SAFE_INTEGER);
+      return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * all) / Math.max(1, upTo))), estimated: true };
+    };
+    /**
+     * Whether the scope holds every row of the table (one workspace or one store: the usual
+     * deployment). Then a scope count is the FTS5 count alone, exact and without row reads.
+     * Both counts are cached until the database changes.
+     */
+    const coversTable = (): boolean => {
+      const key = changeKey();
+      const cached = (id: string, sql: string, params: unknown[]): number => {
+        const hit = sizes.get(id);
+        if (hit && hit.key === key) return hit.n;
+        const n = (prep(sql).get(...params) as { n: number }).n;
+        if (sizes.size > 256) sizes.clear();
+        sizes.set(id, { key, n });
+        return n;
+      };
+      const table = cached(t.table, `SELECT count(*) AS n FROM ${t.table}`, []);
+      return table === cached(`${t.all}|${JSON.stringify(t.scopeParams)}`, `SELECT count(*) AS n ${t.all}`, t.scopeParams);
     };
     // One port serves one request: a match expression is counted once (the planner asks again for totals).
     const counts = new Map<string, { n: number; estimated: boolean }>();
     const count = (match: string): { n: number; estimated: boolean } => {
       let c = counts.get(match);
-      if (c === undefined) counts.set(match, (c = capped(match, { sql: '', params: [] })));
+      if (c === undefined) {
+        c = coversTable() ? { n: ftsCount(match, t.snapshotMax ?? Number.MAX_SAFE_INTEGER), estimated: false } : capped(match);
+        counts.set(match, c);
+      }
       return c;
     };
     return {
@@ -106,15 +143,31 @@ export function createLexicalIndexes(db: Database) {
         return scopeSize();
       },
       async search(match, k) {
-        const where = `${t.from}${t.snapshot.sql}${t.filters.sql}`;
-        const params = [match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params];
+        // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
+        // FTS5 rowid order (no sort in SQLite); fewer rows than that is the exact count, and the
+        // ranking is a sort of those rows here. A frequent expression is ranked within its newest
+        // matches and its total estimated: BM25 never runs over every match.
+        const lim = Math.max(COUNT_CAP, k);
+        const rows = prep(
+          `SELECT ${t.seq} AS seq, ${t.bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`,
+        )
+          .raw()
+          .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][];
+        let c: { n: number; estimated: boolean };
+        if (rows.length < lim) c = { n: rows.length, estimated: false };
         // without request filters the total is the scope's count of the same match
-        const c = t.filters.sql === '' ? count(match) : capped(match, t.filters);
-        // a frequent expression: BM25 over the newest COUNT_CAP matches, not every match
-        const sql = c.estimated
-          ? `SELECT seq FROM (SELECT ${t.seq} AS seq, ${t.bm25} AS r ${where} ORDER BY ${t.rowid} DESC LIMIT ?) ORDER BY r, seq DESC LIMIT ?`
-          : `SELECT ${t.seq} AS seq ${where} ORDER BY ${t.bm25}, ${t.seq} DESC LIMIT ?`;
-        const seqs = (prep(sql).all(...params, ...(c.estimated ? [Math.max(COUNT_CAP, k)] : []), k) as { seq: number }[]).map((r) => r.seq);
+        else if (t.filters.sql === '') {
+          const u = count(match);
+          c = { n: Math.max(u.n, rows.length), estimated: u.estimated };
+        } else {
+          // the filtered share of the table's matches from the oldest row read up to the snapshot bound
+          const lo = rows[rows.length - 1]![0];
+          const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
+          const all = ftsCount(match, hi);
+          c = { n: Math.max(lim, Math.round((lim * all) / Math.max(1, all - ftsCount(match, lo - 1)))), estimated: true };
+        }
+        rows.sort((a, b) => a[1] - b[1] || b[0] - a[0]);
+        const seqs = (rows.length > k ? rows.slice(0, k) : rows).map((r) => r[0]);
         return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
       },
       async within(match, seqs) {
@@ -129,11 +182,11 @@ export function createLexicalIndexes(db: Database) {
           if (q > hi) hi = q;
         }
         const out = new Set<number>();
-        for (const seq of prep(`SELECT rowid FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid BETWEEN ? AND ?`)
+        // `all` (one native call) rather than `iterate` (one per row): thousands of rowids on frequent words
+        const rowids = prep(`SELECT rowid FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid BETWEEN ? AND ?`)
           .pluck()
-          .iterate(match, lo, hi) as Iterable<number>) {
-          if (want.has(seq)) out.add(seq);
-        }
+          .all(match, lo, hi) as number[];
+        for (const seq of rowids) if (want.has(seq)) out.add(seq);
         return out;
       },
       async vocabulary(prefix) {
@@ -178,17 +231,23 @@ export function createLexicalIndexes(db: Database) {
     /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
     assets(scope: Scope, f: AssetFilters): LexicalIndex {
       const { maxSeq, ...rest } = f;
+      const filters = assetFilterSql(rest);
       // CROSS JOIN pins assets_fts as the outer loop: with a free join order SQLite may walk the
-      // workspace's rows by the (tenant_id, workspace_id, seq) index and run the FTS match once per row
+      // workspace's rows by the (tenant_id, workspace_id, seq) index and run the FTS match once per row.
+      // Without filters on other columns the scope check per match is a probe of that narrow index
+      // (INDEXED BY: the planner would read the row by rowid).
+      const join = filters.sql === '' ? 'assets a INDEXED BY assets_scope_seq' : 'assets a';
       return port({
+        table: 'assets',
         fts: 'assets_fts',
         vocab: 'assets_fts_vocab',
-        from: 'FROM assets_fts CROSS JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?',
+        from: `FROM assets_fts CROSS JOIN ${join} ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?`,
         all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
         rowid: 'assets_fts.rowid',
         scopeParams: [scope.tenantId, scope.workspaceId],
         snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
-        filters: assetFilterSql(rest),
+        snapshotMax: maxSeq,
+        filters,
         bm25: 'bm25(assets_fts, 4.0, 2.0, 3.0, 1.0)',
         seq: 'a.seq',
         text: "a.name || ' ' || coalesce(a.name_words, '') || ' ' || coalesce(a.alt_text, '') || ' ' || a.tags || ' ' || coalesce(a.ocr_text, '')",
@@ -197,15 +256,19 @@ export function createLexicalIndexes(db: Database) {
     /** The product index of a store; `f` filters `search` (statuses, collection, type, excluded seq). */
     products(scope: StoreScope, f: ProductFilters): LexicalIndex {
       const { maxSeq, ...rest } = f;
-      // CROSS JOIN pins products_fts as the outer loop (https://www.sqlite.org/optoverview.html#crossjoin)
+      // CROSS JOIN pins products_fts as the outer loop (https://www.sqlite.org/optoverview.html#crossjoin);
+      // INDEXED BY products_seq_scope (migration 0047) checks store and filters per match in a narrow
+      // index instead of reading the whole product row (the planner would pick the rowid)
       return port({
+        table: 'products',
         fts: 'products_fts',
         vocab: 'products_fts_vocab',
-        from: 'FROM products_fts CROSS JOIN products p ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
+        from: 'FROM products_fts CROSS JOIN products p INDEXED BY products_seq_scope ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
         all: 'FROM products p WHERE p.store_id = ?',
         rowid: 'products_fts.rowid',
         scopeParams: [scope.storeId],
         snapshot: maxSeq !== undefined ? { sql: ' AND p.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
+        snapshotMax: maxSeq,
         filters: productFilterSql(rest),
         bm25: 'bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0)',
         seq: 'p.seq',

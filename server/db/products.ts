@@ -294,10 +294,13 @@ export function createProductQueries(db: Database) {
       return new Map(rows.map((r) => [r.gid, r]));
     },
     byHandle: (scope: StoreScope, handle: string) => s.byHandle.get(scope.storeId, handle) as ProductRow | undefined,
-    /** Rows by seq, in the order given; foreign or missing seqs dropped. */
+    /**
+     * Rows by seq, in the order given; foreign or missing seqs dropped. `+store_id` keeps the store
+     * check off the indexes: without it SQLite walks the store's whole handle index (10 ms at 50k).
+     */
     bySeqs(scope: StoreScope, seqs: number[]): ProductRow[] {
       if (seqs.length === 0) return [];
-      const rows = prep(`SELECT * FROM products WHERE store_id = ? AND seq IN (${inList(arity(seqs.length))})`).all(
+      const rows = prep(`SELECT * FROM products WHERE +store_id = ? AND seq IN (${inList(arity(seqs.length))})`).all(
         scope.storeId,
         ...padIn(seqs),
       ) as ProductRow[];

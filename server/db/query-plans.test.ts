@@ -26,7 +26,8 @@ describe('query plans of the hot search paths', () => {
       seen.push(sql);
       return prepare(sql);
     };
-    const t = createTenant(createTenancyQueries(db), 't');
+    const tenancy = createTenancyQueries(db);
+    const t = createTenant(tenancy, 't');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const store = { ...scope, storeId: t.store_id };
     const assets = createAssetQueries(db);
@@ -52,36 +53,44 @@ describe('query plans of the hot search paths', () => {
     assets.renditionsOf([1, 2, 3]);
     assets.changeHead();
     vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
+    // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
+    const u = createTenant(tenancy, 'u');
+    assets.insert(syntheticAsset(99, u, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
     const lex = createLexicalIndexes(db);
     const idx = lex.assets(scope, { category: 'background', maxSeq: max });
     await idx.count('"fox"');
     await idx.search('"fox"', 1);
+    await lex.assets(scope, { maxSeq: max }).search('"fox" OR "red"', 1);
     createAssetFacetQueries(db).counts(scope, { match: '"fox"' });
     const products = createProductQueries(db);
+    const product = (gid: string) => ({
+      gid,
+      handle: 'p1',
+      title: 'Red fox print',
+      description_html: '',
+      status: 'ACTIVE' as const,
+      product_type: 'Print',
+      vendor: '',
+      tags: [],
+      options: [],
+      images: [],
+      variants: [],
+      selling_plan_groups: [],
+      collections: [],
+      total_inventory: null,
+      platform_updated_at: null,
+    });
+    // a product of another store too (see the second workspace above)
     products.upsertMany(
-      store,
-      [
-        {
-          gid: 'gid://shopify/Product/1',
-          handle: 'p1',
-          title: 'Red fox print',
-          description_html: '',
-          status: 'ACTIVE',
-          product_type: 'Print',
-          vendor: '',
-          tags: [],
-          options: [],
-          images: [],
-          variants: [],
-          selling_plan_groups: [],
-          collections: [],
-          total_inventory: null,
-          platform_updated_at: null,
-        },
-      ],
+      { tenantId: u.tenant_id, workspaceId: u.workspace_id, storeId: u.store_id },
+      [product('gid://shopify/Product/2')],
       'json',
-      { at: 'x', replaceCollections: false },
+      {
+        at: 'x',
+        replaceCollections: false,
+      },
     );
+    products.upsertMany(store, [product('gid://shopify/Product/1')], 'json', { at: 'x', replaceCollections: false });
     products.putEmbeddings(
       'm',
       products
@@ -115,10 +124,17 @@ describe('query plans of the hot search paths', () => {
   });
 
   it('drives asset lexical search and counts from the FTS5 match, one primary-key lookup per hit', () => {
-    const search = plan((s) => s.includes('FROM assets_fts') && s.includes('ORDER BY bm25'));
+    // the ranked pass reads the newest matches in FTS5 rowid order (descending, no sort of every match)
+    const search = plan((s) => s.includes('FROM assets_fts') && s.includes('ORDER BY assets_fts.rowid DESC'));
     expect(search[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
     expect(search.join(' | ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(search.join(' | ')).not.toMatch(/TEMP B-TREE/);
     noTableScan(search);
+    // without filters on other columns the scope check is a probe of the narrow assets_scope_seq index
+    const unfiltered = plan((s) => s.includes('INDEXED BY assets_scope_seq') && s.includes('ORDER BY assets_fts.rowid DESC'));
+    expect(unfiltered[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
+    expect(unfiltered.join(' | ')).toMatch(/SEARCH a USING COVERING INDEX assets_scope_seq \(tenant_id=\? AND workspace_id=\? AND seq=\?/);
+    expect(unfiltered.join(' | ')).not.toMatch(/TEMP B-TREE/);
     // the capped count reads the first matches in FTS5 rowid order (no sort of every match)
     const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('assets_fts')).filter(
       (l) => !/CO-ROUTINE|SCAN \(subquery/.test(l),
@@ -140,7 +156,10 @@ describe('query plans of the hot search paths', () => {
     const r = plan((s) => s.startsWith('SELECT * FROM asset_renditions WHERE asset_seq IN'));
     expect(r.join(' ')).toMatch(/SEARCH asset_renditions USING/);
     noTableScan(r);
-    noTableScan(plan((s) => s.startsWith('SELECT * FROM products WHERE store_id = ? AND seq IN')));
+    // products by rowid: with a usable store_id index SQLite walked the store's whole handle index
+    const products = plan((s) => s.startsWith('SELECT * FROM products WHERE +store_id = ? AND seq IN'));
+    expect(products.join(' ')).toMatch(/SEARCH products USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(products);
   });
 
   it('reads the change log head in one probe and loads vector partitions by index', () => {
@@ -157,8 +176,14 @@ describe('query plans of the hot search paths', () => {
   });
 
   it('drives product lexical search from the FTS5 match', () => {
-    const lines = plan((s) => s.includes('FROM products_fts') && s.includes('ORDER BY bm25'));
+    const lines = plan((s) => s.includes('FROM products_fts') && s.includes('ORDER BY products_fts.rowid DESC'));
     expect(lines[0]).toMatch(/^SCAN products_fts VIRTUAL TABLE INDEX/);
+    expect(lines.join(' | ')).not.toMatch(/TEMP B-TREE/);
+    // the store and filters are checked in the narrow products_seq_scope index (migration 0047), not the row
+    expect(lines.join(' | ')).toMatch(/SEARCH p USING COVERING INDEX products_seq_scope \(seq=\? AND store_id=\?/);
     noTableScan(lines);
+    const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('products_fts'));
+    expect(count.join(' | ')).toMatch(/SEARCH p USING COVERING INDEX products_seq_scope/);
+    expect(count.join(' | ')).not.toMatch(/TEMP B-TREE/);
   });
 });

@@ -38,6 +38,7 @@ export const CLASS_QUALITY: Record<MatchClass, number> = {
   hyponym: 0.75,
   hypernym: 0.5,
 };
+const BY_BIT: Record<LexicalMatchedBy, number> = { text: 1, typo: 2, concept: 4 };
 const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = {
   exact: 'text',
   prefix: 'text',
@@ -295,22 +296,29 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   lists.push(s1.seqs);
   if (expanded) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' AND '), o.column), o.depth)).seqs);
   if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth)).seqs);
-  const order = new Map<number, number>();
-  for (const list of lists) for (const seq of list) if (!order.has(seq)) order.set(seq, order.size);
-  const candidates = [...order.keys()];
+  const order = new Set<number>();
+  for (const list of lists) for (const seq of list) order.add(seq);
+  const candidates = [...order];
   if (candidates.length === 0) return { ...empty, corrections };
 
-  // Best quality per (document, term) and the classes that gave it.
-  const best = new Map<number, { q: number[]; by: Set<LexicalMatchedBy>[] }>();
-  for (const seq of candidates) best.set(seq, { q: new Array<number>(n).fill(0), by: terms.map(() => new Set<LexicalMatchedBy>()) });
+  // Best quality per (document, term) and the classes that gave it (bit masks of MATCHED_BY), in flat
+  // arrays indexed by candidate (its position in `candidates` is also its list order) and term.
+  const m = candidates.length;
+  const slot = new Map<number, number>();
+  candidates.forEach((seq, j) => slot.set(seq, j));
+  const quality = new Float64Array(m * n);
+  const byMask = new Uint8Array(m * n);
   const exactSet = new Set(s1.seqs);
   for (const g of groups) {
+    const bit = BY_BIT[MATCHED_BY[g.cls]];
     const members =
-      n === 1 && g.cls === 'exact' && !expanded ? new Set(candidates) : await index.within(scoped(orOf(g.phrases), o.column), candidates);
+      n === 1 && g.cls === 'exact' && !expanded ? candidates : await index.within(scoped(orOf(g.phrases), o.column), candidates);
     for (const seq of members) {
-      const b = best.get(seq)!;
-      if (g.quality > b.q[g.term]!) b.q[g.term] = g.quality;
-      b.by[g.term]!.add(MATCHED_BY[g.cls]);
+      const j = slot.get(seq);
+      if (j === undefined) continue;
+      const c = j * n + g.term;
+      if (g.quality > quality[c]!) quality[c] = g.quality;
+      byMask[c] = byMask[c]! | bit;
     }
   }
   const size = await index.size();
@@ -323,19 +331,30 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const present = idf.filter((_, i) => counts[i]! > 0);
   const weights = idf.map((w, i) => (counts[i]! > 0 || present.length === 0 ? w : Math.max(...present)));
   const wsum = weights.reduce((a, b) => a + b, 0);
-  const hits: LexicalHit[] = candidates.map((seq) => {
-    const b = best.get(seq)!;
-    const relevance = exactSet.has(seq) ? 1 : b.q.reduce((s, q, i) => s + q * weights[i]!, 0) / wsum;
+  const groupsOf = terms.map((_, i) => groups.filter((g) => g.term === i));
+  const unsorted: LexicalHit[] = candidates.map((seq, j) => {
+    let sum = 0;
+    let complete = true;
     // provenance: the classes that gave each matched term its best quality
     const by = new Set<LexicalMatchedBy>();
-    b.q.forEach((q, i) => {
-      if (q <= 0) return;
-      const cls = groups.filter((g) => g.term === i && g.quality === q && b.by[i]!.has(MATCHED_BY[g.cls]));
-      for (const g of cls) by.add(MATCHED_BY[g.cls]);
-    });
-    return { seq, relevance: Math.min(1, relevance), matchedBy: [...by], complete: b.q.every((q) => q > 0) };
+    for (let i = 0; i < n; i++) {
+      const q = quality[j * n + i]!;
+      sum += q * weights[i]!;
+      if (q <= 0) {
+        complete = false;
+        continue;
+      }
+      const mask = byMask[j * n + i]!;
+      for (const g of groupsOf[i]!) if (g.quality === q && mask & BY_BIT[MATCHED_BY[g.cls]]) by.add(MATCHED_BY[g.cls]);
+    }
+    const relevance = exactSet.has(seq) ? 1 : sum / wsum;
+    return { seq, relevance: Math.min(1, relevance), matchedBy: [...by], complete };
   });
-  hits.sort((a, b) => b.relevance - a.relevance || order.get(a.seq)! - order.get(b.seq)!);
+  // best first; ties keep list order (BM25: complete exact matches first, then the other lists)
+  const hits = unsorted
+    .map((_, j) => j)
+    .sort((a, b) => unsorted[b]!.relevance - unsorted[a]!.relevance || a - b)
+    .map((j) => unsorted[j]!);
   const usedConcepts = groups.filter((g) => g.cls !== 'exact' && g.cls !== 'typo' && g.cls !== 'prefix');
   return {
     hits,

@@ -20,6 +20,15 @@ export interface ScanFilter {
 
 /** Candidates re-ranked exactly per result wanted (quantised top `OVERSAMPLE`·k, then Float32 cosine). */
 export const OVERSAMPLE = 4;
+/**
+ * The oversampling margin stops growing at this many results: a deep list (k = 500, the depth search
+ * ranks for totals and paging) re-ranks k + 300 rows, not 4k. Its head is as exact as a k = 100 search;
+ * only its tail order rests on the int8 scores more.
+ */
+export const MARGIN_CAP = 100;
+
+/** Rows the int8 scan hands to the exact re-rank for `k` results. */
+export const rerankBudget = (k: number): number => Math.max(k + 16, k + (OVERSAMPLE - 1) * Math.min(k, MARGIN_CAP));
 const PAGE = 65536;
 const BINS = 4096;
 const LO = -1.1;
@@ -41,7 +50,7 @@ interface Kernel {
  * Algorithm: each vector is L2-normalised and quantised symmetrically per vector,
  * q = round(u · 127 / max|u|), keeping 1 / scale; a query is quantised the same way. The kernel scores
  * every admitted row (int8 dot × row scale ≈ cosine × query scale), a 4096-bin histogram of the scores
- * picks the best `OVERSAMPLE`·k rows (whole bins, so ties at the cut are kept), and those are re-ranked
+ * picks the best `rerankBudget(k)` rows (`OVERSAMPLE`·k up to k = `MARGIN_CAP`; whole bins, so ties at the cut are kept), and those are re-ranked
  * by exact cosine over the Float32 originals (double-precision arithmetic; sqlite-vec's
  * `vec_distance_cosine` agrees to ~1e-7). This is the scalar-quantisation + re-scoring scheme of e.g. Qdrant and
  * Lucene (int8 HNSW "oversample then rescore"); here the first stage is a flat scan, which on 100k×100-d
@@ -137,7 +146,7 @@ export class QuantisedIndex {
     const mask = new Uint8Array(buf, this.maskOff, this.rows);
     const admitted = this.fillMask(mask, filter);
     if (admitted === 0) return [];
-    const budget = Math.max(k * OVERSAMPLE, k + 16);
+    const budget = rerankBudget(k);
     let candidates: number[];
     if (admitted <= budget) {
       candidates = [];
