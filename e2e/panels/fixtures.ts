@@ -16,6 +16,12 @@ export { expect };
 /** MCP Apps client capability: this host renders `text/html;profile=mcp-app` Views (SEP-1865). */
 const UI_CAPABILITIES = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'e2e', 'screenshots');
+/**
+ * Whether `atelier.screenshot(s)` write PNGs (`ATELIER_SCREENSHOTS=1`, `npm run screenshots`). Off in `npm test`:
+ * the pictures are for people reviewing the panels (e2e/panels/SCREENSHOTS.md), they assert nothing, and the
+ * 4 renders per state (2 widths × 2 themes, each waiting for the layout to settle) took about a third of the run.
+ */
+export const SCREENSHOTS_ON = process.env.ATELIER_SCREENSHOTS === '1';
 /** Widths the issue asks screenshots at: a chat column and a wide window, px. */
 export const SCREENSHOT_WIDTHS = [420, 1200] as const;
 /** Height limit a chat host gives an inline View in the screenshots, px. */
@@ -324,9 +330,11 @@ export const test = base.extend<
         backend.up = true;
       },
       async screenshot(name) {
+        if (!SCREENSHOTS_ON) return;
         await page.locator('#app-frame').screenshot({ path: shotPath(name) });
       },
       async screenshots(name) {
+        if (!SCREENSHOTS_ON) return;
         const [w0, t0, d0] = [widthPx, theme, dims];
         for (const w of SCREENSHOT_WIDTHS) {
           await page.setViewportSize({ width: w + 60, height: 1000 });
