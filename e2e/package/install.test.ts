@@ -114,6 +114,9 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     expect(files.filter((f) => /^dist\/word-vectors\/wordnet-.*\.json\.gz$/.test(f))).toHaveLength(1);
     expect(files).toContain('dist/word-vectors/wordnet-3.1.LICENSE');
     expect(files).toContain('dist/tessdata/eng.traineddata.gz');
+    // Worker-thread entry points, loaded by URL beside the compiled modules that start them.
+    expect(files).toContain('dist/server/library/heic-decode.worker.mjs');
+    expect(files).toContain('dist/server/library/video-poster.worker.mjs');
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('.test.') || f.startsWith('server/') || f.startsWith('ui/'))).toEqual([]);
   });
 
@@ -194,6 +197,23 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
       }
     },
     6 * MINUTE,
+  );
+
+  it(
+    'imports a HEIC photo with the installed package (its decoder runs in a worker thread shipped beside the code)',
+    async () => {
+      const heic = path.join(REPO_ROOT, 'e2e/fixtures/heic/IMG_2682-640.heic');
+      const { stdout } = await run('npx', ['--no', 'atelier', 'import', heic, '--workspace', demo.workspace_id!, '--json'], {
+        cwd: project,
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      const summary = JSON.parse(stdout) as { imported: number; failed: unknown[]; assets: { url: string }[] };
+      expect(summary.failed).toEqual([]);
+      expect(summary.imported).toBe(1);
+      expect(summary.assets[0]!.url).toMatch(/\.png$/); // HEIC is stored as PNG
+    },
+    3 * MINUTE,
   );
 
   it(
