@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck → lint and format check → build the panels →
-// vitest (unit + MCP behaviour tests) → MCP conformance (HTTP) → Playwright panel tests → the npm package
-// (pack, install with --omit=dev in an empty directory, seed-demo and MCP over stdio; last, because
-// `npm pack` rebuilds dist/ and its install compiles better-sqlite3: ~3 min on 2 idle cores).
+// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck, lint, format check and the panel build (in parallel) →
+// vitest (unit + MCP behaviour tests) → MCP conformance (HTTP) → `npm pack` → Playwright panel tests, and beside
+// them the rest of the npm package test (install with --omit=dev in an empty directory, seed-demo and MCP over stdio).
 // Ends with a table of the parts' wall times (and the load average at start and end, since the machine may be
 // shared) and one closing line "test-all: N passed, M failed" summing vitest and Playwright.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +28,35 @@ function step(title, cmd, args, env = {}, part = null) {
   process.stdout.write(`=== ${title}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${s.toFixed(1)} s ===\n`);
   if (part) parts.push({ part, s, ok: r.status === 0 });
   return r.status === 0;
+}
+
+/**
+ * Start `cmd args` in the background with its output collected in a file; resolves once it ends with
+ * `{ ok, s }` after printing its output under `title` (so parallel steps do not interleave) and adding its
+ * row `part` to the closing table.
+ */
+function background(title, cmd, args, env = {}, part = null) {
+  const log = path.join(tmp, `${part ?? 'step'}-${parts.length}-${Math.random().toString(36).slice(2)}.log`);
+  const out = fs.openSync(log, 'w');
+  const t0 = Date.now();
+  const child = spawn(cmd, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env } });
+  return new Promise((resolve) => {
+    const done = (status) => {
+      fs.closeSync(out);
+      resolve({ title, part, status, ok: status === 0, s: (Date.now() - t0) / 1000, log });
+    };
+    child.on('exit', (code) => done(code));
+    child.on('error', () => done(1));
+  });
+}
+
+/** Print a background step's output and result line, and add its row to the closing table. */
+function report(r, note = '') {
+  process.stdout.write(`\n=== ${r.title}${note} ===\n`);
+  process.stdout.write(fs.readFileSync(r.log, 'utf8'));
+  process.stdout.write(`=== ${r.title}: ${r.ok ? 'ok' : `FAILED (exit ${r.status})`} in ${r.s.toFixed(1)} s ===\n`);
+  if (r.part) parts.push({ part: r.part, s: r.s, ok: r.ok });
+  return r.ok;
 }
 
 /** The closing table: one row per part, then the total wall time of this script. */
@@ -66,20 +94,21 @@ let passed = 0;
 let failed = 0;
 let ok = ensureChromium();
 
-ok = step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck') && ok;
-
-// Lint: typescript-eslint (type-checked rules) + react-hooks, then prettier's format check (eslint.config.js, .prettierrc.json).
-const lintOk =
-  step('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.'], {}, 'lint') &&
-  step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.'], {}, 'format');
+// The checks that need no server overlap (on 2 cores their wall time nearly halves): typecheck; lint
+// (typescript-eslint type-checked + react-hooks, eslint.config.js) and prettier's format check (.prettierrc.json);
+// and the panels, built before any test because the server serves them as ui:// resources (conformance, Playwright).
+const hasPanels = fs.existsSync(path.join(root, 'playwright.config.ts')) && fs.existsSync(path.join(root, 'scripts', 'build-ui.mjs'));
+const [typecheck, lint, format, build] = await Promise.all([
+  background('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck'),
+  background('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.'], {}, 'lint'),
+  background('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.'], {}, 'format'),
+  hasPanels ? background('build panels (vite, with the UI typecheck)', process.execPath, ['scripts/build-ui.mjs'], {}, 'build') : null,
+]);
+ok = report(typecheck, ' (ran beside lint, format and build)') && ok;
+const lintOk = [report(lint), report(format)].every(Boolean);
 if (!lintOk) failed++;
 ok = lintOk && ok;
-
-// Panels are built first: the server serves them as ui:// resources (conformance resources-list, Playwright).
-const hasPanels = fs.existsSync(path.join(root, 'playwright.config.ts')) && fs.existsSync(path.join(root, 'scripts', 'build-ui.mjs'));
-const buildOk = hasPanels
-  ? step('build panels (vite, with the UI typecheck)', process.execPath, ['scripts/build-ui.mjs'], {}, 'build')
-  : true;
+const buildOk = build ? report(build) : true;
 ok = buildOk && ok;
 if (!buildOk) failed++;
 
@@ -108,6 +137,41 @@ if (confOk) passed++;
 else failed++;
 ok = confOk && ok;
 
+// The package test: `npm pack` first (its prepack rebuilds dist/, including the dist/ui panels Playwright serves,
+// so it must not run during Playwright), then its install, seed-demo and MCP-over-stdio checks run in the
+// background beside Playwright, which leaves much of the second core idle while it waits on the browser.
+const packDir = path.join(tmp, 'pack');
+fs.mkdirSync(packDir);
+const packReport = path.join(packDir, 'pack.json');
+let packOk;
+{
+  // As the package test itself would pack: a user's environment (no npm_* state of this `npm test`, no ATELIER_*).
+  process.stdout.write('\n=== npm pack (prepack builds dist/), for the package test ===\n');
+  const t0 = Date.now();
+  const userEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(ATELIER_|npm_|VITEST)/.test(k) && k !== 'NODE_ENV' && k !== 'NODE_OPTIONS'),
+  );
+  const out = fs.openSync(packReport, 'w');
+  const r = spawnSync('npm', ['pack', '--json', '--pack-destination', packDir], { stdio: ['ignore', out, 'inherit'], env: userEnv });
+  fs.closeSync(out);
+  packOk = r.status === 0;
+  const s = (Date.now() - t0) / 1000;
+  process.stdout.write(`=== npm pack: ${packOk ? 'ok' : `FAILED (exit ${r.status})`} in ${s.toFixed(1)} s ===\n`);
+  parts.push({ part: 'pack', s, ok: packOk });
+}
+/** The rest of the package test, in the background (its output is printed after Playwright). */
+const pkgJson = path.join(tmp, 'package.json');
+const pkgRun = packOk
+  ? background(
+      'package: npm install --omit=dev, seed-demo, MCP over stdio (e2e/package; ran beside Playwright)',
+      bin('vitest'),
+      ['run', '--config', 'e2e/package/vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${pkgJson}`],
+      { ATELIER_PACKAGE_PACK_REPORT: packReport },
+      'package (beside Playwright)',
+    )
+  : null;
+if (pkgRun) process.stdout.write('\n=== package test started in the background (its output follows Playwright) ===\n');
+
 if (hasPanels) {
   if (buildOk && fs.existsSync(CHROMIUM)) {
     const pwJson = path.join(tmp, 'playwright.json');
@@ -128,11 +192,18 @@ if (hasPanels) {
   }
 }
 
-ok =
-  vitest('package: npm pack, npm install --omit=dev, seed-demo, MCP over stdio (e2e/package)', 'package', [
-    '--config',
-    'e2e/package/vitest.config.ts',
-  ]) && ok;
+if (pkgRun) {
+  const pOk = report(await pkgRun);
+  if (fs.existsSync(pkgJson)) {
+    const j = JSON.parse(fs.readFileSync(pkgJson, 'utf8'));
+    passed += j.numPassedTests ?? 0;
+    failed += (j.numFailedTests ?? 0) + (pOk || j.numFailedTests ? 0 : 1);
+  } else if (!pOk) failed++;
+  ok = pOk && ok;
+} else {
+  failed++;
+  ok = false;
+}
 
 fs.rmSync(tmp, { recursive: true, force: true });
 printTimes();

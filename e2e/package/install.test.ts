@@ -70,26 +70,33 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
   let packed: { filename: string; size: number; unpackedSize: number; files: { path: string }[] };
   let demo: Record<string, string>;
 
+  // A tarball packed beforehand (scripts/test-all.mjs packs first, then runs this test beside Playwright, since
+  // `npm pack` rebuilds the dist/ui panels Playwright serves): ATELIER_PACKAGE_PACK_REPORT names the file where
+  // `npm pack --json` wrote its report, with the tarball beside it. Read before `baseEnv` drops ATELIER_*.
+  const packReport = process.env.ATELIER_PACKAGE_PACK_REPORT;
+
   beforeAll(async () => {
     const t0 = Date.now();
     // --json prints the pack report on stdout; the prepack build logs to stderr.
-    const out = (
-      await run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: REPO_ROOT, env: baseEnv, maxBuffer: 64 * 1024 * 1024 })
-    ).stdout;
+    const out = packReport
+      ? fs.readFileSync(packReport, 'utf8')
+      : (await run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: REPO_ROOT, env: baseEnv, maxBuffer: 64 * 1024 * 1024 }))
+          .stdout;
     packed = (JSON.parse(out.slice(out.indexOf('['))) as (typeof packed)[])[0]!;
+    const tarball = path.join(packReport ? path.dirname(packReport) : tmp, packed.filename);
     const t1 = Date.now();
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'atelier-pack-test', private: true }));
     const compile = process.env.ATELIER_PACKAGE_COMPILE === '1';
     const prebuild = compile ? {} : await localSqlitePrebuild(path.join(tmp, 'prebuilds'));
-    await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', path.join(tmp, packed.filename)], {
+    await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], {
       cwd: project,
       env: { ...baseEnv, ...prebuild },
       maxBuffer: 64 * 1024 * 1024,
     });
     const t2 = Date.now();
     process.stderr.write(
-      `package: ${packed.filename} ${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ${packed.files.length} files; npm pack ${((t1 - t0) / 1000).toFixed(1)} s; ` +
+      `package: ${packed.filename} ${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ${packed.files.length} files; npm pack ${packReport ? 'done beforehand' : `${((t1 - t0) / 1000).toFixed(1)} s`}; ` +
         `npm install --omit=dev ${((t2 - t1) / 1000).toFixed(1)} s (better-sqlite3 ${compile ? 'compiled from source' : 'from the checkout as a local prebuild'}), node_modules ${mb(treeBytes(path.join(project, 'node_modules')))}\n`,
     );
   }, 15 * MINUTE);
