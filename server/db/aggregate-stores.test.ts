@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
+import { createSqliteAssetStore } from './asset-store.ts';
 import { openDb, type Database } from './connection.ts';
+import { assetStoreContract, type AssetStoreFixture } from './contract/asset-store-contract.ts';
 import type { StoreFixture } from './contract/fixture.ts';
 import { tenancyStoreContract } from './contract/tenancy-store-contract.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
@@ -34,3 +36,33 @@ function fixture<S>(make: (db: Database) => S): StoreFixture<S> {
 }
 
 tenancyStoreContract('SQLite', fixture(createSqliteTenancyStore));
+
+/** The tenants and workspaces the asset contract uses (see AssetStoreFixture). */
+function seedScopes(db: Database): void {
+  const now = new Date().toISOString();
+  for (const t of ['tenant-a', 'tenant-b']) db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(t, t, now);
+  for (const [w, t] of [
+    ['ws-a', 'tenant-a'],
+    ['ws-b', 'tenant-a'],
+    ['ws-c', 'tenant-b'],
+  ])
+    db.prepare('INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES (?, ?, ?, ?)').run(w, t, w, now);
+}
+
+const assetFixture: AssetStoreFixture = {
+  async create() {
+    const { store: db, open: openAgain } = await fixture((d) => d).create();
+    seedScopes(db);
+    return {
+      store: createSqliteAssetStore(db),
+      open: async () => createSqliteAssetStore(await openAgain()),
+      async setMachineAltText(seq, text) {
+        db.prepare(
+          `INSERT INTO asset_enrichment (asset_seq, machine_alt_text, updated_at) VALUES (?, ?, ?)
+           ON CONFLICT (asset_seq) DO UPDATE SET machine_alt_text = excluded.machine_alt_text`,
+        ).run(seq, text, new Date().toISOString());
+      },
+    };
+  },
+};
+assetStoreContract('SQLite', assetFixture);
