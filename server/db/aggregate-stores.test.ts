@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
 import { createSqliteAssetStore } from './asset-store.ts';
+import { createSqliteAssetTextSearch } from './asset-text-search.ts';
 import { openDb, type Database } from './connection.ts';
+import { assetTextSearchContract } from './contract/asset-text-search-contract.ts';
 import { assetStoreContract, type AssetStoreFixture } from './contract/asset-store-contract.ts';
 import type { StoreFixture } from './contract/fixture.ts';
 import { tenancyStoreContract } from './contract/tenancy-store-contract.ts';
@@ -66,3 +68,17 @@ const assetFixture: AssetStoreFixture = {
   },
 };
 assetStoreContract('SQLite', assetFixture);
+
+assetTextSearchContract('SQLite', {
+  async create() {
+    const { store: db } = await fixture((d) => d).create();
+    seedScopes(db);
+    return {
+      search: createSqliteAssetTextSearch(db),
+      assets: createSqliteAssetStore(db),
+      async setEnrichedText(seq, ocrText, autoTags) {
+        db.prepare('UPDATE assets SET ocr_text = ?, auto_tags = ? WHERE seq = ?').run(ocrText, JSON.stringify(autoTags), seq);
+      },
+    };
+  },
+});
