@@ -4,9 +4,10 @@ import type { NewAsset } from '../ports/asset-store.ts';
 import { createPgAssetStore } from './assets.ts';
 import { createTestSchema, type TestSchema } from './test-database.ts';
 
-// What the SQLite single writer gives for free and PostgreSQL must be made to give: within a workspace,
-// assets become visible in seq order, so a cursor's snapshot bound (`seq <= maxSeq`) never gains a row
-// later. The contract suite (aggregate-stores.test.ts) covers everything else.
+// What only the PostgreSQL store must show: within a workspace assets become visible in seq order (the
+// SQLite single writer gives it for free), so a cursor's snapshot bound (`seq <= maxSeq`) never gains a
+// row later; and a seq past 2^53 − 1 is refused, not rounded. The contract suite
+// (aggregate-stores.test.ts) covers everything else.
 const schemas: TestSchema[] = [];
 afterAll(async () => {
   await Promise.all(schemas.map((s) => s.drop()));
@@ -76,5 +77,23 @@ describe('PostgreSQL AssetStore: seq order is commit order within a workspace', 
       for (const seq of snapshots[i]!) if (seq < bound && !before.has(seq)) late.push(seq);
     }
     expect(late).toEqual([]);
+  });
+});
+
+describe('PostgreSQL AssetStore: seqs are exact JS numbers', () => {
+  it('the last seq a JS number holds exactly (2^53 − 1) is used; the next insert fails with RangeError and writes nothing', async () => {
+    const schema = await createTestSchema();
+    schemas.push(schema);
+    const pool = schema.pool(2);
+    await pool.query(`INSERT INTO tenants (id, name, created_at) VALUES ('tenant-a', 'a', now())`);
+    await pool.query(`INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES ('ws-a', 'tenant-a', 'a', now())`);
+    await pool.query(`SELECT setval(pg_get_serial_sequence('assets', 'seq'), $1)`, [Number.MAX_SAFE_INTEGER - 1]);
+    const store = createPgAssetStore(pool);
+    const last = asset('last');
+    expect(await store.insert(last)).toBe(Number.MAX_SAFE_INTEGER);
+    expect((await store.byId(scope, last.id))!.seq).toBe(Number.MAX_SAFE_INTEGER);
+    const past = asset('past');
+    await expect(store.insert(past)).rejects.toThrow(RangeError);
+    expect((await pool.query<{ n: number }>('SELECT count(*) AS n FROM assets')).rows[0]!.n).toBe(1);
   });
 });
