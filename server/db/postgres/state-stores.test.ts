@@ -1,4 +1,4 @@
-import { afterAll } from 'vitest';
+import { afterEach } from 'vitest';
 import { creditStoreContract } from '../contract/credit-store-contract.ts';
 import type { StoreFixture } from '../contract/fixture.ts';
 import { jobQueueContract } from '../contract/job-queue-contract.ts';
@@ -15,9 +15,11 @@ import { createPgUploadStore } from './uploads.ts';
 // (../state-stores.test.ts), on the real PostgreSQL 15 of the machine (ATELIER_TEST_POSTGRES_URL
 // overrides). Each store gets a fresh schema with a random name, dropped at the end; "another process"
 // is a second connection pool. Without a reachable PostgreSQL every case fails with how to start it.
+// Schemas (and their pools) go after each case, so a run holds a few connections at a time, not one
+// pool per case: the PostgreSQL of the machine is shared (max_connections 100).
 const schemas: TestSchema[] = [];
-afterAll(async () => {
-  await Promise.all(schemas.map((s) => s.drop()));
+afterEach(async () => {
+  await Promise.all(schemas.splice(0).map((s) => s.drop()));
 });
 
 function fixture<S>(make: (pool: PgPool) => S): StoreFixture<S> {

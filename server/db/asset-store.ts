@@ -1,0 +1,31 @@
+import type { Database } from 'better-sqlite3';
+import { createAssetQueries } from './assets.ts';
+import type { AssetStore } from './ports/asset-store.ts';
+
+/**
+ * The SQLite `AssetStore`: an adapter over the synchronous queries of server/db/assets.ts (tables of
+ * migrations 0001, 0022, 0045, 0046), which it does not change. better-sqlite3 is synchronous: each
+ * method does its work before it returns its promise.
+ */
+export function createSqliteAssetStore(db: Database): AssetStore {
+  const q = createAssetQueries(db);
+  return {
+    insert: async (a) => q.insert(a),
+    byId: async (scope, id) => q.byId(scope, id),
+    bySeq: async (seq) => q.bySeq(seq),
+    bySourceSha: async (scope, sha) => q.bySourceSha(scope, sha),
+    byName: async (scope, name) => q.byName(scope, name),
+    renditions: async (seq) => q.renditions(seq),
+    ownsBlob: async (scope, sha) => q.ownsBlob(scope, sha),
+    updateMetadata: async (scope, seq, m) => q.updateMetadata(scope, seq, m),
+    deleteMany: async (scope, seqs) => q.deleteMany(scope, seqs),
+    backfillNameWords: async (words) => q.backfillNameWords(words),
+    blobReferenced: async (sha) => q.blobReferenced(sha),
+    resolveBlob: async (prefix) => q.resolveBlob(prefix),
+    maxSeq: async (scope) => q.maxSeq(scope),
+    bySeqs: async (scope, seqs) => q.bySeqs(scope, seqs),
+    renditionsOf: async (seqs) => q.renditionsOf(seqs),
+    changeHead: async () => q.changeHead(),
+    browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),
+  };
+}

@@ -1,0 +1,320 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { AssetRow, AssetStore, NewAsset } from '../ports/asset-store.ts';
+import { isUniqueViolation } from '../ports/errors.ts';
+import type { StoreHandle } from './fixture.ts';
+
+/** One asset store under test, plus what the contract needs that no port offers yet. */
+export interface AssetStoreHandle extends StoreHandle<AssetStore> {
+  /** TEST ONLY: record the machine alt text enrichment keeps for an asset (its own port comes later). */
+  setMachineAltText: (seq: number, text: string) => Promise<void>;
+}
+
+/** A fresh database whose tenants `tenant-a` (workspaces `ws-a`, `ws-b`) and `tenant-b` (`ws-c`) exist. */
+export interface AssetStoreFixture {
+  create: () => Promise<AssetStoreHandle>;
+}
+
+const scope = { tenantId: 'tenant-a', workspaceId: 'ws-a' };
+const otherWorkspace = { tenantId: 'tenant-a', workspaceId: 'ws-b' };
+const otherTenant = { tenantId: 'tenant-b', workspaceId: 'ws-a' };
+
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+let n = 0;
+/** A new asset of `scope` (or the workspace given) with two renditions; every field can be overridden. */
+function asset(over: Partial<NewAsset> = {}, s = scope): NewAsset {
+  const k = ++n;
+  return {
+    id: randomUUID(),
+    tenant_id: s.tenantId,
+    workspace_id: s.workspaceId,
+    kind: 'image',
+    format: 'jpeg',
+    mime_type: 'image/jpeg',
+    width: 1200,
+    height: 800,
+    size_bytes: 345678,
+    sha256: sha(`original ${k}`),
+    source_sha256: sha(`source ${k}`),
+    converted_from: null,
+    name: `photo-${k}.jpg`,
+    name_words: 'photo',
+    alt_text: null,
+    tags: ['red', 'shoe'],
+    purpose: null,
+    category: null,
+    subtype: null,
+    user_fields: ['tags'],
+    source: 'import_url',
+    source_url: 'https://example.com/a.jpg',
+    provenance: null,
+    enrichment_status: 'pending',
+    created_at: `2026-03-01T10:00:${String(k % 60).padStart(2, '0')}.123Z`,
+    // inserted out of order; read back by role, then width (which is not the width order)
+    renditions: [
+      { role: 'webp', width: 1280, height: 853, format: 'webp', sha256: sha(`webp-l ${k}`), size_bytes: 83456 },
+      { role: 'thumbnail', width: 320, height: 213, format: 'webp', sha256: sha(`thumb ${k}`), size_bytes: 5432 },
+      { role: 'webp', width: 640, height: 427, format: 'webp', sha256: sha(`webp ${k}`), size_bytes: 23456 },
+      { role: 'fallback', width: 1200, height: 800, format: 'jpeg', sha256: sha(`fallback ${k}`), size_bytes: 123456 },
+    ],
+    ...over,
+  };
+}
+
+/** The row an inserted asset must read back as (the SQLite row shape). */
+function rowOf(a: NewAsset, seq: number): AssetRow {
+  const { renditions: _r, tags, user_fields, ...rest } = a;
+  return {
+    ...rest,
+    seq,
+    tags: JSON.stringify(tags),
+    user_fields: JSON.stringify(user_fields),
+    auto_tags: '[]',
+    ocr_text: null,
+    processing_status: 'ready',
+  };
+}
+
+/**
+ * The behaviour every `AssetStore` must have, as vitest cases: the exact SQLite row shapes, scoping of
+ * every scoped method (another workspace or tenant behaves as missing), the dedupe key and its unique
+ * violation under concurrent writers of two processes, seqs never reused, metadata updates (with the
+ * machine alt text), deletion, blob references and prefixes, the change log head, browse filters and
+ * order, and the name-words backfill.
+ */
+export function assetStoreContract(name: string, f: AssetStoreFixture): void {
+  describe(`AssetStore contract: ${name}`, () => {
+    it('reads an inserted asset back with the exact SQLite row and rendition shapes, only in its scope', async () => {
+      const { store } = await f.create();
+      const a = asset({ provenance: '{"prompt":"a red shoe"}', alt_text: 'A red shoe', width: null, height: null });
+      const seq = await store.insert(a);
+      expect(seq).toBeGreaterThan(0);
+      expect(await store.byId(scope, a.id.toUpperCase())).toStrictEqual(rowOf(a, seq));
+      expect(await store.bySeq(seq)).toStrictEqual(rowOf(a, seq));
+      expect(await store.bySourceSha(scope, a.source_sha256)).toStrictEqual(rowOf(a, seq));
+      expect(await store.byName(scope, a.name)).toStrictEqual([rowOf(a, seq)]);
+      const [webpL, thumb, webpS, fallback] = a.renditions.map((r) => ({ asset_seq: seq, ...r }));
+      expect(await store.renditions(seq)).toStrictEqual([fallback, thumb, webpS, webpL]);
+      for (const s of [otherWorkspace, otherTenant]) {
+        expect(await store.byId(s, a.id)).toBeUndefined();
+        expect(await store.bySourceSha(s, a.source_sha256)).toBeUndefined();
+        expect(await store.byName(s, a.name)).toEqual([]);
+        expect(await store.bySeqs(s, [seq])).toEqual([]);
+        expect(await store.maxSeq(s)).toBe(0);
+        expect(await store.ownsBlob(s, a.sha256)).toBe(false);
+      }
+      expect(await store.byId(scope, randomUUID())).toBeUndefined();
+      expect(await store.bySeq(seq + 1000)).toBeUndefined();
+    });
+
+    it('refuses a second asset of the same source bytes in a workspace (nothing written), not in another', async () => {
+      const { store } = await f.create();
+      const a = asset();
+      await store.insert(a);
+      const dup = asset({ source_sha256: a.source_sha256 });
+      const err = await store.insert(dup).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isUniqueViolation(err)).toBe(true);
+      expect(await store.byId(scope, dup.id)).toBeUndefined();
+      expect(await store.blobReferenced(dup.renditions[0]!.sha256)).toBe(false);
+      const elsewhere = asset({ source_sha256: a.source_sha256 }, otherWorkspace);
+      const seq = await store.insert(elsewhere);
+      expect((await store.bySourceSha(otherWorkspace, a.source_sha256))!.seq).toBe(seq);
+      expect(isUniqueViolation(new Error('other'))).toBe(false);
+    });
+
+    it('of concurrent imports of the same bytes from two processes exactly one wins', async () => {
+      const { store, open } = await f.create();
+      const other = await open();
+      const source = sha('raced');
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? store : other).insert(asset({ source_sha256: source }))),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      for (const r of results) if (r.status === 'rejected') expect(isUniqueViolation(r.reason)).toBe(true);
+      expect(await store.byName(scope, (await store.bySourceSha(scope, source))!.name)).toHaveLength(1);
+    });
+
+    it('seqs grow, are never reused after a delete, and maxSeq is the scope’s', async () => {
+      const { store, open } = await f.create();
+      expect(await store.maxSeq(scope)).toBe(0);
+      const s1 = await store.insert(asset());
+      const s2 = await (await open()).insert(asset());
+      const s3 = await store.insert(asset({}, otherWorkspace));
+      expect(s2).toBeGreaterThan(s1);
+      expect(s3).toBeGreaterThan(s2);
+      expect(await store.maxSeq(scope)).toBe(s2);
+      expect(await store.maxSeq(otherWorkspace)).toBe(s3);
+      expect(await store.deleteMany(otherWorkspace, [s3])).toBe(1);
+      const s4 = await store.insert(asset());
+      expect(s4).toBeGreaterThan(s3);
+      expect(await store.maxSeq(otherWorkspace)).toBe(0);
+    });
+
+    it('bySeqs keeps the order given and drops missing or foreign seqs; renditionsOf keys every seq', async () => {
+      const { store } = await f.create();
+      const a = asset();
+      const b = asset({ renditions: [] });
+      const sa = await store.insert(a);
+      const sb = await store.insert(b);
+      const sc = await store.insert(asset({}, otherWorkspace));
+      expect((await store.bySeqs(scope, [sb, sc, 999999, sa])).map((r) => r.seq)).toEqual([sb, sa]);
+      expect(await store.bySeqs(scope, [])).toEqual([]);
+      const r = await store.renditionsOf([sa, sb, 999999]);
+      expect([...r.keys()]).toEqual([sa, sb, 999999]);
+      expect(r.get(sa)!.map((x) => [x.role, x.width])).toEqual([
+        ['fallback', 1200],
+        ['thumbnail', 320],
+        ['webp', 640],
+        ['webp', 1280],
+      ]);
+      expect(r.get(sb)).toEqual([]);
+      expect(r.get(999999)).toEqual([]);
+      expect((await store.renditionsOf([])).size).toBe(0);
+    });
+
+    it('updateMetadata replaces the user metadata in scope only, and takes the machine alt text on request', async () => {
+      const { store, setMachineAltText } = await f.create();
+      const a = asset({ alt_text: 'user alt' });
+      const seq = await store.insert(a);
+      const m = {
+        name: 'renamed.jpg',
+        name_words: 'renamed',
+        alt_text: 'new alt',
+        tags: ['blue'],
+        purpose: 'hero',
+        category: 'banner',
+        subtype: 'hero',
+        user_fields: ['filename', 'alt_text'],
+      };
+      await store.updateMetadata(otherWorkspace, seq, m);
+      await store.updateMetadata(otherTenant, seq, m);
+      expect(await store.bySeq(seq)).toStrictEqual(rowOf(a, seq));
+      await store.updateMetadata(scope, seq, m);
+      expect(await store.bySeq(seq)).toStrictEqual({
+        ...rowOf(a, seq),
+        name: 'renamed.jpg',
+        name_words: 'renamed',
+        alt_text: 'new alt',
+        tags: '["blue"]',
+        purpose: 'hero',
+        category: 'banner',
+        subtype: 'hero',
+        user_fields: '["filename","alt_text"]',
+      });
+      await store.updateMetadata(scope, seq, { ...m, alt_text: { machine: true } });
+      expect((await store.bySeq(seq))!.alt_text).toBeNull();
+      await setMachineAltText(seq, 'a blue banner');
+      await store.updateMetadata(scope, seq, { ...m, alt_text: { machine: true } });
+      expect((await store.bySeq(seq))!.alt_text).toBe('a blue banner');
+      await store.updateMetadata(scope, seq, { ...m, alt_text: null });
+      expect((await store.bySeq(seq))!.alt_text).toBeNull();
+    });
+
+    it('deleteMany deletes only the scope’s assets, with their renditions; blobs stop being referenced', async () => {
+      const { store } = await f.create();
+      const a = asset();
+      const b = asset();
+      const sa = await store.insert(a);
+      const sb = await store.insert(b);
+      expect(await store.deleteMany(otherWorkspace, [sa, sb])).toBe(0);
+      expect(await store.deleteMany(otherTenant, [sa])).toBe(0);
+      expect(await store.deleteMany(scope, [sa, 999999])).toBe(1);
+      expect(await store.deleteMany(scope, [])).toBe(0);
+      expect(await store.byId(scope, a.id)).toBeUndefined();
+      expect(await store.renditions(sa)).toEqual([]);
+      expect(await store.blobReferenced(a.sha256)).toBe(false);
+      expect(await store.blobReferenced(a.renditions[0]!.sha256)).toBe(false);
+      expect((await store.byId(scope, b.id))!.seq).toBe(sb);
+    });
+
+    it('blob references: any scope for blobReferenced and resolveBlob, the scope’s for ownsBlob', async () => {
+      const { store } = await f.create();
+      const a = asset({ sha256: `abc1${'0'.repeat(60)}` });
+      const b = asset({ sha256: `abc2${'0'.repeat(60)}` }, otherWorkspace);
+      await store.insert(a);
+      await store.insert(b);
+      const thumb = a.renditions[1]!.sha256;
+      expect(await store.blobReferenced(a.sha256)).toBe(true);
+      expect(await store.blobReferenced(thumb)).toBe(true);
+      expect(await store.blobReferenced(sha('nothing'))).toBe(false);
+      expect(await store.ownsBlob(scope, a.sha256)).toBe(true);
+      expect(await store.ownsBlob(scope, thumb)).toBe(true);
+      expect(await store.ownsBlob(scope, b.sha256)).toBe(false);
+      expect(await store.ownsBlob(otherWorkspace, b.sha256)).toBe(true);
+      expect(await store.resolveBlob('abc1')).toBe(a.sha256);
+      expect(await store.resolveBlob('abc2')).toBe(b.sha256);
+      expect(await store.resolveBlob('abc')).toBeNull();
+      expect(await store.resolveBlob(thumb.slice(0, 32))).toBe(thumb);
+      expect(await store.resolveBlob(thumb)).toBe(thumb);
+      expect(await store.resolveBlob('fff0')).toBeNull();
+    });
+
+    it('the change head grows with every insert, update and delete of an asset', async () => {
+      const { store } = await f.create();
+      const h0 = await store.changeHead();
+      const a = asset();
+      const seq = await store.insert(a);
+      const h1 = await store.changeHead();
+      expect(h1).toBeGreaterThan(h0);
+      await store.updateMetadata(scope, seq, { ...a, alt_text: 'x', name_words: 'x' });
+      const h2 = await store.changeHead();
+      expect(h2).toBeGreaterThan(h1);
+      await store.deleteMany(scope, [seq]);
+      expect(await store.changeHead()).toBeGreaterThan(h2);
+    });
+
+    it('browse pages newest first under filters with the total, only in scope', async () => {
+      const { store } = await f.create();
+      const at = (s: number): string => `2026-03-02T00:00:${String(s).padStart(2, '0')}.000Z`;
+      const wide = await store.insert(asset({ created_at: at(1), width: 2000, height: 1000, category: 'banner' }));
+      const tall = await store.insert(asset({ created_at: at(2), width: 1000, height: 2000, category: 'banner', subtype: 'hero' }));
+      const square = await store.insert(asset({ created_at: at(3), width: 1000, height: 1020, kind: 'svg' }));
+      const sameTime = await store.insert(asset({ created_at: at(3), width: null, height: null }));
+      await store.insert(asset({ created_at: at(9) }, otherWorkspace));
+      const seqs = async (f: Parameters<AssetStore['browse']>[1], offset = 0, limit = 10): Promise<[number[], number]> => {
+        const r = await store.browse(scope, f, offset, limit);
+        return [r.rows.map((x) => x.seq), r.total];
+      };
+      expect(await seqs({})).toEqual([[sameTime, square, tall, wide], 4]);
+      expect(await seqs({}, 1, 2)).toEqual([[square, tall], 4]);
+      expect(await seqs({ category: 'banner' })).toEqual([[tall, wide], 2]);
+      expect(await seqs({ category: 'banner', subtype: 'hero' })).toEqual([[tall], 1]);
+      expect(await seqs({ kind: 'svg' })).toEqual([[square], 1]);
+      expect(await seqs({ orientation: 'landscape' })).toEqual([[wide], 1]);
+      expect(await seqs({ orientation: 'portrait' })).toEqual([[tall], 1]);
+      expect(await seqs({ orientation: 'square' })).toEqual([[square], 1]);
+      expect(await seqs({ maxSeq: tall })).toEqual([[tall, wide], 2]);
+      expect(await seqs({ excludeSeq: square, maxSeq: square })).toEqual([[tall, wide], 2]);
+      expect((await store.browse(scope, {}, 0, 1)).rows[0]).toStrictEqual(await store.bySeq(sameTime));
+      expect(await store.browse(otherTenant, {}, 0, 10)).toEqual({ rows: [], total: 0 });
+    });
+
+    it('backfillNameWords fills the missing name words of every scope, once', async () => {
+      const { store } = await f.create();
+      const a = await store.insert(asset({ name: 'RedFox_0042.jpg', name_words: null }));
+      const b = await store.insert(asset({ name: 'x.jpg', name_words: null }, otherWorkspace));
+      const c = await store.insert(asset({ name_words: 'kept' }));
+      expect(await store.backfillNameWords((name) => `words of ${name}`)).toBe(2);
+      expect((await store.bySeq(a))!.name_words).toBe('words of RedFox_0042.jpg');
+      expect((await store.bySeq(b))!.name_words).toBe('words of x.jpg');
+      expect((await store.bySeq(c))!.name_words).toBe('kept');
+      expect(await store.backfillNameWords(() => 'again')).toBe(0);
+    });
+
+    it('an asset written by one process is read, updated and deleted by another', async () => {
+      const { store, open } = await f.create();
+      const a = asset();
+      const seq = await store.insert(a);
+      const second = await open();
+      expect(await second.byId(scope, a.id)).toStrictEqual(rowOf(a, seq));
+      await second.updateMetadata(scope, seq, { ...a, alt_text: 'by the second', name_words: 'photo' });
+      expect((await store.byId(scope, a.id))!.alt_text).toBe('by the second');
+      expect(await second.deleteMany(scope, [seq])).toBe(1);
+      expect(await store.byId(scope, a.id)).toBeUndefined();
+    });
+  });
+}

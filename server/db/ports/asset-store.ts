@@ -1,0 +1,80 @@
+import type { Scope } from '../../domain/scope.ts';
+import type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+
+export type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+
+/** The user-editable metadata of an asset, replaced as a whole by `updateMetadata`. */
+export interface AssetMetadataUpdate {
+  name: string;
+  /** readable words of the name (domain/alt-text.ts nameWords) */
+  name_words: string;
+  /** the user's alt text, null for none, or `{ machine: true }` for the machine alt text enrichment keeps (null when not analysed yet) */
+  alt_text: string | null | { machine: true };
+  tags: string[];
+  purpose: string | null;
+  category: string | null;
+  subtype: string | null;
+  /** names of the fields the user authored: filename, alt_text, tags, purpose */
+  user_fields: string[];
+}
+
+/**
+ * Port: the asset aggregate (an asset row with its renditions) as the use cases need it. Every method
+ * that takes a `Scope` takes it first and never returns or changes a row of another tenant or workspace
+ * (it behaves as missing); the unscoped methods (`bySeq`, `renditions`, `renditionsOf`, `blobReferenced`,
+ * `resolveBlob`, `changeHead`, `backfillNameWords`) are for callers that already hold a verified seq or
+ * serve content-addressed blobs, exactly as in the SQLite queries. Rows have the SQLite shape on every
+ * backend: JSON columns (`tags`, `auto_tags`, `user_fields`, `provenance`) as JSON text, `created_at` as
+ * ISO 8601 UTC with ms, sizes in bytes and dimensions in px as numbers. A `seq` is never reused, even
+ * after its asset is deleted (cursor snapshots are `seq <= max`). Implementations: SQLite
+ * (server/db/asset-store.ts over server/db/assets.ts) and PostgreSQL (server/db/postgres/assets.ts);
+ * both pass server/db/contract/asset-store-contract.ts.
+ *
+ * Not carried over from the SQLite queries: `insert`'s synchronous `within` hook (it has no caller:
+ * `StoreInput.onInsert` in server/library/import.ts is never passed); a hook that must commit with the
+ * asset belongs in a method of its own when a use case needs one.
+ */
+export interface AssetStore {
+  /**
+   * Insert an asset and its renditions in one transaction.
+   * @returns the new seq (greater than every seq used before in the database)
+   * @throws the driver's unique-violation error (`isUniqueViolation`) when the workspace already holds
+   *   an asset of the same `source_sha256` or the id exists; nothing is written then
+   */
+  insert(a: NewAsset): Promise<number>;
+  /** The asset with public id `id` (case-insensitive) of the scope. */
+  byId(scope: Scope, id: string): Promise<AssetRow | undefined>;
+  /** Internal lookup by seq for background jobs that already hold a verified seq. */
+  bySeq(seq: number): Promise<AssetRow | undefined>;
+  /** The asset of the scope whose received bytes had this sha256 (dedupe key). */
+  bySourceSha(scope: Scope, sha: string): Promise<AssetRow | undefined>;
+  /** Assets of the scope with this file name, newest seq first. */
+  byName(scope: Scope, name: string): Promise<AssetRow[]>;
+  /** Renditions of an asset, ordered by role, width. */
+  renditions(seq: number): Promise<RenditionRow[]>;
+  /** Whether a blob (original or rendition) belongs to an asset of the scope (CDN URL → asset scoping). */
+  ownsBlob(scope: Scope, sha: string): Promise<boolean>;
+  /** Replace the user-editable metadata of one asset of the scope (a foreign or missing seq changes nothing). */
+  updateMetadata(scope: Scope, seq: number, m: AssetMetadataUpdate): Promise<void>;
+  /**
+   * Delete assets of the scope in one transaction; renditions and derived rows go with them. Blob bytes
+   * are left to the GC. @returns how many were deleted (foreign or missing seqs count 0)
+   */
+  deleteMany(scope: Scope, seqs: number[]): Promise<number>;
+  /** Fill `name_words` where it is null (rows written before it existed), in batches of 500. @returns rows updated */
+  backfillNameWords(words: (name: string) => string): Promise<number>;
+  /** Whether any asset or rendition of any scope references a blob (the CDN serves only those). */
+  blobReferenced(sha: string): Promise<boolean>;
+  /** The full sha256 of the one referenced blob whose hex hash starts with `prefix`; null when none or several. */
+  resolveBlob(prefix: string): Promise<string | null>;
+  /** Highest seq of the scope (0 when empty): the snapshot bound of a new result set. */
+  maxSeq(scope: Scope): Promise<number>;
+  /** Rows by seq, scoped, in the order given (missing and foreign seqs dropped). */
+  bySeqs(scope: Scope, seqs: number[]): Promise<AssetRow[]>;
+  /** Renditions of several assets, by seq (every seq given is a key; each list ordered by role, width). */
+  renditionsOf(seqs: number[]): Promise<Map<number, RenditionRow[]>>;
+  /** Highest id of the search change log: grows with every insert, update and delete of an asset. */
+  changeHead(): Promise<number>;
+  /** Browse newest first (created_at, then seq, descending) under filters. @returns one page and the total under the filters */
+  browse(scope: Scope, f: AssetFilters, offset: number, limit: number): Promise<{ rows: AssetRow[]; total: number }>;
+}
