@@ -17,7 +17,13 @@ export interface LoadPlan {
   browsers: number;
   importers: number;
   callsPerBrowser: number;
+  /**
+   * Relative weights of the browsing calls (default search 0.5, list_products 0.3, view 0.2);
+   * `capabilities` (svc_assets, a use case that does nearly nothing) measures the MCP stack alone.
+   */
+  mix?: Partial<Record<BrowseAction, number>>;
 }
+type BrowseAction = 'search' | 'list_products' | 'view' | 'capabilities';
 export interface LoadResult {
   /** the browsing sessions alone, no imports: the peer that isolates what the imports add */
   browseOnly: { action: string; ms: number }[];
@@ -97,15 +103,25 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   let importsInFlight = 0;
   let browsing = true;
   const sessions = await Promise.all(Array.from({ length: plan.browsers + plan.importers }, connect));
+  const mix = Object.entries(plan.mix ?? { search: 0.5, list_products: 0.3, view: 0.2 }) as [BrowseAction, number][];
+  const mixTotal = mix.reduce((a, [, w]) => a + w, 0);
+  const nextCall = (): [string, string, Record<string, unknown>] => {
+    let r = rand() * mixTotal;
+    const [action] = mix.find(([, w]) => (r -= w) < 0) ?? mix[mix.length - 1]!;
+    switch (action) {
+      case 'search':
+        return ['svc_asset_library', 'search', { theme_id: plan.themeId, query: pick(QUERIES), limit: 20 }];
+      case 'list_products':
+        return ['svc_catalog', 'list_products', { query: pick(PRODUCT_QUERIES), limit: 20 }];
+      case 'view':
+        return ['svc_assets', 'view', { asset_id: pick(plan.assetIds) }];
+      case 'capabilities':
+        return ['svc_assets', 'capabilities', {}];
+    }
+  };
   const browser = async (call: Call, out: { action: string; ms: number; importsInFlight: number }[]): Promise<void> => {
     for (let i = 0; i < plan.callsPerBrowser; i++) {
-      const r = rand();
-      const [name, action, args]: [string, string, Record<string, unknown>] =
-        r < 0.5
-          ? ['svc_asset_library', 'search', { theme_id: plan.themeId, query: pick(QUERIES), limit: 20 }]
-          : r < 0.8
-            ? ['svc_catalog', 'list_products', { query: pick(PRODUCT_QUERIES), limit: 20 }]
-            : ['svc_assets', 'view', { asset_id: pick(plan.assetIds) }];
+      const [name, action, args] = nextCall();
       const before = importsInFlight;
       const t = performance.now();
       try {

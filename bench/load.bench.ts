@@ -9,61 +9,23 @@
  * counted apart from errors. Prints per action p50/p95, search p95 while at least one import was in
  * flight (the number issue 15 targets at ≤ 250 ms), errors and the load average. The peer in the same
  * run is the same search sequence on the idle server (one session), so the ratio is how much the
- * imports and the other sessions slow search down.
+ * imports and the other sessions slow search down. `ATELIER_LOAD_TEMPLATE=<dir>` reuses one seeded data
+ * dir across runs (bench/load-server.ts) instead of seeding with OCR every time.
  */
-import { execFile } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { startTestServer } from '../e2e/mcp/harness.ts';
-import { seedDemo } from '../server/seed.ts';
-import type { LoadPlan, LoadResult } from './load-client.ts';
+import type { LoadPlan } from './load-client.ts';
+import { runLoadClient, startLoadServer } from './load-server.ts';
 import { percentile, table } from './stats.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const run = promisify(execFile);
-
 export default async function loadBench(): Promise<void> {
-  const srv = await startTestServer({ env: { ATELIER_OCR: '1' } });
+  const { srv, base } = await startLoadServer({}, process.env.ATELIER_LOAD_TEMPLATE);
   try {
-    const bundle = await seedDemo(srv.app);
-    const apiKey = bundle.api_key;
-    if (!apiKey) throw new Error('seed-demo created no API key on a fresh data dir');
-    const http = await srv.listen();
-    const scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
-    const assets = srv.app.library.assets;
-    const rowsOf = () =>
-      assets.bySeqs(
-        scope,
-        Array.from({ length: assets.maxSeq(scope) }, (_, i) => i + 1),
-      );
-    // wait for the seed's enrichment (embeddings, OCR) so search has its full index
-    for (const until = Date.now() + 600_000; ;) {
-      const rows = rowsOf();
-      if (rows.every((a) => a.enrichment_status !== 'pending' && a.enrichment_status !== 'running')) break;
-      if (Date.now() > until) throw new Error('seed enrichment did not finish');
-      await new Promise((res) => setTimeout(res, 500));
-    }
-    const plan: LoadPlan = {
-      mcpUrl: http.mcpUrl,
-      apiKey,
-      themeId: bundle.theme_id,
-      assetIds: rowsOf().map((a) => a.id),
-      browsers: 45,
-      importers: 5,
-      callsPerBrowser: 30,
-    };
+    const plan: LoadPlan = { ...base, browsers: 45, importers: 5, callsPerBrowser: 30 };
     const loads: number[] = [os.loadavg()[0]!];
     const timer = setInterval(() => loads.push(os.loadavg()[0]!), 5000);
-    const { stdout } = await run(
-      path.join(here, '..', 'node_modules', '.bin', 'tsx'),
-      [path.join(here, 'load-client.ts'), JSON.stringify(plan)],
-      { maxBuffer: 64 << 20 },
-    );
+    const r = await runLoadClient(plan);
     clearInterval(timer);
     loads.push(os.loadavg()[0]!);
-    const r = JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 
     const rows: (string | number)[][] = [];
     const row = (label: string, xs: number[]): void =>
