@@ -33,6 +33,8 @@ export interface LoadResult {
   busy: number;
   imported: number;
   wallS: number;
+  /** CPU time of this client process over the whole run (user + system), ms: what it took from the shared cores */
+  clientCpuMs: number;
 }
 
 const QUERIES = [
@@ -73,6 +75,7 @@ function uniqueJpeg(bytes: Buffer, tag: string): Buffer {
 type Call = (name: string, action: string, args: Record<string, unknown>) => Promise<CallToolResult>;
 
 async function run(plan: LoadPlan): Promise<LoadResult> {
+  const cpu0 = process.cpuUsage();
   const clients: Client[] = [];
   const connect = async (): Promise<Call> => {
     const client = new Client({ name: 'atelier-load', version: '0' });
@@ -170,7 +173,8 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   await importers;
   const wallS = (performance.now() - t0) / 1000;
   for (const c of clients) await c.close().catch(() => undefined);
-  return { browseOnly, samples, idleSearchMs, errors, busy, imported, wallS };
+  const cpu = process.cpuUsage(cpu0);
+  return { browseOnly, samples, idleSearchMs, errors, busy, imported, wallS, clientCpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 process.stdout.write(`${JSON.stringify(await run(JSON.parse(process.argv[2]!) as LoadPlan))}\n`);

@@ -23,7 +23,9 @@ export default async function loadBench(): Promise<void> {
     const plan: LoadPlan = { ...base, browsers: 45, importers: 5, callsPerBrowser: 30 };
     const loads: number[] = [os.loadavg()[0]!];
     const timer = setInterval(() => loads.push(os.loadavg()[0]!), 5000);
+    const cpu0 = process.cpuUsage();
     const r = await runLoadClient(plan);
+    const cpu = process.cpuUsage(cpu0);
     clearInterval(timer);
     loads.push(os.loadavg()[0]!);
 
@@ -42,11 +44,13 @@ export default async function loadBench(): Promise<void> {
     row('search, idle server (1 session)', r.idleSearchMs);
     table(['action', 'calls', 'p50 ms', 'p95 ms'], rows);
     const p95 = percentile(searchWhileImporting, 95);
+    const calls = r.samples.length + r.browseOnly.length + r.idleSearchMs.length;
     process.stdout.write(
       `search p95 while importing ${p95.toFixed(0)} ms = ${(p95 / percentile(browseSearch, 95)).toFixed(2)}× the same sessions without imports, ${(p95 / percentile(r.idleSearchMs, 95)).toFixed(1)}× the idle p95 (target ≤ 250 ms); ${r.samples.length} calls in ${r.wallS.toFixed(1)} s (${(r.samples.length / r.wallS).toFixed(0)} calls/s); ${r.imported} imports done, ${r.busy} busy refusals (retried), ${r.errors.length} errors${r.errors.length ? `: ${r.errors.slice(0, 3).join(' | ')}` : ''}\n`,
     );
     process.stdout.write(
-      `(${plan.browsers} browsing + ${plan.importers} importing Streamable HTTP sessions from a separate client process on loopback; enrichment and OCR on; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} during the run)\n`,
+      `CPU per call over every phase: server process (main thread, libuv and sharp threads) ${((cpu.user + cpu.system) / 1000 / calls).toFixed(2)} ms, client process ${(r.clientCpuMs / calls).toFixed(2)} ms\n` +
+        `(${plan.browsers} browsing + ${plan.importers} importing Streamable HTTP sessions from a separate client process on loopback; enrichment and OCR on; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} during the run)\n`,
     );
   } finally {
     await srv.close();
