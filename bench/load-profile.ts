@@ -5,9 +5,10 @@
  * `.cpuprofile` (open in Chrome DevTools or speedscope) and prints self and inclusive time grouped by
  * package/file and by function.
  *
- * Usage: `npx tsx bench/load-profile.ts <out.cpuprofile> [browsers] [importers] [callsPerBrowser] [logLevel] [action]`
- * (defaults 45 5 30 silent, the mixed browsing calls; `action` makes every browsing call that one —
- * search, list_products, view or capabilities; e.g. `… 1 0 1500` for the cost of one call with no concurrency). With
+ * Usage: `npx tsx bench/load-profile.ts <out.cpuprofile> [browsers] [importers] [callsPerBrowser] [action]`
+ * (defaults 45 5 30 and the mixed browsing calls; `action` makes every browsing call that one —
+ * search, list_products, view or capabilities; e.g. `… 1 0 1500` for the cost of one call with no
+ * concurrency). The test harness's logger is silent, as in the load bench: log lines cost nothing here. With
  * `ATELIER_LOAD_TEMPLATE=<dir>` the seeded demo data dir is made there once and reused (bench/load-server.ts).
  */
 import fs from 'node:fs';
@@ -119,10 +120,9 @@ export function summarize(p: CpuProfile): {
 }
 
 async function main(): Promise<void> {
-  const [out, browsers = '45', importers = '5', calls = '30', logLevel = 'silent', mix] = process.argv.slice(2);
-  if (!out)
-    throw new Error('usage: tsx bench/load-profile.ts <out.cpuprofile> [browsers] [importers] [callsPerBrowser] [logLevel] [action]');
-  const { srv, base } = await startLoadServer({ ATELIER_LOG_LEVEL: logLevel }, process.env.ATELIER_LOAD_TEMPLATE);
+  const [out, browsers = '45', importers = '5', calls = '30', mix] = process.argv.slice(2);
+  if (!out) throw new Error('usage: tsx bench/load-profile.ts <out.cpuprofile> [browsers] [importers] [callsPerBrowser] [action]');
+  const { srv, base } = await startLoadServer({}, process.env.ATELIER_LOAD_TEMPLATE);
   try {
     const session = new Session();
     session.connect();
