@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncCatalog } from '../../server/catalog/sync.ts';
 import { fakeProduct, startFakeShopifyAdmin, type FakeShopifyAdmin } from '../fixtures/fake-shopify-admin.ts';
 import { DEMO_DIR, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { CLI } from './processes.ts';
 
 const TOKEN = 'shpat_test_token';
 type Variant = {
@@ -193,7 +194,7 @@ describe('catalog sync from the Shopify Admin GraphQL API (local fake server)', 
       ATELIER_SHOPIFY_ADMIN_URL: fake.url,
       ATELIER_SHOPIFY_ACCESS_TOKEN: TOKEN,
     };
-    const bin = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
+    const bin = CLI;
     const sync = await run(process.execPath, [bin, 'catalog', 'sync', '--store', ts.tenant.store_id, '--json'], { env, cwd: REPO_ROOT });
     expect(JSON.parse(sync.stdout)).toMatchObject({ store_id: ts.tenant.store_id, mode: 'incremental', endpoint: fake.url });
     const imp = await run(

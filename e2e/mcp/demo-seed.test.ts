@@ -14,9 +14,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGES_DIR, loadDemoMetadata } from '../../server/seed.ts';
 import { connectApp, REPO_ROOT, startTestServer, wrapClient, type CallResult, type TestClient, type TestServer } from './harness.ts';
+import { CLI } from './processes.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
 const names = (r: CallResult): string[] => (r.structured.assets as { name: string }[]).map((a) => a.name);
 
 describe('demo seed (atelier seed-demo)', () => {

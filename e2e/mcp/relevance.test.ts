@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { smallDemoPhoto } from './fixtures.ts';
-import { demoFile, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { CLI } from './processes.ts';
 
 /** The honest results contract (issue 11), through an MCP client against the real server. */
 interface Hit {
@@ -286,7 +286,7 @@ describe('honest search results (issue 11)', () => {
     // spawns the CLI five times (each boots tsx and the app): slow on a loaded machine
     it('applies the workspace and store synonym lists an operator edits with `atelier synonyms`', { timeout: 240_000 }, async () => {
       const cli = (...args: string[]) => {
-        const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', ...args, '--json'], {
+        const r = spawnSync(process.execPath, [CLI, 'synonyms', ...args, '--json'], {
           env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_LOG_LEVEL: 'silent' },
           encoding: 'utf8',
         });
@@ -310,11 +310,10 @@ describe('honest search results (issue 11)', () => {
       cli('remove', rule.id as string);
       const gone = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
       expect(gone.structured.total).toBe(0);
-      const bad = spawnSync(
-        process.execPath,
-        [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'synonyms', 'add', '--workspace', srv.tenant.workspace_id, 'lonely'],
-        { env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir }, encoding: 'utf8' },
-      );
+      const bad = spawnSync(process.execPath, [CLI, 'synonyms', 'add', '--workspace', srv.tenant.workspace_id, 'lonely'], {
+        env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir },
+        encoding: 'utf8',
+      });
       expect(bad.status).not.toBe(0);
       expect(bad.stderr).toContain('two-way rule needs at least two words');
     });

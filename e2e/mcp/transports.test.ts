@@ -9,9 +9,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFile, REPO_ROOT, startTestServer, wrapClient, type TestServer } from './harness.ts';
+import { CLI } from './processes.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(REPO_ROOT, 'bin', 'atelier.mjs');
 
 describe('CLI and stdio transport (real child processes)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-cli-'));
