@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck, lint, format check and the panel build (in parallel) →
-// vitest (unit + MCP behaviour tests) → MCP conformance (HTTP) → `npm pack` → Playwright panel tests, and beside
-// them the rest of the npm package test (install with --omit=dev in an empty directory, seed-demo and MCP over stdio).
+// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck, lint, format check and `npm pack`
+// (its prepack builds dist/) in parallel → vitest (unit + MCP behaviour tests; child processes run the compiled
+// dist/server) → MCP conformance (HTTP) → Playwright panel tests, and beside them the rest of the npm package test
+// (install of the tarball with --omit=dev in an empty directory, seed-demo and MCP over stdio).
 // Ends with a table of the parts' wall times (and the load average at start and end, since the machine may be
 // shared) and one closing line "test-all: N passed, M failed" summing vitest and Playwright.
 import { spawn, spawnSync } from 'node:child_process';
@@ -31,15 +32,15 @@ function step(title, cmd, args, env = {}, part = null) {
 }
 
 /**
- * Start `cmd args` in the background with its output collected in a file; resolves once it ends with
+ * Start `cmd args` (environment: `baseEnv` plus `env`) in the background with its output collected in a file; resolves once it ends with
  * `{ ok, s }` after printing its output under `title` (so parallel steps do not interleave) and adding its
  * row `part` to the closing table.
  */
-function background(title, cmd, args, env = {}, part = null) {
+function background(title, cmd, args, env = {}, part = null, baseEnv = process.env) {
   const log = path.join(tmp, `${part ?? 'step'}-${parts.length}-${Math.random().toString(36).slice(2)}.log`);
   const out = fs.openSync(log, 'w');
   const t0 = Date.now();
-  const child = spawn(cmd, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env } });
+  const child = spawn(cmd, args, { stdio: ['ignore', out, out], env: { ...baseEnv, ...env } });
   return new Promise((resolve) => {
     const done = (status) => {
       fs.closeSync(out);
@@ -94,28 +95,43 @@ let passed = 0;
 let failed = 0;
 let ok = ensureChromium();
 
-// The checks that need no server overlap (on 2 cores their wall time nearly halves): typecheck; lint
+// The steps that need no server overlap (on 2 cores their wall time nearly halves): typecheck; lint
 // (typescript-eslint type-checked + react-hooks, eslint.config.js) and prettier's format check (.prettierrc.json);
-// and the panels, built before any test because the server serves them as ui:// resources (conformance, Playwright).
+// and `npm pack`, whose prepack (scripts/build.mjs) builds dist/: the panels the server serves as ui:// resources
+// (conformance, Playwright), the compiled server the child-process tests run (ATELIER_TEST_CLI below), and the
+// tarball the package test installs. It packs as a user would: no npm_* state of this `npm test`, no ATELIER_*.
 const hasPanels = fs.existsSync(path.join(root, 'playwright.config.ts')) && fs.existsSync(path.join(root, 'scripts', 'build-ui.mjs'));
-const [typecheck, lint, format, build] = await Promise.all([
+const packDir = path.join(tmp, 'pack');
+fs.mkdirSync(packDir);
+const packReport = path.join(packDir, 'pack.json');
+const userEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !/^(ATELIER_|npm_|VITEST)/.test(k) && k !== 'NODE_ENV' && k !== 'NODE_OPTIONS'),
+);
+const [typecheck, lint, format, pack] = await Promise.all([
   background('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck'),
   background('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.'], {}, 'lint'),
   background('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.'], {}, 'format'),
-  hasPanels ? background('build panels (vite, with the UI typecheck)', process.execPath, ['scripts/build-ui.mjs'], {}, 'build') : null,
+  // --json prints the pack report on stdout (into packReport); the build's log goes to stderr.
+  background(
+    'npm pack (prepack: scripts/build.mjs builds dist/ — compiled server, panels, word vectors)',
+    'sh',
+    ['-c', 'npm pack --json --pack-destination "$0" > "$1"', packDir, packReport],
+    {},
+    'pack (build)',
+    userEnv,
+  ),
 ]);
-ok = report(typecheck, ' (ran beside lint, format and build)') && ok;
+for (const r of [typecheck, pack]) ok = report(r, r === typecheck ? ' (ran beside lint, format and npm pack)' : '') && ok;
 const lintOk = [report(lint), report(format)].every(Boolean);
 if (!lintOk) failed++;
 ok = lintOk && ok;
-const buildOk = build ? report(build) : true;
-ok = buildOk && ok;
-if (!buildOk) failed++;
+const packOk = pack.ok;
+if (!packOk) failed++;
 
 /** Run vitest (with `args` selecting the config) and add its test counts; a run that fails without a failed test counts as one failure. */
-function vitest(title, name, args) {
+function vitest(title, name, args, env = {}) {
   const json = path.join(tmp, `${name}.json`);
-  const vOk = step(title, bin('vitest'), ['run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], {}, name);
+  const vOk = step(title, bin('vitest'), ['run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], env, name);
   if (fs.existsSync(json)) {
     const j = JSON.parse(fs.readFileSync(json, 'utf8'));
     passed += j.numPassedTests ?? 0;
@@ -124,7 +140,9 @@ function vitest(title, name, args) {
   return vOk;
 }
 
-ok = vitest('vitest: unit and MCP behaviour tests', 'vitest', []) && ok;
+// The tests' child processes run the server just compiled into dist/ (e2e/mcp/processes.ts): no tsx loader, so
+// each of the ~60 children starts in about half the time; the in-process tests still run the TypeScript sources.
+ok = vitest('vitest: unit and MCP behaviour tests', 'vitest', [], packOk ? { ATELIER_TEST_CLI: 'dist/server/cli/index.js' } : {}) && ok;
 
 const confOk = step(
   'MCP conformance (Streamable HTTP, baseline e2e/conformance/baseline.yml)',
@@ -137,28 +155,8 @@ if (confOk) passed++;
 else failed++;
 ok = confOk && ok;
 
-// The package test: `npm pack` first (its prepack rebuilds dist/, including the dist/ui panels Playwright serves,
-// so it must not run during Playwright), then its install, seed-demo and MCP-over-stdio checks run in the
+// The rest of the package test (install of the tarball packed above, seed-demo, MCP over stdio) runs in the
 // background beside Playwright, which leaves much of the second core idle while it waits on the browser.
-const packDir = path.join(tmp, 'pack');
-fs.mkdirSync(packDir);
-const packReport = path.join(packDir, 'pack.json');
-let packOk;
-{
-  // As the package test itself would pack: a user's environment (no npm_* state of this `npm test`, no ATELIER_*).
-  process.stdout.write('\n=== npm pack (prepack builds dist/), for the package test ===\n');
-  const t0 = Date.now();
-  const userEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(ATELIER_|npm_|VITEST)/.test(k) && k !== 'NODE_ENV' && k !== 'NODE_OPTIONS'),
-  );
-  const out = fs.openSync(packReport, 'w');
-  const r = spawnSync('npm', ['pack', '--json', '--pack-destination', packDir], { stdio: ['ignore', out, 'inherit'], env: userEnv });
-  fs.closeSync(out);
-  packOk = r.status === 0;
-  const s = (Date.now() - t0) / 1000;
-  process.stdout.write(`=== npm pack: ${packOk ? 'ok' : `FAILED (exit ${r.status})`} in ${s.toFixed(1)} s ===\n`);
-  parts.push({ part: 'pack', s, ok: packOk });
-}
 /** The rest of the package test, in the background (its output is printed after Playwright). */
 const pkgJson = path.join(tmp, 'package.json');
 const pkgRun = packOk
@@ -173,7 +171,7 @@ const pkgRun = packOk
 if (pkgRun) process.stdout.write('\n=== package test started in the background (its output follows Playwright) ===\n');
 
 if (hasPanels) {
-  if (buildOk && fs.existsSync(CHROMIUM)) {
+  if (packOk && fs.existsSync(CHROMIUM)) {
     const pwJson = path.join(tmp, 'playwright.json');
     const pwOk = step(
       'Playwright: panels in a test MCP Apps host (Chromium)',
