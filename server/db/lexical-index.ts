@@ -142,7 +142,7 @@ export function createLexicalIndexes(db: Database) {
       async size() {
         return scopeSize();
       },
-      async search(match, k) {
+      async search(match, k, counted = true) {
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
         // FTS5 rowid order (no sort in SQLite); fewer rows than that is the exact count, and the
         // ranking is a sort of those rows here. A frequent expression is ranked within its newest
@@ -154,7 +154,7 @@ export function createLexicalIndexes(db: Database) {
           .raw()
           .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][];
         let c: { n: number; estimated: boolean };
-        if (rows.length < lim) c = { n: rows.length, estimated: false };
+        if (rows.length < lim || !counted) c = { n: rows.length, estimated: false };
         // without request filters the total is the scope's count of the same match
         else if (t.filters.sql === '') {
           const u = count(match);
