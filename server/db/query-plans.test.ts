@@ -99,6 +99,7 @@ describe('query plans of the hot search paths', () => {
     );
     products.knn(store, 'm', Float32Array.from([1, 0, 0, 0]), { statuses: ['ACTIVE'], productType: 'print' }, 10);
     products.bySeqs(store, [1]);
+    products.refsBySeqs(store, [1]);
     const pidx = lex.products(store, { statuses: ['ACTIVE'], maxSeq: 1 });
     await pidx.count('"fox"');
     await pidx.search('"fox"', 1);
@@ -181,6 +182,9 @@ describe('query plans of the hot search paths', () => {
     const products = plan((s) => s.startsWith('SELECT * FROM products WHERE +store_id = ? AND seq IN'));
     expect(products.join(' ')).toMatch(/SEARCH products USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     noTableScan(products);
+    const refs = plan((s) => s.startsWith('SELECT seq, gid, handle FROM products WHERE +store_id = ? AND seq IN'));
+    expect(refs.join(' ')).toMatch(/SEARCH products USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(refs);
   });
 
   it('reads the change log head in one probe and loads vector partitions by index', () => {
