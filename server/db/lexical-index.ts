@@ -163,7 +163,9 @@ export function createLexicalIndexes(db: Database) {
       if (hit && hit.seqs === null && head - hit.head < table / 10) return null;
       const test = `NOT coalesce((1${t.filters.sql}), 0)`;
       let seqs: Set<number> | null;
-      const moved = hit?.seqs && !changes.gap(hit.head) ? changes.since(hit.head).filter((c) => c.kind === t.kind) : null;
+      // the log holds every kind of change: past a few times REPLAY_LIMIT entries, reading it costs more than a scan
+      const replayable = hit?.seqs && head - hit.head <= 4 * REPLAY_LIMIT && !changes.gap(hit.head);
+      const moved = replayable ? changes.since(hit.head).filter((c) => c.kind === t.kind) : null;
       if (hit?.seqs && moved && moved.length <= REPLAY_LIMIT) {
         seqs = hit.seqs;
         const changed = [...new Set(moved.map((c) => c.seq))];
