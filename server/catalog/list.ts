@@ -224,7 +224,7 @@ export async function listProducts(
     if (offset === 0 && query && matches.length < FEW_MATCHES)
       suggestions = ranked!.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
   }
-  const rows = new Map(products.bySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]).map((r) => [r.seq, r]));
+  const rows = products.refsBySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]);
   const ref = (r: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
     const row = rows.get(r.seq);
     return row ? [{ product_id: row.gid, handle: row.handle, relevance: r.relevance, matched_by: r.matchedBy }] : [];

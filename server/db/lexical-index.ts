@@ -3,6 +3,7 @@ import type { LexicalIndex } from '../domain/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
 import { assetFilterSql, type AssetFilters } from './assets.ts';
 import { productFilterSql, type ProductFilters, type StoreScope } from './products.ts';
+import { createSearchChanges } from './search-changes.ts';
 
 /** Above this many stems a membership check reads the whole vocabulary (cached) instead of probing each. */
 const PROBE_LIMIT = 2000;
@@ -13,11 +14,25 @@ const PROBE_LIMIT = 2000;
  * word costs the same as one with `COUNT_CAP` matches.
  */
 export const COUNT_CAP = 2000;
+/**
+ * When the scope holds the whole table, the ranked pass reads FTS5 alone and drops the rows failing the
+ * request's filters here, if those are at most this share of the table (a status filter); a selective
+ * filter (a collection) keeps the join, which checks each match in the row's index.
+ */
+const FTS_ONLY_SHARE = 0.25;
+/** Changed rows replayed into a cached set of filtered-out seqs; more and the set is read again. */
+const REPLAY_LIMIT = 512;
 
 /** One FTS5 table of a scope, as the generic port needs it. */
 interface FtsTable {
   /** the content table (products, assets) */
   table: string;
+  /** the content table with the alias the SQL fragments use (`assets a`) */
+  rows: string;
+  /** `search_changes` kind of the content table's rows */
+  kind: 'asset' | 'product';
+  /** whether the rows failing `filters` can be listed by one scan of a covering index */
+  scannable: boolean;
   fts: string;
   vocab: string;
   /** `FROM … WHERE <fts> MATCH ? AND <scope>` and the scope parameters (after the MATCH parameter) */
@@ -66,6 +81,9 @@ export function createLexicalIndexes(db: Database) {
 
   /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
   const sizes = new Map<string, { key: string; n: number }>();
+  const changes = createSearchChanges(db);
+  /** Seqs failing a filter shape (null: too many), as of a `search_changes` head, by table, SQL and parameters. */
+  const failing = new Map<string, { head: number; seqs: Set<number> | null }>();
 
   const port = (t: FtsTable): LexicalIndex => {
     /** Documents of the scope under the snapshot bound (cached until the database changes). */
@@ -125,6 +143,70 @@ export function createLexicalIndexes(db: Database) {
       const table = cached(t.table, `SELECT count(*) AS n FROM ${t.table}`, []);
       return table === cached(`${t.all}|${JSON.stringify(t.scopeParams)}`, `SELECT count(*) AS n ${t.all}`, t.scopeParams);
     };
+    /**
+     * The seqs of the table failing the request's filters, when the scope holds the whole table and
+     * they are at most FTS_ONLY_SHARE of it; null otherwise (the ranked pass then joins the rows).
+     * Cached per filter shape and parameters, and kept current by replaying `search_changes` (every
+     * write to a filtered column, product status and type, asset kind, category, size, collection
+     * membership, is logged there by triggers, migration 0046).
+     */
+    const failingSeqs = (): Set<number> | null => {
+      if (!coversTable()) return null;
+      if (t.filters.sql === '') return new Set();
+      if (!t.scannable) return null;
+      const id = `${t.table}|${t.filters.sql}|${JSON.stringify(t.filters.params)}`;
+      const head = changes.head();
+      const hit = failing.get(id);
+      const table = sizes.get(t.table)?.n ?? Infinity;
+      if (hit && hit.head === head) return hit.seqs;
+      // a selective filter stays selective until a tenth of the table changed
+      if (hit && hit.seqs === null && head - hit.head < table / 10) return null;
+      const test = `NOT coalesce((1${t.filters.sql}), 0)`;
+      let seqs: Set<number> | null;
+      // the log holds every kind of change: past a few times REPLAY_LIMIT entries, reading it costs more than a scan
+      const replayable = hit?.seqs && head - hit.head <= 4 * REPLAY_LIMIT && !changes.gap(hit.head);
+      const moved = replayable ? changes.since(hit.head).filter((c) => c.kind === t.kind) : null;
+      if (hit?.seqs && moved && moved.length <= REPLAY_LIMIT) {
+        seqs = hit.seqs;
+        const changed = [...new Set(moved.map((c) => c.seq))];
+        for (const q of changed) seqs.delete(q);
+        const fail = prep(`SELECT ${t.seq} FROM ${t.rows} WHERE ${t.seq} IN (SELECT value FROM json_each(?)) AND ${test}`)
+          .pluck()
+          .all(JSON.stringify(changed), ...t.filters.params) as number[];
+        for (const q of fail) seqs.add(q);
+      } else {
+        seqs = new Set(
+          prep(`SELECT ${t.seq} FROM ${t.rows} WHERE ${test}`)
+            .pluck()
+            .all(...t.filters.params) as number[],
+        );
+      }
+      if (seqs.size > table * FTS_ONLY_SHARE) seqs = null;
+      if (failing.size > 64) failing.clear();
+      failing.set(id, { head, seqs });
+      return seqs;
+    };
+    /**
+     * The newest `lim` matches under the snapshot bound and the filters, with their BM25 score, newest
+     * first: from FTS5 alone, dropping `fail` here, in batches sized for the share of filtered-out rows.
+     */
+    const ftsRanked = (match: string, lim: number, fail: Set<number>): [number, number][] => {
+      const st = prep(`SELECT rowid, ${t.bm25} FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`).raw();
+      const share = fail.size / Math.max(1, sizes.get(t.table)?.n ?? 1);
+      const out: [number, number][] = [];
+      let hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
+      for (;;) {
+        const batch = Math.ceil((lim - out.length) * (1 + 2 * share)) + 16;
+        const got = st.all(match, hi, batch) as [number, number][];
+        for (const r of got) {
+          if (fail.has(r[0])) continue;
+          out.push(r);
+          if (out.length === lim) return out;
+        }
+        if (got.length < batch) return out;
+        hi = got[got.length - 1]![0] - 1;
+      }
+    };
     // One port serves one request: a match expression is counted once (the planner asks again for totals).
     const counts = new Map<string, { n: number; estimated: boolean }>();
     const count = (match: string): { n: number; estimated: boolean } => {
@@ -142,19 +224,20 @@ export function createLexicalIndexes(db: Database) {
       async size() {
         return scopeSize();
       },
-      async search(match, k) {
+      async search(match, k, counted = true) {
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
         // FTS5 rowid order (no sort in SQLite); fewer rows than that is the exact count, and the
         // ranking is a sort of those rows here. A frequent expression is ranked within its newest
         // matches and its total estimated: BM25 never runs over every match.
         const lim = Math.max(COUNT_CAP, k);
-        const rows = prep(
-          `SELECT ${t.seq} AS seq, ${t.bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`,
-        )
-          .raw()
-          .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][];
+        const fail = failingSeqs();
+        const rows = fail
+          ? ftsRanked(match, lim, fail)
+          : (prep(`SELECT ${t.seq} AS seq, ${t.bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`)
+              .raw()
+              .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][]);
         let c: { n: number; estimated: boolean };
-        if (rows.length < lim) c = { n: rows.length, estimated: false };
+        if (rows.length < lim || !counted) c = { n: rows.length, estimated: false };
         // without request filters the total is the scope's count of the same match
         else if (t.filters.sql === '') {
           const u = count(match);
@@ -239,6 +322,10 @@ export function createLexicalIndexes(db: Database) {
       const join = filters.sql === '' ? 'assets a INDEXED BY assets_scope_seq' : 'assets a';
       return port({
         table: 'assets',
+        rows: 'assets a',
+        kind: 'asset',
+        // asset filters read the row itself: a scan of the table per filter shape costs more than the join
+        scannable: false,
         fts: 'assets_fts',
         vocab: 'assets_fts_vocab',
         from: `FROM assets_fts CROSS JOIN ${join} ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?`,
@@ -261,6 +348,10 @@ export function createLexicalIndexes(db: Database) {
       // index instead of reading the whole product row (the planner would pick the rowid)
       return port({
         table: 'products',
+        rows: 'products p',
+        kind: 'product',
+        // status and type are in products_seq_scope (migration 0047); a collection is a join of its own
+        scannable: !rest.collection,
         fts: 'products_fts',
         vocab: 'products_fts_vocab',
         from: 'FROM products_fts CROSS JOIN products p INDEXED BY products_seq_scope ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',

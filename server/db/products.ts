@@ -231,6 +231,17 @@ export function createProductQueries(db: Database) {
       const m = new Map(rows.map((r) => [r.seq, r]));
       return seqs.map((q) => m.get(q)).filter((r): r is ProductRow => r !== undefined);
     },
+    /**
+     * The GID and handle of products by seq (what a `list_products` page shows), foreign or missing seqs
+     * absent: the row's early columns only, without materialising descriptions and embedding text.
+     */
+    refsBySeqs(scope: StoreScope, seqs: number[]): Map<number, { gid: string; handle: string }> {
+      if (seqs.length === 0) return new Map();
+      const rows = prep(`SELECT seq, gid, handle FROM products WHERE +store_id = ? AND seq IN (${inList(arity(seqs.length))})`)
+        .raw()
+        .all(scope.storeId, ...padIn(seqs)) as [number, string, string][];
+      return new Map(rows.map(([seq, gid, handle]) => [seq, { gid, handle }]));
+    },
     variantsOf: (seqs: number[]): VariantRow[] =>
       seqs.length
         ? (db

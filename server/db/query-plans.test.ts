@@ -99,9 +99,31 @@ describe('query plans of the hot search paths', () => {
     );
     products.knn(store, 'm', Float32Array.from([1, 0, 0, 0]), { statuses: ['ACTIVE'], productType: 'print' }, 10);
     products.bySeqs(store, [1]);
+    products.refsBySeqs(store, [1]);
     const pidx = lex.products(store, { statuses: ['ACTIVE'], maxSeq: 1 });
     await pidx.count('"fox"');
     await pidx.search('"fox"', 1);
+    // a database whose one workspace and store hold every row: the ranked pass reads FTS5 alone
+    const solo = openDb(':memory:');
+    const soloPrepare = solo.prepare.bind(solo);
+    solo.prepare = (sql: string) => {
+      seen.push(sql);
+      return soloPrepare(sql);
+    };
+    const s = createTenant(createTenancyQueries(solo), 's');
+    const soloStore = { tenantId: s.tenant_id, workspaceId: s.workspace_id, storeId: s.store_id };
+    createAssetQueries(solo).insert(syntheticAsset(1, s, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
+    const soloProducts = createProductQueries(solo);
+    soloProducts.upsertMany(soloStore, [product('gid://shopify/Product/3')], 'json', { at: 'x', replaceCollections: false });
+    const soloLex = createLexicalIndexes(solo);
+    await soloLex.assets(soloStore, { maxSeq: 1 }).search('"fox"', 1);
+    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);
+    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);
+    soloProducts.upsertMany(soloStore, [{ ...product('gid://shopify/Product/3'), status: 'DRAFT' }], 'json', {
+      at: 'y',
+      replaceCollections: false,
+    });
+    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);
   });
 
   /** The plan's detail lines for the first captured statement that `pick` selects. */
@@ -160,6 +182,9 @@ describe('query plans of the hot search paths', () => {
     const products = plan((s) => s.startsWith('SELECT * FROM products WHERE +store_id = ? AND seq IN'));
     expect(products.join(' ')).toMatch(/SEARCH products USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     noTableScan(products);
+    const refs = plan((s) => s.startsWith('SELECT seq, gid, handle FROM products WHERE +store_id = ? AND seq IN'));
+    expect(refs.join(' ')).toMatch(/SEARCH products USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(refs);
   });
 
   it('reads the change log head in one probe and loads vector partitions by index', () => {
@@ -185,5 +210,20 @@ describe('query plans of the hot search paths', () => {
     const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('products_fts'));
     expect(count.join(' | ')).toMatch(/SEARCH p USING COVERING INDEX products_seq_scope/);
     expect(count.join(' | ')).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('reads FTS5 alone when one scope holds every row, and lists filtered-out products from an index', () => {
+    for (const fts of ['assets_fts', 'products_fts']) {
+      const lines = plan((s) => s.includes(`FROM ${fts} WHERE ${fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC`));
+      expect(lines).toEqual([expect.stringMatching(new RegExp(`^SCAN ${fts} VIRTUAL TABLE INDEX`))]);
+    }
+    // the products failing a status filter: one scan of the narrow products_seq_scope index, not of the rows
+    expect(plan((s) => s.startsWith('SELECT p.seq FROM products p WHERE NOT coalesce('))).toEqual([
+      'SCAN p USING COVERING INDEX products_seq_scope',
+    ]);
+    // and after a write, only the changed rows are read again, by primary key
+    const replay = plan((s) => s.startsWith('SELECT p.seq FROM products p WHERE p.seq IN (SELECT value FROM json_each(?))'));
+    expect(replay[0]).toMatch(/^SEARCH p USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(replay);
   });
 });

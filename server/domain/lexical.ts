@@ -67,9 +67,10 @@ export interface LexicalIndex {
   size(): Promise<number>;
   /**
    * filtered documents matching, best BM25 first, at most `k`, and how many match in all (`estimated`
-   * when the index stopped counting: very frequent words)
+   * when the index stopped counting: very frequent words). With `counted: false` the caller needs the
+   * ranked list only: `total` may then be `seqs.length` and the index may skip counting past it.
    */
-  search(match: string, k: number): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
+  search(match: string, k: number, counted?: boolean): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
   /** which of `seqs` match */
   within(match: string, seqs: number[]): Promise<Set<number>>;
   /** index terms (Porter stems) starting with `prefix`, with their document counts across the index */
@@ -132,6 +133,8 @@ interface Group {
   phrases: string[];
   /** the words behind the phrases (for the echo) */
   words: string[];
+  /** documents of the scope matching the group's phrases (`count` of the port) */
+  count: number;
 }
 
 const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
@@ -205,21 +208,22 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const exactCounts: number[] = [];
   for (const [i, t] of terms.entries()) {
     const exact = quote(t.word);
-    groups.push({ term: i, cls: 'exact', quality: 1, phrases: [exact], words: [t.word] });
     const c = await index.count(scoped(exact, o.column));
+    groups.push({ term: i, cls: 'exact', quality: 1, phrases: [exact], words: [t.word], count: c });
     exactCounts.push(c);
     let found = c;
     const ops = operatorSynonyms(o.synonyms, t.word);
     if (ops.length) {
-      groups.push({ term: i, cls: 'operator', quality: CLASS_QUALITY.operator, phrases: ops.map(quote), words: ops });
-      found += await index.count(scoped(orOf(ops.map(quote)), o.column));
+      const oc = await index.count(scoped(orOf(ops.map(quote)), o.column));
+      groups.push({ term: i, cls: 'operator', quality: CLASS_QUALITY.operator, phrases: ops.map(quote), words: ops, count: oc });
+      found += oc;
     }
     const dictionary = o.thesaurus ? nounLemma(o.thesaurus, t.word) !== null : false;
     if (found === 0 && i === n - 1 && !dictionary && t.word.length >= 2) {
       const pre = `${quote(t.word)}*`;
       const pc = await index.count(scoped(pre, o.column));
       if (pc > 0) {
-        groups.push({ term: i, cls: 'prefix', quality: CLASS_QUALITY.prefix, phrases: [pre], words: [`${t.word}…`] });
+        groups.push({ term: i, cls: 'prefix', quality: CLASS_QUALITY.prefix, phrases: [pre], words: [`${t.word}…`], count: pc });
         found += pc;
       }
     }
@@ -244,15 +248,17 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
         }
         if (kept.length > 0) {
           const phrases = kept.map((k) => quote(k.surface));
+          const tc = await index.count(scoped(orOf(phrases), o.column));
           groups.push({
             term: i,
             cls: 'typo',
             quality: best === 1 ? CLASS_QUALITY.typo : CLASS_QUALITY.typo - 0.1,
             phrases,
             words: kept.map((k) => k.surface),
+            count: tc,
           });
           corrections.push({ from: t.word, to: kept[0]!.surface });
-          found += await index.count(scoped(orOf(phrases), o.column));
+          found += tc;
           if (!conceptWord && o.thesaurus && nounLemma(o.thesaurus, kept[0]!.surface)) {
             conceptWord = kept[0]!.surface;
             conceptScale = CLASS_QUALITY.typo;
@@ -274,15 +280,23 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
         if (ws.length === 0) continue;
         const c2 = await index.count(scoped(orOf(ws.map(quote)), o.column));
         if (c2 === 0) continue;
-        groups.push({ term: i, cls: rel, quality: CLASS_QUALITY[rel] * conceptScale, phrases: ws.map(quote), words: ws });
+        groups.push({ term: i, cls: rel, quality: CLASS_QUALITY[rel] * conceptScale, phrases: ws.map(quote), words: ws, count: c2 });
         found += c2;
       }
       if (found === 0) {
         const hyper = related.filter((r) => r.relation === 'hypernym').map((r) => r.text);
         const ok = await keepIndexed(index, hyper);
         const ws = hyper.filter((h) => ok.has(h));
-        if (ws.length && (await index.count(scoped(orOf(ws.map(quote)), o.column))) > 0) {
-          groups.push({ term: i, cls: 'hypernym', quality: CLASS_QUALITY.hypernym * conceptScale, phrases: ws.map(quote), words: ws });
+        const hc = ws.length ? await index.count(scoped(orOf(ws.map(quote)), o.column)) : 0;
+        if (hc > 0) {
+          groups.push({
+            term: i,
+            cls: 'hypernym',
+            quality: CLASS_QUALITY.hypernym * conceptScale,
+            phrases: ws.map(quote),
+            words: ws,
+            count: hc,
+          });
         }
       }
     }
@@ -294,8 +308,12 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const lists: number[][] = [];
   const s1 = await index.search(exactAll, Math.max(o.depth, deepest));
   lists.push(s1.seqs);
-  if (expanded) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' AND '), o.column), o.depth)).seqs);
-  if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth)).seqs);
+  // the other lists only add candidates: their totals are never used, so the index need not count them
+  const allTerms = expanded
+    ? (await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' AND '), o.column), o.depth, false)).seqs
+    : [];
+  if (expanded) lists.push(allTerms);
+  if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth, false)).seqs);
   const order = new Set<number>();
   for (const list of lists) for (const seq of list) order.add(seq);
   const candidates = [...order];
@@ -309,10 +327,23 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const quality = new Float64Array(m * n);
   const byMask = new Uint8Array(m * n);
   const exactSet = new Set(s1.seqs);
+  // Members known without asking the index: a complete exact match holds every exact word, and a
+  // document of an all-terms list holds, for each term with one group that matches anything, that
+  // group. Only the other candidates are looked up (a narrower rowid range for `within`).
+  const allTermsSet = new Set(allTerms);
+  const matching = groups.filter((g) => g.count > 0);
+  const sole = (g: Group): boolean => matching.filter((h) => h.term === g.term).length === 1;
   for (const g of groups) {
     const bit = BY_BIT[MATCHED_BY[g.cls]];
-    const members =
-      n === 1 && g.cls === 'exact' && !expanded ? candidates : await index.within(scoped(orOf(g.phrases), o.column), candidates);
+    let members: Iterable<number>;
+    if (n === 1 && g.cls === 'exact' && !expanded) members = candidates;
+    else if (g.count === 0) members = [];
+    else {
+      const known = (seq: number): boolean => (g.cls === 'exact' && exactSet.has(seq)) || (sole(g) && allTermsSet.has(seq));
+      const rest = candidates.filter((seq) => !known(seq));
+      const found = rest.length > 0 ? await index.within(scoped(orOf(g.phrases), o.column), rest) : new Set<number>();
+      members = candidates.filter((seq) => known(seq) || found.has(seq));
+    }
     for (const seq of members) {
       const j = slot.get(seq);
       if (j === undefined) continue;

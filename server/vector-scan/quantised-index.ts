@@ -159,14 +159,19 @@ export class QuantisedIndex {
     const qNorm = Math.sqrt(qq);
     const hits: ScanHit[] = [];
     const floats = this.floats,
+      norms = this.norms,
+      keys = this.keys,
       dims = this.dims;
-    for (const r of candidates) {
+    // the query in double precision once, so the inner loop multiplies doubles only
+    const qd = Float64Array.from(q);
+    for (let i = 0; i < candidates.length; i++) {
+      const r = candidates[i]!;
       const o = r * dims;
       let dot = 0;
-      for (let d = 0; d < dims; d++) dot += floats[o + d]! * q[d]!;
+      for (let d = 0; d < dims; d++) dot += floats[o + d]! * qd[d]!;
       // cosine as sqlite-vec reports it (1 − cosine distance), in double precision
-      const similarity = Math.max(-1, Math.min(1, dot / (this.norms[r]! * qNorm)));
-      if (similarity >= minSimilarity) hits.push({ key: this.keys[r]!, similarity });
+      const similarity = Math.max(-1, Math.min(1, dot / (norms[r]! * qNorm)));
+      if (similarity >= minSimilarity) hits.push({ key: keys[r]!, similarity });
     }
     hits.sort((x, y) => y.similarity - x.similarity || x.key - y.key);
     return hits.length > k ? hits.slice(0, k) : hits;
@@ -188,25 +193,31 @@ export class QuantisedIndex {
       }
       return n;
     }
-    const conds = (filter.attrs ?? []).map((c) => ({ col: this.attrs[c.col]!, values: c.values }));
+    // one tight pass per condition over typed arrays (a row failing one is skipped by the next)
+    const live = this.live,
+      keyOf = this.keys,
+      rows = this.rows;
     const maxKey = filter.maxKey ?? Infinity;
-    const exclude = filter.excludeKey;
-    const keys = filter.keys;
-    let n = 0;
-    for (let r = 0; r < this.rows; r++) {
-      let ok = this.live[r] === 1;
-      if (ok) {
-        const key = this.keys[r]!;
-        ok = key <= maxKey && key !== exclude && (keys === undefined || keys.has(key));
-        for (let c = 0; ok && c < conds.length; c++) {
-          const v = conds[c]!.col[r]!;
-          const values = conds[c]!.values;
-          ok = values.length === 1 ? v === values[0] : values.includes(v);
-        }
-      }
-      mask[r] = ok ? 1 : 0;
-      if (ok) n++;
+    // keys are positive integers: -1 excludes nothing
+    const exclude = filter.excludeKey ?? -1;
+    for (let r = 0; r < rows; r++) {
+      const key = keyOf[r]!;
+      mask[r] = live[r] === 1 && key <= maxKey && key !== exclude ? 1 : 0;
     }
+    for (const c of filter.attrs ?? []) {
+      const col = this.attrs[c.col]!;
+      if (c.values.length === 1) {
+        const v = c.values[0]!;
+        for (let r = 0; r < rows; r++) if (col[r] !== v) mask[r] = 0;
+      } else {
+        const allowed = new Set(c.values);
+        for (let r = 0; r < rows; r++) if (mask[r] === 1 && !allowed.has(col[r]!)) mask[r] = 0;
+      }
+    }
+    const keys = filter.keys;
+    if (keys !== undefined) for (let r = 0; r < rows; r++) if (mask[r] === 1 && !keys.has(keyOf[r]!)) mask[r] = 0;
+    let n = 0;
+    for (let r = 0; r < rows; r++) n += mask[r]!;
     return n;
   }
 
