@@ -1,0 +1,82 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { vectorStoreContract } from '../contract/vector-store-contract.ts';
+import { VectorStoreUnavailableError } from '../ports/vector-store.ts';
+import { createPgAssetStore } from './assets.ts';
+import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
+import type { PgPool } from './pool.ts';
+import { createTestSchema, type TestSchema } from './test-database.ts';
+import { createPgVectorStore } from './vector-store.ts';
+
+// The PostgreSQL VectorStore against the contract the SQLite store passes (../vector-store.test.ts), on
+// PGlite with pgvector served over the wire protocol (pglite-server.ts): the machine's PostgreSQL 15
+// has no pgvector. On that real PostgreSQL 15 the store must say it is unavailable, and why, while the
+// migrations of every other store still apply.
+let server: PgliteServer;
+beforeAll(async () => {
+  server = await startPgliteServer();
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const schemas: TestSchema[] = [];
+afterEach(async () => {
+  await Promise.all(schemas.splice(0).map((s) => s.drop()));
+});
+
+async function seed(pool: PgPool): Promise<void> {
+  await pool.query(`INSERT INTO tenants (id, name, created_at) VALUES ('tenant-a', 'a', now()), ('tenant-b', 'b', now())`);
+  await pool.query(
+    `INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES
+       ('ws-a', 'tenant-a', 'a', now()), ('ws-b', 'tenant-a', 'b', now()), ('ws-c', 'tenant-b', 'c', now())`,
+  );
+}
+
+vectorStoreContract('PostgreSQL + pgvector (PGlite)', {
+  async create() {
+    const schema = await server.schema();
+    schemas.push(schema);
+    const pool = schema.pool();
+    await seed(pool);
+    return { vectors: createPgVectorStore(pool), assets: createPgAssetStore(pool), open: async () => createPgVectorStore(schema.pool()) };
+  },
+});
+
+// the same on the HNSW path: every partition goes through the index with iterative scans
+vectorStoreContract('PostgreSQL + pgvector (PGlite), HNSW index for every partition', {
+  async create() {
+    const schema = await server.schema();
+    schemas.push(schema);
+    const pool = schema.pool();
+    await seed(pool);
+    const make = (p: PgPool) => createPgVectorStore(p, { exactScanMax: 0 });
+    return { vectors: make(pool), assets: createPgAssetStore(pool), open: async () => make(schema.pool()) };
+  },
+});
+
+describe('PostgreSQL vector store without the vector extension (the machine PostgreSQL 15)', () => {
+  it('migrates every store, reports itself unavailable with the reason, and refuses vector work', async () => {
+    const schema = await createTestSchema();
+    schemas.push(schema);
+    const pool = schema.pool(2);
+    const ext = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`);
+    // the premise of this test: this server offers no pgvector (if it ever does, point ATELIER_TEST_POSTGRES_URL at one without)
+    expect(ext.rows[0]!.n).toBe(0);
+    const versions = (await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map(
+      (r) => r.version,
+    );
+    expect(versions).toEqual([1, 2, 3, 4, 5]);
+    await seed(pool);
+    const assets = createPgAssetStore(pool);
+    expect(await assets.maxSeq({ tenantId: 'tenant-a', workspaceId: 'ws-a' })).toBe(0);
+
+    const vectors = createPgVectorStore(pool);
+    const a = await vectors.available();
+    expect(a.ok).toBe(false);
+    const reason = a.ok ? '' : a.reason;
+    expect(reason).toMatch(/^the vector extension \(pgvector\) is not installed on the PostgreSQL server of database "test"/);
+    expect(reason).toContain('CREATE EXTENSION vector');
+    await expect(vectors.ensureSpace('asset_text', 'm', 4, 'ready')).rejects.toThrow(VectorStoreUnavailableError);
+    await expect(vectors.liveSpaces('asset_text')).rejects.toThrow(reason);
+  });
+});
