@@ -23,6 +23,8 @@ export interface PgliteServer {
   url: string;
   /** a fresh schema with the migrations applied, as test-database.ts `createTestSchema` */
   schema(): Promise<TestSchema>;
+  /** run SQL on PGlite's one session directly (what it sets applies to every connection) */
+  query(sql: string): Promise<void>;
   /** stop the socket server and close PGlite */
   stop(): Promise<void>;
 }
@@ -62,6 +64,9 @@ export async function startPgliteServer(): Promise<PgliteServer> {
           await db.exec(`DROP SCHEMA ${name} CASCADE`);
         },
       };
+    },
+    async query(sql) {
+      await db.exec(sql);
     },
     async stop() {
       await Promise.all([...pools].map((p) => p.end()));
