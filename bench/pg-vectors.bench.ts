@@ -6,6 +6,9 @@
  * PGlite (pgvector in WebAssembly, server/db/postgres/pglite-server.ts), the only pgvector on these
  * machines: absolute figures are WebAssembly's, not a native server's; the ratio between the two plans
  * and the recall are what this measures. Vectors are clustered (64 centres + noise), like embeddings.
+ * The "HNSW" column is the store with exactScanMax 0: the planner may still pick the workspace's rows
+ * and a sort when the workspace is a small share of the table (the plans are printed for the large one).
+ * `BENCH_PG_VECTORS_LARGE` sets the large workspace's size (default 20,000; seeding it takes minutes).
  */
 import { createPgVectorStore } from '../server/db/postgres/vector-store.ts';
 import { startPgliteServer } from '../server/db/postgres/pglite-server.ts';
@@ -71,6 +74,23 @@ export default async function run(): Promise<void> {
     process.stdout.write(
       `seeded ${SIZES.small} + ${SIZES.large} vectors of ${DIMS} dims (HNSW built while inserting) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     );
+    // which plan each form gets on the large workspace (the store's query, simplified to its ORDER BY)
+    const q = literal(point());
+    for (const [form, order] of [
+      ['exact', `(v.embedding OPERATOR(public.<=>) $1::public.vector) + 0, v.asset_seq`],
+      ['HNSW', `v.embedding OPERATOR(public.<=>) $1::public.vector`],
+    ] as const) {
+      const plan = await pool.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT v.asset_seq FROM asset_vectors_${space.id} v JOIN assets a ON a.seq = v.asset_seq
+         WHERE v.workspace_id = 'large' AND a.tenant_id = 't' AND a.workspace_id = 'large' ORDER BY ${order} LIMIT ${K}`,
+        [q],
+      );
+      const uses = plan.rows
+        .map((r) => r['QUERY PLAN'])
+        .filter((l) => /Scan/.test(l))
+        .map((l) => l.trim().replace(/\s+\(cost.*$/, ''));
+      process.stdout.write(`plan ${form}: ${uses.join('; ')}\n`);
+    }
     const rows: (string | number)[][] = [];
     for (const ws of Object.keys(SIZES)) {
       for (const [label, filters] of [
