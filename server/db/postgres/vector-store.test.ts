@@ -60,6 +60,43 @@ vectorStoreContract('PostgreSQL + pgvector (PGlite), HNSW index for every partit
   },
 });
 
+describe('PostgreSQL vector store, HNSW path', () => {
+  it('answers by the exact scan when the index walk stops short of k under a filter', async () => {
+    const schema = await server.schema();
+    schemas.push(schema);
+    const pool = schema.pool();
+    await seed(pool);
+    const scope = { tenantId: 'tenant-a', workspaceId: 'ws-a' };
+    const vectors = createPgVectorStore(pool, { exactScanMax: 0 });
+    const space = await vectors.ensureSpace('asset_text', 'm', 2, 'ready');
+    // 60 near assets fail the filter; the 2 that pass are the farthest
+    await pool.query(
+      `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, size_bytes, sha256, source_sha256, name, source, created_at)
+       SELECT 'near-' || i, 'tenant-a', 'ws-a', 'image', 'jpeg', 'image/jpeg', 1, 'n' || i, 'n' || i, 'x', 'seed', now() FROM generate_series(1, 60) i`,
+    );
+    await pool.query(
+      `INSERT INTO ${'asset_vectors_' + space.id} SELECT seq, 'ws-a', ('[1,' || (seq::float8 / 1000) || ']')::public.vector FROM assets`,
+    );
+    const far = (
+      await pool.query<{ seq: number }>(
+        `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, size_bytes, sha256, source_sha256, name, category, source, created_at)
+         SELECT 'far-' || i, 'tenant-a', 'ws-a', 'image', 'jpeg', 'image/jpeg', 1, 'f' || i, 'f' || i, 'x', 'banner', 'seed', now()
+         FROM generate_series(5, 6) i RETURNING seq`,
+      )
+    ).rows.map((r) => r.seq);
+    for (const [i, seq] of far.entries()) expect(await vectors.put(scope, space, seq, Float32Array.of(1, 5 + i))).toBe(true);
+    // the first walk visits ef_search (40) rows; no more after it: none of those passes
+    await server.query('SET enable_sort = off');
+    await server.query('SET hnsw.max_scan_tuples = 1');
+    try {
+      const hits = await vectors.nearest(scope, space, Float32Array.of(1, 0), 2, { category: 'banner' });
+      expect(hits.map((h) => h.seq)).toEqual(far);
+    } finally {
+      await server.query('RESET hnsw.max_scan_tuples');
+    }
+  });
+});
+
 describe('PostgreSQL vector store without the vector extension (the machine PostgreSQL 15)', () => {
   it('migrates every store, reports itself unavailable with the reason, and refuses vector work', async () => {
     const schema = await createTestSchema();
