@@ -25,13 +25,20 @@ export type PgClient = pg.PoolClient;
  * @param url postgres://user[:password]@host[:port]/database
  * @param opts.searchPath schema list every connection uses (`SET search_path` at connect, via the `options` startup parameter)
  * @param opts.max most connections (default 10)
+ * @param opts.onConnect awaited on each new connection before its first query (pg-pool `onConnect`)
  */
-export function createPgPool(url: string, opts: { searchPath?: string; max?: number } = {}): PgPool {
+export function createPgPool(
+  url: string,
+  opts: { searchPath?: string; max?: number; onConnect?: (c: pg.ClientBase) => Promise<void> } = {},
+): PgPool {
   return new pg.Pool({
     connectionString: url,
     types,
     max: opts.max ?? 10,
     ...(opts.searchPath ? { options: `-c search_path=${opts.searchPath}` } : {}),
+    // pg-pool awaits a promise returned here (pg-pool 3.14 index.js `_promiseTry`); @types/pg types it void
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
+    ...(opts.onConnect ? { onConnect: opts.onConnect } : {}),
   });
 }
 

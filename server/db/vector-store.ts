@@ -1,0 +1,69 @@
+import type { Database } from 'better-sqlite3';
+import type { Scope } from '../domain/scope.ts';
+import { checkDimensions, type SpaceRow, type VectorStore } from './ports/vector-store.ts';
+import { createSearchChanges } from './search-changes.ts';
+import { createVectorQueries, type VectorQueries } from './vectors.ts';
+
+interface AssetMeta {
+  kind: string;
+  category: string | null;
+  subtype: string | null;
+}
+
+/**
+ * The SQLite `VectorStore`: the sqlite-vec spaces of server/db/vectors.ts (which it does not change),
+ * searched by their quantised in-memory partitions (db/asset-vector-index.ts). The adapter adds the
+ * scope checks the port promises (vectors.ts trusts its callers' seqs): a vector is written, read or
+ * removed only when the asset is in the scope. `remove` deletes from the space's vec0 table and logs the
+ * change in `search_changes`, as vectors.ts `put` does, so every process's partitions drop it.
+ * `ensureSpace` of a retired model makes a new space (a new id) rather than reviving the old row, whose
+ * table `retire` dropped.
+ * @param queries the vector queries of the same connection (default: new ones, with partitions of their own)
+ */
+export function createSqliteVectorStore(db: Database, queries: VectorQueries = createVectorQueries(db)): VectorStore {
+  const changes = createSearchChanges(db);
+  const metaStmt = db.prepare('SELECT kind, category, subtype FROM assets WHERE seq = ? AND tenant_id = ? AND workspace_id = ?');
+  const metaOf = (scope: Scope, seq: number): AssetMeta | undefined =>
+    metaStmt.get(seq, scope.tenantId, scope.workspaceId) as AssetMeta | undefined;
+  const dropRetired = db.prepare(`DELETE FROM vector_spaces WHERE purpose = ? AND model_id = ? AND dimensions = ? AND status = 'retired'`);
+  const table = (space: SpaceRow): string => `vec_space_${space.id}`;
+  return {
+    available: async () => ({ ok: true }),
+    liveSpaces: async (purpose) => queries.liveSpaces(purpose),
+    ensureSpace: async (purpose, modelId, dimensions, status) => {
+      if (!Number.isInteger(dimensions) || dimensions <= 0) throw new Error(`dimensions must be a positive integer, got ${dimensions}`);
+      // vectors.ts revives a retired space by its status alone, but `retire` dropped its vec0 table: the
+      // revived space would fail every write. Forget the retired row, so a new space (and table) is made.
+      dropRetired.run(purpose, modelId, dimensions);
+      return queries.ensureSpace(purpose, modelId, dimensions, status);
+    },
+    setStatus: async (space, status) => queries.setStatus(space, status),
+    retire: async (space) => queries.retire(space),
+    async put(scope, space, seq, vector) {
+      checkDimensions(space, vector);
+      const meta = metaOf(scope, seq);
+      if (!meta) return false;
+      queries.put(space, seq, scope.workspaceId, vector, meta);
+      return true;
+    },
+    get: async (scope, space, seq) => (metaOf(scope, seq) ? queries.get(space, seq) : null),
+    async remove(scope, space, seq) {
+      if (!metaOf(scope, seq)) return;
+      db.transaction(() => {
+        if (db.prepare(`DELETE FROM ${table(space)} WHERE asset_seq = ?`).run(BigInt(seq)).changes > 0)
+          changes.log('asset', scope.workspaceId, seq);
+      }).immediate();
+    },
+    count: async (scope, space) => queries.count(space, scope),
+    async sample(scope, space, limit) {
+      // vectors.ts samples a workspace; the tenant check drops rows of a workspace id reused across tenants
+      const rows = queries.sample(space, scope.workspaceId, limit);
+      return rows.filter((r) => metaOf(scope, r.seq) !== undefined);
+    },
+    async nearest(scope, space, query, k, filters, minSimilarity = -1) {
+      checkDimensions(space, query);
+      if (k <= 0 || !query.some((x) => x !== 0)) return [];
+      return queries.nearest(space, scope, query, filters, k, minSimilarity);
+    },
+  };
+}
