@@ -16,8 +16,6 @@ interface AssetMeta {
  * scope checks the port promises (vectors.ts trusts its callers' seqs): a vector is written, read or
  * removed only when the asset is in the scope. `remove` deletes from the space's vec0 table and logs the
  * change in `search_changes`, as vectors.ts `put` does, so every process's partitions drop it.
- * `ensureSpace` of a retired model makes a new space (a new id) rather than reviving the old row, whose
- * table `retire` dropped.
  * @param queries the vector queries of the same connection (default: new ones, with partitions of their own)
  */
 export function createSqliteVectorStore(db: Database, queries: VectorQueries = createVectorQueries(db)): VectorStore {
@@ -25,16 +23,12 @@ export function createSqliteVectorStore(db: Database, queries: VectorQueries = c
   const metaStmt = db.prepare('SELECT kind, category, subtype FROM assets WHERE seq = ? AND tenant_id = ? AND workspace_id = ?');
   const metaOf = (scope: Scope, seq: number): AssetMeta | undefined =>
     metaStmt.get(seq, scope.tenantId, scope.workspaceId) as AssetMeta | undefined;
-  const dropRetired = db.prepare(`DELETE FROM vector_spaces WHERE purpose = ? AND model_id = ? AND dimensions = ? AND status = 'retired'`);
   const table = (space: SpaceRow): string => `vec_space_${space.id}`;
   return {
     available: async () => ({ ok: true }),
     liveSpaces: async (purpose) => queries.liveSpaces(purpose),
     ensureSpace: async (purpose, modelId, dimensions, status) => {
       if (!Number.isInteger(dimensions) || dimensions <= 0) throw new Error(`dimensions must be a positive integer, got ${dimensions}`);
-      // vectors.ts revives a retired space by its status alone, but `retire` dropped its vec0 table: the
-      // revived space would fail every write. Forget the retired row, so a new space (and table) is made.
-      dropRetired.run(purpose, modelId, dimensions);
       return queries.ensureSpace(purpose, modelId, dimensions, status);
     },
     setStatus: async (space, status) => queries.setStatus(space, status),

@@ -71,21 +71,22 @@ export function createVectorQueries(db: Database) {
 
     /**
      * The space for a model, created (with its vec0 table and a delete trigger on `assets`) if missing.
-     * A retired space of the same model is revived as `status`.
+     * A retired space of the same model is revived as `status`, with a new empty table: `retire` dropped
+     * its vectors, so a revived space is built again like a new one.
      */
     ensureSpace(purpose: SpacePurpose, modelId: string, dimensions: number, status: 'building' | 'ready'): SpaceRow {
       return db
         .transaction(() => {
           const found = s.space.get(purpose, modelId, dimensions) as SpaceRow | undefined;
+          if (found && found.status !== 'retired') return found;
+          let space: SpaceRow;
           if (found) {
-            if (found.status === 'retired') {
-              s.setStatus.run(status, found.id);
-              return { ...found, status };
-            }
-            return found;
+            s.setStatus.run(status, found.id);
+            space = { ...found, status };
+          } else {
+            const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
+            space = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
           }
-          const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
-          const space: SpaceRow = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
           const t = tableOf(space);
           // kind/category/subtype are vec0 metadata columns ('' for null): filters apply inside the KNN.
           db.exec(
