@@ -31,6 +31,21 @@ function step(title, cmd, args, env = {}, part = null) {
   return r.status === 0;
 }
 
+/** `step`, without blocking the event loop (so background steps are timed when they end). @returns whether it exited 0 */
+async function stepAsync(title, cmd, args, env = {}, part = null) {
+  process.stdout.write(`\n=== ${title} ===\n`);
+  const t0 = Date.now();
+  const status = await new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('exit', (code) => resolve(code));
+    child.on('error', () => resolve(1));
+  });
+  const s = (Date.now() - t0) / 1000;
+  process.stdout.write(`=== ${title}: ${status === 0 ? 'ok' : `FAILED (exit ${status})`} in ${s.toFixed(1)} s ===\n`);
+  if (part) parts.push({ part, s, ok: status === 0 });
+  return status === 0;
+}
+
 /**
  * Start `cmd args` (environment: `baseEnv` plus `env`) in the background with its output collected in a file; resolves once it ends with
  * `{ ok, s }` after printing its output under `title` (so parallel steps do not interleave) and adding its
@@ -173,7 +188,8 @@ if (pkgRun) process.stdout.write('\n=== package test started in the background (
 if (hasPanels) {
   if (packOk && fs.existsSync(CHROMIUM)) {
     const pwJson = path.join(tmp, 'playwright.json');
-    const pwOk = step(
+    // Awaited, not spawnSync: the event loop must run to time the package test beside it.
+    const pwOk = await stepAsync(
       'Playwright: panels in a test MCP Apps host (Chromium)',
       bin('playwright'),
       ['test', '--reporter=list,json'],
