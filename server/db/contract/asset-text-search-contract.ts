@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './fixture.ts';
 import { describe, expect, it } from 'vitest';
-import type { AssetStore, NewAsset } from '../ports/asset-store.ts';
+import type { AssetStore } from '../ports/asset-store.ts';
 import type { AssetTextSearch } from '../ports/asset-text-search.ts';
 
 /** A text search and the asset store of the same fresh database (tenants and workspaces as in AssetStoreFixture). */
@@ -15,44 +15,10 @@ export interface AssetTextSearchFixture {
   create: () => Promise<AssetTextSearchHandle>;
 }
 
-const scope = { tenantId: 'tenant-a', workspaceId: 'ws-a' };
-const otherWorkspace = { tenantId: 'tenant-a', workspaceId: 'ws-b' };
-const otherTenant = { tenantId: 'tenant-b', workspaceId: 'ws-c' };
-
-let n = 0;
-function asset(over: Partial<NewAsset>, s = scope): NewAsset {
-  const k = `${++n} ${randomUUID()}`;
-  const sha = (x: string): string => createHash('sha256').update(`${x} ${k}`).digest('hex');
-  return {
-    id: randomUUID(),
-    tenant_id: s.tenantId,
-    workspace_id: s.workspaceId,
-    kind: 'image',
-    format: 'jpeg',
-    mime_type: 'image/jpeg',
-    width: 1000,
-    height: 1000,
-    size_bytes: 1000,
-    sha256: sha('o'),
-    source_sha256: sha('s'),
-    converted_from: null,
-    name: 'untitled.jpg',
-    name_words: null,
-    alt_text: null,
-    tags: [],
-    purpose: null,
-    category: null,
-    subtype: null,
-    user_fields: [],
-    source: 'upload',
-    source_url: null,
-    provenance: null,
-    enrichment_status: 'pending',
-    created_at: '2026-03-01T10:00:00.000Z',
-    renditions: [],
-    ...over,
-  };
-}
+const scope = CONTRACT_SCOPE;
+const otherWorkspace = OTHER_WORKSPACE;
+const otherTenant = OTHER_TENANT;
+const asset = contractAsset;
 
 /**
  * The behaviour every `AssetTextSearch` must have: which assets match which words (every field, both

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './fixture.ts';
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetStore, NewAsset } from '../ports/asset-store.ts';
@@ -16,46 +16,13 @@ export interface VectorStoreFixture {
   create: () => Promise<VectorStoreHandle>;
 }
 
-const scope: Scope = { tenantId: 'tenant-a', workspaceId: 'ws-a' };
-const otherWorkspace: Scope = { tenantId: 'tenant-a', workspaceId: 'ws-b' };
-const otherTenant: Scope = { tenantId: 'tenant-b', workspaceId: 'ws-c' };
+const scope: Scope = CONTRACT_SCOPE;
+const otherWorkspace: Scope = OTHER_WORKSPACE;
+const otherTenant: Scope = OTHER_TENANT;
 /** a workspace id of tenant-a under tenant-b: a forged scope that must see nothing */
 const forged: Scope = { tenantId: 'tenant-b', workspaceId: 'ws-a' };
 
-let n = 0;
-function asset(over: Partial<NewAsset>, s = scope): NewAsset {
-  const k = `${++n} ${randomUUID()}`;
-  const sha = (x: string): string => createHash('sha256').update(`${x} ${k}`).digest('hex');
-  return {
-    id: randomUUID(),
-    tenant_id: s.tenantId,
-    workspace_id: s.workspaceId,
-    kind: 'image',
-    format: 'jpeg',
-    mime_type: 'image/jpeg',
-    width: 1000,
-    height: 1000,
-    size_bytes: 1000,
-    sha256: sha('o'),
-    source_sha256: sha('s'),
-    converted_from: null,
-    name: 'untitled.jpg',
-    name_words: null,
-    alt_text: null,
-    tags: [],
-    purpose: null,
-    category: null,
-    subtype: null,
-    user_fields: [],
-    source: 'upload',
-    source_url: null,
-    provenance: null,
-    enrichment_status: 'pending',
-    created_at: '2026-03-01T10:00:00.000Z',
-    renditions: [],
-    ...over,
-  };
-}
+const asset = contractAsset;
 
 const v = (...xs: number[]): Float32Array => Float32Array.from(xs);
 /** Cosine of two vectors in float64. */
