@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import { vectorStoreContract } from '../contract/vector-store-contract.ts';
 import { VectorStoreUnavailableError } from '../ports/vector-store.ts';
 import { createPgAssetStore } from './assets.ts';
 import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
 import type { PgPool } from './pool.ts';
-import { createTestSchema, type TestSchema } from './test-database.ts';
+import { createTestSchema } from './test-database.ts';
 import { createPgVectorStore } from './vector-store.ts';
 
 // The PostgreSQL VectorStore against the contract the SQLite store passes (../vector-store.test.ts), on
@@ -19,23 +20,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const schemas: TestSchema[] = [];
-afterEach(async () => {
-  await Promise.all(schemas.splice(0).map((s) => s.drop()));
-});
-
-async function seed(pool: PgPool): Promise<void> {
-  await pool.query(`INSERT INTO tenants (id, name, created_at) VALUES ('tenant-a', 'a', now()), ('tenant-b', 'b', now())`);
-  await pool.query(
-    `INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES
-       ('ws-a', 'tenant-a', 'a', now()), ('ws-b', 'tenant-a', 'b', now()), ('ws-c', 'tenant-b', 'c', now())`,
-  );
-}
+const schemas = schemasPerCase();
+const seed = seedPgContractScopes;
 
 vectorStoreContract('PostgreSQL + pgvector (PGlite)', {
   async create() {
     const schema = await server.schema();
-    schemas.push(schema);
+    schemas.track(schema);
     const pool = schema.pool();
     await seed(pool);
     return { vectors: createPgVectorStore(pool), assets: createPgAssetStore(pool), open: async () => createPgVectorStore(schema.pool()) };
@@ -51,7 +42,7 @@ afterEach(async () => {
 vectorStoreContract('PostgreSQL + pgvector (PGlite), HNSW index for every partition', {
   async create() {
     const schema = await server.schema();
-    schemas.push(schema);
+    schemas.track(schema);
     const pool = schema.pool();
     await seed(pool);
     await server.query('SET enable_sort = off');
@@ -63,7 +54,7 @@ vectorStoreContract('PostgreSQL + pgvector (PGlite), HNSW index for every partit
 describe('PostgreSQL vector store, HNSW path', () => {
   it('answers by the exact scan when the index walk stops short of k under a filter', async () => {
     const schema = await server.schema();
-    schemas.push(schema);
+    schemas.track(schema);
     const pool = schema.pool();
     await seed(pool);
     const scope = { tenantId: 'tenant-a', workspaceId: 'ws-a' };
@@ -100,7 +91,7 @@ describe('PostgreSQL vector store, HNSW path', () => {
 describe('PostgreSQL vector store without the vector extension (the machine PostgreSQL 15)', () => {
   it('migrates every store, reports itself unavailable with the reason, and refuses vector work', async () => {
     const schema = await createTestSchema();
-    schemas.push(schema);
+    schemas.track(schema);
     const pool = schema.pool(2);
     const ext = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`);
     // the premise of this test: this server offers no pgvector (if it ever does, point ATELIER_TEST_POSTGRES_URL at one without)
