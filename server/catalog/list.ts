@@ -12,7 +12,8 @@ import {
 } from '../domain/calibration.ts';
 import { STOP_WORDS } from '../domain/fts-query.ts';
 import { fuse, type Fused } from '../domain/fusion.ts';
-import { correctedQuery, runLexical, type LexicalResult } from '../domain/lexical.ts';
+import { runLexical, type LexicalResult } from '../domain/lexical.ts';
+import { correctedQuery } from '../domain/lexical-words.ts';
 import { ServiceError } from '../errors.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { rankedCacheOf } from '../domain/ranked-cache.ts';

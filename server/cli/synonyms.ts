@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { createSynonymQueries, type SynonymRow } from '../db/synonyms.ts';
 import { createOperatorQueries } from '../db/tenancy.ts';
-import type { SynonymRule } from '../domain/lexical.ts';
+import type { SynonymRule } from '../domain/lexical-words.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';
 

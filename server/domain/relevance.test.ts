@@ -13,7 +13,7 @@ import {
 } from './calibration.ts';
 import { chooseSenses, expandConcept, nounLemma, type Thesaurus } from './concepts.ts';
 import { fuse } from './fusion.ts';
-import { correctedQuery, operatorSynonyms, surfaceWord } from './lexical.ts';
+import { correctedQuery, operatorSynonyms, surfaceWord } from './lexical-words.ts';
 import { boundedOsa, typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
 
 describe('typo tolerance', () => {
