@@ -22,7 +22,7 @@ import { createPgAssetStore } from '../server/db/postgres/assets.ts';
 import { createPgTenancyStore } from '../server/db/postgres/tenancy.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';
 import { createSqliteTenancyStore } from '../server/db/tenancy-store.ts';
-import { percentile, table } from './stats.ts';
+import { backendTable } from './stats.ts';
 
 interface Backend {
   name: string;
@@ -157,20 +157,5 @@ export default async function assetStoresBench(): Promise<void> {
     `load average ${load}; ${SEEDED} assets seeded through the ports (SQLite ${(seedMs.SQLite! / 1000).toFixed(1)} s, ` +
       `PostgreSQL ${(seedMs.PostgreSQL! / 1000).toFixed(1)} s); ${ROUNDS} interleaved rounds of ${PER_ROUND}\n`,
   );
-  const ops = [...new Set([...samples.keys()].map((k) => k.split('|')[1]!))];
-  table(
-    ['operation', 'SQLite p50 ms', 'SQLite p95 ms', 'PostgreSQL p50 ms', 'PostgreSQL p95 ms', 'p50 ratio PG/SQLite'],
-    ops.map((op) => {
-      const l = samples.get(`SQLite|${op}`)!;
-      const p = samples.get(`PostgreSQL|${op}`)!;
-      return [
-        op,
-        percentile(l, 50).toFixed(3),
-        percentile(l, 95).toFixed(3),
-        percentile(p, 50).toFixed(3),
-        percentile(p, 95).toFixed(3),
-        (percentile(p, 50) / percentile(l, 50)).toFixed(1),
-      ];
-    }),
-  );
+  backendTable(samples);
 }

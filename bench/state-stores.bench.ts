@@ -21,7 +21,7 @@ import { createPgCreditStore } from '../server/db/postgres/credits.ts';
 import { createPgJobQueue } from '../server/db/postgres/job-queue.ts';
 import { createPgPickerStore } from '../server/db/postgres/pickers.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';
-import { percentile, table } from './stats.ts';
+import { backendTable } from './stats.ts';
 
 interface Stores {
   name: string;
@@ -110,20 +110,5 @@ export default async function stateStoresBench(): Promise<void> {
     .map((x) => x.toFixed(2))
     .join(' ');
   process.stdout.write(`load average ${load}; ${ROUNDS} interleaved rounds\n`);
-  const ops = [...new Set([...samples.keys()].map((k) => k.split('|')[1]!))];
-  table(
-    ['operation', 'SQLite p50 ms', 'SQLite p95 ms', 'PostgreSQL p50 ms', 'PostgreSQL p95 ms', 'p50 ratio PG/SQLite'],
-    ops.map((op) => {
-      const l = samples.get(`SQLite|${op}`)!;
-      const p = samples.get(`PostgreSQL|${op}`)!;
-      return [
-        op,
-        percentile(l, 50).toFixed(3),
-        percentile(l, 95).toFixed(3),
-        percentile(p, 50).toFixed(3),
-        percentile(p, 95).toFixed(3),
-        (percentile(p, 50) / percentile(l, 50)).toFixed(1),
-      ];
-    }),
-  );
+  backendTable(samples);
 }

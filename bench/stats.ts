@@ -21,3 +21,26 @@ export function table(headers: string[], rows: (string | number)[][]): void {
   const line = (cells: (string | number)[]): string => `| ${cells.join(' | ')} |`;
   process.stdout.write(`${[line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n')}\n`);
 }
+
+/**
+ * Print one Markdown row per operation comparing SQLite with PostgreSQL: p50 and p95 of each (ms) and the
+ * PostgreSQL/SQLite p50 ratio. `samples` is keyed `<backend>|<operation>` with backend `SQLite` or `PostgreSQL`.
+ */
+export function backendTable(samples: Map<string, number[]>): void {
+  const ops = [...new Set([...samples.keys()].map((k) => k.split('|')[1]!))];
+  table(
+    ['operation', 'SQLite p50 ms', 'SQLite p95 ms', 'PostgreSQL p50 ms', 'PostgreSQL p95 ms', 'p50 ratio PG/SQLite'],
+    ops.map((op) => {
+      const l = samples.get(`SQLite|${op}`)!;
+      const p = samples.get(`PostgreSQL|${op}`)!;
+      return [
+        op,
+        percentile(l, 50).toFixed(3),
+        percentile(l, 95).toFixed(3),
+        percentile(p, 50).toFixed(3),
+        percentile(p, 95).toFixed(3),
+        (percentile(p, 50) / percentile(l, 50)).toFixed(1),
+      ];
+    }),
+  );
+}
