@@ -1,15 +1,15 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCreditQueries, type CreditStore } from '../../server/db/credits.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CreditStore } from '../../server/db/credits.ts';
 import type { Scope } from '../../server/domain/scope.ts';
-import { startFakeGemini, startFakeOpenAi, type FakeApi } from '../fixtures/fake-image-apis.ts';
-import { buildApp } from '../../server/app.ts';
-import { createLogger } from '../../server/log.ts';
-import { connectApp, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import type { FakeApi } from '../fixtures/fake-image-apis.ts';
+import type { TestClient, TestServer } from './harness.ts';
+import { useRemoteProviders } from './remote-providers.ts';
 
 const base = { style: 'photography', purpose: 'hero_bg' } as const;
 
 describe('svc_drafts asset_generate with the openai and gemini providers (local fakes speaking their wire formats)', () => {
+  const p = useRemoteProviders();
   let openai: FakeApi;
   let gemini: FakeApi;
   let srv: TestServer;
@@ -20,22 +20,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
   let background: string;
 
   beforeAll(async () => {
-    openai = await startFakeOpenAi({ apiKey: 'sk-test' });
-    gemini = await startFakeGemini({ apiKey: 'gm-test' });
-    srv = await startTestServer({
-      env: {
-        ATELIER_ENRICHMENT: '0',
-        ATELIER_GENERATION_HEARTBEAT_MS: '100',
-        ATELIER_OPENAI_API_KEY: 'sk-test',
-        ATELIER_OPENAI_BASE_URL: openai.url,
-        ATELIER_OPENAI_IMAGE_MODELS: 'gpt-image-1.5,gpt-image-2',
-        ATELIER_GEMINI_API_KEY: 'gm-test',
-        ATELIER_GEMINI_BASE_URL: gemini.url,
-      },
-    });
-    c = await srv.connect();
-    credits = createCreditQueries(srv.app.db);
-    scope = { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id };
+    ({ openai, gemini, srv, c, credits, scope } = p);
     const imp = async (png: Buffer, filename: string) =>
       (await c.call('svc_asset_import', 'import', { data: png.toString('base64'), mime_type: 'image/png', filename })).structured
         .url as string;
@@ -56,21 +41,6 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
       'bg.png',
     );
   });
-  afterAll(async () => {
-    await srv.close();
-    await openai.close();
-    await gemini.close();
-  });
-  beforeEach(async () => {
-    openai.requests.length = 0;
-    openai.script.length = 0;
-    openai.image.opaque = false;
-    gemini.requests.length = 0;
-    gemini.script.length = 0;
-    gemini.delayMs = 0;
-    await credits.setBudget(scope, null);
-  });
-
   const assetCount = (): number => srv.app.library.assets.maxSeq(scope);
 
   it('capabilities list the entries of every enabled provider (local default, gemini pro at 2 credits)', async () => {
@@ -395,77 +365,5 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     const daily = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'daily', provider: 'gemini' });
     expect(daily.error).toMatchObject({ code: 'provider_failed', details: { http_status: 429, retryable: false, retry_after_ms: 37000 } });
     expect(gemini.requests).toHaveLength(1);
-  });
-
-  it('credits: exact charge on success only, remaining reported; an exhausted budget refuses before any provider call', async () => {
-    const used = await credits.used(scope);
-    await credits.setBudget(scope, used + 3);
-    const pro = await c.call('svc_drafts', 'asset_generate', {
-      ...base,
-      prompt: 'pro hero',
-      provider: 'gemini',
-      model: 'gemini-3-pro-image-preview',
-    });
-    expect(pro.structured).toMatchObject({ credits_charged: 2, remaining_credits: 1 });
-    const again = await c.call('svc_drafts', 'asset_generate', {
-      ...base,
-      prompt: 'another pro hero',
-      provider: 'gemini',
-      model: 'gemini-3-pro-image-preview',
-    });
-    expect(again.error).toMatchObject({ code: 'budget_exceeded', field: 'args.model', details: { remaining_credits: 1, credit_cost: 2 } });
-    expect(again.error!.message).toContain('gemini/gemini-3-pro-image-preview costs 2 credit(s) but 1 of');
-    expect(gemini.requests).toHaveLength(1);
-    const flash = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'flash hero', provider: 'gemini' });
-    expect(flash.structured).toMatchObject({ model: 'gemini-3.1-flash-image-preview', credits_charged: 1, remaining_credits: 0 });
-    expect((await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'one more', provider: 'openai' })).error).toMatchObject({
-      code: 'budget_exceeded',
-    });
-    const local = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'free gradient' });
-    expect(local.structured).toMatchObject({ provider: 'local', credits_charged: 0, remaining_credits: 0 });
-    expect(await credits.used(scope)).toBe(used + 3);
-  });
-
-  it('concurrent generations cannot overspend: credits of calls in flight are held against the budget', async () => {
-    await credits.setBudget(scope, (await credits.used(scope)) + 3);
-    gemini.delayMs = 300;
-    const pro = { ...base, prompt: 'pro', provider: 'gemini', model: 'gemini-3-pro-image-preview' };
-    const [a, b] = await Promise.all([c.call('svc_drafts', 'asset_generate', pro), c.call('svc_drafts', 'asset_generate', pro)]);
-    expect([a, b].filter((r) => !r.isError)).toHaveLength(1);
-    expect([a, b].find((r) => r.isError)!.error).toMatchObject({ code: 'budget_exceeded' });
-    expect(gemini.requests).toHaveLength(1);
-    expect([a, b].find((r) => !r.isError)!.structured.remaining_credits).toBe(1);
-  });
-
-  it('holds are shared by every server process on the data dir, and released on failure', async () => {
-    // A second App on the same SQLite file has its own generator, as an stdio server beside the HTTP one would.
-    const second = buildApp(srv.config, createLogger('silent'));
-    const c2 = await connectApp(second, srv.tenant.api_key);
-    try {
-      await credits.setBudget(scope, (await credits.used(scope)) + 2);
-      gemini.delayMs = 300;
-      const pro = { ...base, prompt: 'pro elsewhere', provider: 'gemini', model: 'gemini-3-pro-image-preview' };
-      const [a, b] = await Promise.all([c.call('svc_drafts', 'asset_generate', pro), c2.call('svc_drafts', 'asset_generate', pro)]);
-      expect([a, b].filter((r) => !r.isError)).toHaveLength(1);
-      const refused = [a, b].find((r) => r.isError)!;
-      expect(refused.error).toMatchObject({ code: 'budget_exceeded', details: { held_credits: 2, remaining_credits: 0 } });
-      expect(refused.error!.message).toContain('2 reserved by generations in progress');
-      expect(gemini.requests).toHaveLength(1);
-      expect(await credits.held(scope)).toBe(0);
-      // a failed generation releases its hold: the budget is intact afterwards
-      await credits.setBudget(scope, (await credits.used(scope)) + 1);
-      gemini.script.push({
-        status: 400,
-        body: { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } },
-      });
-      const failed = await c2.call('svc_drafts', 'asset_generate', { ...base, prompt: 'fails', provider: 'gemini' });
-      expect(failed.error).toMatchObject({ code: 'provider_failed' });
-      expect(await credits.held(scope)).toBe(0);
-      const ok = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'works', provider: 'gemini' });
-      expect(ok.structured).toMatchObject({ credits_charged: 1, remaining_credits: 0 });
-    } finally {
-      await c2.close();
-      await second.close();
-    }
   });
 });
