@@ -7,26 +7,16 @@ import { createTenant } from '../tenancy/admin.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries, type StoreScope } from './products.ts';
+import { syntheticProduct } from './synthetic-product.ts';
 import { createTenancyQueries } from './tenancy.ts';
 
-const product = (i: number, status: 'ACTIVE' | 'DRAFT'): CatalogProductInput => ({
-  gid: `gid://shopify/Product/${i}`,
-  handle: `p${i}`,
-  // every seventh says "fox" twice: BM25 ranks those first
-  title: i % 7 === 0 ? `Fox fox print ${i}` : `Red fox print ${i}`,
-  description_html: '',
-  status,
-  product_type: i % 2 ? 'Print' : 'Poster',
-  vendor: '',
-  tags: [],
-  options: [],
-  images: [],
-  variants: [],
-  selling_plan_groups: [],
-  collections: [],
-  total_inventory: null,
-  platform_updated_at: null,
-});
+const product = (i: number, status: 'ACTIVE' | 'DRAFT'): CatalogProductInput =>
+  syntheticProduct(i, {
+    // every seventh says "fox" twice: BM25 ranks those first
+    title: i % 7 === 0 ? `Fox fox print ${i}` : `Red fox print ${i}`,
+    status,
+    product_type: i % 2 ? 'Print' : 'Poster',
+  });
 
 /** A store holding every product of the database: the newest `drafts` products are drafts, the rest active. */
 function catalog(file: string, n: number, drafts: number) {

@@ -3,25 +3,10 @@ import type { CatalogProductInput } from '../domain/catalog.ts';
 import { createTenant } from '../tenancy/admin.ts';
 import { openDb } from './connection.ts';
 import { createProductQueries } from './products.ts';
+import { syntheticProduct } from './synthetic-product.ts';
 import { createTenancyQueries } from './tenancy.ts';
 
-const product = (n: number): CatalogProductInput => ({
-  gid: `gid://shopify/Product/${n}`,
-  handle: `p${n}`,
-  title: `P${n}`,
-  description_html: '',
-  status: 'ACTIVE',
-  product_type: '',
-  vendor: '',
-  tags: [],
-  options: [],
-  images: [],
-  variants: [],
-  selling_plan_groups: [],
-  collections: [],
-  total_inventory: null,
-  platform_updated_at: null,
-});
+const product = (n: number): CatalogProductInput => syntheticProduct(n);
 
 describe('product nearest neighbours (in-memory partitions of product_embeddings)', () => {
   it('partitions by store and model, reads product_embeddings (not the derived vec0 table), skips zero vectors and drops deleted products', () => {

@@ -9,6 +9,7 @@ import { createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
 import { createTenancyQueries } from './tenancy.ts';
 import { createVectorQueries } from './vectors.ts';
+import { syntheticProduct } from './synthetic-product.ts';
 
 /**
  * Query plans of the hot search statements (EXPLAIN QUERY PLAN, https://www.sqlite.org/eqp.html). The
@@ -63,23 +64,7 @@ describe('query plans of the hot search paths', () => {
     await lex.assets(scope, { maxSeq: max }).search('"fox" OR "red"', 1);
     createAssetFacetQueries(db).counts(scope, { match: '"fox"' });
     const products = createProductQueries(db);
-    const product = (gid: string) => ({
-      gid,
-      handle: 'p1',
-      title: 'Red fox print',
-      description_html: '',
-      status: 'ACTIVE' as const,
-      product_type: 'Print',
-      vendor: '',
-      tags: [],
-      options: [],
-      images: [],
-      variants: [],
-      selling_plan_groups: [],
-      collections: [],
-      total_inventory: null,
-      platform_updated_at: null,
-    });
+    const product = (gid: string) => syntheticProduct(1, { gid, title: 'Red fox print', product_type: 'Print' });
     // a product of another store too (see the second workspace above)
     products.upsertMany(
       { tenantId: u.tenant_id, workspaceId: u.workspace_id, storeId: u.store_id },
