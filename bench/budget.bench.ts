@@ -13,6 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startTestServer } from '../e2e/mcp/harness.ts';
 import { waitForEnrichment } from '../e2e/mcp/enrichment-helpers.ts';
 import { APPS_CLIENT_CAPABILITIES, connectWeighing, jsonBytes } from '../e2e/mcp/wire-size.ts';
+import { createAssetQueries } from '../server/db/assets.ts';
 import { seedDemo } from '../server/seed.ts';
 import { table } from './stats.ts';
 
@@ -42,7 +43,8 @@ export default async function budgetBench(): Promise<void> {
     await waitForEnrichment(plain, demo.theme_id, 180_000);
     // Clone every demo asset twice under new names with its real metadata, so a default page holds 50.
     const scope = { tenantId: demo.tenant_id, workspaceId: demo.workspace_id };
-    const { assets } = srv.app.library;
+    // the bench writes through the SQLite queries directly (inside one transaction)
+    const assets = createAssetQueries(srv.app.db);
     const originals = assets.browse(scope, { maxSeq: assets.maxSeq(scope) }, 0, 100).rows;
     // the query module inserts user fields only; the copies take the originals' automatic tags as well
     const copyAutoTags = srv.app.db.prepare('UPDATE assets SET auto_tags = ? WHERE id = ?');

@@ -21,7 +21,7 @@ import { createLexicalIndexes } from '../server/db/lexical-index.ts';
 import { createSynonymQueries } from '../server/db/synonyms.ts';
 import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
 import { createProductQueries } from '../server/db/products.ts';
-import { createTenancyQueries } from '../server/db/tenancy.ts';
+import { createSqliteTenancyStore } from '../server/db/tenancy-store.ts';
 import { htmlToText, stableProductGid, stableVariantGid, type CatalogProductInput } from '../server/domain/catalog.ts';
 import { createLogger } from '../server/log.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';
@@ -164,8 +164,8 @@ export default async function catalogBench(): Promise<void> {
   const db = openDb(path.join(dir, 'bench.db'));
   const log = createLogger('silent');
   try {
-    const tenancy = createTenancyQueries(db);
-    const t = createTenant(tenancy, 'bench');
+    const tenancy = createSqliteTenancyStore(db);
+    const t = await createTenant(tenancy, 'bench');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
     const pq = createProductQueries(db);
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });

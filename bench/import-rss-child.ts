@@ -40,7 +40,7 @@ async function main(mode: string): Promise<void> {
     const c = await srv.connect();
     const waitEnriched = async (id: string): Promise<void> => {
       for (;;) {
-        const row = srv.app.library.assets.byId({ tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id }, id);
+        const row = await srv.app.library.assets.byId({ tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id }, id);
         if (row && row.enrichment_status !== 'pending' && row.enrichment_status !== 'running') return;
         await new Promise((r) => setTimeout(r, 20));
       }

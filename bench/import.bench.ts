@@ -38,7 +38,7 @@ export default async function importBench(): Promise<void> {
     const cpu: Record<'import' | 'once' | 'per', number[]> = { import: [], once: [], per: [] };
     const loads: number[] = [];
     const importRound = async (round: number): Promise<void> => {
-      const t = createTenant(srv.app.library.tenancy, `bench ${round}`);
+      const t = await createTenant(srv.app.library.tenancy, `bench ${round}`);
       const c = await srv.connect(t.api_key);
       for (const f of files) {
         const r = await c.call('svc_asset_import', 'import', {

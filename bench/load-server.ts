@@ -60,20 +60,20 @@ async function seeded(env: Record<string, string>, dataDir?: string): Promise<Lo
     const http = await srv.listen();
     const scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
     const assets = srv.app.library.assets;
-    const rowsOf = () =>
+    const rowsOf = async () =>
       assets.bySeqs(
         scope,
-        Array.from({ length: assets.maxSeq(scope) }, (_, i) => i + 1),
+        Array.from({ length: await assets.maxSeq(scope) }, (_, i) => i + 1),
       );
     for (const until = Date.now() + 600_000; ;) {
-      const rows = rowsOf();
+      const rows = await rowsOf();
       if (rows.every((a) => a.enrichment_status !== 'pending' && a.enrichment_status !== 'running')) break;
       if (Date.now() > until) throw new Error('seed enrichment did not finish');
       await new Promise((res) => setTimeout(res, 500));
     }
     return {
       srv,
-      base: { mcpUrl: http.mcpUrl, apiKey, themeId: bundle.theme_id, assetIds: rowsOf().map((a) => a.id) },
+      base: { mcpUrl: http.mcpUrl, apiKey, themeId: bundle.theme_id, assetIds: (await rowsOf()).map((a) => a.id) },
     };
   } catch (e) {
     await srv.close();

@@ -16,6 +16,7 @@ import MiniSearch from 'minisearch';
 import { SearchArgsSchema } from '../shared/schemas/asset.ts';
 import { buildApp } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
+import { createAssetQueries } from '../server/db/assets.ts';
 import { createVectorQueries, type SpaceRow } from '../server/db/vectors.ts';
 import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
@@ -70,11 +71,11 @@ const p = (xs: number[]): string => `${f(percentile(xs, 50))} / ${f(percentile(x
 export default async function run(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-vec-'));
   const config = loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_LOG_LEVEL: 'silent', ATELIER_ENRICHMENT: '0' });
-  const app = buildApp(config, createLogger('silent'));
+  const app = await buildApp(config, createLogger('silent'));
   app.startWorkers();
   process.stdout.write(`load average at start: ${load()} (${os.cpus().length} cores)\n`);
   try {
-    const t = createTenant(app.library.tenancy, 'bench');
+    const t = await createTenant(app.library.tenancy, 'bench');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
     const wv = loadWordVectors(await ensureWordVectors(defaultWordVectorCacheDir()));
@@ -84,10 +85,12 @@ export default async function run(): Promise<void> {
     const rand = rng(42);
     const pick = () => vocab[Math.floor(rand() * vocab.length)]!;
     const vq = createVectorQueries(app.db);
+    // rows are written through the SQLite queries directly, many per transaction
+    const rows = createAssetQueries(app.db);
     const space: SpaceRow = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
     const vectors = createAssetVectorSearch({
       vectors: vq,
-      assets: app.library.assets,
+      assets: createAssetQueries(app.db),
       calibrations: createCalibrationQueries(app.db),
       thesaurus: app.library.thesaurus,
       embedder,
@@ -114,7 +117,7 @@ export default async function run(): Promise<void> {
           const text = Array.from({ length: 6 }, pick).join(' ');
           texts.push(text);
           fresh.push(text);
-          app.library.assets.insert({
+          rows.insert({
             id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
             tenant_id: scope.tenantId,
             workspace_id: scope.workspaceId,

@@ -13,7 +13,8 @@ import { loadWordnet } from './providers/wordnet.ts';
 import { createCreditQueries } from './db/credits.ts';
 import { openDb, type Database } from './db/connection.ts';
 import { createPickerQueries } from './db/pickers.ts';
-import { createTenancyQueries } from './db/tenancy.ts';
+import { createSqliteTenancyStore } from './db/tenancy-store.ts';
+import { createSqliteAssetStore } from './db/asset-store.ts';
 import { createUploadQueries } from './db/uploads.ts';
 import { createUploadService } from './library/upload.ts';
 import { createStagingStore, type StagingStore } from './storage/staging.ts';
@@ -90,12 +91,12 @@ export interface App {
  * codec, providers and routers. No I/O besides the database and blob directory happens here, and no
  * background work starts until `startWorkers`.
  */
-export function buildApp(config: Config, log: Logger): App {
+export async function buildApp(config: Config, log: Logger): Promise<App> {
   const hooks = createTestHooks(config.testPause.points, config.testPause.dir);
   const db = openDb(config.dbPath, hooks);
-  const tenancy = createTenancyQueries(db);
-  const cursorSecret = tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
-  const dataId = tenancy.ensureSetting('data_id', randomUUID());
+  const tenancy = createSqliteTenancyStore(db);
+  const cursorSecret = await tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
+  const dataId = await tenancy.ensureSetting('data_id', randomUUID());
   let cdnBase = config.cdnUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   // Image work: one libvips thread per operation, no operation cache; the pool bounds how many run.
   configureSharp();
@@ -109,7 +110,7 @@ export function buildApp(config: Config, log: Logger): App {
     log.child({ mod: 'wordnet' }),
   );
   const library: LibraryDeps = {
-    assets: createAssetQueries(db),
+    assets: createSqliteAssetStore(db),
     lexical: createLexicalIndexes(db),
     synonyms: createSynonymQueries(db),
     thesaurus,
@@ -130,7 +131,7 @@ export function buildApp(config: Config, log: Logger): App {
   };
   const closers: (() => Promise<void> | void)[] = [() => images.close()];
   // Rows written before file-name words were indexed (migration 0022) get them now.
-  library.assets.backfillNameWords(nameWords);
+  await library.assets.backfillNameWords(nameWords);
   const calibrations = createCalibrationQueries(db);
   // Text embedder (shared by asset and catalog search) and asynchronous enrichment after import.
   const env = config.env;
@@ -150,7 +151,7 @@ export function buildApp(config: Config, log: Logger): App {
   );
   const enrichment = env.ATELIER_ENRICHMENT
     ? createEnrichment({
-        assets: library.assets,
+        assets: createAssetQueries(db),
         jobs: createJobQueue(db),
         enrichment: createAssetEnrichmentQueries(db),
         vectors: createVectorQueries(db),
@@ -359,7 +360,7 @@ function createBlobGcSchedule(library: LibraryDeps, graceMs: number, intervalMs:
   let running: Promise<unknown> = Promise.resolve();
   const pass = (): void => {
     running = running
-      .then(() => collectBlobGarbage({ blobs: library.blobs, referenced: library.assets.blobReferenced, graceMs }))
+      .then(() => collectBlobGarbage({ blobs: library.blobs, referenced: (sha) => library.assets.blobReferenced(sha), graceMs }))
       .then((r) => {
         if (r.removed > 0) log.info(r, 'unreferenced blobs removed');
       })

@@ -23,10 +23,10 @@ export interface Running {
 }
 
 /** Load config and build the app (the composition root shared by every CLI command). No background worker starts. */
-export function boot(env: Record<string, string | undefined> = process.env): { config: Config; app: App; log: Logger } {
+export async function boot(env: Record<string, string | undefined> = process.env): Promise<{ config: Config; app: App; log: Logger }> {
   const config = loadConfig(env);
   const log = createLogger(config.logLevel);
-  const app = buildApp(config, log);
+  const app = await buildApp(config, log);
   return { config, app, log };
 }
 
@@ -137,14 +137,14 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
     throw new Error(
       'ATELIER_API_KEY is required for the stdio transport (create one with `atelier keys create` or `atelier seed-demo --json`)',
     );
-  const principal = authenticate(app.library.tenancy, app.config.apiKey);
+  const principal = await authenticate(app.library.tenancy, app.config.apiKey);
   if (!principal) throw new Error('ATELIER_API_KEY is not a valid API key for this data directory');
   await checkBlobStore(app);
   const http = await cdnForStdio(app, log, port);
-  const server = createServer(
+  const server = await createServer(
     app.server,
-    () => {
-      if (!authenticate(app.library.tenancy, app.config.apiKey!))
+    async () => {
+      if (!(await authenticate(app.library.tenancy, app.config.apiKey!)))
         throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
       return principal;
     },

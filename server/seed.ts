@@ -104,20 +104,20 @@ export async function seedDemo(
   } = {},
 ): Promise<DemoBundle & { api_key: string | null; imported: number; skipped: number; failed: string[] }> {
   const t = app.library.tenancy;
-  const saved = t.getSetting(DEMO_SETTING);
+  const saved = await t.getSetting(DEMO_SETTING);
   let bundle: DemoBundle;
   let apiKey: string | null = null;
   if (saved) {
     const { api_key: _legacy, ...ids } = JSON.parse(saved) as TenantBundle;
     bundle = ids;
   } else {
-    const { api_key, ...ids } = createTenant(t, 'Demo', { brandColors: ['#1f3a5f', '#f2b134', '#f7f4ee'] });
+    const { api_key, ...ids } = await createTenant(t, 'Demo', { brandColors: ['#1f3a5f', '#f2b134', '#f7f4ee'] });
     // first writer wins when two processes seed a new data dir at once; the other uses the stored ids
-    const stored = JSON.parse(t.ensureSetting(DEMO_SETTING, JSON.stringify(ids))) as DemoBundle;
+    const stored = JSON.parse(await t.ensureSetting(DEMO_SETTING, JSON.stringify(ids))) as DemoBundle;
     bundle = stored;
     if (stored.tenant_id === ids.tenant_id) apiKey = api_key;
   }
-  if (opts.newKey && !apiKey) apiKey = createApiKey(t, bundle.tenant_id, { name: 'demo' }).api_key;
+  if (opts.newKey && !apiKey) apiKey = (await createApiKey(t, bundle.tenant_id, { name: 'demo' })).api_key;
   const scope: Scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
   const root = opts.imagesDir ?? DEMO_IMAGES_DIR;
   const files = fs.existsSync(root) ? listImageFiles(root) : [];

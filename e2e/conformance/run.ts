@@ -20,9 +20,9 @@ import { createTenant } from '../../server/tenancy/admin.ts';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-conformance-'));
 const log = createLogger('silent');
-const app = buildApp(loadConfig({ ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent' }), log);
+const app = await buildApp(loadConfig({ ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ATELIER_LOG_LEVEL: 'silent' }), log);
 app.startWorkers();
-const { api_key } = createTenant(app.library.tenancy, 'Conformance');
+const { api_key } = await createTenant(app.library.tenancy, 'Conformance');
 const server = await startHttp(app, log, { host: '127.0.0.1', port: 0, mcp: true });
 const upstream = new URL(server.url);
 

@@ -87,9 +87,9 @@ describe('an agent that knows only its API key', () => {
 
   it('with several workspaces: the instructions send the agent to scope, which lists them; errors carry candidates', async () => {
     const t = srv.app.library.tenancy;
-    const tenant = createTenant(t, 'Two workspaces');
-    const second = createWorkspace(t, tenant.tenant_id, 'Outlet');
-    createTheme(t, tenant.tenant_id, second.workspace_id, 'Outlet winter', { makeDefault: true });
+    const tenant = await createTenant(t, 'Two workspaces');
+    const second = await createWorkspace(t, tenant.tenant_id, 'Outlet');
+    await createTheme(t, tenant.tenant_id, second.workspace_id, 'Outlet winter', { makeDefault: true });
     const agent = await srv.connect(tenant.api_key);
     expect(agent.client.getInstructions()).toContain('svc_discover scope');
     const scope = await agent.call('svc_discover', 'scope', {});
@@ -111,7 +111,7 @@ describe('an agent that knows only its API key', () => {
     // two stores in a workspace: catalog calls without store_id are ambiguous, with both stores as candidates
     const s2 = await agent.call('svc_catalog', 'list_products', { workspace_id: second.workspace_id });
     expect(s2.isError).toBe(false);
-    t.insertStore({
+    await t.insertStore({
       id: '0f0f0f0f-0000-4000-8000-000000000001',
       tenant_id: tenant.tenant_id,
       workspace_id: second.workspace_id,

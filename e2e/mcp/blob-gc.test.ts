@@ -26,7 +26,7 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ...blobStoreEnv(path.basename(dataDir)) };
     const r = await spawnCli(['tenant', 'create', '--name', 'GC', '--json'], env).exited;
     expect(r.code, r.stderr).toBe(0);
-    const probe = buildApp(loadConfig({ ...env, ATELIER_LOG_LEVEL: 'silent' }), createLogger('silent'));
+    const probe = await buildApp(loadConfig({ ...env, ATELIER_LOG_LEVEL: 'silent' }), createLogger('silent'));
     apps.push(probe);
     return { dataDir, pd, env, t: JSON.parse(r.stdout) as Record<string, string>, probe };
   };

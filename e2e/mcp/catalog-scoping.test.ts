@@ -59,7 +59,7 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
     const c = await ts.connect();
     const storeA = t.store_id;
     const storeB = randomUUID();
-    ts.app.library.tenancy.insertStore({
+    await ts.app.library.tenancy.insertStore({
       id: storeB,
       tenant_id: t.tenant_id,
       workspace_id: t.workspace_id,
@@ -76,7 +76,7 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
       { name: 'a.json', text: restDump([restProduct(101, 'alpha-widget'), restProduct(102, 'draft-widget', { status: 'draft' })]) },
     );
     await importCatalogFile(deps, { ...scope, storeId: storeB }, { name: 'b.json', text: restDump([restProduct(201, 'beta-widget')]) });
-    const other = createTenant(ts.app.library.tenancy, 'Other tenant');
+    const other = await createTenant(ts.app.library.tenancy, 'Other tenant');
     await importCatalogFile(
       deps,
       { tenantId: other.tenant_id, workspaceId: other.workspace_id, storeId: other.store_id },
@@ -162,8 +162,8 @@ describe('catalog: scoping (rule 8), status filtering and the products.json dump
 
   it('asks for workspace_id when the API key reaches several active workspaces (rule 8)', async () => {
     const { createWorkspace } = await import('../../server/tenancy/admin.ts');
-    const other = createTenant(ts.app.library.tenancy, 'Two workspaces');
-    const ws2 = createWorkspace(ts.app.library.tenancy, other.tenant_id, 'Second workspace');
+    const other = await createTenant(ts.app.library.tenancy, 'Two workspaces');
+    const ws2 = await createWorkspace(ts.app.library.tenancy, other.tenant_id, 'Second workspace');
     const c = await ts.connect(other.api_key);
     const amb = await c.call('svc_catalog', 'list_products', {});
     expect(amb.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.workspace_id' });

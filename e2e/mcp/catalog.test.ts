@@ -196,7 +196,7 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
   });
 
   it('the demo seed step imports the three CSVs into the demo store once (idempotent)', async () => {
-    const demo = createTenant(ts.app.library.tenancy, 'Demo seed');
+    const demo = await createTenant(ts.app.library.tenancy, 'Demo seed');
     const scope = { tenantId: demo.tenant_id, workspaceId: demo.workspace_id };
     await seedDemoCatalog(ts.app, demo, scope);
     const dc = await ts.connect(demo.api_key);

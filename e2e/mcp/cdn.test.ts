@@ -36,7 +36,7 @@ describe('CDN route /a/<key>.<ext>', () => {
     const r = await c.call('svc_asset_import', 'import', { data: FIR.toString('base64'), mime_type: 'image/jpeg', filename: 'fir.jpg' });
     expect(r.error).toBeUndefined();
     url = r.structured.url as string;
-    sha = srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix)!;
+    sha = (await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!;
     bytes = await srv.app.library.blobs.get(sha);
   });
   afterAll(async () => srv.close());
@@ -115,7 +115,7 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
     const body = await fetch(direct);
     expect(body.status).toBe(200);
     expect(body.headers.get('content-type')).toBe('image/jpeg');
-    const sha = srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix)!;
+    const sha = (await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!;
     expect(Buffer.from(await body.arrayBuffer()).equals(await srv.app.library.blobs.get(sha))).toBe(true);
   });
 
@@ -135,7 +135,7 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
       ATELIER_ENRICHMENT: '0',
       AWS_SECRET_ACCESS_KEY: 'wrong-secret-key-000000000000000000000000',
     };
-    const app = buildApp(loadConfig(env), createLogger('silent'));
+    const app = await buildApp(loadConfig(env), createLogger('silent'));
     const http = await startHttp(app, createLogger('silent'), { host: '127.0.0.1', port: 0, mcp: false });
     try {
       const res = await fetch(`${http.url}${new URL(url).pathname}`);

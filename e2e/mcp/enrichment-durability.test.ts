@@ -12,10 +12,10 @@ import { connectApp, demoFile, tempConfig, type CallResult, type TestClient } fr
 
 /** A server process on a data dir that outlives it: build, connect, close, build again. */
 async function boot(config: Config, apiKey: string | null): Promise<{ app: App; c: TestClient; key: string; theme: string }> {
-  const app = buildApp(config, createLogger('silent'));
+  const app = await buildApp(config, createLogger('silent'));
   app.startWorkers();
   let key = apiKey;
-  if (!key) key = createTenant(app.library.tenancy, 'Durability').api_key;
+  if (!key) key = (await createTenant(app.library.tenancy, 'Durability')).api_key;
   const c = await connectApp(app, key);
   const theme = (app.db.prepare('SELECT id FROM themes LIMIT 1').get() as { id: string }).id;
   return { app, c, key, theme };
@@ -56,7 +56,7 @@ describe('durable enrichment queue', () => {
     );
     await first.app.close();
     // Precondition: the stop really interrupted the queue.
-    const probe = buildApp(config, createLogger('silent'));
+    const probe = await buildApp(config, createLogger('silent'));
     const left = (probe.db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE state IN ('queued', 'running')`).get() as { n: number })
       .n;
     await probe.close();

@@ -62,7 +62,7 @@ describe('generation credits: exact charges, budgets, and holds across concurren
 
   it('holds are shared by every server process on the data dir, and released on failure', async () => {
     // A second App on the same SQLite file has its own generator, as an stdio server beside the HTTP one would.
-    const second = buildApp(srv.config, createLogger('silent'));
+    const second = await buildApp(srv.config, createLogger('silent'));
     const c2 = await connectApp(second, srv.tenant.api_key);
     try {
       await credits.setBudget(scope, (await credits.used(scope)) + 2);

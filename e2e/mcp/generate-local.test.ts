@@ -9,7 +9,7 @@ import { demoFile, startTestServer, type TestClient, type TestServer } from './h
 async function cdnBytes(srv: TestServer, url: string): Promise<Buffer> {
   const p = srv.app.library.urls.parse(url);
   if (!p) throw new Error(`not a CDN URL: ${url}`);
-  const sha = srv.app.library.assets.resolveBlob(p.sha256Prefix);
+  const sha = await srv.app.library.assets.resolveBlob(p.sha256Prefix);
   if (!sha) throw new Error(`no blob behind ${url}`);
   return srv.app.library.blobs.get(sha);
 }
@@ -107,10 +107,10 @@ describe('svc_drafts asset_generate with the local provider', () => {
     )!;
     expect(hit.tags).toEqual(expect.arrayContaining(['generated', 'abstract', 'hero_bg', 'local']));
     expect(hit.category).toBe('background');
-    const row = srv.app.library.assets.byId(
+    const row = (await srv.app.library.assets.byId(
       { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id },
       r.structured.asset_id as string,
-    )!;
+    ))!;
     expect(row.source).toBe('generated');
     expect(JSON.parse(row.provenance!)).toMatchObject({
       prompt: 'calm horizontal gradient for the summer hero',
@@ -334,7 +334,7 @@ describe('svc_drafts asset_generate with the local provider', () => {
   });
 
   it("reference images: another workspace's CDN URL is not_found; external URLs are fetched like imports", async () => {
-    const other = createTenant(srv.app.library.tenancy, 'Other tenant');
+    const other = await createTenant(srv.app.library.tenancy, 'Other tenant');
     const oc = await srv.connect(other.api_key);
     const foreign = await importPng(
       oc,

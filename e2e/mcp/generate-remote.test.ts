@@ -41,7 +41,7 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
       'bg.png',
     );
   });
-  const assetCount = (): number => srv.app.library.assets.maxSeq(scope);
+  const assetCount = (): Promise<number> => srv.app.library.assets.maxSeq(scope);
 
   it('capabilities list the entries of every enabled provider (local default, gemini pro at 2 credits)', async () => {
     const caps = (await c.call('svc_assets', 'capabilities', {})).structured.capabilities as {
@@ -191,14 +191,14 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
           error: { message: 'You exceeded your current quota', type: 'insufficient_quota', param: null, code: 'insufficient_quota' },
         },
       });
-    const before = { assets: assetCount(), used: await credits.used(scope) };
+    const before = { assets: await assetCount(), used: await credits.used(scope) };
     const r = await c.call('svc_drafts', 'asset_generate', { ...base, prompt: 'sunset', provider: 'openai' });
     expect(r.error).toMatchObject({
       code: 'provider_failed',
       details: { provider: 'openai', http_status: 429, attempts: 3, retryable: true },
     });
     expect(openai.requests).toHaveLength(3);
-    expect({ assets: assetCount(), used: await credits.used(scope) }).toEqual(before);
+    expect({ assets: await assetCount(), used: await credits.used(scope) }).toEqual(before);
   });
 
   it('openai moderation_blocked maps to a clear provider_failed on args.prompt and is not retried', async () => {

@@ -130,10 +130,10 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const config = tempConfig(opts.env, opts.dataDir);
   const log = createLogger('silent');
-  const app = buildApp(config, log);
+  const app = await buildApp(config, log);
   opts.configure?.(app);
   app.startWorkers();
-  const tenant = createTenant(app.library.tenancy, 'Test tenant');
+  const tenant = await createTenant(app.library.tenancy, 'Test tenant');
   const clients: TestClient[] = [];
   let http: HttpHandle | null = null;
   return {
@@ -160,14 +160,14 @@ export async function startTestServer(
 
 /** An in-memory SDK client for `app` authenticated with `apiKey` (e.g. a second App on the same data dir, as a second process would be). */
 export async function connectApp(app: App, apiKey: string, capabilities: ClientCapabilities = {}): Promise<TestClient> {
-  const server = createServer(
+  const server = await createServer(
     app.server,
-    () => {
-      const p = authenticate(app.library.tenancy, apiKey);
+    async () => {
+      const p = await authenticate(app.library.tenancy, apiKey);
       if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
       return p;
     },
-    authenticate(app.library.tenancy, apiKey) ?? undefined,
+    (await authenticate(app.library.tenancy, apiKey)) ?? undefined,
   );
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);

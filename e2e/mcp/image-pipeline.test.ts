@@ -97,10 +97,10 @@ describe('image pipeline: every rendition derived from one decode', () => {
   afterAll(async () => {
     await srv.close();
   });
-  const blob = (url: string): Promise<Buffer> => {
+  const blob = async (url: string): Promise<Buffer> => {
     const p = srv.app.library.urls.parse(url);
     if (!p) throw new Error(`not a CDN URL: ${url}`);
-    const sha = srv.app.library.assets.resolveBlob(p.sha256Prefix);
+    const sha = await srv.app.library.assets.resolveBlob(p.sha256Prefix);
     if (!sha) throw new Error(`no blob behind ${url}`);
     return srv.app.library.blobs.get(sha);
   };

@@ -17,8 +17,8 @@ describe('import admission: a saturated image pool answers busy and loses nothin
   const scope = (): { tenantId: string; workspaceId: string } => ({ tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
   const total = async (): Promise<number> =>
     (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
-  const blob = (url: string): Promise<Buffer> =>
-    srv.app.library.blobs.get(srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix)!);
+  const blob = async (url: string): Promise<Buffer> =>
+    srv.app.library.blobs.get((await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!);
 
   it('import (data, url, attachments) and upload complete are refused with busy while the pool is full; retried, they import intact', async () => {
     const photo = demoFile('images/text/japanese-shop.jpg');
@@ -53,7 +53,7 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     // Nothing half-imported: no asset, no blob of the refused bytes.
     expect(await total()).toBe(0);
     for (const b of [photo, upload, attachment]) {
-      expect(srv.app.library.assets.bySourceSha(scope(), sha256(b))).toBeUndefined();
+      expect(await srv.app.library.assets.bySourceSha(scope(), sha256(b))).toBeUndefined();
       expect(await srv.app.library.blobs.has(sha256(b))).toBe(false);
     }
 

@@ -18,9 +18,9 @@ describe('logging', () => {
       },
     });
     const config = tempConfig({ ATELIER_ENRICHMENT: '0' });
-    const app = buildApp(config, pino({ level: 'info' }, sink));
-    const t = createTenant(app.library.tenancy, 'Logged');
-    const server = createServer(app.server, () => authenticate(app.library.tenancy, t.api_key)!);
+    const app = await buildApp(config, pino({ level: 'info' }, sink));
+    const t = await createTenant(app.library.tenancy, 'Logged');
+    const server = await createServer(app.server, async () => (await authenticate(app.library.tenancy, t.api_key))!);
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(b);
     const client = new Client({ name: 'log-test', version: '0' });

@@ -18,7 +18,7 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } });
     c = await srv.connect();
     theme = srv.tenant.theme_id;
-    other = createTenant(srv.app.library.tenancy, 'Other tenant');
+    other = await createTenant(srv.app.library.tenancy, 'Other tenant');
     b = await srv.connect(other.api_key);
   });
   afterAll(async () => srv.close());
@@ -138,9 +138,10 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     const firAsset = before.find((a) => a.id === fir)!;
     const falconUrl = (await c.call('svc_assets', 'view', { asset_id: falcon })).structured.url as string;
     // full sha256 behind a CDN URL (short content address), resolved while the assets still exist
-    const shaOf = (url: string): string => srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix)!;
-    const firSha = shaOf(firAsset.url);
-    const falconSha = shaOf(falconUrl);
+    const shaOf = async (url: string): Promise<string> =>
+      (await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!;
+    const firSha = await shaOf(firAsset.url);
+    const falconSha = await shaOf(falconUrl);
     expect((await fetch(firAsset.url)).status).toBe(200);
 
     const missing = '11111111-1111-4111-8111-111111111111';
@@ -170,7 +171,7 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
 
     // GC: within the grace period nothing goes; after it, only unreferenced files go
     const blobs = srv.app.library.blobs;
-    const referenced = srv.app.library.assets.blobReferenced;
+    const referenced = (sha: string) => srv.app.library.assets.blobReferenced(sha);
     const fresh = await collectBlobGarbage({ blobs, referenced, graceMs: 3_600_000 });
     expect(fresh.removed).toBe(0);
     expect(fresh.kept_recent).toBeGreaterThan(0);

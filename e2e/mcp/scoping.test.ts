@@ -20,7 +20,7 @@ describe('tenant and workspace scoping', () => {
       tags: ['bird'],
     });
     falconId = imp.structured.asset_id as string;
-    other = createTenant(srv.app.library.tenancy, 'Other tenant');
+    other = await createTenant(srv.app.library.tenancy, 'Other tenant');
     b = await srv.connect(other.api_key);
   });
   afterAll(async () => srv.close());
@@ -58,7 +58,7 @@ describe('tenant and workspace scoping', () => {
 
   it('requires workspace_id once a key reaches two active workspaces', async () => {
     const t = srv.app.library.tenancy;
-    const second = createWorkspace(t, srv.tenant.tenant_id, 'Second brand');
+    const second = await createWorkspace(t, srv.tenant.tenant_id, 'Second brand');
     const r = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id });
     expect(r.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.workspace_id' });
     const candidates = r.error?.details?.candidates as { id: string; name: string }[];
@@ -82,21 +82,21 @@ describe('tenant and workspace scoping', () => {
     expect(view.error?.code).toBe('not_found');
 
     // Archiving one makes the other the only active workspace again.
-    t.setWorkspaceStatus(srv.tenant.tenant_id, second.workspace_id, 'archived');
+    await t.setWorkspaceStatus(srv.tenant.tenant_id, second.workspace_id, 'archived');
     const auto = await a.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'falcon' });
     expect(auto.structured.total).toBe(1);
     const archived = await a.call('svc_asset_library', 'search', { theme_id: second.theme_id, workspace_id: second.workspace_id });
     expect(archived.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });
-    t.setWorkspaceStatus(srv.tenant.tenant_id, second.workspace_id, 'active');
+    await t.setWorkspaceStatus(srv.tenant.tenant_id, second.workspace_id, 'active');
 
     // A key limited to the second workspace sees only it, and needs no workspace_id.
-    const limited = createApiKey(t, srv.tenant.tenant_id, { workspaceIds: [second.workspace_id] });
+    const limited = await createApiKey(t, srv.tenant.tenant_id, { workspaceIds: [second.workspace_id] });
     const lc = await srv.connect(limited.api_key);
     const only = await lc.call('svc_asset_library', 'search', { theme_id: second.theme_id });
     expect(only.error).toBeUndefined();
     const denied = await lc.call('svc_assets', 'view', { asset_id: falconId, workspace_id: srv.tenant.workspace_id });
     expect(denied.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });
-    t.setWorkspaceStatus(srv.tenant.tenant_id, second.workspace_id, 'archived');
+    await t.setWorkspaceStatus(srv.tenant.tenant_id, second.workspace_id, 'archived');
   });
 
   it('rejects an unknown API key on every call', async () => {

@@ -14,7 +14,7 @@ describe('app-only panel actions (svc_asset_panel) re-check scope server-side', 
   beforeAll(async () => {
     srv = await startTestServer();
     a = await srv.connect(undefined, UI);
-    other = createTenant(srv.app.library.tenancy, 'Other tenant');
+    other = await createTenant(srv.app.library.tenancy, 'Other tenant');
     b = await srv.connect(other.api_key, UI);
     mine = [];
     for (const [n, purpose] of [

@@ -86,7 +86,7 @@ describe('tools/list stays within its budget and shows every argument', () => {
 
   it('a panel-only tool stays callable by a plain client and re-checks its scope', async () => {
     const plain = await srv.connect();
-    const other = createTenant(srv.app.library.tenancy, 'Other tenant');
+    const other = await createTenant(srv.app.library.tenancy, 'Other tenant');
     const facets = await plain.call('svc_asset_panel', 'facets', {});
     expect(facets.isError).toBe(false);
     const foreign = await plain.call('svc_asset_panel', 'facets', { workspace_id: other.workspace_id });

@@ -148,7 +148,7 @@ describe('Streamable HTTP transport', () => {
     expect(ok.status).toBe(200);
     const sid = ok.headers.get('mcp-session-id')!;
     const { createTenant } = await import('../../server/tenancy/admin.ts');
-    const intruder = createTenant(srv.app.library.tenancy, 'Intruder');
+    const intruder = await createTenant(srv.app.library.tenancy, 'Intruder');
     const hijack = await fetch(url, {
       method: 'POST',
       headers: {

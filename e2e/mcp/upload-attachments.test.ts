@@ -14,7 +14,7 @@ describe('svc_asset_import attachments over staged uploads', () => {
   beforeAll(async () => {
     srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } }); // enrichment (OCR, vectors) is not under test here
     c = await srv.connect();
-    other = await srv.connect(createTenant(srv.app.library.tenancy, 'Other tenant').api_key);
+    other = await srv.connect((await createTenant(srv.app.library.tenancy, 'Other tenant')).api_key);
   });
   afterAll(async () => srv.close());
 
@@ -112,9 +112,10 @@ describe('svc_asset_import attachments over staged uploads', () => {
     expect(foreignWs.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });
 
     // Same tenant, second workspace: the key granted both must name the workspace; the session belongs to the first.
-    const ws2 = createWorkspace(srv.app.library.tenancy, srv.tenant.tenant_id, 'Second', { grantKeys: false });
+    const ws2 = await createWorkspace(srv.app.library.tenancy, srv.tenant.tenant_id, 'Second', { grantKeys: false });
     const both = await srv.connect(
-      createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [srv.tenant.workspace_id, ws2.workspace_id] }).api_key,
+      (await createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [srv.tenant.workspace_id, ws2.workspace_id] }))
+        .api_key,
     );
     const ambiguous = await both.call(APP, 'status', { upload_id: id });
     expect(ambiguous.error).toMatchObject({ code: 'ambiguous_scope', field: 'args.workspace_id' });
@@ -123,7 +124,7 @@ describe('svc_asset_import attachments over staged uploads', () => {
     const rightWs = await both.call(APP, 'status', { upload_id: id, workspace_id: srv.tenant.workspace_id });
     expect(rightWs.structured).toMatchObject({ upload_id: id, received_chunks: [0] });
     const onlyWs2 = await srv.connect(
-      createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [ws2.workspace_id] }).api_key,
+      (await createApiKey(srv.app.library.tenancy, srv.tenant.tenant_id, { workspaceIds: [ws2.workspace_id] })).api_key,
     );
     const ungranted = await onlyWs2.call(APP, 'status', { upload_id: id, workspace_id: srv.tenant.workspace_id });
     expect(ungranted.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });

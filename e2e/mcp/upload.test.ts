@@ -143,7 +143,7 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     expect(items.map((i) => [i.session.upload_id, i.session.status, i.asset.name])).toEqual([[up.id, 'imported', 'fir-from-panel.jpg']]);
     // another tenant learns nothing about the panel; a deleted asset drops out of the list
     const { createTenant } = await import('../../server/tenancy/admin.ts');
-    const other = await srv.connect(createTenant(srv.app.library.tenancy, 'Other').api_key, UI_CAPS);
+    const other = await srv.connect((await createTenant(srv.app.library.tenancy, 'Other')).api_key, UI_CAPS);
     expect((await other.call(APP, 'list', { panel_id: panel })).structured.uploads).toEqual([]);
     await ui.call('svc_asset_manage', 'delete', { asset_ids: [items[0]!.asset.asset_id] });
     expect((await ui.call(APP, 'list', { panel_id: panel })).structured.uploads).toEqual([]);

@@ -54,14 +54,14 @@ export interface WeighingClient extends TestClient {
 
 /** Connect an in-memory SDK client to `app` with the given capabilities, recording raw results. */
 export async function connectWeighing(app: App, apiKey: string, capabilities: ClientCapabilities = {}): Promise<WeighingClient> {
-  const server = createServer(
+  const server = await createServer(
     app.server,
-    () => {
-      const p = authenticate(app.library.tenancy, apiKey);
+    async () => {
+      const p = await authenticate(app.library.tenancy, apiKey);
       if (!p) throw new ServiceError('unauthenticated', null, 'invalid API key');
       return p;
     },
-    authenticate(app.library.tenancy, apiKey) ?? undefined,
+    (await authenticate(app.library.tenancy, apiKey)) ?? undefined,
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

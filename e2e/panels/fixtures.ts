@@ -110,7 +110,7 @@ export const SHARED_LIBRARY = {
 } as const;
 
 async function seedLibrary(server: TestServer): Promise<TenantBundle> {
-  const t = createTenant(server.app.library.tenancy, 'shared panel library');
+  const t = await createTenant(server.app.library.tenancy, 'shared panel library');
   const c = await server.connect(t.api_key);
   const nature = await importNature(c, t.workspace_id);
   for (const [prefix, n] of Object.entries(SHARED_LIBRARY.rows))
@@ -182,7 +182,7 @@ export const test = base.extend<
       ? server.tenant
       : library
         ? await backend.library!
-        : createTenant(server.app.library.tenancy, `panel test ${testInfo.title}`);
+        : await createTenant(server.app.library.tenancy, `panel test ${testInfo.title}`);
     const mcpUrl = (): URL => new URL(`http://127.0.0.1:${backend.port}/mcp`);
     const connect = async (ui: boolean): Promise<Client> => {
       const c = new Client({ name: 'atelier-test-host', version: '0' }, { capabilities: ui ? UI_CAPABILITIES : {} });

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ASSET_TAXONOMY } from '../../shared/schemas/asset.ts';
+import { createAssetQueries } from '../../server/db/assets.ts';
 import type { App } from '../../server/app.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { demoFile, type TestClient } from '../mcp/harness.ts';
@@ -43,7 +44,8 @@ const PAIRS = Object.entries(ASSET_TAXONOMY).flatMap(([c, subs]) => subs.map((s)
  * @returns the new ids, newest first (the browse order)
  */
 export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: string; templateIds: string[] }): string[] {
-  const { assets } = app.library;
+  // rows go in through the SQLite queries directly, all in one transaction
+  const assets = createAssetQueries(app.db);
   const templates = opts.templateIds.map((id) => {
     const row = assets.byId(scope, id);
     if (!row) throw new Error(`template ${id} missing`);

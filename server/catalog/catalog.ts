@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { createProductQueries } from '../db/products.ts';
-import type { TenancyQueries } from '../db/tenancy.ts';
+import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
@@ -44,7 +44,7 @@ export interface Catalog {
  */
 export function createCatalog(opts: {
   db: Database;
-  tenancy: TenancyQueries;
+  tenancy: TenancyStore;
   cursors: CursorCodec;
   embedder: TextEmbedder | null;
   shopify: ShopifySettings;

@@ -3,7 +3,7 @@ import type { ProductQueries } from '../db/products.ts';
 import type { SynonymQueries } from '../db/synonyms.ts';
 import type { CalibrationQueries } from '../db/vector-calibrations.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
-import type { TenancyQueries } from '../db/tenancy.ts';
+import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
@@ -12,7 +12,7 @@ import type { ProductIndexer } from './indexer.ts';
 /** What the catalog use cases need; built once in the composition root. */
 export interface CatalogDeps {
   products: ProductQueries;
-  tenancy: TenancyQueries;
+  tenancy: TenancyStore;
   cursors: CursorCodec;
   /** The current text embedder (null = none configured); read on every call so a swap takes effect at once. */
   embedder(): TextEmbedder | null;

@@ -41,11 +41,11 @@ export async function seedDemoCatalog(
   });
   const key = `demo_catalog:${bundle.store_id}:${hash.digest('hex')}`;
   const tenancy = app.library.tenancy;
-  if (tenancy.getSetting(key) !== undefined) return;
+  if ((await tenancy.getSetting(key)) !== undefined) return;
   const storeScope = { ...scope, storeId: bundle.store_id };
   for (const file of texts) {
     const handle = path.basename(file.name, path.extname(file.name)).toLowerCase();
     await importCatalogFile(app.catalog.deps, storeScope, file, { collection: { handle, title: titleOf(handle) } });
   }
-  tenancy.ensureSetting(key, new Date().toISOString());
+  await tenancy.ensureSetting(key, new Date().toISOString());
 }

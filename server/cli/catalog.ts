@@ -6,7 +6,6 @@ import type { App } from '../app.ts';
 import { importCatalogFile, type CatalogImportResult } from '../catalog/import-file.ts';
 import { syncCatalog } from '../catalog/sync.ts';
 import type { StoreScope } from '../db/products.ts';
-import { createOperatorQueries } from '../db/tenancy.ts';
 import { ServiceError } from '../errors.ts';
 import { boot } from '../main.ts';
 
@@ -40,16 +39,16 @@ function bar(label: string): { update(done: number, total: number, phase: string
 }
 
 /** The store named by --store (or the only active store), as a scope. */
-function storeScope(app: App, kit: CliKit, storeId: string | undefined): StoreScope & { shopDomain: string | null } {
+async function storeScope(app: App, kit: CliKit, storeId: string | undefined): Promise<StoreScope & { shopDomain: string | null }> {
   const t = app.library.tenancy;
   if (storeId) {
-    const s = t.storeById(storeId);
+    const s = await t.storeById(storeId);
     if (!s || s.status !== 'active') kit.fail(`store ${storeId} does not exist or is archived`);
     return { tenantId: s.tenant_id, workspaceId: s.workspace_id, storeId: s.id, shopDomain: s.shop_domain };
   }
-  const stores = createOperatorQueries(app.db)
-    .activeWorkspaces()
-    .flatMap((w) => t.storesOfWorkspace(w.tenant_id, w.id).filter((s) => s.status === 'active'));
+  const stores = (await Promise.all((await t.operator.activeWorkspaces()).map((w) => t.storesOfWorkspace(w.tenant_id, w.id))))
+    .flat()
+    .filter((s) => s.status === 'active');
   if (stores.length !== 1)
     kit.fail(`${stores.length} active stores exist; pass --store (one of: ${stores.map((s) => `${s.id} "${s.name}"`).join(', ')})`);
   const s = stores[0]!;
@@ -75,8 +74,8 @@ export function registerCatalogCommands(program: Command, kit: CliKit): void {
     .option('--collection <handle>', 'also add every imported product to this collection (default: none)')
     .option('--json', 'print one JSON summary {"store_id","files":[…]}')
     .action(async (files: string[], o: { store?: string; collection?: string; json?: boolean }) => {
-      const { app } = boot();
-      const scope = storeScope(app, kit, o.store);
+      const { app } = await boot();
+      const scope = await storeScope(app, kit, o.store);
       const results: CatalogImportResult[] = [];
       try {
         for (const f of files) {
@@ -128,8 +127,8 @@ export function registerCatalogCommands(program: Command, kit: CliKit): void {
     .option('--page-size <n>', 'products per Admin API page, 1–250', (v) => Number.parseInt(v, 10), 50)
     .option('--json', 'print the sync summary as JSON')
     .action(async (o: { store?: string; shop?: string; full?: boolean; pageSize: number; json?: boolean }) => {
-      const { app } = boot();
-      const scope = storeScope(app, kit, o.store);
+      const { app } = await boot();
+      const scope = await storeScope(app, kit, o.store);
       const b = bar('sync');
       try {
         const { client, endpoint } = app.catalog.adminClient(o.shop ?? null, scope.shopDomain);

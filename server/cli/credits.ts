@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { createCreditQueries } from '../db/credits.ts';
-import { createOperatorQueries } from '../db/tenancy.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';
 
@@ -11,9 +10,9 @@ import type { CliKit } from './catalog.ts';
  */
 export function registerCreditCommands(program: Command, kit: CliKit): void {
   const credits = program.command('credits').description("a workspace's generation credits: ledger and budget");
-  const open = (workspaceId: string) => {
-    const { app } = boot();
-    const ws = createOperatorQueries(app.db).workspaceById(workspaceId);
+  const open = async (workspaceId: string) => {
+    const { app } = await boot();
+    const ws = await app.library.tenancy.operator.workspaceById(workspaceId);
     if (!ws) kit.fail(`workspace ${workspaceId} does not exist`);
     return { app, scope: { tenantId: ws.tenant_id, workspaceId: ws.id } };
   };
@@ -24,7 +23,7 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--json', 'print {"workspace_id","used","budget","remaining","default_budget"}')
     .action(async (o: { workspace: string; json?: boolean }) => {
-      const { app, scope } = open(o.workspace);
+      const { app, scope } = await open(o.workspace);
       const q = createCreditQueries(app.db);
       const used = await q.used(scope);
       const own = await q.budget(scope);
@@ -58,7 +57,7 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
     .option('--json', 'print {"workspace_id","budget"}')
     .action(async (o: { workspace: string; credits?: number; unlimited?: boolean; json?: boolean }) => {
       if ((o.credits === undefined) === !o.unlimited) kit.fail('pass exactly one of --credits <n> or --unlimited');
-      const { app, scope } = open(o.workspace);
+      const { app, scope } = await open(o.workspace);
       await createCreditQueries(app.db).setBudget(scope, o.unlimited ? null : o.credits!);
       await app.close();
       kit.emit(

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../config.ts';
-import { createOperatorQueries } from '../db/tenancy.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerCreditCommands } from './credits.ts';
 import { registerTenancyCommands } from './tenancy.ts';
@@ -72,7 +71,7 @@ program
   .addOption(new Option('--http', 'MCP over Streamable HTTP at /mcp (default)'))
   .option('--port <n>', 'listen port (overrides ATELIER_PORT)', (v) => Number.parseInt(v, 10))
   .action(async (o: { stdio?: boolean; port?: number }) => {
-    const { app, log } = boot();
+    const { app, log } = await boot();
     const running = o.stdio ? await serveStdio(app, log, o.port) : await serveHttp(app, log, o.port);
     exitOnStop(running);
   });
@@ -85,7 +84,7 @@ program
   .option('--port <n>', 'listen port', (v) => Number.parseInt(v, 10))
   .option('--new-key', 'mint a new demo API key and print it (keys are stored only as hashes, so an earlier key cannot be shown again)')
   .action(async (o: { port?: number; newKey?: boolean }) => {
-    const { app, log } = boot();
+    const { app, log } = await boot();
     const demo = await seedDemo(app, { extraSteps: [], newKey: !!o.newKey });
     const running = await serveHttp(app, log, o.port);
     const key = demo.api_key ?? '<your demo API key>';
@@ -111,7 +110,7 @@ program
     'print {"tenant_id","workspace_id","theme_id","store_id","api_key"} (api_key null unless created or minted by this run)',
   )
   .action(async (o: { json?: boolean; newKey?: boolean }) => {
-    const { app } = boot();
+    const { app } = await boot();
     const bar = progressBar(listImageFiles(DEMO_IMAGES_DIR).length);
     const r = await seedDemo(app, { newKey: !!o.newKey, onProgress: (_d, _t, f) => bar.tick(path.basename(f)) });
     bar.stop();
@@ -134,8 +133,8 @@ tenant
   .requiredOption('--name <name>', 'tenant name')
   .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id","api_key"}')
   .action(async (o: { name: string; json?: boolean }) => {
-    const { app } = boot();
-    const b = createTenant(app.library.tenancy, o.name);
+    const { app } = await boot();
+    const b = await createTenant(app.library.tenancy, o.name);
     await app.close();
     emit(
       !!o.json,
@@ -154,9 +153,9 @@ workspace
   .requiredOption('--name <name>', 'workspace name')
   .option('--json', 'print {"tenant_id","workspace_id","theme_id","store_id"}')
   .action(async (o: { tenant: string; name: string; json?: boolean }) => {
-    const { app } = boot();
-    if (!app.library.tenancy.tenant(o.tenant)) fail(`tenant ${o.tenant} does not exist`);
-    const w = createWorkspace(app.library.tenancy, o.tenant, o.name);
+    const { app } = await boot();
+    if (!(await app.library.tenancy.tenant(o.tenant))) fail(`tenant ${o.tenant} does not exist`);
+    const w = await createWorkspace(app.library.tenancy, o.tenant, o.name);
     await app.close();
     emit(
       !!o.json,
@@ -176,15 +175,15 @@ keys
   .option('--name <name>', 'label for the key', 'cli')
   .option('--json', 'print {"tenant_id","api_key_id","api_key","workspace_ids"}')
   .action(async (o: { tenant: string; workspace?: string[]; name: string; json?: boolean }) => {
-    const { app } = boot();
-    if (!app.library.tenancy.tenant(o.tenant)) fail(`tenant ${o.tenant} does not exist`);
+    const { app } = await boot();
+    if (!(await app.library.tenancy.tenant(o.tenant))) fail(`tenant ${o.tenant} does not exist`);
     let k;
     try {
-      k = createApiKey(app.library.tenancy, o.tenant, { name: o.name, ...(o.workspace ? { workspaceIds: o.workspace } : {}) });
+      k = await createApiKey(app.library.tenancy, o.tenant, { name: o.name, ...(o.workspace ? { workspaceIds: o.workspace } : {}) });
     } catch (e) {
       fail((e as Error).message);
     }
-    const workspace_ids = app.library.tenancy.reachableWorkspaces(k.api_key_id, o.tenant).map((w) => w.id);
+    const workspace_ids = (await app.library.tenancy.reachableWorkspaces(k.api_key_id, o.tenant)).map((w) => w.id);
     await app.close();
     emit(
       !!o.json,
@@ -200,12 +199,12 @@ program
   .option('--workspace <id>', 'target workspace (required when several active workspaces exist)')
   .option('--json', 'print one JSON summary {"imported","deduplicated","failed":[{"file","code","message"}],"assets":[…]}')
   .action(async (paths: string[], o: { workspace?: string; json?: boolean }) => {
-    const { app } = boot();
-    const ops = createOperatorQueries(app.db);
-    let ws = o.workspace ? ops.workspaceById(o.workspace) : undefined;
+    const { app } = await boot();
+    const ops = app.library.tenancy.operator;
+    let ws = o.workspace ? await ops.workspaceById(o.workspace) : undefined;
     if (o.workspace && (!ws || ws.status !== 'active')) fail(`workspace ${o.workspace} does not exist or is archived`);
     if (!ws) {
-      const active = ops.activeWorkspaces();
+      const active = await ops.activeWorkspaces();
       if (active.length !== 1)
         fail(`${active.length} active workspaces exist; pass --workspace (one of: ${active.map((w) => `${w.id} "${w.name}"`).join(', ')})`);
       ws = active[0]!;
@@ -263,11 +262,11 @@ program
   })
   .option('--json', 'print {"scanned","removed","removed_bytes","kept_recent"}')
   .action(async (o: { graceMinutes?: number; json?: boolean }) => {
-    const { app } = boot();
+    const { app } = await boot();
     const graceMs = o.graceMinutes !== undefined ? o.graceMinutes * 60_000 : app.config.env.ATELIER_BLOB_GC_GRACE_MS;
     const r = await collectBlobGarbage({
       blobs: app.library.blobs,
-      referenced: app.library.assets.blobReferenced,
+      referenced: (sha) => app.library.assets.blobReferenced(sha),
       graceMs,
       hooks: app.library.testHooks,
     });

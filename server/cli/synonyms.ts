@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createSynonymQueries, type SynonymRow } from '../db/synonyms.ts';
-import { createOperatorQueries } from '../db/tenancy.ts';
 import type { SynonymRule } from '../domain/lexical-words.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';
@@ -38,9 +37,9 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
   const cmd = program
     .command('synonyms')
     .description('operator synonym lists of a workspace (asset search, every store) or one store (list_products)');
-  const open = (workspaceId: string) => {
-    const { app } = boot();
-    const ws = createOperatorQueries(app.db).workspaceById(workspaceId);
+  const open = async (workspaceId: string) => {
+    const { app } = await boot();
+    const ws = await app.library.tenancy.operator.workspaceById(workspaceId);
     if (!ws) kit.fail(`workspace ${workspaceId} does not exist`);
     return { app, scope: { tenantId: ws.tenant_id, workspaceId: ws.id }, q: createSynonymQueries(app.db) };
   };
@@ -56,9 +55,9 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
     .action(async (words: string[], o: { workspace: string; store?: string; oneWay?: string; json?: boolean }) => {
       const parsed = RuleSchema.safeParse({ input: o.oneWay ?? null, words });
       if (!parsed.success) kit.fail(parsed.error.issues.map((i) => `${i.path.join('.') || 'words'}: ${i.message}`).join('; '));
-      const { app, scope, q } = open(o.workspace);
+      const { app, scope, q } = await open(o.workspace);
       if (o.store) {
-        const s = app.library.tenancy.storeById(o.store);
+        const s = await app.library.tenancy.storeById(o.store);
         if (!s || s.workspace_id !== scope.workspaceId) {
           await app.close();
           kit.fail(`store ${o.store} does not exist in workspace ${scope.workspaceId}`);
@@ -80,7 +79,7 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--json', 'print {"rules":[…]}')
     .action(async (o: { workspace: string; json?: boolean }) => {
-      const { app, scope, q } = open(o.workspace);
+      const { app, scope, q } = await open(o.workspace);
       const rules = q.list(scope);
       await app.close();
       kit.emit(!!o.json, { rules }, rules.length ? rules.map(describe).join('\n') : 'no synonym rules');
@@ -92,7 +91,7 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
     .argument('<id>', 'rule id (from list)')
     .option('--json', 'print {"removed":id}')
     .action(async (id: string, o: { json?: boolean }) => {
-      const { app } = boot();
+      const { app } = await boot();
       const q = createSynonymQueries(app.db);
       const row = q.byId(id);
       const removed = row ? q.remove({ tenantId: row.tenant_id, workspaceId: row.workspace_id }, id) : false;

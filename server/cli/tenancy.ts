@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
-import { createOperatorQueries } from '../db/tenancy.ts';
 import { boot } from '../main.ts';
 import { createStore, createTheme, revokeApiKey } from '../tenancy/admin.ts';
 import type { CliKit } from './catalog.ts';
 
 /** Open the app and the workspace named by an operator (any tenant, any status). */
-function openWorkspace(kit: CliKit, workspaceId: string) {
-  const { app } = boot();
-  const ws = createOperatorQueries(app.db).workspaceById(workspaceId);
+async function openWorkspace(kit: CliKit, workspaceId: string) {
+  const { app } = await boot();
+  const ws = await app.library.tenancy.operator.workspaceById(workspaceId);
   if (!ws) kit.fail(`workspace ${workspaceId} does not exist`);
   return { app, ws };
 }
@@ -28,8 +27,8 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .option('--default', "make it the workspace's default theme")
     .option('--json', 'print {"tenant_id","workspace_id","theme_id","default"}')
     .action(async (o: { workspace: string; name: string; default?: boolean; json?: boolean }) => {
-      const { app, ws } = openWorkspace(kit, o.workspace);
-      const t = createTheme(app.library.tenancy, ws.tenant_id, ws.id, o.name, { makeDefault: !!o.default });
+      const { app, ws } = await openWorkspace(kit, o.workspace);
+      const t = await createTheme(app.library.tenancy, ws.tenant_id, ws.id, o.name, { makeDefault: !!o.default });
       await app.close();
       const out = { tenant_id: ws.tenant_id, workspace_id: ws.id, theme_id: t.theme_id, default: t.default };
       kit.emit(
@@ -46,10 +45,13 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--json', 'print {"workspace_id","themes":[{"theme_id","name","default","created_at"}]}')
     .action(async (o: { workspace: string; json?: boolean }) => {
-      const { app, ws } = openWorkspace(kit, o.workspace);
-      const themes = app.library.tenancy
-        .themesOfWorkspace(ws.tenant_id, ws.id)
-        .map((t) => ({ theme_id: t.id, name: t.name, default: t.is_default === 1, created_at: t.created_at }));
+      const { app, ws } = await openWorkspace(kit, o.workspace);
+      const themes = (await app.library.tenancy.themesOfWorkspace(ws.tenant_id, ws.id)).map((t) => ({
+        theme_id: t.id,
+        name: t.name,
+        default: t.is_default === 1,
+        created_at: t.created_at,
+      }));
       await app.close();
       kit.emit(
         !!o.json,
@@ -69,9 +71,9 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .option('--shop <domain>', 'Shopify shop domain, e.g. my-shop.myshopify.com')
     .option('--json', 'print {"tenant_id","workspace_id","store_id"}')
     .action(async (o: { workspace: string; name: string; shop?: string; json?: boolean }) => {
-      const { app, ws } = openWorkspace(kit, o.workspace);
+      const { app, ws } = await openWorkspace(kit, o.workspace);
       if (ws.status !== 'active') kit.fail(`workspace ${ws.id} is archived`);
-      const s = createStore(app.library.tenancy, ws.tenant_id, ws.id, o.name, { shopDomain: o.shop ?? null });
+      const s = await createStore(app.library.tenancy, ws.tenant_id, ws.id, o.name, { shopDomain: o.shop ?? null });
       await app.close();
       const out = { tenant_id: ws.tenant_id, workspace_id: ws.id, store_id: s.store_id };
       kit.emit(
@@ -88,8 +90,8 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--json', 'print {"workspace_id","stores":[{"store_id","name","status","shop_domain","catalog_synced_at"}]}')
     .action(async (o: { workspace: string; json?: boolean }) => {
-      const { app, ws } = openWorkspace(kit, o.workspace);
-      const stores = app.library.tenancy.storesOfWorkspace(ws.tenant_id, ws.id).map((s) => ({
+      const { app, ws } = await openWorkspace(kit, o.workspace);
+      const stores = (await app.library.tenancy.storesOfWorkspace(ws.tenant_id, ws.id)).map((s) => ({
         store_id: s.id,
         name: s.name,
         status: s.status,
@@ -112,8 +114,8 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--json', 'print {"workspace_id","status"}')
     .action(async (o: { workspace: string; json?: boolean }) => {
-      const { app, ws } = openWorkspace(kit, o.workspace);
-      app.library.tenancy.setWorkspaceStatus(ws.tenant_id, ws.id, 'archived');
+      const { app, ws } = await openWorkspace(kit, o.workspace);
+      await app.library.tenancy.setWorkspaceStatus(ws.tenant_id, ws.id, 'archived');
       await app.close();
       kit.emit(!!o.json, { workspace_id: ws.id, status: 'archived' }, `workspace_id: ${ws.id}\nstatus: archived`);
     });
@@ -124,17 +126,19 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .requiredOption('--tenant <id>', 'tenant id')
     .option('--json', 'print {"tenant_id","keys":[{"api_key_id","name","prefix","created_at","revoked_at","workspace_ids"}]}')
     .action(async (o: { tenant: string; json?: boolean }) => {
-      const { app } = boot();
+      const { app } = await boot();
       const t = app.library.tenancy;
-      if (!t.tenant(o.tenant)) kit.fail(`tenant ${o.tenant} does not exist`);
-      const keys = t.allKeysOfTenant(o.tenant).map((k) => ({
-        api_key_id: k.id,
-        name: k.name,
-        prefix: k.prefix,
-        created_at: k.created_at,
-        revoked_at: k.revoked_at,
-        workspace_ids: t.grantsOfKey(k.id),
-      }));
+      if (!(await t.tenant(o.tenant))) kit.fail(`tenant ${o.tenant} does not exist`);
+      const keys = await Promise.all(
+        (await t.allKeysOfTenant(o.tenant)).map(async (k) => ({
+          api_key_id: k.id,
+          name: k.name,
+          prefix: k.prefix,
+          created_at: k.created_at,
+          revoked_at: k.revoked_at,
+          workspace_ids: await t.grantsOfKey(k.id),
+        })),
+      );
       await app.close();
       kit.emit(
         !!o.json,
@@ -149,12 +153,12 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
     .requiredOption('--key <api_key_id>', 'API key id (from keys list)')
     .option('--json', 'print {"api_key_id","tenant_id","revoked_at"}')
     .action(async (o: { key: string; json?: boolean }) => {
-      const { app } = boot();
-      const row = createOperatorQueries(app.db).keyById(o.key);
+      const { app } = await boot();
+      const row = await app.library.tenancy.operator.keyById(o.key);
       if (!row) kit.fail(`API key ${o.key} does not exist`);
       if (row.revoked_at) kit.fail(`API key ${o.key} was already revoked at ${row.revoked_at}`);
-      revokeApiKey(app.library.tenancy, row.tenant_id, row.id);
-      const after = createOperatorQueries(app.db).keyById(o.key)!;
+      await revokeApiKey(app.library.tenancy, row.tenant_id, row.id);
+      const after = (await app.library.tenancy.operator.keyById(o.key))!;
       await app.close();
       const out = { api_key_id: row.id, tenant_id: row.tenant_id, revoked_at: after.revoked_at };
       kit.emit(

@@ -8,7 +8,7 @@ import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries, type StoreScope } from './products.ts';
 import { syntheticProduct } from './synthetic-product.ts';
-import { createTenancyQueries } from './tenancy.ts';
+import { createSqliteTenancyStore } from './tenancy-store.ts';
 
 const product = (i: number, status: 'ACTIVE' | 'DRAFT'): CatalogProductInput =>
   syntheticProduct(i, {
@@ -19,9 +19,9 @@ const product = (i: number, status: 'ACTIVE' | 'DRAFT'): CatalogProductInput =>
   });
 
 /** A store holding every product of the database: the newest `drafts` products are drafts, the rest active. */
-function catalog(file: string, n: number, drafts: number) {
+async function catalog(file: string, n: number, drafts: number) {
   const db = openDb(file);
-  const t = createTenant(createTenancyQueries(db), 't');
+  const t = await createTenant(createSqliteTenancyStore(db), 't');
   const scope: StoreScope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
   const products = createProductQueries(db);
   const all = Array.from({ length: n }, (_, i) => product(i + 1, i >= n - drafts ? 'DRAFT' : 'ACTIVE'));
@@ -50,7 +50,7 @@ function reference(db: ReturnType<typeof openDb>, scope: StoreScope, statuses: s
 describe('product lexical search from FTS5 alone', () => {
   it('ranks the newest COUNT_CAP active matches exactly as the join does, across batches', async () => {
     // the newest 1000 are drafts: the first batch read holds fewer than COUNT_CAP active rows
-    const { db, scope } = catalog(':memory:', 6000, 1000);
+    const { db, scope } = await catalog(':memory:', 6000, 1000);
     const seen: string[] = [];
     const prepare = db.prepare.bind(db);
     db.prepare = (sql: string) => (seen.push(sql), prepare(sql));
@@ -76,7 +76,7 @@ describe('product lexical search from FTS5 alone', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-lex-'));
     try {
       const file = path.join(dir, 'db.sqlite');
-      const { db, scope, products } = catalog(file, 300, 0);
+      const { db, scope, products } = await catalog(file, 300, 0);
       const lex = createLexicalIndexes(db);
       const first = await lex.products(scope, { statuses: ['ACTIVE'] }).search('"fox"', 5);
       expect(first.total).toBe(300);

@@ -4,17 +4,17 @@ import { createAssetQueries } from './assets.ts';
 import { syntheticAsset } from './synthetic-asset.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
-import { createTenancyQueries } from './tenancy.ts';
+import { createSqliteTenancyStore } from './tenancy-store.ts';
 
 /**
  * A library of N assets that all say "harbour" (twice in every tenth), every 100th also "lighthouse";
  * `others` assets of a second workspace say "harbour" too (interleaved with the first workspace's rows).
  */
-function library(N: number, others: number) {
+async function library(N: number, others: number) {
   const db = openDb(':memory:');
-  const tenancy = createTenancyQueries(db);
-  const t = createTenant(tenancy, 't');
-  const u = createTenant(tenancy, 'u');
+  const tenancy = createSqliteTenancyStore(db);
+  const t = await createTenant(tenancy, 't');
+  const u = await createTenant(tenancy, 'u');
   const assets = createAssetQueries(db);
   db.transaction(() => {
     for (let i = 0; i < N; i++) {
@@ -31,7 +31,7 @@ describe('lexical index on frequent words', () => {
   const N = Math.round(COUNT_CAP * 1.5);
 
   it('counts exactly below the cap', async () => {
-    const { db, scope } = library(N, 300);
+    const { db, scope } = await library(N, 300);
     const idx = createLexicalIndexes(db).assets(scope, {});
     expect(await idx.count('"lighthouse"')).toBe(N / 100);
     const r = await idx.search('"lighthouse"', 10);
@@ -39,7 +39,7 @@ describe('lexical index on frequent words', () => {
   });
 
   it('estimates past the cap when other workspaces share the index, says so, and ranks by BM25 within the newest COUNT_CAP matches', async () => {
-    const { db, scope } = library(N, 300);
+    const { db, scope } = await library(N, 300);
     const idx = createLexicalIndexes(db).assets(scope, {});
     const n = await idx.count('"harbour"');
     expect(n).not.toBe(N);
@@ -65,7 +65,7 @@ describe('lexical index on frequent words', () => {
   });
 
   it('counts exactly from the FTS5 index alone when the workspace holds every row, and still ranks within the newest COUNT_CAP', async () => {
-    const { db, scope } = library(N, 0);
+    const { db, scope } = await library(N, 0);
     const idx = createLexicalIndexes(db).assets(scope, {});
     expect(await idx.count('"harbour"')).toBe(N);
     const r = await idx.search('"harbour"', 50);

@@ -4,16 +4,16 @@ import { createTenant } from '../tenancy/admin.ts';
 import { openDb } from './connection.ts';
 import { createProductQueries } from './products.ts';
 import { syntheticProduct } from './synthetic-product.ts';
-import { createTenancyQueries } from './tenancy.ts';
+import { createSqliteTenancyStore } from './tenancy-store.ts';
 
 const product = (n: number): CatalogProductInput => syntheticProduct(n);
 
 describe('product nearest neighbours (in-memory partitions of product_embeddings)', () => {
-  it('partitions by store and model, reads product_embeddings (not the derived vec0 table), skips zero vectors and drops deleted products', () => {
+  it('partitions by store and model, reads product_embeddings (not the derived vec0 table), skips zero vectors and drops deleted products', async () => {
     const db = openDb(':memory:');
-    const tenancy = createTenancyQueries(db);
-    const a = createTenant(tenancy, 'a');
-    const b = createTenant(tenancy, 'b');
+    const tenancy = createSqliteTenancyStore(db);
+    const a = await createTenant(tenancy, 'a');
+    const b = await createTenant(tenancy, 'b');
     const sa = { tenantId: a.tenant_id, workspaceId: a.workspace_id, storeId: a.store_id };
     const sb = { tenantId: b.tenant_id, workspaceId: b.workspace_id, storeId: b.store_id };
     const q = createProductQueries(db);

@@ -7,7 +7,7 @@ import { createAssetQueries } from './assets.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
-import { createTenancyQueries } from './tenancy.ts';
+import { createSqliteTenancyStore } from './tenancy-store.ts';
 import { createVectorQueries } from './vectors.ts';
 import { syntheticProduct } from './synthetic-product.ts';
 
@@ -27,8 +27,8 @@ describe('query plans of the hot search paths', () => {
       seen.push(sql);
       return prepare(sql);
     };
-    const tenancy = createTenancyQueries(db);
-    const t = createTenant(tenancy, 't');
+    const tenancy = createSqliteTenancyStore(db);
+    const t = await createTenant(tenancy, 't');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const store = { ...scope, storeId: t.store_id };
     const assets = createAssetQueries(db);
@@ -55,7 +55,7 @@ describe('query plans of the hot search paths', () => {
     assets.changeHead();
     vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
     // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
-    const u = createTenant(tenancy, 'u');
+    const u = await createTenant(tenancy, 'u');
     assets.insert(syntheticAsset(99, u, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
     const lex = createLexicalIndexes(db);
     const idx = lex.assets(scope, { category: 'background', maxSeq: max });
@@ -95,7 +95,7 @@ describe('query plans of the hot search paths', () => {
       seen.push(sql);
       return soloPrepare(sql);
     };
-    const s = createTenant(createTenancyQueries(solo), 's');
+    const s = await createTenant(createSqliteTenancyStore(solo), 's');
     const soloStore = { tenantId: s.tenant_id, workspaceId: s.workspace_id, storeId: s.store_id };
     createAssetQueries(solo).insert(syntheticAsset(1, s, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
     const soloProducts = createProductQueries(solo);

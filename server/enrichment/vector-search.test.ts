@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAssetQueries } from '../db/assets.ts';
 import { syntheticAsset } from '../db/synthetic-asset.ts';
 import { openDb, type Database } from '../db/connection.ts';
-import { createTenancyQueries } from '../db/tenancy.ts';
+import { createSqliteTenancyStore } from '../db/tenancy-store.ts';
 import { createVectorQueries, type SpaceRow } from '../db/vectors.ts';
 import { createTenant } from '../tenancy/admin.ts';
 import { OVERSAMPLE } from '../vector-scan/quantised-index.ts';
@@ -31,11 +31,11 @@ describe('nearest (quantised partition scan)', () => {
     return v.map((x) => x / n);
   };
   let dir: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-nearest-'));
     db = openDb(path.join(dir, 'db.sqlite'));
-    const t = createTenant(createTenancyQueries(db), 't');
-    const other = createTenant(createTenancyQueries(db), 'other');
+    const t = await createTenant(createSqliteTenancyStore(db), 't');
+    const other = await createTenant(createSqliteTenancyStore(db), 'other');
     scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const assets = createAssetQueries(db);
     space = vq().ensureSpace('asset_text', 'test', DIMS, 'ready');

@@ -1,8 +1,8 @@
-import type { AssetQueries } from '../db/assets.ts';
+import type { AssetStore } from '../db/ports/asset-store.ts';
 import type { LexicalIndexes } from '../db/lexical-index.ts';
 import type { SynonymQueries } from '../db/synonyms.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
-import type { TenancyQueries } from '../db/tenancy.ts';
+import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
@@ -26,8 +26,8 @@ export interface AssetStoredHook {
 
 /** What the asset use cases need; built once in main.ts. */
 export interface LibraryDeps {
-  assets: AssetQueries;
-  tenancy: TenancyQueries;
+  assets: AssetStore;
+  tenancy: TenancyStore;
   blobs: BlobStore;
   urls: UrlBuilder;
   cursors: CursorCodec;

@@ -17,8 +17,8 @@ import { normaliseOriginal } from './media.ts';
 async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: string): Promise<Buffer> {
   const own = deps.urls.parse(url);
   if (own) {
-    const sha = deps.assets.resolveBlob(own.sha256Prefix);
-    if (!sha || !deps.assets.ownsBlob(scope, sha) || !(await deps.blobs.has(sha))) {
+    const sha = await deps.assets.resolveBlob(own.sha256Prefix);
+    if (!sha || !(await deps.assets.ownsBlob(scope, sha)) || !(await deps.blobs.has(sha))) {
       throw new ServiceError('not_found', field, `${url} is not an asset of workspace ${scope.workspaceId}`);
     }
     return deps.blobs.get(sha);

@@ -35,11 +35,6 @@ export interface StoreInput {
   provenance?: Record<string, unknown> | undefined;
   allowVideo?: boolean | undefined;
   /**
-   * Runs inside the transaction that inserts the asset (not for a deduplicated hit); throwing rolls the
-   * insert back. Generation charges credits here so the charge and the asset commit together.
-   */
-  onInsert?: ((stored: { id: string; seq: number }) => void) | undefined;
-  /**
    * Admission to the image pool: a slot the caller already holds (it releases it), or `'admit'` to be
    * admitted after the duplicate check (an identical-bytes hit needs no image work) and refused with
    * `busy` when the server is at its import limit. Omitted: no admission (seed, CLI, generation: work
@@ -51,8 +46,8 @@ export interface StoreInput {
 }
 
 /** The existing asset for identical bytes, with the supplied user fields that differ from it (not applied). */
-function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata): ImportedAsset {
-  const asset = toImportedAsset(row, deps.assets.renditions(row.seq), deps.urls, true);
+async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata): Promise<ImportedAsset> {
+  const asset = toImportedAsset(row, await deps.assets.renditions(row.seq), deps.urls, true);
   const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
   const notApplied: NonNullable<ImportedAsset['not_applied']> = [];
   if (user.filename !== undefined && cleanFileName(user.filename) && cleanFileName(user.filename) !== row.name) notApplied.push('filename');
@@ -80,8 +75,8 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
     throw new ServiceError('invalid_argument', input.field, `is ${input.bytes.length} bytes; the limit is ${policy.maxImportBytes} bytes`);
   }
   const sourceSha = sha256Hex(input.bytes);
-  const existing = assets.bySourceSha(scope, sourceSha);
-  if (existing) return { asset: duplicateOf(deps, existing, input.user), row: existing };
+  const existing = await assets.bySourceSha(scope, sourceSha);
+  if (existing) return { asset: await duplicateOf(deps, existing, input.user), row: existing };
 
   const slot = input.admission === 'admit' ? deps.images.admit() : null;
   let prepared: PreparedImage;
@@ -120,49 +115,46 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   const id = randomUUID();
   await deps.testHooks?.pause('import-insert');
   try {
-    const seq = assets.insert(
-      {
-        id,
-        tenant_id: scope.tenantId,
-        workspace_id: scope.workspaceId,
-        kind: original.kind,
-        format: original.format,
-        mime_type: original.mime,
-        width: original.width,
-        height: original.height,
-        size_bytes: stored.sizeBytes,
-        sha256: stored.sha256,
-        source_sha256: sourceSha,
-        converted_from: original.convertedFrom,
-        name,
-        name_words: nameWords(name),
-        alt_text: input.user.alt_text?.trim() || null,
-        tags: [...new Set(input.user.tags ?? [])],
-        purpose: input.user.purpose ?? null,
-        category: input.category ?? tax?.category ?? null,
-        subtype: input.subtype ?? tax?.subtype ?? null,
-        user_fields: userFields,
-        source: input.source,
-        source_url: input.sourceUrl ?? null,
-        provenance: input.provenance ? JSON.stringify(input.provenance) : null,
-        enrichment_status: deps.onAssetStored.length > 0 ? 'pending' : 'skipped',
-        created_at: new Date().toISOString(),
-        renditions: storedRenditions,
-      },
-      input.onInsert ? (seq) => input.onInsert!({ id, seq }) : undefined,
-    );
+    const seq = await assets.insert({
+      id,
+      tenant_id: scope.tenantId,
+      workspace_id: scope.workspaceId,
+      kind: original.kind,
+      format: original.format,
+      mime_type: original.mime,
+      width: original.width,
+      height: original.height,
+      size_bytes: stored.sizeBytes,
+      sha256: stored.sha256,
+      source_sha256: sourceSha,
+      converted_from: original.convertedFrom,
+      name,
+      name_words: nameWords(name),
+      alt_text: input.user.alt_text?.trim() || null,
+      tags: [...new Set(input.user.tags ?? [])],
+      purpose: input.user.purpose ?? null,
+      category: input.category ?? tax?.category ?? null,
+      subtype: input.subtype ?? tax?.subtype ?? null,
+      user_fields: userFields,
+      source: input.source,
+      source_url: input.sourceUrl ?? null,
+      provenance: input.provenance ? JSON.stringify(input.provenance) : null,
+      enrichment_status: deps.onAssetStored.length > 0 ? 'pending' : 'skipped',
+      created_at: new Date().toISOString(),
+      renditions: storedRenditions,
+    });
     await restoreCollected(blobs, renewed);
     for (const hook of deps.onAssetStored) await hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
-    const row = assets.bySeq(seq)!;
+    const row = (await assets.bySeq(seq))!;
     deps.log.info(
       { mod: 'import', asset_id: id, bytes: stored.sizeBytes, format: original.format, renditions: storedRenditions.length },
       'asset stored',
     );
-    return { asset: toImportedAsset(row, assets.renditions(seq), urls, false), row };
+    return { asset: toImportedAsset(row, await assets.renditions(seq), urls, false), row };
   } catch (e) {
     if (isUniqueViolation(e)) {
-      const raced = assets.bySourceSha(scope, sourceSha);
-      if (raced) return { asset: duplicateOf(deps, raced, input.user), row: raced };
+      const raced = await assets.bySourceSha(scope, sourceSha);
+      if (raced) return { asset: await duplicateOf(deps, raced, input.user), row: raced };
     }
     throw e;
   }

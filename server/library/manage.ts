@@ -20,8 +20,13 @@ type UserField = (typeof USER_FIELDS)[number];
  * unless those are given; a category change drops a subtype that does not belong to it.
  * @throws ServiceError not_found (args.asset_id)
  */
-export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetArgs, onChanged: AssetChangedHook | null): UpdateAssetResult {
-  const row = deps.assets.byId(scope, args.asset_id);
+export async function updateAsset(
+  deps: LibraryDeps,
+  scope: Scope,
+  args: UpdateAssetArgs,
+  onChanged: AssetChangedHook | null,
+): Promise<UpdateAssetResult> {
+  const row = await deps.assets.byId(scope, args.asset_id);
   if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${args.asset_id} does not exist in this workspace`);
   const userFields = new Set(jsonArray(row.user_fields) as UserField[]);
 
@@ -64,7 +69,7 @@ export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetAr
     );
   }
 
-  deps.assets.updateMetadata(scope, row.seq, {
+  await deps.assets.updateMetadata(scope, row.seq, {
     name,
     name_words: nameWords(name),
     alt_text: altText,
@@ -74,13 +79,13 @@ export function updateAsset(deps: LibraryDeps, scope: Scope, args: UpdateAssetAr
     subtype,
     user_fields: USER_FIELDS.filter((f) => userFields.has(f)),
   });
-  const after = deps.assets.bySeq(row.seq)!;
+  const after = (await deps.assets.bySeq(row.seq))!;
   const changed = diff(row, after);
   // Text, category or subtype changed: re-embed, and rewrite the vec0 metadata columns used by filtered KNN.
   if (changed.length > 0) onChanged?.(row.seq);
   deps.log.info({ mod: 'manage', asset_id: row.id, changed }, 'asset metadata updated');
   return {
-    ...toAsset(after, deps.assets.renditions(after.seq), deps.urls, null),
+    ...toAsset(after, await deps.assets.renditions(after.seq), deps.urls, null),
     purpose: after.purpose,
     user_fields: jsonArray(after.user_fields) as UserField[],
     changed,
@@ -104,7 +109,7 @@ function diff(a: AssetRow, b: AssetRow): string[] {
  * FTS and vector entries). The CDN stops serving a blob once nothing references it; the files are
  * removed by the blob GC after its grace period. Ids of other workspaces or tenants are `not_found`.
  */
-export function deleteAssets(deps: LibraryDeps, scope: Scope, assetIds: string[]): DeleteAssetsResult {
+export async function deleteAssets(deps: LibraryDeps, scope: Scope, assetIds: string[]): Promise<DeleteAssetsResult> {
   const seen = new Set<string>();
   const found: AssetRow[] = [];
   const notFound: string[] = [];
@@ -112,16 +117,17 @@ export function deleteAssets(deps: LibraryDeps, scope: Scope, assetIds: string[]
     const key = id.toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);
-    const row = deps.assets.byId(scope, id);
+    const row = await deps.assets.byId(scope, id);
     if (row) found.push(row);
     else notFound.push(id);
   }
-  deps.assets.deleteMany(
+  await deps.assets.deleteMany(
     scope,
     found.map((r) => r.seq),
   );
   const deleted = found.map((r) => ({ asset_id: r.id, name: r.name, url: deps.urls.blob(r.sha256, r.format) }));
-  const stillServed = found.filter((r) => deps.assets.blobReferenced(r.sha256)).map((r) => deps.urls.blob(r.sha256, r.format));
+  const stillServed: string[] = [];
+  for (const r of found) if (await deps.assets.blobReferenced(r.sha256)) stillServed.push(deps.urls.blob(r.sha256, r.format));
   deps.log.info({ mod: 'manage', deleted: deleted.length, not_found: notFound.length }, 'assets deleted');
   return { deleted, not_found: notFound, still_served: stillServed };
 }

@@ -58,12 +58,12 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
   const thumbnails: ThumbnailsResult['thumbnails'] = [];
   const notFound: string[] = [];
   for (const id of assetIds) {
-    const row = deps.assets.byId(scope, id);
+    const row = await deps.assets.byId(scope, id);
     if (!row) {
       notFound.push(id);
       continue;
     }
-    const thumb = pickPreviewRendition(deps.assets.renditions(row.seq), sizePx);
+    const thumb = pickPreviewRendition(await deps.assets.renditions(row.seq), sizePx);
     // one read per thumbnail (absent bytes are an answer), not an existence check and then a read
     const thumbBytes = thumb ? await getIfPresent(deps, thumb.sha256) : null;
     const svgBytes =

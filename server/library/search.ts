@@ -76,7 +76,7 @@ export async function matchAssets(
   const query = args.query && args.query.length > 0 ? args.query : undefined;
   let mode: SearchMode = args.mode;
   if (mode === 'similar') {
-    const source = deps.assets.byId(scope, args.similar_to_asset_id!);
+    const source = await deps.assets.byId(scope, args.similar_to_asset_id!);
     if (!source)
       throw new ServiceError('not_found', 'args.similar_to_asset_id', `asset ${args.similar_to_asset_id} does not exist in this workspace`);
     const r = vectors ? await vectors.similar(scope, source.seq, { ...filters, excludeSeq: source.seq }, RANKED_DEPTH) : null;
@@ -172,7 +172,7 @@ export async function searchAssets(
     o: args.orientation ?? null,
     sim: args.similar_to_asset_id ?? null,
   };
-  const decoded = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: assets.maxSeq(scope) };
+  const decoded = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: await assets.maxSeq(scope) };
   // `at` (the panel's random access) keeps the cursor's verified snapshot and moves the offset.
   const state = at ? { ...decoded, offset: at.offset } : decoded;
   const filters: AssetFilters = {
@@ -189,7 +189,7 @@ export async function searchAssets(
   let suggestions: Fused[] = [];
   let result: AssetMatches;
   if (!query && args.mode !== 'similar') {
-    const r = assets.browse(scope, filters, state.offset, limit + 1);
+    const r = await assets.browse(scope, filters, state.offset, limit + 1);
     page = r.rows.map((row) => ({ seq: row.seq, relevance: null, matchedBy: null }));
     total = r.total;
     result = { ranked: [], unfetched: 0, mode: args.mode, degradedFrom: null, match: 'browse', lexical: null };
@@ -197,7 +197,7 @@ export async function searchAssets(
     // One ranked pass per result set: the first page ranks (and stores the pass), later pages of the
     // same cursor snapshot reuse it while nothing in the change log moved.
     const cache = rankedCacheOf<AssetMatches>(assets);
-    const head = assets.changeHead();
+    const head = await assets.changeHead();
     const rank = () => matchAssets(deps, scope, args, filters, vectors, state.offset + limit + 1);
     const deepEnough = (r: AssetMatches) => r.unfetched === 0 || r.ranked.filter((f) => f.match).length > state.offset + limit;
     const first = state.offset === 0 && !args.cursor;
@@ -215,8 +215,8 @@ export async function searchAssets(
   const pageRows = page.slice(0, limit);
   // hydration: the page's rows in one query, their renditions in another
   const shown = [...pageRows.map((p) => p.seq), ...suggestions.map((s) => s.seq)];
-  const rows = new Map(assets.bySeqs(scope, shown).map((r) => [r.seq, r]));
-  const renditions = assets.renditionsOf(shown);
+  const [hydrated, renditions] = await Promise.all([assets.bySeqs(scope, shown), assets.renditionsOf(shown)]);
+  const rows = new Map(hydrated.map((r) => [r.seq, r]));
   const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
     const row = rows.get(p.seq);
     return row ? [toAsset(row, renditions.get(row.seq) ?? [], urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];

@@ -35,12 +35,12 @@ function toSelected(a: Asset, position: number): SelectedAsset {
 }
 
 /** Resolve stored ids to selected assets in order; ids no longer in the workspace are dropped. */
-function hydrate(deps: PickerDeps, scope: Scope, ids: string[]): SelectedAsset[] {
+async function hydrate(deps: PickerDeps, scope: Scope, ids: string[]): Promise<SelectedAsset[]> {
   const out: SelectedAsset[] = [];
   for (const id of ids) {
-    const row = deps.library.assets.byId(scope, id);
+    const row = await deps.library.assets.byId(scope, id);
     if (!row) continue;
-    const u = assetUrls(row, deps.library.assets.renditions(row.seq), deps.library.urls);
+    const u = assetUrls(row, await deps.library.assets.renditions(row.seq), deps.library.urls);
     out.push({
       position: out.length + 1,
       id: row.id,
@@ -54,11 +54,11 @@ function hydrate(deps: PickerDeps, scope: Scope, ids: string[]): SelectedAsset[]
   return out;
 }
 
-function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): SelectionState {
+async function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): Promise<SelectionState> {
   return {
     picker_id: p.id,
     status: p.status,
-    selection: hydrate(deps, scope, p.selection),
+    selection: await hydrate(deps, scope, p.selection),
     confirmed_at: p.confirmedAt,
     workspace_id: p.workspaceId,
   };
@@ -141,7 +141,7 @@ export async function selectAssets(
   const offered = new Set(candidates.map((c) => c.id));
   const ids = answer.assetIds.filter((a, i, all) => offered.has(a) && all.indexOf(a) === i);
   await deps.pickers.finish(scope, id, ids.length ? 'confirmed' : 'declined', ids, new Date().toISOString());
-  const selection = hydrate(deps, scope, ids);
+  const selection = await hydrate(deps, scope, ids);
   return { picker_id: id, status: ids.length ? 'confirmed' : 'declined', delivery, selection, candidates, ...paging, page: null };
 }
 
@@ -174,19 +174,19 @@ export async function submitSelection(
   const p = await deps.pickers.byId(scope, pickerId);
   if (!p) throw new ServiceError('not_found', 'args.picker_id', `picker ${pickerId} does not exist in workspace ${scope.workspaceId}`);
   const ids = assetIds.map((a) => a.toLowerCase());
-  ids.forEach((id, i) => {
-    if (!deps.library.assets.byId(scope, id))
+  for (const [i, id] of ids.entries()) {
+    if (!(await deps.library.assets.byId(scope, id)))
       throw new ServiceError('not_found', `args.asset_ids[${i}]`, `asset ${id} does not exist in workspace ${scope.workspaceId}`);
-  });
+  }
   const same = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
   if (
     (p.status === 'awaiting_user' || p.status === 'candidates') &&
     (await deps.pickers.finish(scope, p.id, 'confirmed', ids, new Date().toISOString()))
   ) {
-    return { ...stateOf(deps, scope, (await deps.pickers.byId(scope, p.id))!), already_confirmed: false };
+    return { ...(await stateOf(deps, scope, (await deps.pickers.byId(scope, p.id))!)), already_confirmed: false };
   }
   const now = (await deps.pickers.byId(scope, p.id))!;
-  if (now.status === 'confirmed' && same(now.selection, ids)) return { ...stateOf(deps, scope, now), already_confirmed: true };
+  if (now.status === 'confirmed' && same(now.selection, ids)) return { ...(await stateOf(deps, scope, now)), already_confirmed: true };
   throw new ServiceError(
     'conflict',
     'args.asset_ids',

@@ -214,9 +214,12 @@ export function createUploadService(deps: UploadDeps): UploadService {
     async listPanel(scope, panelId) {
       const out: { session: UploadSession; asset: ImportedAsset }[] = [];
       for (const row of await uploads.importedOfPanel(scope, panelId, deps.now())) {
-        const asset = row.asset_id ? library.assets.byId(scope, row.asset_id) : undefined;
+        const asset = row.asset_id ? await library.assets.byId(scope, row.asset_id) : undefined;
         if (!asset) continue; // deleted since
-        out.push({ session: await view(row), asset: toImportedAsset(asset, library.assets.renditions(asset.seq), library.urls, false) });
+        out.push({
+          session: await view(row),
+          asset: toImportedAsset(asset, await library.assets.renditions(asset.seq), library.urls, false),
+        });
       }
       return out;
     },

@@ -58,10 +58,10 @@ function previewCache(deps: LibraryDeps): LRUCache<string, Preview> {
  * @throws ServiceError not_found (args.asset_id) | unsupported (video assets)
  */
 export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string) {
-  const row = deps.assets.byId(scope, assetId);
+  const row = await deps.assets.byId(scope, assetId);
   if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${assetId} does not exist in this workspace`);
   if (row.kind === 'video') throw new ServiceError('unsupported', 'args.asset_id', 'view shows images; this asset is a video');
-  const source = previewSource(row, deps.assets.renditions(row.seq));
+  const source = previewSource(row, await deps.assets.renditions(row.seq));
   const jpeg = await previewCache(deps).forceFetch(source);
   return {
     image: jpeg.data,

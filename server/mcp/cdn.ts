@@ -21,8 +21,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  */
 export function cdnRouter(
   blobs: BlobStore,
-  referenced: (sha256: string) => boolean,
-  resolve: (sha256Prefix: string) => string | null,
+  referenced: (sha256: string) => Promise<boolean>,
+  resolve: (sha256Prefix: string) => Promise<string | null>,
   o: { presignTtlS: number; log: Logger },
 ): Router {
   const presignTtlS = o.presignTtlS;
@@ -32,7 +32,7 @@ export function cdnRouter(
   };
   const serve = async (sha: string | null, ext: string | undefined, req: express.Request, res: express.Response): Promise<void> => {
     const mime = ext ? CDN_MIME[ext] : undefined;
-    if (!mime || !sha || !referenced(sha)) return notFound(res);
+    if (!mime || !sha || !(await referenced(sha))) return notFound(res);
     const direct = await blobs.directUrl(sha, { contentType: mime, cacheControl: IMMUTABLE });
     if (direct) {
       res.setHeader('Cache-Control', `public, max-age=${Math.floor(presignTtlS / 2)}`);
@@ -94,7 +94,7 @@ export function cdnRouter(
   router.get('/a/:file', async (req, res) => {
     const m = /^([A-Za-z0-9_-]{22})\.([a-z0-9]+)$/.exec(req.params.file);
     const prefix = m ? prefixOfShortKey(m[1]!) : null;
-    await guarded(prefix ? resolve(prefix) : null, m?.[2], req, res);
+    await guarded(prefix ? await resolve(prefix) : null, m?.[2], req, res);
   });
   return router;
 }

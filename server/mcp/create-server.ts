@@ -19,7 +19,7 @@ export interface ServerDeps {
   /** tool calls in progress across every session of this process (graceful shutdown waits for them) */
   inflight?: InflightCalls;
   /** What an API key reaches (svc_discover scope), for the initialize instructions. */
-  describeScope?: (principal: Principal) => ScopeResult;
+  describeScope?: (principal: Principal) => Promise<ScopeResult>;
 }
 
 const BASE_INSTRUCTIONS =
@@ -50,12 +50,13 @@ export function instructionsFor(scope: ScopeResult | null): string {
  * Build one McpServer (one per session for HTTP, one per process for stdio) with every router tool.
  * @param principal the API key's principal when known at connect time: the instructions then name its default ids
  */
-export function createServer(deps: ServerDeps, resolvePrincipal: PrincipalResolver, principal?: Principal): McpServer {
+export async function createServer(deps: ServerDeps, resolvePrincipal: PrincipalResolver, principal?: Principal): Promise<McpServer> {
+  const scope = principal && deps.describeScope ? await deps.describeScope(principal) : null;
   const server = new McpServer(
     { name: 'atelier', title: 'Atelier asset library and product catalog', version: deps.version },
     {
       capabilities: { logging: {}, ...APPS_SERVER_CAPABILITY },
-      instructions: instructionsFor(principal && deps.describeScope ? deps.describeScope(principal) : null),
+      instructions: instructionsFor(scope),
     },
   );
   registerRouters(server, deps.routers, resolvePrincipal, deps.log, deps.inflight);

@@ -82,10 +82,15 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   web.get('/healthz', (_req, res) => void res.json({ ok: true, service: 'atelier', data_id: app.dataId, instance }));
   const blobCfg = app.config.blobStore;
   web.use(
-    cdnRouter(app.library.blobs, app.library.assets.blobReferenced, app.library.assets.resolveBlob, {
-      presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0,
-      log: log.child({ mod: 'cdn' }),
-    }),
+    cdnRouter(
+      app.library.blobs,
+      (sha) => app.library.assets.blobReferenced(sha),
+      (prefix) => app.library.assets.resolveBlob(prefix),
+      {
+        presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0,
+        log: log.child({ mod: 'cdn' }),
+      },
+    ),
   );
   const sessions = new Map<string, Session>();
 
@@ -96,9 +101,9 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       : ['127.0.0.1', 'localhost', '::1'].includes(opts.host)
         ? localhostHostValidation()
         : (_req: Request, _res: Response, next: NextFunction) => next();
-    const auth = (req: Request, res: Response, next: NextFunction): void => {
+    const auth = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
       const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-      const principal = m ? authenticate(app.library.tenancy, m[1]!) : null;
+      const principal = m ? await authenticate(app.library.tenancy, m[1]!) : null;
       if (!principal) {
         rpcError(res, 401, m ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>', {
           'WWW-Authenticate': 'Bearer realm="atelier"',
@@ -159,7 +164,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         transport.onclose = () => {
           if (transport.sessionId) sessions.delete(transport.sessionId);
         };
-        const server = createServer(app.server, principalFromExtra, principal);
+        const server = await createServer(app.server, principalFromExtra, principal);
         await server.connect(transport);
         await transport.handleRequest(req, res, req.body);
       } catch (e) {

@@ -23,7 +23,7 @@ import type { InflightCalls } from './inflight.ts';
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Resolves the authenticated caller of a request. @throws ServiceError unauthenticated */
-export type PrincipalResolver = (extra: Extra) => Principal;
+export type PrincipalResolver = (extra: Extra) => Principal | Promise<Principal>;
 
 /**
  * The MCP tool definition of a router: `{action, args}` input where `action` is the enum of the router's
@@ -113,7 +113,7 @@ export function registerRouters(
     const settled = inflight?.begin();
     const logged = await withCallLog(async (): Promise<CallToolResult> => {
       try {
-        principal = resolvePrincipal(extra);
+        principal = await resolvePrincipal(extra);
         const allowed = Object.keys(handlers);
         if (typeof action !== 'string' || !allowed.includes(action)) {
           throw new ServiceError(

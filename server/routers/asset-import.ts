@@ -26,7 +26,7 @@ function line(a: ImportedAsset, supplied: Supplied = {}): string {
 export function assetImportRouter(deps: LibraryDeps, attachments?: AttachmentResolver): RouterImpl<typeof ROUTER.assetImport> {
   return defineRouter(ROUTER.assetImport, {
     import: async (args, ctx) => {
-      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const scope = await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
       let step = 0;
       const result = await importAsset(
         deps,

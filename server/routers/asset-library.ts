@@ -9,8 +9,8 @@ import { describeAssetPage } from './text.ts';
 export function assetLibraryRouter(deps: LibraryDeps, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetLibrary> {
   return defineRouter(ROUTER.assetLibrary, {
     search: async (args, ctx) => {
-      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
-      const theme = themeFor(deps.tenancy, scope, args);
+      const scope = await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const theme = await themeFor(deps.tenancy, scope, args);
       const page = await searchAssets(deps, scope, args, { themeId: theme.id }, vectors());
       return {
         structuredContent: page,

@@ -9,8 +9,8 @@ import { printable } from '../domain/printable.ts';
 export function assetManageRouter(deps: LibraryDeps, onChanged: AssetChangedHook | null): RouterImpl<typeof ROUTER.assetManage> {
   return defineRouter(ROUTER.assetManage, {
     update: async (args, ctx) => {
-      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
-      const a = updateAsset(deps, scope, args, onChanged);
+      const scope = await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const a = await updateAsset(deps, scope, args, onChanged);
       const text =
         `${a.changed.length ? `Updated ${a.changed.join(', ')} of` : 'No change to'} ${printable(a.name)} — id ${a.id}` +
         ` — alt: ${a.alt_text ?? '(none yet)'} — tags: ${a.tags.join(', ') || '(none)'}` +
@@ -19,8 +19,8 @@ export function assetManageRouter(deps: LibraryDeps, onChanged: AssetChangedHook
       return { structuredContent: a, text };
     },
     delete: async (args, ctx) => {
-      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
-      const r = deleteAssets(deps, scope, args.asset_ids);
+      const scope = await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const r = await deleteAssets(deps, scope, args.asset_ids);
       const lines = [
         `Deleted ${r.deleted.length} asset(s)${r.deleted.length ? `: ${r.deleted.map((d) => `${printable(d.name)} (${d.asset_id})`).join(', ')}` : ''}.`,
         ...(r.not_found.length ? [`Not found in this workspace: ${r.not_found.join(', ')}.`] : []),

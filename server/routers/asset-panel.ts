@@ -18,7 +18,7 @@ export function assetPanelRouter(
 ): RouterImpl<typeof ROUTER.assetPanel> {
   return defineRouter(ROUTER.assetPanel, {
     thumbnails: async (args, ctx) => {
-      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
       const r = await thumbnailsFor(deps.library, scope, args.asset_ids, args.size_px);
       const bytes = r.thumbnails.reduce((n, t) => n + t.bytes, 0);
       ctx.log.debug({ count: r.thumbnails.length, bytes }, 'thumbnails');
@@ -28,7 +28,7 @@ export function assetPanelRouter(
       };
     },
     facets: async (args, ctx) => {
-      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
       const r = await facetsFor(
         deps.library,
         deps.facets,
@@ -42,13 +42,13 @@ export function assetPanelRouter(
       };
     },
     page: async (args, ctx) => {
-      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-      const theme = themeFor(deps.library.tenancy, scope, args);
+      const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const theme = await themeFor(deps.library.tenancy, scope, args);
       const page = await searchAssets(deps.library, scope, args, { themeId: theme.id }, vectors(), { offset: args.offset });
       return { structuredContent: page, text: `${page.assets.length} of ${page.total} asset(s) from offset ${args.offset}.` };
     },
     submit_selection: async (args, ctx) => {
-      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
       const state = await submitSelection(deps, scope, args.picker_id, args.asset_ids);
       return { structuredContent: state, text: describeSelection(state) };
     },

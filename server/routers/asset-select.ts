@@ -98,8 +98,8 @@ export function describeSelection(s: SelectionState): string {
 export function assetSelectRouter(deps: PickerDeps, vectors: () => AssetVectorSearch | null): RouterImpl<typeof ROUTER.assetSelect> {
   return defineRouter(ROUTER.assetSelect, {
     select: async (args, ctx) => {
-      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
-      const theme = themeFor(deps.library.tenancy, scope, args);
+      const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const theme = await themeFor(deps.library.tenancy, scope, args);
       const channel: PickerChannel = ctx.clientRendersPanels
         ? { delivery: 'panel' }
         : ctx.clientCapabilities?.elicitation?.form
@@ -109,7 +109,7 @@ export function assetSelectRouter(deps: PickerDeps, vectors: () => AssetVectorSe
       return { structuredContent: result, text: describeSelect(result), _meta: { viewUUID: result.picker_id } };
     },
     get_selection: async (args, ctx) => {
-      const scope = scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
+      const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
       const state = await getSelection(deps, scope, args.picker_id);
       return { structuredContent: state, text: describeSelection(state) };
     },

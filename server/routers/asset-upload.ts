@@ -16,8 +16,8 @@ const mib = (b: number): string => `${(b / 1024 / 1024).toFixed(b % (1024 * 1024
 export function assetUploadRouter(deps: LibraryDeps, uploads: UploadService): RouterImpl<typeof ROUTER.assetUpload> {
   return defineRouter(ROUTER.assetUpload, {
     upload: async (args, ctx) => {
-      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
-      const theme = args.theme_id ? themeFor(deps.tenancy, scope, args) : null;
+      const scope = await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const theme = args.theme_id ? await themeFor(deps.tenancy, scope, args) : null;
       const limits = uploads.limits();
       const panel = ctx.clientRendersPanels;
       const result: UploadPanelResult = {

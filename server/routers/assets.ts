@@ -9,7 +9,7 @@ import { defineRouter, type RouterImpl } from './types.ts';
 export function assetsRouter(deps: LibraryDeps, providers: ProviderRegistry): RouterImpl<typeof ROUTER.assets> {
   return defineRouter(ROUTER.assets, {
     capabilities: async (args, ctx) => {
-      scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
       const capabilities = providers.capabilities();
       const text = capabilities
         .map(
@@ -20,7 +20,7 @@ export function assetsRouter(deps: LibraryDeps, providers: ProviderRegistry): Ro
       return { structuredContent: { capabilities }, text: text || 'No image provider is enabled for this workspace.' };
     },
     view: async (args, ctx) => {
-      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const scope = await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
       const v = await viewAsset(deps, scope, args.asset_id);
       return {
         structuredContent: v.facts,

@@ -11,12 +11,12 @@ import { defineRouter, type RouterImpl } from './types.ts';
 export function catalogRouter(deps: CatalogDeps): RouterImpl<typeof ROUTER.catalog> {
   return defineRouter(ROUTER.catalog, {
     list_products: async (args, ctx) => {
-      const scope = storeScopeFor(deps.tenancy, ctx.principal, args);
+      const scope = await storeScopeFor(deps.tenancy, ctx.principal, args);
       const page = await listProducts(deps, scope, args, ctx.signal);
       return { structuredContent: page, text: describeProductList(page, args) };
     },
     get_product: async (args, ctx) => {
-      const scope = storeScopeFor(deps.tenancy, ctx.principal, args);
+      const scope = await storeScopeFor(deps.tenancy, ctx.principal, args);
       const result = getProducts(deps, scope, args);
       return { structuredContent: result, text: describeProducts(result) };
     },

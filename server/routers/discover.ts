@@ -2,7 +2,7 @@ import { ROUTER, ROUTERS } from '../../shared/actions.ts';
 import type { DiscoverEntrySchema } from '../../shared/schemas/discover.ts';
 import type { z } from 'zod';
 import type { ScopeResult } from '../../shared/schemas/scope.ts';
-import type { TenancyQueries } from '../db/tenancy.ts';
+import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import { discoverActions, inputJsonSchema, outputJsonSchema } from '../domain/discover.ts';
 import { describeScope } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
@@ -31,10 +31,10 @@ function describeScopeText(s: ScopeResult): string {
 }
 
 /** `svc_discover`: the caller's scope, and action schemas and former operation names (spec §4, §9). */
-export function discoverRouter(tenancy: TenancyQueries): RouterImpl<typeof ROUTER.discover> {
+export function discoverRouter(tenancy: TenancyStore): RouterImpl<typeof ROUTER.discover> {
   return defineRouter(ROUTER.discover, {
     scope: async (_args, ctx) => {
-      const s = describeScope(tenancy, ctx.principal);
+      const s = await describeScope(tenancy, ctx.principal);
       return { structuredContent: s, text: describeScopeText(s) };
     },
     discover: async (args, ctx) => {

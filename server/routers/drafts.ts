@@ -19,7 +19,7 @@ function summary(g: GeneratedAsset): string {
 export function draftsRouter(deps: LibraryDeps, generator: Generator): RouterImpl<typeof ROUTER.drafts> {
   return defineRouter(ROUTER.drafts, {
     asset_generate: async (args, ctx) => {
-      const scope = scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
+      const scope = await scopeFor(deps.tenancy, ctx.principal, args.workspace_id);
       const g = await generator.generate(scope, args, (p, t, m) => ctx.progress(p, t, m), ctx.signal);
       return { structuredContent: g, text: summary(g) };
     },

@@ -26,7 +26,7 @@ export interface BlobGcReport {
  */
 export async function collectBlobGarbage(o: {
   blobs: BlobStore;
-  referenced: (sha256: string) => boolean;
+  referenced: (sha256: string) => boolean | Promise<boolean>;
   graceMs: number;
   now?: number;
   hooks?: TestHooks;
@@ -35,13 +35,13 @@ export async function collectBlobGarbage(o: {
   const report: BlobGcReport = { scanned: 0, removed: 0, removed_bytes: 0, kept_recent: 0 };
   for await (const b of o.blobs.list()) {
     report.scanned++;
-    if (o.referenced(b.sha256)) continue;
+    if (await o.referenced(b.sha256)) continue;
     if (b.mtimeMs > cutoff) {
       report.kept_recent++;
       continue;
     }
     await o.hooks?.pause('blob-gc-remove');
-    const bytes = await o.blobs.removeIfUnused(b.sha256, (mtimeMs) => mtimeMs <= cutoff && !o.referenced(b.sha256));
+    const bytes = await o.blobs.removeIfUnused(b.sha256, async (mtimeMs) => mtimeMs <= cutoff && !(await o.referenced(b.sha256)));
     if (bytes > 0) {
       report.removed++;
       report.removed_bytes += bytes;
@@ -51,7 +51,7 @@ export async function collectBlobGarbage(o: {
     if (f.kind === 'gc') {
       // A pass that died between moving a blob aside and deciding: decide now. Restoring is always safe;
       // dropping waits for the grace period, since a pass of another process may be deciding about it now.
-      if (o.referenced(f.sha256)) await o.blobs.restoreLeftover(f.name);
+      if (await o.referenced(f.sha256)) await o.blobs.restoreLeftover(f.name);
       else if (f.mtimeMs <= cutoff && (await o.blobs.removeLeftover(f.name))) {
         report.removed++;
         report.removed_bytes += f.sizeBytes;

@@ -298,14 +298,14 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
     async removeIfUnused(sha, stillUnused) {
       const key = keyOf(sha);
       const before = await head(key);
-      if (!before || !stillUnused(before.mtimeMs)) return 0;
+      if (!before || !(await stillUnused(before.mtimeMs))) return 0;
       const q = `${o.prefix}quarantine/${sha}.${randomUUID()}`;
       if (!(await copy(key, q, false))) return 0;
       await o.hooks?.pause('blob-gc-quarantined');
       await del(key);
       // The references are asked again only now that the key is empty: a row committed before this line
       // gets its bytes back; a writer committing after it finds the key empty in its post-commit check.
-      if (!stillUnused(before.mtimeMs)) {
+      if (!(await stillUnused(before.mtimeMs))) {
         await store.restoreLeftover(q.slice(o.prefix.length));
         return 0;
       }

@@ -65,7 +65,7 @@ export interface BlobStore {
    * references it now) the bytes go back. A `put` racing the move writes the bytes anew.
    * @returns bytes removed (0 when absent or kept)
    */
-  removeIfUnused(sha256: string, stillUnused: (mtimeMs: number) => boolean): Promise<number>;
+  removeIfUnused(sha256: string, stillUnused: (mtimeMs: number) => boolean | Promise<boolean>): Promise<number>;
   /** Remove a blob; absent is fine. @returns whether a blob was removed */
   remove(sha256: string): Promise<boolean>;
 }
@@ -186,7 +186,7 @@ export function createLocalBlobStore(root: string, hooks?: TestHooks): BlobStore
       // From here on a concurrent put finds no file at `dest` and writes the bytes anew; one that renewed
       // the file before the move left its mark in the write time of `aside`.
       const st = await fs.promises.stat(aside);
-      if (!stillUnused(st.mtimeMs)) {
+      if (!(await stillUnused(st.mtimeMs))) {
         await store.restoreLeftover(path.basename(aside));
         return 0;
       }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { TenancyQueries } from '../db/tenancy.ts';
+import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { Principal } from '../domain/scope.ts';
 
 /** The five ids an operator needs, as printed by `atelier tenant create --json` and `seed-demo --json`. */
@@ -25,29 +25,28 @@ export function newApiKey(): string {
  * Create a workspace with its default theme and store, granting every live key of the tenant access.
  * @returns the new workspace, theme and store ids
  */
-export function createWorkspace(
-  t: TenancyQueries,
+export async function createWorkspace(
+  t: TenancyStore,
   tenantId: string,
   name: string,
   opts: { brandColors?: string[]; grantKeys?: boolean } = {},
-): { workspace_id: string; theme_id: string; store_id: string } {
+): Promise<{ workspace_id: string; theme_id: string; store_id: string }> {
   const at = new Date().toISOString();
   const workspace_id = randomUUID();
   const theme_id = randomUUID();
   const store_id = randomUUID();
-  t.transaction(() => {
-    t.insertWorkspace(workspace_id, tenantId, name, at);
-    t.insertTheme({
+  await t.createWorkspace(
+    { id: workspace_id, tenant_id: tenantId, name, created_at: at },
+    {
       id: theme_id,
       tenant_id: tenantId,
       workspace_id,
       name: `${name} theme`,
       brand_colors: opts.brandColors ?? [],
       brand_tone: null,
-      is_default: 1,
       created_at: at,
-    });
-    t.insertStore({
+    },
+    {
       id: store_id,
       tenant_id: tenantId,
       workspace_id,
@@ -55,9 +54,9 @@ export function createWorkspace(
       platform: 'shopify',
       shop_domain: null,
       created_at: at,
-    });
-    if (opts.grantKeys !== false) for (const k of t.keysOfTenant(tenantId)) t.grant(k.id, workspace_id);
-  });
+    },
+    opts.grantKeys !== false,
+  );
   return { workspace_id, theme_id, store_id };
 }
 
@@ -66,36 +65,36 @@ export function createWorkspace(
  * @throws Error when a workspace id is not the tenant's
  * @returns the key (shown once) and its id
  */
-export function createApiKey(
-  t: TenancyQueries,
+export async function createApiKey(
+  t: TenancyStore,
   tenantId: string,
   opts: { name?: string; workspaceIds?: string[] } = {},
-): { api_key: string; api_key_id: string } {
-  const own = t.workspacesOfTenant(tenantId);
+): Promise<{ api_key: string; api_key_id: string }> {
+  const own = await t.workspacesOfTenant(tenantId);
   const ids = opts.workspaceIds && opts.workspaceIds.length > 0 ? opts.workspaceIds : own.map((w) => w.id);
   for (const id of ids) if (!own.some((w) => w.id === id)) throw new Error(`workspace ${id} does not belong to tenant ${tenantId}`);
   const api_key = newApiKey();
   const api_key_id = randomUUID();
-  t.transaction(() => {
-    t.insertKey({
+  await t.insertKey(
+    {
       id: api_key_id,
       tenant_id: tenantId,
       name: opts.name ?? 'default',
       prefix: api_key.slice(0, 10),
       key_hash: hashKey(api_key),
       created_at: new Date().toISOString(),
-    });
-    for (const id of ids) t.grant(api_key_id, id);
-  });
+    },
+    ids,
+  );
   return { api_key, api_key_id };
 }
 
 /** Create a tenant with one active workspace, theme, store and API key. */
-export function createTenant(t: TenancyQueries, name: string, opts: { brandColors?: string[] } = {}): TenantBundle {
+export async function createTenant(t: TenancyStore, name: string, opts: { brandColors?: string[] } = {}): Promise<TenantBundle> {
   const tenant_id = randomUUID();
-  t.insertTenant(tenant_id, name, new Date().toISOString());
-  const ws = createWorkspace(t, tenant_id, name, { ...opts, grantKeys: false });
-  const key = createApiKey(t, tenant_id, { name: 'default' });
+  await t.insertTenant(tenant_id, name, new Date().toISOString());
+  const ws = await createWorkspace(t, tenant_id, name, { ...opts, grantKeys: false });
+  const key = await createApiKey(t, tenant_id, { name: 'default' });
   return { tenant_id, ...ws, api_key: key.api_key };
 }
 
@@ -104,44 +103,41 @@ export function createTenant(t: TenancyQueries, name: string, opts: { brandColor
  * its default (the previous default is cleared in the same transaction).
  * @throws Error when the workspace is not the tenant's
  */
-export function createTheme(
-  t: TenancyQueries,
+export async function createTheme(
+  t: TenancyStore,
   tenantId: string,
   workspaceId: string,
   name: string,
   opts: { makeDefault?: boolean; brandColors?: string[]; brandTone?: string | null } = {},
-): { theme_id: string; default: boolean } {
-  if (!t.workspace(tenantId, workspaceId)) throw new Error(`workspace ${workspaceId} does not belong to tenant ${tenantId}`);
+): Promise<{ theme_id: string; default: boolean }> {
+  if (!(await t.workspace(tenantId, workspaceId))) throw new Error(`workspace ${workspaceId} does not belong to tenant ${tenantId}`);
   const theme_id = randomUUID();
-  let isDefault = false;
-  t.transaction(() => {
-    isDefault = opts.makeDefault === true || t.themesOfWorkspace(tenantId, workspaceId).length === 0;
-    if (isDefault) t.clearDefaultTheme(tenantId, workspaceId);
-    t.insertTheme({
+  const isDefault = await t.addTheme(
+    {
       id: theme_id,
       tenant_id: tenantId,
       workspace_id: workspaceId,
       name,
       brand_colors: opts.brandColors ?? [],
       brand_tone: opts.brandTone ?? null,
-      is_default: isDefault ? 1 : 0,
       created_at: new Date().toISOString(),
-    });
-  });
+    },
+    opts.makeDefault === true,
+  );
   return { theme_id, default: isDefault };
 }
 
 /** Add an (active) store to a workspace. @throws Error when the workspace is not the tenant's */
-export function createStore(
-  t: TenancyQueries,
+export async function createStore(
+  t: TenancyStore,
   tenantId: string,
   workspaceId: string,
   name: string,
   opts: { shopDomain?: string | null } = {},
-): { store_id: string } {
-  if (!t.workspace(tenantId, workspaceId)) throw new Error(`workspace ${workspaceId} does not belong to tenant ${tenantId}`);
+): Promise<{ store_id: string }> {
+  if (!(await t.workspace(tenantId, workspaceId))) throw new Error(`workspace ${workspaceId} does not belong to tenant ${tenantId}`);
   const store_id = randomUUID();
-  t.insertStore({
+  await t.insertStore({
     id: store_id,
     tenant_id: tenantId,
     workspace_id: workspaceId,
@@ -158,12 +154,12 @@ export function createStore(
  * per tool call), so open sessions of the key are refused from the next request on.
  * @returns false when the key is unknown, of another tenant or already revoked
  */
-export function revokeApiKey(t: TenancyQueries, tenantId: string, keyId: string): boolean {
+export async function revokeApiKey(t: TenancyStore, tenantId: string, keyId: string): Promise<boolean> {
   return t.revokeKey(tenantId, keyId, new Date().toISOString());
 }
 
 /** Authenticate an API key. @returns the principal, or null for an unknown or revoked key */
-export function authenticate(t: TenancyQueries, key: string): Principal | null {
-  const row = t.keyByHash(hashKey(key));
+export async function authenticate(t: TenancyStore, key: string): Promise<Principal | null> {
+  const row = await t.keyByHash(hashKey(key));
   return row ? { tenantId: row.tenant_id, apiKeyId: row.id } : null;
 }

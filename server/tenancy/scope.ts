@@ -1,6 +1,6 @@
 import { noteCallScope } from '../call-context.ts';
 import type { ScopeResult } from '../../shared/schemas/scope.ts';
-import type { TenancyQueries, ThemeRow } from '../db/tenancy.ts';
+import type { TenancyStore, ThemeRow } from '../db/ports/tenancy-store.ts';
 import { resolveStore, resolveWorkspace, type Principal, type Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 
@@ -8,8 +8,8 @@ import { ServiceError } from '../errors.ts';
  * Resolve the workspace scope of a call from the caller's API key and `args.workspace_id`.
  * @throws ServiceError not_found | ambiguous_scope (field args.workspace_id)
  */
-export function scopeFor(tenancy: TenancyQueries, principal: Principal, workspaceId: string | undefined): Scope {
-  const reachable = tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
+export async function scopeFor(tenancy: TenancyStore, principal: Principal, workspaceId: string | undefined): Promise<Scope> {
+  const reachable = await tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
   const ws = resolveWorkspace(reachable, workspaceId);
   noteCallScope({ workspaceId: ws.id });
   return { tenantId: principal.tenantId, workspaceId: ws.id };
@@ -22,19 +22,23 @@ export function scopeFor(tenancy: TenancyQueries, principal: Principal, workspac
  * the workspace's themes in `details.candidates` (`{id, name, default}`), so the caller can retry at once.
  * @throws ServiceError invalid_argument (args.theme_id, missing) | not_found (args.theme_id | args.brand_kit_id)
  */
-export function themeFor(
-  tenancy: TenancyQueries,
+export async function themeFor(
+  tenancy: TenancyStore,
   scope: Scope,
   args: { theme_id?: string | undefined; brand_kit_id?: string | undefined },
-): ThemeRow {
+): Promise<ThemeRow> {
   const id = args.theme_id ?? args.brand_kit_id;
   const field = args.theme_id ? 'args.theme_id' : 'args.brand_kit_id';
-  const candidates = (): { id: string; name: string; default: boolean }[] =>
-    tenancy.themesOfWorkspace(scope.tenantId, scope.workspaceId).map((t) => ({ id: t.id, name: t.name, default: t.is_default === 1 }));
+  const candidates = async (): Promise<{ id: string; name: string; default: boolean }[]> =>
+    (await tenancy.themesOfWorkspace(scope.tenantId, scope.workspaceId)).map((t) => ({
+      id: t.id,
+      name: t.name,
+      default: t.is_default === 1,
+    }));
   const listed = (c: { id: string; name: string; default: boolean }[]): string =>
     c.map((t) => `${t.id} "${t.name}"${t.default ? ' (default)' : ''}`).join(', ');
   if (!id) {
-    const c = candidates();
+    const c = await candidates();
     throw new ServiceError(
       'invalid_argument',
       'args.theme_id',
@@ -42,9 +46,9 @@ export function themeFor(
       { details: { candidates: c } },
     );
   }
-  const theme = tenancy.theme(scope.tenantId, scope.workspaceId, id.toLowerCase());
+  const theme = await tenancy.theme(scope.tenantId, scope.workspaceId, id.toLowerCase());
   if (!theme) {
-    const c = candidates();
+    const c = await candidates();
     throw new ServiceError(
       'not_found',
       field,
@@ -60,16 +64,26 @@ export function themeFor(
  * themes and stores, and the ids used when a call leaves them out: the only active workspace, the only
  * active store of that workspace, and that workspace's default theme (to pass as theme_id).
  */
-export function describeScope(tenancy: TenancyQueries, principal: Principal): ScopeResult {
-  const workspaces = tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId).map((w) => ({
-    id: w.id,
-    name: w.name,
-    status: w.status,
-    themes: tenancy.themesOfWorkspace(principal.tenantId, w.id).map((t) => ({ id: t.id, name: t.name, default: t.is_default === 1 })),
-    stores: tenancy
-      .storesOfWorkspace(principal.tenantId, w.id)
-      .map((st) => ({ id: st.id, name: st.name, status: st.status, catalog_synced_at: st.catalog_synced_at })),
-  }));
+export async function describeScope(tenancy: TenancyStore, principal: Principal): Promise<ScopeResult> {
+  const reachable = await tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
+  const workspaces = await Promise.all(
+    reachable.map(async (w) => ({
+      id: w.id,
+      name: w.name,
+      status: w.status,
+      themes: (await tenancy.themesOfWorkspace(principal.tenantId, w.id)).map((t) => ({
+        id: t.id,
+        name: t.name,
+        default: t.is_default === 1,
+      })),
+      stores: (await tenancy.storesOfWorkspace(principal.tenantId, w.id)).map((st) => ({
+        id: st.id,
+        name: st.name,
+        status: st.status,
+        catalog_synced_at: st.catalog_synced_at,
+      })),
+    })),
+  );
   const active = workspaces.filter((w) => w.status === 'active');
   const ws = active.length === 1 ? active[0]! : null;
   const stores = ws?.stores.filter((st) => st.status === 'active') ?? [];
@@ -85,13 +99,13 @@ export function describeScope(tenancy: TenancyQueries, principal: Principal): Sc
  * exactly one active store.
  * @throws ServiceError not_found | ambiguous_scope (args.workspace_id | args.store_id)
  */
-export function storeScopeFor(
-  tenancy: TenancyQueries,
+export async function storeScopeFor(
+  tenancy: TenancyStore,
   principal: Principal,
   args: { workspace_id?: string | undefined; store_id?: string | undefined },
-): Scope & { storeId: string } {
-  const scope = scopeFor(tenancy, principal, args.workspace_id);
-  const store = resolveStore(tenancy.storesOfWorkspace(scope.tenantId, scope.workspaceId), args.store_id);
+): Promise<Scope & { storeId: string }> {
+  const scope = await scopeFor(tenancy, principal, args.workspace_id);
+  const store = resolveStore(await tenancy.storesOfWorkspace(scope.tenantId, scope.workspaceId), args.store_id);
   noteCallScope({ workspaceId: scope.workspaceId, storeId: store.id });
   return { ...scope, storeId: store.id };
 }
