@@ -27,9 +27,11 @@ import { createCatalog, type Catalog } from './catalog/catalog.ts';
 import { catalogRouter } from './routers/catalog.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 import { createEmbedder } from './providers/embedder.ts';
-import { createAssetEnrichmentQueries } from './db/asset-enrichment.ts';
+import { createSqliteAssetEnrichmentStore } from './db/asset-enrichment-store.ts';
+import { createSqliteAssetStore } from './db/asset-store.ts';
+import { createSqliteCalibrationStore } from './db/calibration-store.ts';
 import { createJobQueue } from './db/enrichment-jobs.ts';
-import { createVectorQueries } from './db/vectors.ts';
+import { createSqliteVectorStore } from './db/vector-store.ts';
 import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
 import { createHttpCaptioner } from './providers/vision-http.ts';
@@ -150,10 +152,10 @@ export function buildApp(config: Config, log: Logger): App {
   );
   const enrichment = env.ATELIER_ENRICHMENT
     ? createEnrichment({
-        assets: library.assets,
+        assets: createSqliteAssetStore(db),
         jobs: createJobQueue(db),
-        enrichment: createAssetEnrichmentQueries(db),
-        vectors: createVectorQueries(db),
+        enrichment: createSqliteAssetEnrichmentStore(db),
+        vectors: createSqliteVectorStore(db),
         blobs: library.blobs,
         embedder,
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
@@ -168,7 +170,7 @@ export function buildApp(config: Config, log: Logger): App {
           : null,
         concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
         retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
-        calibrations,
+        calibrations: createSqliteCalibrationStore(db),
         matchAlpha: env.ATELIER_MATCH_ALPHA,
         thesaurus,
         log: log.child({ mod: 'enrichment' }),
