@@ -18,7 +18,9 @@ import { buildApp } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
 import { createAssetQueries } from '../server/db/assets.ts';
 import { createVectorQueries, type SpaceRow } from '../server/db/vectors.ts';
-import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
+import { createSqliteAssetStore } from '../server/db/asset-store.ts';
+import { createSqliteCalibrationStore } from '../server/db/calibration-store.ts';
+import { createSqliteVectorStore } from '../server/db/vector-store.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { searchAssets } from '../server/library/search.ts';
 import { createLogger } from '../server/log.ts';
@@ -89,13 +91,14 @@ export default async function run(): Promise<void> {
     const rows = createAssetQueries(app.db);
     const space: SpaceRow = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
     const vectors = createAssetVectorSearch({
-      vectors: vq,
-      assets: createAssetQueries(app.db),
-      calibrations: createCalibrationQueries(app.db),
+      // the port over the same queries: one set of partitions, searched by the bench and the use case alike
+      vectors: createSqliteVectorStore(app.db, vq),
+      assets: createSqliteAssetStore(app.db),
+      calibrations: createSqliteCalibrationStore(app.db),
       thesaurus: app.library.thesaurus,
       embedder,
-      textSpace: () => space,
-      visualSpace: () => space,
+      textSpace: async () => space,
+      visualSpace: async () => space,
       computeVisual: async () => null,
       log: createLogger('silent'),
     });

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from './config.ts';
 import { createAssetFacetQueries } from './db/asset-facets.ts';
-import { createAssetQueries } from './db/assets.ts';
 import { createLexicalIndexes } from './db/lexical-index.ts';
 import { createSynonymQueries } from './db/synonyms.ts';
 import { createCalibrationQueries } from './db/vector-calibrations.ts';
@@ -28,9 +27,10 @@ import { createCatalog, type Catalog } from './catalog/catalog.ts';
 import { catalogRouter } from './routers/catalog.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 import { createEmbedder } from './providers/embedder.ts';
-import { createAssetEnrichmentQueries } from './db/asset-enrichment.ts';
+import { createSqliteAssetEnrichmentStore } from './db/asset-enrichment-store.ts';
+import { createSqliteCalibrationStore } from './db/calibration-store.ts';
 import { createJobQueue } from './db/enrichment-jobs.ts';
-import { createVectorQueries } from './db/vectors.ts';
+import { createSqliteVectorStore } from './db/vector-store.ts';
 import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
 import { createHttpCaptioner } from './providers/vision-http.ts';
@@ -151,10 +151,10 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   );
   const enrichment = env.ATELIER_ENRICHMENT
     ? createEnrichment({
-        assets: createAssetQueries(db),
+        assets: library.assets,
         jobs: createJobQueue(db),
-        enrichment: createAssetEnrichmentQueries(db),
-        vectors: createVectorQueries(db),
+        enrichment: createSqliteAssetEnrichmentStore(db),
+        vectors: createSqliteVectorStore(db),
         blobs: library.blobs,
         embedder,
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
@@ -169,7 +169,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
           : null,
         concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
         retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
-        calibrations,
+        calibrations: createSqliteCalibrationStore(db),
         matchAlpha: env.ATELIER_MATCH_ALPHA,
         thesaurus,
         log: log.child({ mod: 'enrichment' }),

@@ -72,21 +72,28 @@ export function createAssetEnrichmentQueries(db: Database) {
     /** Seqs of every asset that is not a video. */
     imageSeqs: () => (s.allSeqs.all() as { seq: number }[]).map((r) => r.seq),
     facts: (seq: number) => s.facts.get(seq) as EnrichmentRow | undefined,
-    /** Store an analysis: facts row plus OCR text, auto tags and (unless user-authored) alt text. */
-    writeAnalysis(seq: number, a: AnalysisWrite): void {
-      db.transaction(() => {
-        s.upsertFacts.run({
-          seq,
-          colors: a.colorsJson,
-          orientation: a.orientation,
-          ocr_confidence: a.ocrConfidence,
-          machine_alt_text: a.machineAltText,
-          caption: a.caption,
-          caption_model_id: a.captionModelId,
-          now: now(),
-        });
-        s.writeAsset.run({ seq, ocr_text: a.ocrText, auto_tags: JSON.stringify(a.autoTags), machine_alt_text: a.machineAltText });
-      }).immediate();
+    /**
+     * Store an analysis: facts row plus OCR text, auto tags and (unless user-authored) alt text.
+     * @returns false (nothing written) when the asset no longer exists
+     */
+    writeAnalysis(seq: number, a: AnalysisWrite): boolean {
+      return db
+        .transaction(() => {
+          const asset = { seq, ocr_text: a.ocrText, auto_tags: JSON.stringify(a.autoTags), machine_alt_text: a.machineAltText };
+          if (s.writeAsset.run(asset).changes === 0) return false;
+          s.upsertFacts.run({
+            seq,
+            colors: a.colorsJson,
+            orientation: a.orientation,
+            ocr_confidence: a.ocrConfidence,
+            machine_alt_text: a.machineAltText,
+            caption: a.caption,
+            caption_model_id: a.captionModelId,
+            now: now(),
+          });
+          return true;
+        })
+        .immediate();
     },
     setTextModel: (seq: number, modelId: string | null) => void s.setModel.run(modelId, now(), seq),
     setVisualModel: (seq: number, modelId: string | null) => void s.setVisualModel.run(modelId, now(), seq),

@@ -1,8 +1,9 @@
-import type { AssetQueries, AssetRow } from '../db/assets.ts';
-import type { AssetEnrichmentQueries } from '../db/asset-enrichment.ts';
+import type { AssetEnrichmentStore } from '../db/ports/asset-enrichment-store.ts';
+import type { AssetRow, AssetStore } from '../db/ports/asset-store.ts';
+import type { CalibrationStore } from '../db/ports/calibration-store.ts';
 import type { JobQueue, JobRow } from '../db/ports/job-queue.ts';
-import type { CalibrationQueries } from '../db/vector-calibrations.ts';
-import type { SpaceRow, VectorQueries } from '../db/vectors.ts';
+import type { SpaceRow, VectorStore } from '../db/ports/vector-store.ts';
+import type { Scope } from '../domain/scope.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/alt-text.ts';
 import { broaderWords } from '../domain/concepts.ts';
@@ -19,14 +20,15 @@ import { createJobRunner, type JobOutcome } from './queue.ts';
 import { createAssetVectorSearch } from './vector-search.ts';
 import type { TestHooks } from '../test-hooks.ts';
 
-/** Everything enrichment needs, built in the composition root. */
+/** Everything enrichment needs, built in the composition root: ports only, so it runs on SQLite or PostgreSQL. */
 export interface EnrichmentDeps {
-  assets: AssetQueries;
-  /** the durable job queue (SQLite or PostgreSQL) */
+  assets: AssetStore;
+  /** the durable job queue */
   jobs: JobQueue;
-  /** enrichment columns and facts of the assets (SQLite, with the asset store) */
-  enrichment: AssetEnrichmentQueries;
-  vectors: VectorQueries;
+  /** enrichment columns and facts of the assets (the same database as `assets`) */
+  enrichment: AssetEnrichmentStore;
+  /** the asset vectors (the same database as `assets`); KNN of semantic and similar search */
+  vectors: VectorStore;
   blobs: BlobStore;
   embedder: TextEmbedder | null;
   /** null = OCR disabled */
@@ -39,7 +41,7 @@ export interface EnrichmentDeps {
   /** first retry delay of a failed job, ms */
   retryBaseMs: number;
   /** stored null models of the vector spaces (calibrated acceptance) */
-  calibrations: CalibrationQueries;
+  calibrations: CalibrationStore;
   /** family-wise false-match rate of semantic and visual acceptance (domain/calibration.ts) */
   matchAlpha: number;
   /** WordNet nouns for calibration's background probes (null when unavailable) */
@@ -103,70 +105,87 @@ function promptOf(row: AssetRow): string | null {
   return typeof p.prompt === 'string' ? p.prompt : null;
 }
 
+const scopeOf = (row: AssetRow): Scope => ({ tenantId: row.tenant_id, workspaceId: row.workspace_id });
+
 /**
  * Asynchronous enrichment (spec §2 "Imported asset", §3): after import an `analyze` job computes OCR
  * text, dominant colours, orientation, auto tags, machine alt text (only stored as `alt_text` when
  * the user gave none) and the visual vector; then an `embed_text` job embeds the asset's text with
  * the configured embedder. Jobs are durable and idempotent (see queue.ts). A change of text model
  * creates a new vector space that is filled in the background; until it is complete semantic search
- * reports itself unavailable (search degrades to lexical) instead of mixing spaces.
+ * reports itself unavailable (search degrades to lexical) instead of mixing spaces. Every store is a
+ * port (server/db/ports/*), so the module runs on SQLite or PostgreSQL alike; when the vector store
+ * is unavailable (PostgreSQL without pgvector) the reason is logged at setup, analyses are still
+ * written, and semantic and similar search degrade to lexical.
  */
 export function createEnrichment(d: EnrichmentDeps): Enrichment {
   const { assets, jobs, enrichment, vectors, log } = d;
 
-  const visual = setupSpace('asset_visual', VISUAL_MODEL_ID, VISUAL_DIMENSIONS, 'analyze');
-  const visualSpace = visual.space;
-  const text = d.embedder ? setupSpace('asset_text', d.embedder.modelId, d.embedder.dimensions, 'embed_text') : null;
-  let textSpace: SpaceRow | null = text?.space ?? null;
-  // The queue half of the setup: backfill jobs of a new space, and a space whose build finished while no
-  // process ran is promoted. Awaited by start and close; search sees the promotion once it resolves.
+  let visualSpace: SpaceRow | null = null;
+  let textSpace: SpaceRow | null = null;
+  // The vector spaces of the configured models, their backfill jobs (a new space is built in the
+  // background), and the promotion of a space whose build finished while no process ran. Awaited by
+  // start, close and every vector search; search sees the promotion once it resolves.
   const ready = (async () => {
+    const available = await vectors.available();
+    if (!available.ok) {
+      log.warn(
+        { reason: available.reason },
+        'vector store unavailable: no vectors are stored; semantic and similar search degrade to lexical',
+      );
+      return;
+    }
+    const visual = await setupSpace('asset_visual', VISUAL_MODEL_ID, VISUAL_DIMENSIONS, 'analyze');
+    visualSpace = visual.space;
+    const text = d.embedder ? await setupSpace('asset_text', d.embedder.modelId, d.embedder.dimensions, 'embed_text') : null;
+    textSpace = text?.space ?? null;
     if (visual.backfill.length) await jobs.enqueueMany(visual.backfill, 'analyze');
     if (text?.backfill.length) await jobs.enqueueMany(text.backfill, 'embed_text');
-    if (visualSpace.status === 'building' && (await jobs.pendingKind('analyze')) === 0) Object.assign(visualSpace, promote(visualSpace));
-    if (textSpace?.status === 'building' && (await jobs.pendingKind('embed_text')) === 0) textSpace = promote(textSpace);
+    if (visualSpace.status === 'building' && (await jobs.pendingKind('analyze')) === 0) visualSpace = await promote(visualSpace);
+    if (textSpace?.status === 'building' && (await jobs.pendingKind('embed_text')) === 0) textSpace = await promote(textSpace);
   })();
   ready.catch((err: unknown) => log.error({ err }, 'enrichment setup failed: vector spaces were not backfilled'));
+  const settledSetup = (): Promise<void> => ready.catch(() => undefined);
 
   /**
    * Find or create the space of a model; a new space over existing assets is built in the background
    * (`backfill`: the assets to queue for it). A ready space retires the other live ones of its purpose.
    */
-  function setupSpace(
+  async function setupSpace(
     purpose: SpaceRow['purpose'],
     modelId: string,
     dims: number,
     job: 'analyze' | 'embed_text',
-  ): { space: SpaceRow; backfill: number[] } {
-    const live = vectors.liveSpaces(purpose);
+  ): Promise<{ space: SpaceRow; backfill: number[] }> {
+    const live = await vectors.liveSpaces(purpose);
     const space = live.find((s) => s.model_id === modelId && s.dimensions === dims);
     if (space) {
-      if (space.status === 'ready') for (const s of live) if (s.id !== space.id) vectors.retire(s);
+      if (space.status === 'ready') for (const s of live) if (s.id !== space.id) await vectors.retire(s);
       return { space, backfill: [] };
     }
-    const existing = job === 'analyze' ? enrichment.imageSeqs() : enrichment.analyzedSeqs();
-    const created = vectors.ensureSpace(purpose, modelId, dims, existing.length > 0 ? 'building' : 'ready');
+    const existing = job === 'analyze' ? await enrichment.imageSeqs() : await enrichment.analyzedSeqs();
+    const created = await vectors.ensureSpace(purpose, modelId, dims, existing.length > 0 ? 'building' : 'ready');
     if (existing.length > 0)
       log.info({ purpose, model: modelId, assets: existing.length }, 'vector model changed: re-embedding in the background');
-    else for (const s of live) if (s.id !== created.id) vectors.retire(s);
+    else for (const s of live) if (s.id !== created.id) await vectors.retire(s);
     return { space: created, backfill: existing };
   }
 
-  function promote(space: SpaceRow): SpaceRow {
-    vectors.setStatus(space, 'ready');
-    for (const s of vectors.liveSpaces(space.purpose)) if (s.id !== space.id) vectors.retire(s);
+  async function promote(space: SpaceRow): Promise<SpaceRow> {
+    await vectors.setStatus(space, 'ready');
+    for (const s of await vectors.liveSpaces(space.purpose)) if (s.id !== space.id) await vectors.retire(s);
     log.info({ purpose: space.purpose, model: space.model_id }, 'vector space ready');
     return { ...space, status: 'ready' };
   }
 
   /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
-  const sameAsset = (row: AssetRow): boolean => assets.bySeq(row.seq)?.id === row.id;
+  const sameAsset = async (row: AssetRow): Promise<boolean> => (await assets.bySeq(row.seq))?.id === row.id;
 
   const analyze = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
-    const row = assets.bySeq(job.asset_seq);
+    const row = await assets.bySeq(job.asset_seq);
     if (!row) return 'skipped';
     if (row.kind === 'video') return 'skipped';
-    if (row.enrichment_status === 'pending') enrichment.setAssetStatus(row.seq, 'running');
+    if (row.enrichment_status === 'pending') await enrichment.setAssetStatus(row.seq, 'running');
     const bytes = await d.blobs.get(row.sha256);
     signal.throwIfAborted();
     const userAlt = jsonList(row.user_fields).includes('alt_text');
@@ -179,8 +198,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     );
     signal.throwIfAborted();
     await d.testHooks?.pause('enrichment-analyze');
-    if (!sameAsset(row)) return 'skipped'; // deleted while it was analysed
-    enrichment.writeAnalysis(row.seq, {
+    if (!(await sameAsset(row))) return 'skipped'; // deleted while it was analysed
+    const written = await enrichment.writeAnalysis(row.seq, {
       colorsJson: JSON.stringify(a.colours),
       orientation: a.orientation,
       ocrText: a.ocrText,
@@ -190,18 +209,19 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       caption: a.caption,
       captionModelId: a.captionModelId,
     });
-    // vec0 metadata (kind, category, subtype) from the row as it is now, not as it was when the job started
-    vectors.put(visualSpace, row.seq, row.workspace_id, a.visual, assets.bySeq(row.seq) ?? row);
-    enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
-    if (d.embedder) await jobs.enqueue(row.seq, 'embed_text');
+    if (!written) return 'skipped'; // deleted since
+    // the store takes the vector's filter metadata (kind, category, subtype) from the row as it is now
+    if (visualSpace && (await vectors.put(scopeOf(row), visualSpace, row.seq, a.visual)))
+      await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
+    if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text');
     return 'success';
   };
 
   const embedText = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
-    const row = assets.bySeq(job.asset_seq);
+    const row = await assets.bySeq(job.asset_seq);
     if (!row || !d.embedder || !textSpace) return 'skipped';
     const userFields = new Set(jsonList(row.user_fields));
-    const facts = enrichment.facts(row.seq);
+    const facts = await enrichment.facts(row.seq);
     let text = embeddingText({
       name: row.name,
       // the user's words, else a vision model's caption (the heuristic alt text only restates other fields)
@@ -228,9 +248,9 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     let [v] = await d.embedder.embed([text.trim() ? text : fallback], signal);
     if (v && !v.some((x) => x !== 0) && text.trim()) [v] = await d.embedder.embed([`${text}. ${fallback}`], signal);
     if (!v) throw new Error('embedder returned no vector');
-    if (!sameAsset(row)) return 'skipped'; // deleted while it was embedded
-    if (v.some((x) => x !== 0)) vectors.put(textSpace, row.seq, row.workspace_id, v, assets.bySeq(row.seq) ?? row);
-    enrichment.setTextModel(row.seq, d.embedder.modelId);
+    if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
+    if (v.some((x) => x !== 0)) await vectors.put(scopeOf(row), textSpace, row.seq, v);
+    await enrichment.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
   };
 
@@ -244,13 +264,13 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       if (state === 'queued') return;
       if ((await jobs.pendingOf(job.asset_seq)) === 0) {
         const failed = (await jobs.failedOf(job.asset_seq)) > 0;
-        const row = assets.bySeq(job.asset_seq);
-        if (row) enrichment.setAssetStatus(row.seq, row.kind === 'video' ? 'skipped' : failed ? 'failed' : 'done');
+        const row = await assets.bySeq(job.asset_seq);
+        if (row) await enrichment.setAssetStatus(row.seq, row.kind === 'video' ? 'skipped' : failed ? 'failed' : 'done');
       }
       if (job.kind === 'embed_text' && textSpace?.status === 'building' && (await jobs.pendingKind('embed_text')) === 0)
-        textSpace = promote(textSpace);
-      if (job.kind === 'analyze' && visualSpace.status === 'building' && (await jobs.pendingKind('analyze')) === 0)
-        Object.assign(visualSpace, promote(visualSpace));
+        textSpace = await promote(textSpace);
+      if (job.kind === 'analyze' && visualSpace?.status === 'building' && (await jobs.pendingKind('analyze')) === 0)
+        visualSpace = await promote(visualSpace);
     },
   });
 
@@ -267,10 +287,10 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       thesaurus: d.thesaurus,
       alpha: d.matchAlpha,
       embedder: d.embedder,
-      textSpace: () => textSpace,
-      visualSpace: () => visualSpace,
+      textSpace: () => settledSetup().then(() => textSpace),
+      visualSpace: () => settledSetup().then(() => visualSpace),
       computeVisual: async (seq) => {
-        const row = assets.bySeq(seq);
+        const row = await assets.bySeq(seq);
         if (!row || row.kind === 'video') return null;
         const a = await analyzeImage(
           await d.blobs.get(row.sha256),
@@ -285,8 +305,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     }),
     async refresh(seq) {
       // enrichment_status shows the re-run (pending → running → done) like a fresh import
-      enrichment.setAssetStatus(seq, 'pending');
       try {
+        await enrichment.setAssetStatus(seq, 'pending');
         await jobs.enqueue(seq, 'analyze');
         runner.kick();
       } catch (err) {
@@ -294,7 +314,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       }
     },
     async close() {
-      await ready.catch(() => undefined);
+      await settledSetup();
       await runner.close();
       await d.ocr?.close();
     },

@@ -1,7 +1,7 @@
 import { stemmer } from 'stemmer';
-import type { AssetQueries } from '../db/assets.ts';
-import type { CalibrationQueries } from '../db/vector-calibrations.ts';
-import type { SpaceRow, VectorQueries } from '../db/vectors.ts';
+import type { AssetStore } from '../db/ports/asset-store.ts';
+import type { CalibrationStore } from '../db/ports/calibration-store.ts';
+import type { SpaceRow, VectorStore } from '../db/ports/vector-store.ts';
 import {
   acceptanceScore,
   estimateTextNull,
@@ -29,17 +29,21 @@ const SUGGESTION_DEPTH_Z = 5;
  * Null models are estimated on first use and re-estimated when the workspace's vector count has
  * changed by a quarter. `semantic` returns null (search degrades to lexical) when there is no text
  * space, it is still being built after a model change, or the embedder fails; `similar` returns null
- * only while the visual space is being rebuilt. A source not analysed yet gets its visual vector
- * computed on demand. Nearest neighbours come from the quantised in-memory partitions
- * (db/asset-vector-index.ts), filters applied during the scan.
+ * while the visual space is being rebuilt or when the store holds no vectors (PostgreSQL without
+ * pgvector). A source not analysed yet gets its visual vector computed on demand. Nearest neighbours
+ * come from the `VectorStore` port, filters applied inside the search: on SQLite the quantised
+ * in-memory partitions (db/asset-vector-index.ts, through db/vector-store.ts), on PostgreSQL pgvector
+ * (db/postgres/vector-store.ts); this module does not know which.
  */
 export function createAssetVectorSearch(o: {
-  vectors: VectorQueries;
-  assets: AssetQueries;
-  calibrations: CalibrationQueries;
+  vectors: VectorStore;
+  assets: AssetStore;
+  calibrations: CalibrationStore;
   embedder: TextEmbedder | null;
-  textSpace: () => SpaceRow | null;
-  visualSpace: () => SpaceRow;
+  /** the text space searched (null: none); awaited per search, so it may wait for the spaces' setup */
+  textSpace: () => Promise<SpaceRow | null>;
+  /** the visual space searched (null: none, e.g. no vector store) */
+  visualSpace: () => Promise<SpaceRow | null>;
   thesaurus: () => Promise<Thesaurus | null>;
   /** family-wise false-match rate (default FAMILY_ALPHA) */
   alpha?: number;
@@ -50,16 +54,16 @@ export function createAssetVectorSearch(o: {
 
   const textNull = async (space: SpaceRow, embedder: TextEmbedder, scope: Scope, items: number): Promise<NullModel | null> => {
     const key = `asset_text:${space.model_id}:${space.dimensions}`;
-    const stored = o.calibrations.get(key, scope.workspaceId);
+    const stored = await o.calibrations.get(key, scope.workspaceId);
     if (stored && !isStale(stored, items)) return stored;
-    const sample = o.vectors.sample(space, scope.workspaceId, SAMPLE_DOCS);
+    const sample = await o.vectors.sample(scope, space, SAMPLE_DOCS);
     const rows = new Map(
-      o.assets
-        .bySeqs(
+      (
+        await o.assets.bySeqs(
           scope,
           sample.map((s) => s.seq),
         )
-        .map((r) => [r.seq, r]),
+      ).map((r) => [r.seq, r]),
     );
     const docs = sample.flatMap((s) => {
       const r = rows.get(s.seq);
@@ -83,21 +87,21 @@ export function createAssetVectorSearch(o: {
       stem: stemmer,
     });
     if (model) {
-      o.calibrations.put(key, scope.workspaceId, model);
+      await o.calibrations.put(key, scope.workspaceId, model);
       o.log.debug({ space: key, workspace_id: scope.workspaceId, ...model }, 'semantic acceptance calibrated');
     }
     return model;
   };
 
-  const visualNull = (space: SpaceRow, scope: Scope, items: number): NullModel | null => {
+  const visualNull = async (space: SpaceRow, scope: Scope, items: number): Promise<NullModel | null> => {
     const key = `asset_visual:${space.model_id}:${space.dimensions}`;
-    const stored = o.calibrations.get(key, scope.workspaceId);
+    const stored = await o.calibrations.get(key, scope.workspaceId);
     if (stored && !isStale(stored, items)) return stored;
     const model = estimateVisualNull(
-      o.vectors.sample(space, scope.workspaceId, SAMPLE_DOCS).map((s) => s.vector),
+      (await o.vectors.sample(scope, space, SAMPLE_DOCS)).map((s) => s.vector),
       items,
     );
-    if (model) o.calibrations.put(key, scope.workspaceId, model);
+    if (model) await o.calibrations.put(key, scope.workspaceId, model);
     return model;
   };
 
@@ -109,7 +113,7 @@ export function createAssetVectorSearch(o: {
 
   return {
     async semantic(scope, query, filters, k): Promise<VectorResult | null> {
-      const space = o.textSpace();
+      const space = await o.textSpace();
       if (!space || space.status !== 'ready' || !o.embedder) return null;
       let q: Float32Array | undefined;
       try {
@@ -118,7 +122,7 @@ export function createAssetVectorSearch(o: {
         o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'query embedding failed; search degrades to lexical');
         return null;
       }
-      const items = o.vectors.count(space, scope);
+      const items = await o.vectors.count(scope, space);
       const accept = acceptanceScore(items, alpha);
       if (!q || !q.some((x) => x !== 0) || items === 0) return { hits: [], accept };
       let model: NullModel | null;
@@ -128,17 +132,17 @@ export function createAssetVectorSearch(o: {
         o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'semantic calibration failed; search degrades to lexical');
         return null;
       }
-      return { hits: scored(o.vectors.nearest(space, scope, q, filters, k, floorOf(model, accept)), model), accept };
+      return { hits: scored(await o.vectors.nearest(scope, space, q, k, filters, floorOf(model, accept)), model), accept };
     },
     async similar(scope, sourceSeq, filters, k): Promise<VectorResult | null> {
-      const space = o.visualSpace();
-      if (space.status !== 'ready') return null;
-      const q = o.vectors.get(space, sourceSeq) ?? (await o.computeVisual(sourceSeq));
-      const items = o.vectors.count(space, scope);
+      const space = await o.visualSpace();
+      if (!space || space.status !== 'ready') return null;
+      const q = (await o.vectors.get(scope, space, sourceSeq)) ?? (await o.computeVisual(sourceSeq));
+      const items = await o.vectors.count(scope, space);
       const accept = acceptanceScore(Math.max(1, items - 1), alpha);
       if (!q) return { hits: [], accept };
-      const model = visualNull(space, scope, items);
-      return { hits: scored(o.vectors.nearest(space, scope, q, filters, k, floorOf(model, accept)), model), accept };
+      const model = await visualNull(space, scope, items);
+      return { hits: scored(await o.vectors.nearest(scope, space, q, k, filters, floorOf(model, accept)), model), accept };
     },
   };
 }

@@ -1,0 +1,38 @@
+import type { AnalysisWrite, EnrichmentRow } from '../asset-enrichment.ts';
+import type { AssetRow } from '../assets.ts';
+
+export type { AnalysisWrite, EnrichmentRow } from '../asset-enrichment.ts';
+
+/**
+ * Port: what background enrichment writes about an asset — its `enrichment_status`, the machine-derived
+ * columns of the asset row (`ocr_text`, `auto_tags`, and `alt_text` unless the user wrote it) and the
+ * facts row (`asset_enrichment`: colours, orientation, OCR confidence, machine alt text, caption, the
+ * models of the stored vectors). Methods take a seq the caller already verified (the job queue holds
+ * seqs, not scopes); a seq whose asset is gone changes nothing. User-authored metadata is never
+ * overwritten: `alt_text` is written only when `user_fields` does not list it, whatever the backend.
+ * Rows have the SQLite shape on every backend (`colors` as JSON text, `ocr_confidence` 0–100 or null).
+ * Implementations: SQLite (server/db/asset-enrichment-store.ts over server/db/asset-enrichment.ts) and
+ * PostgreSQL (server/db/postgres/asset-enrichment.ts); both pass
+ * server/db/contract/asset-enrichment-store-contract.ts.
+ */
+export interface AssetEnrichmentStore {
+  /** Set an asset's `enrichment_status` (pending → running → done | failed | skipped). */
+  setAssetStatus(seq: number, status: AssetRow['enrichment_status']): Promise<void>;
+  /** Seqs of every asset (all scopes) with a facts row, ascending: the assets a new text model re-embeds. */
+  analyzedSeqs(): Promise<number[]>;
+  /** Seqs of every asset (all scopes) that is not a video, ascending: the assets a new visual model re-analyses. */
+  imageSeqs(): Promise<number[]>;
+  /** The facts row of an asset, or undefined before its first analysis. */
+  facts(seq: number): Promise<EnrichmentRow | undefined>;
+  /**
+   * Store an analysis in one transaction: the facts row (inserted or replaced; the vector model ids are
+   * kept) and the asset's `ocr_text`, `auto_tags` and — unless user-authored — `alt_text` (set to
+   * `machineAltText`).
+   * @returns false (nothing written) when the asset no longer exists
+   */
+  writeAnalysis(seq: number, a: AnalysisWrite): Promise<boolean>;
+  /** Record the model of the asset's stored text vector (null: none); needs a facts row, else nothing happens. */
+  setTextModel(seq: number, modelId: string | null): Promise<void>;
+  /** Record the model of the asset's stored visual vector (null: none); needs a facts row, else nothing happens. */
+  setVisualModel(seq: number, modelId: string | null): Promise<void>;
+}

@@ -1,0 +1,18 @@
+import type { NullModel } from '../../domain/calibration.ts';
+
+export type { NullModel } from '../../domain/calibration.ts';
+
+/**
+ * Port: the stored null models of calibrated acceptance (domain/calibration.ts), one per vector space
+ * and scope. `space` names the model (`asset_text:<model>:<dims>`, `asset_visual:<model>:<dims>`,
+ * `product:<model>`), `scopeId` the workspace (assets) or store (products) whose data it was estimated
+ * on. Values come back exactly as written (float64 `center` and `spread`, integer `items` and `pairs`).
+ * Implementations: SQLite (server/db/calibration-store.ts over server/db/vector-calibrations.ts) and
+ * PostgreSQL (server/db/postgres/calibrations.ts); both pass server/db/contract/calibration-store-contract.ts.
+ */
+export interface CalibrationStore {
+  /** The stored model of a space in a scope, or null. */
+  get(space: string, scopeId: string): Promise<NullModel | null>;
+  /** Insert or replace the model of a space in a scope (the last write wins). */
+  put(space: string, scopeId: string, model: NullModel): Promise<void>;
+}

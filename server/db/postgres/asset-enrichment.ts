@@ -1,0 +1,53 @@
+import type { AssetEnrichmentStore, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
+import { inTransaction, type PgPool } from './pool.ts';
+
+const FACT_COLUMNS =
+  'asset_seq, colors, orientation, ocr_confidence, machine_alt_text, text_model_id, visual_model_id, caption, caption_model_id';
+
+/**
+ * The PostgreSQL `AssetEnrichmentStore`: the enrichment columns of `assets` and the `asset_enrichment`
+ * facts rows (postgres/migrations/0003). Writing `ocr_text`, `auto_tags` or `alt_text` refreshes the
+ * asset's tsvector and logs a search change through the triggers of migrations 0003 and 0004, as the
+ * FTS5 triggers do on SQLite. `alt_text` is taken from the analysis only when the asset's `user_fields`
+ * JSON does not list it (decided in the UPDATE itself, so a user's edit committed first always wins).
+ */
+export function createPgAssetEnrichmentStore(pool: PgPool): AssetEnrichmentStore {
+  const seqs = async (sql: string): Promise<number[]> => (await pool.query<{ seq: number }>(sql)).rows.map((r) => r.seq);
+  return {
+    async setAssetStatus(seq, status) {
+      await pool.query('UPDATE assets SET enrichment_status = $1 WHERE seq = $2', [status, seq]);
+    },
+    analyzedSeqs: () => seqs('SELECT e.asset_seq AS seq FROM asset_enrichment e ORDER BY e.asset_seq'),
+    imageSeqs: () => seqs(`SELECT seq FROM assets WHERE kind <> 'video' ORDER BY seq`),
+    async facts(seq) {
+      const r = await pool.query<EnrichmentRow>(`SELECT ${FACT_COLUMNS} FROM asset_enrichment WHERE asset_seq = $1`, [seq]);
+      return r.rows[0];
+    },
+    writeAnalysis: (seq, a) =>
+      inTransaction(pool, async (c) => {
+        // the asset row first: its lock keeps a concurrent delete from orphaning the facts row
+        const updated = await c.query(
+          `UPDATE assets SET ocr_text = $2, auto_tags = $3,
+             alt_text = CASE WHEN user_fields::jsonb ? 'alt_text' THEN alt_text ELSE $4 END
+           WHERE seq = $1`,
+          [seq, a.ocrText, JSON.stringify(a.autoTags), a.machineAltText],
+        );
+        if ((updated.rowCount ?? 0) === 0) return false;
+        await c.query(
+          `INSERT INTO asset_enrichment (asset_seq, colors, orientation, ocr_confidence, machine_alt_text, caption, caption_model_id, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+           ON CONFLICT (asset_seq) DO UPDATE SET colors = excluded.colors, orientation = excluded.orientation,
+             ocr_confidence = excluded.ocr_confidence, machine_alt_text = excluded.machine_alt_text,
+             caption = excluded.caption, caption_model_id = excluded.caption_model_id, updated_at = excluded.updated_at`,
+          [seq, a.colorsJson, a.orientation, a.ocrConfidence, a.machineAltText, a.caption, a.captionModelId],
+        );
+        return true;
+      }),
+    async setTextModel(seq, modelId) {
+      await pool.query('UPDATE asset_enrichment SET text_model_id = $1, updated_at = now() WHERE asset_seq = $2', [modelId, seq]);
+    },
+    async setVisualModel(seq, modelId) {
+      await pool.query('UPDATE asset_enrichment SET visual_model_id = $1, updated_at = now() WHERE asset_seq = $2', [modelId, seq]);
+    },
+  };
+}
