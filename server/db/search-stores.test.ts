@@ -1,3 +1,6 @@
+import { synonymStoreContract } from './contract/synonym-store-contract.ts';
+import { createSqliteSynonymStore } from './synonym-store.ts';
+import { createSqliteTenancyStore } from './tenancy-store.ts';
 import { createSqliteAssetStore } from './asset-store.ts';
 import { lexicalIndexContract } from './contract/lexical-index-contract.ts';
 import { seedContractScopes, sqliteFiles } from './contract/sqlite-files.ts';
@@ -19,5 +22,13 @@ lexicalIndexContract('SQLite', {
         db.prepare('UPDATE assets SET ocr_text = ?, auto_tags = ? WHERE seq = ?').run(ocrText, JSON.stringify(autoTags), seq);
       },
     };
+  },
+});
+
+synonymStoreContract('SQLite', {
+  async create() {
+    const db = files.connect(files.next());
+    seedContractScopes(db);
+    return { synonyms: createSqliteSynonymStore(db), tenancy: createSqliteTenancyStore(db) };
   },
 });

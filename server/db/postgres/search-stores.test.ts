@@ -1,3 +1,6 @@
+import { synonymStoreContract } from '../contract/synonym-store-contract.ts';
+import { createPgSynonymStore } from './synonyms.ts';
+import { createPgTenancyStore } from './tenancy.ts';
 import { lexicalIndexContract } from '../contract/lexical-index-contract.ts';
 import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import { createPgAssetStore } from './assets.ts';
@@ -19,5 +22,13 @@ lexicalIndexContract('PostgreSQL', {
         await pool.query('UPDATE assets SET ocr_text = $1, auto_tags = $2 WHERE seq = $3', [ocrText, JSON.stringify(autoTags), seq]);
       },
     };
+  },
+});
+
+synonymStoreContract('PostgreSQL', {
+  async create() {
+    const pool = (await schemas.create()).pool();
+    await seedPgContractScopes(pool);
+    return { synonyms: createPgSynonymStore(pool), tenancy: createPgTenancyStore(pool) };
   },
 });
