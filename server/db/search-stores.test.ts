@@ -1,3 +1,5 @@
+import { assetFacetStoreContract } from './contract/asset-facet-store-contract.ts';
+import { createSqliteAssetFacetStore } from './asset-facet-store.ts';
 import { synonymStoreContract } from './contract/synonym-store-contract.ts';
 import { createSqliteSynonymStore } from './synonym-store.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
@@ -30,5 +32,19 @@ synonymStoreContract('SQLite', {
     const db = files.connect(files.next());
     seedContractScopes(db);
     return { synonyms: createSqliteSynonymStore(db), tenancy: createSqliteTenancyStore(db) };
+  },
+});
+
+assetFacetStoreContract('SQLite', {
+  async create() {
+    const db = files.connect(files.next());
+    seedContractScopes(db);
+    return {
+      facets: createSqliteAssetFacetStore(db),
+      assets: createSqliteAssetStore(db),
+      async setEnrichedText(seq, ocrText, autoTags) {
+        db.prepare('UPDATE assets SET ocr_text = ?, auto_tags = ? WHERE seq = ?').run(ocrText, JSON.stringify(autoTags), seq);
+      },
+    };
   },
 });

@@ -1,3 +1,5 @@
+import { assetFacetStoreContract } from '../contract/asset-facet-store-contract.ts';
+import { createPgAssetFacetStore } from './asset-facets.ts';
 import { synonymStoreContract } from '../contract/synonym-store-contract.ts';
 import { createPgSynonymStore } from './synonyms.ts';
 import { createPgTenancyStore } from './tenancy.ts';
@@ -30,5 +32,19 @@ synonymStoreContract('PostgreSQL', {
     const pool = (await schemas.create()).pool();
     await seedPgContractScopes(pool);
     return { synonyms: createPgSynonymStore(pool), tenancy: createPgTenancyStore(pool) };
+  },
+});
+
+assetFacetStoreContract('PostgreSQL', {
+  async create() {
+    const pool = (await schemas.create()).pool();
+    await seedPgContractScopes(pool);
+    return {
+      facets: createPgAssetFacetStore(pool),
+      assets: createPgAssetStore(pool),
+      async setEnrichedText(seq, ocrText, autoTags) {
+        await pool.query('UPDATE assets SET ocr_text = $1, auto_tags = $2 WHERE seq = $3', [ocrText, JSON.stringify(autoTags), seq]);
+      },
+    };
   },
 });
