@@ -3,7 +3,7 @@ import { contractAsset, CONTRACT_SCOPE, OTHER_WORKSPACE } from '../contract/fixt
 import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import { createPgAssetStore } from './assets.ts';
 import { FtsSubsetError } from './fts-tsquery.ts';
-import { createPgLexicalIndexes } from './lexical-index.ts';
+import { COUNT_CAP, createPgLexicalIndexes } from './lexical-index.ts';
 import type { PgPool } from './pool.ts';
 
 // What only the PostgreSQL lexical index has: stale vectors refreshed by readers, term counts kept by
@@ -88,6 +88,33 @@ describe('PostgreSQL lexical index', () => {
     const [terms, stat] = await termsAndStat(pool, 'ws-a');
     expect(terms).toEqual(stat);
     expect(terms.common).toBe(60);
+  });
+
+  it('counts exactly up to COUNT_CAP matches and estimates past it, saying so', async () => {
+    const { pool } = await seeded();
+    const N = Math.round(COUNT_CAP * 1.5);
+    // every asset says "harbour", every 100th "lighthouse"; every other one is a banner
+    await pool.query(
+      `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, size_bytes, sha256, source_sha256, name, alt_text, category, source, created_at)
+       SELECT gen_random_uuid()::text, 'tenant-a', 'ws-a', 'image', 'png', 'image/png', 1, 's' || i, 's' || i, 'a.png',
+         'harbour view' || CASE WHEN i % 100 = 0 THEN ' lighthouse' ELSE '' END, CASE WHEN i % 2 = 0 THEN 'banner' END, 'seed', now()
+       FROM generate_series(1, $1::int) i`,
+      [N],
+    );
+    const idx = (f = {}) => createPgLexicalIndexes(pool).assets(CONTRACT_SCOPE, f);
+    expect(await idx().count('"lighthouse"')).toBe(N / 100);
+    expect(await idx().search('"lighthouse"', 10)).toMatchObject({ total: N / 100 });
+    const n = await idx().count('"harbour"');
+    expect(Math.abs(n - N) / N).toBeLessThan(0.05);
+    const r = await idx().search('"harbour"', 50);
+    expect(r).toMatchObject({ estimated: true });
+    expect(r.seqs).toHaveLength(50);
+    expect(Math.abs(r.total - N) / N).toBeLessThan(0.05);
+    // half the rows: below the cap, counted exactly
+    expect(await idx({ category: 'banner' }).search('"harbour"', 10)).toMatchObject({ total: N / 2 });
+    const few = await idx({ category: 'banner', maxSeq: 1000 }).search('"harbour"', 10);
+    const banners = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM assets WHERE seq <= 1000 AND category = 'banner'`);
+    expect(few.total).toBe(banners.rows[0]!.n);
   });
 
   it('refuses expressions outside the subset the planner writes', async () => {

@@ -7,11 +7,12 @@ import { ftsToTsquery } from './fts-tsquery.ts';
 import type { PgPool } from './pool.ts';
 
 /**
- * The ranked pass reads at most this many matches, newest first, and ranks them here: a frequent
- * expression is ranked within its newest matches, as the SQLite index does (server/db/lexical-index.ts COUNT_CAP);
- * the total is still an exact count.
+ * Counting stops at this many matches, newest first; past it the count is estimated (see `capped`),
+ * and the ranked pass ranks the newest this-many matches (plus `k`): a frequent expression costs the
+ * same as one with COUNT_CAP matches. The same cap, and the same answer below it, as the SQLite index
+ * (server/db/lexical-index.ts COUNT_CAP).
  */
-export const RANK_WINDOW = 2000;
+export const COUNT_CAP = 2000;
 /**
  * ts_rank_cd weights {D, C, B, A} = OCR text, alt text, tags, name: the 1:2:3:4 ratios of the FTS5
  * bm25 weights (name 4, tags 3, alt text 2, OCR text 1).
@@ -39,11 +40,12 @@ function rangeEnd(prefix: string): string {
  * `search` applies them; `within` checks given seqs of the scope. Differences, by design:
  * - ranking: ts_rank_cd with the field weights (RANK_WEIGHTS) instead of BM25, ties newest seq first;
  *   compare rankings by relevance metrics, not by identical order;
- * - totals are exact counts (never `estimated`); the ranking covers the newest RANK_WINDOW matches;
+ * - past COUNT_CAP matches, counts and totals are estimates from the density of matches among the
+ *   scope's newest rows (SQLite estimates from FTS5 doclist counts); below it both are exact;
  * - the vocabulary is the workspace's (SQLite's spans the whole database file).
- * The vocabulary table, not `ts_stat`: measured on 100,000 assets (bench/pg-lexicon.bench.ts),
- * ts_stat over the workspace's vectors takes a full read of them per call, a term-range probe of
- * `asset_terms` well under a millisecond; a typo lookup asks for several prefixes.
+ * The vocabulary table, not `ts_stat`: on 100,000 assets (bench/pg-lexicon.bench.ts, a loaded 2-core
+ * machine) ts_stat reads every vector of the workspace per call, p50 677 ms for one prefix, where a
+ * term-range probe of `asset_terms` took 3.5 ms; a typo lookup asks for several prefixes.
  *
  * Each port serves one request: the first call writes the scope's stale vectors (asset-lexicon.ts),
  * and a count is asked of the database once per expression.
@@ -63,20 +65,46 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
       const tsquery = (match: string): string | null => ftsToTsquery(match, ASSET_COLUMN_WEIGHTS);
       const counts = new Map<string, number>();
       let size: number | null = null;
+      const scopeSize = async (): Promise<number> => {
+        await fresh();
+        size ??= (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM assets a WHERE ${scopeSql}`, scopeParams)).rows[0]!.n;
+        return size;
+      };
+
+      /**
+       * Matches of `cond` (SQL on `a` after the scope, parameters after the scope's) counted up to
+       * COUNT_CAP, newest first. Past it the newest COUNT_CAP matches reach down to seq `lo`, and the
+       * share of matches among the scope's rows from `lo` up (under `filter`, the request's filters or
+       * none) is assumed to hold for its older rows too: estimate = COUNT_CAP · rows / rows from `lo`.
+       */
+      const capped = async (
+        cond: string,
+        params: unknown[],
+        filter: { sql: string; params: unknown[] },
+      ): Promise<{ n: number; estimated: boolean }> => {
+        const r = (
+          await pool.query<{ n: number; lo: number | null }>(
+            `SELECT count(*) AS n, min(seq) AS lo FROM (SELECT a.seq FROM assets a WHERE ${scopeSql} AND ${cond} ORDER BY a.seq DESC LIMIT ${COUNT_CAP}) m`,
+            [...scopeParams, ...params],
+          )
+        ).rows[0]!;
+        if (r.n < COUNT_CAP || r.lo === null) return { n: r.n, estimated: false };
+        const lo = scopeParams.length + filter.params.length + 1;
+        const rows = (
+          await pool.query<{ newer: number; total: number }>(
+            `SELECT count(*) FILTER (WHERE a.seq >= $${lo}) AS newer, count(*) AS total FROM assets a WHERE ${scopeSql}${filter.sql}`,
+            [...scopeParams, ...filter.params, r.lo],
+          )
+        ).rows[0]!;
+        return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * rows.total) / Math.max(1, rows.newer))), estimated: true };
+      };
 
       const count = async (match: string): Promise<number> => {
         const q = tsquery(match);
         await fresh();
         let n = counts.get(match);
         if (n === undefined) {
-          n = q
-            ? (
-                await pool.query<{ n: number }>(
-                  `SELECT count(*) AS n FROM assets a WHERE ${scopeSql} AND a.lexical_vector @@ $${next}::tsquery`,
-                  [...scopeParams, q],
-                )
-              ).rows[0]!.n
-            : 0;
+          n = q ? (await capped(`a.lexical_vector @@ $${next}::tsquery`, [q], { sql: '', params: [] })).n : 0;
           counts.set(match, n);
         }
         return n;
@@ -84,11 +112,7 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
 
       return {
         count,
-        async size() {
-          await fresh();
-          size ??= (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM assets a WHERE ${scopeSql}`, scopeParams)).rows[0]!.n;
-          return size;
-        },
+        size: scopeSize,
         async search(match, k, counted = true) {
           const q = tsquery(match);
           await fresh();
@@ -96,7 +120,7 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
           const w = pgAssetFilterSql(rest, next + 1);
           const where = `${scopeSql} AND a.lexical_vector @@ $${next}::tsquery${w.sql}`;
           const params = [...scopeParams, q, ...w.params];
-          const lim = Math.max(RANK_WINDOW, k);
+          const lim = Math.max(COUNT_CAP, k);
           const rows = (
             await pool.query<{ seq: number; n: number }>(
               `SELECT seq, count(*) OVER () AS n FROM (
@@ -110,8 +134,9 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
           const read = rows[0]?.n ?? 0;
           if (seqs.length < k) return { seqs, total: seqs.length };
           if (read < lim || !counted) return { seqs, total: read };
-          const total = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM assets a WHERE ${where}`, params)).rows[0]!.n;
-          return { seqs, total };
+          // the filters again for the estimate's row counts, numbered right after the scope's parameters
+          const c = await capped(`a.lexical_vector @@ $${next}::tsquery${w.sql}`, [q, ...w.params], pgAssetFilterSql(rest, next));
+          return { seqs, total: Math.max(c.n, read), estimated: c.estimated };
         },
         async within(match, seqs) {
           const q = tsquery(match);
