@@ -33,6 +33,23 @@ async function termsAndStat(pool: PgPool, workspaceId: string): Promise<[Record<
 }
 
 describe('PostgreSQL lexical index', () => {
+  it('the asset store writes the vectors of the rows it inserts and updates: nothing is left for readers', async () => {
+    const { pool } = await seeded();
+    const assets = createPgAssetStore(pool);
+    const stale = async (): Promise<number> =>
+      (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM assets WHERE lexical_vector IS NULL')).rows[0]!.n;
+    const a = contractAsset({ tags: ['harbour'] });
+    const seq = await assets.insert(a);
+    await assets.insert(contractAsset({ name: 'RedFox.jpg' }));
+    expect(await stale()).toBe(0);
+    await assets.updateMetadata(CONTRACT_SCOPE, seq, { ...a, name_words: '', tags: ['pier'], alt_text: 'low tide' });
+    expect(await stale()).toBe(0);
+    expect(await assets.backfillNameWords((n) => (n === 'RedFox.jpg' ? 'red fox' : ''))).toBe(1);
+    expect(await stale()).toBe(0);
+    const terms = await pool.query<{ term: string }>('SELECT term FROM asset_terms WHERE docs > 0 ORDER BY term');
+    expect(terms.rows.map((r) => r.term)).toEqual(['fox', 'jpg', 'low', 'pier', 'red', 'redfox', 'tide', 'untitl']);
+  });
+
   it('indexes rows written without a vector on the first read, without logging a search change', async () => {
     const { pool } = await seeded();
     const assets = createPgAssetStore(pool);
