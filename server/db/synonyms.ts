@@ -33,10 +33,10 @@ export function createSynonymQueries(db: Database) {
       'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? ORDER BY created_at, id',
     ),
     forAssets: db.prepare(
-      'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND store_id IS NULL',
+      'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND store_id IS NULL ORDER BY created_at, id',
     ),
     forStore: db.prepare(
-      'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND (store_id IS NULL OR store_id = ?)',
+      'SELECT id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE tenant_id = ? AND workspace_id = ? AND (store_id IS NULL OR store_id = ?) ORDER BY created_at, id',
     ),
     remove: db.prepare('DELETE FROM search_synonyms WHERE id = ? AND tenant_id = ? AND workspace_id = ?'),
     byId: db.prepare('SELECT id, tenant_id, workspace_id, store_id, kind, input, words, created_at FROM search_synonyms WHERE id = ?'),
@@ -58,9 +58,9 @@ export function createSynonymQueries(db: Database) {
     },
     /** Every rule of a workspace (its own and its stores'), oldest first. */
     list: (scope: Scope): SynonymRow[] => (s.ofWorkspace.all(scope.tenantId, scope.workspaceId) as RawRow[]).map(parse),
-    /** The rules asset search applies: the workspace's list. */
+    /** The rules asset search applies: the workspace's list, oldest first. */
     forAssets: (scope: Scope): SynonymRule[] => (s.forAssets.all(scope.tenantId, scope.workspaceId) as RawRow[]).map(parse),
-    /** The rules list_products applies in a store: the workspace's list and the store's. */
+    /** The rules list_products applies in a store: the workspace's list and the store's, oldest first. */
     forStore: (scope: Scope, storeId: string): SynonymRule[] =>
       (s.forStore.all(scope.tenantId, scope.workspaceId, storeId) as RawRow[]).map(parse),
     /** The rule with this id and its tenant, for operator commands that name only the id. */

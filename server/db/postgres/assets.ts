@@ -1,5 +1,6 @@
 import type { AssetFilters, AssetRow, AssetStore, RenditionRow } from '../ports/asset-store.ts';
 import { orientationSql } from '../assets.ts';
+import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
 
 type Query = Pick<PgClient, 'query'>;
@@ -47,8 +48,9 @@ async function assetRows(q: Query, sql: string, params: unknown[]): Promise<Asse
  * The PostgreSQL `AssetStore` (tables of postgres/migrations/0003). `insert` first locks the
  * workspace's row (FOR NO KEY UPDATE, which inserts referencing it do not wait for), so the inserts of
  * one workspace take their seqs in commit order: a reader's `maxSeq` snapshot bound can never be
- * overtaken by a smaller seq committing later, as SQLite's single writer guarantees. Not wired into
- * the server yet (see pool.ts).
+ * overtaken by a smaller seq committing later, as SQLite's single writer guarantees. `insert`,
+ * `updateMetadata` and `backfillNameWords` write the lexical vector of the rows they change
+ * (asset-lexicon.ts) in their transaction. Not wired into the server yet (see pool.ts).
  */
 export function createPgAssetStore(pool: PgPool): AssetStore {
   const one = async (sql: string, params: unknown[]): Promise<AssetRow | undefined> => (await assetRows(pool, sql, params))[0];
@@ -60,8 +62,9 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
         const r = await c.query<{ seq: number }>(
           `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
              converted_from, name, name_words, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance,
-             enrichment_status, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+             enrichment_status, created_at, lexical_vector)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
+             $26::tsvector)
            RETURNING seq`,
           [
             a.id,
@@ -89,6 +92,7 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
             a.provenance,
             a.enrichment_status,
             a.created_at,
+            assetLexicalVector({ ...a, tags: JSON.stringify(a.tags), auto_tags: '[]', ocr_text: null }),
           ],
         );
         const seq = r.rows[0]!.seq;
@@ -137,25 +141,29 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
       ),
     async updateMetadata(scope, seq, m) {
       const machine = typeof m.alt_text === 'object' && m.alt_text !== null;
-      await pool.query(
-        `UPDATE assets SET name = $4, name_words = $5, tags = $6, purpose = $7, category = $8, subtype = $9, user_fields = $10,
+      // the lexical vector follows in the same transaction (the machine alt text is only known here)
+      await inTransaction(pool, async (c) => {
+        const r = await c.query(
+          `UPDATE assets SET name = $4, name_words = $5, tags = $6, purpose = $7, category = $8, subtype = $9, user_fields = $10,
            alt_text = CASE WHEN $11::boolean THEN (SELECT machine_alt_text FROM asset_enrichment WHERE asset_seq = $1) ELSE $12::text END
          WHERE seq = $1 AND tenant_id = $2 AND workspace_id = $3`,
-        [
-          seq,
-          scope.tenantId,
-          scope.workspaceId,
-          m.name,
-          m.name_words,
-          JSON.stringify(m.tags),
-          m.purpose,
-          m.category,
-          m.subtype,
-          JSON.stringify(m.user_fields),
-          machine,
-          typeof m.alt_text === 'string' ? m.alt_text : null,
-        ],
-      );
+          [
+            seq,
+            scope.tenantId,
+            scope.workspaceId,
+            m.name,
+            m.name_words,
+            JSON.stringify(m.tags),
+            m.purpose,
+            m.category,
+            m.subtype,
+            JSON.stringify(m.user_fields),
+            machine,
+            typeof m.alt_text === 'string' ? m.alt_text : null,
+          ],
+        );
+        if ((r.rowCount ?? 0) > 0) await refreshAssetVectors(c, [seq]);
+      });
     },
     async deleteMany(scope, seqs) {
       if (seqs.length === 0) return 0;
@@ -182,6 +190,10 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
             rows.map((r) => r.seq),
             rows.map((r) => words(r.name)),
           ]);
+          await refreshAssetVectors(
+            c,
+            rows.map((r) => r.seq),
+          );
           return rows.length;
         });
         if (done === 0) return n;

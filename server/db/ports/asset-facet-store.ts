@@ -1,0 +1,28 @@
+import type { Orientation } from '../../../shared/schemas/asset.ts';
+import type { Scope } from '../../domain/scope.ts';
+import type { FacetCount } from '../asset-facets.ts';
+
+export type { FacetCount } from '../asset-facets.ts';
+
+/**
+ * Port: category and subtype counts for the picker's category browser (`svc_asset_panel` `facets`,
+ * server/library/panel-data.ts `facetsFor`). One row per (category, subtype) present, `category` and
+ * `subtype` null for unclassified assets, `n` ≥ 1; rows in no particular order. Every method takes the
+ * server-derived scope first and never counts an asset of another tenant or workspace.
+ * Implementations: SQLite (server/db/asset-facet-store.ts over server/db/asset-facets.ts) and
+ * PostgreSQL (server/db/postgres/asset-facets.ts); both pass server/db/contract/asset-facet-store-contract.ts.
+ */
+export interface AssetFacetStore {
+  /** Counts over the given assets of the scope (a query's matches); foreign and missing seqs count nothing. */
+  countsOf(scope: Scope, seqs: number[]): Promise<FacetCount[]>;
+  /**
+   * Counts over the scope's assets, optionally only those matching `match` and of a kind and orientation
+   * (the orientation rule of server/db/assets.ts `orientationSql`).
+   * @param opts.match an FTS5 MATCH expression of the lexical planner's subset (server/db/postgres/fts-tsquery.ts), or null for every asset
+   * @throws FtsSubsetError (PostgreSQL) for an expression outside that subset
+   */
+  counts(
+    scope: Scope,
+    opts: { match: string | null; kind?: string | undefined; orientation?: Orientation | undefined },
+  ): Promise<FacetCount[]>;
+}

@@ -1,0 +1,142 @@
+import type { Scope } from '../../domain/scope.ts';
+import type { TsWeight } from './fts-tsquery.ts';
+import { fitsLexeme, porterTokens } from './porter-tokens.ts';
+import { inTransaction, type PgClient, type PgPool } from './pool.ts';
+
+/**
+ * The lexical index of assets on PostgreSQL (postgres/migrations/0010): `assets.lexical_vector`, a
+ * tsvector of the lexemes SQLite's `assets_fts` holds (porter-tokens.ts, the planner's own stemmer),
+ * built here in JavaScript because PostgreSQL has no Porter stemmer that splits text as FTS5 does.
+ * Each FTS5 column is a weight letter, so `{col} : …` filters and field weights work as in FTS5
+ * (bm25 weights name 4, tags 3, alt text 2, OCR text 1; server/db/lexical-index.ts):
+ *   A  name and its readable words        B  user tags, then automatic tags without colour words
+ *   C  alt_text                           D  ocr_text
+ * the same column texts as the SQLite triggers (server/db/migrations 0022). Positions run on across
+ * columns with a gap of one, so a phrase never spans two columns (FTS5 phrases stay in one column).
+ *
+ * A null vector is stale: inserts and updates by the asset store write it (postgres/assets.ts), a
+ * trigger nulls it when any other write changes the text (enrichment's OCR text and automatic tags,
+ * raw SQL), and the lexical index refreshes a scope's stale rows before it reads (lexical-index.ts).
+ */
+
+/** Weight letter of each FTS5 column of `assets_fts` (for fts-tsquery.ts column filters). */
+export const ASSET_COLUMN_WEIGHTS: Readonly<Record<string, TsWeight>> = { name: 'A', tags: 'B', alt_text: 'C', ocr_text: 'D' };
+
+/**
+ * Automatic colour tags are facts, not words of the index (the same list as SQLite migration 0022 and
+ * PostgreSQL migration 0004).
+ */
+const COLOUR_WORDS = new Set([
+  'red',
+  'orange',
+  'yellow',
+  'olive',
+  'green',
+  'teal',
+  'blue',
+  'purple',
+  'pink',
+  'brown',
+  'beige',
+  'black',
+  'white',
+  'grey',
+]);
+
+/** PostgreSQL keeps at most this many positions per lexeme (https://www.postgresql.org/docs/15/textsearch-limitations.html). */
+const MAX_POSITIONS = 256;
+/** Positions past this are stored as this (ibid.). */
+const MAX_POSITION = 16383;
+
+/** The text columns of an asset row the index reads (JSON arrays as the JSON text the rows hold). */
+export interface AssetText {
+  name: string;
+  name_words: string | null;
+  alt_text: string | null;
+  /** JSON array text of user tags */
+  tags: string;
+  /** JSON array text of automatic tags */
+  auto_tags: string;
+  ocr_text: string | null;
+}
+
+const jsonWords = (json: string): string[] => {
+  const v: unknown = JSON.parse(json);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+};
+
+/**
+ * The `lexical_vector` of an asset as tsvector input text (`'lexeme':1A,4A 'other':3B`), lexemes
+ * quoted and escaped; '' for an asset without words.
+ * @throws SyntaxError when `tags` or `auto_tags` is not JSON
+ */
+export function assetLexicalVector(t: AssetText): string {
+  const columns: [string, TsWeight][] = [
+    [`${t.name} ${t.name_words ?? ''}`, 'A'],
+    [[...jsonWords(t.tags), ...jsonWords(t.auto_tags).filter((w) => !COLOUR_WORDS.has(w))].join(' '), 'B'],
+    [t.alt_text ?? '', 'C'],
+    [t.ocr_text ?? '', 'D'],
+  ];
+  const positions = new Map<string, string[]>();
+  let pos = 0;
+  for (const [text, weight] of columns) {
+    for (const term of porterTokens(text)) {
+      pos++;
+      if (!fitsLexeme(term)) continue;
+      const list = positions.get(term) ?? [];
+      if (list.length < MAX_POSITIONS) list.push(`${Math.min(pos, MAX_POSITION)}${weight}`);
+      positions.set(term, list);
+    }
+    pos++;
+  }
+  return [...positions].map(([term, ps]) => `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}':${ps.join(',')}`).join(' ');
+}
+
+const TEXT_COLUMNS = 'seq, name, name_words, alt_text, tags, auto_tags, ocr_text';
+/** Stale rows refreshed per transaction. */
+const REFRESH_BATCH = 500;
+
+/** Lock `seqs`' rows that are still stale (`onlyStale`) or all of them, and write their vectors. @returns rows written */
+async function writeVectors(c: Pick<PgClient, 'query'>, seqs: number[], onlyStale: boolean): Promise<number> {
+  // ORDER BY seq: concurrent refreshes lock rows in one order (no deadlock); a row another transaction
+  // refreshed meanwhile is re-checked after its lock is released and skipped (no longer null)
+  const rows = (
+    await c.query<AssetText & { seq: number }>(
+      `SELECT ${TEXT_COLUMNS} FROM assets WHERE seq = ANY($1::bigint[])${onlyStale ? ' AND lexical_vector IS NULL' : ''} ORDER BY seq FOR UPDATE`,
+      [seqs],
+    )
+  ).rows;
+  if (rows.length === 0) return 0;
+  await c.query(
+    'UPDATE assets SET lexical_vector = v.vector::tsvector FROM unnest($1::bigint[], $2::text[]) AS v (seq, vector) WHERE assets.seq = v.seq',
+    [rows.map((r) => r.seq), rows.map(assetLexicalVector)],
+  );
+  return rows.length;
+}
+
+/**
+ * Rewrite the lexical vectors of these assets from their current text, inside the caller's transaction
+ * (the asset store after an update). @returns rows written (missing seqs count 0)
+ */
+export function refreshAssetVectors(c: Pick<PgClient, 'query'>, seqs: number[]): Promise<number> {
+  return seqs.length === 0 ? Promise.resolve(0) : writeVectors(c, seqs, false);
+}
+
+/**
+ * Write the vectors of every stale asset of `scope`, in transactions of REFRESH_BATCH rows. Cheap when
+ * none is stale (one probe of the partial index `assets_lexical_stale`).
+ * @returns rows written
+ */
+export async function refreshStaleAssets(pool: PgPool, scope: Scope): Promise<number> {
+  let n = 0;
+  for (;;) {
+    const seqs = (
+      await pool.query<{ seq: number }>(
+        'SELECT seq FROM assets WHERE tenant_id = $1 AND workspace_id = $2 AND lexical_vector IS NULL ORDER BY seq LIMIT $3',
+        [scope.tenantId, scope.workspaceId, REFRESH_BATCH],
+      )
+    ).rows.map((r) => r.seq);
+    if (seqs.length === 0) return n;
+    n += await inTransaction(pool, (c) => writeVectors(c, seqs, true));
+  }
+}
