@@ -1,5 +1,6 @@
 import type { LexicalIndexes } from '../db/lexical-index.ts';
-import type { ProductQueries } from '../db/products.ts';
+import type { ProductStore } from '../db/ports/product-store.ts';
+import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
 import type { SynonymQueries } from '../db/synonyms.ts';
 import type { CalibrationQueries } from '../db/vector-calibrations.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
@@ -11,7 +12,9 @@ import type { ProductIndexer } from './indexer.ts';
 
 /** What the catalog use cases need; built once in the composition root. */
 export interface CatalogDeps {
-  products: ProductQueries;
+  products: ProductStore;
+  /** product embeddings (semantic and related search) */
+  vectors: ProductVectorStore;
   tenancy: TenancyQueries;
   cursors: CursorCodec;
   /** The current text embedder (null = none configured); read on every call so a swap takes effect at once. */
