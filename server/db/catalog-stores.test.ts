@@ -1,7 +1,9 @@
 import type { Database } from './connection.ts';
-import { productStoreContract, type CatalogStoresFixture } from './contract/product-store-contract.ts';
+import { productLexicalContract } from './contract/product-lexical-contract.ts';
+import { CATALOG_SCOPES, productStoreContract, type CatalogStoresFixture } from './contract/product-store-contract.ts';
 import { productVectorsContract } from './contract/product-vectors-contract.ts';
 import { seedContractScopes, sqliteFiles } from './contract/sqlite-files.ts';
+import { createLexicalIndexes } from './lexical-index.ts';
 import { createSqliteProductStore, createSqliteProductVectors } from './product-store.ts';
 import { createProductQueries } from './products.ts';
 
@@ -16,21 +18,32 @@ const stores = (db: Database) => {
   return { products: createSqliteProductStore(db, q), vectors: createSqliteProductVectors(db, q) };
 };
 
+/** A fresh database file with the tenants, workspaces and stores of CATALOG_SCOPES. */
+function seededFile(): { file: string; db: Database } {
+  const file = files.next();
+  const db = files.connect(file);
+  seedContractScopes(db);
+  const add = db.prepare('INSERT INTO stores (id, tenant_id, workspace_id, name, created_at) VALUES (?, ?, ?, ?, ?)');
+  for (const s of Object.values(CATALOG_SCOPES)) add.run(s.storeId, s.tenantId, s.workspaceId, s.storeId, new Date().toISOString());
+  return { file, db };
+}
+
 const fixture: CatalogStoresFixture = {
   async create() {
-    const file = files.next();
-    const db = files.connect(file);
-    seedContractScopes(db);
-    const add = db.prepare('INSERT INTO stores (id, tenant_id, workspace_id, name, created_at) VALUES (?, ?, ?, ?, ?)');
-    for (const [id, t, w] of [
-      ['store-a', 'tenant-a', 'ws-a'],
-      ['store-b', 'tenant-a', 'ws-a'],
-      ['store-c', 'tenant-b', 'ws-c'],
-    ])
-      add.run(id, t, w, id, new Date().toISOString());
+    const { file, db } = seededFile();
     return { store: stores(db), open: async () => stores(files.connect(file)) };
   },
 };
 
 productStoreContract('SQLite', fixture);
 productVectorsContract('SQLite', fixture);
+productLexicalContract('SQLite FTS5', {
+  async create() {
+    const { file, db } = seededFile();
+    const handle = (d: Database) => {
+      const lexical = createLexicalIndexes(d);
+      return { products: createSqliteProductStore(d), lexical: lexical.products.bind(lexical) };
+    };
+    return { store: handle(db), open: async () => handle(files.connect(file)) };
+  },
+});

@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
+import { productLexicalContract } from '../contract/product-lexical-contract.ts';
 import { CATALOG_SCOPES, productStoreContract, type CatalogStoresFixture } from '../contract/product-store-contract.ts';
 import { productVectorsContract } from '../contract/product-vectors-contract.ts';
 import { VectorStoreUnavailableError } from '../ports/vector-store.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
 import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
 import type { PgPool } from './pool.ts';
+import { createPgProductLexicalIndexes } from './product-lexical-index.ts';
 import { createPgProductVectors } from './product-vectors.ts';
 import { createPgProductStore } from './products.ts';
 import { createTestSchema, type TestSchema } from './test-database.ts';
 
 // The PostgreSQL catalog ports against the contracts the SQLite adapters pass (../catalog-stores.test.ts):
-// the product store on the machine's real PostgreSQL 15, the product vectors on PGlite with pgvector
+// the product store and its lexical index on the machine's real PostgreSQL 15, the product vectors on PGlite with pgvector
 // served over the wire protocol (pglite-server.ts; PostgreSQL 15 here has no pgvector). Each case gets a
 // fresh migrated schema, dropped after it; "another process" is a second connection pool.
 const schemas = schemasPerCase();
@@ -39,6 +41,18 @@ const fixtureOn = (schema: () => Promise<TestSchema>): CatalogStoresFixture => (
 });
 
 productStoreContract('PostgreSQL', fixtureOn(createTestSchema));
+productLexicalContract('PostgreSQL', {
+  async create() {
+    const sc = schemas.track(await createTestSchema());
+    const pool = sc.pool();
+    await seed(pool);
+    const handle = (pl: PgPool) => {
+      const lexical = createPgProductLexicalIndexes(pl);
+      return { products: createPgProductStore(pl), lexical: lexical.products.bind(lexical) };
+    };
+    return { store: handle(pool), open: async () => handle(sc.pool()) };
+  },
+});
 
 let server: PgliteServer;
 beforeAll(async () => {

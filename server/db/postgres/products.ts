@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../../domain/catalog.ts';
 import type { ImageRow, ProductFilters, ProductRow, ProductStore, VariantRow } from '../ports/product-store.ts';
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
+import { productLexicalVector } from './product-lexicon.ts';
 
 type RawRow = Omit<ProductRow, 'synced_at'> & { synced_at: Date };
 
-/** Every column of `products` but the search vector, so a row has exactly the keys of the SQLite row. */
+/** Every column of `products` but the lexical vector, so a row has exactly the keys of the SQLite row. */
 const COLUMNS = `seq, store_id, gid, handle, title, description_html, description_text, status, total_inventory, product_type, vendor,
   tags, options, selling_plan_groups, source, platform_updated_at, synced_at, embed_text, embed_sha256`;
 const VARIANT =
@@ -65,21 +66,27 @@ function rowValues(storeId: string, p: CatalogProductInput, source: ProductRow['
     at,
     embed_text,
     sha256(embed_text),
-    p.tags.join(' '),
-    variantsText,
+    productLexicalVector({
+      title: p.title,
+      handle: p.handle,
+      vendor: p.vendor,
+      product_type: p.product_type,
+      tags: p.tags.join(' '),
+      description: description_text,
+      variants: variantsText,
+    }),
   ];
 }
 
 const UPSERT = `INSERT INTO products (store_id, gid, handle, title, description_html, description_text, status, total_inventory, product_type,
-    vendor, tags, options, selling_plan_groups, source, platform_updated_at, synced_at, embed_text, embed_sha256, search_vector)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-    product_search_vector($4, $3, $10, $9, $19, $6, $20))
+    vendor, tags, options, selling_plan_groups, source, platform_updated_at, synced_at, embed_text, embed_sha256, lexical_vector)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::tsvector)
   ON CONFLICT (store_id, gid) DO UPDATE SET handle = excluded.handle, title = excluded.title, description_html = excluded.description_html,
     description_text = excluded.description_text, status = excluded.status, total_inventory = excluded.total_inventory,
     product_type = excluded.product_type, vendor = excluded.vendor, tags = excluded.tags, options = excluded.options,
     selling_plan_groups = excluded.selling_plan_groups, source = excluded.source, platform_updated_at = excluded.platform_updated_at,
     synced_at = excluded.synced_at, embed_text = excluded.embed_text, embed_sha256 = excluded.embed_sha256,
-    search_vector = excluded.search_vector
+    lexical_vector = excluded.lexical_vector
   RETURNING seq`;
 
 /**
@@ -162,10 +169,10 @@ async function writeBatch(
 }
 
 /**
- * The PostgreSQL `ProductStore` (tables of postgres/migrations/0007). Writes compute the search vector
- * (`product_search_vector`: title, handle, tags, type, vendor, variant titles and SKUs, description) in
- * the same statement as the row, as the SQLite writer fills products_fts in the same transaction. Not
- * wired into the server yet (see pool.ts).
+ * The PostgreSQL `ProductStore` (tables of postgres/migrations/0007). Every write carries the row's
+ * lexical vector (product-lexicon.ts: title, handle, tags, type, vendor, variant titles and SKUs,
+ * description), as the SQLite writer fills products_fts in the same transaction. Not wired into the
+ * server yet (see pool.ts).
  */
 export function createPgProductStore(pool: PgPool): ProductStore {
   const rows = async (sql: string, params: unknown[]): Promise<ProductRow[]> => (await pool.query<RawRow>(sql, params)).rows.map(toRow);

@@ -30,13 +30,12 @@ CREATE TABLE products (
   synced_at           timestamptz NOT NULL,
   embed_text          text NOT NULL DEFAULT '',   -- domain/catalog.ts productEmbeddingText
   embed_sha256        text NOT NULL DEFAULT '',
-  search_vector       tsvector NOT NULL,          -- product_search_vector(), written with the row
+  lexical_vector      tsvector NOT NULL,          -- Porter stems with FTS5 columns as weights (product-lexicon.ts)
   UNIQUE (store_id, gid)
 );
 CREATE INDEX products_store_seq ON products (store_id, seq);
 CREATE INDEX products_store_handle ON products (store_id, lower(handle));
 CREATE INDEX products_store_title ON products (store_id, lower(title), seq);
-CREATE INDEX products_search ON products USING gin (search_vector);
 
 CREATE TABLE product_variants (
   product_seq        bigint NOT NULL REFERENCES products (seq) ON DELETE CASCADE,
@@ -101,21 +100,67 @@ CREATE TABLE catalog_sync_state (
   last_full_sync_at text
 );
 
--- Full-text search text of a product: the twin of products_fts (SQLite 0002, 0011), one weighted
--- tsvector in the `atelier_english` configuration of 0004 (english Snowball stemmer behind unaccent;
--- punctuation split as FTS5's unicode61 does, asset_search_text). FTS5 ranks with bm25 column weights
--- title 10, handle 4, vendor 2, product_type 3, tags 4, description 1, variants 2
--- (server/db/lexical-index.ts); PostgreSQL has four weight classes:
---   A  title (10)      B  handle, tags (4)      C  product_type, vendor, variants (3, 2, 2)      D  description (1)
--- to be ranked with ts_rank_cd weights {D,C,B,A} = {0.1, 0.25, 0.4, 1.0}.
--- https://www.postgresql.org/docs/15/textsearch-controls.html#TEXTSEARCH-RANKING
-CREATE FUNCTION product_search_vector(title text, handle text, vendor text, product_type text, tags text, description text, variants text)
-RETURNS tsvector LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT setweight(to_tsvector('atelier_english', asset_search_text(title)), 'A') ||
-         setweight(to_tsvector('atelier_english', asset_search_text(handle || ' ' || tags)), 'B') ||
-         setweight(to_tsvector('atelier_english', asset_search_text(product_type || ' ' || vendor || ' ' || variants)), 'C') ||
-         setweight(to_tsvector('atelier_english', asset_search_text(description)), 'D')
-$$;
+-- The lexical index of products, for the lexical planner (server/domain/lexical.ts) through
+-- server/db/postgres/product-lexical-index.ts: the twin of the SQLite FTS5 table products_fts and its
+-- vocabulary products_fts_vocab (server/db/migrations 0002, 0011, 0020), built as the asset lexicon
+-- is (postgres/migrations 0010).
+-- 1. `products.lexical_vector`: the Porter stems FTS5 would index (postgres/porter-tokens.ts), written
+--    by the product store with every row (postgres/product-lexicon.ts; products have no other writer).
+-- 2. `product_terms`: each store's terms with their document counts (fts5vocab's `doc`), kept by
+--    statement triggers from the vectors' changes, for typo candidates by prefix and for keeping WordNet
+--    expansions to words the catalog holds. Per store, where the SQLite vocabulary spans the whole file.
+--    Terms whose count falls to 0 stay as rows with docs = 0 and are never answered.
+CREATE INDEX products_lexical ON products USING gin (lexical_vector);
+
+CREATE TABLE product_terms (
+  store_id text COLLATE "C" NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  term     text COLLATE "C" NOT NULL,
+  docs     integer NOT NULL,
+  PRIMARY KEY (store_id, term)
+);
+
+-- One sorted upsert per statement with the net change of each term: concurrent statements lock term
+-- rows in the same (store, term) order, so they wait for each other instead of deadlocking.
+CREATE FUNCTION product_terms_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO product_terms (store_id, term, docs)
+    SELECT n.store_id, t.term, count(*)
+    FROM new_rows n, unnest(tsvector_to_array(n.lexical_vector)) AS t (term)
+    GROUP BY n.store_id, t.term ORDER BY 1, 2
+    ON CONFLICT (store_id, term) DO UPDATE SET docs = product_terms.docs + excluded.docs;
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO product_terms (store_id, term, docs)
+    SELECT o.store_id, t.term, -count(*)
+    FROM old_rows o, unnest(tsvector_to_array(o.lexical_vector)) AS t (term)
+    -- a store being deleted takes its terms with it (the foreign key's cascade)
+    WHERE EXISTS (SELECT 1 FROM stores s WHERE s.id = o.store_id)
+    GROUP BY o.store_id, t.term ORDER BY 1, 2
+    ON CONFLICT (store_id, term) DO UPDATE SET docs = product_terms.docs + excluded.docs;
+  ELSE
+    INSERT INTO product_terms (store_id, term, docs)
+    SELECT c.store_id, t.term, sum(t.d)
+    FROM (
+      SELECT n.store_id, n.lexical_vector AS nv, o.lexical_vector AS ov
+      FROM new_rows n JOIN old_rows o ON o.seq = n.seq
+      WHERE n.lexical_vector IS DISTINCT FROM o.lexical_vector
+    ) c,
+    LATERAL (
+      SELECT x, 1 FROM unnest(tsvector_to_array(c.nv)) AS x
+      UNION ALL
+      SELECT x, -1 FROM unnest(tsvector_to_array(c.ov)) AS x
+    ) AS t (term, d)
+    GROUP BY c.store_id, t.term HAVING sum(t.d) <> 0 ORDER BY 1, 2
+    ON CONFLICT (store_id, term) DO UPDATE SET docs = product_terms.docs + excluded.docs;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER product_terms_insert AFTER INSERT ON products REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION product_terms_count();
+CREATE TRIGGER product_terms_update AFTER UPDATE ON products REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION product_terms_count();
+CREATE TRIGGER product_terms_delete AFTER DELETE ON products REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION product_terms_count();
 
 -- The search change log's product half (SQLite 0046): products, their embeddings and memberships.
 CREATE FUNCTION search_changes_log_product() RETURNS trigger LANGUAGE plpgsql AS $$
