@@ -20,6 +20,7 @@ import { openDb } from '../server/db/connection.ts';
 import { createLexicalIndexes } from '../server/db/lexical-index.ts';
 import { createSynonymQueries } from '../server/db/synonyms.ts';
 import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
+import { createSqliteProductStore, createSqliteProductVectors } from '../server/db/product-store.ts';
 import { createProductQueries } from '../server/db/products.ts';
 import { createSqliteTenancyStore } from '../server/db/tenancy-store.ts';
 import { htmlToText, stableProductGid, stableVariantGid, type CatalogProductInput } from '../server/domain/catalog.ts';
@@ -168,13 +169,14 @@ export default async function catalogBench(): Promise<void> {
     const t = await createTenant(tenancy, 'bench');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
     const pq = createProductQueries(db);
+    const stores = { products: createSqliteProductStore(db, pq), vectors: createSqliteProductVectors(db, pq) };
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
     const deps: CatalogDeps = {
-      products: pq,
+      ...stores,
       tenancy,
       cursors: createCursorCodec('bench'),
       embedder: () => embedder,
-      indexer: createProductIndexer(pq, () => embedder, log),
+      indexer: createProductIndexer(stores.products, stores.vectors, () => embedder, log),
       log,
       search: {
         lexical: createLexicalIndexes(db),

@@ -1,8 +1,9 @@
-import type { LexicalIndexes } from '../db/lexical-index.ts';
-import type { ProductQueries } from '../db/products.ts';
+import type { ProductFilters, ProductStore, StoreScope } from '../db/ports/product-store.ts';
+import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
 import type { SynonymQueries } from '../db/synonyms.ts';
 import type { CalibrationQueries } from '../db/vector-calibrations.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
+import type { LexicalIndex } from '../domain/lexical.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
@@ -11,7 +12,9 @@ import type { ProductIndexer } from './indexer.ts';
 
 /** What the catalog use cases need; built once in the composition root. */
 export interface CatalogDeps {
-  products: ProductQueries;
+  products: ProductStore;
+  /** product embeddings (semantic and related search) */
+  vectors: ProductVectorStore;
   tenancy: TenancyStore;
   cursors: CursorCodec;
   /** The current text embedder (null = none configured); read on every call so a swap takes effect at once. */
@@ -24,7 +27,11 @@ export interface CatalogDeps {
 
 /** What product search shares with asset search: the lexical port, synonym lists, WordNet, calibration. */
 export interface CatalogSearchDeps {
-  lexical: LexicalIndexes;
+  /**
+   * the product lexical index of a request's store and filters: SQLite FTS5 (db/lexical-index.ts
+   * `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/product-lexical-index.ts)
+   */
+  lexical: { products(scope: StoreScope, f: ProductFilters): LexicalIndex };
   synonyms: SynonymQueries;
   thesaurus: () => Promise<Thesaurus | null>;
   calibrations: CalibrationQueries;

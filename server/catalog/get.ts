@@ -1,5 +1,5 @@
 import type { GetProductArgs, GetProductResult, Product } from '../../shared/schemas/product.ts';
-import type { ProductRow, StoreScope } from '../db/products.ts';
+import type { ProductRow, StoreScope } from '../db/ports/product-store.ts';
 import type { CatalogDeps } from './deps.ts';
 
 /**
@@ -7,37 +7,39 @@ import type { CatalogDeps } from './deps.ts';
  * (a repeated id is returned once); ids absent from the store, including products of other stores and
  * tenants, are listed in `not_found`. The deprecated `handle` path looks up one product by handle.
  */
-export function getProducts(deps: CatalogDeps, scope: StoreScope, args: GetProductArgs): GetProductResult {
+export async function getProducts(deps: CatalogDeps, scope: StoreScope, args: GetProductArgs): Promise<GetProductResult> {
   const { products } = deps;
   const rows: ProductRow[] = [];
   const notFound: string[] = [];
   if (args.product_ids) {
     const ids = [...new Set(args.product_ids)];
-    const found = products.byGids(scope, ids);
+    const found = await products.byGids(scope, ids);
     for (const id of ids) {
       const r = found.get(id);
       if (r) rows.push(r);
       else notFound.push(id);
     }
   } else if (args.handle) {
-    const r = products.byHandle(scope, args.handle);
+    const r = await products.byHandle(scope, args.handle);
     if (r) rows.push(r);
     else notFound.push(args.handle);
   }
-  return { products: hydrate(deps, rows), not_found: notFound, catalog_synced_at: products.syncedAt(scope) };
+  return { products: await hydrate(deps, rows), not_found: notFound, catalog_synced_at: await products.syncedAt(scope) };
 }
 
 /** Product rows → spec §2 Product objects (variants, images, collections loaded in three queries). */
-export function hydrate(deps: CatalogDeps, rows: ProductRow[]): Product[] {
+export async function hydrate(deps: CatalogDeps, rows: ProductRow[]): Promise<Product[]> {
   const seqs = rows.map((r) => r.seq);
   const group = <T extends { product_seq: number }>(list: T[]): Map<number, T[]> => {
     const m = new Map<number, T[]>();
     for (const x of list) m.set(x.product_seq, [...(m.get(x.product_seq) ?? []), x]);
     return m;
   };
-  const variants = group(deps.products.variantsOf(seqs));
-  const images = group(deps.products.imagesOf(seqs));
-  const collections = group(deps.products.collectionsOf(seqs));
+  const [variants, images, collections] = await Promise.all([
+    deps.products.variantsOf(seqs).then(group),
+    deps.products.imagesOf(seqs).then(group),
+    deps.products.collectionsOf(seqs).then(group),
+  ]);
   return rows.map((r) => ({
     id: r.gid,
     product_id: r.gid,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { StoreScope } from '../db/products.ts';
+import type { StoreScope } from '../db/ports/product-store.ts';
 import type { CatalogProductInput } from '../domain/catalog.ts';
 import { ServiceError } from '../errors.ts';
 import type { CatalogDeps } from './deps.ts';
@@ -52,13 +52,13 @@ export async function importCatalogFile(
       throw new ServiceError('invalid_argument', 'collection', 'must be a handle: lower-case letters, digits and hyphens');
     for (const p of parsed) p.collections.push({ handle, title: opts.collection.title, gid: null });
   }
-  const existing = new Set(deps.products.gidsOfStore(scope));
+  const existing = new Set(await deps.products.gidsOfStore(scope));
   const at = new Date().toISOString();
   for (let i = 0; i < parsed.length; i += BATCH) {
-    deps.products.upsertMany(scope, parsed.slice(i, i + BATCH), format, { at, replaceCollections: false });
+    await deps.products.upsertMany(scope, parsed.slice(i, i + BATCH), format, { at, replaceCollections: false });
     opts.onProgress?.(Math.min(i + BATCH, parsed.length), parsed.length, 'write');
   }
-  deps.products.setSyncedAt(scope, at);
+  await deps.products.setSyncedAt(scope, at);
   const created = parsed.filter((p) => !existing.has(p.gid)).length;
   let embedded = 0;
   let embedError: string | null = null;

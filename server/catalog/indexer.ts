@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
-import type { ProductQueries } from '../db/products.ts';
+import type { ProductStore } from '../db/ports/product-store.ts';
+import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 
@@ -21,14 +22,23 @@ export interface ProductIndexer {
   /** Queue `embedPending` in the background (one run at a time; failures are logged, products stay pending). */
   schedule(storeId: string | null): void;
   /** Is every product of the store embedded under this embedder's model? */
-  complete(storeId: string, embedder: TextEmbedder): boolean;
+  complete(storeId: string, embedder: TextEmbedder): Promise<boolean>;
   /** Resolves when queued background runs have finished. */
   idle(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** @param embedder returns the current embedder on every call */
-export function createProductIndexer(products: ProductQueries, embedder: () => TextEmbedder | null, log: Logger): ProductIndexer {
+/**
+ * @param products the read model (its change-log head keys the completeness cache)
+ * @param vectors where the embeddings go
+ * @param embedder returns the current embedder on every call
+ */
+export function createProductIndexer(
+  products: ProductStore,
+  vectors: ProductVectorStore,
+  embedder: () => TextEmbedder | null,
+  log: Logger,
+): ProductIndexer {
   const queue = new PQueue({ concurrency: 1 });
   const queued = new Set<string>();
   let closed = false;
@@ -43,18 +53,18 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
     let done = 0;
     for (;;) {
       opts.signal?.throwIfAborted();
-      const batch = products.pendingEmbeddings(storeId, e.modelId, e.dimensions, BATCH);
+      const batch = await vectors.pending(storeId, e.modelId, e.dimensions, BATCH);
       if (batch.length === 0) return done;
-      const vectors = await e.embed(
+      const embedded = await e.embed(
         batch.map((b) => b.embed_text),
         opts.signal,
       );
-      if (vectors.length !== batch.length || vectors.some((v) => v.length !== e.dimensions)) {
-        throw new Error(`embedder ${e.modelId} returned ${vectors.length} vectors for ${batch.length} texts (or a wrong dimension)`);
+      if (embedded.length !== batch.length || embedded.some((v) => v.length !== e.dimensions)) {
+        throw new Error(`embedder ${e.modelId} returned ${embedded.length} vectors for ${batch.length} texts (or a wrong dimension)`);
       }
-      products.putEmbeddings(
+      await vectors.put(
         e.modelId,
-        batch.map((b, i) => ({ seq: b.seq, storeId: b.store_id, sha256: b.embed_sha256, vector: vectors[i]! })),
+        batch.map((b, i) => ({ seq: b.seq, storeId: b.store_id, sha256: b.embed_sha256, vector: embedded[i]! })),
       );
       done += batch.length;
       opts.onProgress?.(done);
@@ -81,14 +91,14 @@ export function createProductIndexer(products: ProductQueries, embedder: () => T
         }
       });
     },
-    complete(storeId, e) {
+    async complete(storeId, e) {
       // The check scans the store's products, so a positive answer is reused while the search change
       // log (migration 0046: every write to products, embeddings and memberships, by any process)
       // stands still; writes through this process also invalidate it at once via `embedPending`.
       const key = `${storeId}|${e.modelId}|${e.dimensions}`;
-      const head = products.changeHead();
+      const head = await products.changeHead();
       if (completeAt.get(key) === head) return true;
-      const ok = products.pendingEmbeddings(storeId, e.modelId, e.dimensions, 1).length === 0;
+      const ok = (await vectors.pending(storeId, e.modelId, e.dimensions, 1)).length === 0;
       if (ok) completeAt.set(key, head);
       else completeAt.delete(key);
       return ok;

@@ -1,6 +1,6 @@
 import { stemmer } from 'stemmer';
 import type { ListProductsArgs, ListProductsResult, ProductSearchMode } from '../../shared/schemas/product.ts';
-import type { ProductFilters, StoreScope } from '../db/products.ts';
+import type { ProductFilters, StoreScope } from '../db/ports/product-store.ts';
 import {
   acceptanceScore,
   estimateTextNull,
@@ -37,7 +37,7 @@ async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder
   const key = `product:${e.modelId}:${e.dimensions}`;
   const stored = deps.search.calibrations.get(key, scope.storeId);
   if (stored && !isStale(stored, items)) return stored;
-  const docs = deps.products.embeddingSample(scope, e.modelId, e.dimensions, SAMPLE_DOCS).map((d) => ({ text: d.text, vector: d.vector }));
+  const docs = (await deps.vectors.sample(scope, e.modelId, e.dimensions, SAMPLE_DOCS)).map((d) => ({ text: d.text, vector: d.vector }));
   const thesaurus = await deps.search.thesaurus();
   const model = await estimateTextNull({
     docs,
@@ -64,8 +64,9 @@ async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder
  *   semantic-only one.
  * - Related ranks by embedding distance from the given product (calibrated the same way), else by
  *   shared collections, type and tags.
- * Whenever the embedder is missing, failing or still indexing the store, semantic and hybrid return
- * lexical results with `degraded_from` (rule 9).
+ * Whenever the embedder is missing, failing or still indexing the store, or the vector store cannot
+ * search (PostgreSQL without pgvector), semantic and hybrid return lexical results with `degraded_from`
+ * (rule 9).
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.related_to_product_id)
  */
 export async function listProducts(
@@ -87,7 +88,7 @@ export async function listProducts(
     pt: args.product_type?.toLowerCase() ?? null,
     s: [...args.status].sort(),
   };
-  const state = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: products.maxSeq(scope) };
+  const state = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: await products.maxSeq(scope) };
   const filters: ProductFilters = {
     statuses: args.status,
     collection: args.collection,
@@ -107,10 +108,10 @@ export async function listProducts(
   let browse: { rows: Ref[]; total: number } | null = null;
 
   /** The embedder when the store is fully embedded under it (else schedule indexing; null = degrade). */
-  const readyEmbedder = (): TextEmbedder | null => {
+  const readyEmbedder = async (): Promise<TextEmbedder | null> => {
     const e = deps.embedder();
     if (!e) return null;
-    if (!deps.indexer.complete(scope.storeId, e)) {
+    if (!(await deps.indexer.complete(scope.storeId, e))) {
       deps.indexer.schedule(scope.storeId);
       return null;
     }
@@ -118,7 +119,12 @@ export async function listProducts(
   };
   /** Calibrated KNN relevance from a query vector; null when semantic search cannot answer now. */
   const knn = async (e: TextEmbedder, vector: Float32Array, f: ProductFilters): Promise<{ seq: number; relevance: number }[] | null> => {
-    const items = products.embeddingCount(scope, e.modelId, e.dimensions);
+    const available = await deps.vectors.available();
+    if (!available.ok) {
+      deps.log.warn({ reason: available.reason }, 'product vectors cannot be searched; list_products degrades to lexical');
+      return null;
+    }
+    const items = await deps.vectors.count(scope, e.modelId, e.dimensions);
     let model: NullModel | null;
     try {
       model = await productNull(deps, scope, e, items);
@@ -127,9 +133,10 @@ export async function listProducts(
       return null;
     }
     const accept = acceptanceScore(items, deps.search.matchAlpha);
-    return products
-      .knn(scope, e.modelId, vector, f, RANKED_DEPTH)
-      .map((h) => ({ seq: h.seq, relevance: model ? semanticRelevance(standardScore(model, 1 - h.distance), accept) : 0 }));
+    return (await deps.vectors.nearest(scope, e.modelId, vector, RANKED_DEPTH, f)).map((h) => ({
+      seq: h.seq,
+      relevance: model ? semanticRelevance(standardScore(model, 1 - h.distance), accept) : 0,
+    }));
   };
 
   const rankPass = async (): Promise<Pass> => {
@@ -137,7 +144,7 @@ export async function listProducts(
     let degradedFrom: ProductSearchMode | null = null;
     let lexical: LexicalResult | null = null;
     if (args.related_to_product_id) {
-      const source = products.byGids(scope, [args.related_to_product_id]).get(args.related_to_product_id);
+      const source = (await products.byGids(scope, [args.related_to_product_id])).get(args.related_to_product_id);
       if (!source)
         throw new ServiceError(
           'not_found',
@@ -145,8 +152,8 @@ export async function listProducts(
           `product ${args.related_to_product_id} does not exist in store ${scope.storeId}`,
         );
       const rf = { ...filters, excludeSeq: source.seq };
-      const e = mode === 'lexical' ? null : readyEmbedder();
-      const vector = e ? products.embeddingOf(source.seq, e.modelId, e.dimensions) : null;
+      const e = mode === 'lexical' ? null : await readyEmbedder();
+      const vector = e ? await deps.vectors.get(scope, source.seq, e.modelId, e.dimensions) : null;
       const hits = e && vector ? await knn(e, vector, rf) : null;
       if (hits) return { ranked: fuse(null, hits), lexical, mode, degradedFrom };
       if (mode !== 'lexical') {
@@ -154,14 +161,17 @@ export async function listProducts(
         mode = 'lexical';
       }
       // shared collections, type and tags: every listed product shares something with the source
-      const ranked: Fused[] = products
-        .relatedByAttributes(scope, source, rf, RANKED_DEPTH)
-        .map((seq) => ({ seq, relevance: 0.5, matchedBy: ['text'], match: true }));
+      const ranked: Fused[] = (await products.relatedByAttributes(scope, source, rf, RANKED_DEPTH)).map((seq) => ({
+        seq,
+        relevance: 0.5,
+        matchedBy: ['text'],
+        match: true,
+      }));
       return { ranked, lexical, mode, degradedFrom };
     }
     let vector: { e: TextEmbedder; v: Float32Array } | null = null;
     if (mode !== 'lexical') {
-      const e = readyEmbedder();
+      const e = await readyEmbedder();
       try {
         const [v] = e ? await e.embed([query!], signal) : [];
         vector = e && v && v.length === e.dimensions ? { e, v } : null;
@@ -193,12 +203,12 @@ export async function listProducts(
 
   let pass: Pass | null = null;
   if (!args.related_to_product_id && !query) {
-    browse = products.browse(scope, filters, offset, limit + 1);
+    browse = await products.browse(scope, filters, offset, limit + 1);
   } else {
     // One ranked pass per result set: later pages of the same cursor snapshot reuse the first page's
     // pass while nothing in the change log moved (a deeper page than the pass fetched ranks again).
     const cache = rankedCacheOf<Pass>(products);
-    const head = products.changeHead();
+    const head = await products.changeHead();
     const first = offset === 0 && !args.cursor;
     pass = first ? await rankPass() : await cache.get(cursorKey, state.snapshot, head, rankPass);
     const deep = (p: Pass) =>
@@ -225,7 +235,7 @@ export async function listProducts(
     if (offset === 0 && query && matches.length < FEW_MATCHES)
       suggestions = ranked!.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
   }
-  const rows = products.refsBySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]);
+  const rows = await products.refsBySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]);
   const ref = (r: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
     const row = rows.get(r.seq);
     return row ? [{ product_id: row.gid, handle: row.handle, relevance: r.relevance, matched_by: r.matchedBy }] : [];
@@ -244,6 +254,6 @@ export async function listProducts(
     next_cursor: hasMore ? cursors.encode(cursorKey, { offset: offset + limit, snapshot: state.snapshot }) : null,
     search_mode: mode,
     degraded_from: degradedFrom,
-    catalog_synced_at: products.syncedAt(scope),
+    catalog_synced_at: await products.syncedAt(scope),
   };
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { StoreScope } from '../db/products.ts';
+import type { StoreScope } from '../db/ports/product-store.ts';
 import type { CatalogDeps } from './deps.ts';
 import type { AdminGraphqlClient } from './shopify-admin.ts';
 import {
@@ -49,7 +49,7 @@ export async function syncCatalog(
   } = {},
 ): Promise<CatalogSyncResult> {
   const { products } = deps;
-  const state = products.syncState(scope);
+  const state = await products.syncState(scope);
   const startedAt = new Date().toISOString();
   const incremental = !opts.full && !!state?.updated_at_mark;
   const first = Math.min(250, Math.max(1, opts.pageSize ?? 50));
@@ -82,7 +82,7 @@ export async function syncCatalog(
       seen.add(node.id);
       if (!mark || node.updatedAt > mark) mark = node.updatedAt;
     }
-    products.upsertMany(scope, batch, 'sync', { at: new Date().toISOString(), replaceCollections: true });
+    await products.upsertMany(scope, batch, 'sync', { at: new Date().toISOString(), replaceCollections: true });
     upserted += batch.length;
     opts.onProgress?.(upserted, 'products');
     after = data.products.pageInfo.hasNextPage ? data.products.pageInfo.endCursor : null;
@@ -102,16 +102,16 @@ export async function syncCatalog(
       gone.push(...data.deletionEvents.nodes.filter((e) => e.subjectType === 'PRODUCT').map((e) => e.subjectId));
       dAfter = data.deletionEvents.pageInfo.hasNextPage ? data.deletionEvents.pageInfo.endCursor : null;
     } while (dAfter);
-    deleted = products.deleteByGids(
+    deleted = await products.deleteByGids(
       scope,
       gone.filter((g) => !seen.has(g)),
     );
   } else {
     // A full listing is the truth: synced products the shop no longer lists are gone. File-imported
     // products with derived ids are left alone (they never came from this shop).
-    const stale = products.gidsOfStore(scope).filter((g) => !seen.has(g));
-    const synced = products.byGids(scope, stale);
-    deleted = products.deleteByGids(
+    const stale = (await products.gidsOfStore(scope)).filter((g) => !seen.has(g));
+    const synced = await products.byGids(scope, stale);
+    deleted = await products.deleteByGids(
       scope,
       stale.filter((g) => synced.get(g)?.source === 'sync'),
     );
@@ -119,8 +119,8 @@ export async function syncCatalog(
   opts.onProgress?.(upserted, 'deletions');
 
   const at = new Date().toISOString();
-  products.setSyncedAt(scope, at);
-  products.putSyncState(scope, { updated_at_mark: mark, deletions_mark: startedAt, last_full_sync_at: incremental ? null : at });
+  await products.setSyncedAt(scope, at);
+  await products.putSyncState(scope, { updated_at_mark: mark, deletions_mark: startedAt, last_full_sync_at: incremental ? null : at });
 
   let embedded = 0;
   let embedError: string | null = null;

@@ -17,7 +17,7 @@ export function catalogRouter(deps: CatalogDeps): RouterImpl<typeof ROUTER.catal
     },
     get_product: async (args, ctx) => {
       const scope = await storeScopeFor(deps.tenancy, ctx.principal, args);
-      const result = getProducts(deps, scope, args);
+      const result = await getProducts(deps, scope, args);
       return { structuredContent: result, text: describeProducts(result) };
     },
   });

@@ -1,0 +1,96 @@
+import type { CatalogProductInput } from '../../domain/catalog.ts';
+import type { ImageRow, ProductFilters, ProductRow, StoreScope, VariantRow } from '../product-rows.ts';
+
+export type { ImageRow, ProductFilters, ProductRow, StoreScope, VariantRow } from '../product-rows.ts';
+
+/** Incremental sync marks of a store (platform strings, kept exactly as given). */
+export interface CatalogSyncState {
+  /** newest platform `updatedAt` seen (ISO 8601 as the platform wrote it) */
+  updated_at_mark: string | null;
+  /** when the last sync started (ISO 8601): deletions after it are asked for next time */
+  deletions_mark: string | null;
+  /** when the last full sync ended (ISO 8601 UTC with ms); `putSyncState` with null keeps the previous value */
+  last_full_sync_at: string | null;
+}
+
+/** The GID and handle of a product: what a `list_products` page shows. */
+export interface ProductRef {
+  gid: string;
+  handle: string;
+}
+
+/**
+ * Port: the catalog read model of a store (products with their variants, images and collection
+ * memberships, the sync marks and `catalog_synced_at`), as the catalog use cases (server/catalog/)
+ * need it. Every method taking a `StoreScope` takes it first and never returns or changes a product of
+ * another store (it behaves as missing). The unscoped `variantsOf`, `imagesOf` and `collectionsOf` are
+ * for seqs the caller got from a scoped read. Rows have the SQLite shape on every backend: JSON columns
+ * (`tags`, `options`, `selling_plan_groups`, `selected_options`) as JSON text, `available` 0/1,
+ * `synced_at` ISO 8601 UTC with ms. A new product gets a seq above every product's seq of the database,
+ * and the seqs of one store commit in order, so `maxSeq` bounds a cursor snapshot: products inserted
+ * later have a higher seq. (SQLite may hand out again the seq of the highest product after it was
+ * deleted, as its rowids do; PostgreSQL never reuses one.)
+ * Implementations: SQLite (server/db/product-store.ts over server/db/products.ts) and PostgreSQL
+ * (server/db/postgres/products.ts); both pass server/db/contract/product-store-contract.ts.
+ */
+export interface ProductStore {
+  /**
+   * Insert or update products by (store, GID) in one transaction, replacing their variants, images and
+   * search text. `replaceCollections` (sync) makes the given collections the complete membership; file
+   * imports only add memberships. Collections are created by handle (lower-cased) on first use.
+   * @param opts.at ISO 8601 UTC with ms, stored as `synced_at`
+   * @returns seqs in input order
+   */
+  upsertMany(
+    scope: StoreScope,
+    products: CatalogProductInput[],
+    source: ProductRow['source'],
+    opts: { at: string; replaceCollections: boolean },
+  ): Promise<number[]>;
+  /** Delete products by GID with everything derived from them (variants, images, memberships, vectors). @returns how many existed */
+  deleteByGids(scope: StoreScope, gids: string[]): Promise<number>;
+  /** Every GID of the store (any status, any source). */
+  gidsOfStore(scope: StoreScope): Promise<string[]>;
+  /** Record when the store's catalog was last written (`catalog_synced_at`, ISO 8601 UTC with ms). */
+  setSyncedAt(scope: StoreScope, at: string): Promise<void>;
+  /** The store's `catalog_synced_at`, null when never synced. */
+  syncedAt(scope: StoreScope): Promise<string | null>;
+  /** The store's incremental sync marks, undefined before the first sync. */
+  syncState(scope: StoreScope): Promise<CatalogSyncState | undefined>;
+  putSyncState(scope: StoreScope, state: CatalogSyncState): Promise<void>;
+  /** Snapshot bound of a new result set: every product of the store now has a seq ≤ it, later ones a higher seq. */
+  maxSeq(scope: StoreScope): Promise<number>;
+  /** Products by GID (any status); missing and foreign GIDs are absent from the map. */
+  byGids(scope: StoreScope, gids: string[]): Promise<Map<string, ProductRow>>;
+  /** The product with this handle (ASCII case-insensitive; the lowest seq when several). */
+  byHandle(scope: StoreScope, handle: string): Promise<ProductRow | undefined>;
+  /** Rows by seq, in the order given; foreign or missing seqs dropped. */
+  bySeqs(scope: StoreScope, seqs: number[]): Promise<ProductRow[]>;
+  /** GID and handle by seq; foreign or missing seqs absent. */
+  refsBySeqs(scope: StoreScope, seqs: number[]): Promise<Map<number, ProductRef>>;
+  /** Variants of products, by product seq then position. */
+  variantsOf(seqs: number[]): Promise<VariantRow[]>;
+  /** Images of products, by product seq then position. */
+  imagesOf(seqs: number[]): Promise<ImageRow[]>;
+  /** Collection memberships (lower-cased handles) of products, by handle. */
+  collectionsOf(seqs: number[]): Promise<{ product_seq: number; handle: string }[]>;
+  /** Highest id of the search change log: grows with every write to products, their vectors and memberships. */
+  changeHead(): Promise<number>;
+  /**
+   * Browse under the filters in a stable order: title (ASCII case-insensitive, then byte order), then seq.
+   * @returns one page and the total under the filters
+   */
+  browse(
+    scope: StoreScope,
+    f: ProductFilters,
+    offset: number,
+    limit: number,
+  ): Promise<{ rows: ({ seq: number } & ProductRef)[]; total: number }>;
+  /**
+   * Related products without embeddings: score = 3 × shared collections + 2 × same product type (ASCII
+   * case-insensitive, non-empty) + shared tags (case-insensitive); only products sharing something pass,
+   * best first, ties by title as in `browse`, then seq.
+   * @returns at most `k` seqs
+   */
+  relatedByAttributes(scope: StoreScope, source: ProductRow, f: ProductFilters, k: number): Promise<number[]>;
+}
