@@ -75,8 +75,9 @@ export function createLexicalIndexes(db: Database) {
     }
     return s;
   };
+  // prepared once: `db.pragma()` compiles its statement on every call, and this runs several times per query
   const changeKey = (): string =>
-    `${db.pragma('data_version', { simple: true }) as number}:${(prep('SELECT total_changes() AS n').get() as { n: number }).n}`;
+    `${prep('PRAGMA data_version').pluck().get() as number}:${prep('SELECT total_changes()').pluck().get() as number}`;
 
   /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
   const sizes = new Map<string, { key: string; n: number }>();
