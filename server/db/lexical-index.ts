@@ -3,10 +3,9 @@ import type { LexicalIndex } from '../domain/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
 import { assetFilterSql, type AssetFilters } from './assets.ts';
 import { productFilterSql, type ProductFilters, type StoreScope } from './products.ts';
+import { createFtsVocabulary, type FtsVocabulary } from './lexical-vocabulary.ts';
 import { createSearchChanges } from './search-changes.ts';
 
-/** Above this many stems a membership check reads the whole vocabulary (cached) instead of probing each. */
-const PROBE_LIMIT = 2000;
 /**
  * Counting through the scope join stops at this many matches of an expression; past it the count is
  * estimated from FTS5 doclist counts (exact when the scope holds every row of the table), and the
@@ -61,8 +60,9 @@ function rangeEnd(prefix: string): string {
 
 /**
  * The `LexicalIndex` port (domain/lexical.ts) over the asset and product FTS5 tables and their
- * fts5vocab vocabularies (migration 0020). Statements are prepared once per SQL shape. A membership
- * check over many stems reads the table's whole vocabulary once and keeps it until the database
+ * fts5vocab vocabularies (migration 0020). Statements are prepared once per SQL shape. Stem
+ * membership (`known`) is answered from an in-memory vocabulary per table that follows the FTS5
+ * writes through `search_changes` (db/lexical-vocabulary.ts). Scope sizes are cached until the database
  * changes (`PRAGMA data_version` for other connections, `total_changes()` for this one).
  */
 export function createLexicalIndexes(db: Database) {
@@ -75,13 +75,15 @@ export function createLexicalIndexes(db: Database) {
     }
     return s;
   };
-  const vocabCache = new Map<string, { key: string; terms: Set<string> }>();
+  // prepared once: `db.pragma()` compiles its statement on every call, and this runs several times per query
   const changeKey = (): string =>
-    `${db.pragma('data_version', { simple: true }) as number}:${(prep('SELECT total_changes() AS n').get() as { n: number }).n}`;
+    `${prep('PRAGMA data_version').pluck().get() as number}:${prep('SELECT total_changes()').pluck().get() as number}`;
 
   /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
   const sizes = new Map<string, { key: string; n: number }>();
   const changes = createSearchChanges(db);
+  /** Stem membership per FTS5 table, in memory and kept current from `search_changes` (db/lexical-vocabulary.ts). */
+  const vocabularies = new Map<string, FtsVocabulary>();
   /** Seqs failing a filter shape (null: too many), as of a `search_changes` head, by table, SQL and parameters. */
   const failing = new Map<string, { head: number; seqs: Set<number> | null }>();
 
@@ -280,24 +282,9 @@ export function createLexicalIndexes(db: Database) {
         }[];
       },
       async known(stems) {
-        if (stems.length === 0) return new Set();
-        if (stems.length <= PROBE_LIMIT) {
-          return new Set(
-            (
-              prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(stems)) as {
-                term: string;
-              }[]
-            ).map((r) => r.term),
-          );
-        }
-        const key = changeKey();
-        let cached = vocabCache.get(t.vocab);
-        if (!cached || cached.key !== key) {
-          cached = { key, terms: new Set((prep(`SELECT term FROM ${t.vocab}`).all() as { term: string }[]).map((r) => r.term)) };
-          vocabCache.set(t.vocab, cached);
-        }
-        const terms = cached.terms;
-        return new Set(stems.filter((s) => terms.has(s)));
+        let v = vocabularies.get(t.fts);
+        if (!v) vocabularies.set(t.fts, (v = createFtsVocabulary(db, changes, t)));
+        return v.known(stems);
       },
       async sampleText(match) {
         const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(

@@ -19,6 +19,7 @@ export function createSearchChanges(db: Database) {
     head: db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes'),
     oldest: db.prepare('SELECT coalesce(min(id), 0) AS id FROM search_changes'),
     since: db.prepare('SELECT id, kind, part, seq FROM search_changes WHERE id > ? ORDER BY id'),
+    seqsSince: db.prepare('SELECT DISTINCT seq FROM search_changes WHERE id > ? AND kind = ? LIMIT ?').pluck(),
     log: db.prepare('INSERT INTO search_changes (kind, part, seq) VALUES (?, ?, ?)'),
   };
   return {
@@ -31,6 +32,8 @@ export function createSearchChanges(db: Database) {
     },
     /** Changes after `mark`, oldest first. */
     since: (mark: number): SearchChange[] => s.since.all(mark) as SearchChange[],
+    /** The distinct seqs of `kind` changed after `mark` (every part), at most `limit` of them. */
+    seqsSince: (mark: number, kind: SearchChange['kind'], limit: number): number[] => s.seqsSince.all(mark, kind, limit) as number[],
     /** Log a change the triggers do not see (vec0 tables take no triggers). */
     log: (kind: SearchChange['kind'], part: string, seq: number): void => void s.log.run(kind, part, seq),
   };

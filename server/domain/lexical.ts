@@ -20,7 +20,7 @@
  * then the all-terms and any-term candidate lists.
  */
 import { stemmer } from 'stemmer';
-import { expandConcept, nounLemma, type ConceptRelation, type Thesaurus } from './concepts.ts';
+import { expandConcept, nounLemma, type ConceptRelation, type ConceptWord, type Thesaurus } from './concepts.ts';
 import { queryTerms } from './fts-query.ts';
 import { operatorSynonyms, orOf, quote, scoped, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
 import { typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
@@ -216,13 +216,10 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
       }
     }
     if (o.thesaurus && conceptWord && found < WEAK_MATCHES) {
-      const related = expandConcept(o.thesaurus, conceptWord);
-      const usable = await keepIndexed(
-        index,
-        related.filter((r) => r.relation !== 'hypernym').map((r) => r.text),
-      );
+      const e = expansionOf(o.thesaurus, conceptWord);
+      const usable = await keepIndexed(index, e.near, e.nearStems, e.stems);
       for (const rel of ['synonym', 'hyponym'] as const) {
-        const ws = related
+        const ws = e.related
           .filter((r) => r.relation === rel && usable.has(r.text))
           .map((r) => r.text)
           .slice(0, MAX_CONCEPT_WORDS);
@@ -233,9 +230,8 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
         found += c2;
       }
       if (found === 0) {
-        const hyper = related.filter((r) => r.relation === 'hypernym').map((r) => r.text);
-        const ok = await keepIndexed(index, hyper);
-        const ws = hyper.filter((h) => ok.has(h));
+        const ok = await keepIndexed(index, e.hyper, e.hyperStems, e.stems);
+        const ws = e.hyper.filter((h) => ok.has(h));
         const hc = ws.length ? await index.count(scoped(orOf(ws.map(quote)), o.column)) : 0;
         if (hc > 0) {
           groups.push({
@@ -347,9 +343,43 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   };
 }
 
-/** The words (and phrases) whose every word's stem is in the index. */
-async function keepIndexed(index: LexicalIndex, texts: string[]): Promise<Set<string>> {
-  const stemsOf = new Map(texts.map((t) => [t, words(t).map((w) => stemmer(w))]));
-  const known = await index.known([...new Set([...stemsOf.values()].flat())]);
+/** A word's concept expansion with the Porter stems of every related text (a pure function of the thesaurus and the word). */
+interface Expansion {
+  related: ConceptWord[];
+  /** synonyms and hyponyms, in `related` order, and the distinct stems of their words */
+  near: string[];
+  nearStems: string[];
+  /** hypernyms, in `related` order, and the distinct stems of their words */
+  hyper: string[];
+  hyperStems: string[];
+  /** the stems of each related text's words */
+  stems: Map<string, string[]>;
+}
+/** Expansions kept per thesaurus and word: walking WordNet and stemming up to thousands of lemmas per query word costs milliseconds. */
+const expansions = new WeakMap<Thesaurus, Map<string, Expansion>>();
+/** Words whose expansion is kept per thesaurus (cleared past it). */
+const EXPANSIONS_KEPT = 256;
+
+/** `expandConcept(t, word)` with the stems of its texts, computed once per thesaurus and word. */
+function expansionOf(t: Thesaurus, word: string): Expansion {
+  let byWord = expansions.get(t);
+  if (!byWord) expansions.set(t, (byWord = new Map<string, Expansion>()));
+  let e = byWord.get(word);
+  if (!e) {
+    const related = expandConcept(t, word);
+    const stems = new Map(related.map((r) => [r.text, words(r.text).map((w) => stemmer(w))]));
+    const near = related.filter((r) => r.relation !== 'hypernym').map((r) => r.text);
+    const hyper = related.filter((r) => r.relation === 'hypernym').map((r) => r.text);
+    const distinct = (texts: string[]): string[] => [...new Set(texts.flatMap((x) => stems.get(x)!))];
+    e = { related, near, nearStems: distinct(near), hyper, hyperStems: distinct(hyper), stems };
+    if (byWord.size >= EXPANSIONS_KEPT) byWord.clear();
+    byWord.set(word, e);
+  }
+  return e;
+}
+
+/** The texts whose every word's stem is in the index (`all`: the distinct stems of `texts`, `stemsOf`: each text's stems). */
+async function keepIndexed(index: LexicalIndex, texts: string[], all: string[], stemsOf: Map<string, string[]>): Promise<Set<string>> {
+  const known = await index.known(all);
   return new Set(texts.filter((t) => stemsOf.get(t)!.length > 0 && stemsOf.get(t)!.every((s) => known.has(s))));
 }
