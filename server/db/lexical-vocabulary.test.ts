@@ -12,15 +12,15 @@ import { createProductQueries, type StoreScope } from './products.ts';
 import { createSearchChanges } from './search-changes.ts';
 import { syntheticAsset } from './synthetic-asset.ts';
 import { syntheticProduct } from './synthetic-product.ts';
-import { createTenancyQueries } from './tenancy.ts';
+import { createSqliteTenancyStore } from './tenancy-store.ts';
 
 const WORDS = ['harbour', 'lighthouse', 'zebra', 'meadow', 'falcons', 'café', 'running', 'oak', 'quartz', 'velvet', 'Ginkgo', 'umbrella'];
 const STEMS = WORDS.map((w) => stemmer(w.toLowerCase()));
 
-function library(file = ':memory:') {
+async function library(file = ':memory:') {
   const db = openDb(file);
-  const tenancy = createTenancyQueries(db);
-  const t = createTenant(tenancy, 't');
+  const tenancy = createSqliteTenancyStore(db);
+  const t = await createTenant(tenancy, 't');
   const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
   const store: StoreScope = { ...scope, storeId: t.store_id };
   return { db, t, scope, store, assets: createAssetQueries(db), products: createProductQueries(db) };
@@ -35,7 +35,7 @@ const truth = (db: ReturnType<typeof openDb>, vocab: string, stems: string[]): S
 /** A new word must be known to the very next query: the in-memory vocabulary follows every write. */
 describe('known stems follow the index', () => {
   it('knows an imported word at once and forgets a word no document holds any more (assets)', async () => {
-    const { db, t, scope, assets } = library();
+    const { db, t, scope, assets } = await library();
     for (let i = 0; i < 5; i++) assets.insert(syntheticAsset(i, t, { alt_text: 'harbour view' }));
     const lex = createLexicalIndexes(db);
     expect(await lex.assets(scope, {}).known(['harbour', 'zebra', 'meadow'])).toEqual(new Set(['harbour']));
@@ -51,7 +51,7 @@ describe('known stems follow the index', () => {
   });
 
   it('knows a word of a product written through the catalog upsert, as the other index of the same port', async () => {
-    const { db, store, products } = library();
+    const { db, store, products } = await library();
     products.upsertMany(store, [syntheticProduct(1, { title: 'Linen shirt' })], 'json', { at: 'x', replaceCollections: false });
     const lex = createLexicalIndexes(db);
     expect(await lex.products(store, { statuses: ['ACTIVE'] }).known(['linen', 'velvet'])).toEqual(new Set(['linen']));
@@ -63,7 +63,7 @@ describe('known stems follow the index', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-vocab-'));
     try {
       const file = path.join(dir, 'db.sqlite');
-      const { db, t, scope, assets } = library(file);
+      const { db, t, scope, assets } = await library(file);
       assets.insert(syntheticAsset(1, t, { alt_text: 'harbour' }));
       const lex = createLexicalIndexes(db);
       expect(await lex.assets(scope, {}).known(['harbour', 'quartz'])).toEqual(new Set(['harbour']));
@@ -78,8 +78,8 @@ describe('known stems follow the index', () => {
     }
   });
 
-  it('agrees with the fts5vocab table after every write of a random sequence, across replays, re-reads and transactions', () => {
-    const { db, t, assets } = library();
+  it('agrees with the fts5vocab table after every write of a random sequence, across replays, re-reads and transactions', async () => {
+    const { db, t, assets } = await library();
     // small limits: the sequence crosses re-reads of the vocabulary and uncertain terms looked up in the index
     const vocab = createFtsVocabulary(
       db,
