@@ -18,8 +18,8 @@ import { parseShopifyCsv } from '../server/catalog/shopify-csv.ts';
 import type { CatalogDeps } from '../server/catalog/deps.ts';
 import { openDb } from '../server/db/connection.ts';
 import { createLexicalIndexes } from '../server/db/lexical-index.ts';
-import { createSynonymQueries } from '../server/db/synonyms.ts';
-import { createCalibrationQueries } from '../server/db/vector-calibrations.ts';
+import { createSqliteSynonymStore } from '../server/db/synonym-store.ts';
+import { createSqliteCalibrationStore } from '../server/db/calibration-store.ts';
 import { createSqliteProductStore, createSqliteProductVectors } from '../server/db/product-store.ts';
 import { createProductQueries } from '../server/db/products.ts';
 import { createSqliteTenancyStore } from '../server/db/tenancy-store.ts';
@@ -180,9 +180,9 @@ export default async function catalogBench(): Promise<void> {
       log,
       search: {
         lexical: createLexicalIndexes(db),
-        synonyms: createSynonymQueries(db),
+        synonyms: createSqliteSynonymStore(db),
         thesaurus: async () => null,
-        calibrations: createCalibrationQueries(db),
+        calibrations: createSqliteCalibrationStore(db),
         matchAlpha: 0.05,
       },
     };

@@ -86,15 +86,15 @@ export default async function run(): Promise<void> {
     const vocab = words.slice(0, 3000);
     const rand = rng(42);
     const pick = () => vocab[Math.floor(rand() * vocab.length)]!;
-    const vq = createVectorQueries(app.db);
+    const vq = createVectorQueries(app.sqlite());
     // rows are written through the SQLite queries directly, many per transaction
-    const rows = createAssetQueries(app.db);
+    const rows = createAssetQueries(app.sqlite());
     const space: SpaceRow = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
     const vectors = createAssetVectorSearch({
       // the port over the same queries: one set of partitions, searched by the bench and the use case alike
-      vectors: createSqliteVectorStore(app.db, vq),
-      assets: createSqliteAssetStore(app.db),
-      calibrations: createSqliteCalibrationStore(app.db),
+      vectors: createSqliteVectorStore(app.sqlite(), vq),
+      assets: createSqliteAssetStore(app.sqlite()),
+      calibrations: createSqliteCalibrationStore(app.sqlite()),
       thesaurus: app.library.thesaurus,
       embedder,
       textSpace: async () => space,
@@ -115,7 +115,7 @@ export default async function run(): Promise<void> {
       let t0 = performance.now();
       const now = new Date().toISOString();
       const fresh: string[] = [];
-      app.db.transaction(() => {
+      app.sqlite().transaction(() => {
         for (let i = n; i < target; i++) {
           const text = Array.from({ length: 6 }, pick).join(' ');
           texts.push(text);
@@ -153,7 +153,7 @@ export default async function run(): Promise<void> {
       const rowsS = (performance.now() - t0) / 1000;
       t0 = performance.now();
       const vecs = await embedder.embed(fresh);
-      app.db.transaction(() => {
+      app.sqlite().transaction(() => {
         vecs.forEach((v, j) => {
           all.push(v);
           vq.put(space, n + j + 1, scope.workspaceId, v, {

@@ -64,7 +64,7 @@ const assetKey = (name: string): string => stemKeys.get(name.replace(/\.[^.]+$/,
 
 async function waitForEnrichment(srv: TestServer): Promise<void> {
   for (;;) {
-    const busy = srv.app.db.prepare("SELECT count(*) AS n FROM assets WHERE enrichment_status IN ('pending', 'running')").get() as {
+    const busy = srv.app.sqlite().prepare("SELECT count(*) AS n FROM assets WHERE enrichment_status IN ('pending', 'running')").get() as {
       n: number;
     };
     if (busy.n === 0) return;

@@ -1,20 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from './config.ts';
-import { createAssetFacetQueries } from './db/asset-facets.ts';
-import { createLexicalIndexes } from './db/lexical-index.ts';
-import { createSynonymQueries } from './db/synonyms.ts';
-import { createCalibrationQueries } from './db/vector-calibrations.ts';
 import type { Thesaurus } from './domain/concepts.ts';
 import { nameWords } from './domain/alt-text.ts';
 import { defaultWordVectorCacheDir } from './providers/embedder-static.ts';
 import { loadWordnet } from './providers/wordnet.ts';
-import { createCreditQueries } from './db/credits.ts';
-import { openDb, type Database } from './db/connection.ts';
-import { createPickerQueries } from './db/pickers.ts';
-import { createSqliteTenancyStore } from './db/tenancy-store.ts';
-import { createSqliteAssetStore } from './db/asset-store.ts';
-import { createUploadQueries } from './db/uploads.ts';
+import type { Database } from './db/connection.ts';
+import { openPgStores, openSqliteStores, type Stores } from './stores.ts';
 import { createUploadService } from './library/upload.ts';
 import { createStagingStore, type StagingStore } from './storage/staging.ts';
 import { createS3StagingStore } from './storage/staging-s3.ts';
@@ -27,10 +19,6 @@ import { createCatalog, type Catalog } from './catalog/catalog.ts';
 import { catalogRouter } from './routers/catalog.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 import { createEmbedder } from './providers/embedder.ts';
-import { createSqliteAssetEnrichmentStore } from './db/asset-enrichment-store.ts';
-import { createSqliteCalibrationStore } from './db/calibration-store.ts';
-import { createJobQueue } from './db/enrichment-jobs.ts';
-import { createSqliteVectorStore } from './db/vector-store.ts';
 import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
 import { createHttpCaptioner } from './providers/vision-http.ts';
@@ -67,7 +55,13 @@ export interface App {
   embedder: TextEmbedder | null;
   /** product catalog: deps for the CLI and seed; `setEmbedder` swaps its embedder */
   catalog: Catalog;
-  db: Database;
+  /** every durable port, on the configured backend (SQLite or PostgreSQL) */
+  stores: Stores;
+  /**
+   * The SQLite connection, for operator tools and tests that read the file directly.
+   * @throws Error on PostgreSQL (ATELIER_DATABASE_URL): there is no SQLite file then
+   */
+  sqlite(): Database;
   library: LibraryDeps;
   /** the upload channel's staging area (chunks and staged files; beside the blobs) */
   staging: StagingStore;
@@ -93,8 +87,9 @@ export interface App {
  */
 export async function buildApp(config: Config, log: Logger): Promise<App> {
   const hooks = createTestHooks(config.testPause.points, config.testPause.dir);
-  const db = openDb(config.dbPath, hooks);
-  const tenancy = createSqliteTenancyStore(db);
+  const d = config.database;
+  const stores = d.kind === 'postgres' ? await openPgStores(d) : openSqliteStores(config.dbPath, hooks);
+  const tenancy = stores.tenancy;
   const cursorSecret = await tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
   const dataId = await tenancy.ensureSetting('data_id', randomUUID());
   let cdnBase = config.cdnUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
@@ -110,9 +105,9 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     log.child({ mod: 'wordnet' }),
   );
   const library: LibraryDeps = {
-    assets: createSqliteAssetStore(db),
-    lexical: createLexicalIndexes(db),
-    synonyms: createSynonymQueries(db),
+    assets: stores.assets,
+    lexical: stores.lexical,
+    synonyms: stores.synonyms,
     thesaurus,
     tenancy,
     blobs: createBlobStore(config, hooks),
@@ -132,7 +127,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const closers: (() => Promise<void> | void)[] = [() => images.close()];
   // Rows written before file-name words were indexed (migration 0022) get them now.
   await library.assets.backfillNameWords(nameWords);
-  const calibrations = createCalibrationQueries(db);
+  const calibrations = stores.calibrations;
   // Text embedder (shared by asset and catalog search) and asynchronous enrichment after import.
   const env = config.env;
   const embedder: TextEmbedder | null = createEmbedder(
@@ -152,9 +147,9 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const enrichment = env.ATELIER_ENRICHMENT
     ? createEnrichment({
         assets: library.assets,
-        jobs: createJobQueue(db),
-        enrichment: createSqliteAssetEnrichmentStore(db),
-        vectors: createSqliteVectorStore(db),
+        jobs: stores.jobs,
+        enrichment: stores.enrichment,
+        vectors: stores.vectors,
         blobs: library.blobs,
         embedder,
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
@@ -169,7 +164,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
           : null,
         concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
         retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
-        calibrations: createSqliteCalibrationStore(db),
+        calibrations,
         matchAlpha: env.ATELIER_MATCH_ALPHA,
         thesaurus,
         log: log.child({ mod: 'enrichment' }),
@@ -205,7 +200,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const staging = createStaging(config);
   const uploads = createUploadService({
     library,
-    uploads: createUploadQueries(db),
+    uploads: stores.uploads,
     staging,
     policy: {
       chunkSizeBytes: config.env.ATELIER_UPLOAD_CHUNK_BYTES,
@@ -221,12 +216,12 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const manageRouter = assetManageRouter(library, enrichment ? (seq) => void enrichment.refresh(seq) : null);
   // Product catalog (store-scoped read model).
   const catalog = createCatalog({
-    db,
+    stores: { products: stores.products, vectors: stores.productVectors },
     tenancy,
     cursors: library.cursors,
     embedder,
     log: log.child({ mod: 'catalog' }),
-    search: { lexical: library.lexical, synonyms: library.synonyms, thesaurus, calibrations, matchAlpha: env.ATELIER_MATCH_ALPHA },
+    search: { lexical: stores.lexical, synonyms: library.synonyms, thesaurus, calibrations, matchAlpha: env.ATELIER_MATCH_ALPHA },
     shopify: {
       shop: config.env.ATELIER_SHOPIFY_SHOP ?? null,
       accessToken: config.env.ATELIER_SHOPIFY_ACCESS_TOKEN ?? null,
@@ -237,7 +232,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   });
   closers.push(() => catalog.close());
   // Generation with the credit ledger.
-  const credits = createCreditQueries(db);
+  const credits = stores.credits;
   const generator = createGenerator({
     library,
     providers,
@@ -251,7 +246,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
       10 * 60_000,
   });
   // Picker and panel-only actions; ui:// panel resources.
-  const pickerDeps = { library, pickers: createPickerQueries(db), ttlMs: config.env.ATELIER_PICKER_TTL_MS };
+  const pickerDeps = { library, pickers: stores.pickers, ttlMs: config.env.ATELIER_PICKER_TTL_MS };
   const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
   // Every router of the registry (a missing one fails tsc: RouterImpls is keyed by router name).
   const routers: RouterImpls = {
@@ -264,7 +259,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     [ROUTER.assetUpload]: assetUploadRouter(library, uploads),
     [ROUTER.catalog]: catalogRouter(catalog.deps),
     [ROUTER.discover]: discoverRouter(library.tenancy),
-    [ROUTER.assetPanel]: assetPanelRouter({ ...pickerDeps, facets: createAssetFacetQueries(db) }, () => vectors),
+    [ROUTER.assetPanel]: assetPanelRouter({ ...pickerDeps, facets: stores.facets }, () => vectors),
     [ROUTER.assetUploadApp]: assetUploadAppRouter(library, uploads),
   };
   // Background workers (enrichment runner, catalog backfill, upload sweeper, blob GC) start only with
@@ -307,7 +302,11 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     config,
     embedder,
     catalog,
-    db,
+    stores,
+    sqlite() {
+      if (!stores.sqlite) throw new Error('this server runs on PostgreSQL (ATELIER_DATABASE_URL): there is no SQLite database to open');
+      return stores.sqlite;
+    },
     dataId,
     library,
     staging,
@@ -319,7 +318,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     startWorkers,
     async close() {
       for (const c of closers.reverse()) await c();
-      db.close();
+      await stores.close();
     },
   };
 }

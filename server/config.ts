@@ -27,6 +27,22 @@ export const EnvSchema = z.object({
     .describe(
       'name of this process among several behind one reverse proxy: MCP session ids start with "<name>." so the proxy can send a session back to the process that holds it (README, several processes)',
     ),
+  ATELIER_DATABASE_URL: z
+    .string()
+    .regex(
+      /^postgres(ql)?:\/\//,
+      'must be a postgres://user:password@host:5432/database URL; unset = the SQLite file <ATELIER_DATA_DIR>/atelier.db',
+    )
+    .optional()
+    .describe(
+      'PostgreSQL instead of the embedded SQLite file (several processes on one database; needs the unaccent extension, and pgvector for semantic search)',
+    ),
+  ATELIER_DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase SQL identifier (letters, digits, _; at most 63)')
+    .optional()
+    .describe("PostgreSQL schema holding Atelier's tables (search_path); unset = the role's default (public)"),
+  ATELIER_DATABASE_POOL_MAX: int(1, 200).default(10).describe('most PostgreSQL connections of one process'),
   ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)
     .default(50 * 1024 * 1024)
@@ -263,7 +279,10 @@ export const EnvSchema = z.object({
 
 export interface Config {
   dataDir: string;
+  /** the SQLite file (used when `database` is SQLite) */
   dbPath: string;
+  /** The database: the SQLite file `dbPath` (default) or PostgreSQL (ATELIER_DATABASE_URL). */
+  database: { kind: 'sqlite' } | { kind: 'postgres'; url: string; schema: string | null; poolMax: number };
   blobDir: string;
   /** Where blobs live: the local directory `blobDir` (default) or an S3 bucket (ATELIER_BLOB_STORE=s3://…). */
   blobStore: { kind: 'local' } | ({ kind: 's3' } & Omit<S3BlobStoreOptions, 'hooks'>);
@@ -313,6 +332,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     dataDir,
     dbPath: path.join(dataDir, 'atelier.db'),
+    database: e.ATELIER_DATABASE_URL
+      ? { kind: 'postgres', url: e.ATELIER_DATABASE_URL, schema: e.ATELIER_DATABASE_SCHEMA ?? null, poolMax: e.ATELIER_DATABASE_POOL_MAX }
+      : { kind: 'sqlite' },
     blobDir: path.join(dataDir, 'blobs'),
     blobStore: s3
       ? {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
-import { blobStoreEnv, connectApp, ON_S3, REPO_ROOT } from './harness.ts';
+import { backendEnv, connectApp, ON_S3, REPO_ROOT } from './harness.ts';
 import { resume, spawnCli, waitPaused } from './processes.ts';
 
 /**
@@ -23,7 +23,7 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-gc-race-'));
     const pd = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pause-'));
     dirs.push(dataDir, pd);
-    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ...blobStoreEnv(path.basename(dataDir)) };
+    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ...backendEnv(path.basename(dataDir)) };
     const r = await spawnCli(['tenant', 'create', '--name', 'GC', '--json'], env).exited;
     expect(r.code, r.stderr).toBe(0);
     const probe = await buildApp(loadConfig({ ...env, ATELIER_LOG_LEVEL: 'silent' }), createLogger('silent'));
@@ -39,7 +39,8 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
   /** sha256 of the original and every rendition of an asset. */
   const blobsOf = (probe: App, assetId: string): string[] =>
     (
-      probe.db
+      probe
+        .sqlite()
         .prepare(
           'SELECT sha256 FROM assets WHERE id = ? UNION SELECT r.sha256 FROM asset_renditions r JOIN assets a ON a.seq = r.asset_seq WHERE a.id = ?',
         )

@@ -6,7 +6,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
 import { startHttp } from '../../server/mcp/http.ts';
 import { spawnCli } from './processes.ts';
-import { blobStoreEnv, connectApp, demoFile, ON_S3, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { backendEnv, connectApp, demoFile, ON_S3, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /** Status of a plain GET with exactly these headers. */
 function statusOf(url: string, headers: Record<string, string>): Promise<number> {
@@ -128,7 +128,7 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
       })
     ).structured.url as string;
     const env = {
-      ...blobStoreEnv(basename(srv.config.dataDir)),
+      ...backendEnv(basename(srv.config.dataDir)),
       ATELIER_DATA_DIR: srv.config.dataDir,
       ATELIER_PORT: '0',
       ATELIER_LOG_LEVEL: 'silent',
@@ -158,7 +158,7 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
 
   it('a server refuses to start on a bucket that does not exist, naming the store and the S3 error', async () => {
     const env = {
-      ...blobStoreEnv('x'),
+      ...backendEnv('x'),
       ATELIER_DATA_DIR: srv.config.dataDir,
       ATELIER_PORT: '0',
       ATELIER_BLOB_STORE: 's3://atelier-no-such-bucket/x',

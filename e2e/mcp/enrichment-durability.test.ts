@@ -17,7 +17,7 @@ async function boot(config: Config, apiKey: string | null): Promise<{ app: App; 
   let key = apiKey;
   if (!key) key = (await createTenant(app.library.tenancy, 'Durability')).api_key;
   const c = await connectApp(app, key);
-  const theme = (app.db.prepare('SELECT id FROM themes LIMIT 1').get() as { id: string }).id;
+  const theme = (app.sqlite().prepare('SELECT id FROM themes LIMIT 1').get() as { id: string }).id;
   return { app, c, key, theme };
 }
 
@@ -57,8 +57,9 @@ describe('durable enrichment queue', () => {
     await first.app.close();
     // Precondition: the stop really interrupted the queue.
     const probe = await buildApp(config, createLogger('silent'));
-    const left = (probe.db.prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE state IN ('queued', 'running')`).get() as { n: number })
-      .n;
+    const left = (
+      probe.sqlite().prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE state IN ('queued', 'running')`).get() as { n: number }
+    ).n;
     await probe.close();
     expect(left).toBeGreaterThan(0);
 
@@ -165,7 +166,8 @@ describe('durable enrichment queue', () => {
       expect(req(after)).toMatchObject({ mode: 'semantic', match: 'vector', degraded_from: null });
       expect((after.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
       expect(requests[0]).toMatchObject({ auth: 'Bearer sk-test', body: { model: 'fake-embed', encoding_format: 'float' } });
-      const spaces = second.app.db
+      const spaces = second.app
+        .sqlite()
         .prepare(`SELECT model_id, dimensions, status FROM vector_spaces WHERE purpose = 'asset_text' ORDER BY id`)
         .all();
       expect(spaces).toEqual([

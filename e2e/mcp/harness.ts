@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,22 +32,31 @@ const S3_VARS = [
 /** Whether this run stores blobs on S3 (ATELIER_BLOB_STORE=s3://… in the test environment). */
 export const ON_S3 = !!process.env.ATELIER_BLOB_STORE;
 
+/** Whether this run keeps its data in PostgreSQL (ATELIER_DATABASE_URL in the test environment). */
+export const ON_POSTGRES = !!process.env.ATELIER_DATABASE_URL;
+
 /**
- * The blob store variables of one test server: {} for the local directory (the default), or the run's S3
- * settings with a prefix of its own (`<run prefix>/<id>`), so that servers (and their GC passes) never see
- * each other's blobs. Child processes of one test pass the same `id` to share its store.
+ * The storage variables of one test server: {} for the embedded defaults (SQLite file and blob directory
+ * in its data dir), or the run's backends with a place of its own — blobs under `<run prefix>/<id>` on S3,
+ * tables in the PostgreSQL schema `<ATELIER_TEST_SCHEMA_PREFIX>_<hash of id>` — so that servers (and their
+ * GC passes) never see each other's data. Child processes of one test pass the same `id` to share it.
  */
-export function blobStoreEnv(id: string): Record<string, string> {
-  if (!ON_S3) return {};
+export function backendEnv(id: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const k of S3_VARS) if (process.env[k]) env[k] = process.env[k]!;
-  env.ATELIER_BLOB_STORE = `${process.env.ATELIER_BLOB_STORE!.replace(/\/+$/, '')}/${id}`;
+  if (ON_S3) {
+    for (const k of S3_VARS) if (process.env[k]) env[k] = process.env[k]!;
+    env.ATELIER_BLOB_STORE = `${process.env.ATELIER_BLOB_STORE!.replace(/\/+$/, '')}/${id}`;
+  }
+  if (ON_POSTGRES) {
+    env.ATELIER_DATABASE_URL = process.env.ATELIER_DATABASE_URL!;
+    env.ATELIER_DATABASE_SCHEMA = `${process.env.ATELIER_TEST_SCHEMA_PREFIX ?? 'e2e'}_${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+  }
   return env;
 }
 
 /**
- * A temp data dir and a Config pointing at it (real SQLite file, real blob store: the dir's `blobs/`, or an
- * S3 prefix of its own under `npm run test:scale`). OCR is off unless a test turns it on (Tesseract takes
+ * A temp data dir and a Config pointing at it (real SQLite file, real blob store: the dir's `blobs/`; or
+ * a PostgreSQL schema and an S3 prefix of its own under `npm run test:scale`). OCR is off unless a test turns it on (Tesseract takes
  * 1–3 s per photo on 2 cores).
  */
 export function tempConfig(overrides: Record<string, string> = {}, dataDir?: string): Config {
@@ -57,7 +67,7 @@ export function tempConfig(overrides: Record<string, string> = {}, dataDir?: str
     ATELIER_LOG_LEVEL: 'silent',
     ATELIER_ALLOW_PRIVATE_URLS: '1',
     ATELIER_OCR: '0',
-    ...blobStoreEnv(path.basename(dir)),
+    ...backendEnv(path.basename(dir)),
     ...overrides,
   });
 }

@@ -161,7 +161,7 @@ describe('honest search results (issue 11)', () => {
       expect(names(r)[0]).toBe('prairie_falcon.jpg');
       expect(assetsOf(r)[0]!.matched_by).toEqual(['meaning']);
       expect(assetsOf(r)[0]!.relevance!).toBeLessThan(0.75); // below every complete word match
-      const cal = srv.app.db.prepare("SELECT items, pairs FROM vector_calibrations WHERE space LIKE 'asset_text:%'").get() as {
+      const cal = srv.app.sqlite().prepare("SELECT items, pairs FROM vector_calibrations WHERE space LIKE 'asset_text:%'").get() as {
         items: number;
         pairs: number;
       };
@@ -336,11 +336,11 @@ describe('honest search results (issue 11)', () => {
     });
 
     it('gives every analysed asset a text vector, even without any words', async () => {
-      const images = (srv.app.db.prepare("SELECT count(*) AS n FROM assets WHERE kind <> 'video'").get() as { n: number }).n;
-      const space = srv.app.db.prepare("SELECT id FROM vector_spaces WHERE purpose = 'asset_text' AND status = 'ready'").get() as {
+      const images = (srv.app.sqlite().prepare("SELECT count(*) AS n FROM assets WHERE kind <> 'video'").get() as { n: number }).n;
+      const space = srv.app.sqlite().prepare("SELECT id FROM vector_spaces WHERE purpose = 'asset_text' AND status = 'ready'").get() as {
         id: number;
       };
-      const vectors = (srv.app.db.prepare(`SELECT count(*) AS n FROM vec_space_${space.id}`).get() as { n: number }).n;
+      const vectors = (srv.app.sqlite().prepare(`SELECT count(*) AS n FROM vec_space_${space.id}`).get() as { n: number }).n;
       expect(vectors).toBe(images);
     });
   });

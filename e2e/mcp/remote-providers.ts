@@ -38,7 +38,7 @@ export function useRemoteProviders(): RemoteProviders {
       },
     });
     s.c = await s.srv.connect();
-    s.credits = createCreditQueries(s.srv.app.db);
+    s.credits = createCreditQueries(s.srv.app.sqlite());
     s.scope = { tenantId: s.srv.tenant.tenant_id, workspaceId: s.srv.tenant.workspace_id };
   });
   afterAll(async () => {

@@ -45,7 +45,7 @@ const PAIRS = Object.entries(ASSET_TAXONOMY).flatMap(([c, subs]) => subs.map((s)
  */
 export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: string; templateIds: string[] }): string[] {
   // rows go in through the SQLite queries directly, all in one transaction
-  const assets = createAssetQueries(app.db);
+  const assets = createAssetQueries(app.sqlite());
   const templates = opts.templateIds.map((id) => {
     const row = assets.byId(scope, id);
     if (!row) throw new Error(`template ${id} missing`);
@@ -53,7 +53,7 @@ export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: 
   });
   const ids: string[] = [];
   const base = Date.parse('2024-01-01T00:00:00Z');
-  app.db.transaction(() => {
+  app.sqlite().transaction(() => {
     for (let i = 1; i <= count; i++) {
       const t = templates[i % templates.length]!;
       const [category, subtype] = PAIRS[i % PAIRS.length]!;

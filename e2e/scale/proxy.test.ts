@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blobStoreEnv, demoFile, REPO_ROOT, wrapClient, type TestClient } from '../mcp/harness.ts';
+import { backendEnv, demoFile, REPO_ROOT, wrapClient, type TestClient } from '../mcp/harness.ts';
 import { freePort, spawnCli, type Child } from '../mcp/processes.ts';
 import { sendChunk, sha256 } from '../mcp/upload-helpers.ts';
 import { APPS_CLIENT_CAPABILITIES } from '../mcp/wire-size.ts';
@@ -82,7 +82,7 @@ describe('two server processes behind nginx on one database and blob store', () 
       ATELIER_ENRICHMENT: '0',
       ATELIER_OCR: '0',
       ATELIER_UPLOAD_CHUNK_BYTES: String(64 * 1024),
-      ...blobStoreEnv(`proxy-${randomUUID()}`),
+      ...backendEnv(`proxy-${randomUUID()}`),
     };
     const created = await spawnCli(['tenant', 'create', '--name', 'Proxy', '--json'], env).exited;
     if (created.code !== 0) throw new Error(`tenant create failed: ${created.stderr}`);

@@ -15,9 +15,9 @@ import { createPgProductStore } from '../db/postgres/products.ts';
 import { createTestSchema, type TestSchema } from '../db/postgres/test-database.ts';
 import { createSqliteProductStore, createSqliteProductVectors } from '../db/product-store.ts';
 import { createProductQueries } from '../db/products.ts';
-import { createSynonymQueries } from '../db/synonyms.ts';
+import { createSqliteSynonymStore } from '../db/synonym-store.ts';
 import { createSqliteTenancyStore } from '../db/tenancy-store.ts';
-import { createCalibrationQueries } from '../db/vector-calibrations.ts';
+import { createSqliteCalibrationStore } from '../db/calibration-store.ts';
 import { createCursorCodec } from '../domain/cursor.ts';
 import { createLogger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
@@ -59,9 +59,9 @@ function depsOf(
     log,
     search: {
       lexical: stores.lexical,
-      synonyms: createSynonymQueries(db),
+      synonyms: createSqliteSynonymStore(db),
       thesaurus: async () => null,
-      calibrations: createCalibrationQueries(db),
+      calibrations: createSqliteCalibrationStore(db),
       matchAlpha: 0.05,
     },
   };

@@ -1,8 +1,5 @@
-import type { Database } from 'better-sqlite3';
 import type { ProductStore } from '../db/ports/product-store.ts';
 import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
-import { createSqliteProductStore, createSqliteProductVectors } from '../db/product-store.ts';
-import { createProductQueries } from '../db/products.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import type { Logger } from '../log.ts';
@@ -44,12 +41,11 @@ export interface Catalog {
 /**
  * Build the catalog: the product stores, the embedding indexer (its background backfill of products
  * without a vector for the current model starts with `start`) and the deps the router and CLI use.
- * @param opts.stores the product stores (default: the SQLite adapters over `db`, sharing one set of
- *   product queries so writes and vector partitions stay in step)
+ * @param opts.stores the product stores of the configured backend (server/stores.ts; on SQLite they share
+ *   one set of product queries so writes and vector partitions stay in step)
  */
 export function createCatalog(opts: {
-  db: Database;
-  stores?: { products: ProductStore; vectors: ProductVectorStore };
+  stores: { products: ProductStore; vectors: ProductVectorStore };
   tenancy: TenancyStore;
   cursors: CursorCodec;
   embedder: TextEmbedder | null;
@@ -58,7 +54,7 @@ export function createCatalog(opts: {
   search: CatalogSearchDeps;
 }): Catalog {
   let current = opts.embedder;
-  const stores = opts.stores ?? sqliteStores(opts.db);
+  const stores = opts.stores;
   const indexer = createProductIndexer(stores.products, stores.vectors, () => current, opts.log);
   const deps: CatalogDeps = {
     products: stores.products,
@@ -105,9 +101,4 @@ export function createCatalog(opts: {
     },
     close: () => indexer.close(),
   };
-}
-
-function sqliteStores(db: Database): { products: ProductStore; vectors: ProductVectorStore } {
-  const q = createProductQueries(db);
-  return { products: createSqliteProductStore(db, q), vectors: createSqliteProductVectors(db, q) };
 }

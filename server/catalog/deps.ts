@@ -1,7 +1,7 @@
 import type { ProductFilters, ProductStore, StoreScope } from '../db/ports/product-store.ts';
 import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
-import type { SynonymQueries } from '../db/synonyms.ts';
-import type { CalibrationQueries } from '../db/vector-calibrations.ts';
+import type { CalibrationStore } from '../db/ports/calibration-store.ts';
+import type { SynonymStore } from '../db/ports/synonym-store.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import type { LexicalIndex } from '../domain/lexical.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
@@ -32,9 +32,9 @@ export interface CatalogSearchDeps {
    * `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/product-lexical-index.ts)
    */
   lexical: { products(scope: StoreScope, f: ProductFilters): LexicalIndex };
-  synonyms: SynonymQueries;
+  synonyms: SynonymStore;
   thesaurus: () => Promise<Thesaurus | null>;
-  calibrations: CalibrationQueries;
+  calibrations: CalibrationStore;
   /** family-wise false-match rate of semantic acceptance */
   matchAlpha: number;
 }

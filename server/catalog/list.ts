@@ -35,7 +35,7 @@ type Ref = { seq: number; gid: string; handle: string };
  */
 async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder, items: number): Promise<NullModel | null> {
   const key = `product:${e.modelId}:${e.dimensions}`;
-  const stored = deps.search.calibrations.get(key, scope.storeId);
+  const stored = await deps.search.calibrations.get(key, scope.storeId);
   if (stored && !isStale(stored, items)) return stored;
   const docs = (await deps.vectors.sample(scope, e.modelId, e.dimensions, SAMPLE_DOCS)).map((d) => ({ text: d.text, vector: d.vector }));
   const thesaurus = await deps.search.thesaurus();
@@ -47,7 +47,7 @@ async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder
     stop: STOP_WORDS,
     stem: stemmer,
   });
-  if (model) deps.search.calibrations.put(key, scope.storeId, model);
+  if (model) await deps.search.calibrations.put(key, scope.storeId, model);
   return model;
 }
 
@@ -192,7 +192,7 @@ export async function listProducts(
           column: null,
           thesaurus: await deps.search.thesaurus(),
           typos: true,
-          synonyms: deps.search.synonyms.forStore(scope, scope.storeId),
+          synonyms: await deps.search.synonyms.forStore(scope, scope.storeId),
           depth: RANKED_DEPTH,
         },
         offset + limit + 1,

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { createCreditQueries } from '../db/credits.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';
 
@@ -24,7 +23,7 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
     .option('--json', 'print {"workspace_id","used","budget","remaining","default_budget"}')
     .action(async (o: { workspace: string; json?: boolean }) => {
       const { app, scope } = await open(o.workspace);
-      const q = createCreditQueries(app.db);
+      const q = app.stores.credits;
       const used = await q.used(scope);
       const own = await q.budget(scope);
       const fallback = app.config.env.ATELIER_CREDIT_BUDGET ?? null;
@@ -58,7 +57,7 @@ export function registerCreditCommands(program: Command, kit: CliKit): void {
     .action(async (o: { workspace: string; credits?: number; unlimited?: boolean; json?: boolean }) => {
       if ((o.credits === undefined) === !o.unlimited) kit.fail('pass exactly one of --credits <n> or --unlimited');
       const { app, scope } = await open(o.workspace);
-      await createCreditQueries(app.db).setBudget(scope, o.unlimited ? null : o.credits!);
+      await app.stores.credits.setBudget(scope, o.unlimited ? null : o.credits!);
       await app.close();
       kit.emit(
         !!o.json,

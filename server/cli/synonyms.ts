@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createSynonymQueries, type SynonymRow } from '../db/synonyms.ts';
+import type { SynonymRow } from '../db/synonyms.ts';
 import type { SynonymRule } from '../domain/lexical-words.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';
@@ -41,7 +41,7 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
     const { app } = await boot();
     const ws = await app.library.tenancy.operator.workspaceById(workspaceId);
     if (!ws) kit.fail(`workspace ${workspaceId} does not exist`);
-    return { app, scope: { tenantId: ws.tenant_id, workspaceId: ws.id }, q: createSynonymQueries(app.db) };
+    return { app, scope: { tenantId: ws.tenant_id, workspaceId: ws.id }, q: app.stores.synonyms };
   };
 
   cmd
@@ -68,7 +68,7 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
         input: parsed.data.input,
         words: [...new Set(parsed.data.words)],
       };
-      const row = q.add(scope, o.store ?? null, rule);
+      const row = await q.add(scope, o.store ?? null, rule);
       await app.close();
       kit.emit(!!o.json, { ...row }, `added ${describe(row)}`);
     });
@@ -80,7 +80,7 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
     .option('--json', 'print {"rules":[…]}')
     .action(async (o: { workspace: string; json?: boolean }) => {
       const { app, scope, q } = await open(o.workspace);
-      const rules = q.list(scope);
+      const rules = await q.list(scope);
       await app.close();
       kit.emit(!!o.json, { rules }, rules.length ? rules.map(describe).join('\n') : 'no synonym rules');
     });
@@ -92,9 +92,9 @@ export function registerSynonymCommands(program: Command, kit: CliKit): void {
     .option('--json', 'print {"removed":id}')
     .action(async (id: string, o: { json?: boolean }) => {
       const { app } = await boot();
-      const q = createSynonymQueries(app.db);
-      const row = q.byId(id);
-      const removed = row ? q.remove({ tenantId: row.tenant_id, workspaceId: row.workspace_id }, id) : false;
+      const q = app.stores.synonyms;
+      const row = await q.byId(id);
+      const removed = row ? await q.remove({ tenantId: row.tenant_id, workspaceId: row.workspace_id }, id) : false;
       await app.close();
       if (!removed) kit.fail(`synonym rule ${id} does not exist`);
       kit.emit(!!o.json, { removed: id }, `removed ${id}`);

@@ -1,6 +1,8 @@
 import type { AssetStore } from '../db/ports/asset-store.ts';
-import type { LexicalIndexes } from '../db/lexical-index.ts';
-import type { SynonymQueries } from '../db/synonyms.ts';
+import type { AssetFilters } from '../db/assets.ts';
+import type { SynonymStore } from '../db/ports/synonym-store.ts';
+import type { LexicalIndex } from '../domain/lexical.ts';
+import type { Scope } from '../domain/scope.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
@@ -39,10 +41,13 @@ export interface LibraryDeps {
   onAssetStored: AssetStoredHook[];
   /** TEST ONLY pause points (server/test-hooks.ts); absent or no-op outside tests */
   testHooks?: TestHooks;
-  /** FTS5 indexes as the lexical planner's port */
-  lexical: LexicalIndexes;
+  /**
+   * the asset lexical index of a request's scope and filters, the lexical planner's port: SQLite FTS5
+   * (db/lexical-index.ts `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/lexical-index.ts)
+   */
+  lexical: { assets(scope: Scope, f: AssetFilters): LexicalIndex };
   /** operator synonym lists */
-  synonyms: SynonymQueries;
+  synonyms: SynonymStore;
   /** WordNet, loaded on first use (null when it cannot be loaded: concept expansion is then off) */
   thesaurus: () => Promise<Thesaurus | null>;
 }

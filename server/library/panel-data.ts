@@ -1,6 +1,6 @@
 import { ASSET_TAXONOMY, type AssetCategory, type Orientation, type SearchMode } from '../../shared/schemas/asset.ts';
 import type { FacetsResult, ThumbnailsResult } from '../../shared/schemas/panel.ts';
-import type { AssetFacetQueries } from '../db/asset-facets.ts';
+import type { AssetFacetStore } from '../db/ports/asset-facet-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { LibraryDeps } from './deps.ts';
 import { matchAssets, type AssetVectorSearch } from './search.ts';
@@ -102,20 +102,20 @@ export async function thumbnailsFor(deps: LibraryDeps, scope: Scope, assetIds: s
  */
 export async function facetsFor(
   deps: LibraryDeps,
-  facets: AssetFacetQueries,
+  facets: AssetFacetStore,
   scope: Scope,
   opts: { query?: string | undefined; mode?: SearchMode | undefined; kind?: string | undefined; orientation?: Orientation | undefined },
   vectors: AssetVectorSearch | null,
 ): Promise<FacetsResult> {
   const mode = opts.mode && opts.mode !== 'similar' ? opts.mode : 'all';
   const rows = opts.query
-    ? facets.countsOf(
+    ? await facets.countsOf(
         scope,
         (await matchAssets(deps, scope, { query: opts.query, mode }, { kind: opts.kind, orientation: opts.orientation }, vectors)).ranked
           .filter((f) => f.match)
           .map((f) => f.seq),
       )
-    : facets.counts(scope, { match: null, kind: opts.kind, orientation: opts.orientation });
+    : await facets.counts(scope, { match: null, kind: opts.kind, orientation: opts.orientation });
   const byCat = new Map<string, { count: number; subtypes: Map<string, number> }>();
   let total = 0;
   let uncategorized = 0;

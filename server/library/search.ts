@@ -122,7 +122,7 @@ export async function matchAssets(
           column,
           thesaurus: column ? null : await deps.thesaurus(),
           typos: true,
-          synonyms: column ? [] : deps.synonyms.forAssets(scope),
+          synonyms: column ? [] : await deps.synonyms.forAssets(scope),
           depth: RANKED_DEPTH,
         },
         deepest,

@@ -1,5 +1,5 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { AssetFacetQueries } from '../db/asset-facets.ts';
+import type { AssetFacetStore } from '../db/ports/asset-facet-store.ts';
 import { facetsFor, thumbnailsFor } from '../library/panel-data.ts';
 import { searchAssets, type AssetVectorSearch } from '../library/search.ts';
 import { submitSelection, type PickerDeps } from '../library/select.ts';
@@ -13,7 +13,7 @@ import { defineRouter, type RouterImpl } from './types.ts';
  * API key exactly like model-facing actions: a panel can never widen what its key reaches.
  */
 export function assetPanelRouter(
-  deps: PickerDeps & { facets: AssetFacetQueries },
+  deps: PickerDeps & { facets: AssetFacetStore },
   vectors: () => AssetVectorSearch | null,
 ): RouterImpl<typeof ROUTER.assetPanel> {
   return defineRouter(ROUTER.assetPanel, {

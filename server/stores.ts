@@ -1,0 +1,153 @@
+import type { Database } from 'better-sqlite3';
+import { openDb } from './db/connection.ts';
+import { createSqliteAssetEnrichmentStore } from './db/asset-enrichment-store.ts';
+import { createSqliteAssetFacetStore } from './db/asset-facet-store.ts';
+import type { AssetFilters } from './db/assets.ts';
+import { createSqliteAssetStore } from './db/asset-store.ts';
+import { createSqliteCalibrationStore } from './db/calibration-store.ts';
+import { createCreditQueries } from './db/credits.ts';
+import { createJobQueue } from './db/enrichment-jobs.ts';
+import { createLexicalIndexes } from './db/lexical-index.ts';
+import { createPickerQueries } from './db/pickers.ts';
+import type { AssetEnrichmentStore } from './db/ports/asset-enrichment-store.ts';
+import type { AssetFacetStore } from './db/ports/asset-facet-store.ts';
+import type { AssetStore } from './db/ports/asset-store.ts';
+import type { CalibrationStore } from './db/ports/calibration-store.ts';
+import type { CreditStore } from './db/ports/credit-store.ts';
+import type { JobQueue } from './db/ports/job-queue.ts';
+import type { PickerStore } from './db/ports/picker-store.ts';
+import type { ProductFilters, ProductStore, StoreScope } from './db/ports/product-store.ts';
+import type { ProductVectorStore } from './db/ports/product-vectors.ts';
+import type { SynonymStore } from './db/ports/synonym-store.ts';
+import type { TenancyStore } from './db/ports/tenancy-store.ts';
+import type { UploadStore } from './db/ports/upload-store.ts';
+import type { VectorStore } from './db/ports/vector-store.ts';
+import { createPgAssetEnrichmentStore } from './db/postgres/asset-enrichment.ts';
+import { createPgAssetFacetStore } from './db/postgres/asset-facets.ts';
+import { createPgAssetStore } from './db/postgres/assets.ts';
+import { createPgCalibrationStore } from './db/postgres/calibrations.ts';
+import { createPgCreditStore } from './db/postgres/credits.ts';
+import { createPgJobQueue } from './db/postgres/job-queue.ts';
+import { createPgLexicalIndexes } from './db/postgres/lexical-index.ts';
+import { migratePostgres } from './db/postgres/migrate.ts';
+import { createPgPickerStore } from './db/postgres/pickers.ts';
+import { createPgPool, type PgPool } from './db/postgres/pool.ts';
+import { createPgProductLexicalIndexes } from './db/postgres/product-lexical-index.ts';
+import { createPgProductVectors } from './db/postgres/product-vectors.ts';
+import { createPgProductStore } from './db/postgres/products.ts';
+import { createPgSynonymStore } from './db/postgres/synonyms.ts';
+import { createPgTenancyStore } from './db/postgres/tenancy.ts';
+import { createPgUploadStore } from './db/postgres/uploads.ts';
+import { createPgVectorStore } from './db/postgres/vector-store.ts';
+import { createSqliteProductStore, createSqliteProductVectors } from './db/product-store.ts';
+import { createProductQueries } from './db/products.ts';
+import { createSqliteSynonymStore } from './db/synonym-store.ts';
+import { createSqliteTenancyStore } from './db/tenancy-store.ts';
+import { createUploadQueries } from './db/uploads.ts';
+import { createSqliteVectorStore } from './db/vector-store.ts';
+import type { LexicalIndex } from './domain/lexical.ts';
+import type { Scope } from './domain/scope.ts';
+import type { TestHooks } from './test-hooks.ts';
+
+/**
+ * Every durable port the use cases run on, from one backend: the embedded SQLite file (default) or
+ * PostgreSQL (`ATELIER_DATABASE_URL`). The use cases see only these interfaces; which backend answers
+ * is decided here, once, by configuration.
+ */
+export interface Stores {
+  backend: 'sqlite' | 'postgres';
+  /** the SQLite connection (null on PostgreSQL): operator tools and tests that read the file directly */
+  sqlite: Database | null;
+  tenancy: TenancyStore;
+  assets: AssetStore;
+  /** the lexical planner's port over assets and over products (FTS5, or the PostgreSQL lexicon) */
+  lexical: {
+    assets(scope: Scope, f: AssetFilters): LexicalIndex;
+    products(scope: StoreScope, f: ProductFilters): LexicalIndex;
+  };
+  synonyms: SynonymStore;
+  facets: AssetFacetStore;
+  enrichment: AssetEnrichmentStore;
+  calibrations: CalibrationStore;
+  vectors: VectorStore;
+  jobs: JobQueue;
+  uploads: UploadStore;
+  pickers: PickerStore;
+  credits: CreditStore;
+  products: ProductStore;
+  productVectors: ProductVectorStore;
+  /** close the connection(s) */
+  close(): Promise<void>;
+}
+
+/**
+ * The SQLite stores over one connection (migrations run on open). One `LexicalIndexes`, one set of
+ * product queries and one vector query set are shared, so their in-memory partitions and vocabularies
+ * stay in step with the writes.
+ * @param dbPath the database file (`:memory:` for a throwaway database)
+ */
+export function openSqliteStores(dbPath: string, hooks?: TestHooks): Stores {
+  const db = openDb(dbPath, hooks);
+  const lexical = createLexicalIndexes(db);
+  const productQueries = createProductQueries(db);
+  return {
+    backend: 'sqlite',
+    sqlite: db,
+    tenancy: createSqliteTenancyStore(db),
+    assets: createSqliteAssetStore(db),
+    lexical,
+    synonyms: createSqliteSynonymStore(db),
+    facets: createSqliteAssetFacetStore(db),
+    enrichment: createSqliteAssetEnrichmentStore(db),
+    calibrations: createSqliteCalibrationStore(db),
+    vectors: createSqliteVectorStore(db),
+    jobs: createJobQueue(db),
+    uploads: createUploadQueries(db),
+    pickers: createPickerQueries(db),
+    credits: createCreditQueries(db),
+    products: createSqliteProductStore(db, productQueries),
+    productVectors: createSqliteProductVectors(db, productQueries),
+    close: async () => void db.close(),
+  };
+}
+
+/**
+ * The PostgreSQL stores over one pool, after applying the migrations (idempotent; concurrent starts
+ * serialise on an advisory lock). Vectors need the pgvector extension: without it the vector stores say
+ * so (`available()`), semantic search degrades and everything else works.
+ * @param o.schema search_path of every connection, created when missing (null = the role's default)
+ * @throws the driver's error when PostgreSQL is unreachable or a migration fails (nothing is applied then:
+ *   the pending migrations run in one transaction)
+ */
+export async function openPgStores(o: { url: string; schema: string | null; poolMax: number }): Promise<Stores> {
+  const pool: PgPool = createPgPool(o.url, { max: o.poolMax, ...(o.schema ? { searchPath: o.schema } : {}) });
+  try {
+    // a named schema is created on first start (its name is validated by config: a plain identifier)
+    if (o.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${o.schema}`);
+    await migratePostgres(pool);
+  } catch (e) {
+    await pool.end();
+    throw e;
+  }
+  const assetLexicon = createPgLexicalIndexes(pool);
+  const productLexicon = createPgProductLexicalIndexes(pool);
+  return {
+    backend: 'postgres',
+    sqlite: null,
+    tenancy: createPgTenancyStore(pool),
+    assets: createPgAssetStore(pool),
+    lexical: { assets: (scope, f) => assetLexicon.assets(scope, f), products: (scope, f) => productLexicon.products(scope, f) },
+    synonyms: createPgSynonymStore(pool),
+    facets: createPgAssetFacetStore(pool),
+    enrichment: createPgAssetEnrichmentStore(pool),
+    calibrations: createPgCalibrationStore(pool),
+    vectors: createPgVectorStore(pool),
+    jobs: createPgJobQueue(pool),
+    uploads: createPgUploadStore(pool),
+    pickers: createPgPickerStore(pool),
+    credits: createPgCreditStore(pool),
+    products: createPgProductStore(pool),
+    productVectors: createPgProductVectors(pool),
+    close: () => pool.end(),
+  };
+}
