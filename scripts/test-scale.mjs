@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// `npm run test:scale`: the scale-out backends' tests. Today: the blob store on a real S3 engine — the
-// BlobStore contract suite (local and S3) and the MCP behaviour tests that touch blobs (import, upload,
-// view, /cdn, GC races) with ATELIER_BLOB_STORE=s3://… — and two server processes behind nginx
-// (e2e/scale/proxy.test.ts; needs /usr/sbin/nginx). e2e/s3/vitest.config.ts lists them.
+// `npm run test:scale`: the scale-out backends' tests, in two parts.
+// 1. Blobs on a real S3 engine, data in SQLite: the BlobStore contract suite (local and S3) and the MCP
+//    behaviour tests that touch blobs (import, upload, view, /cdn, GC races) with ATELIER_BLOB_STORE=s3://…,
+//    and two server processes behind nginx (e2e/scale/proxy.test.ts; needs /usr/sbin/nginx).
+//    e2e/s3/vitest.config.ts lists them.
+// 2. PostgreSQL + S3: the MCP behaviour suite (e2e/pg/vitest.config.ts lists it, and what it leaves out and
+//    why) with ATELIER_DATABASE_URL (ATELIER_TEST_POSTGRES_URL, default the machine's PostgreSQL 15 at
+//    127.0.0.1:5432/test): every test server gets a schema of its own, all named `e2e_<run>_…` and dropped
+//    at the end.
 //
 // S3 engine: ATELIER_TEST_S3_ENDPOINT (with ATELIER_TEST_S3_ACCESS_KEY / _SECRET_KEY, default the keys
 // e2e/s3/ceph.sh creates) names a running one, as .ci/run does; unset, this script starts Ceph RGW with
@@ -14,6 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import pg from 'pg';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
@@ -78,15 +84,44 @@ try {
     AWS_SECRET_ACCESS_KEY: secretKey,
   };
   process.stdout.write(`test:scale: blobs on ${s3Env.ATELIER_BLOB_STORE} at ${endpoint}\n`);
-  const r = spawnSync(
-    path.join(root, 'node_modules', '.bin', 'vitest'),
-    ['run', '--config', 'e2e/s3/vitest.config.ts', ...process.argv.slice(2)],
-    { stdio: 'inherit', env: { ...env, ...s3Env } },
-  );
-  code = r.status ?? 1;
+  const vitest = (config, extra) =>
+    spawnSync(path.join(root, 'node_modules', '.bin', 'vitest'), ['run', '--config', config, ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env: { ...env, ...extra },
+    }).status ?? 1;
+  const s3Code = vitest('e2e/s3/vitest.config.ts', s3Env);
+  const databaseUrl = env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const schemaPrefix = `e2e_${Date.now().toString(36)}`;
+  process.stdout.write(`test:scale: PostgreSQL at ${databaseUrl} (schemas ${schemaPrefix}_*) with blobs on S3\n`);
+  let pgCode = 1;
+  try {
+    pgCode = vitest('e2e/pg/vitest.config.ts', {
+      ...s3Env,
+      ATELIER_BLOB_STORE: `${s3Env.ATELIER_BLOB_STORE}-pg`,
+      ATELIER_DATABASE_URL: databaseUrl,
+      ATELIER_TEST_SCHEMA_PREFIX: schemaPrefix,
+    });
+  } finally {
+    await dropSchemas(databaseUrl, schemaPrefix);
+  }
+  code = s3Code || pgCode;
 } catch (e) {
   process.stderr.write(`test:scale: ${e?.stack ?? e}\n`);
 } finally {
   stopCeph();
 }
 process.exit(code);
+
+/** Drop every schema of this run (`<prefix>_…`): test servers leave theirs behind. */
+async function dropSchemas(url, prefix) {
+  const c = new pg.Client({ connectionString: url });
+  try {
+    await c.connect();
+    const { rows } = await c.query('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [`${prefix}_`]);
+    for (const r of rows) await c.query(`DROP SCHEMA "${r.nspname}" CASCADE`);
+  } catch (e) {
+    process.stderr.write(`test:scale: could not drop the run's schemas (${prefix}_*): ${e?.message ?? e}\n`);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}

@@ -37,15 +37,10 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     return (JSON.parse(r.stdout) as { assets: { asset_id: string }[] }).assets[0]!;
   };
   /** sha256 of the original and every rendition of an asset. */
-  const blobsOf = (probe: App, assetId: string): string[] =>
-    (
-      probe
-        .sqlite()
-        .prepare(
-          'SELECT sha256 FROM assets WHERE id = ? UNION SELECT r.sha256 FROM asset_renditions r JOIN assets a ON a.seq = r.asset_seq WHERE a.id = ?',
-        )
-        .all(assetId, assetId) as { sha256: string }[]
-    ).map((r) => r.sha256);
+  const blobsOf = async (probe: App, t: Record<string, string>, assetId: string): Promise<string[]> => {
+    const row = (await probe.stores.assets.byId({ tenantId: t.tenant_id!, workspaceId: t.workspace_id! }, assetId))!;
+    return [...new Set([row.sha256, ...(await probe.stores.assets.renditions(row.seq)).map((r) => r.sha256)])];
+  };
   const missing = async (probe: App, shas: string[]): Promise<string[]> => {
     const out: string[] = [];
     for (const s of shas) if (!(await probe.library.blobs.has(s))) out.push(s);
@@ -78,7 +73,7 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     expect(view.error).toBeUndefined();
     expect(view.structured).toMatchObject({ asset_id: again.asset_id, width: expect.any(Number) });
     // and every blob the new row names is still stored (original and renditions)
-    const shas = blobsOf(probe, again.asset_id);
+    const shas = await blobsOf(probe, t, again.asset_id);
     expect(shas.length).toBeGreaterThan(1);
     expect(await missing(probe, shas)).toEqual([]);
   }, 120_000);
@@ -97,7 +92,7 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     const r = await imp.exited;
     expect(r.code, r.stderr).toBe(0);
     const again = (JSON.parse(r.stdout) as { assets: { asset_id: string }[] }).assets[0]!;
-    const shas = blobsOf(probe, again.asset_id);
+    const shas = await blobsOf(probe, t, again.asset_id);
     expect(shas.length).toBeGreaterThan(1);
     expect(await missing(probe, shas)).toEqual([]);
   }, 120_000);
@@ -116,12 +111,12 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
       await waitPaused(pd, 'blob-gc-quarantined');
       // … when an import of the same bytes renews them, commits its row and finds them still there.
       const again = await importCli(env);
-      expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
+      expect(await missing(probe, await blobsOf(probe, t, again.asset_id))).toEqual([]);
       resume(pd, 'blob-gc-quarantined');
       const done = await gc.exited;
       expect(done.code, done.stderr).toBe(0);
       // The pass deleted the key, then saw the row when it asked again, and put the bytes back.
-      expect(await missing(probe, blobsOf(probe, again.asset_id))).toEqual([]);
+      expect(await missing(probe, await blobsOf(probe, t, again.asset_id))).toEqual([]);
       const left: string[] = [];
       for await (const l of probe.library.blobs.leftovers()) left.push(l.name);
       expect(left).toEqual([]);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from './harness.ts';
+import { backendEnv, REPO_ROOT } from './harness.ts';
 
 /**
  * The `atelier` CLI entry point run by the child processes of these tests: `bin/atelier.mjs` (the TypeScript
@@ -29,11 +29,15 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-/** Start `atelier <args>` with `env` added to the test's environment; stdin stays open (a pipe). */
+/**
+ * Start `atelier <args>` with `env` added to the test's environment; stdin stays open (a pipe). A child
+ * given a data dir shares that test server's backends (its PostgreSQL schema and S3 prefix: `backendEnv`).
+ */
 export function spawnCli(args: string[], env: Record<string, string>): Child {
+  const shared = env.ATELIER_DATA_DIR ? backendEnv(path.basename(env.ATELIER_DATA_DIR)) : {};
   const proc = spawn(process.execPath, [CLI, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ...env },
+    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ...shared, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

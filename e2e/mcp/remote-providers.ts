@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createCreditQueries, type CreditStore } from '../../server/db/credits.ts';
+import type { CreditStore } from '../../server/db/ports/credit-store.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { startFakeGemini, startFakeOpenAi, type FakeApi } from '../fixtures/fake-image-apis.ts';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
@@ -38,7 +38,7 @@ export function useRemoteProviders(): RemoteProviders {
       },
     });
     s.c = await s.srv.connect();
-    s.credits = createCreditQueries(s.srv.app.sqlite());
+    s.credits = s.srv.app.stores.credits;
     s.scope = { tenantId: s.srv.tenant.tenant_id, workspaceId: s.srv.tenant.workspace_id };
   });
   afterAll(async () => {

@@ -1,0 +1,56 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:scale`, second part (scripts/test-scale.mjs sets ATELIER_DATABASE_URL, a schema prefix of
+ * its own, and the S3 variables): the MCP behaviour tests on PostgreSQL + S3 — every test server gets its
+ * own schema (e2e/mcp/harness.ts `backendEnv`), and two processes behind nginx share one.
+ *
+ * Left out, with the reason:
+ * - catalog-semantic, enrichment, enrichment-durability, faults, relevance: they assert semantic or visual
+ *   matches, which need pgvector; the machine's PostgreSQL 15 has none (Debian ships no package), so
+ *   there search answers lexically with `degraded_from`. The pgvector path runs on PGlite in the default
+ *   suite (server/enrichment/service-postgres.test.ts, server/catalog/catalog-backends.test.ts, the
+ *   VectorStore and ProductVectorStore contracts). relevance and enrichment-durability also read the
+ *   SQLite file directly.
+ * - processes, demo-seed, catalog-sync: they drive CLI children against a data dir's SQLite file (its
+ *   migration pause points, `execFile` with the data dir only).
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'e2e/mcp/agent-journey.test.ts',
+      'e2e/mcp/blob-gc.test.ts',
+      'e2e/mcp/catalog-scoping.test.ts',
+      'e2e/mcp/catalog.test.ts',
+      'e2e/mcp/cdn.test.ts',
+      'e2e/mcp/generate-credits.test.ts',
+      'e2e/mcp/generate-local.test.ts',
+      'e2e/mcp/generate-remote.test.ts',
+      'e2e/mcp/image-pipeline.test.ts',
+      'e2e/mcp/import-admission.test.ts',
+      'e2e/mcp/import.test.ts',
+      'e2e/mcp/input-holes.test.ts',
+      'e2e/mcp/key-revocation.test.ts',
+      'e2e/mcp/logging.test.ts',
+      'e2e/mcp/manage.test.ts',
+      'e2e/mcp/ocr-formats.test.ts',
+      'e2e/mcp/scoping.test.ts',
+      'e2e/mcp/search.test.ts',
+      'e2e/mcp/select-fallbacks.test.ts',
+      'e2e/mcp/select-scope.test.ts',
+      'e2e/mcp/select.test.ts',
+      'e2e/mcp/tools-budget.test.ts',
+      'e2e/mcp/transports.test.ts',
+      'e2e/mcp/upload-attachments.test.ts',
+      'e2e/mcp/upload-expiry.test.ts',
+      'e2e/mcp/upload.test.ts',
+      'e2e/mcp/view-discover.test.ts',
+      'e2e/mcp/vision-alt-text.test.ts',
+      'e2e/scale/proxy.test.ts',
+    ],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
