@@ -13,11 +13,15 @@
  * Options: --sets curated,filenames,products  --save <label> (eval/results/<label>.json)
  *          --compare <label> (print deltas against a saved run)  --verbose (per-query top results)
  *          --no-ocr (faster; OCR is on by default, as in production)
+ *          --backend sqlite|pglite (default sqlite; pglite: the same server on PostgreSQL with pgvector —
+ *          PGlite in this process over the wire protocol, one connection — to compare the backends)
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEMO_DIR, startTestServer, type TestClient, type TestServer } from '../e2e/mcp/harness.ts';
+import { startPgliteServer } from '../server/db/postgres/pglite-server.ts';
+import type { Scope } from '../server/domain/scope.ts';
 import { listImageFiles, seedDemo } from '../server/seed.ts';
 import { scoreRun, summarize, type Judgements, type QueryRun, type QueryScore, type Summary } from './metrics.ts';
 
@@ -62,12 +66,11 @@ const stemKeys = new Map(
 );
 const assetKey = (name: string): string => stemKeys.get(name.replace(/\.[^.]+$/, '').toLowerCase()) ?? `?${name}`;
 
-async function waitForEnrichment(srv: TestServer): Promise<void> {
+/** Wait until no asset of the scope is pending or running enrichment (read through the asset store, any backend). */
+async function waitForEnrichment(srv: TestServer, scope: Scope): Promise<void> {
   for (;;) {
-    const busy = srv.app.sqlite().prepare("SELECT count(*) AS n FROM assets WHERE enrichment_status IN ('pending', 'running')").get() as {
-      n: number;
-    };
-    if (busy.n === 0) return;
+    const { rows } = await srv.app.stores.assets.browse(scope, { maxSeq: Number.MAX_SAFE_INTEGER }, 0, 10_000);
+    if (!rows.some((r) => r.enrichment_status === 'pending' || r.enrichment_status === 'running')) return;
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -123,13 +126,23 @@ function record(set: string, mode: string, runs: QueryRun[]): void {
   }
 }
 
+const backend = arg('backend') ?? 'sqlite';
+if (backend !== 'sqlite' && backend !== 'pglite') throw new Error(`--backend must be sqlite or pglite (got ${backend})`);
+const pglite = backend === 'pglite' ? await startPgliteServer() : null;
+if (pglite) {
+  // the extensions in public, where the migrations expect them; one connection (PGlite is one session)
+  await pglite.query('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS unaccent');
+  process.env.ATELIER_DATABASE_URL = pglite.url;
+  process.env.ATELIER_DATABASE_POOL_MAX = '1';
+  process.stdout.write(`backend: PostgreSQL (PGlite with pgvector) at ${pglite.url}\n`);
+}
 const t0 = performance.now();
 if (sets.includes('curated') || sets.includes('products')) {
   const srv = await startTestServer({ env });
   try {
     const demo = await seedDemo(srv.app, { imagesDir: IMAGES });
     if (demo.failed.length) throw new Error(`demo seed failed: ${demo.failed.join('; ')}`);
-    await waitForEnrichment(srv);
+    await waitForEnrichment(srv, { tenantId: demo.tenant_id, workspaceId: demo.workspace_id });
     await srv.app.catalog.deps.indexer.embedPending(null);
     if (!demo.api_key) throw new Error('seed-demo created no API key on a fresh data dir');
     const c = await srv.connect(demo.api_key);
@@ -158,7 +171,7 @@ if (sets.includes('filenames')) {
       });
       if (r.isError) throw new Error(`import ${name} failed: ${JSON.stringify(r.error)}`);
     }
-    await waitForEnrichment(srv);
+    await waitForEnrichment(srv, { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
     const q = loadQueries('assets.json');
     for (const mode of ['all', 'semantic']) record('filenames', mode, await runAssets(c, srv.tenant.theme_id, mode, q));
   } finally {
@@ -217,3 +230,4 @@ if (label) {
   process.stdout.write(`\nsaved eval/results/${label}.json\n`);
 }
 process.stdout.write(`(eval took ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+await pglite?.stop();

@@ -120,10 +120,16 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks): Stores {
  *   the pending migrations run in one transaction)
  */
 export async function openPgStores(o: { url: string; schema: string | null; poolMax: number }): Promise<Stores> {
-  const pool: PgPool = createPgPool(o.url, { max: o.poolMax, ...(o.schema ? { searchPath: o.schema } : {}) });
+  // search_path is set on connect (not as a startup option, which PGlite ignores); public stays on it for
+  // the extensions (unaccent, vector), which the migrations create there
+  const schema = o.schema;
+  const pool: PgPool = createPgPool(o.url, {
+    max: o.poolMax,
+    ...(schema ? { onConnect: async (c) => void (await c.query(`SET search_path TO ${schema}, public`)) } : {}),
+  });
   try {
     // a named schema is created on first start (its name is validated by config: a plain identifier)
-    if (o.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${o.schema}`);
+    if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await migratePostgres(pool);
   } catch (e) {
     await pool.end();

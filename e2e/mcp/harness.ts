@@ -32,9 +32,6 @@ const S3_VARS = [
 /** Whether this run stores blobs on S3 (ATELIER_BLOB_STORE=s3://… in the test environment). */
 export const ON_S3 = !!process.env.ATELIER_BLOB_STORE;
 
-/** Whether this run keeps its data in PostgreSQL (ATELIER_DATABASE_URL in the test environment). */
-export const ON_POSTGRES = !!process.env.ATELIER_DATABASE_URL;
-
 /**
  * The storage variables of one test server: {} for the embedded defaults (SQLite file and blob directory
  * in its data dir), or the run's backends with a place of its own — blobs under `<run prefix>/<id>` on S3,
@@ -47,8 +44,10 @@ export function backendEnv(id: string): Record<string, string> {
     for (const k of S3_VARS) if (process.env[k]) env[k] = process.env[k]!;
     env.ATELIER_BLOB_STORE = `${process.env.ATELIER_BLOB_STORE!.replace(/\/+$/, '')}/${id}`;
   }
-  if (ON_POSTGRES) {
-    env.ATELIER_DATABASE_URL = process.env.ATELIER_DATABASE_URL!;
+  // read at call time: eval/run.ts --backend pglite sets it after this module loaded
+  if (process.env.ATELIER_DATABASE_URL) {
+    env.ATELIER_DATABASE_URL = process.env.ATELIER_DATABASE_URL;
+    if (process.env.ATELIER_DATABASE_POOL_MAX) env.ATELIER_DATABASE_POOL_MAX = process.env.ATELIER_DATABASE_POOL_MAX;
     env.ATELIER_DATABASE_SCHEMA = `${process.env.ATELIER_TEST_SCHEMA_PREFIX ?? 'e2e'}_${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
   }
   return env;
