@@ -5,6 +5,7 @@ import cliProgress from 'cli-progress';
 import { ConfigError } from '../config.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerCreditCommands } from './credits.ts';
+import { registerMigrateBackendCommand } from './migrate-backend.ts';
 import { registerTenancyCommands } from './tenancy.ts';
 import { registerSynonymCommands } from './synonyms.ts';
 import { collectBlobGarbage } from '../storage/blob-gc.ts';
@@ -282,6 +283,7 @@ registerCatalogCommands(program, { emit, fail });
 registerTenancyCommands(program, { emit, fail }, { workspace, keys });
 registerCreditCommands(program, { emit, fail });
 registerSynonymCommands(program, { emit, fail });
+registerMigrateBackendCommand(program, { emit, fail });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof ConfigError) fail(e.message);
