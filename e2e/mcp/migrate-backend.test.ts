@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importCatalogFile } from '../../server/catalog/import-file.ts';
+import { startPgliteServer } from '../../server/db/postgres/pglite-server.ts';
 import { createTestSchema, TEST_POSTGRES_URL, type TestSchema } from '../../server/db/postgres/test-database.ts';
+import { openPgStores } from '../../server/stores.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { DEMO_DIR, demoFile, startTestServer, type TestClient } from './harness.ts';
 import { spawnCli } from './processes.ts';
@@ -14,8 +16,8 @@ import { spawnCli } from './processes.ts';
  * is copied by the real CLI into a fresh schema of the machine's PostgreSQL 15 and a new blob
  * directory; a server on the target then answers the OLD key with the same asset ids and URLs, views
  * an asset from the copied blobs and lists the products; a second run into the now non-empty target
- * refuses. PostgreSQL 15 here has no pgvector, so the asset vectors are skipped with a warning (the
- * vector copy itself is the VectorStore port's, covered by its contract on PGlite).
+ * refuses. PostgreSQL 15 here has no pgvector, so the asset vectors are skipped with a warning there;
+ * the second case copies them into PGlite (pgvector) and reads them back.
  */
 
 const PHOTOS = ['images/nature/prairie_falcon.jpg', 'images/nature/silver_fir.jpg', 'images/nature/el_torcal_rocks.jpg'];
@@ -196,6 +198,57 @@ describe('atelier migrate-backend', () => {
       expect(again.stdout).toBe('');
     } finally {
       await dst.close();
+    }
+  }, 180_000);
+
+  it('copies the asset vectors into a PostgreSQL with pgvector (PGlite) and they read back equal', async () => {
+    const from = tempDir();
+    const src = await startTestServer({ dataDir: from });
+    const c = await src.connect();
+    for (const file of PHOTOS.slice(0, 2)) {
+      const r = await c.call('svc_asset_import', 'import', {
+        data: demoFile(file).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: path.basename(file),
+      });
+      expect(r.error).toBeUndefined();
+    }
+    await waitForEnrichment(c, src.tenant.theme_id);
+    const scope = { tenantId: src.tenant.tenant_id, workspaceId: src.tenant.workspace_id };
+    const [space] = await src.app.stores.vectors.liveSpaces('asset_text');
+    expect(space).toBeDefined();
+    const seqs = (src.app.stores.sqlite!.prepare('SELECT seq FROM assets ORDER BY seq').all() as { seq: number }[]).map((r) => r.seq);
+    const before = await Promise.all(seqs.map((q) => src.app.stores.vectors.get(scope, space!, q)));
+    expect(before.every((v) => v !== null)).toBe(true);
+    await src.close();
+
+    const pglite = await startPgliteServer();
+    try {
+      const target = await pglite.schema();
+      const to = tempDir();
+      const env = {
+        ATELIER_DATABASE_URL: pglite.url,
+        ATELIER_DATABASE_SCHEMA: target.name,
+        ATELIER_DATABASE_POOL_MAX: '1',
+        ATELIER_DATA_DIR: to,
+      };
+      const run = await spawnCli(['migrate-backend', '--from', from, '--to-blobs', path.join(to, 'blobs'), '--json'], env).exited;
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const summary = JSON.parse(run.stdout) as { ok: boolean; vectors: { purpose: string; source: number; target: number }[] | null };
+      expect(summary.ok).toBe(true);
+      expect(summary.vectors).toContainEqual(expect.objectContaining({ purpose: 'asset_text', source: 2, target: 2 }));
+      // the vectors themselves, read back through the target's port
+      const stores = await openPgStores({ url: pglite.url, schema: target.name, poolMax: 1 });
+      try {
+        const [copied] = await stores.vectors.liveSpaces('asset_text');
+        const after = await Promise.all(seqs.map((q) => stores.vectors.get(scope, copied!, q)));
+        expect(after.map((v) => Array.from(v!))).toEqual(before.map((v) => Array.from(v!)));
+      } finally {
+        await stores.close();
+      }
+    } finally {
+      await pglite.stop();
     }
   }, 180_000);
 });
