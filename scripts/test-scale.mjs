@@ -99,6 +99,8 @@ try {
       ...s3Env,
       ATELIER_BLOB_STORE: `${s3Env.ATELIER_BLOB_STORE}-pg`,
       ATELIER_DATABASE_URL: databaseUrl,
+      // a process that does not get a schema of its own from its test still stays inside this run's schemas
+      ATELIER_DATABASE_SCHEMA: `${schemaPrefix}_default`,
       ATELIER_TEST_SCHEMA_PREFIX: schemaPrefix,
     });
   } finally {

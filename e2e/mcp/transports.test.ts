@@ -8,14 +8,21 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFile, REPO_ROOT, startTestServer, wrapClient, type TestServer } from './harness.ts';
+import { backendEnv, demoFile, REPO_ROOT, startTestServer, wrapClient, type TestServer } from './harness.ts';
 import { CLI } from './processes.ts';
 
 const run = promisify(execFile);
 
 describe('CLI and stdio transport (real child processes)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-cli-'));
-  const env = { ...process.env, ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
+  // the children share one data dir, and under test:scale its PostgreSQL schema and S3 prefix
+  const env = {
+    ...process.env,
+    ...backendEnv(path.basename(dataDir)),
+    ATELIER_DATA_DIR: dataDir,
+    ATELIER_LOG_LEVEL: 'warn',
+    ATELIER_PORT: '0',
+  };
   const cli = async (...args: string[]): Promise<Record<string, unknown>> =>
     JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout) as Record<string, unknown>;
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
