@@ -43,6 +43,9 @@ const PALETTE: { name: string; rgb: [number, number, number] }[] = [
 ];
 const PALETTE_LAB = PALETTE.map((p) => ({ name: p.name, lab: srgbToLab(...p.rgb) }));
 
+/** Every name `colourName` can return (the automatic colour tags enrichment writes). */
+export const COLOUR_NAMES: ReadonlySet<string> = new Set([...PALETTE.map((p) => p.name), 'black', 'white', 'grey']);
+
 /** Name of a colour: achromatic by lightness when chroma is low, else the nearest palette entry (ΔE76). */
 export function colourName(lab: Lab): string {
   const [L, a, b] = lab;

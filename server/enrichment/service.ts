@@ -7,7 +7,7 @@ import type { Scope } from '../domain/scope.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/alt-text.ts';
 import { broaderWords } from '../domain/concepts.ts';
-import { VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/colour.ts';
+import { COLOUR_NAMES, VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/colour.ts';
 import type { AssetStoredHook } from '../library/deps.ts';
 import type { AssetVectorSearch } from '../library/search.ts';
 import type { Logger } from '../log.ts';
@@ -65,22 +65,7 @@ export interface Enrichment {
 }
 
 /** Auto tags left out of the embedding text (still shown and lexically searchable). */
-const DESCRIPTIVE_ONLY_TAGS = new Set([
-  'red',
-  'orange',
-  'yellow',
-  'olive',
-  'green',
-  'teal',
-  'blue',
-  'purple',
-  'pink',
-  'brown',
-  'beige',
-  'black',
-  'white',
-  'grey',
-]);
+const DESCRIPTIVE_ONLY_TAGS = COLOUR_NAMES;
 /** Tesseract page confidence from which OCR text joins the embedding text. */
 const OCR_EMBED_MIN_CONFIDENCE = 75;
 

@@ -1,6 +1,7 @@
+import { COLOUR_NAMES } from '../../domain/colour.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { TsWeight } from './fts-tsquery.ts';
-import { fitsLexeme, porterTokens } from './porter-tokens.ts';
+import { weightedTsvector } from './porter-tokens.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 
 /**
@@ -26,27 +27,7 @@ export const ASSET_COLUMN_WEIGHTS: Readonly<Record<string, TsWeight>> = { name: 
  * Automatic colour tags are facts, not words of the index (the same list as SQLite migration 0022 and
  * PostgreSQL migration 0004).
  */
-const COLOUR_WORDS = new Set([
-  'red',
-  'orange',
-  'yellow',
-  'olive',
-  'green',
-  'teal',
-  'blue',
-  'purple',
-  'pink',
-  'brown',
-  'beige',
-  'black',
-  'white',
-  'grey',
-]);
-
-/** PostgreSQL keeps at most this many positions per lexeme (https://www.postgresql.org/docs/15/textsearch-limitations.html). */
-const MAX_POSITIONS = 256;
-/** Positions past this are stored as this (ibid.). */
-const MAX_POSITION = 16383;
+const COLOUR_WORDS = COLOUR_NAMES;
 
 /** The text columns of an asset row the index reads (JSON arrays as the JSON text the rows hold). */
 export interface AssetText {
@@ -77,19 +58,7 @@ export function assetLexicalVector(t: AssetText): string {
     [t.alt_text ?? '', 'C'],
     [t.ocr_text ?? '', 'D'],
   ];
-  const positions = new Map<string, string[]>();
-  let pos = 0;
-  for (const [text, weight] of columns) {
-    for (const term of porterTokens(text)) {
-      pos++;
-      if (!fitsLexeme(term)) continue;
-      const list = positions.get(term) ?? [];
-      if (list.length < MAX_POSITIONS) list.push(`${Math.min(pos, MAX_POSITION)}${weight}`);
-      positions.set(term, list);
-    }
-    pos++;
-  }
-  return [...positions].map(([term, ps]) => `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}':${ps.join(',')}`).join(' ');
+  return weightedTsvector(columns);
 }
 
 const TEXT_COLUMNS = 'seq, name, name_words, alt_text, tags, auto_tags, ocr_text';

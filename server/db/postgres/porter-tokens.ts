@@ -49,3 +49,30 @@ export function porterTokens(text: string): string[] {
 
 /** Whether PostgreSQL accepts `term` as a lexeme (at most MAX_LEXEME_BYTES bytes). */
 export const fitsLexeme = (term: string): boolean => bytes(term) <= MAX_LEXEME_BYTES;
+
+/** PostgreSQL keeps at most this many positions per lexeme (https://www.postgresql.org/docs/15/textsearch-limitations.html). */
+const MAX_POSITIONS = 256;
+/** Positions past this are stored as this (ibid.). */
+const MAX_POSITION = 16383;
+
+/**
+ * A weighted tsvector as its input text (`'lexeme':1A,4A 'other':3B`) from column texts and their weights:
+ * Porter tokens (`porterTokens`) numbered across the columns in order, with a gap of one position between
+ * columns so a phrase never spans two; lexemes too long for PostgreSQL are left out, positions capped as
+ * PostgreSQL caps them; lexemes quoted and escaped. '' when no column holds a word.
+ */
+export function weightedTsvector(columns: [text: string, weight: 'A' | 'B' | 'C' | 'D'][]): string {
+  const positions = new Map<string, string[]>();
+  let pos = 0;
+  for (const [text, weight] of columns) {
+    for (const term of porterTokens(text)) {
+      pos++;
+      if (!fitsLexeme(term)) continue;
+      const list = positions.get(term) ?? [];
+      if (list.length < MAX_POSITIONS) list.push(`${Math.min(pos, MAX_POSITION)}${weight}`);
+      positions.set(term, list);
+    }
+    pos++;
+  }
+  return [...positions].map(([term, ps]) => `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}':${ps.join(',')}`).join(' ');
+}

@@ -1,5 +1,5 @@
 import type { TsWeight } from './fts-tsquery.ts';
-import { fitsLexeme, porterTokens } from './porter-tokens.ts';
+import { weightedTsvector } from './porter-tokens.ts';
 
 /**
  * The lexical vector of a product on PostgreSQL (`products.lexical_vector`, postgres/migrations/0007):
@@ -30,11 +30,6 @@ export const PRODUCT_COLUMN_WEIGHTS: Readonly<Record<string, TsWeight>> = {
 /** ts_rank_cd weights {D, C, B, A}: description 1, type/vendor/variants 2.5, handle/tags 4, title 10 (the bm25 weights, scaled to A = 1). */
 export const PRODUCT_RANK_WEIGHTS = '{0.1,0.25,0.4,1}';
 
-/** PostgreSQL keeps at most this many positions per lexeme (https://www.postgresql.org/docs/15/textsearch-limitations.html). */
-const MAX_POSITIONS = 256;
-/** Positions past this are stored as this (ibid.). */
-const MAX_POSITION = 16383;
-
 /** The FTS5 column texts of a product, as db/products.ts writes its products_fts row. */
 export interface ProductText {
   title: string;
@@ -63,17 +58,5 @@ export function productLexicalVector(t: ProductText): string {
     [t.description, 'D'],
     [t.variants, 'C'],
   ];
-  const positions = new Map<string, string[]>();
-  let pos = 0;
-  for (const [text, weight] of columns) {
-    for (const term of porterTokens(text)) {
-      pos++;
-      if (!fitsLexeme(term)) continue;
-      const list = positions.get(term) ?? [];
-      if (list.length < MAX_POSITIONS) list.push(`${Math.min(pos, MAX_POSITION)}${weight}`);
-      positions.set(term, list);
-    }
-    pos++;
-  }
-  return [...positions].map(([term, ps]) => `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}':${ps.join(',')}`).join(' ');
+  return weightedTsvector(columns);
 }
