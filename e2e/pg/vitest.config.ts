@@ -25,6 +25,7 @@ export default defineConfig({
       'e2e/mcp/cdn.test.ts',
       'e2e/mcp/generate-credits.test.ts',
       'e2e/mcp/generate-local.test.ts',
+      'e2e/mcp/generate-edit.test.ts',
       'e2e/mcp/generate-remote.test.ts',
       'e2e/mcp/image-pipeline.test.ts',
       'e2e/mcp/import-admission.test.ts',

@@ -18,6 +18,7 @@ export default defineConfig({
       'e2e/mcp/view-discover.test.ts',
       'e2e/mcp/manage.test.ts',
       'e2e/mcp/generate-local.test.ts',
+      'e2e/mcp/generate-edit.test.ts',
       'e2e/scale/proxy.test.ts',
     ],
     pool: 'forks',
