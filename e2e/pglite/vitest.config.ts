@@ -25,15 +25,13 @@ import { defineConfig } from 'vitest/config';
  * enrichment-durability read calibrations, vector counts, live spaces and pending jobs there; relevance
  * runs its CLI children asynchronously (this process serves their database).
  *
- * Not here:
+ * Not here (e2e/pg/vitest.config.ts says why processes and demo-seed run in neither part):
  * - catalog-sync needs no vectors: it runs on PostgreSQL 15 in part 2 (its CLI children get the test
  *   server's schema).
- * - processes: its migration race pauses inside the SQLite migrator (the PostgreSQL one serialises on an
- *   advisory lock and has no pause point), and its worker test reads a job's attempts from the SQLite
- *   file (no port lists jobs); its port and exit tests are backend-neutral but share the file.
- * - demo-seed: the seed's searches are lexical (enrichment off), so it belongs to part 2, not here; it
- *   reads the `settings` table from the SQLite file (the port reads one key), and a full seed of the 22
- *   demo photos to S3 would add minutes.
+ * - processes: its migration race pauses inside the SQLite migrator and its worker test reads a job's
+ *   attempts from the SQLite file.
+ * - demo-seed: its searches are lexical (enrichment off), which is part 2's, were it not for its read of
+ *   the SQLite file's `settings` and the minutes a full seed to S3 would add.
  */
 export default defineConfig({
   test: {
