@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run test:scale`: the scale-out backends' tests, in two parts.
+// `npm run test:scale`: the scale-out backends' tests, in three parts.
 // 1. Blobs on a real S3 engine, data in SQLite: the BlobStore contract suite (local and S3) and the MCP
 //    behaviour tests that touch blobs (import, upload, view, /cdn, GC races) with ATELIER_BLOB_STORE=s3://…,
 //    and two server processes behind nginx (e2e/scale/proxy.test.ts; needs /usr/sbin/nginx).
@@ -8,6 +8,10 @@
 //    why) with ATELIER_DATABASE_URL (ATELIER_TEST_POSTGRES_URL, default the machine's PostgreSQL 15 at
 //    127.0.0.1:5432/test): every test server gets a schema of its own, all named `e2e_<run>_…` and dropped
 //    at the end.
+// 3. PostgreSQL with pgvector + S3: the MCP behaviour tests that need vectors (e2e/pglite/vitest.config.ts
+//    lists them, and why each test data dir gets a PGlite of its own) with ATELIER_TEST_PGLITE=1: the
+//    harness serves every test data dir a PGlite (PGlite + pgvector + unaccent in the test process, over
+//    the wire protocol), since the machine's PostgreSQL 15 has no pgvector.
 //
 // S3 engine: ATELIER_TEST_S3_ENDPOINT (with ATELIER_TEST_S3_ACCESS_KEY / _SECRET_KEY, default the keys
 // e2e/s3/ceph.sh creates) names a running one, as .ci/run does; unset, this script starts Ceph RGW with
@@ -106,7 +110,13 @@ try {
   } finally {
     await dropSchemas(databaseUrl, schemaPrefix);
   }
-  code = s3Code || pgCode;
+  process.stdout.write('test:scale: PostgreSQL with pgvector (a PGlite per test data dir) with blobs on S3\n');
+  const pgliteCode = vitest('e2e/pglite/vitest.config.ts', {
+    ...s3Env,
+    ATELIER_BLOB_STORE: `${s3Env.ATELIER_BLOB_STORE}-pglite`,
+    ATELIER_TEST_PGLITE: '1',
+  });
+  code = s3Code || pgCode || pgliteCode;
 } catch (e) {
   process.stderr.write(`test:scale: ${e?.stack ?? e}\n`);
 } finally {

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncCatalog } from '../../server/catalog/sync.ts';
 import { fakeProduct, startFakeShopifyAdmin, type FakeShopifyAdmin } from '../fixtures/fake-shopify-admin.ts';
-import { DEMO_DIR, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { backendEnv, DEMO_DIR, REPO_ROOT, startTestServer, type TestClient, type TestServer } from './harness.ts';
 import { CLI } from './processes.ts';
 
 const TOKEN = 'shpat_test_token';
@@ -188,6 +188,8 @@ describe('catalog sync from the Shopify Admin GraphQL API (local fake server)', 
     const run = promisify(execFile);
     const env = {
       ...process.env,
+      // the server's database and blob store (its PostgreSQL schema under npm run test:scale)
+      ...backendEnv(path.basename(ts.config.dataDir)),
       ATELIER_DATA_DIR: ts.config.dataDir,
       ATELIER_EMBEDDER: 'none',
       ATELIER_LOG_LEVEL: 'silent',

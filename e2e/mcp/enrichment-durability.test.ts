@@ -6,19 +6,20 @@ import { buildApp, type App } from '../../server/app.ts';
 import type { Config } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
 import { STATIC_MODEL_ID } from '../../server/providers/embedder-static.ts';
-import { createTenant } from '../../server/tenancy/admin.ts';
+import { createTenant, type TenantBundle } from '../../server/tenancy/admin.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
-import { connectApp, demoFile, tempConfig, type CallResult, type TestClient } from './harness.ts';
+import { closeTestDatabase, connectApp, demoFile, openTempConfig, type CallResult, type TestClient } from './harness.ts';
 
-/** A server process on a data dir that outlives it: build, connect, close, build again. */
-async function boot(config: Config, apiKey: string | null): Promise<{ app: App; c: TestClient; key: string; theme: string }> {
+/** The tenant a first boot creates, which later boots on the same data dir reuse. */
+type Owner = Pick<TenantBundle, 'api_key' | 'theme_id'>;
+
+/** A server process on a data dir that outlives it: build, connect, close, build again (with the first boot's tenant). */
+async function boot(config: Config, owner: Owner | null): Promise<{ app: App; c: TestClient; owner: Owner; theme: string }> {
   const app = await buildApp(config, createLogger('silent'));
   app.startWorkers();
-  let key = apiKey;
-  if (!key) key = (await createTenant(app.library.tenancy, 'Durability')).api_key;
-  const c = await connectApp(app, key);
-  const theme = (app.sqlite().prepare('SELECT id FROM themes LIMIT 1').get() as { id: string }).id;
-  return { app, c, key, theme };
+  const o = owner ?? (await createTenant(app.library.tenancy, 'Durability'));
+  const c = await connectApp(app, o.api_key);
+  return { app, c, owner: o, theme: o.theme_id };
 }
 
 const PHOTOS = [
@@ -38,11 +39,14 @@ describe('durable enrichment queue', () => {
   const apps: App[] = [];
   afterEach(async () => {
     for (const a of apps.splice(0)) await a.close().catch(() => undefined);
-    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+    for (const d of dirs.splice(0)) {
+      await closeTestDatabase(d);
+      fs.rmSync(d, { recursive: true, force: true });
+    }
   });
 
   it('finishes the jobs of a server that stopped mid-queue after a restart', async () => {
-    const config = tempConfig({ ATELIER_ENRICHMENT_CONCURRENCY: '1' });
+    const config = await openTempConfig({ ATELIER_ENRICHMENT_CONCURRENCY: '1' });
     dirs.push(config.dataDir);
     const first = await boot(config, null);
     await Promise.all(
@@ -57,13 +61,11 @@ describe('durable enrichment queue', () => {
     await first.app.close();
     // Precondition: the stop really interrupted the queue.
     const probe = await buildApp(config, createLogger('silent'));
-    const left = (
-      probe.sqlite().prepare(`SELECT count(*) AS n FROM enrichment_jobs WHERE state IN ('queued', 'running')`).get() as { n: number }
-    ).n;
+    const left = (await probe.stores.jobs.pendingKind('analyze')) + (await probe.stores.jobs.pendingKind('embed_text'));
     await probe.close();
     expect(left).toBeGreaterThan(0);
 
-    const second = await boot(config, first.key);
+    const second = await boot(config, first.owner);
     apps.push(second.app);
     const assets = await waitForEnrichment(second.c, second.theme);
     expect(assets).toHaveLength(PHOTOS.length);
@@ -73,7 +75,7 @@ describe('durable enrichment queue', () => {
   });
 
   it('retries jobs that failed in a previous process once the cause is gone', async () => {
-    const config = tempConfig({ ATELIER_EMBEDDER: 'fail', ATELIER_ENRICHMENT_RETRY_BASE_MS: '10' });
+    const config = await openTempConfig({ ATELIER_EMBEDDER: 'fail', ATELIER_ENRICHMENT_RETRY_BASE_MS: '10' });
     dirs.push(config.dataDir);
     const first = await boot(config, null);
     for (const p of PHOTOS.slice(0, 2)) {
@@ -86,7 +88,7 @@ describe('durable enrichment queue', () => {
     const failed = await waitForEnrichment(first.c, first.theme);
     expect(failed.map((a) => a.enrichment_status)).toEqual(['failed', 'failed']);
     await first.app.close();
-    const second = await boot({ ...config, env: { ...config.env, ATELIER_EMBEDDER: 'static' } }, first.key);
+    const second = await boot({ ...config, env: { ...config.env, ATELIER_EMBEDDER: 'static' } }, first.owner);
     apps.push(second.app);
     // the requeued jobs run in the background; the asset status stays 'failed' until they succeed
     let healed = await waitForEnrichment(second.c, second.theme);
@@ -125,7 +127,7 @@ describe('durable enrichment queue', () => {
     });
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
     try {
-      const config = tempConfig();
+      const config = await openTempConfig();
       dirs.push(config.dataDir);
       const first = await boot(config, null);
       for (const p of PHOTOS.slice(0, 3)) {
@@ -136,6 +138,7 @@ describe('durable enrichment queue', () => {
         });
       }
       await waitForEnrichment(first.c, first.theme);
+      const [staticSpace] = await first.app.stores.vectors.liveSpaces('asset_text');
       await first.app.close();
 
       const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`;
@@ -150,7 +153,7 @@ describe('durable enrichment queue', () => {
           ATELIER_EMBEDDINGS_DIMENSIONS: 16,
         },
       };
-      const second = await boot(httpConfig, first.key);
+      const second = await boot(httpConfig, first.owner);
       apps.push(second.app);
       const during = await second.c.call('svc_asset_library', 'search', { theme_id: second.theme, mode: 'semantic', query: 'falcon' });
       expect(req(during)).toMatchObject({ mode: 'all', degraded_from: 'semantic' });
@@ -166,13 +169,10 @@ describe('durable enrichment queue', () => {
       expect(req(after)).toMatchObject({ mode: 'semantic', match: 'vector', degraded_from: null });
       expect((after.structured.assets as { name: string }[])[0]?.name).toBe('prairie_falcon.jpg');
       expect(requests[0]).toMatchObject({ auth: 'Bearer sk-test', body: { model: 'fake-embed', encoding_format: 'float' } });
-      const spaces = second.app
-        .sqlite()
-        .prepare(`SELECT model_id, dimensions, status FROM vector_spaces WHERE purpose = 'asset_text' ORDER BY id`)
-        .all();
-      expect(spaces).toEqual([
-        { model_id: STATIC_MODEL_ID, dimensions: 100, status: 'retired' },
-        { model_id: 'http:fake-embed', dimensions: 16, status: 'ready' },
+      // the old model's space is retired: the new one is the only live space
+      expect(staticSpace).toMatchObject({ model_id: STATIC_MODEL_ID, dimensions: 100, status: 'ready' });
+      expect(await second.app.stores.vectors.liveSpaces('asset_text')).toEqual([
+        expect.objectContaining({ model_id: 'http:fake-embed', dimensions: 16, status: 'ready' }),
       ]);
     } finally {
       release();

@@ -5,16 +5,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
-import { demoFile, startTestServer, wrapClient, type TestClient } from './harness.ts';
+import { backendEnv, closeTestDatabase, demoFile, openTestDatabase, startTestServer, wrapClient, type TestClient } from './harness.ts';
 import { CLI, resume, spawnCli, waitPaused } from './processes.ts';
 import { APP, sendChunk, sha256 } from './upload-helpers.ts';
 
-/** A stdio server child process on `env`'s data dir, with an SDK client. */
-async function stdio(env: Record<string, string>): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
+/** A stdio server child process on `env`'s data dir (and its database and blob store: `backendEnv`), with an SDK client. */
+async function stdio(
+  env: Record<string, string> & { ATELIER_DATA_DIR: string },
+): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'serve', '--stdio'],
-    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...env },
+    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...backendEnv(path.basename(env.ATELIER_DATA_DIR)), ...env },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'faults', version: '0' });
@@ -30,8 +32,11 @@ describe('crash windows', () => {
     dirs.push(d);
     return d;
   };
-  afterAll(() => {
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  afterAll(async () => {
+    for (const d of dirs) {
+      await closeTestDatabase(d);
+      fs.rmSync(d, { recursive: true, force: true });
+    }
   });
   const tenant = async (env: Record<string, string>): Promise<Record<string, string>> => {
     const r = await spawnCli(['tenant', 'create', '--name', 'Faults', '--json'], env).exited;
@@ -41,6 +46,7 @@ describe('crash windows', () => {
 
   it('upload complete killed between assembly and import: a retry of complete imports the file', async () => {
     const dataDir = tmp('atelier-upload-crash-');
+    await openTestDatabase(dataDir);
     const pd = tmp('atelier-pause-');
     const env = { ATELIER_DATA_DIR: dataDir };
     const t = await tenant(env);

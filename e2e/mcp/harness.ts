@@ -33,10 +33,49 @@ const S3_VARS = [
 export const ON_S3 = !!process.env.ATELIER_BLOB_STORE;
 
 /**
+ * Whether every test data dir gets a PostgreSQL of its own: a PGlite with pgvector started by
+ * `openTestDatabase` (ATELIER_TEST_PGLITE=1: `npm run test:scale` part 3, e2e/pglite/vitest.config.ts).
+ */
+export const ON_PGLITE = process.env.ATELIER_TEST_PGLITE === '1';
+
+/** The PGlite of each data dir (by its base name, the id `backendEnv` takes) under ATELIER_TEST_PGLITE=1. */
+const pglites = new Map<string, { started: Promise<{ url: string; stop(): Promise<void> }>; url: string | null }>();
+
+/**
+ * Make the database of a data dir ready before anything builds a config on it (`tempConfig`,
+ * `backendEnv`, a CLI child): under ATELIER_TEST_PGLITE=1 start its own PGlite (e2e/pglite/pglite-database.ts:
+ * one PGlite is one session, so servers running at the same time must not share one); otherwise
+ * nothing. Idempotent. Stopped by `closeTestDatabase` (or with the test process).
+ * @throws PGlite's error when it cannot start
+ */
+export async function openTestDatabase(dataDir: string): Promise<void> {
+  if (!ON_PGLITE) return;
+  const id = path.basename(dataDir);
+  let entry = pglites.get(id);
+  if (!entry) {
+    const started = import('../pglite/pglite-database.ts').then((m) => m.startPgliteDatabase());
+    entry = { started, url: null };
+    pglites.set(id, entry);
+  }
+  entry.url = (await entry.started).url;
+}
+
+/** Stop the PGlite `openTestDatabase` started for a data dir (nothing when there is none). */
+export async function closeTestDatabase(dataDir: string): Promise<void> {
+  const id = path.basename(dataDir);
+  const entry = pglites.get(id);
+  if (!entry) return;
+  pglites.delete(id);
+  await (await entry.started).stop();
+}
+
+/**
  * The storage variables of one test server: {} for the embedded defaults (SQLite file and blob directory
  * in its data dir), or the run's backends with a place of its own — blobs under `<run prefix>/<id>` on S3,
  * tables in the PostgreSQL schema `<ATELIER_TEST_SCHEMA_PREFIX>_<hash of id>` — so that servers (and their
  * GC passes) never see each other's data. Child processes of one test pass the same `id` to share it.
+ * Under ATELIER_TEST_PGLITE=1 the database is the data dir's own PGlite, one connection per process.
+ * @throws Error under ATELIER_TEST_PGLITE=1 when `openTestDatabase` has not started the data dir's PGlite
  */
 export function backendEnv(id: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -44,11 +83,20 @@ export function backendEnv(id: string): Record<string, string> {
     for (const k of S3_VARS) if (process.env[k]) env[k] = process.env[k]!;
     env.ATELIER_BLOB_STORE = `${process.env.ATELIER_BLOB_STORE!.replace(/\/+$/, '')}/${id}`;
   }
+  const schema = `${process.env.ATELIER_TEST_SCHEMA_PREFIX ?? 'e2e'}_${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+  if (ON_PGLITE) {
+    const url = pglites.get(id)?.url;
+    if (!url)
+      throw new Error(`ATELIER_TEST_PGLITE=1: data dir ${id} has no PGlite yet: await openTestDatabase(dir) before its config or a child`);
+    env.ATELIER_DATABASE_URL = url;
+    env.ATELIER_DATABASE_POOL_MAX = '1';
+    env.ATELIER_DATABASE_SCHEMA = schema;
+  }
   // read at call time: eval/run.ts --backend pglite sets it after this module loaded
-  if (process.env.ATELIER_DATABASE_URL) {
+  else if (process.env.ATELIER_DATABASE_URL) {
     env.ATELIER_DATABASE_URL = process.env.ATELIER_DATABASE_URL;
     if (process.env.ATELIER_DATABASE_POOL_MAX) env.ATELIER_DATABASE_POOL_MAX = process.env.ATELIER_DATABASE_POOL_MAX;
-    env.ATELIER_DATABASE_SCHEMA = `${process.env.ATELIER_TEST_SCHEMA_PREFIX ?? 'e2e'}_${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+    env.ATELIER_DATABASE_SCHEMA = schema;
   }
   return env;
 }
@@ -69,6 +117,16 @@ export function tempConfig(overrides: Record<string, string> = {}, dataDir?: str
     ...backendEnv(path.basename(dir)),
     ...overrides,
   });
+}
+
+/**
+ * `tempConfig` on a fresh temp data dir whose database `openTestDatabase` has started (what a test that
+ * builds its Apps itself needs under ATELIER_TEST_PGLITE=1); `closeTestDatabase(config.dataDir)` stops it.
+ */
+export async function openTempConfig(overrides: Record<string, string> = {}): Promise<Config> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
+  await openTestDatabase(dir);
+  return tempConfig(overrides, dir);
 }
 
 /** Blobs plus leftovers (temp files, incomplete uploads, quarantined copies) in a store: what a failed write may have left. */
@@ -131,15 +189,19 @@ export interface TestServer {
 
 /**
  * Start the real application on a temp data dir (or on `dataDir`, e.g. one a CLI child process seeded;
- * it is then left in place on close), create one tenant, and hand out SDK clients over an in-memory
- * transport pair (the same McpServer code path as HTTP and stdio).
+ * it is then left in place on close, with its database), create one tenant, and hand out SDK clients over
+ * an in-memory transport pair (the same McpServer code path as HTTP and stdio). Under
+ * ATELIER_TEST_PGLITE=1 the data dir's PGlite is started first (`openTestDatabase`) and stopped on close.
  */
 export async function startTestServer(
   opts: { env?: Record<string, string>; configure?: (app: App) => void; dataDir?: string } = {},
 ): Promise<TestServer> {
-  const config = tempConfig(opts.env, opts.dataDir);
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
+  await openTestDatabase(dataDir);
+  const config = tempConfig(opts.env, dataDir);
   const log = createLogger('silent');
   const app = await buildApp(config, log);
+  if (ON_PGLITE && app.stores.backend !== 'postgres') throw new Error('ATELIER_TEST_PGLITE=1 but the test server is not on PostgreSQL');
   opts.configure?.(app);
   app.startWorkers();
   const tenant = await createTenant(app.library.tenancy, 'Test tenant');
@@ -162,7 +224,9 @@ export async function startTestServer(
       for (const c of clients) await c.close().catch(() => undefined);
       await http?.close();
       await app.close();
-      if (!opts.dataDir) fs.rmSync(config.dataDir, { recursive: true, force: true });
+      if (opts.dataDir) return;
+      await closeTestDatabase(config.dataDir);
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { smallDemoPhoto } from './fixtures.ts';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
-import { CLI } from './processes.ts';
+import { spawnCli } from './processes.ts';
 
 /** The honest results contract (issue 11), through an MCP client against the real server. */
 interface Hit {
@@ -161,12 +160,10 @@ describe('honest search results (issue 11)', () => {
       expect(names(r)[0]).toBe('prairie_falcon.jpg');
       expect(assetsOf(r)[0]!.matched_by).toEqual(['meaning']);
       expect(assetsOf(r)[0]!.relevance!).toBeLessThan(0.75); // below every complete word match
-      const cal = srv.app.sqlite().prepare("SELECT items, pairs FROM vector_calibrations WHERE space LIKE 'asset_text:%'").get() as {
-        items: number;
-        pairs: number;
-      };
-      expect(cal.items).toBe(LIBRARY.length + 1);
-      expect(cal.pairs).toBeGreaterThan(100);
+      const [space] = await srv.app.stores.vectors.liveSpaces('asset_text');
+      const cal = await srv.app.stores.calibrations.get(`asset_text:${space!.model_id}:${space!.dimensions}`, srv.tenant.workspace_id);
+      expect(cal!.items).toBe(LIBRARY.length + 1);
+      expect(cal!.pairs).toBeGreaterThan(100);
     });
 
     it('a stricter ATELIER_MATCH_ALPHA turns the same neighbour into a suggestion', async () => {
@@ -285,36 +282,35 @@ describe('honest search results (issue 11)', () => {
 
     // spawns the CLI five times (each boots tsx and the app): slow on a loaded machine
     it('applies the workspace and store synonym lists an operator edits with `atelier synonyms`', { timeout: 240_000 }, async () => {
-      const cli = (...args: string[]) => {
-        const r = spawnSync(process.execPath, [CLI, 'synonyms', ...args, '--json'], {
-          env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_LOG_LEVEL: 'silent' },
-          encoding: 'utf8',
-        });
-        expect(r.status, r.stderr).toBe(0);
+      // children on the server's data dir (and its database: spawnCli), run asynchronously: under
+      // ATELIER_TEST_PGLITE=1 this process serves their database
+      const cli = async (...args: string[]) => {
+        const r = await spawnCli(['synonyms', ...args, '--json'], { ATELIER_DATA_DIR: srv.config.dataDir, ATELIER_LOG_LEVEL: 'silent' })
+          .exited;
+        expect(r.code, r.stderr).toBe(0);
         return JSON.parse(r.stdout) as Record<string, unknown>;
       };
       const before = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
       expect(before.structured.total).toBe(0);
-      const rule = cli('add', '--workspace', srv.tenant.workspace_id, '--one-way', 'zorblax', 'falcon');
+      const rule = await cli('add', '--workspace', srv.tenant.workspace_id, '--one-way', 'zorblax', 'falcon');
       const after = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
       expect(names(after)).toEqual(['prairie_falcon.jpg']);
       expect(assetsOf(after)[0]!.matched_by).toEqual(['concept']);
       // one-way: "falcon" does not find what "zorblax" would
       const back = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'falcon', mode: 'all' });
       expect(request(back).expanded_terms).not.toContain('zorblax');
-      const store2 = cli('add', '--workspace', srv.tenant.workspace_id, '--store', store, 'trainers', 'high tops');
+      const store2 = await cli('add', '--workspace', srv.tenant.workspace_id, '--store', store, 'trainers', 'high tops');
       const trainers = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'trainers', search_mode: 'lexical' });
       expect(handles(trainers)).toEqual(['led-high-tops']);
-      const listed = cli('list', '--workspace', srv.tenant.workspace_id) as { rules: { id: string }[] };
+      const listed = (await cli('list', '--workspace', srv.tenant.workspace_id)) as { rules: { id: string }[] };
       expect(listed.rules.map((x) => x.id)).toEqual([rule.id, store2.id]);
-      cli('remove', rule.id as string);
+      await cli('remove', rule.id as string);
       const gone = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'zorblax' });
       expect(gone.structured.total).toBe(0);
-      const bad = spawnSync(process.execPath, [CLI, 'synonyms', 'add', '--workspace', srv.tenant.workspace_id, 'lonely'], {
-        env: { ...process.env, ATELIER_DATA_DIR: srv.config.dataDir },
-        encoding: 'utf8',
-      });
-      expect(bad.status).not.toBe(0);
+      const bad = await spawnCli(['synonyms', 'add', '--workspace', srv.tenant.workspace_id, 'lonely'], {
+        ATELIER_DATA_DIR: srv.config.dataDir,
+      }).exited;
+      expect(bad.code).not.toBe(0);
       expect(bad.stderr).toContain('two-way rule needs at least two words');
     });
   });
@@ -336,12 +332,12 @@ describe('honest search results (issue 11)', () => {
     });
 
     it('gives every analysed asset a text vector, even without any words', async () => {
-      const images = (srv.app.sqlite().prepare("SELECT count(*) AS n FROM assets WHERE kind <> 'video'").get() as { n: number }).n;
-      const space = srv.app.sqlite().prepare("SELECT id FROM vector_spaces WHERE purpose = 'asset_text' AND status = 'ready'").get() as {
-        id: number;
-      };
-      const vectors = (srv.app.sqlite().prepare(`SELECT count(*) AS n FROM vec_space_${space.id}`).get() as { n: number }).n;
-      expect(vectors).toBe(images);
+      const scope = { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id };
+      const { rows } = await srv.app.stores.assets.browse(scope, {}, 0, 1000);
+      const images = rows.filter((a) => a.kind !== 'video').length;
+      const spaces = await srv.app.stores.vectors.liveSpaces('asset_text');
+      expect(spaces.map((s) => s.status)).toEqual(['ready']);
+      expect(await srv.app.stores.vectors.count(scope, spaces[0]!)).toBe(images);
     });
   });
 

@@ -10,10 +10,13 @@ import { defineConfig } from 'vitest/config';
  *   matches, which need pgvector; the machine's PostgreSQL 15 has none (Debian ships no package), so
  *   there search answers lexically with `degraded_from`. The pgvector path runs on PGlite in the default
  *   suite (server/enrichment/service-postgres.test.ts, server/catalog/catalog-backends.test.ts, the
- *   VectorStore and ProductVectorStore contracts). relevance and enrichment-durability also read the
- *   SQLite file directly.
- * - processes, demo-seed, catalog-sync: they drive CLI children against a data dir's SQLite file (its
- *   migration pause points, `execFile` with the data dir only).
+ *   VectorStore and ProductVectorStore contracts) and in part 3 (e2e/pglite/vitest.config.ts: these five
+ *   files on PGlite with pgvector).
+ * - processes: its migration race pauses inside the SQLite migrator (the PostgreSQL one serialises on an
+ *   advisory lock and has no pause point) and its worker test reads a job's attempts from the SQLite file
+ *   (no port lists jobs); its port and exit tests are backend-neutral.
+ * - demo-seed: it reads the `settings` table from the SQLite file (the tenancy port reads one key), and a
+ *   full seed of the 22 demo photos on PostgreSQL + S3 would add minutes to the run.
  */
 export default defineConfig({
   test: {
@@ -21,6 +24,7 @@ export default defineConfig({
       'e2e/mcp/agent-journey.test.ts',
       'e2e/mcp/blob-gc.test.ts',
       'e2e/mcp/catalog-scoping.test.ts',
+      'e2e/mcp/catalog-sync.test.ts',
       'e2e/mcp/catalog.test.ts',
       'e2e/mcp/cdn.test.ts',
       'e2e/mcp/generate-credits.test.ts',
