@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// `npm run test:scale`: the scale-out backends' tests, in three parts.
+// `npm run test:scale`: the scale-out backends' tests, in four parts.
+// 0. The PostgreSQL stores (e2e/pg/stores.vitest.config.ts lists them): every storage port's PostgreSQL
+//    implementation against the contract suites SQLite's pass in `npm test`, on the machine's PostgreSQL 15
+//    (and PGlite for vectors), and `atelier migrate-backend` end to end into PostgreSQL with blobs on S3.
 // 1. Blobs on a real S3 engine, data in SQLite: the BlobStore contract suite (local and S3) and the MCP
 //    behaviour tests that touch blobs (import, upload, view, /cdn, GC races) with ATELIER_BLOB_STORE=s3://…,
 //    and two server processes behind nginx (e2e/scale/proxy.test.ts; needs /usr/sbin/nginx).
@@ -93,6 +96,8 @@ try {
       stdio: 'inherit',
       env: { ...env, ...extra },
     }).status ?? 1;
+  process.stdout.write('test:scale: the PostgreSQL stores (contract suites, migrate-backend to S3)\n');
+  const storesCode = vitest('e2e/pg/stores.vitest.config.ts', { ...s3Env, ATELIER_BLOB_STORE: `${s3Env.ATELIER_BLOB_STORE}-stores` });
   const s3Code = vitest('e2e/s3/vitest.config.ts', s3Env);
   const databaseUrl = env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
   const schemaPrefix = `e2e_${Date.now().toString(36)}`;
@@ -116,7 +121,7 @@ try {
     ATELIER_BLOB_STORE: `${s3Env.ATELIER_BLOB_STORE}-pglite`,
     ATELIER_TEST_PGLITE: '1',
   });
-  code = s3Code || pgCode || pgliteCode;
+  code = storesCode || s3Code || pgCode || pgliteCode;
 } catch (e) {
   process.stderr.write(`test:scale: ${e?.stack ?? e}\n`);
 } finally {

@@ -103,10 +103,11 @@ export function backendEnv(id: string): Record<string, string> {
 
 /**
  * A temp data dir and a Config pointing at it (real SQLite file, real blob store: the dir's `blobs/`; or
- * a PostgreSQL schema and an S3 prefix of its own under `npm run test:scale`). OCR is off unless a test turns it on (Tesseract takes
- * 1–3 s per photo on 2 cores).
+ * a PostgreSQL schema and an S3 prefix of its own under `npm run test:scale`; `embedded` keeps the SQLite
+ * file and the blob directory even there). OCR is off unless a test turns it on (Tesseract takes 1–3 s per
+ * photo on 2 cores).
  */
-export function tempConfig(overrides: Record<string, string> = {}, dataDir?: string): Config {
+export function tempConfig(overrides: Record<string, string> = {}, dataDir?: string, embedded = false): Config {
   const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
   return loadConfig({
     ATELIER_DATA_DIR: dir,
@@ -114,7 +115,7 @@ export function tempConfig(overrides: Record<string, string> = {}, dataDir?: str
     ATELIER_LOG_LEVEL: 'silent',
     ATELIER_ALLOW_PRIVATE_URLS: '1',
     ATELIER_OCR: '0',
-    ...backendEnv(path.basename(dir)),
+    ...(embedded ? {} : backendEnv(path.basename(dir))),
     ...overrides,
   });
 }
@@ -192,16 +193,19 @@ export interface TestServer {
  * it is then left in place on close, with its database), create one tenant, and hand out SDK clients over
  * an in-memory transport pair (the same McpServer code path as HTTP and stdio). Under
  * ATELIER_TEST_PGLITE=1 the data dir's PGlite is started first (`openTestDatabase`) and stopped on close.
+ * `embedded`: on the SQLite file and the data dir's blob directory whatever the run's backends (the source
+ * of `atelier migrate-backend`).
  */
 export async function startTestServer(
-  opts: { env?: Record<string, string>; configure?: (app: App) => void; dataDir?: string } = {},
+  opts: { env?: Record<string, string>; configure?: (app: App) => void; dataDir?: string; embedded?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-'));
-  await openTestDatabase(dataDir);
-  const config = tempConfig(opts.env, dataDir);
+  if (!opts.embedded) await openTestDatabase(dataDir);
+  const config = tempConfig(opts.env, dataDir, opts.embedded);
   const log = createLogger('silent');
   const app = await buildApp(config, log);
-  if (ON_PGLITE && app.stores.backend !== 'postgres') throw new Error('ATELIER_TEST_PGLITE=1 but the test server is not on PostgreSQL');
+  if (ON_PGLITE && !opts.embedded && app.stores.backend !== 'postgres')
+    throw new Error('ATELIER_TEST_PGLITE=1 but the test server is not on PostgreSQL');
   opts.configure?.(app);
   app.startWorkers();
   const tenant = await createTenant(app.library.tenancy, 'Test tenant');
