@@ -1,10 +1,8 @@
 import pg from 'pg';
 
 /**
- * PostgreSQL connections for the state stores (node-postgres, https://node-postgres.com). Not wired into
- * the server's configuration yet: assets, catalog and search still live in SQLite, and a server with only
- * part of its state in Postgres would be wrong (issue 16 moves the rest, then `ATELIER_DATABASE_URL`
- * chooses the backend).
+ * PostgreSQL connections for every store of the PostgreSQL backend (node-postgres, https://node-postgres.com),
+ * which `ATELIER_DATABASE_URL` selects (server/stores.ts `openPgStores`).
  */
 
 /** int8 (bigint: counts, epoch ms, identity ids) as a JS number; refuses values past 2^53 instead of rounding. */
