@@ -233,6 +233,21 @@ export function createLexicalIndexes(db: Database) {
         // matches and its total estimated: BM25 never runs over every match.
         const lim = Math.max(COUNT_CAP, k);
         const fail = failingSeqs();
+        if (fail && fail.size === 0 && t.filters.sql === '') {
+          // The scope is the whole table and nothing is filtered out: the window is the newest `lim`
+          // matches under the snapshot bound, so its size is the doclist count (capped), and SQLite
+          // sorts it by the same key as below, handing back the first k seqs alone (no row arrays).
+          const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
+          const seqs = prep(
+            `SELECT rowid FROM (SELECT rowid, ${t.bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
+          )
+            .pluck()
+            .all(match, hi, lim, k) as number[];
+          if (seqs.length < k) return { seqs, total: seqs.length, estimated: false };
+          // the scope count of the whole table is exact: the window holds min(total, lim) matches
+          const n = count(match).n;
+          return { seqs, total: counted ? n : Math.min(n, lim), estimated: false };
+        }
         const rows = fail
           ? ftsRanked(match, lim, fail)
           : (prep(`SELECT ${t.seq} AS seq, ${t.bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`)
