@@ -228,9 +228,9 @@ export function createLexicalIndexes(db: Database) {
       },
       async search(match, k, counted = true) {
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
-        // FTS5 rowid order (no sort in SQLite); fewer rows than that is the exact count, and the
-        // ranking is a sort of those rows here. A frequent expression is ranked within its newest
-        // matches and its total estimated: BM25 never runs over every match.
+        // FTS5 rowid order; fewer rows than that is the exact count, and the ranking is a sort of
+        // those rows (here, or in SQLite when nothing is filtered). A frequent expression is ranked
+        // within its newest matches and its total estimated: BM25 never runs over every match.
         const lim = Math.max(COUNT_CAP, k);
         const fail = failingSeqs();
         if (fail && fail.size === 0 && t.filters.sql === '') {
@@ -244,9 +244,10 @@ export function createLexicalIndexes(db: Database) {
             .pluck()
             .all(match, hi, lim, k) as number[];
           if (seqs.length < k) return { seqs, total: seqs.length, estimated: false };
-          // the scope count of the whole table is exact: the window holds min(total, lim) matches
-          const n = count(match).n;
-          return { seqs, total: counted ? n : Math.min(n, lim), estimated: false };
+          // uncounted lists need no total (the port's contract): no count query for them
+          if (!counted) return { seqs, total: seqs.length, estimated: false };
+          // the scope count of the whole table is exact (the window holds the newest min(count, lim))
+          return { seqs, total: count(match).n, estimated: false };
         }
         const rows = fail
           ? ftsRanked(match, lim, fail)
