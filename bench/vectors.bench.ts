@@ -264,6 +264,12 @@ export default async function run(): Promise<void> {
           ['MiniSearch, "featured"', p(miniFeatured), '1.00'],
         ],
       );
+      process.stdout.write(
+        '\nNot the same work: the Atelier rows time the use case (no MCP or router): args parsed by zod, the planner ' +
+          '(per-word counts, typo and concept decisions), FTS5 BM25 over the matches of each list (exact AND, then OR; the newest 2,000 at most), ' +
+          'relevance and fusion, the total, 20 rows and their renditions read and presented, a signed cursor. ' +
+          'MiniSearch returns ids and scores from memory (no stemming, no counts, no rows).\n',
+      );
     }
 
     process.stdout.write(

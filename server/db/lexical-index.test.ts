@@ -74,4 +74,23 @@ describe('lexical index on frequent words', () => {
     // under a snapshot bound the count stops at the bound
     expect(await createLexicalIndexes(db).assets(scope, { maxSeq: 100 }).count('"harbour"')).toBe(100);
   });
+
+  it('ranks in SQLite without filters exactly as the filtered pass ranks here (BM25, then newest first on ties)', async () => {
+    const { db, scope } = await library(N, 0);
+    const lex = createLexicalIndexes(db);
+    // every asset is an image: the kind filter drops nothing but takes the path that sorts the window in JS
+    for (const [match, k] of [
+      ['"harbour"', 50],
+      ['"harbour"', COUNT_CAP + 10],
+      ['"lighthouse" OR "view"', 500],
+      ['"lighthouse"', 7],
+    ] as const) {
+      for (const maxSeq of [undefined, 1000]) {
+        const plain = await lex.assets(scope, { maxSeq }).search(match, k);
+        const filtered = await lex.assets(scope, { maxSeq, kind: 'image' }).search(match, k);
+        expect(plain.seqs).toEqual(filtered.seqs);
+        expect(plain.total).toBe(filtered.total);
+      }
+    }
+  });
 });

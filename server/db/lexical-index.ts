@@ -228,11 +228,27 @@ export function createLexicalIndexes(db: Database) {
       },
       async search(match, k, counted = true) {
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
-        // FTS5 rowid order (no sort in SQLite); fewer rows than that is the exact count, and the
-        // ranking is a sort of those rows here. A frequent expression is ranked within its newest
-        // matches and its total estimated: BM25 never runs over every match.
+        // FTS5 rowid order; fewer rows than that is the exact count, and the ranking is a sort of
+        // those rows (here, or in SQLite when nothing is filtered). A frequent expression is ranked
+        // within its newest matches and its total estimated: BM25 never runs over every match.
         const lim = Math.max(COUNT_CAP, k);
         const fail = failingSeqs();
+        if (fail && fail.size === 0 && t.filters.sql === '') {
+          // The scope is the whole table and nothing is filtered out: the window is the newest `lim`
+          // matches under the snapshot bound, so its size is the doclist count (capped), and SQLite
+          // sorts it by the same key as below, handing back the first k seqs alone (no row arrays).
+          const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
+          const seqs = prep(
+            `SELECT rowid FROM (SELECT rowid, ${t.bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
+          )
+            .pluck()
+            .all(match, hi, lim, k) as number[];
+          if (seqs.length < k) return { seqs, total: seqs.length, estimated: false };
+          // uncounted lists need no total (the port's contract): no count query for them
+          if (!counted) return { seqs, total: seqs.length, estimated: false };
+          // the scope count of the whole table is exact (the window holds the newest min(count, lim))
+          return { seqs, total: count(match).n, estimated: false };
+        }
         const rows = fail
           ? ftsRanked(match, lim, fail)
           : (prep(`SELECT ${t.seq} AS seq, ${t.bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`)

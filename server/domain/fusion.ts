@@ -45,29 +45,38 @@ export function fuse(
   vector: VectorRelevance[] | null,
   vectorKind: 'meaning' | 'visual' = 'meaning',
 ): Fused[] {
-  const lex = new Map((lexical ?? []).map((h, i) => [h.seq, { h, i }]));
-  const vec = new Map((vector ?? []).map((h, i) => [h.seq, { h, i }]));
-  const seqs = [...new Set([...lex.keys(), ...vec.keys()])];
-  const out = seqs.map((seq) => {
-    const l = lex.get(seq)?.h;
-    const v = vec.get(seq)?.h;
+  // position of each document in either list (the last one when a list repeats a document)
+  const lex = new Map<number, number>();
+  lexical?.forEach((h, i) => lex.set(h.seq, i));
+  const vec = new Map<number, number>();
+  vector?.forEach((h, i) => vec.set(h.seq, i));
+  const seqs = [...lex.keys()];
+  for (const seq of vec.keys()) if (!lex.has(seq)) seqs.push(seq);
+  const out: Fused[] = [];
+  const lexOrder = new Float64Array(seqs.length);
+  const vecOrder = new Float64Array(seqs.length);
+  seqs.forEach((seq, j) => {
+    const li = lex.get(seq);
+    const vi = vec.get(seq);
+    const l = li === undefined ? undefined : lexical![li];
+    const v = vi === undefined ? undefined : vector![vi];
     const a = l?.relevance ?? 0;
     const b = Math.min(SEMANTIC_MAX, v?.relevance ?? 0);
     const match = a >= LEXICAL_MATCH || b >= MATCH;
     let relevance = Math.min(1, Math.max(a, b) + SUPPORT * Math.min(a, b));
     if (vectorKind === 'visual') relevance = v?.relevance ?? 0;
     if (!match) relevance = Math.min(relevance, MATCH - 0.01);
-    const matchedBy: MatchKind[] = [...(l && a > 0 ? l.matchedBy : [])];
+    const matchedBy: MatchKind[] = l && a > 0 ? [...l.matchedBy] : [];
     if (v && (b >= MATCH || (!match && b > 0))) matchedBy.push(vectorKind);
-    return {
-      seq,
-      relevance: Math.round(relevance * 1000) / 1000,
-      matchedBy,
-      match,
-      lexOrder: lex.get(seq)?.i ?? Infinity,
-      vecOrder: vec.get(seq)?.i ?? Infinity,
-    };
+    out.push({ seq, relevance: Math.round(relevance * 1000) / 1000, matchedBy, match });
+    lexOrder[j] = li ?? Infinity;
+    vecOrder[j] = vi ?? Infinity;
   });
-  out.sort((x, y) => Number(y.match) - Number(x.match) || y.relevance - x.relevance || x.lexOrder - y.lexOrder || x.vecOrder - y.vecOrder);
-  return out.map(({ seq, relevance, matchedBy, match }) => ({ seq, relevance, matchedBy, match }));
+  const order = out.map((_, j) => j);
+  order.sort((x, y) => {
+    const fx = out[x]!;
+    const fy = out[y]!;
+    return Number(fy.match) - Number(fx.match) || fy.relevance - fx.relevance || lexOrder[x]! - lexOrder[y]! || vecOrder[x]! - vecOrder[y]!;
+  });
+  return order.map((j) => out[j]!);
 }

@@ -267,8 +267,6 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   // Best quality per (document, term) and the classes that gave it (bit masks of MATCHED_BY), in flat
   // arrays indexed by candidate (its position in `candidates` is also its list order) and term.
   const m = candidates.length;
-  const slot = new Map<number, number>();
-  candidates.forEach((seq, j) => slot.set(seq, j));
   const quality = new Float64Array(m * n);
   const byMask = new Uint8Array(m * n);
   const exactSet = new Set(s1.seqs);
@@ -277,22 +275,20 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   // group. Only the other candidates are looked up (a narrower rowid range for `within`).
   const allTermsSet = new Set(allTerms);
   const matching = groups.filter((g) => g.count > 0);
-  const sole = (g: Group): boolean => matching.filter((h) => h.term === g.term).length === 1;
   for (const g of groups) {
+    if (g.count === 0 && !(n === 1 && g.cls === 'exact' && !expanded)) continue;
     const bit = BY_BIT[MATCHED_BY[g.cls]];
-    let members: Iterable<number>;
-    if (n === 1 && g.cls === 'exact' && !expanded) members = candidates;
-    else if (g.count === 0) members = [];
-    else {
-      const known = (seq: number): boolean => (g.cls === 'exact' && exactSet.has(seq)) || (sole(g) && allTermsSet.has(seq));
+    let member: ((seq: number) => boolean) | null = null;
+    if (!(n === 1 && g.cls === 'exact' && !expanded)) {
+      const sole = matching.filter((h) => h.term === g.term).length === 1;
+      const known = (seq: number): boolean => (g.cls === 'exact' && exactSet.has(seq)) || (sole && allTermsSet.has(seq));
       const rest = candidates.filter((seq) => !known(seq));
       const found = rest.length > 0 ? await index.within(scoped(orOf(g.phrases), o.column), rest) : new Set<number>();
-      members = candidates.filter((seq) => known(seq) || found.has(seq));
+      member = (seq) => known(seq) || found.has(seq);
     }
-    for (const seq of members) {
-      const j = slot.get(seq);
-      if (j === undefined) continue;
-      const c = j * n + g.term;
+    // candidate j's cell for this group's term
+    for (let j = 0, c = g.term; j < m; j++, c += n) {
+      if (member && !member(candidates[j]!)) continue;
       if (g.quality > quality[c]!) quality[c] = g.quality;
       byMask[c] = byMask[c]! | bit;
     }
@@ -311,8 +307,8 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const unsorted: LexicalHit[] = candidates.map((seq, j) => {
     let sum = 0;
     let complete = true;
-    // provenance: the classes that gave each matched term its best quality
-    const by = new Set<LexicalMatchedBy>();
+    // provenance: the classes that gave each matched term its best quality, in the order first found
+    const by: LexicalMatchedBy[] = [];
     for (let i = 0; i < n; i++) {
       const q = quality[j * n + i]!;
       sum += q * weights[i]!;
@@ -321,10 +317,13 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
         continue;
       }
       const mask = byMask[j * n + i]!;
-      for (const g of groupsOf[i]!) if (g.quality === q && mask & BY_BIT[MATCHED_BY[g.cls]]) by.add(MATCHED_BY[g.cls]);
+      for (const g of groupsOf[i]!) {
+        const kind = MATCHED_BY[g.cls];
+        if (g.quality === q && mask & BY_BIT[kind] && !by.includes(kind)) by.push(kind);
+      }
     }
     const relevance = exactSet.has(seq) ? 1 : sum / wsum;
-    return { seq, relevance: Math.min(1, relevance), matchedBy: [...by], complete };
+    return { seq, relevance: Math.min(1, relevance), matchedBy: by, complete };
   });
   // best first; ties keep list order (BM25: complete exact matches first, then the other lists)
   const hits = unsorted
