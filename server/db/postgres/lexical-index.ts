@@ -47,6 +47,9 @@ function rangeEnd(prefix: string): string {
  * machine) ts_stat reads every vector of the workspace per call, p50 677 ms for one prefix, where a
  * term-range probe of `asset_terms` took 3.5 ms; a typo lookup asks for several prefixes.
  *
+ * `size` (the planner's N of the IDF) never counts the workspace: it reads the workspace's row of
+ * `asset_counts` (migration 0012, kept by triggers in every transaction that inserts or deletes assets)
+ * and subtracts the rows past the snapshot bound.
  * Each port serves one request: the first call writes the scope's stale vectors (asset-lexicon.ts),
  * and a count is asked of the database once per expression.
  * @throws FtsSubsetError (from every method taking `match`) for an expression outside the subset the planner writes
@@ -64,12 +67,24 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
       const fresh = (): Promise<unknown> => (ready ??= refreshStaleAssets(pool, scope));
       const tsquery = (match: string): string | null => ftsToTsquery(match, ASSET_COLUMN_WEIGHTS);
       const counts = new Map<string, number>();
-      let size: number | null = null;
-      const scopeSize = async (): Promise<number> => {
-        await fresh();
-        size ??= (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM assets a WHERE ${scopeSql}`, scopeParams)).rows[0]!.n;
-        return size;
-      };
+      let size: Promise<number> | null = null;
+      /**
+       * Assets of the scope under the snapshot bound: the workspace's count row (asset_counts, kept by
+       * triggers in the writing transactions, migration 0012) less the rows newer than `maxSeq`, in one
+       * statement (one snapshot, so exact whatever other processes write). The second part is an index
+       * range past `maxSeq`: empty on a first page, whose bound is the workspace's max(seq), and the rows
+       * added since the cursor's snapshot on later pages; never a count of the workspace.
+       */
+      const scopeSize = (): Promise<number> =>
+        (size ??= fresh().then(async () => {
+          const r = await pool.query<{ n: number }>(
+            `SELECT coalesce((SELECT c.assets FROM asset_counts c WHERE c.workspace_id = $2 AND c.tenant_id = $1), 0)${
+              maxSeq !== undefined ? ' - (SELECT count(*) FROM assets a WHERE a.tenant_id = $1 AND a.workspace_id = $2 AND a.seq > $3)' : ''
+            } AS n`,
+            scopeParams,
+          );
+          return r.rows[0]!.n;
+        }));
 
       /**
        * Matches of `cond` (SQL on `a` after the scope, parameters after the scope's) counted up to
