@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAsset, CONTRACT_SCOPE, OTHER_TENANT, OTHER_WORKSPACE } from '../contract/fixture.ts';
 import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import type { Scope } from '../../domain/scope.ts';
@@ -6,14 +6,16 @@ import { syntheticProduct } from '../synthetic-product.ts';
 import { createPgAssetStore } from './assets.ts';
 import { createPgLexicalIndexes } from './lexical-index.ts';
 import { loadPgMigrations, migratePostgres } from './migrate.ts';
+import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
 import type { PgPool } from './pool.ts';
 import { createPgProductLexicalIndexes } from './product-lexical-index.ts';
 import { createPgProductStore } from './products.ts';
 import { createTestSchema } from './test-database.ts';
+import { createPgVectorStore } from './vector-store.ts';
 
-// The scope counts of migration 0012 (asset_counts, product_counts), which the lexical indexes' `size`
-// reads instead of counting rows: after every kind of write, from two processes (two pools), they equal
-// a count of the rows.
+// The scope counts of migrations 0012 and 0013 (asset_counts, product_counts, asset_vector_counts), which the
+// lexical indexes' `size` and the vector store's `count` and partition size read instead of counting
+// rows: after every kind of write, from two processes (two pools), they equal a count of the rows.
 const schemas = schemasPerCase();
 
 async function seeded(): Promise<{ pool: PgPool; other: PgPool }> {
@@ -227,5 +229,95 @@ describe('PostgreSQL scope counts (migration 0012)', () => {
     expect(counts).toEqual(truth);
     expect(counts).toHaveLength(2);
     expect((await pool.query('SELECT store_id, products::int AS n FROM product_counts')).rows).toEqual([{ store_id: 'store-a', n: 2 }]);
+  });
+});
+
+describe('PostgreSQL vector counts (migration 0013, PGlite with pgvector)', () => {
+  let server: PgliteServer;
+  beforeAll(async () => {
+    server = await startPgliteServer();
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const v = (x: number): Float32Array => Float32Array.from([1, x, 0, 0]);
+  /** the count rows of a space against the rows of its table */
+  const vectorCounts = (pool: PgPool, space: number) =>
+    countsAndTruth(
+      pool,
+      `SELECT workspace_id, vectors::int AS n FROM asset_vector_counts WHERE space_id = ${space} AND vectors <> 0`,
+      `SELECT workspace_id, count(*)::int AS n FROM asset_vectors_${space} GROUP BY 1`,
+    );
+
+  it('vector counts follow puts, replaces, removes and deleted assets from two processes, and a retire', async () => {
+    const schema = schemas.track(await server.schema());
+    const pool = schema.pool();
+    await seedPgContractScopes(pool);
+    const mine = createPgVectorStore(pool);
+    const theirs = createPgVectorStore(schema.pool());
+    const assets = createPgAssetStore(pool);
+    const space = await mine.ensureSpace('asset_text', 'm', 4, 'ready');
+    const seqs: number[] = [];
+    for (let i = 0; i < 12; i++) seqs.push(await assets.insert(contractAsset({}, i % 3 ? CONTRACT_SCOPE : OTHER_WORKSPACE)));
+    const scopeOf = (i: number) => (i % 3 ? CONTRACT_SCOPE : OTHER_WORKSPACE);
+    for (const [i, seq] of seqs.entries()) await (i % 2 ? theirs : mine).put(scopeOf(i), space, seq, v(i));
+    await mine.put(scopeOf(1), space, seqs[1]!, v(9)); // a replacement counts once
+    await theirs.remove(scopeOf(2), space, seqs[2]!);
+    await assets.deleteMany(CONTRACT_SCOPE, [seqs[4]!, seqs[5]!]);
+    const [counts, truth] = await vectorCounts(pool, space.id);
+    expect(counts).toEqual(truth);
+    expect(await theirs.count(CONTRACT_SCOPE, space)).toBe(5);
+    expect(await theirs.count(OTHER_WORKSPACE, space)).toBe(4);
+    expect(await theirs.count({ tenantId: 'tenant-b', workspaceId: 'ws-a' }, space)).toBe(0);
+    // the partition size of `nearest` picks the HNSW path past exactScanMax: the same hits either way
+    const small = createPgVectorStore(pool, { exactScanMax: 4 });
+    expect((await small.nearest(CONTRACT_SCOPE, space, v(1), 3, {})).map((h) => h.seq)).toEqual(
+      (await mine.nearest(CONTRACT_SCOPE, space, v(1), 3, {})).map((h) => h.seq),
+    );
+    await mine.retire(space);
+    expect((await pool.query('SELECT count(*)::int AS n FROM asset_vector_counts WHERE space_id = $1', [space.id])).rows[0]).toEqual({
+      n: 0,
+    });
+    const revived = await theirs.ensureSpace('asset_text', 'm', 4, 'ready');
+    expect(await mine.count(CONTRACT_SCOPE, revived)).toBe(0);
+    await mine.put(CONTRACT_SCOPE, revived, seqs[1]!, v(1));
+    expect(await theirs.count(CONTRACT_SCOPE, revived)).toBe(1);
+  });
+
+  it('ensureSpace attaches the counts to a space table that has none (written before migration 0013) and counts its rows', async () => {
+    const schema = schemas.track(await server.schema());
+    const pool = schema.pool();
+    await seedPgContractScopes(pool);
+    const assets = createPgAssetStore(pool);
+    const seqs = [
+      await assets.insert(contractAsset()),
+      await assets.insert(contractAsset()),
+      await assets.insert(contractAsset({}, OTHER_WORKSPACE)),
+    ];
+    // the space and its table as the store wrote them before the migration
+    const id = (
+      await pool.query<{ id: number }>(
+        `INSERT INTO vector_spaces (purpose, model_id, dimensions, status, created_at) VALUES ('asset_text', 'm', 4, 'ready', now()) RETURNING id`,
+      )
+    ).rows[0]!.id;
+    await pool.query(
+      `CREATE TABLE asset_vectors_${id} (asset_seq bigint PRIMARY KEY REFERENCES assets (seq) ON DELETE CASCADE,
+         workspace_id text COLLATE "C" NOT NULL, embedding public.vector(4) NOT NULL)`,
+    );
+    await pool.query(
+      `INSERT INTO asset_vectors_${id} (asset_seq, workspace_id, embedding) SELECT seq, workspace_id, '[1,0,0,0]' FROM assets WHERE seq = ANY($1::bigint[])`,
+      [seqs],
+    );
+    const store = createPgVectorStore(pool);
+    const space = await store.ensureSpace('asset_text', 'm', 4, 'ready');
+    expect(space.id).toBe(id);
+    expect([await store.count(CONTRACT_SCOPE, space), await store.count(OTHER_WORKSPACE, space)]).toEqual([2, 1]);
+    await assets.deleteMany(CONTRACT_SCOPE, [seqs[0]!]);
+    // a second ensureSpace attaches nothing twice
+    await createPgVectorStore(schema.pool()).ensureSpace('asset_text', 'm', 4, 'ready');
+    const [counts, truth] = await vectorCounts(pool, id);
+    expect(counts).toEqual(truth);
+    expect(await store.count(CONTRACT_SCOPE, space)).toBe(1);
   });
 });
