@@ -38,7 +38,7 @@ function rangeEnd(prefix: string): string {
  * - the vocabulary is the store's (SQLite's spans the whole database file).
  * `size` (the planner's N of the IDF) never counts the store: it reads the store's row of
  * `product_counts` (migration 0012, kept by triggers in every transaction that inserts or deletes
- * products) less the products past the snapshot bound (a range of products_store_seq, empty on a first
+ * products) less the products past the snapshot bound (an index range, empty on a first
  * page), in one statement, so it is exact whatever other processes write.
  * Each port serves one request: a count is asked of the database once per expression.
  * @throws FtsSubsetError (from every method taking `match`) for an expression outside the subset the planner writes
