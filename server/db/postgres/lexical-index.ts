@@ -47,6 +47,9 @@ function rangeEnd(prefix: string): string {
  * machine) ts_stat reads every vector of the workspace per call, p50 677 ms for one prefix, where a
  * term-range probe of `asset_terms` took 3.5 ms; a typo lookup asks for several prefixes.
  *
+ * `size` (the planner's N of the IDF) never counts the workspace: it reads the workspace's row of
+ * `asset_counts` (migration 0012, kept by triggers in every transaction that inserts or deletes assets)
+ * and subtracts the rows past the snapshot bound; so does an unfiltered estimate past COUNT_CAP.
  * Each port serves one request: the first call writes the scope's stale vectors (asset-lexicon.ts),
  * and a count is asked of the database once per expression.
  * @throws FtsSubsetError (from every method taking `match`) for an expression outside the subset the planner writes
@@ -64,24 +67,70 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
       const fresh = (): Promise<unknown> => (ready ??= refreshStaleAssets(pool, scope));
       const tsquery = (match: string): string | null => ftsToTsquery(match, ASSET_COLUMN_WEIGHTS);
       const counts = new Map<string, number>();
-      let size: number | null = null;
-      const scopeSize = async (): Promise<number> => {
-        await fresh();
-        size ??= (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM assets a WHERE ${scopeSql}`, scopeParams)).rows[0]!.n;
-        return size;
+      let size: Promise<number> | null = null;
+      /**
+       * Assets of the scope under the snapshot bound: the workspace's count row (asset_counts, kept by
+       * triggers in the writing transactions, migration 0012) less the rows newer than `maxSeq`, in one
+       * statement (one snapshot, so exact whatever other processes write). The second part is an index
+       * range past `maxSeq`: empty on a first page, whose bound is the workspace's max(seq), and the rows
+       * added since the cursor's snapshot on later pages; never a count of the workspace.
+       */
+      const scopeSize = (): Promise<number> =>
+        (size ??= fresh().then(async () => {
+          const r = await pool.query<{ n: number }>(
+            `SELECT coalesce((SELECT c.assets FROM asset_counts c WHERE c.workspace_id = $2 AND c.tenant_id = $1), 0)${
+              maxSeq !== undefined ? ' - (SELECT count(*) FROM assets a WHERE a.tenant_id = $1 AND a.workspace_id = $2 AND a.seq > $3)' : ''
+            } AS n`,
+            scopeParams,
+          );
+          return r.rows[0]!.n;
+        }));
+
+      type Filter = { sql: string; params: unknown[] };
+      /** Estimates by `lo` and filter: an expression's count and its search reach the same `lo`. */
+      const estimates = new Map<string, Promise<number>>();
+      /**
+       * Matches past COUNT_CAP when the newest COUNT_CAP matches under `filter` (the request's filters or
+       * none) reach down to seq `lo`: the share of matches among the scope's rows from `lo` up is assumed
+       * to hold for its older rows too, estimate = COUNT_CAP · rows / rows from `lo`. Without filters the
+       * rows are the scope's size and the rows from `lo` an index range of the newest rows (no count of
+       * the workspace); with filters both are counted under them.
+       */
+      const estimate = (lo: number, filter: Filter): Promise<number> => {
+        const key = `${lo}|${filter.sql}|${JSON.stringify(filter.params)}`;
+        let e = estimates.get(key);
+        if (!e) {
+          e = (async () => {
+            const at = scopeParams.length + filter.params.length + 1;
+            const rows =
+              filter.sql === ''
+                ? {
+                    total: await scopeSize(),
+                    newer: (
+                      await pool.query<{ n: number }>(`SELECT count(*) AS n FROM assets a WHERE ${scopeSql} AND a.seq >= $${at}`, [
+                        ...scopeParams,
+                        lo,
+                      ])
+                    ).rows[0]!.n,
+                  }
+                : (
+                    await pool.query<{ newer: number; total: number }>(
+                      `SELECT count(*) FILTER (WHERE a.seq >= $${at}) AS newer, count(*) AS total FROM assets a WHERE ${scopeSql}${filter.sql}`,
+                      [...scopeParams, ...filter.params, lo],
+                    )
+                  ).rows[0]!;
+            return Math.max(COUNT_CAP, Math.round((COUNT_CAP * rows.total) / Math.max(1, rows.newer)));
+          })();
+          estimates.set(key, e);
+        }
+        return e;
       };
 
       /**
        * Matches of `cond` (SQL on `a` after the scope, parameters after the scope's) counted up to
-       * COUNT_CAP, newest first. Past it the newest COUNT_CAP matches reach down to seq `lo`, and the
-       * share of matches among the scope's rows from `lo` up (under `filter`, the request's filters or
-       * none) is assumed to hold for its older rows too: estimate = COUNT_CAP · rows / rows from `lo`.
+       * COUNT_CAP, newest first, and estimated past it (`estimate`, under `filter`).
        */
-      const capped = async (
-        cond: string,
-        params: unknown[],
-        filter: { sql: string; params: unknown[] },
-      ): Promise<{ n: number; estimated: boolean }> => {
+      const capped = async (cond: string, params: unknown[], filter: Filter): Promise<{ n: number; estimated: boolean }> => {
         const r = (
           await pool.query<{ n: number; lo: number | null }>(
             `SELECT count(*) AS n, min(seq) AS lo FROM (SELECT a.seq FROM assets a WHERE ${scopeSql} AND ${cond} ORDER BY a.seq DESC LIMIT ${COUNT_CAP}) m`,
@@ -89,14 +138,7 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
           )
         ).rows[0]!;
         if (r.n < COUNT_CAP || r.lo === null) return { n: r.n, estimated: false };
-        const lo = scopeParams.length + filter.params.length + 1;
-        const rows = (
-          await pool.query<{ newer: number; total: number }>(
-            `SELECT count(*) FILTER (WHERE a.seq >= $${lo}) AS newer, count(*) AS total FROM assets a WHERE ${scopeSql}${filter.sql}`,
-            [...scopeParams, ...filter.params, r.lo],
-          )
-        ).rows[0]!;
-        return { n: Math.max(COUNT_CAP, Math.round((COUNT_CAP * rows.total) / Math.max(1, rows.newer))), estimated: true };
+        return { n: await estimate(r.lo, filter), estimated: true };
       };
 
       const count = async (match: string): Promise<number> => {
@@ -122,8 +164,8 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
           const params = [...scopeParams, q, ...w.params];
           const lim = Math.max(COUNT_CAP, k);
           const rows = (
-            await pool.query<{ seq: number; n: number }>(
-              `SELECT seq, count(*) OVER () AS n FROM (
+            await pool.query<{ seq: number; n: number; lo: number }>(
+              `SELECT seq, count(*) OVER () AS n, min(seq) OVER () AS lo FROM (
                  SELECT a.seq, ts_rank_cd('${RANK_WEIGHTS}', a.lexical_vector, $${next}::tsquery, ${RANK_NORMALIZATION}) AS r
                  FROM (SELECT a.seq, a.lexical_vector FROM assets a WHERE ${where} ORDER BY a.seq DESC LIMIT ${lim}) a
                ) s ORDER BY r DESC, seq DESC LIMIT $${params.length + 1}`,
@@ -135,7 +177,10 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
           if (seqs.length < k) return { seqs, total: seqs.length };
           if (read < lim || !counted) return { seqs, total: read };
           // the filters again for the estimate's row counts, numbered right after the scope's parameters
-          const c = await capped(`a.lexical_vector @@ $${next}::tsquery${w.sql}`, [q, ...w.params], pgAssetFilterSql(rest, next));
+          const filter = pgAssetFilterSql(rest, next);
+          // at lim = COUNT_CAP the ranked pass read what `capped` would count: the newest COUNT_CAP matches, down to `lo`
+          if (lim === COUNT_CAP) return { seqs, total: await estimate(rows[0]!.lo, filter), estimated: true };
+          const c = await capped(`a.lexical_vector @@ $${next}::tsquery${w.sql}`, [q, ...w.params], filter);
           return { seqs, total: Math.max(c.n, read), estimated: c.estimated };
         },
         async within(match, seqs) {

@@ -36,6 +36,10 @@ function rangeEnd(prefix: string): string {
  *   first; compare rankings by relevance metrics, not by identical order;
  * - totals are exact counts (never `estimated`); the ranking covers the newest PRODUCT_RANK_WINDOW matches;
  * - the vocabulary is the store's (SQLite's spans the whole database file).
+ * `size` (the planner's N of the IDF) never counts the store: it reads the store's row of
+ * `product_counts` (migration 0012, kept by triggers in every transaction that inserts or deletes
+ * products) less the products past the snapshot bound (an index range, empty on a first
+ * page), in one statement, so it is exact whatever other processes write.
  * Each port serves one request: a count is asked of the database once per expression.
  * @throws FtsSubsetError (from every method taking `match`) for an expression outside the subset the planner writes
  */
@@ -49,7 +53,7 @@ export function createPgProductLexicalIndexes(pool: PgPool): { products(scope: S
       const next = scopeParams.length + 1;
       const tsquery = (match: string): string | null => ftsToTsquery(match, PRODUCT_COLUMN_WEIGHTS);
       const counts = new Map<string, number>();
-      let size: number | null = null;
+      let size: Promise<number> | null = null;
 
       const count = async (match: string): Promise<number> => {
         const q = tsquery(match);
@@ -70,10 +74,15 @@ export function createPgProductLexicalIndexes(pool: PgPool): { products(scope: S
 
       return {
         count,
-        async size() {
-          size ??= (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM products p WHERE ${scopeSql}`, scopeParams)).rows[0]!.n;
-          return size;
-        },
+        size: () =>
+          (size ??= pool
+            .query<{ n: number }>(
+              `SELECT coalesce((SELECT c.products FROM product_counts c WHERE c.store_id = $1), 0)${
+                maxSeq !== undefined ? ' - (SELECT count(*) FROM products p WHERE p.store_id = $1 AND p.seq > $2)' : ''
+              } AS n`,
+              scopeParams,
+            )
+            .then((r) => r.rows[0]!.n)),
         async search(match, k, counted = true) {
           const q = tsquery(match);
           if (!q || k <= 0) return { seqs: [], total: 0 };

@@ -181,8 +181,14 @@ export function createPgProductStore(pool: PgPool): ProductStore {
       products.length === 0 ? Promise.resolve([]) : inTransaction(pool, (c) => writeBatch(c, scope.storeId, products, source, opts)),
     async deleteByGids(scope, gids) {
       if (gids.length === 0) return 0;
-      const r = await pool.query('DELETE FROM products WHERE store_id = $1 AND gid = ANY($2::text[])', [scope.storeId, gids]);
-      return r.rowCount ?? 0;
+      // the store's row first, as writeBatch takes it: a delete locking product rows and then the store's
+      // count row (migration 0012) could otherwise deadlock with a batch that holds the count row and
+      // then upserts one of those products
+      return inTransaction(pool, async (c) => {
+        await c.query('SELECT 1 FROM stores WHERE id = $1 FOR NO KEY UPDATE', [scope.storeId]);
+        const r = await c.query('DELETE FROM products WHERE store_id = $1 AND gid = ANY($2::text[])', [scope.storeId, gids]);
+        return r.rowCount ?? 0;
+      });
     },
     async gidsOfStore(scope) {
       return (await pool.query<{ gid: string }>('SELECT gid FROM products WHERE store_id = $1', [scope.storeId])).rows.map((r) => r.gid);

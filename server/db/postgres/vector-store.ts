@@ -40,6 +40,11 @@ const parse = (text: string): Float32Array => Float32Array.from(JSON.parse(text)
  * repeat that expression to use it), retiring a model is a DROP TABLE instead of deleting and vacuuming
  * millions of rows, and it is the layout of the SQLite side (one vec0 table per space).
  *
+ * `count` and the partition size `nearest` chooses by read `asset_vector_counts` (migration 0013): a
+ * count row per space and workspace kept by statement triggers on each space's table (attached by
+ * `ensureSpace`, deleted by `retire`), in the writing transactions, so a search never counts the
+ * partition and every process reads the committed count.
+ *
  * `nearest` is one SQL query joining `assets`, so scope and filters apply inside it: a partition of
  * at most `EXACT_SCAN_MAX` vectors is ranked exactly (the workspace's rows by index, then a sort on
  * the cosine distance); a larger one goes through the HNSW index (`vector_cosine_ops`) with pgvector
@@ -125,6 +130,8 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
         // m = 16, ef_construction = 64: pgvector's defaults
         if (dimensions <= HNSW_MAX_DIMENSIONS)
           await c.query(`CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding ${x}.vector_cosine_ops)`);
+        // the per-workspace vector counts (migration 0013), once per table
+        await c.query('SELECT asset_vector_counts_attach($1)', [space.id]);
         return space;
       });
     },
@@ -137,6 +144,7 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
       await inTransaction(pool, async (c) => {
         await c.query(`UPDATE vector_spaces SET status = 'retired' WHERE id = $1`, [space.id]);
         await c.query(`DROP TABLE IF EXISTS ${table(space)}`);
+        await c.query('DELETE FROM asset_vector_counts WHERE space_id = $1', [space.id]);
       });
     },
     async put(scope, space, seq, vector) {
@@ -168,7 +176,13 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
     },
     async count(scope, space) {
       await ns();
-      return (await pool.query<{ n: number }>(`SELECT count(*) AS n ${scoped(space)}`, scopeParams(scope))).rows[0]!.n;
+      // the workspace's count row, if the workspace is the tenant's (a forged scope counts nothing)
+      const r = await pool.query<{ n: number }>(
+        `SELECT coalesce((SELECT c.vectors FROM asset_vector_counts c JOIN workspaces w ON w.id = c.workspace_id
+           WHERE c.space_id = $3 AND c.workspace_id = $2 AND w.tenant_id = $1), 0) AS n`,
+        [...scopeParams(scope), space.id],
+      );
+      return r.rows[0]!.n;
     },
     async sample(scope, space, limit) {
       await ns();
@@ -195,7 +209,10 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
          ORDER BY ${distance}${exact ? ' + 0, v.asset_seq' : ''} LIMIT $${n + 1}`;
       const rows = await inTransaction(pool, async (c) => {
         const size = (
-          await c.query<{ n: number }>(`SELECT count(*) AS n FROM ${table(space)} WHERE workspace_id = $1`, [scope.workspaceId])
+          await c.query<{ n: number }>(
+            'SELECT coalesce((SELECT vectors FROM asset_vector_counts WHERE space_id = $1 AND workspace_id = $2), 0) AS n',
+            [space.id, scope.workspaceId],
+          )
         ).rows[0]!.n;
         if (size <= exactScanMax || space.dimensions > HNSW_MAX_DIMENSIONS)
           return (await c.query<VectorHit>(sql(true), [...params, k])).rows;
