@@ -6,13 +6,12 @@ import { pino } from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_SCOPE, contractAsset } from '../db/contract/fixture.ts';
-import { schemasPerCase, seedPgContractScopes } from '../db/contract/pg-schemas.ts';
+import { pgliteServerPerSuite, schemasPerCase, seedPgContractScopes } from '../db/contract/pg-schemas.ts';
 import type { AssetStore } from '../db/ports/asset-store.ts';
 import { createPgAssetEnrichmentStore } from '../db/postgres/asset-enrichment.ts';
 import { createPgAssetStore } from '../db/postgres/assets.ts';
 import { createPgCalibrationStore } from '../db/postgres/calibrations.ts';
 import { createPgJobQueue } from '../db/postgres/job-queue.ts';
-import { startPgliteServer, type PgliteServer } from '../db/postgres/pglite-server.ts';
 import type { PgPool } from '../db/postgres/pool.ts';
 import { createPgVectorStore } from '../db/postgres/vector-store.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -93,13 +92,7 @@ async function settled(assets: AssetStore, seqs: number[], timeoutMs = 60_000): 
 const schemas = schemasPerCase();
 
 describe('enrichment on PostgreSQL + pgvector (PGlite)', () => {
-  let server: PgliteServer;
-  beforeAll(async () => {
-    server = await startPgliteServer();
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = pgliteServerPerSuite();
 
   it('claims the jobs, writes the analysis, stores the text vector, and semantic KNN finds the asset', async () => {
     const schema = schemas.track(await server.schema());

@@ -1,4 +1,5 @@
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startPgliteServer, type PgliteServer } from '../postgres/pglite-server.ts';
 import type { PgPool } from '../postgres/pool.ts';
 import { createTestSchema, type TestSchema } from '../postgres/test-database.ts';
 import type { StoreFixture } from './fixture.ts';
@@ -44,4 +45,31 @@ export async function seedPgContractScopes(pool: PgPool): Promise<void> {
     `INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES
        ('ws-a', 'tenant-a', 'a', now()), ('ws-b', 'tenant-a', 'b', now()), ('ws-c', 'tenant-b', 'c', now())`,
   );
+}
+
+/**
+ * TEST ONLY: PGlite with pgvector (pglite-server.ts) for the enclosing describe block, or the file when
+ * called at module level: started in `beforeAll` (seconds: give no shorter hook timeout), stopped in
+ * `afterAll`. Its methods are usable from the cases on.
+ * @throws Error from a method called before `beforeAll` ran
+ */
+export function pgliteServerPerSuite(): Omit<PgliteServer, 'stop'> {
+  let server: PgliteServer | null = null;
+  beforeAll(async () => {
+    server = await startPgliteServer();
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const started = (): PgliteServer => {
+    if (!server) throw new Error('the PGlite server starts in beforeAll: use it from a case or a later hook');
+    return server;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    schema: () => started().schema(),
+    query: (sql) => started().query(sql),
+  };
 }

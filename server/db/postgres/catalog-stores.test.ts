@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
+import { describe, expect, it } from 'vitest';
+import { pgliteServerPerSuite, schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import { productLexicalContract } from '../contract/product-lexical-contract.ts';
 import { CATALOG_SCOPES, productStoreContract, type CatalogStoresFixture } from '../contract/product-store-contract.ts';
 import { productVectorsContract } from '../contract/product-vectors-contract.ts';
 import { VectorStoreUnavailableError } from '../ports/vector-store.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
-import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
 import type { PgPool } from './pool.ts';
 import { createPgProductLexicalIndexes } from './product-lexical-index.ts';
 import { createPgProductVectors } from './product-vectors.ts';
@@ -54,13 +53,7 @@ productLexicalContract('PostgreSQL', {
   },
 });
 
-let server: PgliteServer;
-beforeAll(async () => {
-  server = await startPgliteServer();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = pgliteServerPerSuite();
 productVectorsContract(
   'PostgreSQL + pgvector (PGlite)',
   fixtureOn(() => server.schema()),

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contractAsset, CONTRACT_SCOPE, OTHER_TENANT, OTHER_WORKSPACE } from '../contract/fixture.ts';
-import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
+import { pgliteServerPerSuite, schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import type { Scope } from '../../domain/scope.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
 import { createPgAssetStore } from './assets.ts';
 import { createPgLexicalIndexes } from './lexical-index.ts';
 import { loadPgMigrations, migratePostgres } from './migrate.ts';
-import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
 import type { PgPool } from './pool.ts';
 import { createPgProductLexicalIndexes } from './product-lexical-index.ts';
 import { createPgProductStore } from './products.ts';
@@ -233,13 +232,7 @@ describe('PostgreSQL scope counts (migration 0012)', () => {
 });
 
 describe('PostgreSQL vector counts (migration 0013, PGlite with pgvector)', () => {
-  let server: PgliteServer;
-  beforeAll(async () => {
-    server = await startPgliteServer();
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = pgliteServerPerSuite();
 
   const v = (x: number): Float32Array => Float32Array.from([1, x, 0, 0]);
   /** the count rows of a space against the rows of its table */

@@ -1,10 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pgliteServerPerSuite, schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import { vectorStoreContract } from '../contract/vector-store-contract.ts';
 import { VectorStoreUnavailableError } from '../ports/vector-store.ts';
 import { createPgAssetStore } from './assets.ts';
 import { loadPgMigrations } from './migrate.ts';
-import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
 import type { PgPool } from './pool.ts';
 import { createTestSchema } from './test-database.ts';
 import { createPgVectorStore } from './vector-store.ts';
@@ -13,13 +12,7 @@ import { createPgVectorStore } from './vector-store.ts';
 // PGlite with pgvector served over the wire protocol (pglite-server.ts): the machine's PostgreSQL 15
 // has no pgvector. On that real PostgreSQL 15 the store must say it is unavailable, and why, while the
 // migrations of every other store still apply.
-let server: PgliteServer;
-beforeAll(async () => {
-  server = await startPgliteServer();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = pgliteServerPerSuite();
 
 const schemas = schemasPerCase();
 const seed = seedPgContractScopes;
