@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestHooks } from '../../test-hooks.ts';
 import { loadMigrations, type Migration } from '../migrate.ts';
 import type { PgPool } from './pool.ts';
 
@@ -19,10 +20,12 @@ export function loadPgMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * several processes starting on a new database wait for each other, exactly one applies each
  * migration, and a failing migration leaves nothing applied. Applied versions are recorded in
  * `schema_migrations` of the first schema of the connection's search_path.
+ * @param hooks TEST ONLY pause point `migrate` (inside the lock, after reading the applied versions, before
+ *   the first pending migration is applied), as in the SQLite migrator (server/db/migrate.ts)
  * @returns the versions applied now
  * @throws the driver's error of a failing statement (nothing applied)
  */
-export async function migratePostgres(pool: PgPool, migrations: Migration[] = loadPgMigrations()): Promise<number[]> {
+export async function migratePostgres(pool: PgPool, migrations: Migration[] = loadPgMigrations(), hooks?: TestHooks): Promise<number[]> {
   const c = await pool.connect();
   try {
     await c.query('BEGIN');
@@ -32,6 +35,7 @@ export async function migratePostgres(pool: PgPool, migrations: Migration[] = lo
     );
     const done = new Set((await c.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     const applied: number[] = [];
+    if (migrations.some((m) => !done.has(m.version))) await hooks?.pause('migrate');
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       await c.query(m.sql);
