@@ -29,7 +29,7 @@ import { createPgCalibrationStore } from './db/postgres/calibrations.ts';
 import { createPgCreditStore } from './db/postgres/credits.ts';
 import { createPgJobQueue } from './db/postgres/job-queue.ts';
 import { createPgLexicalIndexes } from './db/postgres/lexical-index.ts';
-import { migratePostgres } from './db/postgres/migrate.ts';
+import { ensurePgSchema, migratePostgres } from './db/postgres/migrate.ts';
 import { createPgPickerStore } from './db/postgres/pickers.ts';
 import { createPgPool, type PgPool } from './db/postgres/pool.ts';
 import { createPgProductLexicalIndexes } from './db/postgres/product-lexical-index.ts';
@@ -130,7 +130,7 @@ export async function openPgStores(o: { url: string; schema: string | null; pool
   });
   try {
     // a named schema is created on first start (its name is validated by config: a plain identifier)
-    if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    if (schema) await ensurePgSchema(pool, schema);
     await migratePostgres(pool, undefined, hooks);
   } catch (e) {
     await pool.end();

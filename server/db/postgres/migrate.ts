@@ -14,6 +14,27 @@ export function loadPgMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return loadMigrations(dir);
 }
 
+/** SQLSTATE unique_violation, and the index PostgreSQL keeps schema names unique with. */
+const UNIQUE_VIOLATION = '23505';
+const SCHEMA_NAME_INDEX = 'pg_namespace_nspname_index';
+
+/**
+ * `CREATE SCHEMA IF NOT EXISTS`, also when another session creates the same schema at the same instant
+ * (several processes starting on a new schema): PostgreSQL looks for the name before inserting it, so the
+ * later of two concurrent creations waits for the first and then fails with unique_violation on
+ * `pg_namespace_nspname_index` instead of doing nothing; that failure means the schema exists.
+ * @param schema a plain identifier (config validates it), not quoted
+ * @throws the driver's error for anything else (PostgreSQL unreachable, no CREATE privilege)
+ */
+export async function ensurePgSchema(pool: PgPool, schema: string): Promise<void> {
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (e) {
+    const err = e as { code?: string; constraint?: string };
+    if (err.code !== UNIQUE_VIOLATION || err.constraint !== SCHEMA_NAME_INDEX) throw e;
+  }
+}
+
 /**
  * Apply every PostgreSQL migration not yet applied, in version order, all in one transaction under
  * `pg_advisory_xact_lock` (https://www.postgresql.org/docs/15/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS):
