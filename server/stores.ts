@@ -29,7 +29,7 @@ import { createPgCalibrationStore } from './db/postgres/calibrations.ts';
 import { createPgCreditStore } from './db/postgres/credits.ts';
 import { createPgJobQueue } from './db/postgres/job-queue.ts';
 import { createPgLexicalIndexes } from './db/postgres/lexical-index.ts';
-import { migratePostgres } from './db/postgres/migrate.ts';
+import { ensurePgSchema, migratePostgres } from './db/postgres/migrate.ts';
 import { createPgPickerStore } from './db/postgres/pickers.ts';
 import { createPgPool, type PgPool } from './db/postgres/pool.ts';
 import { createPgProductLexicalIndexes } from './db/postgres/product-lexical-index.ts';
@@ -116,10 +116,11 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks): Stores {
  * serialise on an advisory lock). Vectors need the pgvector extension: without it the vector stores say
  * so (`available()`), semantic search degrades and everything else works.
  * @param o.schema search_path of every connection, created when missing (null = the role's default)
+ * @param hooks TEST ONLY pause points (the migrator's `migrate`)
  * @throws the driver's error when PostgreSQL is unreachable or a migration fails (nothing is applied then:
  *   the pending migrations run in one transaction)
  */
-export async function openPgStores(o: { url: string; schema: string | null; poolMax: number }): Promise<Stores> {
+export async function openPgStores(o: { url: string; schema: string | null; poolMax: number }, hooks?: TestHooks): Promise<Stores> {
   // search_path is set on connect (not as a startup option, which PGlite ignores); public stays on it for
   // the extensions (unaccent, vector), which the migrations create there
   const schema = o.schema;
@@ -129,8 +130,8 @@ export async function openPgStores(o: { url: string; schema: string | null; pool
   });
   try {
     // a named schema is created on first start (its name is validated by config: a plain identifier)
-    if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await migratePostgres(pool);
+    if (schema) await ensurePgSchema(pool, schema);
+    await migratePostgres(pool, undefined, hooks);
   } catch (e) {
     await pool.end();
     throw e;

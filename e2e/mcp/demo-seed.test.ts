@@ -8,12 +8,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGES_DIR, loadDemoMetadata } from '../../server/seed.ts';
-import { connectApp, REPO_ROOT, startTestServer, wrapClient, type CallResult, type TestClient, type TestServer } from './harness.ts';
+import {
+  backendEnv,
+  connectApp,
+  queryDataDir,
+  REPO_ROOT,
+  startTestServer,
+  wrapClient,
+  type CallResult,
+  type TestClient,
+  type TestServer,
+} from './harness.ts';
 import { CLI } from './processes.ts';
 
 const run = promisify(execFile);
@@ -21,7 +30,15 @@ const names = (r: CallResult): string[] => (r.structured.assets as { name: strin
 
 describe('demo seed (atelier seed-demo)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-seed-'));
-  const env = { ...process.env, ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
+  // the CLI children and the in-process server share the data dir's backends (under `npm run test:scale`
+  // part 2 its PostgreSQL schema and S3 prefix)
+  const env = {
+    ...process.env,
+    ...backendEnv(path.basename(dataDir)),
+    ATELIER_DATA_DIR: dataDir,
+    ATELIER_LOG_LEVEL: 'warn',
+    ATELIER_PORT: '0',
+  };
   const seed = async (...flags: string[]): Promise<Record<string, unknown>> =>
     JSON.parse((await run(process.execPath, [CLI, 'seed-demo', '--json', ...flags], { env, cwd: REPO_ROOT })).stdout) as Record<
       string,
@@ -96,9 +113,7 @@ describe('demo seed (atelier seed-demo)', () => {
     expect(minted).toMatchObject({ tenant_id: once.tenant_id, workspace_id: once.workspace_id });
     expect(minted.api_key).toMatch(/^atl_/);
     expect(minted.api_key).not.toBe(once.api_key);
-    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
-    const settings = JSON.stringify(db.prepare('SELECT key, value FROM settings').all());
-    db.close();
+    const settings = JSON.stringify(await queryDataDir(dataDir, 'SELECT key, value FROM settings'));
     expect(settings).not.toContain(String(once.api_key));
     expect(settings).not.toContain(String(minted.api_key));
     // Both keys work (the first was printed at creation; the user may have configured it).

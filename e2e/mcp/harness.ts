@@ -5,8 +5,10 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import Database from 'better-sqlite3';
 import { buildApp, type App } from '../../server/app.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
+import { createPgPool } from '../../server/db/postgres/pool.ts';
 import { ServiceError } from '../../server/errors.ts';
 import { createLogger } from '../../server/log.ts';
 import { createServer } from '../../server/mcp/create-server.ts';
@@ -82,6 +84,8 @@ export function backendEnv(id: string): Record<string, string> {
   if (ON_S3) {
     for (const k of S3_VARS) if (process.env[k]) env[k] = process.env[k]!;
     env.ATELIER_BLOB_STORE = `${process.env.ATELIER_BLOB_STORE!.replace(/\/+$/, '')}/${id}`;
+    // the AWS SDK's notice that its 2027 releases need Node 22 (printed on Node 20) is not a child's error
+    env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   }
   const schema = `${process.env.ATELIER_TEST_SCHEMA_PREFIX ?? 'e2e'}_${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
   if (ON_PGLITE) {
@@ -99,6 +103,35 @@ export function backendEnv(id: string): Record<string, string> {
     env.ATELIER_DATABASE_SCHEMA = schema;
   }
   return env;
+}
+
+/**
+ * Rows of a read-only query on a data dir's database, whichever backend it is on (`backendEnv`): its
+ * SQLite file (`atelier.db`, opened read-only), or its PostgreSQL schema (one connection, closed after).
+ * For facts no port exposes (applied migrations, a job's attempts, every setting), in SQL both dialects
+ * accept. Integers (int8 included) read as numbers on both.
+ * @throws the driver's error (no such table; PostgreSQL unreachable)
+ */
+export async function queryDataDir<T>(dataDir: string, sql: string): Promise<T[]> {
+  const env = backendEnv(path.basename(dataDir));
+  if (!env.ATELIER_DATABASE_URL) {
+    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
+    try {
+      return db.prepare(sql).all() as T[];
+    } finally {
+      db.close();
+    }
+  }
+  const schema = env.ATELIER_DATABASE_SCHEMA!;
+  const pool = createPgPool(env.ATELIER_DATABASE_URL, {
+    max: 1,
+    onConnect: async (c) => void (await c.query(`SET search_path TO ${schema}`)),
+  });
+  try {
+    return (await pool.query(sql)).rows as T[];
+  } finally {
+    await pool.end();
+  }
 }
 
 /**

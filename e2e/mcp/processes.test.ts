@@ -4,9 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { demoFile, REPO_ROOT, wrapClient } from './harness.ts';
+import { backendEnv, demoFile, queryDataDir, REPO_ROOT, wrapClient } from './harness.ts';
 import { CLI, freePort, resume, spawnCli, waitPaused, type Child } from './processes.ts';
 
 async function waitHealthy(port: number): Promise<void> {
@@ -47,7 +46,11 @@ const INIT = [
   { method: 'notifications/initialized' },
 ];
 
-/** Several real `atelier` processes on one data dir (issue 10: races between processes). */
+/**
+ * Several real `atelier` processes on one data dir (issue 10: races between processes). The children share
+ * the data dir's backends (`spawnCli`, `backendEnv`): under `npm run test:scale` part 2 its own PostgreSQL
+ * schema and S3 prefix, so the races run on PostgreSQL too.
+ */
 describe('processes sharing a data dir', () => {
   const dirs: string[] = [];
   const tmp = (prefix: string): string => {
@@ -65,6 +68,7 @@ describe('processes sharing a data dir', () => {
   };
 
   it('two processes opening a new data dir at once both migrate it without error', async () => {
+    // On PostgreSQL a fresh schema: its migrator pauses at the same point (inside its advisory lock).
     const dataDir = tmp('atelier-migrate-');
     const pd = tmp('atelier-pause-');
     const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0', ATELIER_TEST_PAUSE_AT: 'migrate', ATELIER_TEST_PAUSE_DIR: pd };
@@ -77,10 +81,10 @@ describe('processes sharing a data dir', () => {
     resume(pd, 'migrate');
     const [ra, rb] = await Promise.all([a.exited, b.exited]);
     expect({ a: ra.code, b: rb.code, errors: `${ra.stderr}${rb.stderr}` }).toEqual({ a: 0, b: 0, errors: '' });
-    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
-    const applied = db.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number };
-    db.close();
-    expect(applied.n).toBe(fs.readdirSync(path.join(REPO_ROOT, 'server/db/migrations')).filter((f) => f.endsWith('.sql')).length);
+    // each version is applied once (its row's key): every migration of the backend has a row
+    const [applied] = await queryDataDir<{ n: number }>(dataDir, 'SELECT count(*) AS n FROM schema_migrations');
+    const dir = backendEnv(path.basename(dataDir)).ATELIER_DATABASE_URL ? 'server/db/postgres/migrations' : 'server/db/migrations';
+    expect(applied!.n).toBe(fs.readdirSync(path.join(REPO_ROOT, dir)).filter((f) => f.endsWith('.sql')).length);
   }, 120_000);
 
   it('one-shot commands (import, credits show) never claim enrichment jobs: only serve/start run workers', async () => {
@@ -89,9 +93,8 @@ describe('processes sharing a data dir', () => {
     const t = await cliJson(['tenant', 'create', '--name', 'Workers'], env);
     await cliJson(['import', path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg')], env);
     await cliJson(['credits', 'show', '--workspace', String(t.workspace_id)], env);
-    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
-    const jobs = db.prepare('SELECT kind, state, attempts FROM enrichment_jobs').all();
-    db.close();
+    // no port lists jobs with their attempts: read the table (SQLite file or PostgreSQL schema)
+    const jobs = await queryDataDir(dataDir, 'SELECT kind, state, attempts FROM enrichment_jobs');
     // The job waits for a server, untouched: no process claimed and aborted it.
     expect(jobs).toEqual([{ kind: 'analyze', state: 'queued', attempts: 0 }]);
   }, 120_000);
@@ -107,7 +110,14 @@ describe('processes sharing a data dir', () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'serve', '--stdio'],
-        env: { ...process.env, ...env, ATELIER_PORT: String(port), ATELIER_API_KEY: String(t.api_key), ATELIER_LOG_LEVEL: 'info' },
+        env: {
+          ...process.env,
+          ...backendEnv(path.basename(dataDir)),
+          ...env,
+          ATELIER_PORT: String(port),
+          ATELIER_API_KEY: String(t.api_key),
+          ATELIER_LOG_LEVEL: 'info',
+        },
         stderr: 'pipe',
       });
       let stderr = '';

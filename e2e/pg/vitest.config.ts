@@ -12,11 +12,11 @@ import { defineConfig } from 'vitest/config';
  *   suite (server/enrichment/service-postgres.test.ts, server/catalog/catalog-backends.test.ts, the
  *   VectorStore and ProductVectorStore contracts) and in part 3 (e2e/pglite/vitest.config.ts: these five
  *   files on PGlite with pgvector).
- * - processes: its migration race pauses inside the SQLite migrator (the PostgreSQL one serialises on an
- *   advisory lock and has no pause point) and its worker test reads a job's attempts from the SQLite file
- *   (no port lists jobs); its port and exit tests are backend-neutral.
- * - demo-seed: it reads the `settings` table from the SQLite file (the tenancy port reads one key), and a
- *   full seed of the 22 demo photos on PostgreSQL + S3 would add minutes to the run.
+ *
+ * processes and demo-seed run here: their CLI children get the data dir's schema and S3 prefix (`spawnCli`,
+ * `backendEnv`), they read what no port exposes (applied migrations, a job's attempts, the settings) from
+ * the data dir's schema (harness.ts `queryDataDir`), and processes' migration race pauses inside the
+ * PostgreSQL migrator's advisory lock as it does inside SQLite's write lock (`ATELIER_TEST_PAUSE_AT=migrate`).
  */
 export default defineConfig({
   test: {
@@ -27,6 +27,7 @@ export default defineConfig({
       'e2e/mcp/catalog-sync.test.ts',
       'e2e/mcp/catalog.test.ts',
       'e2e/mcp/cdn.test.ts',
+      'e2e/mcp/demo-seed.test.ts',
       'e2e/mcp/generate-credits.test.ts',
       'e2e/mcp/generate-local.test.ts',
       'e2e/mcp/generate-edit.test.ts',
@@ -39,6 +40,7 @@ export default defineConfig({
       'e2e/mcp/logging.test.ts',
       'e2e/mcp/manage.test.ts',
       'e2e/mcp/ocr-formats.test.ts',
+      'e2e/mcp/processes.test.ts',
       'e2e/mcp/scoping.test.ts',
       'e2e/mcp/search.test.ts',
       'e2e/mcp/select-fallbacks.test.ts',

@@ -25,13 +25,10 @@ import { defineConfig } from 'vitest/config';
  * enrichment-durability read calibrations, vector counts, live spaces and pending jobs there; relevance
  * runs its CLI children asynchronously (this process serves their database).
  *
- * Not here (e2e/pg/vitest.config.ts says why processes and demo-seed run in neither part):
- * - catalog-sync needs no vectors: it runs on PostgreSQL 15 in part 2 (its CLI children get the test
- *   server's schema).
- * - processes: its migration race pauses inside the SQLite migrator and its worker test reads a job's
- *   attempts from the SQLite file.
- * - demo-seed: its searches are lexical (enrichment off), which is part 2's, were it not for its read of
- *   the SQLite file's `settings` and the minutes a full seed to S3 would add.
+ * Not here (they need no vectors, so they run on PostgreSQL 15 in part 2, e2e/pg/vitest.config.ts):
+ * - catalog-sync (its CLI children get the test server's schema).
+ * - processes and demo-seed (their CLI children get the data dir's schema; demo-seed's searches are
+ *   lexical, enrichment off).
  */
 export default defineConfig({
   test: {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestHooks } from '../../test-hooks.ts';
 import { loadMigrations, type Migration } from '../migrate.ts';
 import type { PgPool } from './pool.ts';
 
@@ -13,16 +14,39 @@ export function loadPgMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return loadMigrations(dir);
 }
 
+/** SQLSTATE unique_violation, and the index PostgreSQL keeps schema names unique with. */
+const UNIQUE_VIOLATION = '23505';
+const SCHEMA_NAME_INDEX = 'pg_namespace_nspname_index';
+
+/**
+ * `CREATE SCHEMA IF NOT EXISTS`, also when another session creates the same schema at the same instant
+ * (several processes starting on a new schema): PostgreSQL looks for the name before inserting it, so the
+ * later of two concurrent creations waits for the first and then fails with unique_violation on
+ * `pg_namespace_nspname_index` instead of doing nothing; that failure means the schema exists.
+ * @param schema a plain identifier (config validates it), not quoted
+ * @throws the driver's error for anything else (PostgreSQL unreachable, no CREATE privilege)
+ */
+export async function ensurePgSchema(pool: PgPool, schema: string): Promise<void> {
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (e) {
+    const err = e as { code?: string; constraint?: string };
+    if (err.code !== UNIQUE_VIOLATION || err.constraint !== SCHEMA_NAME_INDEX) throw e;
+  }
+}
+
 /**
  * Apply every PostgreSQL migration not yet applied, in version order, all in one transaction under
  * `pg_advisory_xact_lock` (https://www.postgresql.org/docs/15/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS):
  * several processes starting on a new database wait for each other, exactly one applies each
  * migration, and a failing migration leaves nothing applied. Applied versions are recorded in
  * `schema_migrations` of the first schema of the connection's search_path.
+ * @param hooks TEST ONLY pause point `migrate` (inside the lock, after reading the applied versions, before
+ *   the first pending migration is applied), as in the SQLite migrator (server/db/migrate.ts)
  * @returns the versions applied now
  * @throws the driver's error of a failing statement (nothing applied)
  */
-export async function migratePostgres(pool: PgPool, migrations: Migration[] = loadPgMigrations()): Promise<number[]> {
+export async function migratePostgres(pool: PgPool, migrations: Migration[] = loadPgMigrations(), hooks?: TestHooks): Promise<number[]> {
   const c = await pool.connect();
   try {
     await c.query('BEGIN');
@@ -32,6 +56,7 @@ export async function migratePostgres(pool: PgPool, migrations: Migration[] = lo
     );
     const done = new Set((await c.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     const applied: number[] = [];
+    if (migrations.some((m) => !done.has(m.version))) await hooks?.pause('migrate');
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       await c.query(m.sql);
