@@ -119,9 +119,7 @@ describe('atelier migrate-backend', () => {
     schema = await createTestSchema({ migrate: false });
     const to = tempDir();
     const db = { ATELIER_DATABASE_URL: TEST_POSTGRES_URL, ATELIER_DATABASE_SCHEMA: schema.name };
-    // the AWS SDK's notice that its 2027 releases need Node 22 would be this run's only stderr on Node 20
-    const quiet = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-    const env = { ...backendEnv(path.basename(to)), ...db, ...quiet, ATELIER_DATA_DIR: to };
+    const env = { ...backendEnv(path.basename(to)), ...db, ATELIER_DATA_DIR: to };
     const args = ['migrate-backend', '--from', from, ...(ON_S3 ? [] : ['--to-blobs', path.join(to, 'blobs')]), '--json'];
     const run = await spawnCli(args, env).exited;
     expect(run.stderr).toBe('');
