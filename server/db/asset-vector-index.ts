@@ -63,6 +63,10 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
   const loadStmts = new Map<number, { all: Statement; one: Statement }>();
   const codes = new Map<string, number>();
   let mark = changes.head();
+  // schema_version changes when any process creates or drops a space's table (ensureSpace, retire)
+  const schemaVersion = db.prepare('PRAGMA schema_version').pluck();
+  let schema = schemaVersion.get() as number;
+  const liveStmt = db.prepare("SELECT 1 FROM vector_spaces WHERE id = ? AND status <> 'retired'").pluck();
   const code = (v: string | null): number => {
     if (v === null) return 0;
     let c = codes.get(v);
@@ -97,8 +101,18 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
     return { space, tenantId: scope.tenantId, workspaceId: scope.workspaceId, index };
   };
 
-  /** Bring every loaded partition up to the head of the change log. */
+  /**
+   * Bring every loaded partition up to the head of the change log. After a schema change every
+   * partition is dropped (they load again on demand): a space retired, or retired and revived with a
+   * new table, by any process leaves no trace in the change log, and its loaded rows would outlive it.
+   */
   const sync = (): void => {
+    const v = schemaVersion.get() as number;
+    if (v !== schema) {
+      schema = v;
+      parts.clear();
+      loadStmts.clear();
+    }
     mark = replayChanges(changes, mark, 'asset', parts, {
       partOf: (p) => p.workspaceId,
       apply: (p, seq) => {
@@ -110,13 +124,20 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
     });
   };
 
-  const partition = (space: PartitionSpace, scope: Scope): Partition => {
+  /** The loaded partition of the space in the workspace, loaded now if needed; null when the space is retired (no table). */
+  const partition = (space: PartitionSpace, scope: Scope): Partition | null => {
     sync();
     const key = `${space.id}|${scope.tenantId}|${scope.workspaceId}`;
     let p = parts.get(key);
     if (!p) {
       // sync() read the mark before these rows: a write committed in between is replayed again (idempotent)
-      p = load(space, scope);
+      try {
+        p = load(space, scope);
+      } catch (e) {
+        // retire dropped the table (SQLite: 'no such table'); the status is read only then
+        if (liveStmt.get(space.id) === undefined) return null;
+        throw e;
+      }
       parts.set(key, p);
     }
     return p;
@@ -135,18 +156,20 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
   return {
     /**
      * The `k` vectors of the workspace nearest to `q` by cosine that pass the filters, nearest first,
-     * each with similarity ≥ `minCosine` (recall@10 vs exact measured by bench/vectors.bench.ts).
+     * each with similarity ≥ `minCosine` (recall@10 vs exact measured by bench/vectors.bench.ts); none
+     * when the space is retired.
      */
     nearest(space: PartitionSpace, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number): NearestHit[] {
       if (q.length !== space.dimensions) return [];
       const p = partition(space, scope);
+      if (!p) return [];
       return p.index.search(q, k, filterOf(f), minCosine).map((h) => ({ seq: h.key, similarity: h.similarity }));
     },
-    /** Vectors the space holds in the workspace (zero vectors included). */
+    /** Vectors the space holds in the workspace (zero vectors included; 0 when the space is retired). */
     count(space: PartitionSpace, scope: Scope): number {
-      return partition(space, scope).index.size;
+      return partition(space, scope)?.index.size ?? 0;
     },
-    /** Forget a space's partitions (the space was retired). */
+    /** Forget a space's partitions (the space was retired or revived by this connection). */
     forget(spaceId: number): void {
       for (const [key, p] of parts) if (p.space.id === spaceId) parts.delete(key);
       loadStmts.delete(spaceId);

@@ -49,6 +49,7 @@ export function createVectorQueries(db: Database) {
     space: db.prepare('SELECT * FROM vector_spaces WHERE purpose = ? AND model_id = ? AND dimensions = ?'),
     insertSpace: db.prepare('INSERT INTO vector_spaces (purpose, model_id, dimensions, status, created_at) VALUES (?, ?, ?, ?, ?)'),
     setStatus: db.prepare('UPDATE vector_spaces SET status = ? WHERE id = ?'),
+    live: db.prepare("SELECT 1 FROM vector_spaces WHERE id = ? AND status <> 'retired'").pluck(),
   };
   const knnStmts = new Map<string, Statement<unknown[], KnnHit>>();
   const changes = createSearchChanges(db);
@@ -63,6 +64,27 @@ export function createVectorQueries(db: Database) {
       metaCache.set(space.id, v);
     }
     return v;
+  };
+
+  /** Whether the space is live now (`space.status` is what it was when read). */
+  const isLive = (space: SpaceRow): boolean => s.live.get(space.id) !== undefined;
+  /**
+   * `read()`, or `empty` when the space is retired: `retire` dropped its table, so a read of a space
+   * retired since the caller looked it up fails in SQLite ('no such table'); the check runs only then.
+   */
+  const unlessRetired = <T>(space: SpaceRow, empty: T, read: () => T): T => {
+    try {
+      return read();
+    } catch (e) {
+      if (!isLive(space)) return empty;
+      throw e;
+    }
+  };
+  /** Drop what this connection cached of a space's table (retired, or revived with a new table). */
+  const forget = (space: SpaceRow): void => {
+    for (const key of [...knnStmts.keys()]) if (key.startsWith(`${space.id}:`)) knnStmts.delete(key);
+    metaCache.delete(space.id);
+    partitions.forget(space.id);
   };
 
   const api = {
@@ -93,6 +115,7 @@ export function createVectorQueries(db: Database) {
             `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, kind TEXT, category TEXT, subtype TEXT, embedding float[${dimensions}] distance_metric=cosine)`,
           );
           db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
+          if (found) forget(space);
           return space;
         })
         .immediate();
@@ -100,16 +123,18 @@ export function createVectorQueries(db: Database) {
 
     setStatus: (space: SpaceRow, status: SpaceRow['status']) => void s.setStatus.run(status, space.id),
 
-    /** Retire a space and drop its table and trigger (its vectors are never read again). */
+    /**
+     * Retire a space and drop its table and trigger (its vectors are never read again). Reads of a
+     * retired space (`get`, `count`, `nearest`, `sample`) answer as for an empty space, in every
+     * process (the partitions follow the schema change: db/asset-vector-index.ts).
+     */
     retire(space: SpaceRow): void {
       db.transaction(() => {
         s.setStatus.run('retired', space.id);
         db.exec(`DROP TRIGGER IF EXISTS ${tableOf(space)}_ad`);
         db.exec(`DROP TABLE IF EXISTS ${tableOf(space)}`);
       }).immediate();
-      for (const key of [...knnStmts.keys()]) if (key.startsWith(`${space.id}:`)) knnStmts.delete(key);
-      metaCache.delete(space.id);
-      partitions.forget(space.id);
+      forget(space);
     },
 
     /** Whether kind/category/subtype filters run inside this space's KNN. */
@@ -138,14 +163,30 @@ export function createVectorQueries(db: Database) {
       }).immediate();
     },
 
-    /** One asset's stored vector, or null. */
+    /** One asset's stored vector, or null (also when the space is retired). */
     get(space: SpaceRow, seq: number): Float32Array | null {
-      const r = db.prepare(`SELECT embedding FROM ${tableOf(space)} WHERE asset_seq = ?`).get(BigInt(seq)) as
-        { embedding: Buffer } | undefined;
+      const r = unlessRetired(
+        space,
+        undefined,
+        () =>
+          db.prepare(`SELECT embedding FROM ${tableOf(space)} WHERE asset_seq = ?`).get(BigInt(seq)) as { embedding: Buffer } | undefined,
+      );
       return r ? new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) : null;
     },
 
-    /** Number of vectors a space holds in a workspace (from its in-memory partition). */
+    /** Delete one asset's vector of a workspace, logged for the partitions (no vector, or a retired space: nothing happens). */
+    remove(space: SpaceRow, seq: number, workspaceId: string): void {
+      unlessRetired(space, undefined, () =>
+        db
+          .transaction(() => {
+            if (db.prepare(`DELETE FROM ${tableOf(space)} WHERE asset_seq = ?`).run(BigInt(seq)).changes > 0)
+              changes.log('asset', workspaceId, seq);
+          })
+          .immediate(),
+      );
+    },
+
+    /** Number of vectors a space holds in a workspace (from its in-memory partition; 0 when retired). */
     count: (space: SpaceRow, scope: Scope) => partitions.count(space, scope),
 
     /**
@@ -160,11 +201,16 @@ export function createVectorQueries(db: Database) {
      * the seq), for calibration: the same corpus always gives the same sample.
      */
     sample(space: SpaceRow, workspaceId: string, limit: number): { seq: number; vector: Float32Array }[] {
-      const rows = db
-        .prepare(
-          `SELECT asset_seq AS seq, embedding FROM ${tableOf(space)} WHERE workspace_id = ? ORDER BY (asset_seq * 2654435761) % 4294967296 LIMIT ?`,
-        )
-        .all(workspaceId, limit) as { seq: number; embedding: Buffer }[];
+      const rows = unlessRetired(
+        space,
+        [],
+        () =>
+          db
+            .prepare(
+              `SELECT asset_seq AS seq, embedding FROM ${tableOf(space)} WHERE workspace_id = ? ORDER BY (asset_seq * 2654435761) % 4294967296 LIMIT ?`,
+            )
+            .all(workspaceId, limit) as { seq: number; embedding: Buffer }[],
+      );
       return rows.map((r) => ({
         seq: r.seq,
         vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),

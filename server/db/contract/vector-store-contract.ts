@@ -83,6 +83,34 @@ export function vectorStoreContract(name: string, f: VectorStoreFixture): void {
       await expect(vectors.ensureSpace('asset_text', 'model-c', 0, 'ready')).rejects.toThrow(/dimensions/);
     });
 
+    it('reads a retired space as empty, here and in another process that had searched it, until it is revived', async () => {
+      const { vectors, assets, open } = await f.create();
+      const space = await vectors.ensureSpace('asset_text', 'm', 4, 'ready');
+      const other = await open();
+      const [one, two] = [await assets.insert(asset({})), await assets.insert(asset({}))];
+      await vectors.put(scope, space, one, at(0));
+      await vectors.put(scope, space, two, at(0.2));
+      // the other process has counted and searched (SQLite: its partition is loaded)
+      expect(await other.count(scope, space)).toBe(2);
+      expect((await other.nearest(scope, space, at(0), 5, {})).map((h) => h.seq)).toEqual([one, two]);
+      await vectors.retire(space);
+      for (const store of [vectors, other]) {
+        expect(await store.count(scope, space)).toBe(0);
+        expect(await store.get(scope, space, one)).toBeNull();
+        expect(await store.sample(scope, space, 10)).toEqual([]);
+        expect(await store.nearest(scope, space, at(0), 5, {})).toEqual([]);
+        await store.remove(scope, space, one);
+      }
+      // revived (empty): the other process sees the new vectors only, not the ones it had loaded
+      const revived = await vectors.ensureSpace('asset_text', 'm', 4, 'building');
+      expect(revived.id).toBe(space.id);
+      expect(await other.count(scope, revived)).toBe(0);
+      await vectors.put(scope, revived, one, at(0.3));
+      expect(await other.count(scope, revived)).toBe(1);
+      expect(await other.nearest(scope, revived, at(0), 5, {})).toEqual([{ seq: one, similarity: expect.closeTo(Math.cos(0.3), 5) }]);
+      expect(await vectors.count(scope, revived)).toBe(1);
+    });
+
     it('puts, reads exactly, replaces and removes the vector of an asset of the scope only', async () => {
       const { vectors, assets } = await f.create();
       const space = await vectors.ensureSpace('asset_visual', 'm', 4, 'ready');

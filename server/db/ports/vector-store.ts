@@ -21,10 +21,12 @@ export class VectorStoreUnavailableError extends Error {
 /**
  * Port: the asset vectors of the enrichment spaces (one space per embedding model id + dimensions and
  * purpose), as callers outside server/db need them. A space is `building` while a new model re-embeds
- * the assets, `ready` when searched, `retired` when its vectors are gone. Every method taking a `Scope`
- * takes it first and never reads or writes a vector of an asset of another tenant or workspace (it
- * behaves as missing); a vector goes with its asset when the asset is deleted. Vectors are float32;
- * similarity is cosine. Implementations: SQLite (server/db/vector-store.ts over server/db/vectors.ts:
+ * the assets, `ready` when searched, `retired` when its vectors are gone: a retired space (as a caller
+ * holding an old `SpaceRow` may still pass, e.g. one another process retired) reads as empty, in every
+ * process (`count` 0, `get` null, `sample` and `nearest` none, `remove` does nothing), until
+ * `ensureSpace` revives it empty. Every method taking a `Scope` takes it first and never reads or
+ * writes a vector of an asset of another tenant or workspace (it behaves as missing); a vector goes
+ * with its asset when the asset is deleted. Vectors are float32; similarity is cosine. Implementations: SQLite (server/db/vector-store.ts over server/db/vectors.ts:
  * sqlite-vec tables, searched by the quantised in-memory scan) and PostgreSQL (server/db/postgres/
  * vector-store.ts, pgvector); both pass server/db/contract/vector-store-contract.ts.
  */
