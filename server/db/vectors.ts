@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { AssetFilters } from './assets.ts';
 import { createAssetVectorIndex } from './asset-vector-index.ts';
+import { VectorSpaceRetiredError } from './ports/vector-store.ts';
 import { createSearchChanges } from './search-changes.ts';
 
 export type SpacePurpose = 'asset_text' | 'asset_visual';
@@ -50,6 +51,7 @@ export function createVectorQueries(db: Database) {
     insertSpace: db.prepare('INSERT INTO vector_spaces (purpose, model_id, dimensions, status, created_at) VALUES (?, ?, ?, ?, ?)'),
     setStatus: db.prepare('UPDATE vector_spaces SET status = ? WHERE id = ?'),
     live: db.prepare("SELECT 1 FROM vector_spaces WHERE id = ? AND status <> 'retired'").pluck(),
+    setLiveStatus: db.prepare("UPDATE vector_spaces SET status = ? WHERE id = ? AND status <> 'retired'"),
   };
   const knnStmts = new Map<string, Statement<unknown[], KnnHit>>();
   const changes = createSearchChanges(db);
@@ -121,7 +123,13 @@ export function createVectorQueries(db: Database) {
         .immediate();
     },
 
-    setStatus: (space: SpaceRow, status: SpaceRow['status']) => void s.setStatus.run(status, space.id),
+    /**
+     * Set a live space's status (`ready` after its build).
+     * @throws VectorSpaceRetiredError when the space is retired (its table is gone: only `ensureSpace` revives it)
+     */
+    setStatus(space: SpaceRow, status: 'building' | 'ready'): void {
+      if (s.setLiveStatus.run(status, space.id).changes === 0) throw new VectorSpaceRetiredError(space.id, `set status ${status}`);
+    },
 
     /**
      * Retire a space and drop its table and trigger (its vectors are never read again). Reads of a

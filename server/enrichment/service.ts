@@ -2,7 +2,7 @@ import type { AssetEnrichmentStore } from '../db/ports/asset-enrichment-store.ts
 import type { AssetRow, AssetStore } from '../db/ports/asset-store.ts';
 import type { CalibrationStore } from '../db/ports/calibration-store.ts';
 import type { JobQueue, JobRow } from '../db/ports/job-queue.ts';
-import type { SpaceRow, VectorStore } from '../db/ports/vector-store.ts';
+import { VectorSpaceRetiredError, type SpaceRow, type VectorStore } from '../db/ports/vector-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/alt-text.ts';
@@ -156,11 +156,38 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     return { space: created, backfill: existing };
   }
 
-  async function promote(space: SpaceRow): Promise<SpaceRow> {
-    await vectors.setStatus(space, 'ready');
+  /**
+   * Make a built space ready and retire the other live spaces of its purpose.
+   * @returns the space as ready, or null when another process retired it meanwhile (see `retiredElsewhere`)
+   */
+  async function promote(space: SpaceRow): Promise<SpaceRow | null> {
+    try {
+      await vectors.setStatus(space, 'ready');
+    } catch (err) {
+      if (err instanceof VectorSpaceRetiredError) return retiredElsewhere(space);
+      throw err;
+    }
     for (const s of await vectors.liveSpaces(space.purpose)) if (s.id !== space.id) await vectors.retire(s);
     log.info({ purpose: space.purpose, model: space.model_id }, 'vector space ready');
     return { ...space, status: 'ready' };
+  }
+
+  /**
+   * This process's space of a purpose was retired by another process (one configured with another
+   * model made its own space ready): its vectors are gone and this process's model is no longer the
+   * live one, so it stops storing and searching vectors of that purpose (jobs still succeed; semantic or
+   * similar search degrades to lexical) rather than fight over the live space. A restart with the live
+   * model's configuration, or with this one (which revives the space and rebuilds it), settles it.
+   * @returns null, the process's new space of that purpose
+   */
+  function retiredElsewhere(space: SpaceRow): null {
+    log.warn(
+      { purpose: space.purpose, model: space.model_id },
+      "vector space retired by another process (another model is live): this process's vectors of that purpose stop until a restart",
+    );
+    if (space.purpose === 'asset_text' && textSpace?.id === space.id) textSpace = null;
+    if (space.purpose === 'asset_visual' && visualSpace?.id === space.id) visualSpace = null;
+    return null;
   }
 
   /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */

@@ -2,7 +2,7 @@ import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetStore, NewAsset } from '../ports/asset-store.ts';
-import type { VectorStore } from '../ports/vector-store.ts';
+import { VectorSpaceRetiredError, type VectorStore } from '../ports/vector-store.ts';
 
 /** A vector store and the asset store of the same fresh database (tenants and workspaces as in AssetStoreFixture). */
 export interface VectorStoreHandle {
@@ -81,6 +81,34 @@ export function vectorStoreContract(name: string, f: VectorStoreFixture): void {
       expect(await vectors.put(scope, revived, seq, at(0.5))).toBe(true);
       expect(await vectors.get(scope, revived, seq)).toEqual(at(0.5));
       await expect(vectors.ensureSpace('asset_text', 'model-c', 0, 'ready')).rejects.toThrow(/dimensions/);
+    });
+
+    it('revives a retired space through ensureSpace only (model A → B → A); setStatus refuses a retired space', async () => {
+      const { vectors, assets, open } = await f.create();
+      const seq = await assets.insert(asset({}));
+      const a = await vectors.ensureSpace('asset_text', 'model-a', 4, 'ready');
+      await vectors.put(scope, a, seq, at(0));
+      // model B is built, promoted, and retires A
+      const b = await vectors.ensureSpace('asset_text', 'model-b', 4, 'building');
+      await vectors.put(scope, b, seq, at(0.1));
+      await vectors.setStatus(b, 'ready');
+      await vectors.retire(a);
+      // a process still holding A cannot bring it back by its status: its vectors are gone
+      const other = await open();
+      for (const store of [vectors, other]) await expect(store.setStatus(a, 'ready')).rejects.toThrow(VectorSpaceRetiredError);
+      expect(await vectors.liveSpaces('asset_text')).toEqual([{ ...b, status: 'ready' }]);
+      // back to model A: revived empty as asked, rebuilt, promoted; B retired and refused in its turn
+      const revived = await vectors.ensureSpace('asset_text', 'model-a', 4, 'building');
+      expect(revived).toMatchObject({ id: a.id, status: 'building' });
+      expect(await other.count(scope, revived)).toBe(0);
+      expect(await vectors.put(scope, revived, seq, at(0.2))).toBe(true);
+      await other.setStatus(revived, 'ready');
+      await other.retire(b);
+      await expect(vectors.setStatus(b, 'building')).rejects.toThrow(VectorSpaceRetiredError);
+      expect(await vectors.liveSpaces('asset_text')).toEqual([{ ...revived, status: 'ready' }]);
+      expect(await vectors.get(scope, revived, seq)).toEqual(at(0.2));
+      expect(await other.count(scope, revived)).toBe(1);
+      expect(await vectors.count(scope, b)).toBe(0);
     });
 
     it('reads a retired space as empty, here and in another process that had searched it, until it is revived', async () => {

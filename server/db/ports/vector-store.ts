@@ -19,6 +19,21 @@ export class VectorStoreUnavailableError extends Error {
 }
 
 /**
+ * Thrown by `setStatus` (and `put`) on a retired space, e.g. one another process retired after the
+ * caller read it: its vectors are gone, so it is not brought back by a status; `ensureSpace` revives it
+ * empty. `spaceId` is the space's id.
+ */
+export class VectorSpaceRetiredError extends Error {
+  override readonly name = 'VectorSpaceRetiredError';
+  constructor(
+    readonly spaceId: number,
+    what: string,
+  ) {
+    super(`${what}: vector space ${spaceId} is retired (revive it with ensureSpace)`);
+  }
+}
+
+/**
  * Port: the asset vectors of the enrichment spaces (one space per embedding model id + dimensions and
  * purpose), as callers outside server/db need them. A space is `building` while a new model re-embeds
  * the assets, `ready` when searched, `retired` when its vectors are gone: a retired space (as a caller
@@ -41,7 +56,10 @@ export interface VectorStore {
    * @param dimensions length of every vector of the space (> 0)
    */
   ensureSpace(purpose: SpacePurpose, modelId: string, dimensions: number, status: 'building' | 'ready'): Promise<SpaceRow>;
-  /** Set a space's status (`ready` after a rebuild). Retiring goes through `retire`. */
+  /**
+   * Set a live space's status (`ready` after a rebuild). Retiring goes through `retire`, reviving through `ensureSpace`.
+   * @throws VectorSpaceRetiredError when the space is retired
+   */
   setStatus(space: SpaceRow, status: 'building' | 'ready'): Promise<void>;
   /** Retire a space and delete its vectors. */
   retire(space: SpaceRow): Promise<void>;

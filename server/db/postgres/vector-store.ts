@@ -1,6 +1,7 @@
 import type { Scope } from '../../domain/scope.ts';
 import {
   checkDimensions,
+  VectorSpaceRetiredError,
   VectorStoreUnavailableError,
   type SpaceRow,
   type VectorAvailability,
@@ -159,7 +160,9 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
     },
     async setStatus(space, status) {
       await ns();
-      await pool.query(`UPDATE vector_spaces SET status = $1 WHERE id = $2 AND status <> 'retired'`, [status, space.id]);
+      const r = await pool.query(`UPDATE vector_spaces SET status = $1 WHERE id = $2 AND status <> 'retired'`, [status, space.id]);
+      // a retired space has no table: only ensureSpace revives it
+      if (r.rowCount === 0) throw new VectorSpaceRetiredError(space.id, `set status ${status}`);
     },
     async retire(space) {
       await ns();
