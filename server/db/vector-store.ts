@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
-import { checkDimensions, type VectorStore } from './ports/vector-store.ts';
+import { checkDimensions, VectorSpaceRetiredError, type VectorStore } from './ports/vector-store.ts';
 import { createVectorQueries, type VectorQueries } from './vectors.ts';
 
 interface AssetMeta {
@@ -13,7 +13,7 @@ interface AssetMeta {
  * The SQLite `VectorStore`: the sqlite-vec spaces of server/db/vectors.ts, searched by their quantised
  * in-memory partitions (db/asset-vector-index.ts). The adapter adds the scope checks the port promises
  * (vectors.ts trusts its callers' seqs): a vector is written, read or removed only when the asset is in
- * the scope. A retired space reads as empty (vectors.ts answers so for a dropped table).
+ * the scope. A retired space reads as empty (vectors.ts answers so for a dropped table) and refuses puts.
  * @param queries the vector queries of the same connection (default: new ones, with partitions of their own)
  */
 export function createSqliteVectorStore(db: Database, queries: VectorQueries = createVectorQueries(db)): VectorStore {
@@ -32,7 +32,11 @@ export function createSqliteVectorStore(db: Database, queries: VectorQueries = c
     async put(scope, space, seq, vector) {
       checkDimensions(space, vector);
       const meta = metaOf(scope, seq);
-      if (!meta) return false;
+      if (!meta) {
+        // a retired space refuses every put, as on PostgreSQL (whose insert fails on the dropped table first)
+        if (!queries.isLive(space)) throw new VectorSpaceRetiredError(space.id, `put asset ${seq}`);
+        return false;
+      }
       queries.put(space, seq, scope.workspaceId, vector, meta);
       return true;
     },

@@ -148,12 +148,18 @@ export function createVectorQueries(db: Database) {
     /** Whether kind/category/subtype filters run inside this space's KNN. */
     filtersInKnn: (space: SpaceRow) => hasMeta(space),
 
-    /** Insert or replace one asset's vector. @throws Error when the length differs from the space's */
+    /**
+     * Insert or replace one asset's vector.
+     * @throws Error when the length differs from the space's
+     * @throws VectorSpaceRetiredError when the space is retired (checked in the write transaction, so a
+     *   racing retire either commits first and is seen, or waits and drops the vector with the table)
+     */
     put(space: SpaceRow, seq: number, workspaceId: string, v: Float32Array, meta: VectorMeta): void {
       if (v.length !== space.dimensions)
         throw new Error(`vector has ${v.length} dimensions, space ${space.model_id} has ${space.dimensions}`);
       const t = tableOf(space);
       db.transaction(() => {
+        if (!isLive(space)) throw new VectorSpaceRetiredError(space.id, `put asset ${seq}`);
         db.prepare(`DELETE FROM ${t} WHERE asset_seq = ?`).run(BigInt(seq));
         if (hasMeta(space)) {
           db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, kind, category, subtype, embedding) VALUES (?, ?, ?, ?, ?, ?)`).run(
@@ -193,6 +199,9 @@ export function createVectorQueries(db: Database) {
           .immediate(),
       );
     },
+
+    /** Whether the space is live (building or ready) now. */
+    isLive,
 
     /** Number of vectors a space holds in a workspace (from its in-memory partition; 0 when retired). */
     count: (space: SpaceRow, scope: Scope) => partitions.count(space, scope),

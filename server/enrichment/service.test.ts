@@ -126,6 +126,37 @@ const jobStates = (stores: Stores): { kind: string; state: string; attempts: num
   stores.sqlite!.prepare('SELECT kind, state, attempts FROM enrichment_jobs ORDER BY id').all() as never;
 
 describe('enrichment when another process retires its vector space', () => {
+  it('a job whose put meets the retired space succeeds without a vector, and the process stops searching that space', async () => {
+    const { stores, other } = database();
+    const { log, lines } = logSink();
+    const enrichment = enrichmentOn(stores, staticEmbedder, log);
+    try {
+      enrichment.start();
+      const bike = await importPhoto(stores.assets, 'red-bicycle.jpg', '#c02818');
+      await enrichment.hook({ seq: bike, ...scope });
+      await settled(stores.assets, [bike]);
+      expect((await enrichment.vectors.semantic(scope, 'bicycle', {}, 10))?.hits[0]?.seq).toBe(bike);
+
+      // another process, configured with another text model, makes its space ready and retires ours
+      const elsewhere = other().vectors;
+      const [ours] = await elsewhere.liveSpaces('asset_text');
+      await elsewhere.ensureSpace('asset_text', hashEmbedder.modelId, hashEmbedder.dimensions, 'ready');
+      await elsewhere.retire(ours!);
+
+      const lake = await importPhoto(stores.assets, 'mountain-lake.jpg', '#2050c0');
+      await enrichment.hook({ seq: lake, ...scope });
+      await settled(stores.assets, [lake]);
+      expect((await stores.assets.bySeq(lake))?.enrichment_status).toBe('done');
+      expect(jobStates(stores).filter((j) => j.state !== 'done' || j.attempts !== 1)).toEqual([]);
+      expect(await stores.enrichment.facts(lake)).toMatchObject({ text_model_id: null, visual_model_id: expect.any(String) });
+      expect(lines.map((l) => l.msg)).toEqual([expect.stringMatching(/^vector space retired by another process/)]);
+      // the retired space is not searched: semantic search degrades to lexical
+      expect(await enrichment.vectors.semantic(scope, 'lake', {}, 10)).toBeNull();
+    } finally {
+      await enrichment.close();
+    }
+  });
+
   it('a space retired just before its promotion is left retired: the other live space stays, search degrades, no job fails', async () => {
     const { stores, other } = database();
     const first = enrichmentOn(stores, staticEmbedder, logSink().log);

@@ -101,7 +101,10 @@ const scopeOf = (row: AssetRow): Scope => ({ tenantId: row.tenant_id, workspaceI
  * reports itself unavailable (search degrades to lexical) instead of mixing spaces. Every store is a
  * port (server/db/ports/*), so the module runs on SQLite or PostgreSQL alike; when the vector store
  * is unavailable (PostgreSQL without pgvector) the reason is logged at setup, analyses are still
- * written, and semantic and similar search degrade to lexical.
+ * written, and semantic and similar search degrade to lexical. When another process retires this
+ * process's space of a purpose (it runs another model and made its own space ready), puts and the
+ * promotion meet `VectorSpaceRetiredError`: this process then stops storing and searching vectors of
+ * that purpose (its jobs still succeed) rather than fight over the live space.
  */
 export function createEnrichment(d: EnrichmentDeps): Enrichment {
   const { assets, jobs, enrichment, vectors, log } = d;
@@ -190,6 +193,21 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     return null;
   }
 
+  /**
+   * Put an asset's vector into this process's space of a purpose.
+   * @returns 'stored'; 'no-asset' when the asset left its scope; 'retired' when another process retired
+   *   the space (see `retiredElsewhere`), nothing stored
+   */
+  async function store(space: SpaceRow, row: AssetRow, v: Float32Array): Promise<'stored' | 'no-asset' | 'retired'> {
+    try {
+      return (await vectors.put(scopeOf(row), space, row.seq, v)) ? 'stored' : 'no-asset';
+    } catch (err) {
+      if (!(err instanceof VectorSpaceRetiredError)) throw err;
+      retiredElsewhere(space);
+      return 'retired';
+    }
+  }
+
   /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
   const sameAsset = async (row: AssetRow): Promise<boolean> => (await assets.bySeq(row.seq))?.id === row.id;
 
@@ -223,15 +241,15 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     });
     if (!written) return 'skipped'; // deleted since
     // the store takes the vector's filter metadata (kind, category, subtype) from the row as it is now
-    if (visualSpace && (await vectors.put(scopeOf(row), visualSpace, row.seq, a.visual)))
-      await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
+    if (visualSpace && (await store(visualSpace, row, a.visual)) === 'stored') await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
     if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text');
     return 'success';
   };
 
   const embedText = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
     const row = await assets.bySeq(job.asset_seq);
-    if (!row || !d.embedder || !textSpace) return 'skipped';
+    const space = textSpace;
+    if (!row || !d.embedder || !space) return 'skipped';
     const userFields = new Set(jsonList(row.user_fields));
     const facts = await enrichment.facts(row.seq);
     let text = embeddingText({
@@ -261,7 +279,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (v && !v.some((x) => x !== 0) && text.trim()) [v] = await d.embedder.embed([`${text}. ${fallback}`], signal);
     if (!v) throw new Error('embedder returned no vector');
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
-    if (v.some((x) => x !== 0)) await vectors.put(scopeOf(row), textSpace, row.seq, v);
+    // the space retired meanwhile: no text vector of this model is kept anywhere
+    if (v.some((x) => x !== 0) && (await store(space, row, v)) === 'retired') return 'skipped';
     await enrichment.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
   };

@@ -111,6 +111,28 @@ export function vectorStoreContract(name: string, f: VectorStoreFixture): void {
       expect(await vectors.count(scope, b)).toBe(0);
     });
 
+    it('refuses a put into a retired space with VectorSpaceRetiredError, also when the put races the retire', async () => {
+      const { vectors, assets, open } = await f.create();
+      const seqs: number[] = [];
+      for (let i = 0; i < 8; i++) seqs.push(await assets.insert(asset({})));
+      const other = await open();
+      const space = await vectors.ensureSpace('asset_text', 'm', 4, 'ready');
+      await other.retire(space);
+      // retired by another process: the caller's SpaceRow still says ready
+      await expect(vectors.put(scope, space, seqs[0]!, at(0))).rejects.toThrow(VectorSpaceRetiredError);
+      await expect(vectors.put(scope, space, 987654, at(0))).rejects.toThrow(VectorSpaceRetiredError);
+      await expect(vectors.put(scope, space, seqs[0]!, v(1, 2, 3))).rejects.toThrow(/3 dimensions/);
+      // puts racing a retire: each lands before it (and goes with it) or is refused, never a database error
+      const raced = await vectors.ensureSpace('asset_text', 'm2', 4, 'ready');
+      const puts = (xs: number[]) => xs.map((seq) => vectors.put(scope, raced, seq, at(seq / 100)));
+      const settled = await Promise.allSettled([...puts(seqs.slice(0, 4)), other.retire(raced), ...puts(seqs.slice(4))]);
+      for (const r of settled)
+        if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(VectorSpaceRetiredError);
+        else expect([true, undefined]).toContain(r.value);
+      expect(await vectors.count(scope, raced)).toBe(0);
+      expect(await vectors.liveSpaces('asset_text')).toEqual([]);
+    });
+
     it('reads a retired space as empty, here and in another process that had searched it, until it is revived', async () => {
       const { vectors, assets, open } = await f.create();
       const space = await vectors.ensureSpace('asset_text', 'm', 4, 'ready');

@@ -67,6 +67,8 @@ export interface VectorStore {
    * Insert or replace the vector of one asset of the scope.
    * @returns false (nothing written) when the scope holds no asset `seq`
    * @throws Error when `vector.length` differs from the space's dimensions
+   * @throws VectorSpaceRetiredError (nothing written) when the space is retired, also by a `retire` that
+   *   commits while the put runs (a put that commits first is deleted with the space)
    */
   put(scope: Scope, space: SpaceRow, seq: number, vector: Float32Array): Promise<boolean>;
   /** The stored vector of an asset of the scope, or null. */

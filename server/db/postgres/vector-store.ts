@@ -45,8 +45,9 @@ const parse = (text: string): Float32Array => Float32Array.from(JSON.parse(text)
  * millions of rows, and it is the layout of the SQLite side (one vec0 table per space).
  *
  * A retired space reads as empty (`count` 0, `get` null, `sample` and `nearest` none; `remove` does
- * nothing): a statement on its dropped table fails with undefined_table, which is answered so once
- * `vector_spaces` says the space is retired (no extra query otherwise).
+ * nothing) and refuses `put` and `setStatus` with VectorSpaceRetiredError: a statement on its dropped
+ * table fails with undefined_table, which is answered so once `vector_spaces` says the space is retired
+ * (no extra query otherwise).
  *
  * `count` and the partition size `nearest` chooses by read `asset_vector_counts` (migration 0013): a
  * count row per space and workspace kept by statement triggers on each space's table (attached by
@@ -175,13 +176,20 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
     async put(scope, space, seq, vector) {
       checkDimensions(space, vector);
       const x = await ns();
-      const r = await pool.query(
-        `INSERT INTO ${table(space)} (asset_seq, workspace_id, embedding)
-         SELECT a.seq, a.workspace_id, $4::${x}.vector FROM assets a WHERE a.seq = $3 AND a.tenant_id = $1 AND a.workspace_id = $2
-         ON CONFLICT (asset_seq) DO UPDATE SET embedding = excluded.embedding`,
-        [...scopeParams(scope), seq, literal(vector)],
-      );
-      return (r.rowCount ?? 0) > 0;
+      try {
+        const r = await pool.query(
+          `INSERT INTO ${table(space)} (asset_seq, workspace_id, embedding)
+           SELECT a.seq, a.workspace_id, $4::${x}.vector FROM assets a WHERE a.seq = $3 AND a.tenant_id = $1 AND a.workspace_id = $2
+           ON CONFLICT (asset_seq) DO UPDATE SET embedding = excluded.embedding`,
+          [...scopeParams(scope), seq, literal(vector)],
+        );
+        return (r.rowCount ?? 0) > 0;
+      } catch (e) {
+        // the table is gone: retire committed first (a put that took the table's lock first delays the
+        // DROP until it commits, and its vector goes with the table)
+        if (isUndefinedTable(e) && !(await isLive(space))) throw new VectorSpaceRetiredError(space.id, `put asset ${seq}`);
+        throw e;
+      }
     },
     async get(scope, space, seq) {
       await ns();
