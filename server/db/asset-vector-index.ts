@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
+import { PartitionBudget, PartitionMap } from '../vector-scan/partition-budget.ts';
 import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.ts';
 import type { AssetFilters } from './assets.ts';
 import { replayChanges, type SearchChanges } from './search-changes.ts';
@@ -57,9 +58,12 @@ interface Partition {
  * its first search, and before every search the `search_changes` log is replayed, so writes of this
  * and every other process are seen (each changed seq is re-read; a bulk change reloads the partition).
  * Filters (kind, category, subtype, orientation, snapshot bound, excluded seq) run inside the scan.
+ * Loaded partitions count against `budget` (shared with the process's other partitions): the least
+ * recently searched are dropped beyond it and load again on their next search.
+ * @param budget the process's partition memory bound (default: one of its own, DEFAULT_PARTITION_BUDGET_BYTES)
  */
-export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
-  const parts = new Map<string, Partition>();
+export function createAssetVectorIndex(db: Database, changes: SearchChanges, budget: PartitionBudget = new PartitionBudget()) {
+  const parts = new PartitionMap<Partition>(budget);
   const loadStmts = new Map<number, { all: Statement; one: Statement }>();
   const codes = new Map<string, number>();
   let mark = changes.head();
@@ -128,7 +132,7 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
   const partition = (space: PartitionSpace, scope: Scope): Partition | null => {
     sync();
     const key = `${space.id}|${scope.tenantId}|${scope.workspaceId}`;
-    let p = parts.get(key);
+    let p = parts.use(key);
     if (!p) {
       // sync() read the mark before these rows: a write committed in between is replayed again (idempotent)
       try {

@@ -3,6 +3,7 @@ import type { Scope } from '../domain/scope.ts';
 import type { AssetFilters } from './assets.ts';
 import { createAssetVectorIndex } from './asset-vector-index.ts';
 import { VectorSpaceRetiredError } from './ports/vector-store.ts';
+import type { PartitionBudget } from '../vector-scan/partition-budget.ts';
 import { createSearchChanges } from './search-changes.ts';
 
 export type SpacePurpose = 'asset_text' | 'asset_visual';
@@ -43,8 +44,9 @@ const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.
  * partitions of every process follow it. `knn` (sqlite-vec's own exact KNN) is kept as the reference.
  * Syntax: https://alexgarcia.xyz/sqlite-vec/features/knn.html, partition keys:
  * https://alexgarcia.xyz/sqlite-vec/features/vec0.html#partition-keys
+ * @param budget the process's memory bound of in-memory partitions (default: one of its own)
  */
-export function createVectorQueries(db: Database) {
+export function createVectorQueries(db: Database, budget?: PartitionBudget) {
   const s = {
     spaces: db.prepare('SELECT * FROM vector_spaces WHERE purpose = ? AND status <> ? ORDER BY id'),
     space: db.prepare('SELECT * FROM vector_spaces WHERE purpose = ? AND model_id = ? AND dimensions = ?'),
@@ -55,7 +57,7 @@ export function createVectorQueries(db: Database) {
   };
   const knnStmts = new Map<string, Statement<unknown[], KnnHit>>();
   const changes = createSearchChanges(db);
-  const partitions = createAssetVectorIndex(db, changes);
+  const partitions = createAssetVectorIndex(db, changes, budget);
   const metaCache = new Map<number, boolean>();
   /** Spaces created before metadata columns existed are filtered by over-fetching instead. */
   const hasMeta = (space: SpaceRow): boolean => {
