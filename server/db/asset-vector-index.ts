@@ -67,9 +67,6 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
   const loadStmts = new Map<number, { all: Statement; one: Statement }>();
   const codes = new Map<string, number>();
   let mark = changes.head();
-  // schema_version changes when any process creates or drops a space's table (ensureSpace, retire)
-  const schemaVersion = db.prepare('PRAGMA schema_version').pluck();
-  let schema = schemaVersion.get() as number;
   const liveStmt = db.prepare("SELECT 1 FROM vector_spaces WHERE id = ? AND status <> 'retired'").pluck();
   const code = (v: string | null): number => {
     if (v === null) return 0;
@@ -105,18 +102,17 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
     return { space, tenantId: scope.tenantId, workspaceId: scope.workspaceId, index };
   };
 
+  /** Drop a space's partitions and statements (retired, or revived with a new table). */
+  const forget = (spaceId: number): void => {
+    for (const [key, p] of parts) if (p.space.id === spaceId) parts.delete(key);
+    loadStmts.delete(spaceId);
+  };
+
   /**
-   * Bring every loaded partition up to the head of the change log. After a schema change every
-   * partition is dropped (they load again on demand): a space retired, or retired and revived with a
-   * new table, by any process leaves no trace in the change log, and its loaded rows would outlive it.
+   * Bring every loaded partition up to the head of the change log. A space retired or revived by any
+   * process (db/vectors.ts logs it: `logSpace`) drops its partitions here: they load again on demand.
    */
   const sync = (): void => {
-    const v = schemaVersion.get() as number;
-    if (v !== schema) {
-      schema = v;
-      parts.clear();
-      loadStmts.clear();
-    }
     mark = replayChanges(changes, mark, 'asset', parts, {
       partOf: (p) => p.workspaceId,
       apply: (p, seq) => {
@@ -125,6 +121,7 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
         else p.index.remove(seq);
       },
       reloadShare: RELOAD_SHARE,
+      stale: forget,
     });
   };
 
@@ -174,10 +171,7 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
       return partition(space, scope)?.index.size ?? 0;
     },
     /** Forget a space's partitions (the space was retired or revived by this connection). */
-    forget(spaceId: number): void {
-      for (const [key, p] of parts) if (p.space.id === spaceId) parts.delete(key);
-      loadStmts.delete(spaceId);
-    },
+    forget,
   };
 }
 export type AssetVectorIndex = ReturnType<typeof createAssetVectorIndex>;

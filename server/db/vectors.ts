@@ -109,6 +109,8 @@ export function createVectorQueries(db: Database, budget?: PartitionBudget) {
           if (found) {
             s.setStatus.run(status, found.id);
             space = { ...found, status };
+            // other processes' partitions of the space hold the old table's vectors
+            changes.logSpace(found.id);
           } else {
             const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
             space = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
@@ -136,13 +138,14 @@ export function createVectorQueries(db: Database, budget?: PartitionBudget) {
     /**
      * Retire a space and drop its table and trigger (its vectors are never read again). Reads of a
      * retired space (`get`, `count`, `nearest`, `sample`) answer as for an empty space, in every
-     * process (the partitions follow the schema change: db/asset-vector-index.ts).
+     * process (the retirement is logged in `search_changes`, so every process drops its partitions).
      */
     retire(space: SpaceRow): void {
       db.transaction(() => {
         s.setStatus.run('retired', space.id);
         db.exec(`DROP TRIGGER IF EXISTS ${tableOf(space)}_ad`);
         db.exec(`DROP TABLE IF EXISTS ${tableOf(space)}`);
+        changes.logSpace(space.id);
       }).immediate();
       forget(space);
     },
