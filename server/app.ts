@@ -88,7 +88,10 @@ export interface App {
 export async function buildApp(config: Config, log: Logger): Promise<App> {
   const hooks = createTestHooks(config.testPause.points, config.testPause.dir);
   const d = config.database;
-  const stores = d.kind === 'postgres' ? await openPgStores(d, hooks) : openSqliteStores(config.dbPath, hooks);
+  const stores =
+    d.kind === 'postgres'
+      ? await openPgStores(d, hooks)
+      : openSqliteStores(config.dbPath, hooks, { vectorMemoryBytes: config.env.ATELIER_VECTOR_MEMORY_BYTES });
   const tenancy = stores.tenancy;
   const cursorSecret = await tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
   const dataId = await tenancy.ensureSetting('data_id', randomUUID());

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseS3Url, type S3BlobStoreOptions } from './storage/blob-store-s3.ts';
+import { DEFAULT_PARTITION_BUDGET_BYTES } from './vector-scan/partition-budget.ts';
 
 const bool = z.enum(['0', '1', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int('must be an integer').min(min).max(max);
@@ -43,6 +44,11 @@ export const EnvSchema = z.object({
     .optional()
     .describe("PostgreSQL schema holding Atelier's tables (search_path); unset = the role's default (public)"),
   ATELIER_DATABASE_POOL_MAX: int(1, 200).default(10).describe('most PostgreSQL connections of one process'),
+  ATELIER_VECTOR_MEMORY_BYTES: int(1024 * 1024, 2 ** 46)
+    .default(DEFAULT_PARTITION_BUDGET_BYTES)
+    .describe(
+      "bound of the in-memory vector partitions of one process (SQLite: each searched workspace's asset vectors and store's product vectors, as int8 + float32 copies), bytes (default 1 GiB; ≈ 77 MB per 100,000 vectors of 100 dimensions, ≈ 1.0 GB per 100,000 of 1,536); beyond it the least recently searched are dropped and reload from the database on their next search",
+    ),
   ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)
     .default(50 * 1024 * 1024)

@@ -45,9 +45,11 @@ import { createSqliteSynonymStore } from './db/synonym-store.ts';
 import { createSqliteTenancyStore } from './db/tenancy-store.ts';
 import { createUploadQueries } from './db/uploads.ts';
 import { createSqliteVectorStore } from './db/vector-store.ts';
+import { createVectorQueries } from './db/vectors.ts';
 import type { LexicalIndex } from './domain/lexical.ts';
 import type { Scope } from './domain/scope.ts';
 import type { TestHooks } from './test-hooks.ts';
+import { PartitionBudget } from './vector-scan/partition-budget.ts';
 
 /**
  * Every durable port the use cases run on, from one backend: the embedded SQLite file (default) or
@@ -83,13 +85,16 @@ export interface Stores {
 /**
  * The SQLite stores over one connection (migrations run on open). One `LexicalIndexes`, one set of
  * product queries and one vector query set are shared, so their in-memory partitions and vocabularies
- * stay in step with the writes.
+ * stay in step with the writes; the asset and product vector partitions share one memory bound.
  * @param dbPath the database file (`:memory:` for a throwaway database)
+ * @param o.vectorMemoryBytes bound of the in-memory vector partitions together, bytes (default
+ *   DEFAULT_PARTITION_BUDGET_BYTES; the least recently searched are dropped beyond it and reload on use)
  */
-export function openSqliteStores(dbPath: string, hooks?: TestHooks): Stores {
+export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorMemoryBytes?: number } = {}): Stores {
   const db = openDb(dbPath, hooks);
   const lexical = createLexicalIndexes(db);
-  const productQueries = createProductQueries(db);
+  const budget = new PartitionBudget(o.vectorMemoryBytes);
+  const productQueries = createProductQueries(db, budget);
   return {
     backend: 'sqlite',
     sqlite: db,
@@ -100,7 +105,7 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks): Stores {
     facets: createSqliteAssetFacetStore(db),
     enrichment: createSqliteAssetEnrichmentStore(db),
     calibrations: createSqliteCalibrationStore(db),
-    vectors: createSqliteVectorStore(db),
+    vectors: createSqliteVectorStore(db, createVectorQueries(db, budget)),
     jobs: createJobQueue(db),
     uploads: createUploadQueries(db),
     pickers: createPickerQueries(db),

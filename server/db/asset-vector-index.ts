@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
+import { PartitionBudget, PartitionMap } from '../vector-scan/partition-budget.ts';
 import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.ts';
 import type { AssetFilters } from './assets.ts';
 import { replayChanges, type SearchChanges } from './search-changes.ts';
@@ -57,12 +58,16 @@ interface Partition {
  * its first search, and before every search the `search_changes` log is replayed, so writes of this
  * and every other process are seen (each changed seq is re-read; a bulk change reloads the partition).
  * Filters (kind, category, subtype, orientation, snapshot bound, excluded seq) run inside the scan.
+ * Loaded partitions count against `budget` (shared with the process's other partitions): the least
+ * recently searched are dropped beyond it and load again on their next search.
+ * @param budget the process's partition memory bound (default: one of its own, DEFAULT_PARTITION_BUDGET_BYTES)
  */
-export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
-  const parts = new Map<string, Partition>();
+export function createAssetVectorIndex(db: Database, changes: SearchChanges, budget: PartitionBudget = new PartitionBudget()) {
+  const parts = new PartitionMap<Partition>(budget);
   const loadStmts = new Map<number, { all: Statement; one: Statement }>();
   const codes = new Map<string, number>();
   let mark = changes.head();
+  const liveStmt = db.prepare("SELECT 1 FROM vector_spaces WHERE id = ? AND status <> 'retired'").pluck();
   const code = (v: string | null): number => {
     if (v === null) return 0;
     let c = codes.get(v);
@@ -97,7 +102,16 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
     return { space, tenantId: scope.tenantId, workspaceId: scope.workspaceId, index };
   };
 
-  /** Bring every loaded partition up to the head of the change log. */
+  /** Drop a space's partitions and statements (retired, or revived with a new table). */
+  const forget = (spaceId: number): void => {
+    for (const [key, p] of parts) if (p.space.id === spaceId) parts.delete(key);
+    loadStmts.delete(spaceId);
+  };
+
+  /**
+   * Bring every loaded partition up to the head of the change log. A space retired or revived by any
+   * process (db/vectors.ts logs it: `logSpace`) drops its partitions here: they load again on demand.
+   */
   const sync = (): void => {
     mark = replayChanges(changes, mark, 'asset', parts, {
       partOf: (p) => p.workspaceId,
@@ -107,16 +121,24 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
         else p.index.remove(seq);
       },
       reloadShare: RELOAD_SHARE,
+      stale: forget,
     });
   };
 
-  const partition = (space: PartitionSpace, scope: Scope): Partition => {
+  /** The loaded partition of the space in the workspace, loaded now if needed; null when the space is retired (no table). */
+  const partition = (space: PartitionSpace, scope: Scope): Partition | null => {
     sync();
     const key = `${space.id}|${scope.tenantId}|${scope.workspaceId}`;
-    let p = parts.get(key);
+    let p = parts.use(key);
     if (!p) {
       // sync() read the mark before these rows: a write committed in between is replayed again (idempotent)
-      p = load(space, scope);
+      try {
+        p = load(space, scope);
+      } catch (e) {
+        // retire dropped the table (SQLite: 'no such table'); the status is read only then
+        if (liveStmt.get(space.id) === undefined) return null;
+        throw e;
+      }
       parts.set(key, p);
     }
     return p;
@@ -135,22 +157,21 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges) {
   return {
     /**
      * The `k` vectors of the workspace nearest to `q` by cosine that pass the filters, nearest first,
-     * each with similarity ≥ `minCosine` (recall@10 vs exact measured by bench/vectors.bench.ts).
+     * each with similarity ≥ `minCosine` (recall@10 vs exact measured by bench/vectors.bench.ts); none
+     * when the space is retired.
      */
     nearest(space: PartitionSpace, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number): NearestHit[] {
       if (q.length !== space.dimensions) return [];
       const p = partition(space, scope);
+      if (!p) return [];
       return p.index.search(q, k, filterOf(f), minCosine).map((h) => ({ seq: h.key, similarity: h.similarity }));
     },
-    /** Vectors the space holds in the workspace (zero vectors included). */
+    /** Vectors the space holds in the workspace (zero vectors included; 0 when the space is retired). */
     count(space: PartitionSpace, scope: Scope): number {
-      return partition(space, scope).index.size;
+      return partition(space, scope)?.index.size ?? 0;
     },
-    /** Forget a space's partitions (the space was retired). */
-    forget(spaceId: number): void {
-      for (const [key, p] of parts) if (p.space.id === spaceId) parts.delete(key);
-      loadStmts.delete(spaceId);
-    },
+    /** Forget a space's partitions (the space was retired or revived by this connection). */
+    forget,
   };
 }
 export type AssetVectorIndex = ReturnType<typeof createAssetVectorIndex>;

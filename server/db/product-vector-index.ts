@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { PartitionBudget, PartitionMap } from '../vector-scan/partition-budget.ts';
 import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.ts';
 import type { ProductFilters, StoreScope } from './products.ts';
 import { replayChanges, type SearchChanges } from './search-changes.ts';
@@ -30,10 +31,13 @@ interface Partition {
  * WebAssembly scan with exact re-rank (vector-scan/quantised-index.ts). `product_embeddings` stays the
  * storage of record: a partition is loaded on its first search and kept in step with every process's
  * writes by replaying `search_changes` before each search. Status, product type, collection, snapshot
- * bound and excluded product are applied during the scan.
+ * bound and excluded product are applied during the scan. Loaded partitions count against `budget`
+ * (shared with the process's other partitions): the least recently searched are dropped beyond it and
+ * load again on their next search.
+ * @param budget the process's partition memory bound (default: one of its own, DEFAULT_PARTITION_BUDGET_BYTES)
  */
-export function createProductVectorPartitions(db: Database, changes: SearchChanges) {
-  const parts = new Map<string, Partition>();
+export function createProductVectorPartitions(db: Database, changes: SearchChanges, budget: PartitionBudget = new PartitionBudget()) {
+  const parts = new PartitionMap<Partition>(budget);
   const codes = new Map<string, number>();
   let mark = changes.head();
   const code = (v: string): number => {
@@ -72,7 +76,7 @@ export function createProductVectorPartitions(db: Database, changes: SearchChang
   const partition = (scope: StoreScope, modelId: string, dims: number): Partition => {
     sync();
     const key = `${scope.storeId}|${dims}|${modelId}`;
-    let p = parts.get(key);
+    let p = parts.use(key);
     if (!p) {
       const index = new QuantisedIndex(dims, 2);
       p = { storeId: scope.storeId, modelId, dims, index };

@@ -5,6 +5,7 @@ import { createProductVectorPartitions } from './product-vector-index.ts';
 import { createProductVectorIndex } from './product-vectors.ts';
 import { productFilterSql, type ImageRow, type ProductFilters, type ProductRow, type StoreScope, type VariantRow } from './product-rows.ts';
 import { createSearchChanges } from './search-changes.ts';
+import type { PartitionBudget } from '../vector-scan/partition-budget.ts';
 
 export type { ImageRow, ProductFilters, ProductRow, StoreScope, VariantRow } from './product-rows.ts';
 export { productFilterSql } from './product-rows.ts';
@@ -15,8 +16,9 @@ const f32Blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset,
 /**
  * Catalog read-model queries (products, variants, images, collections, FTS5 rows, embeddings, sync state).
  * Every read takes the store scope first; a product of another store behaves as missing.
+ * @param budget the process's memory bound of in-memory vector partitions (default: one of its own)
  */
-export function createProductQueries(db: Database) {
+export function createProductQueries(db: Database, budget?: PartitionBudget) {
   const s = {
     find: db.prepare('SELECT seq FROM products WHERE store_id = ? AND gid = ?'),
     insert: db.prepare(
@@ -81,7 +83,7 @@ export function createProductQueries(db: Database) {
   };
 
   const vectors = createProductVectorIndex(db);
-  const partitions = createProductVectorPartitions(db, createSearchChanges(db));
+  const partitions = createProductVectorPartitions(db, createSearchChanges(db), budget);
   const inList = (n: number): string => Array.from({ length: n }, () => '?').join(',');
   /** Statements prepared once per SQL text; IN lists rounded up to a power of two (≥ 8), padded with -1. */
   const cache = new Map<string, Statement>();

@@ -13,6 +13,9 @@ export interface SearchChange {
  * embeddings and collection memberships, and by db/vectors.ts for asset vectors. Readers follow it
  * with a mark: `head()` is one index probe, `since(mark)` the rows after it. A mark older than the
  * oldest kept row (`gap`) means rows were pruned unseen: the reader must reload from scratch.
+ * A row of kind 'asset' with part '' and seq −(space id) (`logSpace`) is no row change: it marks a
+ * vector space whose table was dropped or made anew (retired, revived), so every in-memory partition
+ * of that space is stale (`replayChanges` `stale`); readers that re-read rows by seq find no row −id.
  */
 export function createSearchChanges(db: Database) {
   const s = {
@@ -36,6 +39,8 @@ export function createSearchChanges(db: Database) {
     seqsSince: (mark: number, kind: SearchChange['kind'], limit: number): number[] => s.seqsSince.all(mark, kind, limit) as number[],
     /** Log a change the triggers do not see (vec0 tables take no triggers). */
     log: (kind: SearchChange['kind'], part: string, seq: number): void => void s.log.run(kind, part, seq),
+    /** Log that a vector space's table was dropped or made anew: every process drops its partitions of the space. */
+    logSpace: (spaceId: number): void => void s.log.run('asset', '', -spaceId),
   };
 }
 export type SearchChanges = ReturnType<typeof createSearchChanges>;
@@ -45,6 +50,7 @@ export type SearchChanges = ReturnType<typeof createSearchChanges>;
  * partition gets `apply(partition, seq)` for every changed seq of its part (of `kind`). When rows were
  * pruned unseen, or nothing is loaded, every partition is dropped (they load again on demand); a partition
  * with more than 64 changed rows and more than `reloadShare` of its size (a bulk import) is dropped too.
+ * A space mark (`logSpace`) calls `stale(spaceId)` first (the owner drops that space's partitions).
  * @returns the new mark (the head read at the start: a write committed meanwhile is replayed again, idempotently)
  */
 export function replayChanges<P extends { index: { size: number } }>(
@@ -52,7 +58,7 @@ export function replayChanges<P extends { index: { size: number } }>(
   mark: number,
   kind: SearchChange['kind'],
   parts: Map<string, P>,
-  o: { partOf: (p: P) => string; apply: (p: P, seq: number) => void; reloadShare: number },
+  o: { partOf: (p: P) => string; apply: (p: P, seq: number) => void; reloadShare: number; stale?: (spaceId: number) => void },
 ): number {
   const head = changes.head();
   if (head === mark) return mark;
@@ -63,6 +69,10 @@ export function replayChanges<P extends { index: { size: number } }>(
   const byPart = new Map<string, Set<number>>();
   for (const c of changes.since(mark)) {
     if (c.kind !== kind) continue;
+    if (c.seq < 0) {
+      o.stale?.(-c.seq);
+      continue;
+    }
     let set = byPart.get(c.part);
     if (!set) byPart.set(c.part, (set = new Set()));
     set.add(c.seq);

@@ -1,7 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
-import { checkDimensions, type SpaceRow, type VectorStore } from './ports/vector-store.ts';
-import { createSearchChanges } from './search-changes.ts';
+import { checkDimensions, VectorSpaceRetiredError, type VectorStore } from './ports/vector-store.ts';
 import { createVectorQueries, type VectorQueries } from './vectors.ts';
 
 interface AssetMeta {
@@ -11,19 +10,16 @@ interface AssetMeta {
 }
 
 /**
- * The SQLite `VectorStore`: the sqlite-vec spaces of server/db/vectors.ts (which it does not change),
- * searched by their quantised in-memory partitions (db/asset-vector-index.ts). The adapter adds the
- * scope checks the port promises (vectors.ts trusts its callers' seqs): a vector is written, read or
- * removed only when the asset is in the scope. `remove` deletes from the space's vec0 table and logs the
- * change in `search_changes`, as vectors.ts `put` does, so every process's partitions drop it.
+ * The SQLite `VectorStore`: the sqlite-vec spaces of server/db/vectors.ts, searched by their quantised
+ * in-memory partitions (db/asset-vector-index.ts). The adapter adds the scope checks the port promises
+ * (vectors.ts trusts its callers' seqs): a vector is written, read or removed only when the asset is in
+ * the scope. A retired space reads as empty (vectors.ts answers so for a dropped table) and refuses puts.
  * @param queries the vector queries of the same connection (default: new ones, with partitions of their own)
  */
 export function createSqliteVectorStore(db: Database, queries: VectorQueries = createVectorQueries(db)): VectorStore {
-  const changes = createSearchChanges(db);
   const metaStmt = db.prepare('SELECT kind, category, subtype FROM assets WHERE seq = ? AND tenant_id = ? AND workspace_id = ?');
   const metaOf = (scope: Scope, seq: number): AssetMeta | undefined =>
     metaStmt.get(seq, scope.tenantId, scope.workspaceId) as AssetMeta | undefined;
-  const table = (space: SpaceRow): string => `vec_space_${space.id}`;
   return {
     available: async () => ({ ok: true }),
     liveSpaces: async (purpose) => queries.liveSpaces(purpose),
@@ -36,17 +32,17 @@ export function createSqliteVectorStore(db: Database, queries: VectorQueries = c
     async put(scope, space, seq, vector) {
       checkDimensions(space, vector);
       const meta = metaOf(scope, seq);
-      if (!meta) return false;
+      if (!meta) {
+        // a retired space refuses every put, as on PostgreSQL (whose insert fails on the dropped table first)
+        if (!queries.isLive(space)) throw new VectorSpaceRetiredError(space.id, `put asset ${seq}`);
+        return false;
+      }
       queries.put(space, seq, scope.workspaceId, vector, meta);
       return true;
     },
     get: async (scope, space, seq) => (metaOf(scope, seq) ? queries.get(space, seq) : null),
     async remove(scope, space, seq) {
-      if (!metaOf(scope, seq)) return;
-      db.transaction(() => {
-        if (db.prepare(`DELETE FROM ${table(space)} WHERE asset_seq = ?`).run(BigInt(seq)).changes > 0)
-          changes.log('asset', scope.workspaceId, seq);
-      }).immediate();
+      if (metaOf(scope, seq)) queries.remove(space, seq, scope.workspaceId);
     },
     count: async (scope, space) => queries.count(space, scope),
     async sample(scope, space, limit) {

@@ -2,6 +2,8 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { AssetFilters } from './assets.ts';
 import { createAssetVectorIndex } from './asset-vector-index.ts';
+import { VectorSpaceRetiredError } from './ports/vector-store.ts';
+import type { PartitionBudget } from '../vector-scan/partition-budget.ts';
 import { createSearchChanges } from './search-changes.ts';
 
 export type SpacePurpose = 'asset_text' | 'asset_visual';
@@ -42,17 +44,20 @@ const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.
  * partitions of every process follow it. `knn` (sqlite-vec's own exact KNN) is kept as the reference.
  * Syntax: https://alexgarcia.xyz/sqlite-vec/features/knn.html, partition keys:
  * https://alexgarcia.xyz/sqlite-vec/features/vec0.html#partition-keys
+ * @param budget the process's memory bound of in-memory partitions (default: one of its own)
  */
-export function createVectorQueries(db: Database) {
+export function createVectorQueries(db: Database, budget?: PartitionBudget) {
   const s = {
     spaces: db.prepare('SELECT * FROM vector_spaces WHERE purpose = ? AND status <> ? ORDER BY id'),
     space: db.prepare('SELECT * FROM vector_spaces WHERE purpose = ? AND model_id = ? AND dimensions = ?'),
     insertSpace: db.prepare('INSERT INTO vector_spaces (purpose, model_id, dimensions, status, created_at) VALUES (?, ?, ?, ?, ?)'),
     setStatus: db.prepare('UPDATE vector_spaces SET status = ? WHERE id = ?'),
+    live: db.prepare("SELECT 1 FROM vector_spaces WHERE id = ? AND status <> 'retired'").pluck(),
+    setLiveStatus: db.prepare("UPDATE vector_spaces SET status = ? WHERE id = ? AND status <> 'retired'"),
   };
   const knnStmts = new Map<string, Statement<unknown[], KnnHit>>();
   const changes = createSearchChanges(db);
-  const partitions = createAssetVectorIndex(db, changes);
+  const partitions = createAssetVectorIndex(db, changes, budget);
   const metaCache = new Map<number, boolean>();
   /** Spaces created before metadata columns existed are filtered by over-fetching instead. */
   const hasMeta = (space: SpaceRow): boolean => {
@@ -63,6 +68,27 @@ export function createVectorQueries(db: Database) {
       metaCache.set(space.id, v);
     }
     return v;
+  };
+
+  /** Whether the space is live now (`space.status` is what it was when read). */
+  const isLive = (space: SpaceRow): boolean => s.live.get(space.id) !== undefined;
+  /**
+   * `read()`, or `empty` when the space is retired: `retire` dropped its table, so a read of a space
+   * retired since the caller looked it up fails in SQLite ('no such table'); the check runs only then.
+   */
+  const unlessRetired = <T>(space: SpaceRow, empty: T, read: () => T): T => {
+    try {
+      return read();
+    } catch (e) {
+      if (!isLive(space)) return empty;
+      throw e;
+    }
+  };
+  /** Drop what this connection cached of a space's table (retired, or revived with a new table). */
+  const forget = (space: SpaceRow): void => {
+    for (const key of [...knnStmts.keys()]) if (key.startsWith(`${space.id}:`)) knnStmts.delete(key);
+    metaCache.delete(space.id);
+    partitions.forget(space.id);
   };
 
   const api = {
@@ -83,6 +109,8 @@ export function createVectorQueries(db: Database) {
           if (found) {
             s.setStatus.run(status, found.id);
             space = { ...found, status };
+            // other processes' partitions of the space hold the old table's vectors
+            changes.logSpace(found.id);
           } else {
             const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
             space = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
@@ -93,34 +121,50 @@ export function createVectorQueries(db: Database) {
             `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(asset_seq INTEGER PRIMARY KEY, workspace_id TEXT PARTITION KEY, kind TEXT, category TEXT, subtype TEXT, embedding float[${dimensions}] distance_metric=cosine)`,
           );
           db.exec(`CREATE TRIGGER IF NOT EXISTS ${t}_ad AFTER DELETE ON assets BEGIN DELETE FROM ${t} WHERE asset_seq = old.seq; END`);
+          if (found) forget(space);
           return space;
         })
         .immediate();
     },
 
-    setStatus: (space: SpaceRow, status: SpaceRow['status']) => void s.setStatus.run(status, space.id),
+    /**
+     * Set a live space's status (`ready` after its build).
+     * @throws VectorSpaceRetiredError when the space is retired (its table is gone: only `ensureSpace` revives it)
+     */
+    setStatus(space: SpaceRow, status: 'building' | 'ready'): void {
+      if (s.setLiveStatus.run(status, space.id).changes === 0) throw new VectorSpaceRetiredError(space.id, `set status ${status}`);
+    },
 
-    /** Retire a space and drop its table and trigger (its vectors are never read again). */
+    /**
+     * Retire a space and drop its table and trigger (its vectors are never read again). Reads of a
+     * retired space (`get`, `count`, `nearest`, `sample`) answer as for an empty space, in every
+     * process (the retirement is logged in `search_changes`, so every process drops its partitions).
+     */
     retire(space: SpaceRow): void {
       db.transaction(() => {
         s.setStatus.run('retired', space.id);
         db.exec(`DROP TRIGGER IF EXISTS ${tableOf(space)}_ad`);
         db.exec(`DROP TABLE IF EXISTS ${tableOf(space)}`);
+        changes.logSpace(space.id);
       }).immediate();
-      for (const key of [...knnStmts.keys()]) if (key.startsWith(`${space.id}:`)) knnStmts.delete(key);
-      metaCache.delete(space.id);
-      partitions.forget(space.id);
+      forget(space);
     },
 
     /** Whether kind/category/subtype filters run inside this space's KNN. */
     filtersInKnn: (space: SpaceRow) => hasMeta(space),
 
-    /** Insert or replace one asset's vector. @throws Error when the length differs from the space's */
+    /**
+     * Insert or replace one asset's vector.
+     * @throws Error when the length differs from the space's
+     * @throws VectorSpaceRetiredError when the space is retired (checked in the write transaction, so a
+     *   racing retire either commits first and is seen, or waits and drops the vector with the table)
+     */
     put(space: SpaceRow, seq: number, workspaceId: string, v: Float32Array, meta: VectorMeta): void {
       if (v.length !== space.dimensions)
         throw new Error(`vector has ${v.length} dimensions, space ${space.model_id} has ${space.dimensions}`);
       const t = tableOf(space);
       db.transaction(() => {
+        if (!isLive(space)) throw new VectorSpaceRetiredError(space.id, `put asset ${seq}`);
         db.prepare(`DELETE FROM ${t} WHERE asset_seq = ?`).run(BigInt(seq));
         if (hasMeta(space)) {
           db.prepare(`INSERT INTO ${t} (asset_seq, workspace_id, kind, category, subtype, embedding) VALUES (?, ?, ?, ?, ?, ?)`).run(
@@ -138,14 +182,33 @@ export function createVectorQueries(db: Database) {
       }).immediate();
     },
 
-    /** One asset's stored vector, or null. */
+    /** One asset's stored vector, or null (also when the space is retired). */
     get(space: SpaceRow, seq: number): Float32Array | null {
-      const r = db.prepare(`SELECT embedding FROM ${tableOf(space)} WHERE asset_seq = ?`).get(BigInt(seq)) as
-        { embedding: Buffer } | undefined;
+      const r = unlessRetired(
+        space,
+        undefined,
+        () =>
+          db.prepare(`SELECT embedding FROM ${tableOf(space)} WHERE asset_seq = ?`).get(BigInt(seq)) as { embedding: Buffer } | undefined,
+      );
       return r ? new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) : null;
     },
 
-    /** Number of vectors a space holds in a workspace (from its in-memory partition). */
+    /** Delete one asset's vector of a workspace, logged for the partitions (no vector, or a retired space: nothing happens). */
+    remove(space: SpaceRow, seq: number, workspaceId: string): void {
+      unlessRetired(space, undefined, () =>
+        db
+          .transaction(() => {
+            if (db.prepare(`DELETE FROM ${tableOf(space)} WHERE asset_seq = ?`).run(BigInt(seq)).changes > 0)
+              changes.log('asset', workspaceId, seq);
+          })
+          .immediate(),
+      );
+    },
+
+    /** Whether the space is live (building or ready) now. */
+    isLive,
+
+    /** Number of vectors a space holds in a workspace (from its in-memory partition; 0 when retired). */
     count: (space: SpaceRow, scope: Scope) => partitions.count(space, scope),
 
     /**
@@ -160,11 +223,16 @@ export function createVectorQueries(db: Database) {
      * the seq), for calibration: the same corpus always gives the same sample.
      */
     sample(space: SpaceRow, workspaceId: string, limit: number): { seq: number; vector: Float32Array }[] {
-      const rows = db
-        .prepare(
-          `SELECT asset_seq AS seq, embedding FROM ${tableOf(space)} WHERE workspace_id = ? ORDER BY (asset_seq * 2654435761) % 4294967296 LIMIT ?`,
-        )
-        .all(workspaceId, limit) as { seq: number; embedding: Buffer }[];
+      const rows = unlessRetired(
+        space,
+        [],
+        () =>
+          db
+            .prepare(
+              `SELECT asset_seq AS seq, embedding FROM ${tableOf(space)} WHERE workspace_id = ? ORDER BY (asset_seq * 2654435761) % 4294967296 LIMIT ?`,
+            )
+            .all(workspaceId, limit) as { seq: number; embedding: Buffer }[],
+      );
       return rows.map((r) => ({
         seq: r.seq,
         vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),

@@ -2,7 +2,7 @@ import type { AssetEnrichmentStore } from '../db/ports/asset-enrichment-store.ts
 import type { AssetRow, AssetStore } from '../db/ports/asset-store.ts';
 import type { CalibrationStore } from '../db/ports/calibration-store.ts';
 import type { JobQueue, JobRow } from '../db/ports/job-queue.ts';
-import type { SpaceRow, VectorStore } from '../db/ports/vector-store.ts';
+import { VectorSpaceRetiredError, type SpaceRow, type VectorStore } from '../db/ports/vector-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
 import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/alt-text.ts';
@@ -101,7 +101,10 @@ const scopeOf = (row: AssetRow): Scope => ({ tenantId: row.tenant_id, workspaceI
  * reports itself unavailable (search degrades to lexical) instead of mixing spaces. Every store is a
  * port (server/db/ports/*), so the module runs on SQLite or PostgreSQL alike; when the vector store
  * is unavailable (PostgreSQL without pgvector) the reason is logged at setup, analyses are still
- * written, and semantic and similar search degrade to lexical.
+ * written, and semantic and similar search degrade to lexical. When another process retires this
+ * process's space of a purpose (it runs another model and made its own space ready), puts and the
+ * promotion meet `VectorSpaceRetiredError`: this process then stops storing and searching vectors of
+ * that purpose (its jobs still succeed) rather than fight over the live space.
  */
 export function createEnrichment(d: EnrichmentDeps): Enrichment {
   const { assets, jobs, enrichment, vectors, log } = d;
@@ -156,11 +159,53 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     return { space: created, backfill: existing };
   }
 
-  async function promote(space: SpaceRow): Promise<SpaceRow> {
-    await vectors.setStatus(space, 'ready');
+  /**
+   * Make a built space ready and retire the other live spaces of its purpose.
+   * @returns the space as ready, or null when another process retired it meanwhile (see `retiredElsewhere`)
+   */
+  async function promote(space: SpaceRow): Promise<SpaceRow | null> {
+    try {
+      await vectors.setStatus(space, 'ready');
+    } catch (err) {
+      if (err instanceof VectorSpaceRetiredError) return retiredElsewhere(space);
+      throw err;
+    }
     for (const s of await vectors.liveSpaces(space.purpose)) if (s.id !== space.id) await vectors.retire(s);
     log.info({ purpose: space.purpose, model: space.model_id }, 'vector space ready');
     return { ...space, status: 'ready' };
+  }
+
+  /**
+   * This process's space of a purpose was retired by another process (one configured with another
+   * model made its own space ready): its vectors are gone and this process's model is no longer the
+   * live one, so it stops storing and searching vectors of that purpose (jobs still succeed; semantic or
+   * similar search degrades to lexical) rather than fight over the live space. A restart with the live
+   * model's configuration, or with this one (which revives the space and rebuilds it), settles it.
+   * @returns null, the process's new space of that purpose
+   */
+  function retiredElsewhere(space: SpaceRow): null {
+    log.warn(
+      { purpose: space.purpose, model: space.model_id },
+      "vector space retired by another process (another model is live): this process's vectors of that purpose stop until a restart",
+    );
+    if (space.purpose === 'asset_text' && textSpace?.id === space.id) textSpace = null;
+    if (space.purpose === 'asset_visual' && visualSpace?.id === space.id) visualSpace = null;
+    return null;
+  }
+
+  /**
+   * Put an asset's vector into this process's space of a purpose.
+   * @returns 'stored'; 'no-asset' when the asset left its scope; 'retired' when another process retired
+   *   the space (see `retiredElsewhere`), nothing stored
+   */
+  async function store(space: SpaceRow, row: AssetRow, v: Float32Array): Promise<'stored' | 'no-asset' | 'retired'> {
+    try {
+      return (await vectors.put(scopeOf(row), space, row.seq, v)) ? 'stored' : 'no-asset';
+    } catch (err) {
+      if (!(err instanceof VectorSpaceRetiredError)) throw err;
+      retiredElsewhere(space);
+      return 'retired';
+    }
   }
 
   /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
@@ -196,15 +241,15 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     });
     if (!written) return 'skipped'; // deleted since
     // the store takes the vector's filter metadata (kind, category, subtype) from the row as it is now
-    if (visualSpace && (await vectors.put(scopeOf(row), visualSpace, row.seq, a.visual)))
-      await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
+    if (visualSpace && (await store(visualSpace, row, a.visual)) === 'stored') await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
     if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text');
     return 'success';
   };
 
   const embedText = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
     const row = await assets.bySeq(job.asset_seq);
-    if (!row || !d.embedder || !textSpace) return 'skipped';
+    const space = textSpace;
+    if (!row || !d.embedder || !space) return 'skipped';
     const userFields = new Set(jsonList(row.user_fields));
     const facts = await enrichment.facts(row.seq);
     let text = embeddingText({
@@ -234,7 +279,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (v && !v.some((x) => x !== 0) && text.trim()) [v] = await d.embedder.embed([`${text}. ${fallback}`], signal);
     if (!v) throw new Error('embedder returned no vector');
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
-    if (v.some((x) => x !== 0)) await vectors.put(scopeOf(row), textSpace, row.seq, v);
+    // the space retired meanwhile: no text vector of this model is kept anywhere
+    if (v.some((x) => x !== 0) && (await store(space, row, v)) === 'retired') return 'skipped';
     await enrichment.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
   };

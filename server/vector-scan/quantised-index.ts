@@ -30,6 +30,8 @@ export const MARGIN_CAP = 100;
 /** Rows the int8 scan hands to the exact re-rank for `k` results. */
 export const rerankBudget = (k: number): number => Math.max(k + 16, k + (OVERSAMPLE - 1) * Math.min(k, MARGIN_CAP));
 const PAGE = 65536;
+/** Estimated bytes of one entry of a V8 `Map<number, number>` (hash table slots at its load factor). */
+const KEY_MAP_BYTES = 40;
 const BINS = 4096;
 const LO = -1.1;
 const BIN_WIDTH = 2.2 / BINS;
@@ -89,6 +91,17 @@ export class QuantisedIndex {
   /** Rows held (including zero vectors, which never match). */
   get size(): number {
     return this.rowOf.size;
+  }
+
+  /**
+   * Bytes held, as allocated (capacity grows by doubling): the kernel's memory (int8 rows, scales,
+   * mask, scores), the Float32 rows, keys, norms, live flags, attribute columns and free-row list, and
+   * `KEY_MAP_BYTES` per key for the key → row map (an estimate of a V8 Map entry).
+   */
+  get bytes(): number {
+    let b = this.k!.memory.buffer.byteLength + this.floats.byteLength + this.keys.byteLength + this.norms.byteLength + this.live.byteLength;
+    for (const a of this.attrs) b += a.byteLength;
+    return b + this.free.length * 8 + this.rowOf.size * KEY_MAP_BYTES;
   }
 
   has(key: number): boolean {

@@ -2,7 +2,7 @@ import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetStore, NewAsset } from '../ports/asset-store.ts';
-import type { VectorStore } from '../ports/vector-store.ts';
+import { VectorSpaceRetiredError, type VectorStore } from '../ports/vector-store.ts';
 
 /** A vector store and the asset store of the same fresh database (tenants and workspaces as in AssetStoreFixture). */
 export interface VectorStoreHandle {
@@ -81,6 +81,84 @@ export function vectorStoreContract(name: string, f: VectorStoreFixture): void {
       expect(await vectors.put(scope, revived, seq, at(0.5))).toBe(true);
       expect(await vectors.get(scope, revived, seq)).toEqual(at(0.5));
       await expect(vectors.ensureSpace('asset_text', 'model-c', 0, 'ready')).rejects.toThrow(/dimensions/);
+    });
+
+    it('revives a retired space through ensureSpace only (model A → B → A); setStatus refuses a retired space', async () => {
+      const { vectors, assets, open } = await f.create();
+      const seq = await assets.insert(asset({}));
+      const a = await vectors.ensureSpace('asset_text', 'model-a', 4, 'ready');
+      await vectors.put(scope, a, seq, at(0));
+      // model B is built, promoted, and retires A
+      const b = await vectors.ensureSpace('asset_text', 'model-b', 4, 'building');
+      await vectors.put(scope, b, seq, at(0.1));
+      await vectors.setStatus(b, 'ready');
+      await vectors.retire(a);
+      // a process still holding A cannot bring it back by its status: its vectors are gone
+      const other = await open();
+      for (const store of [vectors, other]) await expect(store.setStatus(a, 'ready')).rejects.toThrow(VectorSpaceRetiredError);
+      expect(await vectors.liveSpaces('asset_text')).toEqual([{ ...b, status: 'ready' }]);
+      // back to model A: revived empty as asked, rebuilt, promoted; B retired and refused in its turn
+      const revived = await vectors.ensureSpace('asset_text', 'model-a', 4, 'building');
+      expect(revived).toMatchObject({ id: a.id, status: 'building' });
+      expect(await other.count(scope, revived)).toBe(0);
+      expect(await vectors.put(scope, revived, seq, at(0.2))).toBe(true);
+      await other.setStatus(revived, 'ready');
+      await other.retire(b);
+      await expect(vectors.setStatus(b, 'building')).rejects.toThrow(VectorSpaceRetiredError);
+      expect(await vectors.liveSpaces('asset_text')).toEqual([{ ...revived, status: 'ready' }]);
+      expect(await vectors.get(scope, revived, seq)).toEqual(at(0.2));
+      expect(await other.count(scope, revived)).toBe(1);
+      expect(await vectors.count(scope, b)).toBe(0);
+    });
+
+    it('refuses a put into a retired space with VectorSpaceRetiredError, also when the put races the retire', async () => {
+      const { vectors, assets, open } = await f.create();
+      const seqs: number[] = [];
+      for (let i = 0; i < 8; i++) seqs.push(await assets.insert(asset({})));
+      const other = await open();
+      const space = await vectors.ensureSpace('asset_text', 'm', 4, 'ready');
+      await other.retire(space);
+      // retired by another process: the caller's SpaceRow still says ready
+      await expect(vectors.put(scope, space, seqs[0]!, at(0))).rejects.toThrow(VectorSpaceRetiredError);
+      await expect(vectors.put(scope, space, 987654, at(0))).rejects.toThrow(VectorSpaceRetiredError);
+      await expect(vectors.put(scope, space, seqs[0]!, v(1, 2, 3))).rejects.toThrow(/3 dimensions/);
+      // puts racing a retire: each lands before it (and goes with it) or is refused, never a database error
+      const raced = await vectors.ensureSpace('asset_text', 'm2', 4, 'ready');
+      const puts = (xs: number[]) => xs.map((seq) => vectors.put(scope, raced, seq, at(seq / 100)));
+      const settled = await Promise.allSettled([...puts(seqs.slice(0, 4)), other.retire(raced), ...puts(seqs.slice(4))]);
+      for (const r of settled)
+        if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(VectorSpaceRetiredError);
+        else expect([true, undefined]).toContain(r.value);
+      expect(await vectors.count(scope, raced)).toBe(0);
+      expect(await vectors.liveSpaces('asset_text')).toEqual([]);
+    });
+
+    it('reads a retired space as empty, here and in another process that had searched it, until it is revived', async () => {
+      const { vectors, assets, open } = await f.create();
+      const space = await vectors.ensureSpace('asset_text', 'm', 4, 'ready');
+      const other = await open();
+      const [one, two] = [await assets.insert(asset({})), await assets.insert(asset({}))];
+      await vectors.put(scope, space, one, at(0));
+      await vectors.put(scope, space, two, at(0.2));
+      // the other process has counted and searched (SQLite: its partition is loaded)
+      expect(await other.count(scope, space)).toBe(2);
+      expect((await other.nearest(scope, space, at(0), 5, {})).map((h) => h.seq)).toEqual([one, two]);
+      await vectors.retire(space);
+      for (const store of [vectors, other]) {
+        expect(await store.count(scope, space)).toBe(0);
+        expect(await store.get(scope, space, one)).toBeNull();
+        expect(await store.sample(scope, space, 10)).toEqual([]);
+        expect(await store.nearest(scope, space, at(0), 5, {})).toEqual([]);
+        await store.remove(scope, space, one);
+      }
+      // revived (empty): the other process sees the new vectors only, not the ones it had loaded
+      const revived = await vectors.ensureSpace('asset_text', 'm', 4, 'building');
+      expect(revived.id).toBe(space.id);
+      expect(await other.count(scope, revived)).toBe(0);
+      await vectors.put(scope, revived, one, at(0.3));
+      expect(await other.count(scope, revived)).toBe(1);
+      expect(await other.nearest(scope, revived, at(0), 5, {})).toEqual([{ seq: one, similarity: expect.closeTo(Math.cos(0.3), 5) }]);
+      expect(await vectors.count(scope, revived)).toBe(1);
     });
 
     it('puts, reads exactly, replaces and removes the vector of an asset of the scope only', async () => {

@@ -19,12 +19,29 @@ export class VectorStoreUnavailableError extends Error {
 }
 
 /**
+ * Thrown by `setStatus` (and `put`) on a retired space, e.g. one another process retired after the
+ * caller read it: its vectors are gone, so it is not brought back by a status; `ensureSpace` revives it
+ * empty. `spaceId` is the space's id.
+ */
+export class VectorSpaceRetiredError extends Error {
+  override readonly name = 'VectorSpaceRetiredError';
+  constructor(
+    readonly spaceId: number,
+    what: string,
+  ) {
+    super(`${what}: vector space ${spaceId} is retired (revive it with ensureSpace)`);
+  }
+}
+
+/**
  * Port: the asset vectors of the enrichment spaces (one space per embedding model id + dimensions and
  * purpose), as callers outside server/db need them. A space is `building` while a new model re-embeds
- * the assets, `ready` when searched, `retired` when its vectors are gone. Every method taking a `Scope`
- * takes it first and never reads or writes a vector of an asset of another tenant or workspace (it
- * behaves as missing); a vector goes with its asset when the asset is deleted. Vectors are float32;
- * similarity is cosine. Implementations: SQLite (server/db/vector-store.ts over server/db/vectors.ts:
+ * the assets, `ready` when searched, `retired` when its vectors are gone: a retired space (as a caller
+ * holding an old `SpaceRow` may still pass, e.g. one another process retired) reads as empty, in every
+ * process (`count` 0, `get` null, `sample` and `nearest` none, `remove` does nothing), until
+ * `ensureSpace` revives it empty. Every method taking a `Scope` takes it first and never reads or
+ * writes a vector of an asset of another tenant or workspace (it behaves as missing); a vector goes
+ * with its asset when the asset is deleted. Vectors are float32; similarity is cosine. Implementations: SQLite (server/db/vector-store.ts over server/db/vectors.ts:
  * sqlite-vec tables, searched by the quantised in-memory scan) and PostgreSQL (server/db/postgres/
  * vector-store.ts, pgvector); both pass server/db/contract/vector-store-contract.ts.
  */
@@ -39,7 +56,10 @@ export interface VectorStore {
    * @param dimensions length of every vector of the space (> 0)
    */
   ensureSpace(purpose: SpacePurpose, modelId: string, dimensions: number, status: 'building' | 'ready'): Promise<SpaceRow>;
-  /** Set a space's status (`ready` after a rebuild). Retiring goes through `retire`. */
+  /**
+   * Set a live space's status (`ready` after a rebuild). Retiring goes through `retire`, reviving through `ensureSpace`.
+   * @throws VectorSpaceRetiredError when the space is retired
+   */
   setStatus(space: SpaceRow, status: 'building' | 'ready'): Promise<void>;
   /** Retire a space and delete its vectors. */
   retire(space: SpaceRow): Promise<void>;
@@ -47,6 +67,8 @@ export interface VectorStore {
    * Insert or replace the vector of one asset of the scope.
    * @returns false (nothing written) when the scope holds no asset `seq`
    * @throws Error when `vector.length` differs from the space's dimensions
+   * @throws VectorSpaceRetiredError (nothing written) when the space is retired, also by a `retire` that
+   *   commits while the put runs (a put that commits first is deleted with the space)
    */
   put(scope: Scope, space: SpaceRow, seq: number, vector: Float32Array): Promise<boolean>;
   /** The stored vector of an asset of the scope, or null. */

@@ -1,6 +1,7 @@
 import type { Scope } from '../../domain/scope.ts';
 import {
   checkDimensions,
+  VectorSpaceRetiredError,
   VectorStoreUnavailableError,
   type SpaceRow,
   type VectorAvailability,
@@ -26,6 +27,9 @@ type RawSpace = Omit<SpaceRow, 'created_at'> & { created_at: Date };
 const toSpace = (r: RawSpace): SpaceRow => ({ ...r, created_at: isoOf(r.created_at)! });
 const SPACE_COLUMNS = 'id, purpose, model_id, dimensions, status, created_at';
 
+/** Whether `e` is PostgreSQL's undefined_table error (SQLSTATE 42P01): here, a space's table that `retire` dropped. */
+const isUndefinedTable = (e: unknown): boolean => (e as { code?: unknown } | null)?.code === '42P01';
+
 /** pgvector's text form of a vector: `[x,y,…]` (float32 values print exactly as JS numbers). */
 const literal = (v: Float32Array): string => `[${Array.from(v).join(',')}]`;
 const parse = (text: string): Float32Array => Float32Array.from(JSON.parse(text) as number[]);
@@ -39,6 +43,11 @@ const parse = (text: string): Float32Array => Float32Array.from(JSON.parse(text)
  * partial expression index per space, `(embedding::vector(n)) WHERE space_id = …`, and queries that
  * repeat that expression to use it), retiring a model is a DROP TABLE instead of deleting and vacuuming
  * millions of rows, and it is the layout of the SQLite side (one vec0 table per space).
+ *
+ * A retired space reads as empty (`count` 0, `get` null, `sample` and `nearest` none; `remove` does
+ * nothing) and refuses `put` and `setStatus` with VectorSpaceRetiredError: a statement on its dropped
+ * table fails with undefined_table, which is answered so once `vector_spaces` says the space is retired
+ * (no extra query otherwise).
  *
  * `count` and the partition size `nearest` chooses by read `asset_vector_counts` (migration 0013): a
  * count row per space and workspace kept by statement triggers on each space's table (attached by
@@ -95,6 +104,21 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
   const scoped = (space: SpaceRow): string =>
     `FROM ${table(space)} v JOIN assets a ON a.seq = v.asset_seq WHERE v.workspace_id = $2 AND a.tenant_id = $1 AND a.workspace_id = $2`;
   const scopeParams = (scope: Scope): unknown[] => [scope.tenantId, scope.workspaceId];
+  /** Whether the space is live now (`space.status` is what it was when read). */
+  const isLive = async (space: SpaceRow): Promise<boolean> =>
+    ((await pool.query(`SELECT 1 FROM vector_spaces WHERE id = $1 AND status <> 'retired'`, [space.id])).rowCount ?? 0) > 0;
+  /**
+   * `read()`, or `empty` when the space is retired: `retire` dropped its table, so a statement on a
+   * space retired since the caller looked it up fails with undefined_table; the status is read only then.
+   */
+  const unlessRetired = async <T>(space: SpaceRow, empty: T, read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (e) {
+      if (isUndefinedTable(e) && !(await isLive(space))) return empty;
+      throw e;
+    }
+  };
 
   return {
     available: availability,
@@ -137,7 +161,9 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
     },
     async setStatus(space, status) {
       await ns();
-      await pool.query(`UPDATE vector_spaces SET status = $1 WHERE id = $2 AND status <> 'retired'`, [status, space.id]);
+      const r = await pool.query(`UPDATE vector_spaces SET status = $1 WHERE id = $2 AND status <> 'retired'`, [status, space.id]);
+      // a retired space has no table: only ensureSpace revives it
+      if (r.rowCount === 0) throw new VectorSpaceRetiredError(space.id, `set status ${status}`);
     },
     async retire(space) {
       await ns();
@@ -150,29 +176,40 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
     async put(scope, space, seq, vector) {
       checkDimensions(space, vector);
       const x = await ns();
-      const r = await pool.query(
-        `INSERT INTO ${table(space)} (asset_seq, workspace_id, embedding)
-         SELECT a.seq, a.workspace_id, $4::${x}.vector FROM assets a WHERE a.seq = $3 AND a.tenant_id = $1 AND a.workspace_id = $2
-         ON CONFLICT (asset_seq) DO UPDATE SET embedding = excluded.embedding`,
-        [...scopeParams(scope), seq, literal(vector)],
-      );
-      return (r.rowCount ?? 0) > 0;
+      try {
+        const r = await pool.query(
+          `INSERT INTO ${table(space)} (asset_seq, workspace_id, embedding)
+           SELECT a.seq, a.workspace_id, $4::${x}.vector FROM assets a WHERE a.seq = $3 AND a.tenant_id = $1 AND a.workspace_id = $2
+           ON CONFLICT (asset_seq) DO UPDATE SET embedding = excluded.embedding`,
+          [...scopeParams(scope), seq, literal(vector)],
+        );
+        return (r.rowCount ?? 0) > 0;
+      } catch (e) {
+        // the table is gone: retire committed first (a put that took the table's lock first delays the
+        // DROP until it commits, and its vector goes with the table)
+        if (isUndefinedTable(e) && !(await isLive(space))) throw new VectorSpaceRetiredError(space.id, `put asset ${seq}`);
+        throw e;
+      }
     },
     async get(scope, space, seq) {
       await ns();
-      const r = await pool.query<{ e: string }>(`SELECT v.embedding::text AS e ${scoped(space)} AND v.asset_seq = $3`, [
-        ...scopeParams(scope),
-        seq,
-      ]);
-      return r.rows[0] ? parse(r.rows[0].e) : null;
+      return unlessRetired(space, null, async () => {
+        const r = await pool.query<{ e: string }>(`SELECT v.embedding::text AS e ${scoped(space)} AND v.asset_seq = $3`, [
+          ...scopeParams(scope),
+          seq,
+        ]);
+        return r.rows[0] ? parse(r.rows[0].e) : null;
+      });
     },
     async remove(scope, space, seq) {
       await ns();
-      await pool.query(
-        `DELETE FROM ${table(space)} v USING assets a
-         WHERE v.asset_seq = $3 AND a.seq = v.asset_seq AND a.tenant_id = $1 AND a.workspace_id = $2`,
-        [...scopeParams(scope), seq],
-      );
+      await unlessRetired(space, undefined, async () => {
+        await pool.query(
+          `DELETE FROM ${table(space)} v USING assets a
+           WHERE v.asset_seq = $3 AND a.seq = v.asset_seq AND a.tenant_id = $1 AND a.workspace_id = $2`,
+          [...scopeParams(scope), seq],
+        );
+      });
     },
     async count(scope, space) {
       await ns();
@@ -187,12 +224,15 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
     async sample(scope, space, limit) {
       await ns();
       // numeric: seq × 2654435761 overflows bigint past seq 3.4 × 10^9
-      const r = await pool.query<{ seq: number; e: string }>(
-        `SELECT v.asset_seq AS seq, v.embedding::text AS e ${scoped(space)}
-         ORDER BY (v.asset_seq::numeric * 2654435761) % 4294967296, v.asset_seq LIMIT $3`,
-        [...scopeParams(scope), limit],
-      );
-      return r.rows.map((row) => ({ seq: row.seq, vector: parse(row.e) }));
+      const rows = await unlessRetired(space, [], async () => {
+        const r = await pool.query<{ seq: number; e: string }>(
+          `SELECT v.asset_seq AS seq, v.embedding::text AS e ${scoped(space)}
+           ORDER BY (v.asset_seq::numeric * 2654435761) % 4294967296, v.asset_seq LIMIT $3`,
+          [...scopeParams(scope), limit],
+        );
+        return r.rows;
+      });
+      return rows.map((row) => ({ seq: row.seq, vector: parse(row.e) }));
     },
     async nearest(scope, space, query, k, filters, minSimilarity = -1) {
       checkDimensions(space, query);
@@ -207,23 +247,25 @@ export function createPgVectorStore(pool: PgPool, opts: { exactScanMax?: number 
       const sql = (exact: boolean): string =>
         `SELECT v.asset_seq AS seq, 1 - ${distance} AS similarity ${scoped(space)}${w.sql}
          ORDER BY ${distance}${exact ? ' + 0, v.asset_seq' : ''} LIMIT $${n + 1}`;
-      const rows = await inTransaction(pool, async (c) => {
-        const size = (
-          await c.query<{ n: number }>(
-            'SELECT coalesce((SELECT vectors FROM asset_vector_counts WHERE space_id = $1 AND workspace_id = $2), 0) AS n',
-            [space.id, scope.workspaceId],
-          )
-        ).rows[0]!.n;
-        if (size <= exactScanMax || space.dimensions > HNSW_MAX_DIMENSIONS)
-          return (await c.query<VectorHit>(sql(true), [...params, k])).rows;
-        // pgvector 0.8 iterative index scans: keep walking the graph until k rows pass the filters
-        await c.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
-        await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, Math.max(40, 2 * k)))]);
-        const hits = (await c.query<VectorHit>(sql(false), [...params, k])).rows;
-        // the walk stops after hnsw.max_scan_tuples (20,000) visited rows: a filter passing fewer rows
-        // than that share of the partition can leave it short of k, when the exact scan is the answer
-        return hits.length === k ? hits : (await c.query<VectorHit>(sql(true), [...params, k])).rows;
-      });
+      const rows = await unlessRetired(space, [], () =>
+        inTransaction(pool, async (c) => {
+          const size = (
+            await c.query<{ n: number }>(
+              'SELECT coalesce((SELECT vectors FROM asset_vector_counts WHERE space_id = $1 AND workspace_id = $2), 0) AS n',
+              [space.id, scope.workspaceId],
+            )
+          ).rows[0]!.n;
+          if (size <= exactScanMax || space.dimensions > HNSW_MAX_DIMENSIONS)
+            return (await c.query<VectorHit>(sql(true), [...params, k])).rows;
+          // pgvector 0.8 iterative index scans: keep walking the graph until k rows pass the filters
+          await c.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
+          await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, Math.max(40, 2 * k)))]);
+          const hits = (await c.query<VectorHit>(sql(false), [...params, k])).rows;
+          // the walk stops after hnsw.max_scan_tuples (20,000) visited rows: a filter passing fewer rows
+          // than that share of the partition can leave it short of k, when the exact scan is the answer
+          return hits.length === k ? hits : (await c.query<VectorHit>(sql(true), [...params, k])).rows;
+        }),
+      );
       return rows.filter((h) => h.similarity >= minSimilarity);
     },
   };
