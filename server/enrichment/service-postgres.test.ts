@@ -3,11 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT_SCOPE, contractAsset } from '../db/contract/fixture.ts';
+import { enrichmentSettled, importPhoto } from '../db/contract/enrichment-fixture.ts';
+import { CONTRACT_SCOPE } from '../db/contract/fixture.ts';
 import { pgliteServerPerSuite, schemasPerCase, seedPgContractScopes } from '../db/contract/pg-schemas.ts';
-import type { AssetStore } from '../db/ports/asset-store.ts';
 import { createPgAssetEnrichmentStore } from '../db/postgres/asset-enrichment.ts';
 import { createPgAssetStore } from '../db/postgres/assets.ts';
 import { createPgCalibrationStore } from '../db/postgres/calibrations.ts';
@@ -37,27 +36,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => fs.rmSync(blobDir, { recursive: true, force: true }));
 
-/** A 96×64 JPEG of one colour. */
-const photo = (hex: string): Promise<Buffer> =>
-  sharp({ create: { width: 96, height: 64, channels: 3, background: hex } })
-    .jpeg()
-    .toBuffer();
-
-/** Store the bytes and insert an asset of `scope` named `name` whose original they are. @returns its seq */
-async function importPhoto(assets: AssetStore, name: string, hex: string): Promise<number> {
-  const { sha256, sizeBytes } = await blobs.put(await photo(hex));
-  return assets.insert(
-    contractAsset({
-      name,
-      name_words: name.replace(/\.jpg$/, '').replace(/-/g, ' '),
-      sha256,
-      size_bytes: sizeBytes,
-      width: 96,
-      height: 64,
-    }),
-  );
-}
-
 /** Enrichment over the PostgreSQL stores of one pool (PGlite serves one session: one connection for all). */
 function enrichmentOn(pool: PgPool, log: Logger): Enrichment {
   return createEnrichment({
@@ -78,17 +56,6 @@ function enrichmentOn(pool: PgPool, log: Logger): Enrichment {
   });
 }
 
-/** Wait until every seq's enrichment_status is settled (done, failed or skipped). */
-async function settled(assets: AssetStore, seqs: number[], timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await Promise.all(seqs.map((s) => assets.bySeq(s)));
-    if (rows.every((r) => r && !['pending', 'running'].includes(r.enrichment_status))) return;
-    if (Date.now() > until) throw new Error(`enrichment still running: ${rows.map((r) => r?.enrichment_status).join(', ')}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
-
 const schemas = schemasPerCase();
 
 describe('enrichment on PostgreSQL + pgvector (PGlite)', () => {
@@ -102,11 +69,11 @@ describe('enrichment on PostgreSQL + pgvector (PGlite)', () => {
     const enrichment = enrichmentOn(pool, createLogger('silent'));
     try {
       enrichment.start();
-      const bike = await importPhoto(assets, 'red-bicycle.jpg', '#c02818');
-      const lake = await importPhoto(assets, 'mountain-lake.jpg', '#2050c0');
+      const bike = await importPhoto(blobs, assets, 'red-bicycle.jpg', '#c02818');
+      const lake = await importPhoto(blobs, assets, 'mountain-lake.jpg', '#2050c0');
       await enrichment.hook({ seq: bike, ...scope });
       await enrichment.hook({ seq: lake, ...scope });
-      await settled(assets, [bike, lake]);
+      await enrichmentSettled(assets, [bike, lake]);
 
       // both jobs of each asset were claimed once and finished
       const jobs = await pool.query<{ asset_seq: number; kind: string; state: string; attempts: number }>(
@@ -167,9 +134,9 @@ describe('enrichment on the machine PostgreSQL 15 (no pgvector)', () => {
     const enrichment = enrichmentOn(pool, pino({ level: 'warn' }, sink));
     try {
       enrichment.start();
-      const seq = await importPhoto(assets, 'red-bicycle.jpg', '#c02818');
+      const seq = await importPhoto(blobs, assets, 'red-bicycle.jpg', '#c02818');
       await enrichment.hook({ seq, ...scope });
-      await settled(assets, [seq]);
+      await enrichmentSettled(assets, [seq]);
       expect((await assets.bySeq(seq))?.enrichment_status).toBe('done');
       const facts = await createPgAssetEnrichmentStore(pool).facts(seq);
       expect(facts).toMatchObject({ orientation: 'landscape', text_model_id: null, visual_model_id: null });

@@ -3,11 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT_SCOPE, contractAsset } from '../db/contract/fixture.ts';
+import { enrichmentSettled, importPhoto } from '../db/contract/enrichment-fixture.ts';
+import { CONTRACT_SCOPE } from '../db/contract/fixture.ts';
 import { seedContractScopes } from '../db/contract/sqlite-files.ts';
-import type { AssetStore } from '../db/ports/asset-store.ts';
 import type { VectorStore } from '../db/ports/vector-store.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir, STATIC_MODEL_ID } from '../providers/embedder-static.ts';
@@ -62,35 +61,6 @@ function database(): { stores: Stores; other: () => Stores } {
   return { stores, other: connect };
 }
 
-/** Store a 96×64 JPEG of one colour and insert an asset of `scope` named `name` whose original it is. @returns its seq */
-async function importPhoto(assets: AssetStore, name: string, hex: string): Promise<number> {
-  const bytes = await sharp({ create: { width: 96, height: 64, channels: 3, background: hex } })
-    .jpeg()
-    .toBuffer();
-  const { sha256, sizeBytes } = await blobs.put(bytes);
-  return assets.insert(
-    contractAsset({
-      name,
-      name_words: name.replace(/\.jpg$/, '').replace(/-/g, ' '),
-      sha256,
-      size_bytes: sizeBytes,
-      width: 96,
-      height: 64,
-    }),
-  );
-}
-
-/** Wait until every seq's enrichment_status is settled (done, failed or skipped). */
-async function settled(assets: AssetStore, seqs: number[], timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await Promise.all(seqs.map((s) => assets.bySeq(s)));
-    if (rows.every((r) => r && !['pending', 'running'].includes(r.enrichment_status))) return;
-    if (Date.now() > until) throw new Error(`enrichment still running: ${rows.map((r) => r?.enrichment_status).join(', ')}`);
-    await new Promise((res) => setTimeout(res, 20));
-  }
-}
-
 /** Log lines of warn level and above, parsed. */
 function logSink(): { log: pino.Logger; lines: { level: number; msg: string; err?: unknown }[] } {
   const lines: { level: number; msg: string }[] = [];
@@ -132,9 +102,9 @@ describe('enrichment when another process retires its vector space', () => {
     const enrichment = enrichmentOn(stores, staticEmbedder, log);
     try {
       enrichment.start();
-      const bike = await importPhoto(stores.assets, 'red-bicycle.jpg', '#c02818');
+      const bike = await importPhoto(blobs, stores.assets, 'red-bicycle.jpg', '#c02818');
       await enrichment.hook({ seq: bike, ...scope });
-      await settled(stores.assets, [bike]);
+      await enrichmentSettled(stores.assets, [bike]);
       expect((await enrichment.vectors.semantic(scope, 'bicycle', {}, 10))?.hits[0]?.seq).toBe(bike);
 
       // another process, configured with another text model, makes its space ready and retires ours
@@ -143,9 +113,9 @@ describe('enrichment when another process retires its vector space', () => {
       await elsewhere.ensureSpace('asset_text', hashEmbedder.modelId, hashEmbedder.dimensions, 'ready');
       await elsewhere.retire(ours!);
 
-      const lake = await importPhoto(stores.assets, 'mountain-lake.jpg', '#2050c0');
+      const lake = await importPhoto(blobs, stores.assets, 'mountain-lake.jpg', '#2050c0');
       await enrichment.hook({ seq: lake, ...scope });
-      await settled(stores.assets, [lake]);
+      await enrichmentSettled(stores.assets, [lake]);
       expect((await stores.assets.bySeq(lake))?.enrichment_status).toBe('done');
       expect(jobStates(stores).filter((j) => j.state !== 'done' || j.attempts !== 1)).toEqual([]);
       expect(await stores.enrichment.facts(lake)).toMatchObject({ text_model_id: null, visual_model_id: expect.any(String) });
@@ -161,9 +131,9 @@ describe('enrichment when another process retires its vector space', () => {
     const { stores, other } = database();
     const first = enrichmentOn(stores, staticEmbedder, logSink().log);
     first.start();
-    const bike = await importPhoto(stores.assets, 'red-bicycle.jpg', '#c02818');
+    const bike = await importPhoto(blobs, stores.assets, 'red-bicycle.jpg', '#c02818');
     await first.hook({ seq: bike, ...scope });
-    await settled(stores.assets, [bike]);
+    await enrichmentSettled(stores.assets, [bike]);
     await first.close();
     const [staticSpace] = await stores.vectors.liveSpaces('asset_text');
     expect(staticSpace).toMatchObject({ model_id: STATIC_MODEL_ID, status: 'ready' });
