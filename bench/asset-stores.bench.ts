@@ -2,7 +2,7 @@
  * The asset-side stores of issue 16 on both backends, interleaved in one process, over the same 5,000
  * seeded assets (two workspaces of one tenant): latency of one asset insert (row + 2 renditions), one
  * `byId`, one result-page hydrate (`bySeqs` + `renditionsOf` of 24 seqs), one `browse` first page, and
- * one text search (k 24) for a rare word (~0.5 % of assets), a common word (~10 %) and two words.
+ * one word search through the asset LexicalIndex (k 24, the planner's exact-AND expression) for a rare word (~0.5 % of assets), a common word (~10 %) and two words.
  * SQLite: a WAL file as the server opens it (openDb); PostgreSQL: the test database of the machine
  * (ATELIER_TEST_POSTGRES_URL overrides) in a throwaway schema. No target: a baseline for the move to
  * PostgreSQL (search rankings differ by design: FTS5 BM25 vs ts_rank_cd).
@@ -12,12 +12,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSqliteAssetStore } from '../server/db/asset-store.ts';
-import { createSqliteAssetTextSearch } from '../server/db/asset-text-search.ts';
+import { createLexicalIndexes } from '../server/db/lexical-index.ts';
+import { allWordsMatch } from '../server/domain/lexical-words.ts';
+import type { LexicalIndex } from '../server/domain/lexical.ts';
+import type { Scope } from '../server/domain/scope.ts';
 import { openDb } from '../server/db/connection.ts';
 import type { AssetStore, NewAsset } from '../server/db/ports/asset-store.ts';
-import type { AssetTextSearch } from '../server/db/ports/asset-text-search.ts';
 import type { TenancyStore } from '../server/db/ports/tenancy-store.ts';
-import { createPgAssetTextSearch } from '../server/db/postgres/asset-text-search.ts';
+import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
 import { createPgAssetStore } from '../server/db/postgres/assets.ts';
 import { createPgTenancyStore } from '../server/db/postgres/tenancy.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';
@@ -28,7 +30,8 @@ interface Backend {
   name: string;
   tenancy: TenancyStore;
   assets: AssetStore;
-  search: AssetTextSearch;
+  /** the asset LexicalIndex of a scope, as search builds it */
+  lexical: (scope: Scope) => LexicalIndex;
 }
 
 const SEEDED = 5000;
@@ -95,9 +98,21 @@ export default async function assetStoresBench(): Promise<void> {
   const db = openDb(path.join(dir, 'assets.db'));
   const schema = await createTestSchema();
   const pool = schema.pool();
+  const sqliteIndexes = createLexicalIndexes(db);
+  const pgIndexes = createPgLexicalIndexes(pool);
   const backends: Backend[] = [
-    { name: 'SQLite', tenancy: createSqliteTenancyStore(db), assets: createSqliteAssetStore(db), search: createSqliteAssetTextSearch(db) },
-    { name: 'PostgreSQL', tenancy: createPgTenancyStore(pool), assets: createPgAssetStore(pool), search: createPgAssetTextSearch(pool) },
+    {
+      name: 'SQLite',
+      tenancy: createSqliteTenancyStore(db),
+      assets: createSqliteAssetStore(db),
+      lexical: (sc) => sqliteIndexes.assets(sc, {}),
+    },
+    {
+      name: 'PostgreSQL',
+      tenancy: createPgTenancyStore(pool),
+      assets: createPgAssetStore(pool),
+      lexical: (sc) => pgIndexes.assets(sc, {}),
+    },
   ];
   const samples = new Map<string, number[]>();
   const add = (key: string, ms: number): void => void samples.set(key, [...(samples.get(key) ?? []), ms]);
@@ -136,10 +151,10 @@ export default async function assetStoresBench(): Promise<void> {
             await b.assets.renditionsOf(page);
           });
           await timed(`browse first page (${PAGE})`, () => b.assets.browse(scope, {}, 0, PAGE));
-          await timed('search rare word "zebra"', () => b.search.search(scope, ['zebra'], {}, PAGE));
-          await timed('search common word (~10 %)', () => b.search.search(scope, [WORDS[i % WORDS.length]!], {}, PAGE));
+          await timed('search rare word "zebra"', () => b.lexical(scope).search(allWordsMatch(['zebra']), PAGE));
+          await timed('search common word (~10 %)', () => b.lexical(scope).search(allWordsMatch([WORDS[i % WORDS.length]!]), PAGE));
           await timed('search two words', () =>
-            b.search.search(scope, [WORDS[i % WORDS.length]!, WORDS[(i + 5) % WORDS.length]!], {}, PAGE),
+            b.lexical(scope).search(allWordsMatch([WORDS[i % WORDS.length]!, WORDS[(i + 5) % WORDS.length]!]), PAGE),
           );
         }
       }

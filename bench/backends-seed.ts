@@ -8,7 +8,7 @@
  * assets/s on the machine's PostgreSQL 15 with 4 connections and ≈ 270 assets/s + 200 vectors/s on PGlite
  * (one connection): 5 and 15 minutes at 100k. The bulk rows carry what the port's `insert` writes: the
  * same columns, and the `lexical_vector` from the same function (asset-lexicon.ts `assetLexicalVector`);
- * the triggers of the migrations fill `search_vector`, `asset_terms` and `search_changes` as for any
+ * the triggers of the migrations fill `asset_terms`, `asset_counts` and `search_changes` as for any
  * insert. Vectors go into the space's table (`asset_vectors_<space id>`, vector-store.ts) created by the
  * port's `ensureSpace`; the HNSW index is dropped while loading and rebuilt from its own definition after
  * (pgvector builds a graph in bulk far faster than it grows one insert at a time). VACUUM ANALYZE ends

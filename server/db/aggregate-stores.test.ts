@@ -1,11 +1,11 @@
 import { createSqliteAssetStore } from './asset-store.ts';
-import { createSqliteAssetTextSearch } from './asset-text-search.ts';
 import type { Database } from './connection.ts';
-import { assetTextSearchContract } from './contract/asset-text-search-contract.ts';
+import { assetLexicalIndexContract } from './contract/asset-lexical-index-contract.ts';
 import { assetStoreContract, type AssetStoreFixture } from './contract/asset-store-contract.ts';
 import type { StoreFixture } from './contract/fixture.ts';
 import { seedContractScopes, sqliteFiles } from './contract/sqlite-files.ts';
 import { tenancyStoreContract } from './contract/tenancy-store-contract.ts';
+import { createLexicalIndexes } from './lexical-index.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 
 // The SQLite adapters of the aggregate ports (tenancy, assets) against their contracts
@@ -43,12 +43,13 @@ const assetFixture: AssetStoreFixture = {
 };
 assetStoreContract('SQLite', assetFixture);
 
-assetTextSearchContract('SQLite', {
+assetLexicalIndexContract('SQLite', {
   async create() {
     const { store: db } = await fixture((d) => d).create();
     seedContractScopes(db);
+    const indexes = createLexicalIndexes(db);
     return {
-      search: createSqliteAssetTextSearch(db),
+      lexical: (scope, f) => indexes.assets(scope, f),
       assets: createSqliteAssetStore(db),
       async setEnrichedText(seq, ocrText, autoTags) {
         db.prepare('UPDATE assets SET ocr_text = ?, auto_tags = ? WHERE seq = ?').run(ocrText, JSON.stringify(autoTags), seq);

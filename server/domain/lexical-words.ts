@@ -15,6 +15,8 @@ export interface SynonymRule {
 
 /** An FTS5 phrase: `text` in double quotes, inner quotes doubled. */
 export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+/** An FTS5 MATCH expression requiring every word: each a quoted phrase (never an operator), AND'ed. https://www.sqlite.org/fts5.html#fts5_strings */
+export const allWordsMatch = (ws: string[]): string => ws.map(quote).join(' AND ');
 /** The lower-case letter/digit runs of `text` (Unicode). */
 export const words = (text: string): string[] =>
   text

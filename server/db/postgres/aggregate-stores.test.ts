@@ -1,9 +1,9 @@
 import { assetStoreContract, type AssetStoreFixture } from '../contract/asset-store-contract.ts';
-import { assetTextSearchContract } from '../contract/asset-text-search-contract.ts';
+import { assetLexicalIndexContract } from '../contract/asset-lexical-index-contract.ts';
 import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import { tenancyStoreContract } from '../contract/tenancy-store-contract.ts';
-import { createPgAssetTextSearch } from './asset-text-search.ts';
 import { createPgAssetStore } from './assets.ts';
+import { createPgLexicalIndexes } from './lexical-index.ts';
 import type { PgPool } from './pool.ts';
 import { createPgTenancyStore } from './tenancy.ts';
 import type { TestSchema } from './test-database.ts';
@@ -42,11 +42,12 @@ const assetFixture: AssetStoreFixture = {
 };
 assetStoreContract('PostgreSQL', assetFixture);
 
-assetTextSearchContract('PostgreSQL', {
+assetLexicalIndexContract('PostgreSQL', {
   async create() {
     const { pool } = await seededSchema();
+    const indexes = createPgLexicalIndexes(pool);
     return {
-      search: createPgAssetTextSearch(pool),
+      lexical: (scope, f) => indexes.assets(scope, f),
       assets: createPgAssetStore(pool),
       async setEnrichedText(seq, ocrText, autoTags) {
         await pool.query('UPDATE assets SET ocr_text = $1, auto_tags = $2 WHERE seq = $3', [ocrText, JSON.stringify(autoTags), seq]);

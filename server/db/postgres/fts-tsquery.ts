@@ -2,7 +2,7 @@ import { fitsLexeme, porterTokens } from './porter-tokens.ts';
 
 /**
  * Translation of the FTS5 MATCH expressions the lexical planner writes (domain/lexical.ts with
- * domain/lexical-words.ts `quote`, `orOf`, `scoped`; db/asset-text-search.ts `allWordsMatch`) into
+ * domain/lexical-words.ts `quote`, `orOf`, `scoped`; `allWordsMatch`) into
  * PostgreSQL tsquery text, for an index whose tsvector holds `porterTokens` lexemes and one weight
  * letter per FTS5 column. The accepted subset, and nothing else:
  *

@@ -1,19 +1,33 @@
-import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './fixture.ts';
 import { describe, expect, it } from 'vitest';
-import type { AssetStore } from '../ports/asset-store.ts';
-import type { AssetTextSearch } from '../ports/asset-text-search.ts';
+import { allWordsMatch } from '../../domain/lexical-words.ts';
+import type { LexicalIndex } from '../../domain/lexical.ts';
+import type { Scope } from '../../domain/scope.ts';
+import type { AssetFilters, AssetStore } from '../ports/asset-store.ts';
+import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './fixture.ts';
 
-/** A text search and the asset store of the same fresh database (tenants and workspaces as in AssetStoreFixture). */
-export interface AssetTextSearchHandle {
-  search: AssetTextSearch;
+/** The asset lexical index and the asset store of the same fresh database (tenants and workspaces as in AssetStoreFixture). */
+export interface AssetLexicalIndexHandle {
+  /** the index of one scope under filters, as search builds it (SQLite `createLexicalIndexes(db).assets`, PostgreSQL `createPgLexicalIndexes(pool).assets`) */
+  lexical: (scope: Scope, f: AssetFilters) => LexicalIndex;
   assets: AssetStore;
   /** TEST ONLY: what enrichment writes (OCR text, automatic tags as a JSON array) — its port comes later. */
   setEnrichedText: (seq: number, ocrText: string | null, autoTags: string[]) => Promise<void>;
 }
 
-export interface AssetTextSearchFixture {
-  create: () => Promise<AssetTextSearchHandle>;
+export interface AssetLexicalIndexFixture {
+  create: () => Promise<AssetLexicalIndexHandle>;
 }
+
+/** Assets of `scope` under the filters holding every word, best first: the index's `search` of the planner's exact-AND expression. */
+interface WordSearch {
+  search(scope: Scope, words: string[], f: AssetFilters, k: number): Promise<{ seqs: number[]; total: number }>;
+}
+const wordSearch = (lexical: AssetLexicalIndexHandle['lexical']): WordSearch => ({
+  async search(scope, words, f, k) {
+    const r = await lexical(scope, f).search(allWordsMatch(words), k);
+    return { seqs: r.seqs, total: r.total };
+  },
+});
 
 const scope = CONTRACT_SCOPE;
 const otherWorkspace = OTHER_WORKSPACE;
@@ -21,16 +35,21 @@ const otherTenant = OTHER_TENANT;
 const asset = contractAsset;
 
 /**
- * The behaviour every `AssetTextSearch` must have: which assets match which words (every field, both
- * tag kinds but not automatic colour words, stems, folded diacritics, all words required), scope
- * isolation, filters, limits with totals, the index following updates and deletes, and the heavier
- * field first in a case where every ranking function must agree. Not the full order: BM25 and
+ * What the asset `LexicalIndex` (domain/lexical.ts; SQLite FTS5 server/db/lexical-index.ts, PostgreSQL
+ * server/db/postgres/lexical-index.ts) must answer for words: which assets match (every field, both tag
+ * kinds but not automatic colour words, stems, folded diacritics, all words required), scope isolation,
+ * filters, limits with totals, the index following enrichment's writes, updates and deletes, and the
+ * heavier field first in a case where every ranking function must agree. Not the full order: BM25 and
  * ts_rank_cd rank differently.
  */
-export function assetTextSearchContract(name: string, f: AssetTextSearchFixture): void {
-  describe(`AssetTextSearch contract: ${name}`, () => {
+export function assetLexicalIndexContract(name: string, f: AssetLexicalIndexFixture): void {
+  const create = async (): Promise<Omit<AssetLexicalIndexHandle, 'lexical'> & { search: WordSearch }> => {
+    const h = await f.create();
+    return { ...h, search: wordSearch(h.lexical) };
+  };
+  describe(`asset LexicalIndex contract, words: ${name}`, () => {
     it('matches a word in any field, stemmed and without diacritics; automatic colour words are not words', async () => {
-      const { search, assets, setEnrichedText } = await f.create();
+      const { search, assets, setEnrichedText } = await create();
       const fileName = await assets.insert(asset({ name: 'RedFox_0042.jpg' }));
       const nameWords = await assets.insert(asset({ name: 'IMG_0001.jpg', name_words: 'mountain lake' }));
       const userTag = await assets.insert(asset({ tags: ['flower', 'blue'] }));
@@ -50,11 +69,10 @@ export function assetTextSearchContract(name: string, f: AssetTextSearchFixture)
       // "blue" is a user tag of one asset and an automatic colour tag of the other: only the user's counts
       expect(await hits('blue')).toEqual([userTag]);
       expect(await hits('zebra')).toEqual([]);
-      expect(await search.search(scope, [], {}, 10)).toEqual({ seqs: [], total: 0 });
     });
 
     it('requires every word', async () => {
-      const { search, assets } = await f.create();
+      const { search, assets } = await create();
       const both = await assets.insert(asset({ tags: ['red', 'fox'] }));
       await assets.insert(asset({ tags: ['red', 'barn'] }));
       expect(await search.search(scope, ['red', 'fox'], {}, 10)).toEqual({ seqs: [both], total: 1 });
@@ -62,7 +80,7 @@ export function assetTextSearchContract(name: string, f: AssetTextSearchFixture)
     });
 
     it('never returns an asset of another workspace or tenant', async () => {
-      const { search, assets } = await f.create();
+      const { search, assets } = await create();
       const mine = await assets.insert(asset({ tags: ['lighthouse'] }));
       const theirs = await assets.insert(asset({ tags: ['lighthouse'] }, otherWorkspace));
       const foreign = await assets.insert(asset({ tags: ['lighthouse'] }, otherTenant));
@@ -73,11 +91,11 @@ export function assetTextSearchContract(name: string, f: AssetTextSearchFixture)
     });
 
     it('applies the filters and the limit, with the total under the filters', async () => {
-      const { search, assets } = await f.create();
+      const { search, assets } = await create();
       const wide = await assets.insert(asset({ tags: ['tree'], width: 2000, height: 1000, category: 'banner' }));
       const tall = await assets.insert(asset({ tags: ['tree'], width: 1000, height: 2000, category: 'banner' }));
       const svg = await assets.insert(asset({ tags: ['tree'], kind: 'svg' }));
-      const sorted = async (fl: Parameters<AssetTextSearch['search']>[2]): Promise<[number[], number]> => {
+      const sorted = async (fl: AssetFilters): Promise<[number[], number]> => {
         const r = await search.search(scope, ['tree'], fl, 10);
         return [r.seqs.sort((a, b) => a - b), r.total];
       };
@@ -94,7 +112,7 @@ export function assetTextSearchContract(name: string, f: AssetTextSearchFixture)
     });
 
     it('a word in the name ranks above the same word in the OCR text', async () => {
-      const { search, assets, setEnrichedText } = await f.create();
+      const { search, assets, setEnrichedText } = await create();
       const inOcr = await assets.insert(asset({ name: 'tree.jpg' }));
       await setEnrichedText(inOcr, 'fox', []);
       const inName = await assets.insert(asset({ name: 'fox.jpg' }));
@@ -104,7 +122,7 @@ export function assetTextSearchContract(name: string, f: AssetTextSearchFixture)
     });
 
     it('follows metadata updates and deletes', async () => {
-      const { search, assets } = await f.create();
+      const { search, assets } = await create();
       const a = asset({ tags: ['oak'] });
       const seq = await assets.insert(a);
       await assets.updateMetadata(scope, seq, { ...a, name_words: '', tags: ['pine'], alt_text: 'snowy ridge' });
