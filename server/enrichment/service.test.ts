@@ -163,4 +163,32 @@ describe('enrichment when another process retires its vector space', () => {
     expect(await second.vectors.semantic(scope, 'bicycle', {}, 10)).toBeNull();
     expect(jobStates(stores).filter((j) => j.state !== 'done')).toEqual([]);
   });
+
+  it('a space another process finished building is searched here once it is ready, without a restart', async () => {
+    const { stores, other } = database();
+    const first = enrichmentOn(stores, staticEmbedder, logSink().log);
+    first.start();
+    const bike = await importPhoto(blobs, stores.assets, 'red-bicycle.jpg', '#c02818');
+    await first.hook({ seq: bike, ...scope });
+    await enrichmentSettled(stores.assets, [bike]);
+    await first.close();
+
+    // this process moves to a new text model: its space is built in the background, and it runs no
+    // worker, so another process on the same model takes the backfill job and promotes the space
+    const here = enrichmentOn(stores, hashEmbedder, logSink().log);
+    try {
+      expect(await here.vectors.semantic(scope, 'bicycle', {}, 10)).toBeNull();
+      const elsewhere = enrichmentOn(other(), hashEmbedder, logSink().log);
+      elsewhere.start();
+      const until = Date.now() + 30_000;
+      while (!(await stores.vectors.liveSpaces('asset_text')).some((s) => s.model_id === hashEmbedder.modelId && s.status === 'ready')) {
+        if (Date.now() > until) throw new Error('the other process never promoted the space');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await elsewhere.close();
+      expect((await here.vectors.semantic(scope, 'bicycle', {}, 10))?.hits.map((h) => h.seq)).toContain(bike);
+    } finally {
+      await here.close();
+    }
+  });
 });

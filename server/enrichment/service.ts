@@ -194,6 +194,17 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
   }
 
   /**
+   * A space of this process as the store has it now. A space seen `building` is read again (one small
+   * query per search while it builds): another process on the same model may have run the last backfill
+   * job and promoted it, and this process would otherwise keep searching without it until a job of its
+   * own or a restart. A space no longer live is left as it was (its puts meet the retire).
+   */
+  async function current(space: SpaceRow | null): Promise<SpaceRow | null> {
+    if (!space || space.status !== 'building') return space;
+    return (await vectors.liveSpaces(space.purpose)).find((s) => s.id === space.id) ?? space;
+  }
+
+  /**
    * Put an asset's vector into this process's space of a purpose.
    * @returns 'stored'; 'no-asset' when the asset left its scope; 'retired' when another process retired
    *   the space (see `retiredElsewhere`), nothing stored
@@ -318,8 +329,21 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       thesaurus: d.thesaurus,
       alpha: d.matchAlpha,
       embedder: d.embedder,
-      textSpace: () => settledSetup().then(() => textSpace),
-      visualSpace: () => settledSetup().then(() => visualSpace),
+      textSpace: async () => {
+        await settledSetup();
+        const seen = textSpace;
+        const now = await current(seen);
+        // unless a promotion or retire of this process replaced it meanwhile
+        if (textSpace === seen) textSpace = now;
+        return textSpace;
+      },
+      visualSpace: async () => {
+        await settledSetup();
+        const seen = visualSpace;
+        const now = await current(seen);
+        if (visualSpace === seen) visualSpace = now;
+        return visualSpace;
+      },
       computeVisual: async (seq) => {
         const row = await assets.bySeq(seq);
         if (!row || row.kind === 'video') return null;
