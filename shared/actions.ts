@@ -39,51 +39,18 @@ import {
   ThumbnailsArgsSchema,
   ThumbnailsResultSchema,
 } from './schemas/panel.ts';
+import type { ActionSpec, RouterSpec, ToolAnnotationsSpec } from './action-spec.ts';
 import { PANEL_URI, ROUTER, type RouterName } from './routers.ts';
 
 /** Router and panel names live in routers.ts (small, for the panels); re-exported here for the server. */
 export { PANEL_URI, ROUTER, type RouterName };
-
-/** Who may call an action: the model, an MCP Apps panel, or both (MCP Apps `_meta.ui.visibility`). */
-export type Visibility = readonly ('model' | 'app')[];
+export type { ActionSpec, RouterSpec, ToolAnnotationsSpec, Visibility } from './action-spec.ts';
 
 /** Where a returned URL goes in a storefront (spec §1): named in every description that hands out asset URLs. */
 export const ISLAND_MEDIA_PROPS =
   "island media props (HeroMedia, MediaCarousel, ProductGallery, ProductHero, or another island's media, images or src prop)";
 /** Short form for tool descriptions after the first that names the props in full. */
 const FOR_PROPS = 'island media props';
-
-/** One action: zod args (validation + JSON Schema), result schema (`structuredContent`), former operation names. */
-export interface ActionSpec {
-  /** one line for the model: when to call, what comes back */
-  description: string;
-  args: z.ZodType;
-  result: z.ZodType;
-  formerNames: readonly string[];
-}
-
-/** MCP tool annotations of a router tool. */
-export interface ToolAnnotationsSpec {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-/** One router tool: its MCP metadata, the MCP Apps panel it opens, and its actions keyed by name. */
-export interface RouterSpec {
-  title: string;
-  /** for the model: when to call the tool and what comes back (plain words) */
-  description: string;
-  /** appended to `description` only for clients that render MCP Apps panels (what the panel does, whether to wait) */
-  panelNote?: string;
-  annotations: ToolAnnotationsSpec;
-  /** `ui://` resource of the panel this tool renders in an MCP Apps host */
-  resourceUri?: string;
-  /** MCP Apps `_meta.ui.visibility`; `['app']` = panel-only (listed only to clients that declared MCP Apps) */
-  visibility?: Visibility;
-  actions: Record<string, ActionSpec>;
-}
 
 const READ_ONLY: ToolAnnotationsSpec = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
