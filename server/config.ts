@@ -1,11 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseS3Url, type S3BlobStoreOptions } from './storage/blob-store-s3.ts';
+import { BLOB_STORE_ENV, blobStoreConfig, blobStoreProblems, type BlobStoreConfig } from './config-blob-store.ts';
+import { bool, int } from './config-fields.ts';
 import { DEFAULT_PARTITION_BUDGET_BYTES } from './vector-scan/partition-budget.ts';
-
-const bool = z.enum(['0', '1', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
-const int = (min: number, max: number) => z.coerce.number().int('must be an integer').min(min).max(max);
 
 /**
  * Environment variables, parsed once by `loadConfig`. Defaults make `npm start` work on a fresh machine:
@@ -225,51 +223,7 @@ export const EnvSchema = z.object({
   ATELIER_BLOB_GC_INTERVAL_MS: int(0, 30 * 24 * 3600 * 1000)
     .default(6 * 3600 * 1000)
     .describe('how often the server sweeps unreferenced blobs, ms (0 = never; `atelier gc` runs one pass)'),
-  ATELIER_BLOB_STORE: z
-    .string()
-    .optional()
-    .refine(
-      (v) => !v || parseS3Url(v) !== null,
-      'must be s3://bucket or s3://bucket/prefix (bucket: 3–63 lowercase letters, digits, dots and hyphens); unset = the local directory <ATELIER_DATA_DIR>/blobs',
-    )
-    .describe(
-      'where blobs live: unset = <ATELIER_DATA_DIR>/blobs; s3://bucket/prefix = any S3 API (AWS, R2, Ceph RGW, SeaweedFS, MinIO), see ATELIER_S3_*',
-    ),
-  ATELIER_S3_ENDPOINT: z
-    .string()
-    .url('must be an absolute URL like https://s3.example.com')
-    .optional()
-    .describe('S3 endpoint of a non-AWS engine (R2, Ceph RGW, SeaweedFS, MinIO); unset = AWS for the region'),
-  ATELIER_S3_REGION: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('S3 region; default AWS_REGION, else us-east-1 (most non-AWS engines accept any)'),
-  ATELIER_S3_FORCE_PATH_STYLE: bool
-    .default(false)
-    .describe(
-      'address objects as <endpoint>/<bucket>/<key> (Ceph RGW, MinIO, SeaweedFS without wildcard DNS) instead of <bucket>.<endpoint>/<key>',
-    ),
-  ATELIER_S3_DELIVERY: z
-    .enum(['stream', 'presign'])
-    .default('stream')
-    .describe(
-      'how the CDN route answers with S3 blobs: stream = the server reads from S3 and sends the bytes (one origin, our security headers); presign = a 302 redirect to a presigned GET URL (bytes never pass through the server)',
-    ),
-  ATELIER_S3_PRESIGN_TTL_S: int(60, 7 * 24 * 3600)
-    .default(3600)
-    .describe('lifetime of a presigned blob URL, seconds (ATELIER_S3_DELIVERY=presign; S3 allows at most 7 days)'),
-  ATELIER_S3_PART_BYTES: int(5 * 1024 * 1024, 5 * 1024 * 1024 * 1024)
-    .default(16 * 1024 * 1024)
-    .describe('blobs larger than this are uploaded as S3 multipart uploads in parts of this size, bytes (S3 minimum 5 MiB)'),
-  AWS_ACCESS_KEY_ID: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('S3 access key (with AWS_SECRET_ACCESS_KEY); unset = the AWS SDK default chain (shared config, instance or container role)'),
-  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional().describe('S3 secret key (with AWS_ACCESS_KEY_ID)'),
-  AWS_SESSION_TOKEN: z.string().min(1).optional().describe('temporary-credentials session token (with the two keys)'),
-  AWS_REGION: z.string().min(1).optional().describe('default of ATELIER_S3_REGION'),
+  ...BLOB_STORE_ENV,
   // ── tests only ──
   ATELIER_TEST_PAUSE_AT: z
     .string()
@@ -291,7 +245,7 @@ export interface Config {
   database: { kind: 'sqlite' } | { kind: 'postgres'; url: string; schema: string | null; poolMax: number };
   blobDir: string;
   /** Where blobs live: the local directory `blobDir` (default) or an S3 bucket (ATELIER_BLOB_STORE=s3://…). */
-  blobStore: { kind: 'local' } | ({ kind: 's3' } & Omit<S3BlobStoreOptions, 'hooks'>);
+  blobStore: BlobStoreConfig;
   host: string;
   port: number;
   /** Base URL of the CDN route without a trailing slash; `null` = derive from the bound port at start. */
@@ -333,7 +287,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   const problems = blobStoreProblems(e);
   if (problems.length > 0) throw new ConfigError(problems);
-  const s3 = e.ATELIER_BLOB_STORE ? parseS3Url(e.ATELIER_BLOB_STORE) : null;
   const dataDir = path.resolve(e.ATELIER_DATA_DIR);
   return {
     dataDir,
@@ -342,22 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { kind: 'postgres', url: e.ATELIER_DATABASE_URL, schema: e.ATELIER_DATABASE_SCHEMA ?? null, poolMax: e.ATELIER_DATABASE_POOL_MAX }
       : { kind: 'sqlite' },
     blobDir: path.join(dataDir, 'blobs'),
-    blobStore: s3
-      ? {
-          kind: 's3',
-          ...s3,
-          endpoint: e.ATELIER_S3_ENDPOINT ?? null,
-          region: e.ATELIER_S3_REGION ?? e.AWS_REGION ?? 'us-east-1',
-          forcePathStyle: e.ATELIER_S3_FORCE_PATH_STYLE,
-          credentials:
-            e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
-              ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, sessionToken: e.AWS_SESSION_TOKEN }
-              : null,
-          delivery: e.ATELIER_S3_DELIVERY,
-          presignTtlS: e.ATELIER_S3_PRESIGN_TTL_S,
-          partSizeBytes: e.ATELIER_S3_PART_BYTES,
-        }
-      : { kind: 'local' },
+    blobStore: blobStoreConfig(e),
     host: e.ATELIER_HOST,
     port: e.ATELIER_PORT,
     cdnUrl: e.ATELIER_CDN_URL ? e.ATELIER_CDN_URL.replace(/\/+$/, '') : null,
@@ -386,21 +324,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     env: e,
   };
-}
-
-/** Cross-variable rules of the blob store settings: S3 settings need an S3 store, its keys come in pairs (AWS_* alone are other programs' business). */
-function blobStoreProblems(e: z.infer<typeof EnvSchema>): string[] {
-  const problems: string[] = [];
-  if (!e.ATELIER_BLOB_STORE) {
-    for (const k of ['ATELIER_S3_ENDPOINT', 'ATELIER_S3_REGION'] as const) {
-      if (e[k] !== undefined)
-        problems.push(`${k}: applies only with ATELIER_BLOB_STORE=s3://bucket/prefix (unset: blobs are in the local directory)`);
-    }
-  }
-  if (e.ATELIER_BLOB_STORE && !!e.AWS_ACCESS_KEY_ID !== !!e.AWS_SECRET_ACCESS_KEY) {
-    problems.push(
-      `${e.AWS_ACCESS_KEY_ID ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID'}: must be set together with ${e.AWS_ACCESS_KEY_ID ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY'}`,
-    );
-  }
-  return problems;
 }
