@@ -37,14 +37,10 @@ import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { searchAssets, type AssetVectorSearch } from '../server/library/search.ts';
 import { createLogger } from '../server/log.ts';
 import type { TextEmbedder } from '../server/providers/embedder-types.ts';
-import {
-  createStaticEmbedder,
-  defaultWordVectorCacheDir,
-  ensureWordVectors,
-  loadWordVectors,
-} from '../server/providers/embedder-static.ts';
+import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';
 import { createTenant } from '../server/tenancy/admin.ts';
 import { seedBulkPg, seedThroughPorts, type SeedItem } from './backends-seed.ts';
+import { wordPicker } from './random.ts';
 import { percentile, table } from './stats.ts';
 
 const SCALES = (process.env.BENCH_SCALES ?? '20000,100000').split(',').map(Number);
@@ -72,10 +68,6 @@ interface Backend {
   close(): Promise<void>;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
-}
 const load = (): string =>
   os
     .loadavg()
@@ -134,12 +126,7 @@ async function open(
 export default async function run(): Promise<void> {
   process.stdout.write(`load average (uptime) at start: ${load()} (${os.cpus().length} cores)\n`);
   const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
-  const wv = loadWordVectors(await ensureWordVectors(defaultWordVectorCacheDir()));
-  const words: string[] = [];
-  for (const [w, r] of wv.index) if (r >= 800 && r < 20_000 && /^[a-z]{4,}$/.test(w)) words.push(w);
-  const vocab = words.slice(0, 3000);
-  const rand = rng(42);
-  const pick = (): string => vocab[Math.floor(rand() * vocab.length)]!;
+  const pick = await wordPicker(42);
   const queries = Array.from({ length: QUERIES }, (_, i) => (i % 3 === 0 ? pick() : `${pick()} ${pick()}`));
   const warmups = Array.from({ length: WARMUP }, () => `${pick()} ${pick()}`);
   const texts = Array.from({ length: Math.max(...SCALES) }, () => Array.from({ length: 6 }, pick).join(' '));

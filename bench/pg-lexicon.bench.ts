@@ -22,21 +22,11 @@ import { syntheticAsset } from '../server/db/synthetic-asset.ts';
 import { runLexical, type LexicalIndex } from '../server/domain/lexical.ts';
 import { wordnetDictDir } from '../server/providers/wordnet.ts';
 import { backendTable, percentile, table, timeIt } from './stats.ts';
+import { mulberry32 } from './random.ts';
 
 const N = Number(process.env.BENCH_LEXICON_N ?? 100_000);
 const RUNS = 20;
 const SCOPE = { tenantId: 't', workspaceId: 'w' };
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 5,000 single-word WordNet nouns and a Zipf (s = 1) sampler over them. */
 function vocabulary(): { words: string[]; pick: () => string } {
@@ -48,7 +38,7 @@ function vocabulary(): { words: string[]; pick: () => string } {
     .filter((l) => l && !l.startsWith(' '))
     .map((l) => l.split(' ')[0]!)
     .filter((w) => /^[a-z]{3,12}$/.test(w));
-  const rand = rng(7);
+  const rand = mulberry32(7);
   // index.noun is alphabetical: shuffle (Fisher–Yates) so frequency does not follow the alphabet
   for (let i = all.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

@@ -13,23 +13,14 @@
 import { createPgVectorStore } from '../server/db/postgres/vector-store.ts';
 import { startPgliteServer } from '../server/db/postgres/pglite-server.ts';
 import { percentile, table } from './stats.ts';
+import { mulberry32 } from './random.ts';
 
 const DIMS = 96;
 const SIZES = { small: 2_000, large: Number(process.env.BENCH_PG_VECTORS_LARGE ?? 20_000) };
 const QUERIES = 30;
 const K = 24;
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(42);
+const rand = mulberry32(42);
 const gauss = (): number => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 const centres = Array.from({ length: 64 }, () => Float32Array.from({ length: DIMS }, gauss));
 const point = (): Float32Array => {

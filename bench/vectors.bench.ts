@@ -24,23 +24,14 @@ import { createSqliteVectorStore } from '../server/db/vector-store.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { searchAssets } from '../server/library/search.ts';
 import { createLogger } from '../server/log.ts';
-import {
-  createStaticEmbedder,
-  defaultWordVectorCacheDir,
-  loadWordVectors,
-  ensureWordVectors,
-} from '../server/providers/embedder-static.ts';
+import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';
 import { createTenant } from '../server/tenancy/admin.ts';
+import { wordPicker } from './random.ts';
 import { percentile, table, timeIt } from './stats.ts';
 
 const SCALES = (process.env.BENCH_SCALES ?? '10000,30000,100000,300000').split(',').map(Number);
 const DETAIL_AT = Number(process.env.BENCH_DETAIL_AT ?? 100_000);
 const QUERIES = 60;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
-}
 
 /** Top-k by cosine over unit vectors in one Float32Array (dot product + bounded insertion). */
 function scanTopK(all: Float32Array, dims: number, q: Float32Array, k: number): number[] {
@@ -80,12 +71,7 @@ export default async function run(): Promise<void> {
     const t = await createTenant(app.library.tenancy, 'bench');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
-    const wv = loadWordVectors(await ensureWordVectors(defaultWordVectorCacheDir()));
-    const words: string[] = [];
-    for (const [w, r] of wv.index) if (r >= 800 && r < 20_000 && /^[a-z]{4,}$/.test(w)) words.push(w);
-    const vocab = words.slice(0, 3000);
-    const rand = rng(42);
-    const pick = () => vocab[Math.floor(rand() * vocab.length)]!;
+    const pick = await wordPicker(42);
     const vq = createVectorQueries(app.sqlite());
     // rows are written through the SQLite queries directly, many per transaction
     const rows = createAssetQueries(app.sqlite());
