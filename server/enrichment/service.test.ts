@@ -95,6 +95,17 @@ function enrichmentOn(stores: Stores, embedder: TextEmbedder, log: pino.Logger, 
 const jobStates = (stores: Stores): { kind: string; state: string; attempts: number }[] =>
   stores.sqlite!.prepare('SELECT kind, state, attempts FROM enrichment_jobs ORDER BY id').all() as never;
 
+/** A red bicycle photo imported and enriched by a process on the static text model, which then stops. @returns its seq */
+async function bicycleUnderStaticModel(stores: Stores): Promise<number> {
+  const first = enrichmentOn(stores, staticEmbedder, logSink().log);
+  first.start();
+  const bike = await importPhoto(blobs, stores.assets, 'red-bicycle.jpg', '#c02818');
+  await first.hook({ seq: bike, ...scope });
+  await enrichmentSettled(stores.assets, [bike]);
+  await first.close();
+  return bike;
+}
+
 describe('enrichment when another process retires its vector space', () => {
   it('a job whose put meets the retired space succeeds without a vector, and the process stops searching that space', async () => {
     const { stores, other } = database();
@@ -129,12 +140,7 @@ describe('enrichment when another process retires its vector space', () => {
 
   it('a space retired just before its promotion is left retired: the other live space stays, search degrades, no job fails', async () => {
     const { stores, other } = database();
-    const first = enrichmentOn(stores, staticEmbedder, logSink().log);
-    first.start();
-    const bike = await importPhoto(blobs, stores.assets, 'red-bicycle.jpg', '#c02818');
-    await first.hook({ seq: bike, ...scope });
-    await enrichmentSettled(stores.assets, [bike]);
-    await first.close();
+    await bicycleUnderStaticModel(stores);
     const [staticSpace] = await stores.vectors.liveSpaces('asset_text');
     expect(staticSpace).toMatchObject({ model_id: STATIC_MODEL_ID, status: 'ready' });
 
@@ -166,12 +172,7 @@ describe('enrichment when another process retires its vector space', () => {
 
   it('a space another process finished building is searched here once it is ready, without a restart', async () => {
     const { stores, other } = database();
-    const first = enrichmentOn(stores, staticEmbedder, logSink().log);
-    first.start();
-    const bike = await importPhoto(blobs, stores.assets, 'red-bicycle.jpg', '#c02818');
-    await first.hook({ seq: bike, ...scope });
-    await enrichmentSettled(stores.assets, [bike]);
-    await first.close();
+    const bike = await bicycleUnderStaticModel(stores);
 
     // this process moves to a new text model: its space is built in the background, and it runs no
     // worker, so another process on the same model takes the backfill job and promotes the space
