@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { createFtsTokenizer } from './fts-tokenizer.ts';
 import type { SearchChange, SearchChanges } from './search-changes.ts';
 
 /** Limits of the incremental state between two reads of a whole vocabulary. */
@@ -57,41 +58,16 @@ export function createFtsVocabulary(
   const probe = (stems: string[]): string[] =>
     prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(stems)) as string[];
 
-  /** The temp tables that tokenize rows as `t.fts` does (created on first use), and their column count. */
-  let tokenizer: { table: string; instance: string; columns: number } | null = null;
-  const tokenizerOf = (): { table: string; instance: string; columns: number } => {
-    if (tokenizer) return tokenizer;
-    const sql =
-      (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(t.fts) as string | undefined) ?? '';
-    // the tokenize option as declared (quoted string or bare word); none = FTS5's default tokenizer
-    const tokenize = /\btokenize\s*=\s*('(?:[^']|'')*'|"(?:[^"]|"")*"|[^\s,)]+)/i.exec(sql)?.[1];
-    const columns = (db.prepare(`SELECT count(*) FROM pragma_table_info('${t.fts}')`).pluck().get() as number) || 1;
-    const table = `lexical_tokens_${t.fts}`;
-    const cols = Array.from({ length: columns }, (_, i) => `c${i}`).join(', ');
-    db.exec(
-      `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table} USING fts5(${cols}, content=''${tokenize ? `, tokenize=${tokenize}` : ''});` +
-        `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_instance USING fts5vocab(temp, ${table}, 'instance');`,
-    );
-    return (tokenizer = { table, instance: `${table}_instance`, columns });
-  };
+  const tokenizer = createFtsTokenizer(db, t.fts);
   /** The current terms of rows of `t.fts` (rows no longer there are absent). */
   const termsOf = (seqs: number[]): Map<number, string[]> => {
-    const k = tokenizerOf();
-    const cols = Array.from({ length: k.columns }, (_, i) => `c${i}`).join(', ');
-    prep(
-      `INSERT INTO temp.${k.table} (rowid, ${cols}) SELECT rowid, * FROM main.${t.fts} WHERE rowid IN (SELECT value FROM json_each(?))`,
-    ).run(JSON.stringify(seqs));
-    const out = new Map<number, string[]>();
-    try {
-      for (const [term, doc] of prep(`SELECT DISTINCT term, doc FROM temp.${k.instance}`).raw().all() as [string, number][]) {
-        let ts = out.get(doc);
-        if (!ts) out.set(doc, (ts = []));
-        ts.push(term);
-      }
-    } finally {
-      prep(`INSERT INTO temp.${k.table} (${k.table}) VALUES ('delete-all')`).run();
+    const out = new Map<number, Set<string>>();
+    for (const [term, doc] of tokenizer.instancesOf(seqs)) {
+      let ts = out.get(doc);
+      if (!ts) out.set(doc, (ts = new Set()));
+      ts.add(term);
     }
-    return out;
+    return new Map([...out].map(([doc, ts]) => [doc, [...ts]]));
   };
 
   const load = (mark: number): Loaded => ({
