@@ -3,6 +3,7 @@ import type { LexicalIndex } from '../domain/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
 import { assetFilterSql, type AssetFilters } from './assets.ts';
 import { productFilterSql, type ProductFilters, type StoreScope } from './products.ts';
+import { createFtsPostings, type FtsMatches, type FtsPostings, type FtsPostingsLimits, type FtsPostingsView } from './fts-postings.ts';
 import { createFtsVocabulary, type FtsVocabulary } from './lexical-vocabulary.ts';
 import { createSearchChanges } from './search-changes.ts';
 
@@ -47,7 +48,9 @@ interface FtsTable {
   all: string;
   /** the FTS5 rowid column (= the row's seq) */
   rowid: string;
-  bm25: string;
+  /** the FTS5 columns in declaration order and their bm25 weights */
+  columns: readonly string[];
+  weights: readonly number[];
   seq: string;
   /** one document's searchable text, as an SQL expression */
   text: string;
@@ -64,8 +67,11 @@ function rangeEnd(prefix: string): string {
  * membership (`known`) is answered from an in-memory vocabulary per table that follows the FTS5
  * writes through `search_changes` (db/lexical-vocabulary.ts). Scope sizes are cached until the database
  * changes (`PRAGMA data_version` for other connections, `total_changes()` for this one).
+ * When the scope holds the whole table, matches, counts and BM25 come from the table held in memory
+ * (db/fts-postings.ts: the same answers as FTS5 without a row read per match); `o.postings` sets its
+ * limits (`FTS_POSTINGS_OFF`: FTS5 answers every query).
  */
-export function createLexicalIndexes(db: Database) {
+export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLimits } = {}) {
   const stmts = new Map<string, Statement>();
   const prep = (sql: string): Statement => {
     let s = stmts.get(sql);
@@ -87,7 +93,25 @@ export function createLexicalIndexes(db: Database) {
   /** Seqs failing a filter shape (null: too many), as of a `search_changes` head, by table, SQL and parameters. */
   const failing = new Map<string, { head: number; seqs: Set<number> | null }>();
 
+  /** Each FTS5 table in memory (db/fts-postings.ts): matches and BM25 without a row read per match. */
+  const postings = new Map<string, FtsPostings>();
+
   const port = (t: FtsTable): LexicalIndex => {
+    const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
+    /** The table in memory as of this request's first lexical call (null: FTS5 answers). */
+    let view: FtsPostingsView | null | undefined;
+    /** The expression's matches from the table in memory, or null when FTS5 answers (db/fts-postings.ts). */
+    const held = (match: string): FtsMatches | null => {
+      if (view === undefined) {
+        let p = postings.get(t.fts);
+        if (!p) {
+          const table = { fts: t.fts, kind: t.kind, columns: t.columns, weights: t.weights };
+          postings.set(t.fts, (p = createFtsPostings(db, changes, table, o.postings)));
+        }
+        view = p.view();
+      }
+      return view?.matches(match) ?? null;
+    };
     /** Documents of the scope under the snapshot bound (cached until the database changes). */
     const scopeSize = (): number => {
       const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
@@ -104,6 +128,9 @@ export function createLexicalIndexes(db: Database) {
     const ftsCount = (match: string, hi: number): number => {
       const key = `${hi}|${match}`;
       let n = ftsCounts.get(key);
+      if (n === undefined) {
+        n = held(match)?.count(hi);
+      }
       if (n === undefined) {
         n = (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
         ftsCounts.set(key, n);
@@ -193,7 +220,9 @@ export function createLexicalIndexes(db: Database) {
      * first: from FTS5 alone, dropping `fail` here, in batches sized for the share of filtered-out rows.
      */
     const ftsRanked = (match: string, lim: number, fail: Set<number>): [number, number][] => {
-      const st = prep(`SELECT rowid, ${t.bm25} FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`).raw();
+      const m = held(match);
+      if (m) return m.newest(t.snapshotMax ?? Number.MAX_SAFE_INTEGER, lim, fail);
+      const st = prep(`SELECT rowid, ${bm25} FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`).raw();
       const share = fail.size / Math.max(1, sizes.get(t.table)?.n ?? 1);
       const out: [number, number][] = [];
       let hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
@@ -238,11 +267,14 @@ export function createLexicalIndexes(db: Database) {
           // matches under the snapshot bound, so its size is the doclist count (capped), and SQLite
           // sorts it by the same key as below, handing back the first k seqs alone (no row arrays).
           const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
-          const seqs = prep(
-            `SELECT rowid FROM (SELECT rowid, ${t.bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
-          )
-            .pluck()
-            .all(match, hi, lim, k) as number[];
+          const m = held(match);
+          const seqs = m
+            ? m.top(hi, lim, k)
+            : (prep(
+                `SELECT rowid FROM (SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
+              )
+                .pluck()
+                .all(match, hi, lim, k) as number[]);
           if (seqs.length < k) return { seqs, total: seqs.length, estimated: false };
           // uncounted lists need no total (the port's contract): no count query for them
           if (!counted) return { seqs, total: seqs.length, estimated: false };
@@ -251,7 +283,7 @@ export function createLexicalIndexes(db: Database) {
         }
         const rows = fail
           ? ftsRanked(match, lim, fail)
-          : (prep(`SELECT ${t.seq} AS seq, ${t.bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`)
+          : (prep(`SELECT ${t.seq} AS seq, ${bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`)
               .raw()
               .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][]);
         let c: { n: number; estimated: boolean };
@@ -275,6 +307,8 @@ export function createLexicalIndexes(db: Database) {
         if (seqs.length === 0) return new Set();
         // One pass over the expression's doclists within the candidates' rowid range, intersected here:
         // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
+        const m = held(match);
+        if (m) return new Set(seqs.filter((q) => m.has(q)));
         const want = new Set(seqs);
         let lo = Infinity,
           hi = -Infinity;
@@ -338,7 +372,8 @@ export function createLexicalIndexes(db: Database) {
         snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
         snapshotMax: maxSeq,
         filters,
-        bm25: 'bm25(assets_fts, 4.0, 2.0, 3.0, 1.0)',
+        columns: ['name', 'alt_text', 'tags', 'ocr_text'],
+        weights: [4, 2, 3, 1],
         seq: 'a.seq',
         text: "a.name || ' ' || coalesce(a.name_words, '') || ' ' || coalesce(a.alt_text, '') || ' ' || a.tags || ' ' || coalesce(a.ocr_text, '')",
       });
@@ -364,7 +399,8 @@ export function createLexicalIndexes(db: Database) {
         snapshot: maxSeq !== undefined ? { sql: ' AND p.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
         snapshotMax: maxSeq,
         filters: productFilterSql(rest),
-        bm25: 'bm25(products_fts, 10.0, 4.0, 2.0, 3.0, 4.0, 1.0, 2.0)',
+        columns: ['title', 'handle', 'vendor', 'product_type', 'tags', 'description', 'variants'],
+        weights: [10, 4, 2, 3, 4, 1, 2],
         seq: 'p.seq',
         text: "p.title || ' ' || p.handle || ' ' || p.product_type || ' ' || p.tags || ' ' || p.description_text",
       });

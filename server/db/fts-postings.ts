@@ -1,0 +1,536 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { FtsSubsetError, parseFtsSubset, type FtsNode } from '../domain/fts-expression.ts';
+import { createFtsTokenizer } from './fts-tokenizer.ts';
+import type { SearchChange, SearchChanges } from './search-changes.ts';
+
+/** Limits of the in-memory copy of one FTS5 table. */
+export interface FtsPostingsLimits {
+  /** rows changed since the last read kept beside it; past it the table is read again */
+  overlay: number;
+  /** token instances held at most; a larger table is not held (FTS5 answers every query) */
+  instances: number;
+}
+/** 1,024 changed rows; 8,000,000 token instances (about 10 bytes per term and row held: ~80 MB at most). */
+export const FTS_POSTINGS_LIMITS: FtsPostingsLimits = { overlay: 1024, instances: 8_000_000 };
+/** No table held: FTS5 answers every query. */
+export const FTS_POSTINGS_OFF: FtsPostingsLimits = { overlay: 0, instances: 0 };
+
+/** The FTS5 table held in memory: its name, `search_changes` kind, columns and bm25 column weights. */
+export interface FtsPostingsTable {
+  fts: string;
+  kind: SearchChange['kind'];
+  columns: readonly string[];
+  weights: readonly number[];
+}
+
+/** The matches of one expression in the whole table, as FTS5 would return them. */
+export interface FtsMatches {
+  /** matches with rowid ≤ `hi` (FTS5 `count(*) … MATCH ? AND rowid <= ?`) */
+  count(hi: number): number;
+  /**
+   * The newest `lim` matches with rowid ≤ `hi` that are not in `skip`, newest first, each with the
+   * value FTS5's `bm25(fts, …weights)` gives it (lower is better). @returns [rowid, bm25][]
+   */
+  newest(hi: number, lim: number, skip?: ReadonlySet<number>): [number, number][];
+  /**
+   * The first `k` of the newest `lim` matches with rowid ≤ `hi`, ordered by BM25 (best first), ties
+   * newest first: FTS5's `SELECT rowid FROM (… ORDER BY rowid DESC LIMIT lim) ORDER BY bm25, rowid DESC LIMIT k`.
+   */
+  top(hi: number, lim: number, k: number): number[];
+  /** whether `rowid` matches */
+  has(rowid: number): boolean;
+}
+/** The table as it stood when the view was taken: one request's answers come from one state. */
+export interface FtsPostingsView {
+  /** the matches of an expression, or null when FTS5 must answer it (see createFtsPostings) */
+  matches(match: string): FtsMatches | null;
+}
+
+/** BM25 constants of FTS5's `bm25()` (ext/fts5/fts5_aux.c). */
+const K1 = 1.2;
+const B = 0.75;
+
+/** One term's postings in the table as read: rowids ascending; per rowid its columns (bit mask) and instance count. */
+interface Postings {
+  docs: Int32Array;
+  mask: Uint16Array;
+  count: Uint32Array;
+  /** per-column counts of the postings (by index) whose term is in several columns of the row */
+  multi: Map<number, Uint32Array>;
+}
+/** A row changed since the read: its length in tokens and its per-column count of each term (null: row gone). */
+type OverlayRow = { len: number; terms: Map<string, Uint32Array> } | null;
+interface State {
+  /** `search_changes` id the state is current with */
+  mark: number;
+  terms: Map<string, Postings>;
+  /** tokens per rowid at the read (0 for no row) and whether the row existed */
+  len: Int32Array;
+  exists: Uint8Array;
+  rows: number;
+  tokens: number;
+  overlay: Map<number, OverlayRow>;
+  /** per phrase (term and column), its rows and weighted frequency, for this state */
+  lists: Map<string, PhraseList>;
+  /** compiled expressions for this state (null: outside what the memory copy evaluates) */
+  compiled: Map<string, FtsMatches | null>;
+}
+/** An expression over phrase numbers (their order in the expression). */
+type Compiled = { k: 'phrase'; i: number } | { k: 'and' | 'or'; items: Compiled[] };
+/** The rows holding a term (in one column or any), ascending, with the bm25 weighted frequency f(q, D) of each. */
+interface PhraseList {
+  docs: Int32Array;
+  f: Float64Array;
+}
+
+/** Index of the first element of sorted `a` greater than `x`. */
+function upperBound(a: Int32Array, x: number): number {
+  let lo = 0,
+    hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+/** Index of the first element of sorted `a` not less than `x`. */
+function lowerBound(a: Int32Array, x: number): number {
+  let lo = 0,
+    hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+/** Index of `x` in sorted `a`, or −1. */
+function indexOf(a: Int32Array, x: number): number {
+  const i = upperBound(a, x) - 1;
+  return i >= 0 && a[i] === x ? i : -1;
+}
+function intersect(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(Math.min(a.length, b.length));
+  let i = 0,
+    j = 0,
+    n = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!,
+      y = b[j]!;
+    if (x === y) {
+      out[n++] = x;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return out.subarray(0, n);
+}
+function union(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0,
+    j = 0,
+    n = 0;
+  while (i < a.length || j < b.length) {
+    const x = i < a.length ? a[i]! : Infinity,
+      y = j < b.length ? b[j]! : Infinity;
+    if (x <= y) {
+      out[n++] = x;
+      i++;
+      if (x === y) j++;
+    } else {
+      out[n++] = y;
+      j++;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+/**
+ * One FTS5 table held in memory as postings (term → rows, with per-column instance counts) and row
+ * lengths, answering the lexical planner's expressions (domain/fts-expression.ts) with the same matches
+ * and the same BM25 values as FTS5's `bm25()` without a row lookup per match: FTS5's bm25 reads each
+ * matching row's size from `%_docsize` and its instances from the position lists, about 2.6 µs per
+ * match on a 2-core machine, where this is a few array reads.
+ *
+ * BM25 as in ext/fts5/fts5_aux.c `fts5Bm25Function`: for each phrase i of the expression (in order),
+ * IDF_i = ln((N − n_i + 0.5) / (n_i + 0.5)), at least 1e-6, where N is the table's rows and n_i the
+ * rows holding phrase i (in its column, under a column filter); f_i the sum over the phrase's instances
+ * in the row of its column's weight; D the row's tokens and avgdl the table's tokens per row;
+ * score = −Σ IDF_i · f_i (k1 + 1) / (f_i + k1 (1 − b + b · D / avgdl)) with k1 = 1.2, b = 0.75.
+ *
+ * Held: phrases of one token (as FTS5's tokenizer makes it, db/fts-tokenizer.ts), AND, OR and a column
+ * filter. Prefix phrases, phrases of several tokens or none, and expressions outside the planner's
+ * subset get null from `matches`: the caller asks FTS5. So does every call inside an open transaction.
+ *
+ * The copy is read once (one pass over the table's fts5vocab `instance` table) on first use; afterwards
+ * the rows changed since, as logged in `search_changes` of the table's kind, are tokenized again and
+ * kept beside it (an overlay that replaces them); past `limits.overlay` rows, or when the log was pruned
+ * unseen, the table is read again. Every call first replays the log from its mark, so no answer comes
+ * from a stale copy.
+ */
+export function createFtsPostings(
+  db: Database,
+  changes: SearchChanges,
+  t: FtsPostingsTable,
+  limits: FtsPostingsLimits = FTS_POSTINGS_LIMITS,
+) {
+  if (t.columns.length > 16) throw new Error(`fts-postings: ${t.fts} has more than 16 columns`);
+  // a phrase is in a row where its weighted frequency is above 0
+  if (t.weights.length !== t.columns.length || t.weights.some((w) => !(w > 0)))
+    throw new Error(`fts-postings: ${t.fts} needs a weight above 0 per column`);
+  const ncols = t.columns.length;
+  const stmts = new Map<string, Statement>();
+  const prep = (sql: string): Statement => {
+    let s = stmts.get(sql);
+    if (!s) stmts.set(sql, (s = db.prepare(sql)));
+    return s;
+  };
+  const tokenizer = createFtsTokenizer(db, t.fts);
+  const instanceTable = `fts_postings_${t.fts}_instance`;
+  let instanceMade = false;
+  /** Phrase texts and their FTS5 tokens (bounded: cleared past 4,096). */
+  const phraseTokens = new Map<string, string[]>();
+  const tokensOf = (text: string): string[] => {
+    let toks = phraseTokens.get(text);
+    if (!toks) {
+      toks = tokenizer.tokens(text);
+      if (phraseTokens.size >= 4096) phraseTokens.clear();
+      phraseTokens.set(text, toks);
+    }
+    return toks;
+  };
+  /** Set once a read found the table larger than `limits.instances`: FTS5 answers for the process's life. */
+  let tooLarge = limits.instances <= 0;
+
+  /** Read the whole table (one read transaction: a consistent snapshot), or null past the instance limit. */
+  const load = (): State | null =>
+    db.transaction((): State | null => {
+      if (!instanceMade) {
+        db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${instanceTable} USING fts5vocab(main, ${t.fts}, 'instance')`);
+        instanceMade = true;
+      }
+      const mark = changes.head();
+      const maxRow = prep(`SELECT coalesce(max(id), 0) FROM ${t.fts}_docsize`).pluck().get() as number;
+      const exists = new Uint8Array(maxRow + 1);
+      let rows = 0;
+      for (const id of prep(`SELECT id FROM ${t.fts}_docsize`).pluck().iterate() as IterableIterator<number>) {
+        exists[id] = 1;
+        rows++;
+      }
+      const len = new Int32Array(maxRow + 1);
+      const terms = new Map<string, Postings>();
+      const colIndex = new Map(t.columns.map((c, i) => [c, i]));
+      let tokens = 0;
+      let term: string | null = null;
+      let docs: number[] = [],
+        masks: number[] = [],
+        counts: number[] = [];
+      let multi = new Map<number, Uint32Array>();
+      let doc = -1;
+      let cols = new Uint32Array(ncols);
+      let sorted = true;
+      const flushDoc = (): void => {
+        if (doc < 0) return;
+        let mask = 0,
+          n = 0;
+        for (let c = 0; c < ncols; c++)
+          if (cols[c]! > 0) {
+            mask |= 1 << c;
+            n += cols[c]!;
+          }
+        if (docs.length > 0 && docs[docs.length - 1]! >= doc) sorted = false;
+        if ((mask & (mask - 1)) !== 0) multi.set(docs.length, cols);
+        docs.push(doc);
+        masks.push(mask);
+        counts.push(n);
+        cols = new Uint32Array(ncols);
+        doc = -1;
+      };
+      const flushTerm = (): void => {
+        flushDoc();
+        if (term === null) return;
+        if (!sorted) throw new Error(`fts-postings: ${t.fts} instances out of rowid order`);
+        terms.set(term, { docs: Int32Array.from(docs), mask: Uint16Array.from(masks), count: Uint32Array.from(counts), multi });
+        docs = [];
+        masks = [];
+        counts = [];
+        multi = new Map();
+      };
+      for (const [tm, d, col] of prep(`SELECT term, doc, col FROM temp.${instanceTable}`).raw().iterate() as IterableIterator<
+        [string, number, string]
+      >) {
+        if (++tokens > limits.instances) return null;
+        if (tm !== term) {
+          flushTerm();
+          term = tm;
+          sorted = true;
+        }
+        if (d !== doc) {
+          flushDoc();
+          doc = d;
+        }
+        cols[colIndex.get(col)!]!++;
+        if (d <= maxRow) len[d]!++;
+      }
+      flushTerm();
+      return { mark, terms, len, exists, rows, tokens, overlay: new Map(), lists: new Map(), compiled: new Map() };
+    })();
+
+  /** Tokenize rows again and put them in the overlay. */
+  const replay = (s: State, seqs: number[]): void => {
+    const fresh = new Map<number, { len: number; terms: Map<string, Uint32Array> }>();
+    for (const [term, doc, col] of tokenizer.instancesOf(seqs)) {
+      let r = fresh.get(doc);
+      if (!r) fresh.set(doc, (r = { len: 0, terms: new Map() }));
+      let c = r.terms.get(term);
+      if (!c) r.terms.set(term, (c = new Uint32Array(ncols)));
+      c[col]!++;
+      r.len++;
+    }
+    // a row with no token at all is still a row: ask the table which of the others exist
+    const present = new Set(
+      prep(`SELECT id FROM ${t.fts}_docsize WHERE id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(seqs)) as number[],
+    );
+    for (const seq of seqs) s.overlay.set(seq, present.has(seq) ? (fresh.get(seq) ?? { len: 0, terms: new Map() }) : null);
+  };
+
+  let state: State | null = null;
+  /** The copy brought up to the log's head, or null when FTS5 must answer. */
+  const current = (): State | null => {
+    if (tooLarge || db.inTransaction) return null;
+    const head = changes.head();
+    if (state && state.mark === head) return state;
+    if (state && !changes.gap(state.mark)) {
+      const seqs = changes.seqsSince(state.mark, t.kind, limits.overlay + 1).filter((q) => q > 0);
+      if (state.overlay.size + seqs.length <= limits.overlay) {
+        replay(state, seqs);
+        state.mark = head;
+        state.lists = new Map();
+        state.compiled = new Map();
+        return state;
+      }
+    }
+    state = load();
+    if (!state) tooLarge = true;
+    return state;
+  };
+
+  /** Rows and tokens of the table now (the read, less the overlaid rows as read, plus the overlay). */
+  const totals = (s: State): { rows: number; tokens: number } => {
+    let rows = s.rows,
+      tokens = s.tokens;
+    for (const [seq, r] of s.overlay) {
+      if (seq < s.exists.length && s.exists[seq]) {
+        rows--;
+        tokens -= s.len[seq]!;
+      }
+      if (r) {
+        rows++;
+        tokens += r.len;
+      }
+    }
+    return { rows, tokens };
+  };
+
+  /** The rows holding `term` (in column `col`, or any when −1) and their weighted frequency, now. */
+  const listOf = (s: State, term: string, col: number): PhraseList => {
+    const key = `${col}|${term}`;
+    const hit = s.lists.get(key);
+    if (hit) return hit;
+    const p = s.terms.get(term);
+    const docs: number[] = [];
+    const f: number[] = [];
+    const bit = col >= 0 ? 1 << col : 0;
+    if (p) {
+      for (let i = 0; i < p.docs.length; i++) {
+        const d = p.docs[i]!;
+        if (s.overlay.has(d)) continue;
+        const m = p.mask[i]!;
+        if (bit !== 0 && (m & bit) === 0) continue;
+        const many = p.multi.get(i);
+        let w = 0;
+        if (!many) {
+          // one column: the count is that column's
+          w = t.weights[31 - Math.clz32(m)]! * p.count[i]!;
+        } else if (col >= 0) w = t.weights[col]! * many[col]!;
+        else for (let c = 0; c < ncols; c++) w += t.weights[c]! * many[c]!;
+        docs.push(d);
+        f.push(w);
+      }
+    }
+    let list: PhraseList = { docs: Int32Array.from(docs), f: Float64Array.from(f) };
+    const extra: [number, number][] = [];
+    for (const [seq, r] of s.overlay) {
+      const cs = r?.terms.get(term);
+      if (!cs) continue;
+      let w = 0;
+      if (col >= 0) w = t.weights[col]! * cs[col]!;
+      else for (let c = 0; c < ncols; c++) w += t.weights[c]! * cs[c]!;
+      if (col < 0 || cs[col]! > 0) extra.push([seq, w]);
+    }
+    if (extra.length > 0) {
+      const merged = [...list.docs].map((d, i): [number, number] => [d, list.f[i]!]).concat(extra);
+      merged.sort((a, b) => a[0] - b[0]);
+      list = { docs: Int32Array.from(merged, (x) => x[0]), f: Float64Array.from(merged, (x) => x[1]) };
+    }
+    if (s.lists.size >= 4096) s.lists.clear();
+    s.lists.set(key, list);
+    return list;
+  };
+
+  /**
+   * The matches of a parsed expression, its tree over phrase numbers and its phrases in order, or null
+   * when it holds something not held here.
+   */
+  const evaluate = (s: State, n: FtsNode, col: number, phrases: PhraseList[]): { docs: Int32Array; node: Compiled } | null => {
+    if (n.k === 'phrase') {
+      if (n.prefix) return null;
+      const toks = tokensOf(n.text);
+      if (toks.length !== 1) return null;
+      const list = listOf(s, toks[0]!, col);
+      phrases.push(list);
+      return { docs: list.docs, node: { k: 'phrase', i: phrases.length - 1 } };
+    }
+    if (n.k === 'col') return evaluate(s, n.expr, t.columns.indexOf(n.column), phrases);
+    let acc: Int32Array | null = null;
+    const items: Compiled[] = [];
+    for (const item of n.items) {
+      const r = evaluate(s, item, col, phrases);
+      if (!r) return null;
+      items.push(r.node);
+      acc = acc === null ? r.docs : n.k === 'and' ? intersect(acc, r.docs) : union(acc, r.docs);
+    }
+    return { docs: acc ?? new Int32Array(0), node: { k: n.k, items } };
+  };
+
+  const compile = (s: State, match: string): FtsMatches | null => {
+    let tree: FtsNode;
+    try {
+      tree = parseFtsSubset(match, t.columns);
+    } catch (e) {
+      if (e instanceof FtsSubsetError) return null;
+      throw e;
+    }
+    const phrases: PhraseList[] = [];
+    const ev = evaluate(s, tree, -1, phrases);
+    if (!ev) return null;
+    const { docs, node: root } = ev;
+    const { rows, tokens } = totals(s);
+    const avgdl = tokens / rows;
+    const idf = phrases.map((p) => {
+      const v = Math.log((rows - p.docs.length + 0.5) / (p.docs.length + 0.5));
+      return v <= 0 ? 1e-6 : v;
+    });
+    const lenOf = (d: number): number => {
+      if (s.overlay.has(d)) return s.overlay.get(d)?.len ?? 0;
+      return d < s.len.length ? s.len[d]! : 0;
+    };
+    const np = phrases.length;
+    /**
+     * bm25 of matching rows `ws` (ascending), as FTS5 computes it: a phrase's instances count only where
+     * its part of the expression matches the row (FTS5 empties the position lists of an OR's branches
+     * that do not match, fts5ExprNodeZeroPoslist), and the terms are added phrase by phrase per row.
+     */
+    const bm25Of = (ws: Int32Array): Float64Array => {
+      const n = ws.length;
+      // each phrase's weighted frequency in each row (0: not in the row), by one walk of its list
+      const fv = new Float64Array(n * np);
+      for (let i = 0; i < np; i++) {
+        const p = phrases[i]!;
+        let j = n > 0 ? lowerBound(p.docs, ws[0]!) : 0;
+        for (let r = 0; r < n; r++) {
+          const d = ws[r]!;
+          while (j < p.docs.length && p.docs[j]! < d) j++;
+          if (j < p.docs.length && p.docs[j] === d) fv[r * np + i] = p.f[j]!;
+        }
+      }
+      const active = new Uint8Array(np);
+      const matched = (x: Compiled, o: number): boolean => {
+        if (x.k === 'phrase') return fv[o + x.i]! > 0;
+        return x.k === 'and' ? x.items.every((y) => matched(y, o)) : x.items.some((y) => matched(y, o));
+      };
+      const activate = (x: Compiled, o: number): void => {
+        if (x.k === 'phrase') active[x.i] = 1;
+        else for (const y of x.items) if (x.k === 'and' || matched(y, o)) activate(y, o);
+      };
+      const out = new Float64Array(n);
+      for (let r = 0; r < n; r++) {
+        const o = r * np;
+        active.fill(0);
+        activate(root, o);
+        const norm = K1 * (1 - B + (B * lenOf(ws[r]!)) / avgdl);
+        let score = 0;
+        for (let i = 0; i < np; i++) {
+          const f = active[i] ? fv[o + i]! : 0;
+          score += idf[i]! * ((f * (K1 + 1.0)) / (f + norm));
+        }
+        out[r] = -1.0 * score;
+      }
+      return out;
+    };
+    return {
+      count: (hi) => upperBound(docs, hi),
+      newest(hi, lim, skip) {
+        const picked: number[] = [];
+        for (let i = upperBound(docs, hi) - 1; i >= 0 && picked.length < lim; i--) {
+          const d = docs[i]!;
+          if (!skip?.has(d)) picked.push(d);
+        }
+        const ws = Int32Array.from(picked).reverse();
+        const scores = bm25Of(ws);
+        return picked.map((d, i) => [d, scores[ws.length - 1 - i]!]);
+      },
+      top(hi, lim, k) {
+        const end = upperBound(docs, hi);
+        const ws = docs.subarray(Math.max(0, end - lim), end);
+        const n = ws.length;
+        if (n === 0) return [];
+        const bm25 = bm25Of(ws);
+        const order = new Uint32Array(n);
+        for (let r = 0; r < n; r++) order[r] = r;
+        // ascending bm25, ties newest (highest rowid: the later position) first
+        order.sort((a, b) => bm25[a]! - bm25[b]! || b - a);
+        const out = new Array<number>(Math.min(k, n));
+        for (let r = 0; r < out.length; r++) out[r] = ws[order[r]!]!;
+        return out;
+      },
+      has: (rowid) => indexOf(docs, rowid) >= 0,
+    };
+  };
+
+  const matchesIn = (s: State, match: string): FtsMatches | null => {
+    let m = s.compiled.get(match);
+    if (m === undefined) {
+      m = compile(s, match);
+      if (s.compiled.size >= 256) s.compiled.clear();
+      s.compiled.set(match, m);
+    }
+    return m;
+  };
+
+  return {
+    /**
+     * The matches of an FTS5 expression of the planner's subset in the whole table, current with every
+     * committed write; null when FTS5 must answer (see the module note).
+     */
+    matches(match: string): FtsMatches | null {
+      const s = current();
+      return s ? matchesIn(s, match) : null;
+    },
+    /**
+     * The table as it stands now, for the calls of one request (the log is read once, not per call);
+     * null when FTS5 must answer. The view answers as of when it was taken until a later call brings
+     * the copy up to date, and from the updated copy after that (a state is updated in place).
+     */
+    view(): FtsPostingsView | null {
+      const s = current();
+      if (!s) return null;
+      const mark = s.mark;
+      // a later replay changes the state in place: past it, the view asks the state brought up to date
+      return { matches: (match) => (s.mark === mark && !db.inTransaction ? matchesIn(s, match) : this.matches(match)) };
+    },
+  };
+}
+export type FtsPostings = ReturnType<typeof createFtsPostings>;
