@@ -50,20 +50,23 @@ export interface FtsPostingsView {
 const K1 = 1.2;
 const B = 0.75;
 
-/** One term's postings in the table as read: rowids ascending; per rowid its columns (bit mask) and instance count. */
-interface Postings {
+/**
+ * The postings of every term as read, in one block (compressed sparse rows): term `id`'s postings are
+ * `start[id]` … `start[id + 1] − 1`, each a rowid (ascending within the term) and its instance count in
+ * each column (`tf[posting · columns + column]`). About 4 + 2 · columns bytes per term and row.
+ */
+interface Block {
+  ids: Map<string, number>;
+  start: Int32Array;
   docs: Int32Array;
-  mask: Uint16Array;
-  count: Uint32Array;
-  /** per-column counts of the postings (by index) whose term is in several columns of the row */
-  multi: Map<number, Uint32Array>;
+  tf: Uint16Array;
 }
 /** A row changed since the read: its length in tokens and its per-column count of each term (null: row gone). */
 type OverlayRow = { len: number; terms: Map<string, Uint32Array> } | null;
 interface State {
   /** `search_changes` id the state is current with */
   mark: number;
-  terms: Map<string, Postings>;
+  block: Block;
   /** tokens per rowid at the read (0 for no row) and whether the row existed */
   len: Int32Array;
   exists: Uint8Array;
@@ -220,62 +223,54 @@ export function createFtsPostings(
         rows++;
       }
       const len = new Int32Array(maxRow + 1);
-      const terms = new Map<string, Postings>();
       const colIndex = new Map(t.columns.map((c, i) => [c, i]));
+      const ids = new Map<string, number>();
+      let start = new Int32Array(1024);
+      let docs = new Int32Array(1 << 16);
+      let tf = new Uint16Array((1 << 16) * ncols);
       let tokens = 0;
+      /** postings written; the last one's rowid */
+      let n = 0;
       let term: string | null = null;
-      let docs: number[] = [],
-        masks: number[] = [],
-        counts: number[] = [];
-      let multi = new Map<number, Uint32Array>();
       let doc = -1;
-      let cols = new Uint32Array(ncols);
-      let sorted = true;
-      const flushDoc = (): void => {
-        if (doc < 0) return;
-        let mask = 0,
-          n = 0;
-        for (let c = 0; c < ncols; c++)
-          if (cols[c]! > 0) {
-            mask |= 1 << c;
-            n += cols[c]!;
-          }
-        if (docs.length > 0 && docs[docs.length - 1]! >= doc) sorted = false;
-        if ((mask & (mask - 1)) !== 0) multi.set(docs.length, cols);
-        docs.push(doc);
-        masks.push(mask);
-        counts.push(n);
-        cols = new Uint32Array(ncols);
-        doc = -1;
-      };
-      const flushTerm = (): void => {
-        flushDoc();
-        if (term === null) return;
-        if (!sorted) throw new Error(`fts-postings: ${t.fts} instances out of rowid order`);
-        terms.set(term, { docs: Int32Array.from(docs), mask: Uint16Array.from(masks), count: Uint32Array.from(counts), multi });
-        docs = [];
-        masks = [];
-        counts = [];
-        multi = new Map();
-      };
       for (const [tm, d, col] of prep(`SELECT term, doc, col FROM temp.${instanceTable}`).raw().iterate() as IterableIterator<
         [string, number, string]
       >) {
         if (++tokens > limits.instances) return null;
         if (tm !== term) {
-          flushTerm();
           term = tm;
-          sorted = true;
+          const id = ids.size;
+          ids.set(tm, id);
+          if (id + 2 > start.length) {
+            const grown = new Int32Array(start.length * 2);
+            grown.set(start);
+            start = grown;
+          }
+          start[id] = n;
+          doc = -1;
         }
         if (d !== doc) {
-          flushDoc();
+          if (d < doc) throw new Error(`fts-postings: ${t.fts} instances out of rowid order`);
+          if (n === docs.length) {
+            const d2 = new Int32Array(docs.length * 2);
+            d2.set(docs);
+            docs = d2;
+            const t2 = new Uint16Array(tf.length * 2);
+            t2.set(tf);
+            tf = t2;
+          }
+          docs[n++] = d;
           doc = d;
         }
-        cols[colIndex.get(col)!]!++;
+        const at = (n - 1) * ncols + colIndex.get(col)!;
+        // a count past 65,535 in one column of one row does not fit: FTS5 answers for this table
+        if (tf[at] === 0xffff) return null;
+        tf[at]!++;
         if (d <= maxRow) len[d]!++;
       }
-      flushTerm();
-      return { mark, terms, len, exists, rows, tokens, overlay: new Map(), lists: new Map(), compiled: new Map() };
+      start[ids.size] = n;
+      const block: Block = { ids, start: start.slice(0, ids.size + 1), docs: docs.slice(0, n), tf: tf.slice(0, n * ncols) };
+      return { mark, block, len, exists, rows, tokens, overlay: new Map(), lists: new Map(), compiled: new Map() };
     })();
 
   /** Tokenize rows again and put them in the overlay. */
@@ -339,23 +334,19 @@ export function createFtsPostings(
     const key = `${col}|${term}`;
     const hit = s.lists.get(key);
     if (hit) return hit;
-    const p = s.terms.get(term);
+    const { block } = s;
+    const id = block.ids.get(term);
     const docs: number[] = [];
     const f: number[] = [];
-    const bit = col >= 0 ? 1 << col : 0;
-    if (p) {
-      for (let i = 0; i < p.docs.length; i++) {
-        const d = p.docs[i]!;
+    if (id !== undefined) {
+      for (let i = block.start[id]!, end = block.start[id + 1]!; i < end; i++) {
+        const d = block.docs[i]!;
         if (s.overlay.has(d)) continue;
-        const m = p.mask[i]!;
-        if (bit !== 0 && (m & bit) === 0) continue;
-        const many = p.multi.get(i);
+        const o = i * ncols;
         let w = 0;
-        if (!many) {
-          // one column: the count is that column's
-          w = t.weights[31 - Math.clz32(m)]! * p.count[i]!;
-        } else if (col >= 0) w = t.weights[col]! * many[col]!;
-        else for (let c = 0; c < ncols; c++) w += t.weights[c]! * many[c]!;
+        if (col >= 0) w = t.weights[col]! * block.tf[o + col]!;
+        else for (let c = 0; c < ncols; c++) w += t.weights[c]! * block.tf[o + c]!;
+        if (w === 0) continue;
         docs.push(d);
         f.push(w);
       }
