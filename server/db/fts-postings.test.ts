@@ -183,36 +183,41 @@ describe('FTS5 table in memory (fts-postings)', () => {
   });
 
   it.each([
-    ['replayed beside the copy', FTS_POSTINGS_LIMITS],
-    ['read again past the overlay limit', { overlay: 8, instances: FTS_POSTINGS_LIMITS.instances }],
-  ] as [string, FtsPostingsLimits][])('follows inserts, updates and deletes of this and another connection (%s)', async (_how, limits) => {
-    const f = file();
-    const { db, t, assets, r } = await assetLibrary(f, 200, 4);
-    const p = createFtsPostings(db, createSearchChanges(db), ASSETS, limits);
-    const exprs = Array.from({ length: 80 }, () => expression(r, ASSETS.columns));
-    compare(db, p, ASSETS, exprs);
-    const other = openDb(f);
-    try {
-      for (let round = 0; round < 3; round++) {
-        for (let i = 0; i < 12; i++) {
-          const seq = 1 + Math.floor(r() * 200);
-          const conn = i % 2 ? other : db;
-          const x = r();
-          if (x < 0.5) conn.prepare('UPDATE assets SET alt_text = ? WHERE seq = ?').run(text(r, 8), seq);
-          else if (x < 0.7) conn.prepare('UPDATE assets SET ocr_text = ? WHERE seq = ?').run(r() < 0.5 ? null : text(r, 10), seq);
-          else if (x < 0.85) conn.prepare('DELETE FROM assets WHERE seq = ?').run(seq);
-          else assets.insert(syntheticAsset(1000 + round * 100 + i, t, { alt_text: text(r, 6), name: `new-${round}-${i}.png` }));
+    ['replayed beside the copy', FTS_POSTINGS_LIMITS, 12],
+    ['folded into the copy past the overlay limit', { overlay: 8, instances: FTS_POSTINGS_LIMITS.instances }, 3],
+    ['read again when more rows changed at once', { overlay: 8, instances: FTS_POSTINGS_LIMITS.instances }, 12],
+  ] as [string, FtsPostingsLimits, number][])(
+    'follows inserts, updates and deletes of this and another connection (%s)',
+    async (_how, limits, batch) => {
+      const f = file();
+      const { db, t, assets, r } = await assetLibrary(f, 200, 4);
+      const p = createFtsPostings(db, createSearchChanges(db), ASSETS, limits);
+      const exprs = Array.from({ length: 50 }, () => expression(r, ASSETS.columns));
+      compare(db, p, ASSETS, exprs);
+      const other = openDb(f);
+      try {
+        for (let round = 0; round < 3; round++) {
+          for (let i = 0; i < 12; i++) {
+            if (i > 0 && i % batch === 0) compare(db, p, ASSETS, exprs);
+            const seq = 1 + Math.floor(r() * 200);
+            const conn = i % 2 ? other : db;
+            const x = r();
+            if (x < 0.5) conn.prepare('UPDATE assets SET alt_text = ? WHERE seq = ?').run(text(r, 8), seq);
+            else if (x < 0.7) conn.prepare('UPDATE assets SET ocr_text = ? WHERE seq = ?').run(r() < 0.5 ? null : text(r, 10), seq);
+            else if (x < 0.85) conn.prepare('DELETE FROM assets WHERE seq = ?').run(seq);
+            else assets.insert(syntheticAsset(1000 + round * 100 + i, t, { alt_text: text(r, 6), name: `new-${round}-${i}.png` }));
+          }
+          // a row with no token at all still counts as a row of the table (N and avgdl of bm25)
+          db.prepare(
+            "UPDATE assets SET name = '', alt_text = NULL, tags = '[]', ocr_text = NULL WHERE seq = (SELECT max(seq) FROM assets)",
+          ).run();
+          compare(db, p, ASSETS, exprs);
         }
-        // a row with no token at all still counts as a row of the table (N and avgdl of bm25)
-        db.prepare(
-          "UPDATE assets SET name = '', alt_text = NULL, tags = '[]', ocr_text = NULL WHERE seq = (SELECT max(seq) FROM assets)",
-        ).run();
-        compare(db, p, ASSETS, exprs);
+      } finally {
+        other.close();
       }
-    } finally {
-      other.close();
-    }
-  });
+    },
+  );
 
   it('declines inside an open transaction and past its instance limit', async () => {
     const { db } = await assetLibrary(':memory:', 50, 5);

@@ -5,7 +5,7 @@ import type { SearchChange, SearchChanges } from './search-changes.ts';
 
 /** Limits of the in-memory copy of one FTS5 table. */
 export interface FtsPostingsLimits {
-  /** rows changed since the last read kept beside it; past it the table is read again */
+  /** changed rows kept beside the copy before they are folded into it; more changed at once and the table is read again */
   overlay: number;
   /** token instances held at most; a larger table is not held (FTS5 answers every query) */
   instances: number;
@@ -169,8 +169,8 @@ function union(a: Int32Array, b: Int32Array): Int32Array {
  *
  * The copy is read once (one pass over the table's fts5vocab `instance` table) on first use; afterwards
  * the rows changed since, as logged in `search_changes` of the table's kind, are tokenized again and
- * kept beside it (an overlay that replaces them); past `limits.overlay` rows, or when the log was pruned
- * unseen, the table is read again. Every call first replays the log from its mark, so no answer comes
+ * kept beside it (an overlay that replaces them), folded into the copy past `limits.overlay` rows. When
+ * more rows than that changed at once, or the log was pruned unseen, the table is read again. Every call first replays the log from its mark, so no answer comes
  * from a stale copy.
  */
 export function createFtsPostings(
@@ -291,6 +291,72 @@ export function createFtsPostings(
     for (const seq of seqs) s.overlay.set(seq, present.has(seq) ? (fresh.get(seq) ?? { len: 0, terms: new Map() }) : null);
   };
 
+  /**
+   * Fold the overlay into the block (no SQL: the rows were tokenized when replayed): each term's postings
+   * without the overlaid rows, merged in rowid order with the overlay's; terms new to the table appended.
+   */
+  const merge = (s: State): void => {
+    const b = s.block;
+    const add = new Map<string, [number, Uint32Array][]>();
+    let added = 0;
+    for (const [seq, r] of s.overlay) {
+      if (!r) continue;
+      for (const [term, cols] of r.terms) {
+        let l = add.get(term);
+        if (!l) add.set(term, (l = []));
+        l.push([seq, cols]);
+        added++;
+      }
+    }
+    for (const l of add.values()) l.sort((x, y) => x[0] - y[0]);
+    const cap = b.docs.length + added;
+    const docs = new Int32Array(cap);
+    const tf = new Uint16Array(cap * ncols);
+    const ids = new Map<string, number>();
+    const start = new Int32Array(b.ids.size + add.size + 1);
+    let n = 0;
+    const put = (d: number, cols: ArrayLike<number>, from: number): void => {
+      docs[n] = d;
+      for (let c = 0; c < ncols; c++) tf[n * ncols + c] = Math.min(0xffff, cols[from + c]!);
+      n++;
+    };
+    const copy = (term: string, lo: number, hi: number): void => {
+      start[ids.size] = n;
+      ids.set(term, ids.size);
+      const extra = add.get(term) ?? [];
+      let j = 0;
+      for (let i = lo; i < hi; i++) {
+        const d = b.docs[i]!;
+        for (; j < extra.length && extra[j]![0] < d; j++) put(extra[j]![0], extra[j]![1], 0);
+        if (!s.overlay.has(d)) put(d, b.tf, i * ncols);
+      }
+      for (; j < extra.length; j++) put(extra[j]![0], extra[j]![1], 0);
+      add.delete(term);
+    };
+    for (const [term, id] of b.ids) copy(term, b.start[id]!, b.start[id + 1]!);
+    for (const term of [...add.keys()]) copy(term, 0, 0);
+    start[ids.size] = n;
+    s.block = { ids, start: start.slice(0, ids.size + 1), docs: docs.slice(0, n), tf: tf.slice(0, n * ncols) };
+    const { rows, tokens } = totals(s);
+    let top = s.len.length - 1;
+    for (const seq of s.overlay.keys()) top = Math.max(top, seq);
+    if (top >= s.len.length) {
+      const len = new Int32Array(top + 1);
+      len.set(s.len);
+      const exists = new Uint8Array(top + 1);
+      exists.set(s.exists);
+      s.len = len;
+      s.exists = exists;
+    }
+    for (const [seq, r] of s.overlay) {
+      s.len[seq] = r?.len ?? 0;
+      s.exists[seq] = r ? 1 : 0;
+    }
+    s.rows = rows;
+    s.tokens = tokens;
+    s.overlay = new Map();
+  };
+
   let state: State | null = null;
   /** The copy brought up to the log's head, or null when FTS5 must answer. */
   const current = (): State | null => {
@@ -299,8 +365,9 @@ export function createFtsPostings(
     if (state && state.mark === head) return state;
     if (state && !changes.gap(state.mark)) {
       const seqs = changes.seqsSince(state.mark, t.kind, limits.overlay + 1).filter((q) => q > 0);
-      if (state.overlay.size + seqs.length <= limits.overlay) {
+      if (seqs.length <= limits.overlay) {
         replay(state, seqs);
+        if (state.overlay.size > limits.overlay) merge(state);
         state.mark = head;
         state.lists = new Map();
         state.compiled = new Map();
