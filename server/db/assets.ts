@@ -76,6 +76,44 @@ export function orientationSql(orientation: Orientation, alias = 'a'): string {
   return `(${known} AND ${w} BETWEEN ${h} * 0.95 AND ${h} * 1.05)`;
 }
 
+/** Every column of `assets` in table order (`SELECT *`), read by `rowOf`. */
+const ROW_COLUMNS =
+  'seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256, converted_from, name, alt_text, tags, auto_tags, purpose, category, subtype, user_fields, ocr_text, source, source_url, provenance, processing_status, enrichment_status, created_at, name_words';
+/** A raw row of `SELECT ${ROW_COLUMNS}` as an `AssetRow`. */
+function rowOf(v: unknown[]): AssetRow {
+  return {
+    seq: v[0] as AssetRow['seq'],
+    id: v[1] as AssetRow['id'],
+    tenant_id: v[2] as AssetRow['tenant_id'],
+    workspace_id: v[3] as AssetRow['workspace_id'],
+    kind: v[4] as AssetRow['kind'],
+    format: v[5] as AssetRow['format'],
+    mime_type: v[6] as AssetRow['mime_type'],
+    width: v[7] as AssetRow['width'],
+    height: v[8] as AssetRow['height'],
+    size_bytes: v[9] as AssetRow['size_bytes'],
+    sha256: v[10] as AssetRow['sha256'],
+    source_sha256: v[11] as AssetRow['source_sha256'],
+    converted_from: v[12] as AssetRow['converted_from'],
+    name: v[13] as AssetRow['name'],
+    alt_text: v[14] as AssetRow['alt_text'],
+    tags: v[15] as AssetRow['tags'],
+    auto_tags: v[16] as AssetRow['auto_tags'],
+    purpose: v[17] as AssetRow['purpose'],
+    category: v[18] as AssetRow['category'],
+    subtype: v[19] as AssetRow['subtype'],
+    user_fields: v[20] as AssetRow['user_fields'],
+    ocr_text: v[21] as AssetRow['ocr_text'],
+    source: v[22] as AssetRow['source'],
+    source_url: v[23] as AssetRow['source_url'],
+    provenance: v[24] as AssetRow['provenance'],
+    processing_status: v[25] as AssetRow['processing_status'],
+    enrichment_status: v[26] as AssetRow['enrichment_status'],
+    created_at: v[27] as AssetRow['created_at'],
+    name_words: v[28] as AssetRow['name_words'],
+  };
+}
+
 /** `settings` key of the highest asset seq ever used (kept when that asset is deleted). */
 const SEQ_HIGH_WATER = 'asset_seq_high_water';
 
@@ -118,16 +156,6 @@ export function createAssetQueries(db: Database) {
     let st = cache.get(sql);
     if (!st) cache.set(sql, (st = db.prepare(sql)));
     return st;
-  };
-  /** Statements returning rows as arrays (raw mode), with their column names, prepared once per SQL text. */
-  const rawCache = new Map<string, { st: Statement; names: string[] }>();
-  const rawPrep = (sql: string): { st: Statement; names: string[] } => {
-    let r = rawCache.get(sql);
-    if (!r) {
-      const st = db.prepare(sql).raw();
-      rawCache.set(sql, (r = { st, names: st.columns().map((c) => c.name) }));
-    }
-    return r;
   };
   /** `?` placeholders for `n` values, rounded up to a power of two (≥ 8) so few shapes exist; pad with `padIn`. */
   const arity = (n: number): number => Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
@@ -287,14 +315,14 @@ export function createAssetQueries(db: Database) {
      */
     bySeqs(scope: Scope, seqs: number[]): AssetRow[] {
       if (seqs.length === 0) return [];
-      // rows as arrays, made objects here: better-sqlite3 builds a row object property by property,
-      // at about twice the cost for the ~30 columns of a row (the result is the same object)
-      const { st, names } = rawPrep(`SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN (${marks(seqs.length)})`);
+      // One rowid probe per seq, the scope checked on the row (`+` keeps SQLite off assets_scope_seq, a
+      // second B-tree descent per row); rows as arrays made objects by one literal (better-sqlite3 and a
+      // loop over column names add ~30 properties one by one, at about twice the cost).
+      const st = prep(`SELECT ${ROW_COLUMNS} FROM assets WHERE seq IN (${marks(seqs.length)}) AND +tenant_id = ? AND +workspace_id = ?`);
       const bySeq = new Map<number, AssetRow>();
-      for (const values of st.all(scope.tenantId, scope.workspaceId, ...padIn(seqs)) as unknown[][]) {
-        const row: Record<string, unknown> = {};
-        for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
-        bySeq.set(row.seq as number, row as unknown as AssetRow);
+      for (const values of st.raw().all(...padIn(seqs), scope.tenantId, scope.workspaceId) as unknown[][]) {
+        const row = rowOf(values);
+        bySeq.set(row.seq, row);
       }
       return seqs.map((q) => bySeq.get(q)).filter((r): r is AssetRow => r !== undefined);
     },

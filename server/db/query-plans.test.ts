@@ -161,7 +161,10 @@ describe('query plans of the hot search paths', () => {
   });
 
   it('hydrates a page by key: asset rows and renditions', () => {
-    noTableScan(plan((s) => s.startsWith('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND seq IN')));
+    // asset rows by rowid, the scope checked on the row (one B-tree descent per row, not two)
+    const rows = plan((s) => s.startsWith('SELECT seq, id, tenant_id,') && s.includes('FROM assets WHERE seq IN'));
+    expect(rows.join(' ')).toMatch(/SEARCH assets USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(rows);
     const r = plan((s) => s.startsWith('SELECT * FROM asset_renditions WHERE asset_seq IN'));
     expect(r.join(' ')).toMatch(/SEARCH asset_renditions USING/);
     noTableScan(r);

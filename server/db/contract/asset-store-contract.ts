@@ -94,6 +94,7 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.bySeq(seq)).toStrictEqual(rowOf(a, seq));
       expect(await store.bySourceSha(scope, a.source_sha256)).toStrictEqual(rowOf(a, seq));
       expect(await store.byName(scope, a.name)).toStrictEqual([rowOf(a, seq)]);
+      expect(await store.bySeqs(scope, [seq])).toStrictEqual([rowOf(a, seq)]);
       const [webpL, thumb, webpS, fallback] = a.renditions.map((r) => ({ asset_seq: seq, ...r }));
       expect(await store.renditions(seq)).toStrictEqual([fallback, thumb, webpS, webpL]);
       for (const s of [otherWorkspace, otherTenant]) {
