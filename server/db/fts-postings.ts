@@ -565,17 +565,27 @@ export function createFtsPostings(
       const active = new Uint8Array(np);
       const matched = (x: Compiled, o: number): boolean => {
         if (x.k === 'phrase') return fv[o + x.i]! > 0;
-        return x.k === 'and' ? x.items.every((y) => matched(y, o)) : x.items.some((y) => matched(y, o));
+        if (x.k === 'and') {
+          for (const y of x.items) if (!matched(y, o)) return false;
+          return true;
+        }
+        for (const y of x.items) if (matched(y, o)) return true;
+        return false;
       };
       const activate = (x: Compiled, o: number): void => {
         if (x.k === 'phrase') active[x.i] = 1;
         else for (const y of x.items) if (x.k === 'and' || matched(y, o)) activate(y, o);
       };
+      // a phrase, or an AND of phrases, that matches holds every phrase: nothing to walk per row
+      const allActive = root.k === 'phrase' || (root.k === 'and' && root.items.every((y) => y.k === 'phrase'));
+      if (allActive) active.fill(1);
       const out = new Float64Array(n);
       for (let r = 0; r < n; r++) {
         const o = r * np;
-        active.fill(0);
-        activate(root, o);
+        if (!allActive) {
+          active.fill(0);
+          activate(root, o);
+        }
         const norm = K1 * (1 - B + (B * lenOf(ws[r]!)) / avgdl);
         let score = 0;
         for (let i = 0; i < np; i++) {
