@@ -461,22 +461,24 @@ export function createFtsPostings(
     if (hit) return hit;
     const { block } = s;
     const id = block.ids.get(term);
-    const docs: number[] = [];
-    const f: number[] = [];
-    if (id !== undefined) {
-      for (let i = block.start[id]!, end = block.start[id + 1]!; i < end; i++) {
-        const d = block.docs[i]!;
-        if (s.overlay.has(d)) continue;
-        const o = i * ncols;
-        let w = 0;
-        if (col >= 0) w = t.weights[col]! * block.tf[o + col]!;
-        else for (let c = 0; c < ncols; c++) w += t.weights[c]! * block.tf[o + c]!;
-        if (w === 0) continue;
-        docs.push(d);
-        f.push(w);
-      }
+    const lo = id === undefined ? 0 : block.start[id]!;
+    const hi = id === undefined ? 0 : block.start[id + 1]!;
+    const docs = new Int32Array(hi - lo);
+    const f = new Float64Array(hi - lo);
+    const overlaid = s.overlay.size > 0;
+    let n = 0;
+    for (let i = lo; i < hi; i++) {
+      const d = block.docs[i]!;
+      if (overlaid && s.overlay.has(d)) continue;
+      const o = i * ncols;
+      let w = 0;
+      if (col >= 0) w = t.weights[col]! * block.tf[o + col]!;
+      else for (let c = 0; c < ncols; c++) w += t.weights[c]! * block.tf[o + c]!;
+      if (w === 0) continue;
+      docs[n] = d;
+      f[n++] = w;
     }
-    let list: PhraseList = { docs: Int32Array.from(docs), f: Float64Array.from(f) };
+    let list: PhraseList = { docs: docs.subarray(0, n), f: f.subarray(0, n) };
     const extra: [number, number][] = [];
     for (const [seq, r] of s.overlay) {
       const cs = r?.terms.get(term);
