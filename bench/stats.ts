@@ -16,6 +16,25 @@ export async function timeIt(fn: () => unknown, runs: number, warmup = 2): Promi
   return out;
 }
 
+/**
+ * Time several functions interleaved: run i calls each `fns[j](i)` once, in an order rotated by i, so
+ * machine noise, garbage collection and heap growth fall on every function alike (after `warmup` runs).
+ * @returns samples in ms, one array per function
+ */
+export async function timeInterleaved(fns: ((i: number) => unknown)[], runs: number, warmup = 2): Promise<number[][]> {
+  for (let i = 0; i < warmup; i++) for (const fn of fns) await fn(runs + i);
+  const out = fns.map((): number[] => []);
+  for (let i = 0; i < runs; i++) {
+    for (let j = 0; j < fns.length; j++) {
+      const at = (i + j) % fns.length;
+      const t = performance.now();
+      await fns[at]!(i);
+      out[at]!.push(performance.now() - t);
+    }
+  }
+  return out;
+}
+
 /** Print a Markdown table. */
 export function table(headers: string[], rows: (string | number)[][]): void {
   const line = (cells: (string | number)[]): string => `| ${cells.join(' | ')} |`;
