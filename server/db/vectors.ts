@@ -112,8 +112,10 @@ export function createVectorQueries(db: Database, budget?: PartitionBudget) {
             // other processes' partitions of the space hold the old table's vectors
             changes.logSpace(found.id);
           } else {
-            const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, new Date().toISOString()).lastInsertRowid);
-            space = { id, purpose, model_id: modelId, dimensions, status, created_at: new Date().toISOString() };
+            // one clock reading: the row returned is the row stored
+            const created = new Date().toISOString();
+            const id = Number(s.insertSpace.run(purpose, modelId, dimensions, status, created).lastInsertRowid);
+            space = { id, purpose, model_id: modelId, dimensions, status, created_at: created };
           }
           const t = tableOf(space);
           // kind/category/subtype are vec0 metadata columns ('' for null): filters apply inside the KNN.
