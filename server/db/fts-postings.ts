@@ -46,6 +46,9 @@ export interface FtsPostingsView {
   matches(match: string): FtsMatches | null;
 }
 
+/** Bytes of phrase lists and compiled matches kept per state; past it both caches start empty. */
+const CACHE_BYTES = 32 * 2 ** 20;
+
 /** BM25 constants of FTS5's `bm25()` (ext/fts5/fts5_aux.c). */
 const K1 = 1.2;
 const B = 0.75;
@@ -77,6 +80,8 @@ interface State {
   lists: Map<string, PhraseList>;
   /** compiled expressions for this state (null: outside what the memory copy evaluates) */
   compiled: Map<string, FtsMatches | null>;
+  /** bytes of the rows held by `lists` and `compiled` (both are emptied past CACHE_BYTES) */
+  cached: number;
 }
 /** An expression over phrase numbers (their order in the expression). */
 type Compiled = { k: 'phrase'; i: number } | { k: 'and' | 'or'; items: Compiled[] };
@@ -328,6 +333,7 @@ export function createFtsPostings(
         overlay: new Map(),
         lists: new Map(),
         compiled: new Map(),
+        cached: 0,
       };
     })();
 
@@ -429,6 +435,7 @@ export function createFtsPostings(
         state.mark = head;
         state.lists = new Map();
         state.compiled = new Map();
+        state.cached = 0;
         return state;
       }
     }
@@ -452,6 +459,16 @@ export function createFtsPostings(
       }
     }
     return { rows, tokens };
+  };
+
+  /** Account for `bytes` more in the state's caches, emptying both first when they would pass CACHE_BYTES. */
+  const keep = (s: State, bytes: number): void => {
+    if (s.cached + bytes > CACHE_BYTES) {
+      s.lists.clear();
+      s.compiled.clear();
+      s.cached = 0;
+    }
+    if (Number.isFinite(bytes)) s.cached += bytes;
   };
 
   /** The rows holding `term` (in column `col`, or any when −1) and their weighted frequency, now. */
@@ -493,7 +510,7 @@ export function createFtsPostings(
       merged.sort((a, b) => a[0] - b[0]);
       list = { docs: Int32Array.from(merged, (x) => x[0]), f: Float64Array.from(merged, (x) => x[1]) };
     }
-    if (s.lists.size >= 4096) s.lists.clear();
+    keep(s, list.docs.byteLength + list.f.byteLength);
     s.lists.set(key, list);
     return list;
   };
@@ -535,6 +552,7 @@ export function createFtsPostings(
     const ev = evaluate(s, tree, -1, phrases);
     if (!ev) return null;
     const { docs, node: root } = ev;
+    keep(s, docs.byteLength);
     const { rows, tokens } = totals(s);
     const avgdl = tokens / rows;
     const idf = phrases.map((p) => {
@@ -632,7 +650,7 @@ export function createFtsPostings(
     let m = s.compiled.get(match);
     if (m === undefined) {
       m = compile(s, match);
-      if (s.compiled.size >= 256) s.compiled.clear();
+      if (s.compiled.size >= 256) keep(s, Infinity);
       s.compiled.set(match, m);
     }
     return m;
