@@ -228,6 +228,15 @@ describe('FTS5 table in memory (fts-postings)', () => {
     expect(small.matches('"cat"')).toBeNull();
   });
 
+  it('leaves a table it cannot read to FTS5 instead of failing the search', async () => {
+    const { db } = await assetLibrary(':memory:', 10, 7);
+    // columnsize=0: no %_docsize table, so no row lengths to read
+    db.exec("CREATE VIRTUAL TABLE plain USING fts5(body, columnsize=0); INSERT INTO plain(rowid, body) VALUES (1, 'cat')");
+    const p = createFtsPostings(db, createSearchChanges(db), { fts: 'plain', kind: 'asset', columns: ['body'], weights: [1] });
+    expect(p.matches('"cat"')).toBeNull();
+    expect(p.view()).toBeNull();
+  });
+
   it('keeps a view on the state it was taken from after a write', async () => {
     const { db } = await assetLibrary(':memory:', 50, 6);
     const p = createFtsPostings(db, createSearchChanges(db), ASSETS);

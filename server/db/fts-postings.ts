@@ -106,6 +106,8 @@ export function createFtsPostings(
   };
   /** Set once a read found the table larger than `limits.instances`: FTS5 answers for the process's life. */
   let tooLarge = limits.instances <= 0;
+  /** The log head at which reading the table failed: FTS5 answers until the log moves on. */
+  let failedAt = -1;
 
   /**
    * Read the whole table in one read transaction (a consistent snapshot), or null past the instance limit.
@@ -240,7 +242,16 @@ export function createFtsPostings(
         return state;
       }
     }
-    state = load();
+    if (failedAt === head) return null;
+    try {
+      state = load();
+    } catch {
+      // a table this copy cannot read (no %_docsize: columnsize=0, an unexpected fts5vocab shape) still
+      // answers through FTS5: search must not fail because its faster path did
+      state = null;
+      failedAt = head;
+      return null;
+    }
     if (!state) tooLarge = true;
     return state;
   };
