@@ -129,10 +129,9 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       const key = `${hi}|${match}`;
       let n = ftsCounts.get(key);
       if (n === undefined) {
-        n = held(match)?.count(hi);
-      }
-      if (n === undefined) {
-        n = (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
+        n =
+          held(match)?.count(hi) ??
+          (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
         ftsCounts.set(key, n);
       }
       return n;
@@ -264,8 +263,8 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
         const fail = failingSeqs();
         if (fail && fail.size === 0 && t.filters.sql === '') {
           // The scope is the whole table and nothing is filtered out: the window is the newest `lim`
-          // matches under the snapshot bound, so its size is the doclist count (capped), and SQLite
-          // sorts it by the same key as below, handing back the first k seqs alone (no row arrays).
+          // matches under the snapshot bound, so its size is the doclist count (capped), sorted by the
+          // same key as below (in memory, or by SQLite handing back the first k seqs alone).
           const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
           const m = held(match);
           const seqs = m
@@ -305,10 +304,10 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       },
       async within(match, seqs) {
         if (seqs.length === 0) return new Set();
-        // One pass over the expression's doclists within the candidates' rowid range, intersected here:
-        // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
         const m = held(match);
         if (m) return new Set(seqs.filter((q) => m.has(q)));
+        // One pass over the expression's doclists within the candidates' rowid range, intersected here:
+        // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
         const want = new Set(seqs);
         let lo = Infinity,
           hi = -Infinity;
