@@ -7,6 +7,7 @@ import { createTenant } from '../tenancy/admin.ts';
 import { createAssetQueries } from './assets.ts';
 import { openDb } from './connection.ts';
 import { createFtsPostings, FTS_POSTINGS_LIMITS, type FtsPostingsLimits, type FtsPostingsTable } from './fts-postings.ts';
+import { ASSET_FTS_COLUMNS, PRODUCT_FTS_COLUMNS } from './lexical-tables.ts';
 import { createProductQueries } from './products.ts';
 import { createSearchChanges } from './search-changes.ts';
 import { syntheticAsset } from './synthetic-asset.ts';
@@ -61,18 +62,8 @@ function expression(r: () => number, columns: readonly string[], depth = 0): str
   return `(${items.join(r() < 0.5 ? ' AND ' : ' OR ')})`;
 }
 
-const ASSETS: FtsPostingsTable = {
-  fts: 'assets_fts',
-  kind: 'asset',
-  columns: ['name', 'alt_text', 'tags', 'ocr_text'],
-  weights: [4, 2, 3, 1],
-};
-const PRODUCTS: FtsPostingsTable = {
-  fts: 'products_fts',
-  kind: 'product',
-  columns: ['title', 'handle', 'vendor', 'product_type', 'tags', 'description', 'variants'],
-  weights: [10, 4, 2, 3, 4, 1, 2],
-};
+const ASSETS: FtsPostingsTable = { fts: 'assets_fts', kind: 'asset', ...ASSET_FTS_COLUMNS };
+const PRODUCTS: FtsPostingsTable = { fts: 'products_fts', kind: 'product', ...PRODUCT_FTS_COLUMNS };
 
 /**
  * Every answer of the memory copy against FTS5's own for `exprs`: match counts under several rowid bounds,

@@ -1,9 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { LexicalIndex } from '../domain/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
-import { assetFilterSql, type AssetFilters } from './assets.ts';
-import { productFilterSql, type ProductFilters, type StoreScope } from './products.ts';
+import type { AssetFilters } from './assets.ts';
+import type { ProductFilters, StoreScope } from './products.ts';
 import { createFtsPostings, type FtsMatches, type FtsPostings, type FtsPostingsLimits, type FtsPostingsView } from './fts-postings.ts';
+import { assetFtsTable, productFtsTable, type FtsTable } from './lexical-tables.ts';
 import { createFtsVocabulary, type FtsVocabulary } from './lexical-vocabulary.ts';
 import { createSearchChanges } from './search-changes.ts';
 
@@ -22,39 +23,6 @@ export const COUNT_CAP = 2000;
 const FTS_ONLY_SHARE = 0.25;
 /** Changed rows replayed into a cached set of filtered-out seqs; more and the set is read again. */
 const REPLAY_LIMIT = 512;
-
-/** One FTS5 table of a scope, as the generic port needs it. */
-interface FtsTable {
-  /** the content table (products, assets) */
-  table: string;
-  /** the content table with the alias the SQL fragments use (`assets a`) */
-  rows: string;
-  /** `search_changes` kind of the content table's rows */
-  kind: 'asset' | 'product';
-  /** whether the rows failing `filters` can be listed by one scan of a covering index */
-  scannable: boolean;
-  fts: string;
-  vocab: string;
-  /** `FROM … WHERE <fts> MATCH ? AND <scope>` and the scope parameters (after the MATCH parameter) */
-  from: string;
-  scopeParams: unknown[];
-  /** the snapshot bound (` AND x.seq <= ?`) */
-  snapshot: { sql: string; params: unknown[] };
-  /** the snapshot bound's seq (undefined = none) */
-  snapshotMax: number | undefined;
-  /** the request's filters (` AND …`) */
-  filters: { sql: string; params: unknown[] };
-  /** the unfiltered scope: `FROM … WHERE <scope>` for counting documents */
-  all: string;
-  /** the FTS5 rowid column (= the row's seq) */
-  rowid: string;
-  /** the FTS5 columns in declaration order and their bm25 weights */
-  columns: readonly string[];
-  weights: readonly number[];
-  seq: string;
-  /** one document's searchable text, as an SQL expression */
-  text: string;
-}
 
 /** Smallest string greater than every string starting with `prefix` (for an FTS5 vocabulary range). */
 function rangeEnd(prefix: string): string {
@@ -348,62 +316,9 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
 
   return {
     /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
-    assets(scope: Scope, f: AssetFilters): LexicalIndex {
-      const { maxSeq, ...rest } = f;
-      const filters = assetFilterSql(rest);
-      // CROSS JOIN pins assets_fts as the outer loop: with a free join order SQLite may walk the
-      // workspace's rows by the (tenant_id, workspace_id, seq) index and run the FTS match once per row.
-      // Without filters on other columns the scope check per match is a probe of that narrow index
-      // (INDEXED BY: the planner would read the row by rowid).
-      const join = filters.sql === '' ? 'assets a INDEXED BY assets_scope_seq' : 'assets a';
-      return port({
-        table: 'assets',
-        rows: 'assets a',
-        kind: 'asset',
-        // asset filters read the row itself: a scan of the table per filter shape costs more than the join
-        scannable: false,
-        fts: 'assets_fts',
-        vocab: 'assets_fts_vocab',
-        from: `FROM assets_fts CROSS JOIN ${join} ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?`,
-        all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
-        rowid: 'assets_fts.rowid',
-        scopeParams: [scope.tenantId, scope.workspaceId],
-        snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
-        snapshotMax: maxSeq,
-        filters,
-        columns: ['name', 'alt_text', 'tags', 'ocr_text'],
-        weights: [4, 2, 3, 1],
-        seq: 'a.seq',
-        text: "a.name || ' ' || coalesce(a.name_words, '') || ' ' || coalesce(a.alt_text, '') || ' ' || a.tags || ' ' || coalesce(a.ocr_text, '')",
-      });
-    },
+    assets: (scope: Scope, f: AssetFilters): LexicalIndex => port(assetFtsTable(scope, f)),
     /** The product index of a store; `f` filters `search` (statuses, collection, type, excluded seq). */
-    products(scope: StoreScope, f: ProductFilters): LexicalIndex {
-      const { maxSeq, ...rest } = f;
-      // CROSS JOIN pins products_fts as the outer loop (https://www.sqlite.org/optoverview.html#crossjoin);
-      // INDEXED BY products_seq_scope (migration 0047) checks store and filters per match in a narrow
-      // index instead of reading the whole product row (the planner would pick the rowid)
-      return port({
-        table: 'products',
-        rows: 'products p',
-        kind: 'product',
-        // status and type are in products_seq_scope (migration 0047); a collection is a join of its own
-        scannable: !rest.collection,
-        fts: 'products_fts',
-        vocab: 'products_fts_vocab',
-        from: 'FROM products_fts CROSS JOIN products p INDEXED BY products_seq_scope ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
-        all: 'FROM products p WHERE p.store_id = ?',
-        rowid: 'products_fts.rowid',
-        scopeParams: [scope.storeId],
-        snapshot: maxSeq !== undefined ? { sql: ' AND p.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
-        snapshotMax: maxSeq,
-        filters: productFilterSql(rest),
-        columns: ['title', 'handle', 'vendor', 'product_type', 'tags', 'description', 'variants'],
-        weights: [10, 4, 2, 3, 4, 1, 2],
-        seq: 'p.seq',
-        text: "p.title || ' ' || p.handle || ' ' || p.product_type || ' ' || p.tags || ' ' || p.description_text",
-      });
-    },
+    products: (scope: StoreScope, f: ProductFilters): LexicalIndex => port(productFtsTable(scope, f)),
   };
 }
 export type LexicalIndexes = ReturnType<typeof createLexicalIndexes>;
