@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 
 /**
@@ -25,8 +25,18 @@ export interface CursorCodec {
   decode(query: unknown, cursor: string): CursorState;
 }
 
+/** Digests of recent queries by their stable JSON (a search pages and re-asks the same few queries). */
+const digests = new Map<string, string>();
+const DIGESTS_KEPT = 1024;
 function digest(query: unknown): string {
-  return createHash('sha256').update(stableJson(query)).digest('base64url').slice(0, 22);
+  const json = stableJson(query);
+  let d = digests.get(json);
+  if (d === undefined) {
+    d = createHash('sha256').update(json).digest('base64url').slice(0, 22);
+    if (digests.size >= DIGESTS_KEPT) digests.clear();
+    digests.set(json, d);
+  }
+  return d;
 }
 
 /** JSON with sorted keys and undefined dropped, so equal queries hash equally. */
@@ -41,7 +51,9 @@ export function stableJson(v: unknown): string {
 
 /** Create a codec keyed by a server secret (persisted so cursors survive restarts). */
 export function createCursorCodec(secret: string): CursorCodec {
-  const sign = (body: string): Buffer => createHmac('sha256', secret).update(body).digest();
+  // the key prepared once (a string key is imported again on every createHmac)
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  const sign = (body: string): Buffer => createHmac('sha256', key).update(body).digest();
   const bad = (why: string): ServiceError =>
     new ServiceError(
       'invalid_argument',
