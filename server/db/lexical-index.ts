@@ -68,6 +68,12 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
     const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
     /** The table in memory as of this request's first lexical call (null: FTS5 answers). */
     let view: FtsPostingsView | null | undefined;
+    /**
+     * The database change counter as of this request's first size or count, like `view`: one request
+     * reads one state (two statements once, not on every count).
+     */
+    let requestKey: string | undefined;
+    const changed = (): string => (requestKey ??= changeKey());
     /** The expression's matches from the table in memory, or null when FTS5 answers (db/fts-postings.ts). */
     const held = (match: string): FtsMatches | null => {
       if (view === undefined) {
@@ -83,7 +89,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
     /** Documents of the scope under the snapshot bound (cached until the database changes). */
     const scopeSize = (): number => {
       const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
-      const key = changeKey();
+      const key = changed();
       const hit = sizes.get(id);
       if (hit && hit.key === key) return hit.n;
       const n = (prep(`SELECT count(*) AS n ${t.all}${t.snapshot.sql}`).get(...t.scopeParams, ...t.snapshot.params) as { n: number }).n;
@@ -127,7 +133,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
      * Both counts are cached until the database changes.
      */
     const coversTable = (): boolean => {
-      const key = changeKey();
+      const key = changed();
       const cached = (id: string, sql: string, params: unknown[]): number => {
         const hit = sizes.get(id);
         if (hit && hit.key === key) return hit.n;
