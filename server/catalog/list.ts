@@ -11,7 +11,8 @@ import {
   type NullModel,
 } from '../domain/calibration.ts';
 import { STOP_WORDS } from '../domain/fts-query.ts';
-import { fuse, type Fused } from '../domain/fusion.ts';
+import { fuse } from '../domain/fusion.ts';
+import { Ranked, type Fused } from '../domain/hit-lists.ts';
 import { runLexical, type LexicalResult } from '../domain/lexical.ts';
 import { correctedQuery } from '../domain/lexical-words.ts';
 import { ServiceError } from '../errors.ts';
@@ -100,7 +101,7 @@ export async function listProducts(
 
   /** One ranked pass (everything but browsing): the fused list, the lexical result, the mode answered. */
   interface Pass {
-    ranked: Fused[];
+    ranked: Ranked;
     lexical: LexicalResult | null;
     mode: ProductSearchMode;
     degradedFrom: ProductSearchMode | null;
@@ -161,12 +162,14 @@ export async function listProducts(
         mode = 'lexical';
       }
       // shared collections, type and tags: every listed product shares something with the source
-      const ranked: Fused[] = (await products.relatedByAttributes(scope, source, rf, RANKED_DEPTH)).map((seq) => ({
-        seq,
-        relevance: 0.5,
-        matchedBy: ['text'],
-        match: true,
-      }));
+      const ranked = Ranked.of(
+        (await products.relatedByAttributes(scope, source, rf, RANKED_DEPTH)).map((seq): Fused => ({
+          seq,
+          relevance: 0.5,
+          matchedBy: ['text'],
+          match: true,
+        })),
+      );
       return { ranked, lexical, mode, degradedFrom };
     }
     let vector: { e: TextEmbedder; v: Float32Array } | null = null;
@@ -211,8 +214,7 @@ export async function listProducts(
     const head = await products.changeHead();
     const first = offset === 0 && !args.cursor;
     pass = first ? await rankPass() : await cache.get(cursorKey, state.snapshot, head, rankPass);
-    const deep = (p: Pass) =>
-      !p.lexical || p.lexical.exactTotal <= p.lexical.exactFetched || p.ranked.filter((f) => f.match).length > offset + limit;
+    const deep = (p: Pass) => !p.lexical || p.lexical.exactTotal <= p.lexical.exactFetched || p.ranked.matches > offset + limit;
     if (!deep(pass)) pass = await rankPass();
     if (first) cache.put(cursorKey, state.snapshot, head, pass);
   }
@@ -229,11 +231,10 @@ export async function listProducts(
     refs = browse.rows.map((r) => ({ seq: r.seq, relevance: null, matchedBy: null }));
     total = browse.total;
   } else {
-    const matches = ranked!.filter((f) => f.match);
-    total = matches.length + (lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0);
-    refs = matches.slice(offset, offset + limit + 1);
-    if (offset === 0 && query && matches.length < FEW_MATCHES)
-      suggestions = ranked!.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
+    total = ranked!.matches + (lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0);
+    refs = ranked!.matchRange(offset, offset + limit + 1);
+    if (offset === 0 && query && ranked!.matches < FEW_MATCHES)
+      suggestions = ranked!.suggestions(MIN_SUGGESTION_RELEVANCE, MAX_SUGGESTIONS);
   }
   const rows = await products.refsBySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]);
   const ref = (r: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {

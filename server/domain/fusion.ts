@@ -12,22 +12,15 @@
  * A document is a match when either side accepts it; otherwise it is a suggestion candidate and its
  * relevance is kept below 0.5. Ties keep lexical order (BM25), then semantic order.
  */
-import type { MatchKind } from '../../shared/schemas/asset.ts';
 import { SEMANTIC_MAX } from './calibration.ts';
-import { LEXICAL_MATCH, type LexicalHit } from './lexical.ts';
+import { appendMatchedBy, Ranked, type LexicalHits } from './hit-lists.ts';
+import { stableDescending } from './stable-order.ts';
+import { LEXICAL_MATCH } from './lexical.ts';
 
 /** Lowest relevance of a match on either side. */
 export const MATCH = 0.5;
 /** Weight of the weaker side's evidence. */
 const SUPPORT = 0.15;
-
-/** A document with its fused relevance. */
-export interface Fused {
-  seq: number;
-  relevance: number;
-  matchedBy: MatchKind[];
-  match: boolean;
-}
 
 /** A vector hit with its calibrated relevance (0.5 = accepted), nearest first. */
 export interface VectorRelevance {
@@ -36,47 +29,61 @@ export interface VectorRelevance {
 }
 
 /**
- * Fuse a lexical list and a vector list (either may be absent).
+ * Fuse a lexical list and a vector list (either may be absent; lexical seqs are distinct, as
+ * `runLexical` makes them).
  * @param vectorKind how a vector match is reported (`meaning` for text embeddings, `visual` for `similar`)
- * @returns every document of either list, matches and non-matches, best first
+ * @returns every document of either list, matches first, best first (relevance rounded to 0.001)
  */
-export function fuse(
-  lexical: LexicalHit[] | null,
-  vector: VectorRelevance[] | null,
-  vectorKind: 'meaning' | 'visual' = 'meaning',
-): Fused[] {
-  // position of each document in either list (the last one when a list repeats a document)
-  const lex = new Map<number, number>();
-  lexical?.forEach((h, i) => lex.set(h.seq, i));
-  const vec = new Map<number, number>();
-  vector?.forEach((h, i) => vec.set(h.seq, i));
-  const seqs = [...lex.keys()];
-  for (const seq of vec.keys()) if (!lex.has(seq)) seqs.push(seq);
-  const out: Fused[] = [];
-  const lexOrder = new Float64Array(seqs.length);
-  const vecOrder = new Float64Array(seqs.length);
-  seqs.forEach((seq, j) => {
-    const li = lex.get(seq);
-    const vi = vec.get(seq);
-    const l = li === undefined ? undefined : lexical![li];
-    const v = vi === undefined ? undefined : vector![vi];
-    const a = l?.relevance ?? 0;
+export function fuse(lexical: LexicalHits | null, vector: VectorRelevance[] | null, vectorKind: 'meaning' | 'visual' = 'meaning'): Ranked {
+  const nl = lexical?.length ?? 0;
+  // the lexical documents in their order, then the vector-only ones in theirs; each document's place in
+  // the vector list (the last one when the list repeats a document)
+  const lexAt = new Map<number, number>();
+  const vecAt = new Map<number, number>();
+  const extra: number[] = [];
+  if (vector) {
+    for (let i = 0; i < nl; i++) lexAt.set(lexical!.seq[i]!, i);
+    vector.forEach((h, i) => {
+      if (!vecAt.has(h.seq) && !lexAt.has(h.seq)) extra.push(h.seq);
+      vecAt.set(h.seq, i);
+    });
+  }
+  const n = nl + extra.length;
+  const seq = new Float64Array(n);
+  const relevance = new Float64Array(n);
+  const by = new Uint16Array(n);
+  const match = new Uint8Array(n);
+  for (let j = 0; j < n; j++) {
+    const s = j < nl ? lexical!.seq[j]! : extra[j - nl]!;
+    const vi = vector ? vecAt.get(s) : undefined;
+    const v = vi === undefined ? undefined : vector![vi]!;
+    const a = j < nl ? lexical!.relevance[j]! : 0;
     const b = Math.min(SEMANTIC_MAX, v?.relevance ?? 0);
-    const match = a >= LEXICAL_MATCH || b >= MATCH;
-    let relevance = Math.min(1, Math.max(a, b) + SUPPORT * Math.min(a, b));
-    if (vectorKind === 'visual') relevance = v?.relevance ?? 0;
-    if (!match) relevance = Math.min(relevance, MATCH - 0.01);
-    const matchedBy: MatchKind[] = l && a > 0 ? [...l.matchedBy] : [];
-    if (v && (b >= MATCH || (!match && b > 0))) matchedBy.push(vectorKind);
-    out.push({ seq, relevance: Math.round(relevance * 1000) / 1000, matchedBy, match });
-    lexOrder[j] = li ?? Infinity;
-    vecOrder[j] = vi ?? Infinity;
-  });
-  const order = out.map((_, j) => j);
-  order.sort((x, y) => {
-    const fx = out[x]!;
-    const fy = out[y]!;
-    return Number(fy.match) - Number(fx.match) || fy.relevance - fx.relevance || lexOrder[x]! - lexOrder[y]! || vecOrder[x]! - vecOrder[y]!;
-  });
-  return order.map((j) => out[j]!);
+    const isMatch = a >= LEXICAL_MATCH || b >= MATCH;
+    let r = Math.min(1, Math.max(a, b) + SUPPORT * Math.min(a, b));
+    if (vectorKind === 'visual') r = v?.relevance ?? 0;
+    if (!isMatch) r = Math.min(r, MATCH - 0.01);
+    let code = j < nl && a > 0 ? lexical!.by[j]! : 0;
+    if (v && (b >= MATCH || (!isMatch && b > 0))) code = appendMatchedBy(code, vectorKind);
+    seq[j] = s;
+    relevance[j] = Math.round(r * 1000) / 1000;
+    by[j] = code;
+    match[j] = isMatch ? 1 : 0;
+  }
+  // matches first (a match's relevance is at least 0.5 and a non-match's at most 0.49, but for the
+  // visual kind a key is safer than the rule), then by relevance; ties keep lexical order, then vector
+  // order: position order. Adding 2 keeps relevances (multiples of 0.001) distinct and ordered.
+  const key = new Float64Array(n);
+  for (let j = 0; j < n; j++) key[j] = relevance[j]! + 2 * match[j]!;
+  const order = stableDescending(key);
+  const out = { seq: new Float64Array(n), relevance: new Float64Array(n), by: new Uint16Array(n) };
+  let matches = 0;
+  for (let i = 0; i < n; i++) {
+    const j = order[i]!;
+    out.seq[i] = seq[j]!;
+    out.relevance[i] = relevance[j]!;
+    out.by[i] = by[j]!;
+    matches += match[j]!;
+  }
+  return new Ranked(out.seq, out.relevance, out.by, matches);
 }

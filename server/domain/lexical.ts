@@ -23,11 +23,12 @@ import { stemmer } from 'stemmer';
 import { expandConcept, nounLemma, type ConceptRelation, type ConceptWord, type Thesaurus } from './concepts.ts';
 import { queryTerms } from './fts-query.ts';
 import { operatorSynonyms, orOf, quote, scoped, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
+import { appendMatchedBy, LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
+import { stableDescending } from './stable-order.ts';
 import { typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
 
 export type MatchClass = 'exact' | 'prefix' | 'typo' | 'operator' | ConceptRelation;
-/** How a hit matched, as reported to the agent (shared/schemas `matched_by`, lexical part). */
-export type LexicalMatchedBy = 'text' | 'typo' | 'concept';
+export type { LexicalHit, LexicalMatchedBy } from './hit-lists.ts';
 
 /** Quality of each match class (see the module note). */
 export const CLASS_QUALITY: Record<MatchClass, number> = {
@@ -93,18 +94,9 @@ export interface LexicalOptions {
   depth: number;
 }
 
-/** A lexical hit with its relevance in [0, 1]. */
-export interface LexicalHit {
-  seq: number;
-  relevance: number;
-  matchedBy: LexicalMatchedBy[];
-  /** every query word matched by some class */
-  complete: boolean;
-}
-
 export interface LexicalResult {
   /** candidates, best first (matches and non-matches; `relevance ≥ LEXICAL_MATCH` are matches) */
-  hits: LexicalHit[];
+  hits: LexicalHits;
   /** complete exact matches under the filters, and how many of them are in `hits` */
   exactTotal: number;
   exactFetched: number;
@@ -141,7 +133,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     .map((w) => ({ word: w, stem: stemmer(w) }))
     .filter((t) => (seenStem.has(t.stem) ? false : (seenStem.add(t.stem), true)));
   const empty: LexicalResult = {
-    hits: [],
+    hits: LexicalHits.EMPTY,
     exactTotal: 0,
     exactFetched: 0,
     exactEstimated: false,
@@ -259,36 +251,51 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     : [];
   if (expanded) lists.push(allTerms);
   if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth, false)).seqs);
-  const order = new Set<number>();
-  for (const list of lists) for (const seq of list) order.add(seq);
-  const candidates = [...order];
-  if (candidates.length === 0) return { ...empty, corrections };
+  // candidates in list order, each seq once, and each one's position
+  const at = new Map<number, number>();
+  let exactN = 0;
+  for (const list of lists) {
+    for (const seq of list) if (!at.has(seq)) at.set(seq, at.size);
+    // the complete exact matches (the first list) are the first `exactN` candidates
+    if (list === s1.seqs) exactN = at.size;
+  }
+  const m = at.size;
+  if (m === 0) return { ...empty, corrections };
+  const candidates = new Float64Array(m);
+  for (const [seq, j] of at) candidates[j] = seq;
+  const inAllTerms = new Uint8Array(m);
+  for (const seq of allTerms) inAllTerms[at.get(seq)!] = 1;
 
   // Best quality per (document, term) and the classes that gave it (bit masks of MATCHED_BY), in flat
   // arrays indexed by candidate (its position in `candidates` is also its list order) and term.
-  const m = candidates.length;
   const quality = new Float64Array(m * n);
   const byMask = new Uint8Array(m * n);
-  const exactSet = new Set(s1.seqs);
   // Members known without asking the index: a complete exact match holds every exact word, and a
   // document of an all-terms list holds, for each term with one group that matches anything, that
   // group. Only the other candidates are looked up (a narrower rowid range for `within`).
-  const allTermsSet = new Set(allTerms);
   const matching = groups.filter((g) => g.count > 0);
   for (const g of groups) {
-    if (g.count === 0 && !(n === 1 && g.cls === 'exact' && !expanded)) continue;
+    const sole1 = n === 1 && g.cls === 'exact' && !expanded;
+    if (g.count === 0 && !sole1) continue;
     const bit = BY_BIT[MATCHED_BY[g.cls]];
-    let member: ((seq: number) => boolean) | null = null;
-    if (!(n === 1 && g.cls === 'exact' && !expanded)) {
+    let member: Uint8Array | null = null;
+    if (!sole1) {
       const sole = matching.filter((h) => h.term === g.term).length === 1;
-      const known = (seq: number): boolean => (g.cls === 'exact' && exactSet.has(seq)) || (sole && allTermsSet.has(seq));
-      const rest = candidates.filter((seq) => !known(seq));
-      const found = rest.length > 0 ? await index.within(scoped(orOf(g.phrases), o.column), rest) : new Set<number>();
-      member = (seq) => known(seq) || found.has(seq);
+      member = new Uint8Array(m);
+      const rest: number[] = [];
+      for (let j = 0; j < m; j++) {
+        if ((g.cls === 'exact' && j < exactN) || (sole && inAllTerms[j] === 1)) member[j] = 1;
+        else rest.push(candidates[j]!);
+      }
+      if (rest.length > 0)
+        for (const seq of await index.within(scoped(orOf(g.phrases), o.column), rest)) {
+          const j = at.get(seq);
+          if (j !== undefined) member[j] = 1;
+        }
     }
     // candidate j's cell for this group's term
     for (let j = 0, c = g.term; j < m; j++, c += n) {
-      if (member && !member(candidates[j]!)) continue;
+      if (member && member[j] === 0) continue;
       if (g.quality > quality[c]!) quality[c] = g.quality;
       byMask[c] = byMask[c]! | bit;
     }
@@ -304,32 +311,41 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const weights = idf.map((w, i) => (counts[i]! > 0 || present.length === 0 ? w : Math.max(...present)));
   const wsum = weights.reduce((a, b) => a + b, 0);
   const groupsOf = terms.map((_, i) => groups.filter((g) => g.term === i));
-  const unsorted: LexicalHit[] = candidates.map((seq, j) => {
+  const relevance = new Float64Array(m);
+  const by = new Uint16Array(m);
+  const complete = new Uint8Array(m);
+  for (let j = 0; j < m; j++) {
     let sum = 0;
-    let complete = true;
+    let all = 1;
     // provenance: the classes that gave each matched term its best quality, in the order first found
-    const by: LexicalMatchedBy[] = [];
+    let code = 0;
     for (let i = 0; i < n; i++) {
       const q = quality[j * n + i]!;
       sum += q * weights[i]!;
       if (q <= 0) {
-        complete = false;
+        all = 0;
         continue;
       }
       const mask = byMask[j * n + i]!;
       for (const g of groupsOf[i]!) {
         const kind = MATCHED_BY[g.cls];
-        if (g.quality === q && mask & BY_BIT[kind] && !by.includes(kind)) by.push(kind);
+        if (g.quality === q && mask & BY_BIT[kind]) code = appendMatchedBy(code, kind);
       }
     }
-    const relevance = exactSet.has(seq) ? 1 : sum / wsum;
-    return { seq, relevance: Math.min(1, relevance), matchedBy: by, complete };
-  });
+    relevance[j] = Math.min(1, j < exactN ? 1 : sum / wsum);
+    by[j] = code;
+    complete[j] = all;
+  }
   // best first; ties keep list order (BM25: complete exact matches first, then the other lists)
-  const hits = unsorted
-    .map((_, j) => j)
-    .sort((a, b) => unsorted[b]!.relevance - unsorted[a]!.relevance || a - b)
-    .map((j) => unsorted[j]!);
+  const order = stableDescending(relevance);
+  const hits = new LexicalHits(new Float64Array(m), new Float64Array(m), new Uint16Array(m), new Uint8Array(m));
+  for (let r = 0; r < m; r++) {
+    const j = order[r]!;
+    hits.seq[r] = candidates[j]!;
+    hits.relevance[r] = relevance[j]!;
+    hits.by[r] = by[j]!;
+    hits.complete[r] = complete[j]!;
+  }
   const usedConcepts = groups.filter((g) => g.cls !== 'exact' && g.cls !== 'typo' && g.cls !== 'prefix');
   return {
     hits,

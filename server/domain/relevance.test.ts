@@ -13,6 +13,7 @@ import {
 } from './calibration.ts';
 import { chooseSenses, expandConcept, nounLemma, type Thesaurus } from './concepts.ts';
 import { fuse } from './fusion.ts';
+import { LexicalHits } from './hit-lists.ts';
 import { correctedQuery, operatorSynonyms, surfaceWord } from './lexical-words.ts';
 import { boundedOsa, typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
 
@@ -180,16 +181,16 @@ describe('calibration', () => {
 describe('fusion', () => {
   it('never ranks a semantic-only hit above a complete lexical match, and keeps non-matches below 0.5', () => {
     const f = fuse(
-      [
+      LexicalHits.of([
         { seq: 1, relevance: 1, matchedBy: ['text'], complete: true },
         { seq: 2, relevance: 0.3, matchedBy: ['text'], complete: false },
-      ],
+      ]),
       [
         { seq: 3, relevance: 0.74 },
         { seq: 1, relevance: 0.6 },
         { seq: 2, relevance: 0.45 },
       ],
-    );
+    ).toArray();
     expect(f.map((x) => [x.seq, x.match])).toEqual([
       [1, true],
       [3, true],

@@ -111,9 +111,9 @@ export async function facetsFor(
   const rows = opts.query
     ? await facets.countsOf(
         scope,
-        (await matchAssets(deps, scope, { query: opts.query, mode }, { kind: opts.kind, orientation: opts.orientation }, vectors)).ranked
-          .filter((f) => f.match)
-          .map((f) => f.seq),
+        (
+          await matchAssets(deps, scope, { query: opts.query, mode }, { kind: opts.kind, orientation: opts.orientation }, vectors)
+        ).ranked.matchSeqs(),
       )
     : await facets.counts(scope, { match: null, kind: opts.kind, orientation: opts.orientation });
   const byCat = new Map<string, { count: number; subtypes: Map<string, number> }>();

@@ -2,7 +2,8 @@ import type { AssetPage, SearchArgs, SearchMode } from '../../shared/schemas/ass
 import type { AssetFilters } from '../db/assets.ts';
 import { semanticRelevance, visualRelevance } from '../domain/calibration.ts';
 import type { FtsColumn } from '../domain/fts-query.ts';
-import { fuse, type Fused } from '../domain/fusion.ts';
+import { fuse } from '../domain/fusion.ts';
+import { Ranked, type Fused } from '../domain/hit-lists.ts';
 import { runLexical, type LexicalResult } from '../domain/lexical.ts';
 import { correctedQuery } from '../domain/lexical-words.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -47,7 +48,7 @@ interface Resolved {
 
 /** The matches of a query (and the non-matching candidates), before paging. */
 export interface AssetMatches {
-  ranked: Fused[];
+  ranked: Ranked;
   /** matches beyond `ranked` (complete exact matches not fetched: deep result sets) */
   unfetched: number;
   mode: SearchMode;
@@ -91,9 +92,9 @@ export async function matchAssets(
       r.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(h.similarity, h.z, r.accept) })),
       'visual',
     );
-    return { ranked, unfetched: 0, mode, degradedFrom: null, match: ranked.some((f) => f.match) ? 'vector' : 'none', lexical: null };
+    return { ranked, unfetched: 0, mode, degradedFrom: null, match: ranked.matches > 0 ? 'vector' : 'none', lexical: null };
   }
-  if (!query) return { ranked: [], unfetched: 0, mode, degradedFrom: null, match: 'browse', lexical: null };
+  if (!query) return { ranked: Ranked.EMPTY, unfetched: 0, mode, degradedFrom: null, match: 'browse', lexical: null };
 
   const column = FIELD_COLUMN[mode] ?? null;
   let semantic: VectorResult | null = null;
@@ -132,12 +133,11 @@ export async function matchAssets(
     ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic.accept) }))
     : null;
   const ranked = fuse(lexical?.hits ?? null, vector);
-  const matches = ranked.filter((f) => f.match);
   let match: AssetPage['request']['match'] = 'none';
-  if (matches.length > 0) {
+  if (ranked.matches > 0) {
     if (mode === 'semantic') match = 'vector';
     else if (mode === 'all' && semantic) match = 'hybrid';
-    else match = lexical?.hits.some((h) => h.complete && h.relevance >= 0.5) ? 'all_terms' : 'any_term';
+    else match = lexical?.hits.someComplete(0.5) ? 'all_terms' : 'any_term';
   }
   const unfetched = lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0;
   return { ranked, unfetched, mode, degradedFrom, match, lexical };
@@ -192,23 +192,22 @@ export async function searchAssets(
     const r = await assets.browse(scope, filters, state.offset, limit + 1);
     page = r.rows.map((row) => ({ seq: row.seq, relevance: null, matchedBy: null }));
     total = r.total;
-    result = { ranked: [], unfetched: 0, mode: args.mode, degradedFrom: null, match: 'browse', lexical: null };
+    result = { ranked: Ranked.EMPTY, unfetched: 0, mode: args.mode, degradedFrom: null, match: 'browse', lexical: null };
   } else {
     // One ranked pass per result set: the first page ranks (and stores the pass), later pages of the
     // same cursor snapshot reuse it while nothing in the change log moved.
     const cache = rankedCacheOf<AssetMatches>(assets);
     const head = await assets.changeHead();
     const rank = () => matchAssets(deps, scope, args, filters, vectors, state.offset + limit + 1);
-    const deepEnough = (r: AssetMatches) => r.unfetched === 0 || r.ranked.filter((f) => f.match).length > state.offset + limit;
+    const deepEnough = (r: AssetMatches) => r.unfetched === 0 || r.ranked.matches > state.offset + limit;
     const first = state.offset === 0 && !args.cursor;
     result = first ? await rank() : await cache.get(cursorKey, state.snapshot, head, rank);
     if (!deepEnough(result)) result = await rank();
     if (first) cache.put(cursorKey, state.snapshot, head, result);
-    const matches = result.ranked.filter((f) => f.match);
-    total = matches.length + result.unfetched;
-    page = matches.slice(state.offset, state.offset + limit + 1);
-    if (state.offset === 0 && matches.length < FEW_MATCHES) {
-      suggestions = result.ranked.filter((f) => !f.match && f.relevance >= MIN_SUGGESTION_RELEVANCE).slice(0, MAX_SUGGESTIONS);
+    total = result.ranked.matches + result.unfetched;
+    page = result.ranked.matchRange(state.offset, state.offset + limit + 1);
+    if (state.offset === 0 && result.ranked.matches < FEW_MATCHES) {
+      suggestions = result.ranked.suggestions(MIN_SUGGESTION_RELEVANCE, MAX_SUGGESTIONS);
     }
   }
   const hasMore = page.length > limit || state.offset + limit < total;

@@ -72,6 +72,7 @@ async function load(
 /** A result in backend-neutral terms: hits by corpus index (sorted), with relevance and provenance. */
 function neutral(r: LexicalResult, bySeq: Map<number, number>) {
   const hits = r.hits
+    .toArray()
     .map((h) => ({
       doc: bySeq.get(h.seq)!,
       relevance: Math.round(h.relevance * 1e9) / 1e9,
