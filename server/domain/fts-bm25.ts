@@ -1,4 +1,5 @@
 import { FtsSubsetError, parseFtsSubset, type FtsNode } from './fts-expression.ts';
+import { stableDescending } from './stable-order.ts';
 
 /**
  * The lexical planner's FTS5 expressions (domain/fts-expression.ts) evaluated over postings held in
@@ -125,6 +126,13 @@ function union(a: Int32Array, b: Int32Array): Int32Array {
   return out.subarray(0, n);
 }
 
+/** Whether an AND node lies beneath an OR node in `x` (`underOr`: `x` itself lies beneath one). */
+function andBelowOr(x: Compiled, underOr: boolean): boolean {
+  if (x.k === 'phrase') return false;
+  if (x.k === 'and' && underOr) return true;
+  return x.items.some((y) => andBelowOr(y, underOr || x.k === 'or'));
+}
+
 /**
  * The matches of a parsed expression, its tree over phrase numbers and its phrases in order, or null
  * when it holds a prefix phrase or a phrase of other than one token (FTS5 must answer those).
@@ -206,8 +214,10 @@ export function compileFtsMatches(match: string, src: PostingsSource): { matches
       if (x.k === 'phrase') active[x.i] = 1;
       else for (const y of x.items) if (x.k === 'and' || matched(y, o)) activate(y, o);
     };
-    // a phrase, or an AND of phrases, that matches holds every phrase: nothing to walk per row
-    const allActive = root.k === 'phrase' || (root.k === 'and' && root.items.every((y) => y.k === 'phrase'));
+    // Without an AND beneath an OR, every phrase in a matching row is active exactly where it occurs
+    // (a part that fails to match while holding a phrase of the row is an AND, and only an OR's
+    // branches are emptied), and a phrase that does not occur adds 0: nothing to walk per row.
+    const allActive = !andBelowOr(root, false);
     if (allActive) active.fill(1);
     const out = new Float64Array(n);
     for (let r = 0; r < n; r++) {
@@ -244,12 +254,13 @@ export function compileFtsMatches(match: string, src: PostingsSource): { matches
       const n = ws.length;
       if (n === 0) return [];
       const bm25 = bm25Of(ws);
-      const order = new Uint32Array(n);
-      for (let r = 0; r < n; r++) order[r] = r;
-      // ascending bm25, ties newest (highest rowid: the later position) first
-      order.sort((a, b) => bm25[a]! - bm25[b]! || b - a);
+      // ascending bm25, ties newest (highest rowid: the later position) first: descending −bm25 over
+      // the positions reversed, ties in (reversed) position order
+      const key = new Float64Array(n);
+      for (let r = 0; r < n; r++) key[r] = -bm25[n - 1 - r]!;
+      const order = stableDescending(key);
       const out = new Array<number>(Math.min(k, n));
-      for (let r = 0; r < out.length; r++) out[r] = ws[order[r]!]!;
+      for (let r = 0; r < out.length; r++) out[r] = ws[n - 1 - order[r]!]!;
       return out;
     },
     has: (rowid) => indexOf(docs, rowid) >= 0,
