@@ -23,8 +23,8 @@ import { stemmer } from 'stemmer';
 import { expandConcept, nounLemma, type ConceptRelation, type ConceptWord, type Thesaurus } from './concepts.ts';
 import { queryTerms } from './fts-query.ts';
 import { operatorSynonyms, orOf, quote, scoped, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
-import { appendMatchedBy, LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
-import { stableDescending } from './stable-order.ts';
+import { LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
+import { addMembers, applyGroup, BY_BIT, knownMembers, mergeCandidates, scoreCandidates, termCells } from './lexical-candidates.ts';
 import { typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
 
 export type MatchClass = 'exact' | 'prefix' | 'typo' | 'operator' | ConceptRelation;
@@ -40,7 +40,6 @@ export const CLASS_QUALITY: Record<MatchClass, number> = {
   hyponym: 0.75,
   hypernym: 0.5,
 };
-const BY_BIT: Record<LexicalMatchedBy, number> = { text: 1, typo: 2, concept: 4 };
 const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = {
   exact: 'text',
   prefix: 'text',
@@ -251,54 +250,26 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     : [];
   if (expanded) lists.push(allTerms);
   if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth, false)).seqs);
-  // candidates in list order, each seq once, and each one's position
-  const at = new Map<number, number>();
-  let exactN = 0;
-  for (const list of lists) {
-    for (const seq of list) if (!at.has(seq)) at.set(seq, at.size);
-    // the complete exact matches (the first list) are the first `exactN` candidates
-    if (list === s1.seqs) exactN = at.size;
-  }
-  const m = at.size;
+  const c = mergeCandidates(lists, allTerms);
+  const m = c.seqs.length;
   if (m === 0) return { ...empty, corrections };
-  const candidates = new Float64Array(m);
-  for (const [seq, j] of at) candidates[j] = seq;
-  const inAllTerms = new Uint8Array(m);
-  for (const seq of allTerms) inAllTerms[at.get(seq)!] = 1;
 
-  // Best quality per (document, term) and the classes that gave it (bit masks of MATCHED_BY), in flat
-  // arrays indexed by candidate (its position in `candidates` is also its list order) and term.
-  const quality = new Float64Array(m * n);
-  const byMask = new Uint8Array(m * n);
   // Members known without asking the index: a complete exact match holds every exact word, and a
   // document of an all-terms list holds, for each term with one group that matches anything, that
   // group. Only the other candidates are looked up (a narrower rowid range for `within`).
+  const cells = termCells(m, n);
   const matching = groups.filter((g) => g.count > 0);
   for (const g of groups) {
     const sole1 = n === 1 && g.cls === 'exact' && !expanded;
     if (g.count === 0 && !sole1) continue;
-    const bit = BY_BIT[MATCHED_BY[g.cls]];
     let member: Uint8Array | null = null;
     if (!sole1) {
       const sole = matching.filter((h) => h.term === g.term).length === 1;
-      member = new Uint8Array(m);
-      const rest: number[] = [];
-      for (let j = 0; j < m; j++) {
-        if ((g.cls === 'exact' && j < exactN) || (sole && inAllTerms[j] === 1)) member[j] = 1;
-        else rest.push(candidates[j]!);
-      }
-      if (rest.length > 0)
-        for (const seq of await index.within(scoped(orOf(g.phrases), o.column), rest)) {
-          const j = at.get(seq);
-          if (j !== undefined) member[j] = 1;
-        }
+      const known = knownMembers(c, g.cls === 'exact', sole);
+      member = known.member;
+      if (known.rest.length > 0) addMembers(c, member, await index.within(scoped(orOf(g.phrases), o.column), known.rest));
     }
-    // candidate j's cell for this group's term
-    for (let j = 0, c = g.term; j < m; j++, c += n) {
-      if (member && member[j] === 0) continue;
-      if (g.quality > quality[c]!) quality[c] = g.quality;
-      byMask[c] = byMask[c]! | bit;
-    }
+    applyGroup(cells, g.term, g.quality, BY_BIT[MATCHED_BY[g.cls]], member);
   }
   const size = await index.size();
   const counts: number[] = [];
@@ -309,43 +280,8 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const idf = counts.map((c) => Math.log(1 + size / (1 + c)));
   const present = idf.filter((_, i) => counts[i]! > 0);
   const weights = idf.map((w, i) => (counts[i]! > 0 || present.length === 0 ? w : Math.max(...present)));
-  const wsum = weights.reduce((a, b) => a + b, 0);
-  const groupsOf = terms.map((_, i) => groups.filter((g) => g.term === i));
-  const relevance = new Float64Array(m);
-  const by = new Uint16Array(m);
-  const complete = new Uint8Array(m);
-  for (let j = 0; j < m; j++) {
-    let sum = 0;
-    let all = 1;
-    // provenance: the classes that gave each matched term its best quality, in the order first found
-    let code = 0;
-    for (let i = 0; i < n; i++) {
-      const q = quality[j * n + i]!;
-      sum += q * weights[i]!;
-      if (q <= 0) {
-        all = 0;
-        continue;
-      }
-      const mask = byMask[j * n + i]!;
-      for (const g of groupsOf[i]!) {
-        const kind = MATCHED_BY[g.cls];
-        if (g.quality === q && mask & BY_BIT[kind]) code = appendMatchedBy(code, kind);
-      }
-    }
-    relevance[j] = Math.min(1, j < exactN ? 1 : sum / wsum);
-    by[j] = code;
-    complete[j] = all;
-  }
-  // best first; ties keep list order (BM25: complete exact matches first, then the other lists)
-  const order = stableDescending(relevance);
-  const hits = new LexicalHits(new Float64Array(m), new Float64Array(m), new Uint16Array(m), new Uint8Array(m));
-  for (let r = 0; r < m; r++) {
-    const j = order[r]!;
-    hits.seq[r] = candidates[j]!;
-    hits.relevance[r] = relevance[j]!;
-    hits.by[r] = by[j]!;
-    hits.complete[r] = complete[j]!;
-  }
+  const groupsOf = terms.map((_, i) => groups.filter((g) => g.term === i).map((g) => ({ quality: g.quality, kind: MATCHED_BY[g.cls] })));
+  const hits = scoreCandidates(c, cells, weights, groupsOf);
   const usedConcepts = groups.filter((g) => g.cls !== 'exact' && g.cls !== 'typo' && g.cls !== 'prefix');
   return {
     hits,
