@@ -1,27 +1,27 @@
 /**
  * Positions 0…n−1 ordered by `keys` descending, ties in position order (a stable sort): the keys
- * sorted natively, then each position placed after the higher keys and the earlier positions of its
- * own key (no comparator call per pair). Keys must not be NaN.
+ * sorted natively (ascending), then each position placed by a binary search for its key's run, after
+ * the earlier positions of the same key (no comparator call per pair, no hashing). Keys must not be
+ * NaN; −0 and 0 are one key.
  */
 export function stableDescending(keys: Float64Array): Uint32Array {
   const n = keys.length;
   const sorted = keys.slice().sort();
-  // first output position of each distinct value, highest value first
-  const next = new Map<number, number>();
-  let pos = 0;
-  for (let i = n - 1; i >= 0;) {
-    const v = sorted[i]!;
-    const from = i;
-    while (i >= 0 && sorted[i] === v) i--;
-    next.set(v, pos);
-    pos += from - i;
-  }
+  // positions already placed in each run, by the run's first output position
+  const placed = new Uint32Array(n);
   const order = new Uint32Array(n);
   for (let j = 0; j < n; j++) {
     const v = keys[j]!;
-    const at = next.get(v)!;
-    order[at] = j;
-    next.set(v, at + 1);
+    // the run of v in `sorted` ends at the first element greater than v; descending, it starts at n − end
+    let lo = 0,
+      hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    const first = n - lo;
+    order[first + placed[first]!++] = j;
   }
   return order;
 }
