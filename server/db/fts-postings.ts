@@ -304,7 +304,8 @@ export function createFtsPostings(
       list: (term, col) => listOf(s, term, col),
       rows,
       tokens,
-      lenOf: (d) => (s.overlay.has(d) ? (s.overlay.get(d)?.len ?? 0) : d < s.len.length ? s.len[d]! : 0),
+      // (an overlay is empty between writes: no lookup per row then)
+      lenOf: (d) => (s.overlay.size > 0 && s.overlay.has(d) ? (s.overlay.get(d)?.len ?? 0) : d < s.len.length ? s.len[d]! : 0),
     });
     if (!r) return null;
     keep(s, r.bytes);
