@@ -78,7 +78,8 @@ export async function listProducts(
 ): Promise<ListProductsResult> {
   const { products, cursors } = deps;
   const query = args.query && args.query.length > 0 ? args.query : undefined;
-  const cursorKey = {
+  // frozen: its stable JSON is computed once for the ranked-pass cache and the cursor (domain/cursor.ts)
+  const cursorKey = Object.freeze({
     t: scope.tenantId,
     w: scope.workspaceId,
     st: scope.storeId,
@@ -88,7 +89,7 @@ export async function listProducts(
     c: args.collection?.toLowerCase() ?? null,
     pt: args.product_type?.toLowerCase() ?? null,
     s: [...args.status].sort(),
-  };
+  });
   const state = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: await products.maxSeq(scope) };
   const filters: ProductFilters = {
     statuses: args.status,

@@ -39,14 +39,25 @@ function digest(query: unknown): string {
   return d;
 }
 
-/** JSON with sorted keys and undefined dropped, so equal queries hash equally. */
+/** Stable JSON of frozen objects whose values are all primitives: they cannot change, and a request's query key is written several times (ranked-pass cache, cursor). */
+const frozenJson = new WeakMap<object, string>();
+
+/**
+ * JSON with sorted keys and undefined dropped, so equal queries hash equally. The text of a frozen
+ * object of primitives is computed once (freeze a query key to share it between the cursor and the
+ * ranked-pass cache).
+ */
 export function stableJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  const kept = Object.isFrozen(v) ? frozenJson.get(v) : undefined;
+  if (kept !== undefined) return kept;
   const entries = Object.entries(v as Record<string, unknown>)
     .filter(([, x]) => x !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : 1));
-  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
+  const json = `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
+  if (Object.isFrozen(v) && entries.every(([, x]) => x === null || typeof x !== 'object')) frozenJson.set(v, json);
+  return json;
 }
 
 /** Create a codec keyed by a server secret (persisted so cursors survive restarts). */

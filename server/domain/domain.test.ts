@@ -22,6 +22,21 @@ describe('cursor codec', () => {
   it('stableJson sorts keys and drops undefined', () => {
     expect(stableJson({ b: 1, a: [2, { d: undefined, c: 3 }] })).toBe('{"a":[2,{"c":3}],"b":1}');
   });
+  it('stableJson of a frozen key equals the unfrozen one, and an object that can change is written afresh', () => {
+    const key = Object.freeze({ q: 'red chair', m: 'all', k: null, t: undefined });
+    expect(stableJson(key)).toBe('{"k":null,"m":"all","q":"red chair"}');
+    expect(stableJson(key)).toBe(stableJson({ ...key }));
+    const open: Record<string, unknown> = { q: 'red' };
+    expect(stableJson(open)).toBe('{"q":"red"}');
+    open.q = 'blue';
+    expect(stableJson(open)).toBe('{"q":"blue"}');
+    // frozen, but holding an object that can change: not kept
+    const inner = { a: 1 };
+    const outer = Object.freeze({ inner });
+    expect(stableJson(outer)).toBe('{"inner":{"a":1}}');
+    inner.a = 2;
+    expect(stableJson(outer)).toBe('{"inner":{"a":2}}');
+  });
 });
 
 describe('query words', () => {

@@ -160,7 +160,8 @@ export async function searchAssets(
 ): Promise<AssetPage> {
   const { assets, cursors, urls } = deps;
   const query = args.query && args.query.length > 0 ? args.query : undefined;
-  const cursorKey = {
+  // frozen: its stable JSON is computed once for the ranked-pass cache and the cursor (domain/cursor.ts)
+  const cursorKey = Object.freeze({
     t: scope.tenantId,
     w: scope.workspaceId,
     th: theme.themeId,
@@ -171,7 +172,7 @@ export async function searchAssets(
     s: args.subtype ?? null,
     o: args.orientation ?? null,
     sim: args.similar_to_asset_id ?? null,
-  };
+  });
   const decoded = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: await assets.maxSeq(scope) };
   // `at` (the panel's random access) keeps the cursor's verified snapshot and moves the offset.
   const state = at ? { ...decoded, offset: at.offset } : decoded;
