@@ -39,6 +39,9 @@ describe('hit lists', () => {
       if (n > 10) keys[3] = -0;
       const expected = Array.from({ length: n }, (_, j) => j).sort((a, b) => keys[b]! - keys[a]! || a - b);
       expect(Array.from(stableDescending(keys))).toEqual(expected);
+      // keys already in order (with ties) come back in place
+      const sorted = Float64Array.from(expected, (j) => keys[j]!);
+      expect(Array.from(stableDescending(sorted))).toEqual(Array.from({ length: n }, (_, j) => j));
     }
   });
 
