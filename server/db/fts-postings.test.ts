@@ -111,6 +111,15 @@ function compare(db: Database, postings: ReturnType<typeof createFtsPostings>, t
     got.forEach(([, s], i) => expect(Math.abs(s - rows[i]![1]), `${e} bm25 of ${rows[i]![0]}`).toBeLessThanOrEqual(1e-12 * Math.abs(s)));
     const members = new Set(rows.map((r) => r[0]));
     for (let q = 1; q <= max; q += 7) expect(m!.has(q), `${e} has ${q}`).toBe(members.has(q));
+    // which of a set of rowids match: every third rowid (one walk), and three of them (a search each)
+    const every3 = Array.from({ length: Math.ceil(max / 3) }, (_, i) => max - 3 * i);
+    expect(m!.filter(every3), `${e} filter`).toEqual(every3.filter((q) => members.has(q)).sort((a, b) => a - b));
+    expect(m!.filter(every3.slice(0, 3)), `${e} filter`).toEqual(
+      every3
+        .slice(0, 3)
+        .filter((q) => members.has(q))
+        .sort((a, b) => a - b),
+    );
   }
   return held;
 }

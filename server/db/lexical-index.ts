@@ -279,7 +279,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       async within(match, seqs) {
         if (seqs.length === 0) return new Set();
         const m = held(match);
-        if (m) return new Set(seqs.filter((q) => m.has(q)));
+        if (m) return new Set(m.filter(seqs));
         // One pass over the expression's doclists within the candidates' rowid range, intersected here:
         // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
         const want = new Set(seqs);

@@ -36,6 +36,8 @@ export interface FtsMatches {
   top(hi: number, lim: number, k: number): number[];
   /** whether `rowid` matches */
   has(rowid: number): boolean;
+  /** the rowids of `rowids` that match, ascending */
+  filter(rowids: readonly number[]): number[];
 }
 
 /** The rows holding a term (in one column or any), ascending, with the bm25 weighted frequency f(q, D) of each. */
@@ -264,6 +266,22 @@ export function compileFtsMatches(match: string, src: PostingsSource): { matches
       return out;
     },
     has: (rowid) => indexOf(docs, rowid) >= 0,
+    filter(rowids) {
+      const q = Float64Array.from(rowids).sort();
+      const out: number[] = [];
+      if (docs.length > 8 * q.length) {
+        // a long match list: a binary search per rowid
+        for (let i = 0; i < q.length; i++) if (indexOf(docs, q[i]!) >= 0) out.push(q[i]!);
+        return out;
+      }
+      // one walk of both in rowid order
+      for (let i = 0, j = 0; i < q.length; i++) {
+        const x = q[i]!;
+        while (j < docs.length && docs[j]! < x) j++;
+        if (j < docs.length && docs[j] === x) out.push(x);
+      }
+      return out;
+    },
   };
   return { matches, bytes: docs.byteLength };
 }
