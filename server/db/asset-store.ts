@@ -23,6 +23,7 @@ export function createSqliteAssetStore(db: Database): AssetStore {
     blobReferenced: async (sha) => q.blobReferenced(sha),
     resolveBlob: async (prefix) => q.resolveBlob(prefix),
     maxSeq: async (scope) => q.maxSeq(scope),
+    recentScopes: async (limit) => q.recentScopes(limit),
     bySeqs: async (scope, seqs) => q.bySeqs(scope, seqs),
     renditionsOf: async (seqs) => q.renditionsOf(seqs),
     changeHead: async () => q.changeHead(),

@@ -185,6 +185,10 @@ export function createAssetQueries(db: Database) {
     renditions: db.prepare('SELECT * FROM asset_renditions WHERE asset_seq = ? ORDER BY role, width'),
     // one probe of assets_scope_seq (migration 0045)
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = ? AND workspace_id = ?'),
+    // one pass over the (tenant_id, workspace_id, seq) index: each scope's newest seq is its group's last entry
+    recentScopes: db.prepare(
+      'SELECT tenant_id AS tenantId, workspace_id AS workspaceId FROM assets INDEXED BY assets_scope_seq GROUP BY tenant_id, workspace_id ORDER BY max(seq) DESC LIMIT ?',
+    ),
     changeHead: db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes'),
     updateMeta: db.prepare(
       `UPDATE assets SET name = @name, name_words = @name_words, tags = @tags, purpose = @purpose, category = @category, subtype = @subtype, user_fields = @user_fields,
@@ -308,6 +312,8 @@ export function createAssetQueries(db: Database) {
     },
     /** Highest seq in the workspace: the snapshot bound of a new result set. */
     maxSeq: (scope: Scope) => (s.maxSeq.get(scope.tenantId, scope.workspaceId) as { m: number }).m,
+    /** The workspaces holding assets, newest asset first, at most `limit`. */
+    recentScopes: (limit: number): Scope[] => s.recentScopes.all(limit) as Scope[],
 
     /**
      * Rows by seq, scoped, in the order given (missing/foreign seqs dropped): one prepared statement per

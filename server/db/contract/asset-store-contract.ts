@@ -155,6 +155,17 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.maxSeq(otherWorkspace)).toBe(0);
     });
 
+    it('recentScopes lists the workspaces holding assets, the newest asset first', async () => {
+      const { store } = await f.create();
+      expect(await store.recentScopes(5)).toEqual([]);
+      await store.insert(asset({}, otherWorkspace));
+      await store.insert(asset());
+      expect(await store.recentScopes(5)).toEqual([scope, otherWorkspace]);
+      await store.insert(asset({}, otherWorkspace));
+      expect(await store.recentScopes(5)).toEqual([otherWorkspace, scope]);
+      expect(await store.recentScopes(1)).toEqual([otherWorkspace]);
+    });
+
     it('bySeqs keeps the order given and drops missing or foreign seqs; renditionsOf keys every seq', async () => {
       const { store } = await f.create();
       const a = asset();

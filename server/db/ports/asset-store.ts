@@ -69,6 +69,8 @@ export interface AssetStore {
   resolveBlob(prefix: string): Promise<string | null>;
   /** Highest seq of the scope (0 when empty): the snapshot bound of a new result set. */
   maxSeq(scope: Scope): Promise<number>;
+  /** The workspaces holding assets, the one with the newest asset first, at most `limit` (what a starting server loads first). */
+  recentScopes(limit: number): Promise<Scope[]>;
   /** Rows by seq, scoped, in the order given (missing and foreign seqs dropped). */
   bySeqs(scope: Scope, seqs: number[]): Promise<AssetRow[]>;
   /** Renditions of several assets, by seq (every seq given is a key; each list ordered by role, width). */

@@ -218,6 +218,13 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
       );
       return r.rows[0]!.m;
     },
+    async recentScopes(limit) {
+      const r = await pool.query<{ tenantId: string; workspaceId: string }>(
+        'SELECT tenant_id AS "tenantId", workspace_id AS "workspaceId" FROM assets GROUP BY tenant_id, workspace_id ORDER BY max(seq) DESC LIMIT $1',
+        [limit],
+      );
+      return r.rows.map((x) => ({ tenantId: x.tenantId, workspaceId: x.workspaceId }));
+    },
     async bySeqs(scope, seqs) {
       if (seqs.length === 0) return [];
       const rows = await assetRows(
