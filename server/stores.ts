@@ -66,6 +66,8 @@ export interface Stores {
   lexical: {
     assets(scope: Scope, f: AssetFilters): LexicalIndex;
     products(scope: StoreScope, f: ProductFilters): LexicalIndex;
+    /** load the in-memory copies a first search would (SQLite; PostgreSQL holds none) @returns ms per FTS5 table */
+    warm?(): Record<string, number>;
   };
   synonyms: SynonymStore;
   facets: AssetFacetStore;

@@ -48,6 +48,11 @@ export const PRODUCT_FTS_COLUMNS = {
   weights: [10, 4, 2, 3, 4, 1, 2],
 } as const;
 
+/** The asset FTS5 table itself: its name, its fts5vocab table, its change-log kind, columns and weights. */
+export const ASSET_FTS = { fts: 'assets_fts', vocab: 'assets_fts_vocab', kind: 'asset', ...ASSET_FTS_COLUMNS } as const;
+/** The product FTS5 table itself: its name, its fts5vocab table, its change-log kind, columns and weights. */
+export const PRODUCT_FTS = { fts: 'products_fts', vocab: 'products_fts_vocab', kind: 'product', ...PRODUCT_FTS_COLUMNS } as const;
+
 /** The asset FTS5 table of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
 export function assetFtsTable(scope: Scope, f: AssetFilters): FtsTable {
   const { maxSeq, ...rest } = f;
@@ -58,13 +63,11 @@ export function assetFtsTable(scope: Scope, f: AssetFilters): FtsTable {
   // (INDEXED BY: the planner would read the row by rowid).
   const join = filters.sql === '' ? 'assets a INDEXED BY assets_scope_seq' : 'assets a';
   return {
+    ...ASSET_FTS,
     table: 'assets',
     rows: 'assets a',
-    kind: 'asset',
     // asset filters read the row itself: a scan of the table per filter shape costs more than the join
     scannable: false,
-    fts: 'assets_fts',
-    vocab: 'assets_fts_vocab',
     from: `FROM assets_fts CROSS JOIN ${join} ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?`,
     all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
     rowid: 'assets_fts.rowid',
@@ -72,7 +75,6 @@ export function assetFtsTable(scope: Scope, f: AssetFilters): FtsTable {
     snapshot: maxSeq !== undefined ? { sql: ' AND a.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
     snapshotMax: maxSeq,
     filters,
-    ...ASSET_FTS_COLUMNS,
     seq: 'a.seq',
     text: "a.name || ' ' || coalesce(a.name_words, '') || ' ' || coalesce(a.alt_text, '') || ' ' || a.tags || ' ' || coalesce(a.ocr_text, '')",
   };
@@ -85,13 +87,11 @@ export function productFtsTable(scope: StoreScope, f: ProductFilters): FtsTable 
   // INDEXED BY products_seq_scope (migration 0047) checks store and filters per match in a narrow
   // index instead of reading the whole product row (the planner would pick the rowid)
   return {
+    ...PRODUCT_FTS,
     table: 'products',
     rows: 'products p',
-    kind: 'product',
     // status and type are in products_seq_scope (migration 0047); a collection is a join of its own
     scannable: !rest.collection,
-    fts: 'products_fts',
-    vocab: 'products_fts_vocab',
     from: 'FROM products_fts CROSS JOIN products p INDEXED BY products_seq_scope ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
     all: 'FROM products p WHERE p.store_id = ?',
     rowid: 'products_fts.rowid',
@@ -99,7 +99,6 @@ export function productFtsTable(scope: StoreScope, f: ProductFilters): FtsTable 
     snapshot: maxSeq !== undefined ? { sql: ' AND p.seq <= ?', params: [maxSeq] } : { sql: '', params: [] },
     snapshotMax: maxSeq,
     filters: productFilterSql(rest),
-    ...PRODUCT_FTS_COLUMNS,
     seq: 'p.seq',
     text: "p.title || ' ' || p.handle || ' ' || p.product_type || ' ' || p.tags || ' ' || p.description_text",
   };

@@ -112,6 +112,10 @@ export function createFtsVocabulary(
   };
 
   return {
+    /** Load the vocabulary now (what the first `known` would do), so no query waits for it. */
+    warm(): void {
+      if (!db.inTransaction) current();
+    },
     /** Which of `stems` the index holds now (each answered as the fts5vocab table would). */
     known(stems: string[]): Set<string> {
       if (stems.length === 0) return new Set();
