@@ -134,6 +134,18 @@ export function createAssetVectorSearch(o: {
       }
       return { hits: scored(await o.vectors.nearest(scope, space, q, k, filters, floorOf(model, accept)), model), accept };
     },
+    async warm(scope): Promise<boolean> {
+      const space = await o.textSpace();
+      if (!space || space.status !== 'ready' || !o.embedder) return false;
+      const items = await o.vectors.count(scope, space);
+      if (items === 0) return false;
+      await textNull(space, o.embedder, scope, items);
+      // any query vector loads the partition: the first axis, nearest one
+      const axis = new Float32Array(space.dimensions);
+      axis[0] = 1;
+      await o.vectors.nearest(scope, space, axis, 1, {}, -1);
+      return true;
+    },
     async similar(scope, sourceSeq, filters, k): Promise<VectorResult | null> {
       const space = await o.visualSpace();
       if (!space || space.status !== 'ready') return null;

@@ -31,6 +31,11 @@ export interface VectorResult {
 export interface AssetVectorSearch {
   semantic(scope: Scope, query: string, filters: AssetFilters, k: number): Promise<VectorResult | null>;
   similar(scope: Scope, sourceSeq: number, filters: AssetFilters, k: number): Promise<VectorResult | null>;
+  /**
+   * Load what the workspace's first semantic search would (its text vectors in memory, its stored null
+   * model; without embedding a query). @returns false when there is nothing to load (no ready text space, no vectors)
+   */
+  warm?(scope: Scope): Promise<boolean>;
 }
 
 const FIELD_COLUMN: Partial<Record<SearchMode, FtsColumn>> = { filename: 'name', alt_text: 'alt_text', tags: 'tags', ocr: 'ocr_text' };
