@@ -4,7 +4,8 @@
  * hydration): semantic, hybrid `all`, and lexical-only `all` (no vector index), so how cost grows is
  * visible. At 100k, the vector leg alone: the int8 WebAssembly scan with exact re-rank (the server's
  * path, server/vector-scan/) vs sqlite-vec's exact KNN vs a plain Float32Array scan, with recall@10
- * against exact; and the lexical search vs MiniSearch (same documents, same queries, same process).
+ * against exact; the lexical search vs MiniSearch (same documents, same queries, same process); and a
+ * second server starting on the same file, its first searches cold and after the start-up warm-up.
  * Data: synthetic assets whose texts are 6 words drawn from 3,000 real English words, embedded by the
  * static GloVe+SIF embedder (100-d); every fifth asset also carries the tag "featured" (a frequent term).
  * BENCH_SCALES overrides the scales (comma-separated).
@@ -23,6 +24,7 @@ import { createSqliteCalibrationStore } from '../server/db/calibration-store.ts'
 import { createSqliteVectorStore } from '../server/db/vector-store.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { searchAssets } from '../server/library/search.ts';
+import { warmSearch } from '../server/search-warmup.ts';
 import { createLogger } from '../server/log.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';
 import { createTenant } from '../server/tenancy/admin.ts';
@@ -167,7 +169,66 @@ export default async function run(): Promise<void> {
       const featured = await timeIt(() => searchAssets(app.library, scope, args('all', 'featured'), theme, null), 20);
       scaleRows.push([String(n), p(sem), p(hyb), p(lex), p(featured), f(firstMs)]);
 
-      if (n === DETAIL_AT) await detail();
+      if (n === DETAIL_AT) {
+        await detail();
+        await restart();
+      }
+    }
+
+    /**
+     * A server starting on this file (another process would do the same): its first lexical and
+     * semantic searches without the start-up warm-up and after it (server/search-warmup.ts).
+     */
+    async function restart(): Promise<void> {
+      const rows: string[][] = [];
+      for (const warm of [false, true]) {
+        const other = await buildApp(config, createLogger('silent'));
+        try {
+          const db = other.sqlite();
+          const vs = createAssetVectorSearch({
+            vectors: createSqliteVectorStore(db, createVectorQueries(db)),
+            assets: createSqliteAssetStore(db),
+            calibrations: createSqliteCalibrationStore(db),
+            thesaurus: other.library.thesaurus,
+            embedder,
+            textSpace: async () => space,
+            visualSpace: async () => space,
+            computeVisual: async () => null,
+            log: createLogger('silent'),
+          });
+          let t0 = performance.now();
+          const report = warm
+            ? await warmSearch(
+                {
+                  lexical: other.stores.lexical,
+                  assets: other.stores.assets,
+                  vectors: vs,
+                  localEmbedder: embedder,
+                  thesaurus: other.library.thesaurus,
+                },
+                60_000,
+                createLogger('silent'),
+              )
+            : null;
+          const warmMs = performance.now() - t0;
+          t0 = performance.now();
+          await searchAssets(other.library, scope, args('all', `${pick()} ${pick()}`), theme, null);
+          const lexMs = performance.now() - t0;
+          t0 = performance.now();
+          await searchAssets(other.library, scope, args('semantic', `${pick()} ${pick()}`), theme, vs);
+          const semMs = performance.now() - t0;
+          rows.push([
+            warm ? `after the warm-up (${report!.workspaces} workspace)` : 'cold (no warm-up)',
+            warm ? f(warmMs) : '—',
+            f(lexMs),
+            f(semMs),
+          ]);
+        } finally {
+          await other.close();
+        }
+      }
+      process.stdout.write(`\nA second server starting on the same ${n.toLocaleString('en')}-asset file, ms\n\n`);
+      table(['start', 'warm-up before serving', 'first lexical search', 'first semantic search'], rows);
     }
 
     async function detail(): Promise<void> {

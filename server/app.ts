@@ -1,3 +1,4 @@
+import { warmSearch, type WarmReport } from './search-warmup.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from './config.ts';
@@ -76,6 +77,12 @@ export interface App {
    * sweeper and the blob GC. Only long-running servers (serve, start) call it; idempotent.
    */
   startWorkers(): void;
+  /**
+   * Load what the first searches would, before taking requests (server/search-warmup.ts): the FTS5
+   * tables in memory, the local embedder, recent workspaces' vectors. Servers call it before they listen.
+   * @param budgetMs no step starts after this, ms (default ATELIER_SEARCH_WARM_MS; 0: nothing)
+   */
+  warmSearch(budgetMs?: number): Promise<WarmReport>;
   /** Stop background work and close the database. */
   close(): Promise<void>;
 }
@@ -319,6 +326,18 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
       if (!config.cdnUrl) cdnBase = url.replace(/\/+$/, '');
     },
     startWorkers,
+    warmSearch: (budgetMs = env.ATELIER_SEARCH_WARM_MS) =>
+      warmSearch(
+        {
+          lexical: stores.lexical,
+          assets: stores.assets,
+          vectors,
+          localEmbedder: env.ATELIER_EMBEDDER === 'static' ? embedder : null,
+          thesaurus,
+        },
+        budgetMs,
+        log.child({ mod: 'warmup' }),
+      ),
     async close() {
       for (const c of closers.reverse()) await c();
       await stores.close();

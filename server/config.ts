@@ -47,6 +47,11 @@ export const EnvSchema = z.object({
     .describe(
       "bound of the in-memory vector partitions of one process (SQLite: each searched workspace's asset vectors and store's product vectors, as int8 + float32 copies), bytes (default 1 GiB; ≈ 77 MB per 100,000 vectors of 100 dimensions, ≈ 1.0 GB per 100,000 of 1,536); beyond it the least recently searched are dropped and reload from the database on their next search",
     ),
+  ATELIER_SEARCH_WARM_MS: int(0, 10 * 60_000)
+    .default(20_000)
+    .describe(
+      'before a server takes requests it loads what the first searches would (the FTS5 tables held in memory, the local embedder, the text vectors of the most recently written workspaces) until this much time has passed, ms (0: off, searches load on first use)',
+    ),
   ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)
     .default(50 * 1024 * 1024)

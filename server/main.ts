@@ -71,6 +71,8 @@ async function checkBlobStore(app: App): Promise<void> {
  */
 export async function serveHttp(app: App, log: Logger, port = app.config.port): Promise<Running> {
   await checkBlobStore(app);
+  // loaded before listening: no request waits behind the first search's loading
+  await app.warmSearch();
   let http: HttpHandle;
   try {
     http = await startHttp(app, log, { host: app.config.host, port, mcp: true });
@@ -140,6 +142,8 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
   const principal = await authenticate(app.library.tenancy, app.config.apiKey);
   if (!principal) throw new Error('ATELIER_API_KEY is not a valid API key for this data directory');
   await checkBlobStore(app);
+  // before the transport connects: the client's first search does not wait for the loading
+  await app.warmSearch();
   const http = await cdnForStdio(app, log, port);
   const server = await createServer(
     app.server,

@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteAssetStore } from './db/asset-store.ts';
+import { createAssetQueries } from './db/assets.ts';
+import { createSqliteCalibrationStore } from './db/calibration-store.ts';
+import { openDb } from './db/connection.ts';
+import { createLexicalIndexes } from './db/lexical-index.ts';
+import { syntheticAsset } from './db/synthetic-asset.ts';
+import { createSqliteTenancyStore } from './db/tenancy-store.ts';
+import { createSqliteVectorStore } from './db/vector-store.ts';
+import { createVectorQueries } from './db/vectors.ts';
+import { createAssetVectorSearch } from './enrichment/vector-search.ts';
+import { createLogger } from './log.ts';
+import { createStaticEmbedder, defaultWordVectorCacheDir } from './providers/embedder-static.ts';
+import { warmSearch } from './search-warmup.ts';
+import { createTenant } from './tenancy/admin.ts';
+import { PartitionBudget } from './vector-scan/partition-budget.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A SQLite file with three workspaces: two with embedded assets (the second written last), one with none. */
+async function library() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-warm-'));
+  dirs.push(dir);
+  const db = openDb(path.join(dir, 'db.sqlite'));
+  const tenancy = createSqliteTenancyStore(db);
+  const [a, b, empty] = [await createTenant(tenancy, 'a'), await createTenant(tenancy, 'b'), await createTenant(tenancy, 'c')];
+  const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
+  const budget = new PartitionBudget();
+  const vq = createVectorQueries(db, budget);
+  const space = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
+  const rows = createAssetQueries(db);
+  const texts = ['red chair in a sunny room', 'blue lake at dawn', 'wooden table and lamp', 'green fern leaves'];
+  const vectors = await embedder.embed(texts);
+  for (const [i, t] of [a, b].entries())
+    for (const [j, text] of texts.entries()) {
+      const seq = rows.insert(syntheticAsset(i * 10 + j, t, { alt_text: text }));
+      vq.put(space, seq, t.workspace_id, vectors[j]!, { kind: 'image', category: null, subtype: null });
+    }
+  const assets = createSqliteAssetStore(db);
+  const search = createAssetVectorSearch({
+    vectors: createSqliteVectorStore(db, vq),
+    assets,
+    calibrations: createSqliteCalibrationStore(db),
+    embedder,
+    textSpace: async () => space,
+    visualSpace: async () => null,
+    thesaurus: async () => null,
+    computeVisual: async () => null,
+    log: createLogger('silent'),
+  });
+  return {
+    db,
+    assets,
+    search,
+    embedder,
+    budget,
+    scopes: [a, b, empty].map((t) => ({ tenantId: t.tenant_id, workspaceId: t.workspace_id })),
+  };
+}
+
+describe('search warm-up before serving', () => {
+  it('loads the FTS5 tables, the embedder and the vectors of the workspaces holding assets, newest first', async () => {
+    const l = await library();
+    expect(await l.assets.recentScopes(8)).toEqual([l.scopes[1], l.scopes[0]]);
+    expect(l.budget.partitions).toBe(0);
+    let wordnetLoads = 0;
+    const thesaurus = async () => (wordnetLoads++, {});
+    const report = await warmSearch(
+      { lexical: createLexicalIndexes(l.db), assets: l.assets, vectors: l.search, localEmbedder: l.embedder, thesaurus },
+      60_000,
+      createLogger('silent'),
+    );
+    expect(report.thesaurus).toBe(true);
+    expect(wordnetLoads).toBe(1);
+    expect(Object.keys(report.lexical ?? {}).sort()).toEqual(['assets_fts', 'products_fts']);
+    expect(report.embedder).toBe(true);
+    expect(report.workspaces).toBe(2);
+    // both workspaces' partitions are in memory: the first semantic search of each loads nothing
+    expect(l.budget.partitions).toBe(2);
+    const hits = await l.search.semantic(l.scopes[1]!, 'lake', {}, 5);
+    expect(hits?.hits.length).toBeGreaterThan(0);
+    expect(l.budget.partitions).toBe(2);
+    // a workspace without vectors has nothing to load
+    expect(await l.search.warm!(l.scopes[2]!)).toBe(false);
+  });
+
+  it('loads nothing with no budget, and stops starting steps once the budget is spent', async () => {
+    const l = await library();
+    const off = await warmSearch(
+      { lexical: createLexicalIndexes(l.db), assets: l.assets, vectors: l.search, localEmbedder: l.embedder },
+      0,
+      createLogger('silent'),
+    );
+    expect(off).toMatchObject({ lexical: null, embedder: false, thesaurus: false, workspaces: 0 });
+    expect(l.budget.partitions).toBe(0);
+    // a budget spent by the first step: the FTS5 tables load, no workspace is started
+    const slow = {
+      warm: () => {
+        const t = Date.now();
+        while (Date.now() - t < 30);
+        return { assets_fts: 30 };
+      },
+    };
+    const short = await warmSearch({ lexical: slow, assets: l.assets, vectors: l.search, localEmbedder: null }, 10, createLogger('silent'));
+    expect(short).toMatchObject({ lexical: { assets_fts: 30 }, embedder: false, workspaces: 0 });
+    expect(l.budget.partitions).toBe(0);
+  });
+
+  it('reports a failure and lets searches load the rest', async () => {
+    const l = await library();
+    const lines: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) });
+    const broken = { recentScopes: async () => Promise.reject(new Error('disk gone')) };
+    const r = await warmSearch(
+      { lexical: createLexicalIndexes(l.db), assets: broken, vectors: l.search, localEmbedder: null },
+      60_000,
+      log,
+    );
+    expect(Object.keys(r.lexical ?? {})).toHaveLength(2);
+    expect(r.workspaces).toBe(0);
+    expect(lines.join('')).toMatch(/search warm-up stopped.*disk gone|disk gone.*search warm-up stopped/);
+  });
+});
