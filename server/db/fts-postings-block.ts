@@ -159,3 +159,53 @@ export function phraseList(block: Block, overlay: Overlay, weights: readonly num
   }
   return list;
 }
+
+/** The block's terms sorted (code-unit order), made once per block. */
+const sortedTerms = new WeakMap<Block, string[]>();
+
+/**
+ * The rows holding any term that starts with `prefix` (FTS5's prefix phrase `"prefix"*`), in column `col`
+ * (−1: any), with the phrase's weighted frequency in each: the sum over those terms (every token
+ * starting with the prefix is one instance of the phrase), rowids ascending. Null when the terms hold
+ * more than `maxPostings` postings together (FTS5 answers such a short prefix from its prefix index).
+ */
+export function prefixList(
+  block: Block,
+  overlay: Overlay,
+  weights: readonly number[],
+  prefix: string,
+  col: number,
+  maxPostings: number,
+): PhraseList | null {
+  let sorted = sortedTerms.get(block);
+  if (!sorted) sortedTerms.set(block, (sorted = [...block.ids.keys()].sort()));
+  let lo = 0,
+    hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  const terms: string[] = [];
+  let postings = 0;
+  for (let i = lo; i < sorted.length && sorted[i]!.startsWith(prefix); i++) {
+    const id = block.ids.get(sorted[i]!)!;
+    postings += block.start[id + 1]! - block.start[id]!;
+    if (postings > maxPostings) return null;
+    terms.push(sorted[i]!);
+  }
+  // terms only rows written since the read hold
+  const fresh = new Set<string>();
+  for (const r of overlay.values())
+    if (r) for (const term of r.terms.keys()) if (term.startsWith(prefix) && !block.ids.has(term)) fresh.add(term);
+  terms.push(...fresh);
+  if (terms.length === 1) return phraseList(block, overlay, weights, terms[0]!, col);
+  // each row's frequency summed over the terms (integer-weighted counts: exact in any order)
+  const sum = new Map<number, number>();
+  for (const term of terms) {
+    const l = phraseList(block, overlay, weights, term, col);
+    for (let i = 0; i < l.docs.length; i++) sum.set(l.docs[i]!, (sum.get(l.docs[i]!) ?? 0) + l.f[i]!);
+  }
+  const docs = Int32Array.from(sum.keys()).sort();
+  return { docs, f: Float64Array.from(docs, (d) => sum.get(d)!) };
+}

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { compileFtsMatches, type FtsMatches, type PhraseList } from '../domain/fts-bm25.ts';
-import { blockBuilder, foldOverlay, phraseList, type Block, type Overlay } from './fts-postings-block.ts';
+import { blockBuilder, foldOverlay, phraseList, prefixList, type Block, type Overlay } from './fts-postings-block.ts';
 import { createFtsTokenizer } from './fts-tokenizer.ts';
 import type { SearchChange, SearchChanges } from './search-changes.ts';
 
@@ -34,6 +34,11 @@ export interface FtsPostingsView {
 
 /** Bytes of phrase lists and compiled matches kept per state; past it both caches start empty. */
 const CACHE_BYTES = 32 * 2 ** 20;
+/**
+ * A prefix phrase whose terms hold more postings than this together is left to FTS5 (its prefix
+ * indexes answer a short prefix without summing thousands of lists).
+ */
+const PREFIX_POSTINGS = 200_000;
 
 interface State {
   /** `search_changes` id the state is current with */
@@ -62,9 +67,10 @@ interface State {
  *
  * BM25 and matching: domain/fts-bm25.ts (FTS5's formula, phrase by phrase; a parity test compares).
  *
- * Held: phrases of one token (as FTS5's tokenizer makes it, db/fts-tokenizer.ts), AND, OR and a column
- * filter. Prefix phrases, phrases of several tokens or none, and expressions outside the planner's
- * subset get null from `matches`: the caller asks FTS5. So does every call inside an open transaction.
+ * Held: phrases of one token (as FTS5's tokenizer makes it, db/fts-tokenizer.ts), prefix phrases of one
+ * token (every term starting with it, up to PREFIX_POSTINGS postings), AND, OR and a column filter.
+ * Phrases of several tokens or none, longer prefix lists and expressions outside the planner's subset
+ * get null from `matches`: the caller asks FTS5. So does every call inside an open transaction.
  *
  * The copy is read once (one pass over the table's fts5vocab `instance` table) on first use; afterwards
  * the rows changed since, as logged in `search_changes` of the table's kind, are tokenized again and
@@ -295,6 +301,19 @@ export function createFtsPostings(
     return list;
   };
 
+  /** The rows holding a term starting with `prefix`, now (kept per state); null past PREFIX_POSTINGS. */
+  const prefixListOf = (s: State, prefix: string, col: number): PhraseList | null => {
+    const key = `${col}|${prefix}*`;
+    let list = s.lists.get(key);
+    if (!list) {
+      const made = prefixList(s.block, s.overlay, t.weights, prefix, col, PREFIX_POSTINGS);
+      if (!made) return null;
+      keep(s, made.docs.byteLength + made.f.byteLength);
+      s.lists.set(key, (list = made));
+    }
+    return list;
+  };
+
   /** An expression's matches in the state (domain/fts-bm25.ts), or null when FTS5 must answer it. */
   const compile = (s: State, match: string): FtsMatches | null => {
     const { rows, tokens } = totals(s);
@@ -302,6 +321,7 @@ export function createFtsPostings(
       columns: t.columns,
       tokenize: tokensOf,
       list: (term, col) => listOf(s, term, col),
+      prefixList: (prefix, col) => prefixListOf(s, prefix, col),
       rows,
       tokens,
       // (an overlay is empty between writes: no lookup per row then)

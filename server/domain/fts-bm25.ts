@@ -54,6 +54,8 @@ export interface PostingsSource {
   tokenize: (text: string) => string[];
   /** the rows holding `term` in column `col` (−1: any column) with its weighted frequency in each */
   list: (term: string, col: number) => PhraseList;
+  /** the same for the prefix phrase `"prefix"*` (any term starting with it); null: too many rows, FTS5 answers */
+  prefixList: (prefix: string, col: number) => PhraseList | null;
   /** rows of the table, and tokens in all of them */
   rows: number;
   tokens: number;
@@ -137,14 +139,15 @@ function andBelowOr(x: Compiled, underOr: boolean): boolean {
 
 /**
  * The matches of a parsed expression, its tree over phrase numbers and its phrases in order, or null
- * when it holds a prefix phrase or a phrase of other than one token (FTS5 must answer those).
+ * when it holds a phrase of other than one token or a prefix phrase of too many rows (FTS5 must answer those).
  */
 function evaluate(src: PostingsSource, n: FtsNode, col: number, phrases: PhraseList[]): { docs: Int32Array; node: Compiled } | null {
   if (n.k === 'phrase') {
-    if (n.prefix) return null;
+    // FTS5 tokenizes a prefix phrase's text like any other (Porter stems it too) and matches the terms it starts
     const toks = src.tokenize(n.text);
     if (toks.length !== 1) return null;
-    const list = src.list(toks[0]!, col);
+    const list = n.prefix ? src.prefixList(toks[0]!, col) : src.list(toks[0]!, col);
+    if (!list) return null;
     phrases.push(list);
     return { docs: list.docs, node: { k: 'phrase', i: phrases.length - 1 } };
   }
@@ -162,8 +165,8 @@ function evaluate(src: PostingsSource, n: FtsNode, col: number, phrases: PhraseL
 
 /**
  * The matches of an FTS5 expression of the planner's subset over `src`, and the bytes its match list
- * holds; null when the expression is outside what postings answer (a prefix phrase, a phrase of several
- * tokens or none, syntax outside the subset): FTS5 must answer it.
+ * holds; null when the expression is outside what postings answer (a phrase of several tokens or none, a
+ * prefix phrase of too many rows, syntax outside the subset): FTS5 must answer it.
  */
 export function compileFtsMatches(match: string, src: PostingsSource): { matches: FtsMatches; bytes: number } | null {
   let tree: FtsNode;
