@@ -8,7 +8,9 @@ describe('upload sessions expire', () => {
   let srv: TestServer;
   let c: TestClient;
   beforeAll(async () => {
-    srv = await startTestServer({ env: { ATELIER_UPLOAD_TTL_MS: '400', ATELIER_UPLOAD_SWEEP_MS: '50', ATELIER_ENRICHMENT: '0' } });
+    // The TTL must outlast staging a second file (the check that both are staged comes after it): 400 ms
+    // did not on a loaded machine with staging on S3, and the abandoned session was swept first.
+    srv = await startTestServer({ env: { ATELIER_UPLOAD_TTL_MS: '3000', ATELIER_UPLOAD_SWEEP_MS: '50', ATELIER_ENRICHMENT: '0' } });
     c = await srv.connect();
   });
   afterAll(async () => srv.close());
@@ -21,7 +23,7 @@ describe('upload sessions expire', () => {
     expect(staged.complete.structured).toMatchObject({ session: { status: 'staged' } });
     expect(await stagedIds(srv.app)).toEqual(expect.arrayContaining([openId, staged.id]));
 
-    await vi.waitFor(async () => expect(await stagedIds(srv.app)).toEqual([]), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await stagedIds(srv.app)).toEqual([]), { timeout: 15_000, interval: 50 });
     for (const id of [openId, staged.id]) {
       const st = await c.call(APP, 'status', { upload_id: id });
       expect(st.error).toMatchObject({ code: 'not_found', field: 'args.upload_id' });
