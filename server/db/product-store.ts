@@ -22,6 +22,7 @@ export function createSqliteProductStore(db: Database, q: ProductQueries = creat
     },
     putSyncState: async (scope, st) => q.putSyncState(scope, st),
     maxSeq: async (scope) => q.maxSeq(scope),
+    recentStores: async (limit) => q.recentStores(limit),
     byGids: async (scope, gids) => q.byGids(scope, gids),
     byHandle: async (scope, handle) => q.byHandle(scope, handle),
     bySeqs: async (scope, seqs) => q.bySeqs(scope, seqs),

@@ -219,6 +219,18 @@ export function productStoreContract(name: string, f: CatalogStoresFixture): voi
       expect(page.rows.map((r) => r.seq)).toEqual([first[1]]);
     });
 
+    it('recentStores lists the stores holding products, the newest product first', async () => {
+      const { store } = await f.create();
+      const s = store.products;
+      expect(await s.recentStores(5)).toEqual([]);
+      await s.upsertMany(b, [p(1)], 'json', file);
+      await s.upsertMany(a, [p(2)], 'json', file);
+      expect(await s.recentStores(5)).toEqual([a, b]);
+      await s.upsertMany(b, [p(3)], 'json', file);
+      expect(await s.recentStores(5)).toEqual([b, a]);
+      expect(await s.recentStores(1)).toEqual([b]);
+    });
+
     it('browses by title (ASCII case-insensitive, then seq) under status, collection, type, snapshot and exclusion filters', async () => {
       const { store } = await f.create();
       const s = store.products;

@@ -60,6 +60,8 @@ export interface ProductStore {
   putSyncState(scope: StoreScope, state: CatalogSyncState): Promise<void>;
   /** Snapshot bound of a new result set: every product of the store now has a seq ≤ it, later ones a higher seq. */
   maxSeq(scope: StoreScope): Promise<number>;
+  /** The stores holding products, the one with the newest product first, at most `limit` (what a starting server loads first). */
+  recentStores(limit: number): Promise<StoreScope[]>;
   /** Products by GID (any status); missing and foreign GIDs are absent from the map. */
   byGids(scope: StoreScope, gids: string[]): Promise<Map<string, ProductRow>>;
   /** The product with this handle (ASCII case-insensitive; the lowest seq when several). */

@@ -219,6 +219,13 @@ export function createPgProductStore(pool: PgPool): ProductStore {
       return (await pool.query<{ m: number }>('SELECT coalesce(max(seq), 0) AS m FROM products WHERE store_id = $1', [scope.storeId]))
         .rows[0]!.m;
     },
+    async recentStores(limit) {
+      const r = await pool.query<{ tenantId: string; workspaceId: string; storeId: string }>(
+        'SELECT s.tenant_id AS "tenantId", s.workspace_id AS "workspaceId", s.id AS "storeId" FROM stores s JOIN (SELECT store_id, max(seq) AS m FROM products GROUP BY store_id) p ON p.store_id = s.id ORDER BY p.m DESC LIMIT $1',
+        [limit],
+      );
+      return r.rows.map((x) => ({ tenantId: x.tenantId, workspaceId: x.workspaceId, storeId: x.storeId }));
+    },
     async byGids(scope, gids) {
       if (gids.length === 0) return new Map();
       const found = await rows(`SELECT ${COLUMNS} FROM products WHERE store_id = $1 AND gid = ANY($2::text[])`, [scope.storeId, gids]);
