@@ -79,7 +79,8 @@ export interface App {
   startWorkers(): void;
   /**
    * Load what the first searches would, before taking requests (server/search-warmup.ts): the FTS5
-   * tables in memory, the local embedder, recent workspaces' vectors. Servers call it before they listen.
+   * tables in memory, WordNet, the local embedder, recent workspaces' and stores' vectors. Servers call it
+   * before they listen.
    * @param budgetMs no step starts after this, ms (default ATELIER_SEARCH_WARM_MS; 0: nothing)
    */
   warmSearch(budgetMs?: number): Promise<WarmReport>;
@@ -334,6 +335,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
           vectors,
           localEmbedder: env.ATELIER_EMBEDDER === 'static' ? embedder : null,
           thesaurus,
+          catalog: { products: stores.products, warm: (scope) => catalog.warm(scope) },
         },
         budgetMs,
         log.child({ mod: 'warmup' }),

@@ -3,12 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from './app.ts';
+import { loadConfig } from './config.ts';
 import { createSqliteAssetStore } from './db/asset-store.ts';
 import { createAssetQueries } from './db/assets.ts';
 import { createSqliteCalibrationStore } from './db/calibration-store.ts';
 import { openDb } from './db/connection.ts';
 import { createLexicalIndexes } from './db/lexical-index.ts';
 import { syntheticAsset } from './db/synthetic-asset.ts';
+import { syntheticProduct } from './db/synthetic-product.ts';
 import { createSqliteTenancyStore } from './db/tenancy-store.ts';
 import { createSqliteVectorStore } from './db/vector-store.ts';
 import { createVectorQueries } from './db/vectors.ts';
@@ -126,5 +129,40 @@ describe('search warm-up before serving', () => {
     expect(Object.keys(r.lexical ?? {})).toHaveLength(2);
     expect(r.workspaces).toBe(0);
     expect(lines.join('')).toMatch(/search warm-up stopped.*disk gone|disk gone.*search warm-up stopped/);
+  });
+});
+
+describe('search warm-up of the product catalog', () => {
+  it('loads the product vectors of the stores holding embedded products, and skips a store not embedded yet', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-warm-app-'));
+    dirs.push(dir);
+    const app = await buildApp(
+      loadConfig({ ATELIER_DATA_DIR: dir, ATELIER_LOG_LEVEL: 'silent', ATELIER_ENRICHMENT: '0' }),
+      createLogger('silent'),
+    );
+    try {
+      const tenancy = app.library.tenancy;
+      const [a, b] = [await createTenant(tenancy, 'a'), await createTenant(tenancy, 'b')];
+      const scopeOf = (t: typeof a) => ({ tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id });
+      const at = { at: '2026-11-27T00:00:00.000Z', replaceCollections: false };
+      const titles = ['Ocean blue linen shirt', 'Walnut side table', 'Ceramic coffee mug'];
+      await app.stores.products.upsertMany(
+        scopeOf(a),
+        titles.map((title, i) => syntheticProduct(i + 1, { title })),
+        'json',
+        at,
+      );
+      await app.catalog.deps.indexer.embedPending(a.store_id);
+      // store b's products are written last but not embedded: nothing to load there yet
+      await app.stores.products.upsertMany(scopeOf(b), [syntheticProduct(9, { title: 'Linen throw pillow' })], 'json', at);
+      expect(await app.stores.products.recentStores(8)).toEqual([scopeOf(b), scopeOf(a)]);
+      const report = await app.warmSearch(60_000);
+      expect(report.stores).toBe(1);
+      expect(report.workspaces).toBe(0);
+      expect(await app.catalog.warm(scopeOf(a))).toBe(true);
+      expect(await app.catalog.warm(scopeOf(b))).toBe(false);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { ProductStore } from '../db/ports/product-store.ts';
+import type { ProductStore, StoreScope } from '../db/ports/product-store.ts';
 import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
@@ -7,6 +7,7 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { ServiceError } from '../errors.ts';
 import type { CatalogDeps, CatalogSearchDeps } from './deps.ts';
 import { createProductIndexer } from './indexer.ts';
+import { warmStore } from './list.ts';
 import { adminEndpoint, createAdminGraphqlClient, type AdminGraphqlClient } from './shopify-admin.ts';
 
 /** Shopify Admin API settings from config (`ATELIER_SHOPIFY_*`). */
@@ -35,6 +36,8 @@ export interface Catalog {
   adminClient(shop?: string | null, storeShop?: string | null): { client: AdminGraphqlClient; endpoint: string };
   /** Start the background backfill of products without a vector for the current model (serve/start only). */
   start(): void;
+  /** Load what a store's first semantic or hybrid search would (catalog/list.ts `warmStore`). @returns false when there is nothing to load */
+  warm(scope: StoreScope): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -69,6 +72,7 @@ export function createCatalog(opts: {
   return {
     deps,
     start: () => indexer.schedule(null),
+    warm: (scope) => warmStore(deps, scope),
     setEmbedder(e) {
       current = e;
       indexer.schedule(null);

@@ -53,6 +53,25 @@ async function productNull(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder
 }
 
 /**
+ * Load what a store's first semantic or hybrid `list_products` would: its product vectors in memory and
+ * its stored null model (estimated once when missing), without embedding a query.
+ * @returns false when there is nothing to load (no embedder or vector store, the store not fully embedded, no vectors)
+ * @throws what the embedder or the stores throw
+ */
+export async function warmStore(deps: CatalogDeps, scope: StoreScope): Promise<boolean> {
+  const e = deps.embedder();
+  if (!e || !(await deps.vectors.available()).ok || !(await deps.indexer.complete(scope.storeId, e))) return false;
+  const items = await deps.vectors.count(scope, e.modelId, e.dimensions);
+  if (items === 0) return false;
+  await productNull(deps, scope, e, items);
+  // any query vector loads the store's vectors: the first axis, nearest one
+  const axis = new Float32Array(e.dimensions);
+  axis[0] = 1;
+  await deps.vectors.nearest(scope, e.modelId, axis, 1, { statuses: ['ACTIVE'] });
+  return true;
+}
+
+/**
  * `list_products` (spec §4.8) under the honest results contract: `items` and `total` hold matches
  * only, each with a relevance in [0, 1] and how it matched; near non-matches come back apart as
  * `suggestions` when a query matches nothing or very little.
