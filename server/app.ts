@@ -1,6 +1,4 @@
-import { warmSearch, type WarmReport } from './search-warmup.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Config } from './config.ts';
 import type { Thesaurus } from './domain/concepts.ts';
 import { nameWords } from './domain/alt-text.ts';
@@ -9,8 +7,6 @@ import { loadWordnet } from './providers/wordnet.ts';
 import type { Database } from './db/connection.ts';
 import { openPgStores, openSqliteStores, type Stores } from './stores.ts';
 import { createUploadService } from './library/upload.ts';
-import { createStagingStore, type StagingStore } from './storage/staging.ts';
-import { createS3StagingStore } from './storage/staging-s3.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import { imageWork, type LibraryDeps } from './library/deps.ts';
 import { configureSharp, createImagePool, IMAGE_PRIORITY } from './library/image-pool.ts';
@@ -24,7 +20,6 @@ import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
 import { createHttpCaptioner } from './providers/vision-http.ts';
 import type { Logger } from './log.ts';
-import { collectBlobGarbage } from './storage/blob-gc.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
 import { createInflightCalls } from './mcp/inflight.ts';
@@ -42,10 +37,11 @@ import { discoverRouter } from './routers/discover.ts';
 import type { RouterImpls } from './routers/types.ts';
 import { ROUTER } from '../shared/actions.ts';
 import { describeScope } from './tenancy/scope.ts';
-import { createLocalBlobStore, type BlobStore } from './storage/blob-store.ts';
-import { createS3BlobStore, createS3Client } from './storage/blob-store-s3.ts';
 import { createUrlBuilder } from './storage/urls.ts';
 import { createTestHooks } from './test-hooks.ts';
+import { warmSearch, type WarmReport } from './search-warmup.ts';
+import type { StagingStore } from './storage/staging.ts';
+import { createBlobGcSchedule, createBlobStore, createStaging } from './storage/configured.ts';
 
 export const VERSION = '0.1.0';
 
@@ -347,23 +343,6 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   };
 }
 
-/** The blob store the configuration names: S3 (ATELIER_BLOB_STORE=s3://…) or the local directory. */
-function createBlobStore(config: Config, hooks: ReturnType<typeof createTestHooks>): BlobStore {
-  const c = config.blobStore;
-  return c.kind === 's3' ? createS3BlobStore({ ...c, hooks }) : createLocalBlobStore(config.blobDir, hooks);
-}
-
-/**
- * The upload channel's staging area: beside the blobs. On S3 several processes on several machines then
- * see the same chunks (a chunk sent to one process, `complete` to another); else `<data dir>/staging`.
- */
-function createStaging(config: Config): StagingStore {
-  const c = config.blobStore;
-  return c.kind === 's3'
-    ? createS3StagingStore({ client: createS3Client(c), bucket: c.bucket, prefix: c.prefix, partSizeBytes: c.partSizeBytes })
-    : createStagingStore(path.join(config.dataDir, 'staging'));
-}
-
 /**
  * WordNet on first use, once per process; a failure is logged once and concept expansion stays off
  * (search still works without it).
@@ -375,29 +354,4 @@ function createThesaurusLoader(cacheDir: string, log: Logger): () => Promise<The
       log.warn({ err: err instanceof Error ? err.message : String(err) }, 'WordNet could not be loaded; concept expansion is off');
       return null;
     }));
-}
-
-/** Periodic `collectBlobGarbage` passes; `close` waits for a running pass. intervalMs 0 = off. */
-function createBlobGcSchedule(library: LibraryDeps, graceMs: number, intervalMs: number, log: Logger): { close(): Promise<void> } {
-  if (intervalMs === 0) return { close: async () => undefined };
-  let running: Promise<unknown> = Promise.resolve();
-  const pass = (): void => {
-    running = running
-      .then(() => collectBlobGarbage({ blobs: library.blobs, referenced: (sha) => library.assets.blobReferenced(sha), graceMs }))
-      .then((r) => {
-        if (r.removed > 0) log.info(r, 'unreferenced blobs removed');
-      })
-      .catch((err: unknown) => log.error({ err }, 'blob GC failed'));
-  };
-  const first = setTimeout(pass, Math.min(60_000, intervalMs));
-  const timer = setInterval(pass, intervalMs);
-  first.unref();
-  timer.unref();
-  return {
-    async close() {
-      clearTimeout(first);
-      clearInterval(timer);
-      await running;
-    },
-  };
 }
