@@ -25,7 +25,7 @@ export function createSqliteAssetStore(db: Database): AssetStore {
     maxSeq: async (scope) => q.maxSeq(scope),
     recentScopes: async (limit) => q.recentScopes(limit),
     bySeqs: async (scope, seqs) => q.bySeqs(scope, seqs),
-    renditionsOf: async (seqs) => q.renditionsOf(seqs),
+    cardsBySeqs: async (scope, seqs) => q.cardsBySeqs(scope, seqs),
     changeHead: async () => q.changeHead(),
     browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),
   };

@@ -114,6 +114,60 @@ function rowOf(v: unknown[]): AssetRow {
   };
 }
 
+/**
+ * What a search result shows of an asset (`toAsset`): the card's columns and its thumbnail rendition
+ * (the narrowest; null when it has none). Read by `cardsBySeqs` in one query, without the columns only
+ * detail views need (OCR text, provenance, user fields, source).
+ */
+export type AssetCard = Pick<
+  AssetRow,
+  | 'seq'
+  | 'id'
+  | 'kind'
+  | 'format'
+  | 'width'
+  | 'height'
+  | 'sha256'
+  | 'name'
+  | 'alt_text'
+  | 'tags'
+  | 'auto_tags'
+  | 'purpose'
+  | 'category'
+  | 'subtype'
+  | 'enrichment_status'
+> & { thumbnail: { sha256: string; format: string } | null };
+
+/**
+ * The card columns of `a` and its narrowest thumbnail (two probes of the renditions' primary key), in
+ * the order `cardOfValues` reads them; the same SQL on SQLite and PostgreSQL.
+ */
+export const CARD_COLUMNS =
+  'a.seq, a.id, a.kind, a.format, a.width, a.height, a.sha256, a.name, a.alt_text, a.tags, a.auto_tags, a.purpose, a.category, a.subtype, a.enrichment_status, ' +
+  "(SELECT r.sha256 FROM asset_renditions r WHERE r.asset_seq = a.seq AND r.role = 'thumbnail' ORDER BY r.width LIMIT 1), " +
+  "(SELECT r.format FROM asset_renditions r WHERE r.asset_seq = a.seq AND r.role = 'thumbnail' ORDER BY r.width LIMIT 1)";
+/** A raw row of `SELECT ${CARD_COLUMNS}` as an `AssetCard` (`seq` as a number). */
+export function cardOfValues(v: unknown[]): AssetCard {
+  return {
+    seq: Number(v[0]),
+    id: v[1] as AssetCard['id'],
+    kind: v[2] as AssetCard['kind'],
+    format: v[3] as AssetCard['format'],
+    width: v[4] as AssetCard['width'],
+    height: v[5] as AssetCard['height'],
+    sha256: v[6] as AssetCard['sha256'],
+    name: v[7] as AssetCard['name'],
+    alt_text: v[8] as AssetCard['alt_text'],
+    tags: v[9] as AssetCard['tags'],
+    auto_tags: v[10] as AssetCard['auto_tags'],
+    purpose: v[11] as AssetCard['purpose'],
+    category: v[12] as AssetCard['category'],
+    subtype: v[13] as AssetCard['subtype'],
+    enrichment_status: v[14] as AssetCard['enrichment_status'],
+    thumbnail: v[15] === null ? null : { sha256: v[15] as string, format: v[16] as string },
+  };
+}
+
 /** `settings` key of the highest asset seq ever used (kept when that asset is deleted). */
 const SEQ_HIGH_WATER = 'asset_seq_high_water';
 
@@ -332,15 +386,19 @@ export function createAssetQueries(db: Database) {
       }
       return seqs.map((q) => bySeq.get(q)).filter((r): r is AssetRow => r !== undefined);
     },
-    /** Renditions of several assets in one query, by asset seq (each list ordered by role, width). */
-    renditionsOf(seqs: number[]): Map<number, RenditionRow[]> {
-      const out = new Map<number, RenditionRow[]>(seqs.map((q) => [q, []]));
-      if (seqs.length === 0) return out;
-      const rows = prep(`SELECT * FROM asset_renditions WHERE asset_seq IN (${marks(seqs.length)}) ORDER BY asset_seq, role, width`).all(
-        ...padIn(seqs),
-      ) as RenditionRow[];
-      for (const r of rows) out.get(r.asset_seq)?.push(r);
-      return out;
+    /** Cards (what a search result shows) by seq, scoped, in the order given (missing and foreign seqs dropped); one query. */
+    cardsBySeqs(scope: Scope, seqs: number[]): AssetCard[] {
+      if (seqs.length === 0) return [];
+      // as bySeqs: one rowid probe per seq, the scope checked on the row
+      const st = prep(
+        `SELECT ${CARD_COLUMNS} FROM assets a WHERE a.seq IN (${marks(seqs.length)}) AND +a.tenant_id = ? AND +a.workspace_id = ?`,
+      );
+      const bySeq = new Map<number, AssetCard>();
+      for (const values of st.raw().all(...padIn(seqs), scope.tenantId, scope.workspaceId) as unknown[][]) {
+        const card = cardOfValues(values);
+        bySeq.set(card.seq, card);
+      }
+      return seqs.map((q) => bySeq.get(q)).filter((c): c is AssetCard => c !== undefined);
     },
     /** Highest id of the search change log (migration 0046): results computed at the same head are still current. */
     changeHead: (): number => (s.changeHead.get() as { id: number }).id,

@@ -52,7 +52,7 @@ describe('query plans of the hot search paths', () => {
     // exercise every hot statement through the public functions
     const max = assets.maxSeq(scope);
     assets.bySeqs(scope, [1, 2, 3]);
-    assets.renditionsOf([1, 2, 3]);
+    assets.cardsBySeqs(scope, [1, 2, 3]);
     assets.changeHead();
     vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
     // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
@@ -160,14 +160,18 @@ describe('query plans of the hot search paths', () => {
     noTableScan(lines);
   });
 
-  it('hydrates a page by key: asset rows and renditions', () => {
+  it('hydrates a page by key: asset rows, and cards with their thumbnails', () => {
     // asset rows by rowid, the scope checked on the row (one B-tree descent per row, not two)
     const rows = plan((s) => s.startsWith('SELECT seq, id, tenant_id,') && s.includes('FROM assets WHERE seq IN'));
     expect(rows.join(' ')).toMatch(/SEARCH assets USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     noTableScan(rows);
-    const r = plan((s) => s.startsWith('SELECT * FROM asset_renditions WHERE asset_seq IN'));
-    expect(r.join(' ')).toMatch(/SEARCH asset_renditions USING/);
-    noTableScan(r);
+    // cards the same way; each thumbnail is a probe of the renditions' primary key (asset_seq, role, width)
+    const cards = plan((s) => s.startsWith('SELECT a.seq, a.id, a.kind,') && s.includes('FROM assets a WHERE a.seq IN'));
+    expect(cards.join(' ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(
+      cards.filter((l) => /SEARCH r USING (INDEX sqlite_autoindex_asset_renditions_1|PRIMARY KEY) \(asset_seq=\? AND role=\?\)/.test(l)),
+    ).toHaveLength(2);
+    noTableScan(cards);
     // products by rowid: with a usable store_id index SQLite walked the store's whole handle index
     const products = plan((s) => s.startsWith('SELECT * FROM products WHERE +store_id = ? AND seq IN'));
     expect(products.join(' ')).toMatch(/SEARCH products USING INTEGER PRIMARY KEY \(rowid=\?\)/);

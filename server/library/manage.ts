@@ -6,7 +6,7 @@ import type { Scope } from '../domain/scope.ts';
 import { nameWords } from '../domain/alt-text.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
-import { jsonArray, toAsset } from './present.ts';
+import { cardOf, jsonArray, toAsset } from './present.ts';
 
 /** Called after an asset's text changed, so enrichment re-embeds it (and refreshes vector metadata). */
 export type AssetChangedHook = (seq: number) => void;
@@ -85,7 +85,7 @@ export async function updateAsset(
   if (changed.length > 0) onChanged?.(row.seq);
   deps.log.info({ mod: 'manage', asset_id: row.id, changed }, 'asset metadata updated');
   return {
-    ...toAsset(after, await deps.assets.renditions(after.seq), deps.urls, null),
+    ...toAsset(cardOf(after, await deps.assets.renditions(after.seq)), deps.urls, null),
     purpose: after.purpose,
     user_fields: jsonArray(after.user_fields) as UserField[],
     changed,

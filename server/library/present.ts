@@ -1,5 +1,5 @@
 import type { Asset, ImportedAsset, MatchKind } from '../../shared/schemas/asset.ts';
-import type { AssetRow, RenditionRow } from '../db/assets.ts';
+import type { AssetCard, AssetRow, RenditionRow } from '../db/assets.ts';
 import { orientationOf } from '../domain/alt-text.ts';
 import { usageHint } from '../domain/asset-meta.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
@@ -12,10 +12,33 @@ export function jsonArray(text: string | null): string[] {
 }
 
 /** User tags first, then automatic tags not already present. */
-export function allTags(row: AssetRow): string[] {
+export function allTags(row: Pick<AssetRow, 'tags' | 'auto_tags'>): string[] {
   const user = jsonArray(row.tags);
   const seen = new Set(user.map((t) => t.toLowerCase()));
   return [...user, ...jsonArray(row.auto_tags).filter((t) => !seen.has(t.toLowerCase()))];
+}
+
+/** `AssetCard` of a full row and its renditions (ordered by role, width, as `renditions` returns them). */
+export function cardOf(row: AssetRow, renditions: RenditionRow[]): AssetCard {
+  const thumb = renditions.find((r) => r.role === 'thumbnail');
+  return {
+    seq: row.seq,
+    id: row.id,
+    kind: row.kind,
+    format: row.format,
+    width: row.width,
+    height: row.height,
+    sha256: row.sha256,
+    name: row.name,
+    alt_text: row.alt_text,
+    tags: row.tags,
+    auto_tags: row.auto_tags,
+    purpose: row.purpose,
+    category: row.category,
+    subtype: row.subtype,
+    enrichment_status: row.enrichment_status,
+    thumbnail: thumb ? { sha256: thumb.sha256, format: thumb.format } : null,
+  };
 }
 
 /** URLs of an asset's original, thumbnail, fallback and WebP srcset. */
@@ -40,21 +63,17 @@ export function assetUrls(row: AssetRow, renditions: RenditionRow[], urls: UrlBu
 }
 
 /**
- * Map a row to the spec's Asset (search result item).
+ * Map a card (`cardsBySeqs`, or `cardOf` a full row) to the spec's Asset (search result item): the
+ * original's URL, and the thumbnail's (the original's when it has none).
  * @param hit relevance in [0, 1] and how it matched (null outside a ranked search)
  */
-export function toAsset(
-  row: AssetRow,
-  renditions: RenditionRow[],
-  urls: UrlBuilder,
-  hit: { relevance: number | null; matchedBy: MatchKind[] | null } | null,
-): Asset {
-  const u = assetUrls(row, renditions, urls);
+export function toAsset(row: AssetCard, urls: UrlBuilder, hit: { relevance: number | null; matchedBy: MatchKind[] | null } | null): Asset {
+  const original = urls.blob(row.sha256, row.format);
   return {
     id: row.id,
-    original_url: u.original,
-    thumbnail_url: u.thumbnail,
-    url: u.original,
+    original_url: original,
+    thumbnail_url: row.thumbnail ? urls.blob(row.thumbnail.sha256, row.thumbnail.format) : original,
+    url: original,
     name: row.name,
     tags: allTags(row),
     kind: row.kind,

@@ -218,13 +218,12 @@ export async function searchAssets(
   }
   const hasMore = page.length > limit || state.offset + limit < total;
   const pageRows = page.slice(0, limit);
-  // hydration: the page's rows in one query, their renditions in another
+  // hydration: the page's cards (with their thumbnails) in one query
   const shown = [...pageRows.map((p) => p.seq), ...suggestions.map((s) => s.seq)];
-  const [hydrated, renditions] = await Promise.all([assets.bySeqs(scope, shown), assets.renditionsOf(shown)]);
-  const rows = new Map(hydrated.map((r) => [r.seq, r]));
+  const cards = new Map((await assets.cardsBySeqs(scope, shown)).map((c) => [c.seq, c]));
   const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
-    const row = rows.get(p.seq);
-    return row ? [toAsset(row, renditions.get(row.seq) ?? [], urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];
+    const card = cards.get(p.seq);
+    return card ? [toAsset(card, urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];
   };
   return {
     assets: pageRows.flatMap(present),

@@ -166,7 +166,7 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.recentScopes(1)).toEqual([otherWorkspace]);
     });
 
-    it('bySeqs keeps the order given and drops missing or foreign seqs; renditionsOf keys every seq', async () => {
+    it('bySeqs and cardsBySeqs keep the order given and drop missing or foreign seqs; a card holds the narrowest thumbnail', async () => {
       const { store } = await f.create();
       const a = asset();
       const b = asset({ renditions: [] });
@@ -175,17 +175,41 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       const sc = await store.insert(asset({}, otherWorkspace));
       expect((await store.bySeqs(scope, [sb, sc, 999999, sa])).map((r) => r.seq)).toEqual([sb, sa]);
       expect(await store.bySeqs(scope, [])).toEqual([]);
-      const r = await store.renditionsOf([sa, sb, 999999]);
-      expect([...r.keys()]).toEqual([sa, sb, 999999]);
-      expect(r.get(sa)!.map((x) => [x.role, x.width])).toEqual([
-        ['fallback', 1200],
-        ['thumbnail', 320],
-        ['webp', 640],
-        ['webp', 1280],
-      ]);
-      expect(r.get(sb)).toEqual([]);
-      expect(r.get(999999)).toEqual([]);
-      expect((await store.renditionsOf([])).size).toBe(0);
+      const cards = await store.cardsBySeqs(scope, [sb, sc, 999999, sa]);
+      expect(cards.map((c) => c.seq)).toEqual([sb, sa]);
+      // the card's columns are the full row's; its thumbnail is the narrowest thumbnail rendition
+      const row = (await store.bySeq(sa))!;
+      const {
+        seq,
+        id,
+        kind,
+        format,
+        width,
+        height,
+        sha256,
+        name,
+        alt_text,
+        tags,
+        auto_tags,
+        purpose,
+        category,
+        subtype,
+        enrichment_status,
+      } = row;
+      expect(cards[1]).toStrictEqual({
+        ...{ seq, id, kind, format, width, height, sha256, name, alt_text, tags, auto_tags, purpose, category, subtype, enrichment_status },
+        thumbnail: { sha256: a.renditions.find((x) => x.role === 'thumbnail')!.sha256, format: 'webp' },
+      });
+      expect(cards[0]!.thumbnail).toBeNull();
+      const two = asset({
+        renditions: [
+          { role: 'thumbnail', width: 320, height: 213, format: 'webp', sha256: sha('wide thumb'), size_bytes: 5432 },
+          { role: 'thumbnail', width: 160, height: 107, format: 'jpeg', sha256: sha('narrow thumb'), size_bytes: 2100 },
+        ],
+      });
+      const st = await store.insert(two);
+      expect((await store.cardsBySeqs(scope, [st]))[0]!.thumbnail).toEqual({ sha256: sha('narrow thumb'), format: 'jpeg' });
+      expect(await store.cardsBySeqs(scope, [])).toEqual([]);
     });
 
     it('updateMetadata replaces the user metadata in scope only, and takes the machine alt text on request', async () => {

@@ -1,7 +1,7 @@
 import type { Scope } from '../../domain/scope.ts';
-import type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+import type { AssetCard, AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
 
-export type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+export type { AssetCard, AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
 
 /** The user-editable metadata of an asset, replaced as a whole by `updateMetadata`. */
 export interface AssetMetadataUpdate {
@@ -21,7 +21,7 @@ export interface AssetMetadataUpdate {
 /**
  * Port: the asset aggregate (an asset row with its renditions) as the use cases need it. Every method
  * that takes a `Scope` takes it first and never returns or changes a row of another tenant or workspace
- * (it behaves as missing); the unscoped methods (`bySeq`, `renditions`, `renditionsOf`, `blobReferenced`,
+ * (it behaves as missing); the unscoped methods (`bySeq`, `renditions`, `blobReferenced`,
  * `resolveBlob`, `changeHead`, `backfillNameWords`) are for callers that already hold a verified seq or
  * serve content-addressed blobs, exactly as in the SQLite queries. Rows have the SQLite shape on every
  * backend: JSON columns (`tags`, `auto_tags`, `user_fields`, `provenance`) as JSON text, `created_at` as
@@ -73,8 +73,8 @@ export interface AssetStore {
   recentScopes(limit: number): Promise<Scope[]>;
   /** Rows by seq, scoped, in the order given (missing and foreign seqs dropped). */
   bySeqs(scope: Scope, seqs: number[]): Promise<AssetRow[]>;
-  /** Renditions of several assets, by seq (every seq given is a key; each list ordered by role, width). */
-  renditionsOf(seqs: number[]): Promise<Map<number, RenditionRow[]>>;
+  /** Cards (what a search result shows: `AssetCard`) by seq, scoped, in the order given (missing and foreign seqs dropped). */
+  cardsBySeqs(scope: Scope, seqs: number[]): Promise<AssetCard[]>;
   /** Highest id of the search change log: grows with every insert, update and delete of an asset. */
   changeHead(): Promise<number>;
   /** Browse newest first (created_at, then seq, descending) under filters. @returns one page and the total under the filters */

@@ -1,5 +1,5 @@
-import type { AssetFilters, AssetRow, AssetStore, RenditionRow } from '../ports/asset-store.ts';
-import { orientationSql } from '../assets.ts';
+import type { AssetCard, AssetFilters, AssetRow, AssetStore, RenditionRow } from '../ports/asset-store.ts';
+import { CARD_COLUMNS, cardOfValues, orientationSql } from '../assets.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
 
@@ -235,15 +235,15 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
       const bySeq = new Map(rows.map((r) => [r.seq, r]));
       return seqs.map((q) => bySeq.get(q)).filter((r): r is AssetRow => r !== undefined);
     },
-    async renditionsOf(seqs) {
-      const out = new Map<number, RenditionRow[]>(seqs.map((q) => [q, []]));
-      if (seqs.length === 0) return out;
-      const r = await pool.query<RenditionRow>(
-        `SELECT ${RENDITION} FROM asset_renditions WHERE asset_seq = ANY($1::bigint[]) ORDER BY asset_seq, role, width`,
-        [seqs],
-      );
-      for (const x of r.rows) out.get(x.asset_seq)?.push(x);
-      return out;
+    async cardsBySeqs(scope, seqs) {
+      if (seqs.length === 0) return [];
+      const r = await pool.query<unknown[]>({
+        text: `SELECT ${CARD_COLUMNS} FROM assets a WHERE a.tenant_id = $1 AND a.workspace_id = $2 AND a.seq = ANY($3::bigint[])`,
+        values: [scope.tenantId, scope.workspaceId, seqs],
+        rowMode: 'array',
+      });
+      const bySeq = new Map(r.rows.map((v) => cardOfValues(v)).map((c) => [c.seq, c]));
+      return seqs.map((q) => bySeq.get(q)).filter((c): c is AssetCard => c !== undefined);
     },
     async changeHead() {
       return (await pool.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM search_changes')).rows[0]!.id;
