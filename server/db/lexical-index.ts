@@ -234,7 +234,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       async size() {
         return scopeSize();
       },
-      async search(match, k, counted = true) {
+      async search(match, k, counted = true, withPhrases = false) {
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
         // FTS5 rowid order; fewer rows than that is the exact count, and the ranking is a sort of
         // those rows (here, or in SQLite when nothing is filtered). A frequent expression is ranked
@@ -247,18 +247,23 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
           // same key as below (in memory, or by SQLite handing back the first k seqs alone).
           const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
           const m = held(match);
-          const seqs = m
-            ? m.top(hi, lim, k)
-            : (prep(
-                `SELECT rowid FROM (SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
-              )
-                .pluck()
-                .all(match, hi, lim, k) as number[]);
-          if (seqs.length < k) return { seqs, total: seqs.length, estimated: false };
+          // the phrases each row holds come with the ranking from memory (FTS5's rows do not say)
+          const r = m && withPhrases ? m.topPhrases(hi, lim, k) : null;
+          const seqs = r
+            ? r.rows
+            : m
+              ? m.top(hi, lim, k)
+              : (prep(
+                  `SELECT rowid FROM (SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
+                )
+                  .pluck()
+                  .all(match, hi, lim, k) as number[]);
+          const phrases = r?.phrases ? { phrases: r.phrases } : {};
+          if (seqs.length < k) return { seqs, total: seqs.length, estimated: false, ...phrases };
           // uncounted lists need no total (the port's contract): no count query for them
-          if (!counted) return { seqs, total: seqs.length, estimated: false };
+          if (!counted) return { seqs, total: seqs.length, estimated: false, ...phrases };
           // the scope count of the whole table is exact (the window holds the newest min(count, lim))
-          return { seqs, total: count(match).n, estimated: false };
+          return { seqs, total: count(match).n, estimated: false, ...phrases };
         }
         const rows = fail
           ? ftsRanked(match, lim, fail)

@@ -34,6 +34,12 @@ export interface FtsMatches {
    * newest first: FTS5's `SELECT rowid FROM (… ORDER BY rowid DESC LIMIT lim) ORDER BY bm25, rowid DESC LIMIT k`.
    */
   top(hi: number, lim: number, k: number): number[];
+  /**
+   * `top`, with the phrases each row holds: bit i of `phrases[r]` is set when `rows[r]` is in the
+   * list of the expression's i-th phrase (left to right, as the expression is written; under its column
+   * filter). `phrases` is null when the expression has more than 32 phrases.
+   */
+  topPhrases(hi: number, lim: number, k: number): { rows: number[]; phrases: Uint32Array | null };
   /** whether `rowid` matches */
   has(rowid: number): boolean;
   /** the rowids of `rowids` that match, ascending */
@@ -192,17 +198,22 @@ export function compileFtsMatches(match: string, src: PostingsSource): { matches
    * its part of the expression matches the row (FTS5 empties the position lists of an OR's branches
    * that do not match, fts5ExprNodeZeroPoslist), and the terms are added phrase by phrase per row.
    */
-  const bm25Of = (ws: Int32Array): Float64Array => {
+  const bm25Of = (ws: Int32Array, held: Uint32Array | null = null): Float64Array => {
     const n = ws.length;
-    // each phrase's weighted frequency in each row (0: not in the row), by one walk of its list
+    // each phrase's weighted frequency in each row (0: not in the row), by one walk of its list;
+    // `held` (when asked, np ≤ 32) gets bit i for each row in phrase i's list
     const fv = new Float64Array(n * np);
     for (let i = 0; i < np; i++) {
       const p = phrases[i]!;
+      const bit = 1 << i;
       let j = n > 0 ? lowerBound(p.docs, ws[0]!) : 0;
       for (let r = 0; r < n; r++) {
         const d = ws[r]!;
         while (j < p.docs.length && p.docs[j]! < d) j++;
-        if (j < p.docs.length && p.docs[j] === d) fv[r * np + i] = p.f[j]!;
+        if (j < p.docs.length && p.docs[j] === d) {
+          fv[r * np + i] = p.f[j]!;
+          if (held) held[r] = (held[r]! | bit) >>> 0;
+        }
       }
     }
     const active = new Uint8Array(np);
@@ -241,6 +252,28 @@ export function compileFtsMatches(match: string, src: PostingsSource): { matches
     }
     return out;
   };
+  /** `top`, and with `withPhrases` the phrases each returned row holds (see `FtsMatches.topPhrases`). */
+  const ranked = (hi: number, lim: number, k: number, withPhrases: boolean): { rows: number[]; phrases: Uint32Array | null } => {
+    const end = upperBound(docs, hi);
+    const ws = docs.subarray(Math.max(0, end - lim), end);
+    const n = ws.length;
+    const held = withPhrases ? new Uint32Array(n) : null;
+    if (n === 0) return { rows: [], phrases: held };
+    const bm25 = bm25Of(ws, held);
+    // ascending bm25, ties newest (highest rowid: the later position) first: descending −bm25 over
+    // the positions reversed, ties in (reversed) position order
+    const key = new Float64Array(n);
+    for (let r = 0; r < n; r++) key[r] = -bm25[n - 1 - r]!;
+    const order = stableDescending(key);
+    const rows = new Array<number>(Math.min(k, n));
+    const phrases = held ? new Uint32Array(rows.length) : null;
+    for (let r = 0; r < rows.length; r++) {
+      const at = n - 1 - order[r]!;
+      rows[r] = ws[at]!;
+      if (phrases) phrases[r] = held![at]!;
+    }
+    return { rows, phrases };
+  };
   const matches: FtsMatches = {
     count: (hi) => upperBound(docs, hi),
     newest(hi, lim, skip) {
@@ -253,21 +286,8 @@ export function compileFtsMatches(match: string, src: PostingsSource): { matches
       const scores = bm25Of(ws);
       return picked.map((d, i) => [d, scores[ws.length - 1 - i]!]);
     },
-    top(hi, lim, k) {
-      const end = upperBound(docs, hi);
-      const ws = docs.subarray(Math.max(0, end - lim), end);
-      const n = ws.length;
-      if (n === 0) return [];
-      const bm25 = bm25Of(ws);
-      // ascending bm25, ties newest (highest rowid: the later position) first: descending −bm25 over
-      // the positions reversed, ties in (reversed) position order
-      const key = new Float64Array(n);
-      for (let r = 0; r < n; r++) key[r] = -bm25[n - 1 - r]!;
-      const order = stableDescending(key);
-      const out = new Array<number>(Math.min(k, n));
-      for (let r = 0; r < out.length; r++) out[r] = ws[n - 1 - order[r]!]!;
-      return out;
-    },
+    top: (hi, lim, k) => ranked(hi, lim, k, false).rows,
+    topPhrases: (hi, lim, k) => ranked(hi, lim, k, np <= 32),
     has: (rowid) => indexOf(docs, rowid) >= 0,
     filter(rowids) {
       const q = Float64Array.from(rowids).sort();
