@@ -212,6 +212,25 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.cardsBySeqs(scope, [])).toEqual([]);
     });
 
+    it('cardsBySeqs reads what was written since the last read: here, through another connection, and deletions', async () => {
+      const { store, open } = await f.create();
+      const other = await open();
+      const [sa, sb] = [await store.insert(asset({ alt_text: 'first' })), await store.insert(asset({ alt_text: 'second' }))];
+      const m = { name: 'n.jpg', name_words: 'n', tags: [], purpose: null, category: null, subtype: null, user_fields: ['alt_text'] };
+      expect((await store.cardsBySeqs(scope, [sa, sb])).map((c) => c.alt_text)).toEqual(['first', 'second']);
+      await store.updateMetadata(scope, sa, { ...m, alt_text: 'first, edited here' });
+      expect((await store.cardsBySeqs(scope, [sa, sb])).map((c) => c.alt_text)).toEqual(['first, edited here', 'second']);
+      await other.updateMetadata(scope, sb, { ...m, alt_text: 'second, edited by another process' });
+      expect((await store.cardsBySeqs(scope, [sa, sb])).map((c) => c.alt_text)).toEqual([
+        'first, edited here',
+        'second, edited by another process',
+      ]);
+      await other.deleteMany(scope, [sa]);
+      expect((await store.cardsBySeqs(scope, [sa, sb])).map((c) => c.seq)).toEqual([sb]);
+      // a card read under its scope is not handed to another
+      expect(await store.cardsBySeqs(otherWorkspace, [sb])).toEqual([]);
+    });
+
     it('updateMetadata replaces the user metadata in scope only, and takes the machine alt text on request', async () => {
       const { store, setMachineAltText } = await f.create();
       const a = asset({ alt_text: 'user alt' });
