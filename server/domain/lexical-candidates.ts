@@ -10,11 +10,50 @@ import { stableDescending } from './stable-order.ts';
 /** Bit of each lexical `matched_by` kind in a class mask. */
 export const BY_BIT: Record<LexicalMatchedBy, number> = { text: 1, typo: 2, concept: 4 };
 
+/**
+ * Positions of seqs (integers ≥ 0): an open-addressing table with linear probing (Fibonacci hashing,
+ * Knuth TAOCP vol. 3 §6.4), at most half full. A few hundred candidates per query are merged and
+ * looked up several times; a `Map` cost about three times as much.
+ */
+export class SeqPositions {
+  private readonly keys: Float64Array;
+  private readonly vals: Int32Array;
+  private readonly shift: number;
+  size = 0;
+  /** @param capacity the most seqs it will hold */
+  constructor(capacity: number) {
+    let bits = 4;
+    while (1 << bits < capacity * 2) bits++;
+    this.keys = new Float64Array(1 << bits).fill(-1);
+    this.vals = new Int32Array(1 << bits);
+    this.shift = 32 - bits;
+  }
+  private slot(seq: number): number {
+    const mask = this.keys.length - 1;
+    let i = Math.imul(seq | 0, 0x9e3779b1) >>> this.shift;
+    while (this.keys[i] !== -1 && this.keys[i] !== seq) i = (i + 1) & mask;
+    return i;
+  }
+  /** The position of `seq`, or −1. */
+  get(seq: number): number {
+    const i = this.slot(seq);
+    return this.keys[i] === seq ? this.vals[i]! : -1;
+  }
+  /** Add `seq` at the next position unless it is there. @returns whether it was added */
+  add(seq: number): boolean {
+    const i = this.slot(seq);
+    if (this.keys[i] === seq) return false;
+    this.keys[i] = seq;
+    this.vals[i] = this.size++;
+    return true;
+  }
+}
+
 /** The planner's candidate lists merged: each seq once, in list order. */
 export interface Candidates {
   seqs: Float64Array;
   /** position of each seq in `seqs` */
-  at: Map<number, number>;
+  at: SeqPositions;
   /** the first list's seqs (the complete exact matches) are `seqs[0, exactN)` */
   exactN: number;
   /** 1 where the candidate is in the all-terms list */
@@ -23,18 +62,21 @@ export interface Candidates {
 
 /** Merge `lists` (the first one: the complete exact matches; `allTerms`: one of them, or empty). */
 export function mergeCandidates(lists: readonly (readonly number[])[], allTerms: readonly number[]): Candidates {
-  const at = new Map<number, number>();
+  let most = 0;
+  for (const l of lists) most += l.length;
+  const at = new SeqPositions(most);
+  const all = new Float64Array(most);
   let exactN = 0;
   for (let l = 0; l < lists.length; l++) {
-    for (const seq of lists[l]!) if (!at.has(seq)) at.set(seq, at.size);
+    const list = lists[l]!;
+    for (let r = 0; r < list.length; r++) if (at.add(list[r]!)) all[at.size - 1] = list[r]!;
     if (l === 0) exactN = at.size;
   }
-  const seqs = new Float64Array(at.size);
-  for (const [seq, j] of at) seqs[j] = seq;
+  const seqs = all.slice(0, at.size);
   const inAllTerms = new Uint8Array(at.size);
   for (const seq of allTerms) {
     const j = at.get(seq);
-    if (j !== undefined) inAllTerms[j] = 1;
+    if (j >= 0) inAllTerms[j] = 1;
   }
   return { seqs, at, exactN, inAllTerms };
 }
@@ -54,7 +96,7 @@ export function heldPhrases(c: Candidates, seqs: readonly number[], bits: Uint32
   const phrases = new Uint32Array(c.seqs.length);
   for (let r = 0; r < seqs.length; r++) {
     const j = c.at.get(seqs[r]!);
-    if (j === undefined) continue;
+    if (j < 0) continue;
     known[j] = 1;
     phrases[j] = bits[r]!;
   }
@@ -88,7 +130,7 @@ export function knownMembers(
 export function addMembers(c: Candidates, member: Uint8Array, found: Iterable<number>): void {
   for (const seq of found) {
     const j = c.at.get(seq);
-    if (j !== undefined) member[j] = 1;
+    if (j >= 0) member[j] = 1;
   }
 }
 
