@@ -19,6 +19,7 @@ import { GRID_VIEWPORT_PX, PickerGrid } from './PickerGrid.tsx';
 import { startRequest } from './start-request.ts';
 import { PAGE_SIZE, useAssetPages } from './use-asset-pages.ts';
 import { useFacets } from './use-facets.ts';
+import { usePendingToggle } from './use-pending-toggle.ts';
 import { CAP_MESSAGE, MAX_SELECTION, useSelection } from './use-selection.ts';
 
 type Phase = 'choosing' | 'submitting' | 'confirmed';
@@ -201,10 +202,7 @@ export function AssetPickerApp() {
     }
   }
 
-  function toggle(index: number): void {
-    const a = pages.items[index];
-    if (a) sel.toggle(a);
-  }
+  const toggle = usePendingToggle(pages.items, query, sel.toggle, setAnnounce);
 
   function move(target: number, extend: boolean): void {
     if (extend) sel.extend(pages.items, focusIndex, target);
