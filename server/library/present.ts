@@ -1,5 +1,6 @@
 import type { Asset, ImportedAsset, MatchKind } from '../../shared/schemas/asset.ts';
-import type { AssetCard, AssetRow, RenditionRow } from '../db/assets.ts';
+import type { AssetCard } from '../db/asset-cards.ts';
+import type { AssetRow, RenditionRow } from '../db/assets.ts';
 import { orientationOf } from '../domain/alt-text.ts';
 import { usageHint } from '../domain/asset-meta.ts';
 import type { UrlBuilder } from '../storage/urls.ts';

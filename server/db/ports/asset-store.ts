@@ -1,7 +1,9 @@
 import type { Scope } from '../../domain/scope.ts';
-import type { AssetCard, AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+import type { AssetCard } from '../asset-cards.ts';
+import type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
 
-export type { AssetCard, AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+export type { AssetCard } from '../asset-cards.ts';
+export type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
 
 /** The user-editable metadata of an asset, replaced as a whole by `updateMetadata`. */
 export interface AssetMetadataUpdate {

@@ -1,5 +1,6 @@
 import type { AssetCard, AssetFilters, AssetRow, AssetStore, RenditionRow } from '../ports/asset-store.ts';
-import { CARD_COLUMNS, cardOfValues, orientationSql } from '../assets.ts';
+import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
+import { orientationSql } from '../assets.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
 

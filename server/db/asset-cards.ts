@@ -1,0 +1,55 @@
+import type { AssetRow } from './assets.ts';
+
+/**
+ * What a search result shows of an asset (`toAsset`): the card's columns and its thumbnail rendition
+ * (the narrowest; null when it has none). Read by `cardsBySeqs` in one query, without the columns only
+ * detail views need (OCR text, provenance, user fields, source).
+ */
+export type AssetCard = Pick<
+  AssetRow,
+  | 'seq'
+  | 'id'
+  | 'kind'
+  | 'format'
+  | 'width'
+  | 'height'
+  | 'sha256'
+  | 'name'
+  | 'alt_text'
+  | 'tags'
+  | 'auto_tags'
+  | 'purpose'
+  | 'category'
+  | 'subtype'
+  | 'enrichment_status'
+> & { thumbnail: { sha256: string; format: string } | null };
+
+/**
+ * The card columns of `a` and its narrowest thumbnail (two probes of the renditions' primary key), in
+ * the order `cardOfValues` reads them; the same SQL on SQLite and PostgreSQL.
+ */
+export const CARD_COLUMNS =
+  'a.seq, a.id, a.kind, a.format, a.width, a.height, a.sha256, a.name, a.alt_text, a.tags, a.auto_tags, a.purpose, a.category, a.subtype, a.enrichment_status, ' +
+  "(SELECT r.sha256 FROM asset_renditions r WHERE r.asset_seq = a.seq AND r.role = 'thumbnail' ORDER BY r.width LIMIT 1), " +
+  "(SELECT r.format FROM asset_renditions r WHERE r.asset_seq = a.seq AND r.role = 'thumbnail' ORDER BY r.width LIMIT 1)";
+/** A raw row of `SELECT ${CARD_COLUMNS}` as an `AssetCard` (`seq` as a number). */
+export function cardOfValues(v: unknown[]): AssetCard {
+  return {
+    seq: Number(v[0]),
+    id: v[1] as AssetCard['id'],
+    kind: v[2] as AssetCard['kind'],
+    format: v[3] as AssetCard['format'],
+    width: v[4] as AssetCard['width'],
+    height: v[5] as AssetCard['height'],
+    sha256: v[6] as AssetCard['sha256'],
+    name: v[7] as AssetCard['name'],
+    alt_text: v[8] as AssetCard['alt_text'],
+    tags: v[9] as AssetCard['tags'],
+    auto_tags: v[10] as AssetCard['auto_tags'],
+    purpose: v[11] as AssetCard['purpose'],
+    category: v[12] as AssetCard['category'],
+    subtype: v[13] as AssetCard['subtype'],
+    enrichment_status: v[14] as AssetCard['enrichment_status'],
+    thumbnail: v[15] === null ? null : { sha256: v[15] as string, format: v[16] as string },
+  };
+}
