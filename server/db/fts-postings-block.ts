@@ -119,6 +119,17 @@ export function foldOverlay(b: Block, overlay: Overlay, ncols: number): Block {
 }
 
 /**
+ * A term's weighted frequency in one row: Σ weight × count over the columns counted (column `col`, or
+ * every column when −1), the counts being `counts[at + column]`.
+ */
+function weighted(weights: readonly number[], counts: ArrayLike<number>, at: number, col: number): number {
+  if (col >= 0) return weights[col]! * counts[at + col]!;
+  let w = 0;
+  for (let c = 0; c < weights.length; c++) w += weights[c]! * counts[at + c]!;
+  return w;
+}
+
+/**
  * The rows holding `term` (in column `col`, or any when −1) in the block as the overlay changes it, with
  * the term's weighted frequency in each (Σ weight × count over the columns counted), rowids ascending.
  */
@@ -135,9 +146,7 @@ export function phraseList(block: Block, overlay: Overlay, weights: readonly num
     const d = block.docs[i]!;
     if (overlaid && overlay.has(d)) continue;
     const o = i * ncols;
-    let w = 0;
-    if (col >= 0) w = weights[col]! * block.tf[o + col]!;
-    else for (let c = 0; c < ncols; c++) w += weights[c]! * block.tf[o + c]!;
+    const w = weighted(weights, block.tf, o, col);
     if (w === 0) continue;
     docs[n] = d;
     f[n++] = w;
@@ -147,10 +156,7 @@ export function phraseList(block: Block, overlay: Overlay, weights: readonly num
   for (const [seq, r] of overlay) {
     const cs = r?.terms.get(term);
     if (!cs) continue;
-    let w = 0;
-    if (col >= 0) w = weights[col]! * cs[col]!;
-    else for (let c = 0; c < ncols; c++) w += weights[c]! * cs[c]!;
-    if (col < 0 || cs[col]! > 0) extra.push([seq, w]);
+    if (col < 0 || cs[col]! > 0) extra.push([seq, weighted(weights, cs, 0, col)]);
   }
   if (extra.length > 0) {
     const merged = [...list.docs].map((d, i): [number, number] => [d, list.f[i]!]).concat(extra);
@@ -241,10 +247,7 @@ function sumPostings(
     for (let i = block.start[id]!, hi = block.start[id + 1]!; i < hi; i++) {
       const d = block.docs[i]!;
       if (overlaid && overlay.has(d)) continue;
-      const o = i * ncols;
-      let w = 0;
-      if (col >= 0) w = weights[col]! * block.tf[o + col]!;
-      else for (let c = 0; c < ncols; c++) w += weights[c]! * block.tf[o + c]!;
+      const w = weighted(weights, block.tf, i * ncols, col);
       if (w !== 0) hold(d, w);
     }
   }
@@ -252,10 +255,7 @@ function sumPostings(
     if (!r) continue;
     for (const [term, cs] of r.terms) {
       if (!term.startsWith(prefix)) continue;
-      let w = 0;
-      if (col >= 0) w = weights[col]! * cs[col]!;
-      else for (let c = 0; c < ncols; c++) w += weights[c]! * cs[c]!;
-      if (col < 0 || cs[col]! > 0) hold(seq, w);
+      if (col < 0 || cs[col]! > 0) hold(seq, weighted(weights, cs, 0, col));
     }
   }
   // rowids ascending: a walk of the marks when many rows hold the prefix, else a sort of the few
