@@ -45,7 +45,7 @@ export const EnvSchema = z.object({
   ATELIER_VECTOR_MEMORY_BYTES: int(1024 * 1024, 2 ** 46)
     .default(DEFAULT_PARTITION_BUDGET_BYTES)
     .describe(
-      "bound of the in-memory vector partitions of one process (SQLite: each searched workspace's asset vectors and store's product vectors, as int8 + float32 copies), bytes (default 1 GiB; ≈ 77 MB per 100,000 vectors of 100 dimensions, ≈ 1.0 GB per 100,000 of 1,536); beyond it the least recently searched are dropped and reload from the database on their next search",
+      "bound of the in-memory search partitions of one process (SQLite: each searched workspace's asset vectors, as int8 + float32 copies, and result cards; each store's product vectors), bytes (default 1 GiB; ≈ 77 MB per 100,000 vectors of 100 dimensions, ≈ 1.0 GB per 100,000 of 1,536, ≈ 45 MB per 100,000 result cards); beyond it the least recently searched are dropped and reload from the database on their next search",
     ),
   ATELIER_SEARCH_WARM_MS: int(0, 10 * 60_000)
     .default(20_000)

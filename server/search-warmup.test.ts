@@ -84,6 +84,7 @@ describe('search warm-up before serving', () => {
     expect(wordnetLoads).toBe(1);
     expect(Object.keys(report.lexical ?? {}).sort()).toEqual(['assets_fts', 'products_fts']);
     expect(report.embedder).toBe(true);
+    expect(report.cards).toBe(2);
     expect(report.workspaces).toBe(2);
     // both workspaces' partitions are in memory: the first semantic search of each loads nothing
     expect(l.budget.partitions).toBe(2);
@@ -101,7 +102,7 @@ describe('search warm-up before serving', () => {
       0,
       createLogger('silent'),
     );
-    expect(off).toMatchObject({ lexical: null, embedder: false, thesaurus: false, workspaces: 0 });
+    expect(off).toMatchObject({ lexical: null, embedder: false, thesaurus: false, cards: 0, workspaces: 0 });
     expect(l.budget.partitions).toBe(0);
     // a budget spent by the first step: the FTS5 tables load, no workspace is started
     const slow = {
@@ -112,7 +113,7 @@ describe('search warm-up before serving', () => {
       },
     };
     const short = await warmSearch({ lexical: slow, assets: l.assets, vectors: l.search, localEmbedder: null }, 10, createLogger('silent'));
-    expect(short).toMatchObject({ lexical: { assets_fts: 30 }, embedder: false, workspaces: 0 });
+    expect(short).toMatchObject({ lexical: { assets_fts: 30 }, embedder: false, cards: 0, workspaces: 0 });
     expect(l.budget.partitions).toBe(0);
   });
 

@@ -15,6 +15,8 @@ export interface WarmReport {
   embedder: boolean;
   /** WordNet (concept expansion) was loaded */
   thesaurus: boolean;
+  /** workspaces whose result cards were loaded (held in memory: SQLite) */
+  cards: number;
   /** workspaces whose text vectors and null model were loaded */
   workspaces: number;
   /** stores whose product vectors and null model were loaded */
@@ -26,8 +28,9 @@ export interface WarmReport {
 /**
  * Load, before a server takes requests, what the first searches of a process would otherwise load
  * while an agent waits: the FTS5 tables held in memory (about 1.5 s at 100,000 assets on a slow machine),
- * WordNet, the local embedder's word vectors, the text-vector partitions and stored null models of the
- * most recently written workspaces (about 2.3 s per 100,000 vectors), then the product vectors and null
+ * WordNet, the local embedder's word vectors, the result cards (SQLite: about 0.6 s per 100,000 assets),
+ * text-vector partitions and stored null models of the most recently written workspaces (about 2.3 s per
+ * 100,000 vectors), then the product vectors and null
  * models of the most recently written stores, newest first, until `budgetMs` has passed (a step under way
  * finishes; the rest loads on first use, as before). Memory stays bounded by the partition budget
  * (ATELIER_VECTOR_MEMORY_BYTES). A failure is logged and ends the warm-up: searches then load what is
@@ -37,7 +40,7 @@ export interface WarmReport {
 export async function warmSearch(
   d: {
     lexical: { warm?: () => Record<string, number> };
-    assets: Pick<AssetStore, 'recentScopes'>;
+    assets: Pick<AssetStore, 'recentScopes' | 'warmCards'>;
     vectors: AssetVectorSearch | null;
     /** the embedder to load when it is local (null: none, or one behind an API that needs no loading) */
     localEmbedder: TextEmbedder | null;
@@ -50,7 +53,7 @@ export async function warmSearch(
   log: Logger,
 ): Promise<WarmReport> {
   const t0 = performance.now();
-  const report: WarmReport = { lexical: null, embedder: false, thesaurus: false, workspaces: 0, stores: 0, ms: 0 };
+  const report: WarmReport = { lexical: null, embedder: false, thesaurus: false, cards: 0, workspaces: 0, stores: 0, ms: 0 };
   if (budgetMs <= 0) return report;
   const left = (): boolean => performance.now() - t0 < budgetMs;
   try {
@@ -60,10 +63,11 @@ export async function warmSearch(
       await d.localEmbedder.embed(['warm up']);
       report.embedder = true;
     }
-    if (d.vectors?.warm)
+    if (d.assets.warmCards || d.vectors?.warm)
       for (const scope of await d.assets.recentScopes(WARM_WORKSPACES)) {
         if (!left()) break;
-        if (await d.vectors.warm(scope)) report.workspaces++;
+        if (d.assets.warmCards && (await d.assets.warmCards(scope)) > 0) report.cards++;
+        if (d.vectors?.warm && (await d.vectors.warm(scope))) report.workspaces++;
       }
     if (d.catalog && left())
       for (const scope of await d.catalog.products.recentStores(WARM_WORKSPACES)) {

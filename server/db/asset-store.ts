@@ -1,14 +1,20 @@
 import type { Database } from 'better-sqlite3';
+import { PartitionBudget } from '../vector-scan/partition-budget.ts';
+import { createAssetCardPartitions } from './asset-card-partitions.ts';
 import { createAssetQueries } from './assets.ts';
 import type { AssetStore } from './ports/asset-store.ts';
+import { createSearchChanges } from './search-changes.ts';
 
 /**
  * The SQLite `AssetStore`: an adapter over the synchronous queries of server/db/assets.ts (tables of
  * migrations 0001, 0022, 0045, 0046), which it does not change. better-sqlite3 is synchronous: each
- * method does its work before it returns its promise.
+ * method does its work before it returns its promise. Result cards come from the workspace's cards held
+ * in memory (db/asset-card-partitions.ts), counted against `budget`.
+ * @param budget the process's partition memory bound (default: one of its own)
  */
-export function createSqliteAssetStore(db: Database): AssetStore {
+export function createSqliteAssetStore(db: Database, budget: PartitionBudget = new PartitionBudget()): AssetStore {
   const q = createAssetQueries(db);
+  const cards = createAssetCardPartitions(db, createSearchChanges(db), budget);
   return {
     insert: async (a) => q.insert(a),
     byId: async (scope, id) => q.byId(scope, id),
@@ -25,8 +31,9 @@ export function createSqliteAssetStore(db: Database): AssetStore {
     maxSeq: async (scope) => q.maxSeq(scope),
     recentScopes: async (limit) => q.recentScopes(limit),
     bySeqs: async (scope, seqs) => q.bySeqs(scope, seqs),
-    cardsBySeqs: async (scope, seqs) => q.cardsBySeqs(scope, seqs),
+    cardsBySeqs: async (scope, seqs) => (seqs.length === 0 ? [] : (cards.cards(scope, seqs) ?? q.cardsBySeqs(scope, seqs))),
     changeHead: async () => q.changeHead(),
+    warmCards: async (scope) => cards.warm(scope),
     browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),
   };
 }

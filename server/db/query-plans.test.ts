@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../tenancy/admin.ts';
+import { PartitionBudget } from '../vector-scan/partition-budget.ts';
+import { createAssetCardPartitions } from './asset-card-partitions.ts';
 import { createAssetFacetQueries } from './asset-facets.ts';
 import { syntheticAsset } from './synthetic-asset.ts';
 import { createAssetQueries } from './assets.ts';
@@ -8,6 +10,7 @@ import { openDb } from './connection.ts';
 import { FTS_POSTINGS_OFF } from './fts-postings.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
+import { createSearchChanges } from './search-changes.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 import { createVectorQueries } from './vectors.ts';
 import { syntheticProduct } from './synthetic-product.ts';
@@ -54,6 +57,19 @@ describe('query plans of the hot search paths', () => {
     assets.bySeqs(scope, [1, 2, 3]);
     assets.cardsBySeqs(scope, [1, 2, 3]);
     assets.changeHead();
+    const cards = createAssetCardPartitions(db, createSearchChanges(db), new PartitionBudget());
+    cards.cards(scope, [1, 2, 3]);
+    assets.updateMetadata(scope, 1, {
+      name: 'n.png',
+      name_words: 'n',
+      alt_text: 'edited',
+      tags: [],
+      purpose: null,
+      category: null,
+      subtype: null,
+      user_fields: [],
+    });
+    cards.cards(scope, [1]);
     vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
     // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
     const u = await createTenant(tenancy, 'u');
@@ -130,6 +146,17 @@ describe('query plans of the hot search paths', () => {
   it('reads the snapshot bound with one probe of assets_scope_seq', () => {
     const lines = plan((s) => s.includes('max(seq)') && s.includes('FROM assets WHERE tenant_id'));
     expect(lines.join(' ')).toMatch(/SEARCH assets USING COVERING INDEX assets_scope_seq/);
+  });
+
+  it('loads the result cards held in memory by the workspace index, and a changed card by rowid', () => {
+    const load = plan(
+      (s) => s.startsWith('SELECT a.seq, a.id, a.kind,') && s.endsWith('FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?'),
+    );
+    expect(load[0]).toMatch(/^SEARCH a USING INDEX assets_scope_(seq|created) \(tenant_id=\? AND workspace_id=\?\)/);
+    noTableScan(load);
+    const one = plan((s) => s.startsWith('SELECT a.seq, a.id, a.kind,') && s.includes('WHERE a.seq = ? AND a.tenant_id = ?'));
+    expect(one[0]).toMatch(/^SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    noTableScan(one);
   });
 
   it('drives asset lexical search and counts from the FTS5 match, one primary-key lookup per hit', () => {

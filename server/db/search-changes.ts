@@ -51,6 +51,8 @@ export type SearchChanges = ReturnType<typeof createSearchChanges>;
  * pruned unseen, or nothing is loaded, every partition is dropped (they load again on demand); a partition
  * with more than 64 changed rows and more than `reloadShare` of its size (a bulk import) is dropped too.
  * A space mark (`logSpace`) calls `stale(spaceId)` first (the owner drops that space's partitions).
+ * @param o.head the head as the caller read it for this request (read here when absent); one older than
+ *   `mark` (another caller went further) leaves the partitions as they are
  * @returns the new mark (the head read at the start: a write committed meanwhile is replayed again, idempotently)
  */
 export function replayChanges<P extends { index: { size: number } }>(
@@ -58,10 +60,16 @@ export function replayChanges<P extends { index: { size: number } }>(
   mark: number,
   kind: SearchChange['kind'],
   parts: Map<string, P>,
-  o: { partOf: (p: P) => string; apply: (p: P, seq: number) => void; reloadShare: number; stale?: (spaceId: number) => void },
+  o: {
+    partOf: (p: P) => string;
+    apply: (p: P, seq: number) => void;
+    reloadShare: number;
+    stale?: (spaceId: number) => void;
+    head?: number | undefined;
+  },
 ): number {
-  const head = changes.head();
-  if (head === mark) return mark;
+  const head = o.head ?? changes.head();
+  if (head <= mark) return mark;
   if (parts.size === 0 || changes.gap(mark)) {
     parts.clear();
     return head;

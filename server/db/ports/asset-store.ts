@@ -79,6 +79,12 @@ export interface AssetStore {
   cardsBySeqs(scope: Scope, seqs: number[]): Promise<AssetCard[]>;
   /** Highest id of the search change log: grows with every insert, update and delete of an asset. */
   changeHead(): Promise<number>;
+  /**
+   * Load now what the workspace's first result page would read, in a store that holds result cards in
+   * memory (SQLite: db/asset-card-partitions.ts); absent in one that reads them per page.
+   * @returns cards held for the workspace
+   */
+  warmCards?(scope: Scope): Promise<number>;
   /** Browse newest first (created_at, then seq, descending) under filters. @returns one page and the total under the filters */
   browse(scope: Scope, f: AssetFilters, offset: number, limit: number): Promise<{ rows: AssetRow[]; total: number }>;
 }
