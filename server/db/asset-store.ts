@@ -31,8 +31,9 @@ export function createSqliteAssetStore(db: Database, budget: PartitionBudget = n
     maxSeq: async (scope) => q.maxSeq(scope),
     recentScopes: async (limit) => q.recentScopes(limit),
     bySeqs: async (scope, seqs) => q.bySeqs(scope, seqs),
-    cardsBySeqs: async (scope, seqs) => (seqs.length === 0 ? [] : (cards.cards(scope, seqs) ?? q.cardsBySeqs(scope, seqs))),
+    cardsBySeqs: async (scope, seqs, head) => (seqs.length === 0 ? [] : (cards.cards(scope, seqs, head) ?? q.cardsBySeqs(scope, seqs))),
     changeHead: async () => q.changeHead(),
+    searchSnapshot: async (scope) => q.searchSnapshot(scope),
     warmCards: async (scope) => cards.warm(scope),
     browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),
   };

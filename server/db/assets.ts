@@ -191,6 +191,11 @@ export function createAssetQueries(db: Database) {
       'SELECT tenant_id AS tenantId, workspace_id AS workspaceId FROM assets INDEXED BY assets_scope_seq GROUP BY tenant_id, workspace_id ORDER BY max(seq) DESC LIMIT ?',
     ),
     changeHead: db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes'),
+    searchSnapshot: db
+      .prepare(
+        'SELECT (SELECT coalesce(max(seq), 0) FROM assets WHERE tenant_id = ? AND workspace_id = ?), (SELECT coalesce(max(id), 0) FROM search_changes)',
+      )
+      .raw(),
     updateMeta: db.prepare(
       `UPDATE assets SET name = @name, name_words = @name_words, tags = @tags, purpose = @purpose, category = @category, subtype = @subtype, user_fields = @user_fields,
          alt_text = CASE WHEN @alt_machine = 1 THEN (SELECT machine_alt_text FROM asset_enrichment WHERE asset_seq = @seq) ELSE @alt_text END
@@ -349,6 +354,11 @@ export function createAssetQueries(db: Database) {
     },
     /** Highest id of the search change log (migration 0046): results computed at the same head are still current. */
     changeHead: (): number => (s.changeHead.get() as { id: number }).id,
+    /** `maxSeq` and `changeHead` in one statement (one read transaction). */
+    searchSnapshot(scope: Scope): { maxSeq: number; changeHead: number } {
+      const [maxSeq, changeHead] = s.searchSnapshot.get(scope.tenantId, scope.workspaceId) as [number, number];
+      return { maxSeq, changeHead };
+    },
 
     /** Browse newest first. @returns one page and the total under the filters */
     browse(scope: Scope, f: AssetFilters, offset: number, limit: number): { rows: AssetRow[]; total: number } {

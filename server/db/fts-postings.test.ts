@@ -251,4 +251,19 @@ describe('FTS5 table in memory (fts-postings)', () => {
     expect(p.matches('"zebra"')!.count(1e9)).toBe(1);
     expect(view.matches('"zebra"')!.count(1e9)).toBe(1);
   });
+
+  it('takes the head a request read: answers as of it, and never goes back for an older one', async () => {
+    const { db } = await assetLibrary(':memory:', 50, 6);
+    const changes = createSearchChanges(db);
+    const p = createFtsPostings(db, changes, ASSETS);
+    const before = changes.head();
+    expect(p.view(before)!.matches('"zebra"')!.count(1e9)).toBe(0);
+    db.prepare("UPDATE assets SET alt_text = 'zebra' WHERE seq = 1").run();
+    // a request that read its head before the write answers without it (no log read of its own)
+    expect(p.view(before)!.matches('"zebra"')!.count(1e9)).toBe(0);
+    const after = changes.head();
+    expect(p.view(after)!.matches('"zebra"')!.count(1e9)).toBe(1);
+    // a slower request holding the older head gets the copy as it is now, not a copy taken back
+    expect(p.view(before)!.matches('"zebra"')!.count(1e9)).toBe(1);
+  });
 });

@@ -231,11 +231,14 @@ export function createFtsPostings(
   };
 
   let state: State | null = null;
-  /** The copy brought up to the log's head, or null when FTS5 must answer. */
-  const current = (): State | null => {
+  /**
+   * The copy brought up to the log's head (`given`: as the caller read it for this request; one older
+   * than the copy's mark leaves the copy as it is), or null when FTS5 must answer.
+   */
+  const current = (given?: number): State | null => {
     if (tooLarge || db.inTransaction) return null;
-    const head = changes.head();
-    if (state && state.mark === head) return state;
+    const head = given ?? changes.head();
+    if (state && state.mark >= head) return state;
     if (state && !changes.gap(state.mark)) {
       const seqs = changes.seqsSince(state.mark, t.kind, limits.overlay + 1).filter((q) => q > 0);
       if (seqs.length <= limits.overlay) {
@@ -355,9 +358,10 @@ export function createFtsPostings(
      * The table as it stands now, for the calls of one request (the log is read once, not per call);
      * null when FTS5 must answer. The view answers as of when it was taken until a later call brings
      * the copy up to date, and from the updated copy after that (a state is updated in place).
+     * @param head the change-log head the caller read for this request (read here when absent)
      */
-    view(): FtsPostingsView | null {
-      const s = current();
+    view(head?: number): FtsPostingsView | null {
+      const s = current(head);
       if (!s) return null;
       const mark = s.mark;
       // a later replay changes the state in place: past it, the view asks the state brought up to date

@@ -77,19 +77,22 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
     return v;
   };
 
-  const port = (t: FtsTable): LexicalIndex => {
+  /** @param head the change-log head the caller read for this request (read again where needed when absent) */
+  const port = (t: FtsTable, head?: number): LexicalIndex => {
     const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
     /** The table in memory as of this request's first lexical call (null: FTS5 answers). */
     let view: FtsPostingsView | null | undefined;
     /**
-     * The database change counter as of this request's first size or count, like `view`: one request
-     * reads one state (two statements once, not on every count).
+     * The database state as of this request's first size or count, like `view`: one request reads one
+     * state. The change-log head when the caller gave it (every insert and delete of an asset or product,
+     * all that the cached counts depend on, moves it); else the database change counter (two statements
+     * once, not on every count).
      */
     let requestKey: string | undefined;
-    const changed = (): string => (requestKey ??= changeKey());
+    const changed = (): string => (requestKey ??= head !== undefined ? `h${head}` : changeKey());
     /** The expression's matches from the table in memory, or null when FTS5 answers (db/fts-postings.ts). */
     const held = (match: string): FtsMatches | null => {
-      if (view === undefined) view = postingsOf(t).view();
+      if (view === undefined) view = postingsOf(t).view(head);
       return view?.matches(match) ?? null;
     };
     /** Documents of the scope under the snapshot bound (cached until the database changes). */
@@ -331,7 +334,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
 
   return {
     /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
-    assets: (scope: Scope, f: AssetFilters): LexicalIndex => port(assetFtsTable(scope, f)),
+    assets: (scope: Scope, f: AssetFilters, head?: number): LexicalIndex => port(assetFtsTable(scope, f), head),
     /** The product index of a store; `f` filters `search` (statuses, collection, type, excluded seq). */
     products: (scope: StoreScope, f: ProductFilters): LexicalIndex => port(productFtsTable(scope, f)),
     /**

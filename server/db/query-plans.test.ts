@@ -57,6 +57,7 @@ describe('query plans of the hot search paths', () => {
     assets.bySeqs(scope, [1, 2, 3]);
     assets.cardsBySeqs(scope, [1, 2, 3]);
     assets.changeHead();
+    assets.searchSnapshot(scope);
     const cards = createAssetCardPartitions(db, createSearchChanges(db), new PartitionBudget());
     cards.cards(scope, [1, 2, 3]);
     assets.updateMetadata(scope, 1, {
@@ -146,6 +147,13 @@ describe('query plans of the hot search paths', () => {
   it('reads the snapshot bound with one probe of assets_scope_seq', () => {
     const lines = plan((s) => s.includes('max(seq)') && s.includes('FROM assets WHERE tenant_id'));
     expect(lines.join(' ')).toMatch(/SEARCH assets USING COVERING INDEX assets_scope_seq/);
+  });
+
+  it('reads the snapshot bound and the change-log head of a new result set in one statement, two probes', () => {
+    const lines = plan((s) => s.includes('max(seq)') && s.includes('max(id)'));
+    expect(lines.join(' | ')).toMatch(/SEARCH assets USING COVERING INDEX assets_scope_seq \(tenant_id=\? AND workspace_id=\?\)/);
+    expect(lines.join(' | ')).toMatch(/SEARCH search_changes/);
+    noTableScan(lines);
   });
 
   it('loads the result cards held in memory by the workspace index, and a changed card by rowid', () => {

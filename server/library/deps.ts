@@ -45,7 +45,7 @@ export interface LibraryDeps {
    * the asset lexical index of a request's scope and filters, the lexical planner's port: SQLite FTS5
    * (db/lexical-index.ts `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/lexical-index.ts)
    */
-  lexical: { assets(scope: Scope, f: AssetFilters): LexicalIndex };
+  lexical: { assets(scope: Scope, f: AssetFilters, head?: number): LexicalIndex };
   /** operator synonym lists */
   synonyms: SynonymStore;
   /** WordNet, loaded on first use (null when it cannot be loaded: concept expansion is then off) */

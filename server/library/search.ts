@@ -69,6 +69,7 @@ export interface AssetMatches {
  * `semantic` and `all` add calibrated embedding matches; `similar` calibrated visual matches. When the
  * vector index is unavailable, `semantic` and `all` return lexical results with `degradedFrom` set.
  * @param deepest how far the caller pages (offset + limit + 1): complete exact matches are fetched that deep
+ * @param head the change-log head read for this request (`searchSnapshot`), handed to the lexical index
  * @throws ServiceError not_found (args.similar_to_asset_id) | unsupported (args.mode)
  */
 export async function matchAssets(
@@ -78,6 +79,7 @@ export async function matchAssets(
   filters: AssetFilters,
   vectors: AssetVectorSearch | null,
   deepest = 0,
+  head?: number,
 ): Promise<AssetMatches> {
   const query = args.query && args.query.length > 0 ? args.query : undefined;
   let mode: SearchMode = args.mode;
@@ -123,7 +125,7 @@ export async function matchAssets(
   const lexical = wantLexical
     ? await runLexical(
         query,
-        deps.lexical.assets(scope, filters),
+        deps.lexical.assets(scope, filters, head),
         {
           column,
           thesaurus: column ? null : await deps.thesaurus(),
@@ -178,7 +180,10 @@ export async function searchAssets(
     o: args.orientation ?? null,
     sim: args.similar_to_asset_id ?? null,
   });
-  const decoded = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: await assets.maxSeq(scope) };
+  // a new result set reads its snapshot bound and the change-log head at once; a later page, the head alone
+  const start = args.cursor ? null : await assets.searchSnapshot(scope);
+  const decoded = start ? { offset: 0, snapshot: start.maxSeq } : cursors.decode(cursorKey, args.cursor!);
+  const head = start ? start.changeHead : await assets.changeHead();
   // `at` (the panel's random access) keeps the cursor's verified snapshot and moves the offset.
   const state = at ? { ...decoded, offset: at.offset } : decoded;
   const filters: AssetFilters = {
@@ -203,8 +208,7 @@ export async function searchAssets(
     // One ranked pass per result set: the first page ranks (and stores the pass), later pages of the
     // same cursor snapshot reuse it while nothing in the change log moved.
     const cache = rankedCacheOf<AssetMatches>(assets);
-    const head = await assets.changeHead();
-    const rank = () => matchAssets(deps, scope, args, filters, vectors, state.offset + limit + 1);
+    const rank = () => matchAssets(deps, scope, args, filters, vectors, state.offset + limit + 1, head);
     const deepEnough = (r: AssetMatches) => r.unfetched === 0 || r.ranked.matches > state.offset + limit;
     const first = state.offset === 0 && !args.cursor;
     result = first ? await rank() : await cache.get(cursorKey, state.snapshot, head, rank);
@@ -220,7 +224,7 @@ export async function searchAssets(
   const pageRows = page.slice(0, limit);
   // hydration: the page's cards (with their thumbnails) in one query
   const shown = [...pageRows.map((p) => p.seq), ...suggestions.map((s) => s.seq)];
-  const cards = new Map((await assets.cardsBySeqs(scope, shown)).map((c) => [c.seq, c]));
+  const cards = new Map((await assets.cardsBySeqs(scope, shown, head)).map((c) => [c.seq, c]));
   const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
     const card = cards.get(p.seq);
     return card ? [toAsset(card, urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];

@@ -322,6 +322,17 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.changeHead()).toBeGreaterThan(h2);
     });
 
+    it('searchSnapshot reads the scope’s maxSeq and the change head together', async () => {
+      const { store } = await f.create();
+      expect(await store.searchSnapshot(scope)).toEqual({ maxSeq: 0, changeHead: await store.changeHead() });
+      const seq = await store.insert(asset());
+      await store.insert(asset({}, otherWorkspace));
+      const snap = await store.searchSnapshot(scope);
+      expect(snap).toEqual({ maxSeq: seq, changeHead: await store.changeHead() });
+      expect(snap.changeHead).toBeGreaterThan(0);
+      expect((await store.searchSnapshot(otherWorkspace)).maxSeq).toBeGreaterThan(seq);
+    });
+
     it('browse pages newest first under filters with the total, only in scope', async () => {
       const { store } = await f.create();
       const at = (s: number): string => `2026-03-02T00:00:${String(s).padStart(2, '0')}.000Z`;

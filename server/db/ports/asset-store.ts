@@ -75,10 +75,17 @@ export interface AssetStore {
   recentScopes(limit: number): Promise<Scope[]>;
   /** Rows by seq, scoped, in the order given (missing and foreign seqs dropped). */
   bySeqs(scope: Scope, seqs: number[]): Promise<AssetRow[]>;
-  /** Cards (what a search result shows: `AssetCard`) by seq, scoped, in the order given (missing and foreign seqs dropped). */
-  cardsBySeqs(scope: Scope, seqs: number[]): Promise<AssetCard[]>;
+  /**
+   * Cards (what a search result shows: `AssetCard`) by seq, scoped, in the order given (missing and
+   * foreign seqs dropped).
+   * @param head the change-log head the caller read for this request (`searchSnapshot`): a store holding
+   *   cards in memory brings them up to it without reading the log again
+   */
+  cardsBySeqs(scope: Scope, seqs: number[], head?: number): Promise<AssetCard[]>;
   /** Highest id of the search change log: grows with every insert, update and delete of an asset. */
   changeHead(): Promise<number>;
+  /** `maxSeq` and `changeHead` in one read: what a new result set starts from. */
+  searchSnapshot(scope: Scope): Promise<{ maxSeq: number; changeHead: number }>;
   /**
    * Load now what the workspace's first result page would read, in a store that holds result cards in
    * memory (SQLite: db/asset-card-partitions.ts); absent in one that reads them per page.

@@ -249,6 +249,13 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
     async changeHead() {
       return (await pool.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM search_changes')).rows[0]!.id;
     },
+    async searchSnapshot(scope) {
+      const r = await pool.query<{ m: number; h: number }>(
+        'SELECT (SELECT coalesce(max(seq), 0) FROM assets WHERE tenant_id = $1 AND workspace_id = $2) AS m, (SELECT coalesce(max(id), 0) FROM search_changes) AS h',
+        [scope.tenantId, scope.workspaceId],
+      );
+      return { maxSeq: Number(r.rows[0]!.m), changeHead: Number(r.rows[0]!.h) };
+    },
     async browse(scope, f, offset, limit) {
       const w = pgAssetFilterSql(f, 3);
       const base = `FROM assets a WHERE a.tenant_id = $1 AND a.workspace_id = $2${w.sql}`;
