@@ -240,7 +240,7 @@ export function createFtsPostings(
     const head = given ?? changes.head();
     if (state && state.mark >= head) return state;
     if (state && !changes.gap(state.mark)) {
-      const seqs = changes.seqsSince(state.mark, t.kind, limits.overlay + 1).filter((q) => q > 0);
+      const seqs = changes.seqsSince(state.mark, t.kind, limits.overlay + 1);
       if (seqs.length <= limits.overlay) {
         replay(state, seqs);
         if (state.overlay.size > limits.overlay) merge(state);

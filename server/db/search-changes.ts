@@ -16,13 +16,15 @@ export interface SearchChange {
  * A row of kind 'asset' with part '' and seq −(space id) (`logSpace`) is no row change: it marks a
  * vector space whose table was dropped or made anew (retired, revived), so every in-memory partition
  * of that space is stale (`replayChanges` `stale`); readers that re-read rows by seq find no row −id.
+ * A row with seq 0 is no row change either: a synonym rule of the part changed (migration 0052); it
+ * only moves the head (readers that re-read row 0 find none).
  */
 export function createSearchChanges(db: Database) {
   const s = {
     head: db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes'),
     oldest: db.prepare('SELECT coalesce(min(id), 0) AS id FROM search_changes'),
     since: db.prepare('SELECT id, kind, part, seq FROM search_changes WHERE id > ? ORDER BY id'),
-    seqsSince: db.prepare('SELECT DISTINCT seq FROM search_changes WHERE id > ? AND kind = ? LIMIT ?').pluck(),
+    seqsSince: db.prepare('SELECT DISTINCT seq FROM search_changes WHERE id > ? AND kind = ? AND seq > 0 LIMIT ?').pluck(),
     log: db.prepare('INSERT INTO search_changes (kind, part, seq) VALUES (?, ?, ?)'),
   };
   return {
@@ -35,7 +37,7 @@ export function createSearchChanges(db: Database) {
     },
     /** Changes after `mark`, oldest first. */
     since: (mark: number): SearchChange[] => s.since.all(mark) as SearchChange[],
-    /** The distinct seqs of `kind` changed after `mark` (every part), at most `limit` of them. */
+    /** The distinct row seqs (> 0: no space or rule marks) of `kind` changed after `mark` (every part), at most `limit` of them. */
     seqsSince: (mark: number, kind: SearchChange['kind'], limit: number): number[] => s.seqsSince.all(mark, kind, limit) as number[],
     /** Log a change the triggers do not see (vec0 tables take no triggers). */
     log: (kind: SearchChange['kind'], part: string, seq: number): void => void s.log.run(kind, part, seq),
@@ -81,6 +83,7 @@ export function replayChanges<P extends { index: { size: number } }>(
       o.stale?.(-c.seq);
       continue;
     }
+    if (c.seq === 0) continue;
     let set = byPart.get(c.part);
     if (!set) byPart.set(c.part, (set = new Set()));
     set.add(c.seq);

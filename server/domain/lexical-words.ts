@@ -34,7 +34,7 @@ export function scoped(expr: string, column: string | null): string {
 }
 
 /** Operator synonyms of a query word: the other words of two-way rules holding it, the words of one-way rules from it. */
-export function operatorSynonyms(rules: SynonymRule[], word: string): string[] {
+export function operatorSynonyms(rules: readonly SynonymRule[], word: string): string[] {
   const stem = stemmer(word.toLowerCase());
   const same = (w: string): boolean => {
     const ws = words(w);

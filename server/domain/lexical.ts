@@ -106,7 +106,7 @@ export interface LexicalOptions {
   /** WordNet expansion (null = off: exact-field modes, or the thesaurus failed to load) */
   thesaurus: Thesaurus | null;
   typos: boolean;
-  synonyms: SynonymRule[];
+  synonyms: readonly SynonymRule[];
   /** candidates fetched per list */
   depth: number;
 }

@@ -130,7 +130,7 @@ export async function matchAssets(
           column,
           thesaurus: column ? null : await deps.thesaurus(),
           typos: true,
-          synonyms: column ? [] : await deps.synonyms.forAssets(scope),
+          synonyms: column ? [] : await deps.synonyms.forAssets(scope, head),
           depth: RANKED_DEPTH,
         },
         deepest,

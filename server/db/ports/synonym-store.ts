@@ -24,10 +24,17 @@ export interface SynonymStore {
   add(scope: Scope, storeId: string | null, rule: SynonymRule): Promise<SynonymRow>;
   /** Every rule of the workspace (its own and its stores'), oldest first. */
   list(scope: Scope): Promise<SynonymRow[]>;
-  /** The rules asset search applies: the workspace's own, oldest first, as bare rules. */
-  forAssets(scope: Scope): Promise<SynonymRule[]>;
-  /** The rules list_products applies in a store: the workspace's and that store's, oldest first, as bare rules. */
-  forStore(scope: Scope, storeId: string): Promise<SynonymRule[]>;
+  /**
+   * The rules asset search applies: the workspace's own, oldest first, as bare rules (shared: not to be changed).
+   * @param head the search change-log head the caller read for this request: a store may answer from
+   *   the rules it read at the same head (every rule change moves it)
+   */
+  forAssets(scope: Scope, head?: number): Promise<readonly SynonymRule[]>;
+  /**
+   * The rules list_products applies in a store: the workspace's and that store's, oldest first, as bare
+   * rules (shared: not to be changed). @param head as for `forAssets`
+   */
+  forStore(scope: Scope, storeId: string, head?: number): Promise<readonly SynonymRule[]>;
   /** The rule with this id and its tenant, for operator commands that name only the id (unscoped: never from an action). */
   byId(id: string): Promise<(SynonymRow & { tenant_id: string }) | undefined>;
   /** Delete a rule of the workspace. @returns whether it existed there */
