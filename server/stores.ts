@@ -65,7 +65,7 @@ export interface Stores {
   /** the lexical planner's port over assets and over products (FTS5, or the PostgreSQL lexicon) */
   lexical: {
     assets(scope: Scope, f: AssetFilters, head?: number): LexicalIndex;
-    products(scope: StoreScope, f: ProductFilters): LexicalIndex;
+    products(scope: StoreScope, f: ProductFilters, head?: number): LexicalIndex;
     /** load the in-memory copies a first search would (SQLite; PostgreSQL holds none) @returns ms per FTS5 table */
     warm?(): Record<string, number>;
   };

@@ -31,7 +31,7 @@ export interface CatalogSearchDeps {
    * the product lexical index of a request's store and filters: SQLite FTS5 (db/lexical-index.ts
    * `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/product-lexical-index.ts)
    */
-  lexical: { products(scope: StoreScope, f: ProductFilters): LexicalIndex };
+  lexical: { products(scope: StoreScope, f: ProductFilters, head?: number): LexicalIndex };
   synonyms: SynonymStore;
   thesaurus: () => Promise<Thesaurus | null>;
   calibrations: CalibrationStore;

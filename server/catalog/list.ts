@@ -109,7 +109,10 @@ export async function listProducts(
     pt: args.product_type?.toLowerCase() ?? null,
     s: [...args.status].sort(),
   });
-  const state = args.cursor ? cursors.decode(cursorKey, args.cursor) : { offset: 0, snapshot: await products.maxSeq(scope) };
+  // a new result set reads its snapshot bound and the change-log head at once (a later page, the head alone, when it ranks)
+  const start = args.cursor ? null : await products.searchSnapshot(scope);
+  const state = start ? { offset: 0, snapshot: start.maxSeq } : cursors.decode(cursorKey, args.cursor!);
+  let head = start?.changeHead;
   const filters: ProductFilters = {
     statuses: args.status,
     collection: args.collection,
@@ -210,12 +213,12 @@ export async function listProducts(
     if (mode !== 'semantic') {
       lexical = await runLexical(
         query!,
-        deps.search.lexical.products(scope, filters),
+        deps.search.lexical.products(scope, filters, head),
         {
           column: null,
           thesaurus: await deps.search.thesaurus(),
           typos: true,
-          synonyms: await deps.search.synonyms.forStore(scope, scope.storeId),
+          synonyms: await deps.search.synonyms.forStore(scope, scope.storeId, head),
           depth: RANKED_DEPTH,
         },
         offset + limit + 1,
@@ -231,12 +234,12 @@ export async function listProducts(
     // One ranked pass per result set: later pages of the same cursor snapshot reuse the first page's
     // pass while nothing in the change log moved (a deeper page than the pass fetched ranks again).
     const cache = rankedCacheOf<Pass>(products);
-    const head = await products.changeHead();
+    const at = (head ??= await products.changeHead());
     const first = offset === 0 && !args.cursor;
-    pass = first ? await rankPass() : await cache.get(cursorKey, state.snapshot, head, rankPass);
+    pass = first ? await rankPass() : await cache.get(cursorKey, state.snapshot, at, rankPass);
     const deep = (p: Pass) => !p.lexical || p.lexical.exactTotal <= p.lexical.exactFetched || p.ranked.matches > offset + limit;
     if (!deep(pass)) pass = await rankPass();
-    if (first) cache.put(cursorKey, state.snapshot, head, pass);
+    if (first) cache.put(cursorKey, state.snapshot, at, pass);
   }
   // Browsing ranks nothing, so it needs no semantic infrastructure: report lexical, never degraded.
   const mode: ProductSearchMode = pass ? pass.mode : 'lexical';

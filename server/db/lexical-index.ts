@@ -336,7 +336,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
     /** The asset index of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
     assets: (scope: Scope, f: AssetFilters, head?: number): LexicalIndex => port(assetFtsTable(scope, f), head),
     /** The product index of a store; `f` filters `search` (statuses, collection, type, excluded seq). */
-    products: (scope: StoreScope, f: ProductFilters): LexicalIndex => port(productFtsTable(scope, f)),
+    products: (scope: StoreScope, f: ProductFilters, head?: number): LexicalIndex => port(productFtsTable(scope, f), head),
     /**
      * Load now what the first search of a process would: the asset and product FTS5 tables held in memory
      * and their stem vocabularies (a second or two at 100,000 rows), so no request waits for them.

@@ -31,6 +31,7 @@ export function createSqliteProductStore(db: Database, q: ProductQueries = creat
     imagesOf: async (seqs) => q.imagesOf(seqs),
     collectionsOf: async (seqs) => q.collectionsOf(seqs),
     changeHead: async () => q.changeHead(),
+    searchSnapshot: async (scope) => q.searchSnapshot(scope),
     browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),
     relatedByAttributes: async (scope, source, f, k) => q.relatedByAttributes(scope, source, f, k),
   };

@@ -63,6 +63,9 @@ export function createProductQueries(db: Database, budget?: PartitionBudget) {
     ),
     // Global max(seq) is one B-tree seek; a per-store max would scan the store's rows. Either bounds a snapshot.
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM products'),
+    searchSnapshot: db
+      .prepare('SELECT (SELECT coalesce(max(seq), 0) FROM products), (SELECT coalesce(max(id), 0) FROM search_changes)')
+      .raw(),
     recentStores: db.prepare(
       'SELECT s.tenant_id AS tenantId, s.workspace_id AS workspaceId, s.id AS storeId FROM stores s JOIN (SELECT store_id, max(seq) AS m FROM products GROUP BY store_id) p ON p.store_id = s.id ORDER BY p.m DESC LIMIT ?',
     ),
@@ -213,6 +216,11 @@ export function createProductQueries(db: Database, budget?: PartitionBudget) {
     ): void => void s.putSyncState.run({ store_id: scope.storeId, ...st }),
     /** Snapshot bound of a new result set: rows inserted later have a higher seq. */
     maxSeq: (_scope: StoreScope): number => (s.maxSeq.get() as { m: number }).m,
+    /** `maxSeq` and the change-log head in one statement (one read transaction). */
+    searchSnapshot(_scope: StoreScope): { maxSeq: number; changeHead: number } {
+      const [maxSeq, changeHead] = s.searchSnapshot.get() as [number, number];
+      return { maxSeq, changeHead };
+    },
     /** The stores holding products, newest product first, at most `limit`. */
     recentStores: (limit: number): StoreScope[] => s.recentStores.all(limit) as StoreScope[],
 

@@ -154,6 +154,10 @@ describe('query plans of the hot search paths', () => {
     expect(lines.join(' | ')).toMatch(/SEARCH assets USING COVERING INDEX assets_scope_seq \(tenant_id=\? AND workspace_id=\?\)/);
     expect(lines.join(' | ')).toMatch(/SEARCH search_changes/);
     noTableScan(lines);
+    // products: the table's highest rowid (every store's products are below it) and the head
+    const products = plan((s) => s.includes('max(seq), 0) FROM products)') && s.includes('max(id)'));
+    expect(products.join(' | ')).toMatch(/SEARCH products/);
+    noTableScan(products);
   });
 
   it('loads the result cards held in memory by the workspace index, and a changed card by rowid', () => {

@@ -219,6 +219,17 @@ export function productStoreContract(name: string, f: CatalogStoresFixture): voi
       expect(page.rows.map((r) => r.seq)).toEqual([first[1]]);
     });
 
+    it('searchSnapshot reads a snapshot bound covering the store and the change head together', async () => {
+      const { store } = await f.create();
+      const s = store.products;
+      expect(await s.searchSnapshot(a)).toEqual({ maxSeq: 0, changeHead: await s.changeHead() });
+      const seqs = await s.upsertMany(a, [p(1), p(2)], 'json', file);
+      const snap = await s.searchSnapshot(a);
+      expect(snap.maxSeq).toBeGreaterThanOrEqual(Math.max(...seqs));
+      expect(snap.changeHead).toBe(await s.changeHead());
+      expect(snap.changeHead).toBeGreaterThan(0);
+    });
+
     it('recentStores lists the stores holding products, the newest product first', async () => {
       const { store } = await f.create();
       const s = store.products;

@@ -78,6 +78,8 @@ export interface ProductStore {
   collectionsOf(seqs: number[]): Promise<{ product_seq: number; handle: string }[]>;
   /** Highest id of the search change log: grows with every write to products, their vectors and memberships. */
   changeHead(): Promise<number>;
+  /** `maxSeq` and `changeHead` in one read: what a new result set starts from. */
+  searchSnapshot(scope: StoreScope): Promise<{ maxSeq: number; changeHead: number }>;
   /**
    * Browse under the filters in a stable order: title (ASCII case-insensitive, then byte order), then seq.
    * @returns one page and the total under the filters

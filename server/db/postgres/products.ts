@@ -282,6 +282,13 @@ export function createPgProductStore(pool: PgPool): ProductStore {
     async changeHead() {
       return (await pool.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM search_changes')).rows[0]!.id;
     },
+    async searchSnapshot(scope) {
+      const r = await pool.query<{ m: number; h: number }>(
+        'SELECT (SELECT coalesce(max(seq), 0) FROM products WHERE store_id = $1) AS m, (SELECT coalesce(max(id), 0) FROM search_changes) AS h',
+        [scope.storeId],
+      );
+      return { maxSeq: Number(r.rows[0]!.m), changeHead: Number(r.rows[0]!.h) };
+    },
     async browse(scope, f, offset, limit) {
       const w = pgProductFilterSql(f, 2);
       const base = `FROM products p WHERE p.store_id = $1${w.sql}`;
