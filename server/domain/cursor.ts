@@ -1,4 +1,4 @@
-import { createHash, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 
 /**
@@ -32,7 +32,8 @@ function digest(query: unknown): string {
   const json = stableJson(query);
   let d = digests.get(json);
   if (d === undefined) {
-    d = createHash('sha256').update(json).digest('base64url').slice(0, 22);
+    // the one-shot digest: about a quarter of createHash's cost for a short input (no Hash object)
+    d = hash('sha256', json, 'base64url').slice(0, 22);
     if (digests.size >= DIGESTS_KEPT) digests.clear();
     digests.set(json, d);
   }

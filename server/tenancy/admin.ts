@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { Principal } from '../domain/scope.ts';
 
@@ -13,7 +13,7 @@ export interface TenantBundle {
 
 /** sha256 hex of an API key: only this is stored. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** A new API key: `atl_` + 32 random bytes base64url (256 bits). */
