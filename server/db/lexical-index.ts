@@ -319,7 +319,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
         }[];
       },
       async known(stems) {
-        return vocabularyOf(t).known(stems);
+        return vocabularyOf(t).known(stems, head);
       },
       async sampleText(match) {
         const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(

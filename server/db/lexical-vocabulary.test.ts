@@ -59,6 +59,21 @@ describe('known stems follow the index', () => {
     expect(await lex.products(store, { statuses: ['ACTIVE'] }).known(['linen', 'velvet'])).toEqual(new Set(['velvet']));
   });
 
+  it('takes the head a request read: answers as of it, and never goes back for an older one', async () => {
+    const { db, t, assets } = await library();
+    assets.insert(syntheticAsset(1, t, { alt_text: 'harbour view' }));
+    const changes = createSearchChanges(db);
+    const vocabulary = createFtsVocabulary(db, changes, { fts: 'assets_fts', vocab: 'assets_fts_vocab', kind: 'asset' });
+    const before = changes.head();
+    expect(vocabulary.known(['harbour', 'zebra'], before)).toEqual(new Set(['harbour']));
+    assets.insert(syntheticAsset(2, t, { alt_text: 'a zebra' }));
+    // a request that read its head before the write answers without it (no log read of its own)
+    expect(vocabulary.known(['harbour', 'zebra'], before)).toEqual(new Set(['harbour']));
+    expect(vocabulary.known(['harbour', 'zebra'], changes.head())).toEqual(new Set(['harbour', 'zebra']));
+    // a slower request holding the older head gets the state as it is now, not one taken back
+    expect(vocabulary.known(['harbour', 'zebra'], before)).toEqual(new Set(['harbour', 'zebra']));
+  });
+
   it('follows writes of another connection', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-vocab-'));
     try {

@@ -96,10 +96,13 @@ export function createFtsVocabulary(
   };
 
   let state: Loaded | null = null;
-  /** The state brought up to the log's head: replayed, or read again past the limits or a pruned log. */
-  const current = (): Loaded => {
-    const head = changes.head();
-    if (state && state.mark === head) return state;
+  /**
+   * The state brought up to the log's head (`given`: as the caller read it for this request; one older
+   * than the state's mark leaves it as it is): replayed, or read again past the limits or a pruned log.
+   */
+  const current = (given?: number): Loaded => {
+    const head = given ?? changes.head();
+    if (state && state.mark >= head) return state;
     if (state && !changes.gap(state.mark)) {
       const seqs = changes.seqsSince(state.mark, t.kind, limits.rows + 1);
       if (state.rows.size + seqs.length <= limits.rows) {
@@ -116,11 +119,14 @@ export function createFtsVocabulary(
     warm(): void {
       if (!db.inTransaction) current();
     },
-    /** Which of `stems` the index holds now (each answered as the fts5vocab table would). */
-    known(stems: string[]): Set<string> {
+    /**
+     * Which of `stems` the index holds now (each answered as the fts5vocab table would).
+     * @param head the change-log head the caller read for this request (read here when absent)
+     */
+    known(stems: string[], head?: number): Set<string> {
       if (stems.length === 0) return new Set();
       if (db.inTransaction) return new Set(probe(stems));
-      const v = current();
+      const v = current(head);
       const out = new Set<string>();
       const unsure: string[] = [];
       for (const s of stems) {
