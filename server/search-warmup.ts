@@ -30,8 +30,8 @@ export interface WarmReport {
  * while an agent waits: the FTS5 tables held in memory (about 1.5 s at 100,000 assets on a slow machine),
  * WordNet, the local embedder's word vectors, the result cards (SQLite: about 0.6 s per 100,000 assets),
  * text-vector partitions and stored null models of the most recently written workspaces (about 2.3 s per
- * 100,000 vectors), then the product vectors and null
- * models of the most recently written stores, newest first, until `budgetMs` has passed (a step under way
+ * 100,000 vectors), then the product vectors and null models of the most recently written stores,
+ * newest first, until `budgetMs` has passed (a step under way
  * finishes; the rest loads on first use, as before). Memory stays bounded by the partition budget
  * (ATELIER_VECTOR_MEMORY_BYTES). A failure is logged and ends the warm-up: searches then load what is
  * missing themselves.

@@ -21,17 +21,19 @@ function stringBytes(s: string | null): number {
 }
 
 /** The cards of one workspace by seq, and the heap they take (an estimate, for the budget). */
-export class CardIndex {
+class CardIndex {
   private readonly cards = new Map<number, AssetCard>();
   /** Low-cardinality values (kind, format, status, category…) held once per partition. */
   private readonly interned = new Map<string, string>();
   /** Estimated heap bytes of the cards. */
   bytes = 0;
 
+  /** Cards held. */
   get size(): number {
     return this.cards.size;
   }
 
+  /** The card of `seq`, undefined when the workspace holds no such asset. */
   get(seq: number): AssetCard | undefined {
     return this.cards.get(seq);
   }
@@ -50,6 +52,7 @@ export class CardIndex {
     this.bytes += CardIndex.bytesOf(card);
   }
 
+  /** Drop the card of `seq` (nothing when absent). */
   remove(seq: number): void {
     const old = this.cards.get(seq);
     if (!old) return;
@@ -93,7 +96,7 @@ interface Partition {
  * use (one walk of its rows, ~0.6 s at 100,000 assets; the start-up warm-up does it before serving)
  * and follows the `search_changes` log after that, as the vector partitions do (db/search-changes.ts
  * `replayChanges`: a changed seq is read again, a bulk change reloads the partition). Asset rows and
- * thumbnail renditions are logged (migrations 0046, 0051). Partitions count against `budget`, shared
+ * thumbnail renditions are logged (migrations 0046, 0055). Partitions count against `budget`, shared
  * with the process's vector partitions: the least recently used are dropped beyond it.
  */
 export function createAssetCardPartitions(db: Database, changes: SearchChanges, budget: PartitionBudget) {

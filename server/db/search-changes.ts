@@ -16,7 +16,7 @@ export interface SearchChange {
  * A row of kind 'asset' with part '' and seq −(space id) (`logSpace`) is no row change: it marks a
  * vector space whose table was dropped or made anew (retired, revived), so every in-memory partition
  * of that space is stale (`replayChanges` `stale`); readers that re-read rows by seq find no row −id.
- * A row with seq 0 is no row change either: a synonym rule of the part changed (migration 0052); it
+ * A row with seq 0 is no row change either: a synonym rule of the part changed (migration 0056); it
  * only moves the head (readers that re-read row 0 find none).
  */
 export function createSearchChanges(db: Database) {

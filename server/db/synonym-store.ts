@@ -12,7 +12,7 @@ const KEPT = 1024;
  * The SQLite `SynonymStore`: an adapter over the synchronous queries of server/db/synonyms.ts (table of
  * migration 0021). better-sqlite3 is synchronous: each method does its work before it returns its promise.
  * The rules a search applies are kept per scope with the change-log head they were read at: every
- * rule change moves the head (migration 0052), so a search that gives the head it read reuses them
+ * rule change moves the head (migration 0056), so a search that gives the head it read reuses them
  * while it stands (no read per search).
  */
 export function createSqliteSynonymStore(db: Database): SynonymStore {
