@@ -46,7 +46,10 @@ const WORDS = [
 const text = (r: () => number, max: number): string =>
   Array.from({ length: Math.floor(r() * (max + 1)) }, () => WORDS[Math.floor(r() * WORDS.length)]!).join(r() < 0.1 ? ', ' : ' ');
 
-/** A random expression of the planner's subset (phrases of one word, prefix phrases, AND, OR, a column filter), and a few outside what memory holds. */
+/**
+ * A random expression of the planner's subset (phrases of one word and of several, prefix phrases, AND, OR,
+ * a column filter), and a few outside what memory holds (a prefix phrase of several words).
+ */
 function expression(r: () => number, columns: readonly string[], depth = 0): string {
   const x = r();
   if (depth > 2 || x < 0.4) {
@@ -55,7 +58,12 @@ function expression(r: () => number, columns: readonly string[], depth = 0): str
     // prefix phrases: of a whole word, and of its first letters (several terms)
     if (y < 0.03) return `"${w}"*`;
     if (y < 0.08) return `"${w.slice(0, 1 + Math.floor(r() * 3))}"*`;
-    if (y < 0.06) return `"${w} ${WORDS[Math.floor(r() * WORDS.length)]!}"`;
+    // phrases of several words: two (often present in the random texts), three, a word twice (overlapping instances)
+    const w2 = WORDS[Math.floor(r() * WORDS.length)]!;
+    if (y < 0.2) return `"${w} ${w2}"`;
+    if (y < 0.24) return `"${w} ${w2} ${WORDS[Math.floor(r() * WORDS.length)]!}"`;
+    if (y < 0.27) return `"${w} ${w}"`;
+    if (y < 0.28) return `"${w} ${w2}"*`;
     return `"${w}"`;
   }
   if (x < 0.55 && depth === 0) return `{${columns[Math.floor(r() * columns.length)]!}} : (${expression(r, columns, 1)})`;
@@ -70,47 +78,70 @@ const PRODUCTS: FtsPostingsTable = { fts: 'products_fts', kind: 'product', ...PR
 /**
  * Every answer of the memory copy against FTS5's own for `exprs`: match counts under several rowid bounds,
  * membership, the ranked top (`bm25`, ties newest first) and each match's bm25 value.
- * @returns how many expressions memory answered (the rest it must decline: multi-word phrases)
+ *
+ * FTS5 (3.53) is not consistent with itself on some expressions that hold a phrase of several words under
+ * an OR: there a row's bm25 can leave out the instances of another phrase of a matching branch, and which
+ * rows it happens to depends on the direction FTS5 walks the rowids (the same expression's bm25 differs
+ * between `ORDER BY rowid` and `ORDER BY rowid DESC`). For those (`unsettled`) only the matches are
+ * compared; on every expression where both walks agree, the bm25 values and tops must be FTS5's exactly.
+ * @returns how many expressions memory answered, how many of them held a phrase of several words, and
+ * how many FTS5 did not settle (the rest memory must decline: prefix phrases of several words)
  */
-function compare(db: Database, postings: ReturnType<typeof createFtsPostings>, t: FtsPostingsTable, exprs: string[]): number {
+function compare(
+  db: Database,
+  postings: ReturnType<typeof createFtsPostings>,
+  t: FtsPostingsTable,
+  exprs: string[],
+): { held: number; phrases: number; unsettled: number } {
   const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
   const max = db.prepare(`SELECT coalesce(max(rowid), 0) FROM ${t.fts}`).pluck().get() as number;
-  let held = 0;
+  let held = 0,
+    phrases = 0,
+    unsettled = 0;
   for (const e of exprs) {
     const m = postings.matches(e);
-    const outside = [...e.matchAll(/"([^"]*)"(\*?)/g)].some((x) => x[1]!.includes(' '));
-    if (outside) {
+    const quoted = [...e.matchAll(/"([^"]*)"(\*?)/g)];
+    if (quoted.some((x) => x[1]!.includes(' ') && x[2] === '*')) {
       expect(m, e).toBeNull();
       continue;
     }
     expect(m, e).not.toBeNull();
     held++;
+    if (quoted.some((x) => x[1]!.includes(' '))) phrases++;
+    const walk = (dir: string): [number, number][] =>
+      db.prepare(`SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? ORDER BY rowid ${dir}`).raw().all(e) as [
+        number,
+        number,
+      ][];
+    const rows = walk('DESC');
+    const settled = walk('ASC')
+      .reverse()
+      .every(([id, r], i) => rows[i]![0] === id && Math.abs(rows[i]![1] - r) <= 1e-12 * Math.abs(r));
+    if (!settled) unsettled++;
     for (const hi of [max, Math.floor(max / 2), 3]) {
       const n = db.prepare(`SELECT count(*) FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).pluck().get(e, hi) as number;
       expect(m!.count(hi), `${e} ≤ ${hi}`).toBe(n);
-      for (const [lim, k] of [
-        [2000, 500],
-        [7, 3],
-      ] as const) {
-        const want = db
-          .prepare(
-            `SELECT rowid FROM (SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
-          )
-          .pluck()
-          .all(e, hi, lim, k) as number[];
-        expect(m!.top(hi, lim, k), `${e} top ≤ ${hi}`).toEqual(want);
-      }
+      if (settled)
+        for (const [lim, k] of [
+          [2000, 500],
+          [7, 3],
+        ] as const) {
+          const want = db
+            .prepare(
+              `SELECT rowid FROM (SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
+            )
+            .pluck()
+            .all(e, hi, lim, k) as number[];
+          expect(m!.top(hi, lim, k), `${e} top ≤ ${hi}`).toEqual(want);
+        }
     }
-    const rows = db.prepare(`SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? ORDER BY rowid DESC`).raw().all(e) as [
-      number,
-      number,
-    ][];
     const got = m!.newest(max, 100_000);
     expect(
       got.map((g) => g[0]),
       e,
     ).toEqual(rows.map((r) => r[0]));
-    got.forEach(([, s], i) => expect(Math.abs(s - rows[i]![1]), `${e} bm25 of ${rows[i]![0]}`).toBeLessThanOrEqual(1e-12 * Math.abs(s)));
+    if (settled)
+      got.forEach(([, s], i) => expect(Math.abs(s - rows[i]![1]), `${e} bm25 of ${rows[i]![0]}`).toBeLessThanOrEqual(1e-12 * Math.abs(s)));
     const members = new Set(rows.map((r) => r[0]));
     for (let q = 1; q <= max; q += 7) expect(m!.has(q), `${e} has ${q}`).toBe(members.has(q));
     // which of a set of rowids match: every third rowid (one walk), and three of them (a search each)
@@ -123,7 +154,7 @@ function compare(db: Database, postings: ReturnType<typeof createFtsPostings>, t
         .sort((a, b) => a - b),
     );
   }
-  return held;
+  return { held, phrases, unsettled };
 }
 
 const dirs: string[] = [];
@@ -160,7 +191,9 @@ describe('FTS5 table in memory (fts-postings)', () => {
     const r = rng(2);
     const exprs = Array.from({ length: 150 }, () => expression(r, ASSETS.columns));
     const p = createFtsPostings(db, createSearchChanges(db), ASSETS);
-    expect(compare(db, p, ASSETS, exprs)).toBeGreaterThan(100);
+    const { held, phrases, unsettled } = compare(db, p, ASSETS, exprs);
+    expect(held).toBeGreaterThan(120);
+    expect(phrases - unsettled).toBeGreaterThan(30);
   });
 
   it('answers as FTS5 does on the product table (7 columns, prefix indexes)', async () => {
@@ -181,7 +214,9 @@ describe('FTS5 table in memory (fts-postings)', () => {
       replaceCollections: false,
     });
     const exprs = Array.from({ length: 120 }, () => expression(r, PRODUCTS.columns));
-    expect(compare(db, createFtsPostings(db, createSearchChanges(db), PRODUCTS), PRODUCTS, exprs)).toBeGreaterThan(80);
+    const { held, phrases, unsettled } = compare(db, createFtsPostings(db, createSearchChanges(db), PRODUCTS), PRODUCTS, exprs);
+    expect(held).toBeGreaterThan(100);
+    expect(phrases - unsettled).toBeGreaterThan(20);
   });
 
   it.each([

@@ -1,6 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { compileFtsMatches, type FtsMatches, type PhraseList } from '../domain/fts-bm25.ts';
-import { blockBuilder, foldOverlay, phraseList, prefixList, type Block, type Overlay } from './fts-postings-block.ts';
+import { compileFtsMatches, intersect, type FtsMatches, type PhraseList } from '../domain/fts-bm25.ts';
+import { foldForward, forwardPhraseList, patchForward, type Forward } from './fts-forward.ts';
+import { foldOverlay, phraseList, prefixList, type Block, type Overlay } from './fts-postings-block.ts';
+import { readFtsTable } from './fts-postings-read.ts';
 import { createFtsTokenizer } from './fts-tokenizer.ts';
 import type { SearchChange, SearchChanges } from './search-changes.ts';
 
@@ -11,7 +13,10 @@ export interface FtsPostingsLimits {
   /** token instances held at most; a larger table is not held (FTS5 answers every query) */
   instances: number;
 }
-/** 1,024 changed rows; 8,000,000 token instances (held in 4 + 2 · columns bytes per term and row: under 100 MB for assets, 150 MB for products at the limit). */
+/**
+ * 1,024 changed rows; 8,000,000 token instances (held in 4 + 2 · columns bytes per term and row, and 4
+ * bytes per instance for the token order: under 130 MB for assets, 180 MB for products at the limit).
+ */
 export const FTS_POSTINGS_LIMITS: FtsPostingsLimits = { overlay: 1024, instances: 8_000_000 };
 /** No table held: FTS5 answers every query. */
 export const FTS_POSTINGS_OFF: FtsPostingsLimits = { overlay: 0, instances: 0 };
@@ -50,6 +55,8 @@ interface State {
   rows: number;
   tokens: number;
   overlay: Overlay;
+  /** each row's tokens in order (phrases of several tokens), with the overlay's rows patched in; null: FTS5 answers those phrases */
+  forward: Forward | null;
   /** per phrase (term and column), its rows and weighted frequency, for this state */
   lists: Map<string, PhraseList>;
   /** compiled expressions for this state (null: outside what the memory copy evaluates) */
@@ -67,9 +74,10 @@ interface State {
  *
  * BM25 and matching: domain/fts-bm25.ts (FTS5's formula, phrase by phrase; a parity test compares).
  *
- * Held: phrases of one token (as FTS5's tokenizer makes it, db/fts-tokenizer.ts), prefix phrases of one
- * token (every term starting with it, up to PREFIX_POSTINGS postings), AND, OR and a column filter.
- * Phrases of several tokens or none, longer prefix lists and expressions outside the planner's subset
+ * Held: phrases (as FTS5's tokenizer makes them, db/fts-tokenizer.ts; one of several tokens is checked
+ * against each candidate row's tokens in order, db/fts-forward.ts), prefix phrases of one token (every
+ * term starting with it, up to PREFIX_POSTINGS postings), AND, OR and a column filter. Phrases of no
+ * token, prefix phrases of several, longer prefix lists and expressions outside the planner's subset
  * get null from `matches`: the caller asks FTS5. So does every call inside an open transaction.
  *
  * The copy is read once (one pass over the table's fts5vocab `instance` table) on first use; afterwards
@@ -115,13 +123,7 @@ export function createFtsPostings(
   /** The log head at which reading the table failed: FTS5 answers until the log moves on. */
   let failedAt = -1;
 
-  /**
-   * Read the whole table in one read transaction (a consistent snapshot), or null past the instance limit.
-   * The instances are read as numbers alone (rowid · 16 + column), cut into terms by the `cnt` of the
-   * table's fts5vocab `row` table, which lists the terms in the same index order: about a third of the
-   * time of reading each instance's term as a string. Should the two ever disagree (a total that differs,
-   * a rowid going back within a term), the instances are read again with their terms.
-   */
+  /** Read the whole table in one read transaction (a consistent snapshot: db/fts-postings-read.ts), or null past the instance limit. */
   const load = (): State | null =>
     db.transaction((): State | null => {
       if (!instanceMade) {
@@ -132,47 +134,11 @@ export function createFtsPostings(
         instanceMade = true;
       }
       const mark = changes.head();
-      const maxRow = prep(`SELECT coalesce(max(id), 0) FROM ${t.fts}_docsize`).pluck().get() as number;
-      const exists = new Uint8Array(maxRow + 1);
-      let rows = 0;
-      for (const id of prep(`SELECT id FROM ${t.fts}_docsize`).pluck().iterate() as IterableIterator<number>) {
-        exists[id] = 1;
-        rows++;
-      }
-      const vocab = prep(`SELECT term, cnt FROM temp.${rowTable}`).raw().all() as [string, number][];
-      let total = 0;
-      for (const v of vocab) total += v[1];
-      if (total > limits.instances) return null;
-      const colOf = `CASE col ${t.columns.map((c, i) => `WHEN '${c}' THEN ${i}`).join(' ')} END`;
-      const fast = (): ReturnType<ReturnType<typeof blockBuilder>['finish']> | null => {
-        const b = blockBuilder(ncols, maxRow);
-        let ti = -1;
-        let left = 0;
-        for (const x of prep(`SELECT doc * 16 + ${colOf} FROM temp.${instanceTable}`).pluck().iterate() as IterableIterator<number>) {
-          while (left === 0) {
-            if (++ti >= vocab.length) return null;
-            b.term(vocab[ti]![0]);
-            left = vocab[ti]![1];
-          }
-          left--;
-          if (!b.add(Math.floor(x / 16), x % 16)) return null;
-        }
-        return left === 0 && ti === vocab.length - 1 ? b.finish() : null;
-      };
-      const slow = (): ReturnType<ReturnType<typeof blockBuilder>['finish']> | null => {
-        const b = blockBuilder(ncols, maxRow);
-        let term: string | null = null;
-        for (const [tm, x] of prep(`SELECT term, doc * 16 + ${colOf} FROM temp.${instanceTable}`).raw().iterate() as IterableIterator<
-          [string, number]
-        >) {
-          if (tm !== term) b.term((term = tm));
-          if (!b.add(Math.floor(x / 16), x % 16)) return null;
-        }
-        return b.finish();
-      };
-      const built = fast() ?? slow();
+      const built = readFtsTable(prep, t, { instance: instanceTable, row: rowTable }, limits.instances);
       if (!built) return null;
+      const { exists, rows } = built;
       return {
+        forward: built.forward,
         mark,
         block: built.block,
         len: built.len,
@@ -189,7 +155,8 @@ export function createFtsPostings(
   /** Tokenize rows again and put them in the overlay. */
   const replay = (s: State, seqs: number[]): void => {
     const fresh = new Map<number, { len: number; terms: Map<string, Uint32Array> }>();
-    for (const [term, doc, col] of tokenizer.instancesOf(seqs)) {
+    const instances = tokenizer.instancesOf(seqs);
+    for (const [term, doc, col] of instances) {
       let r = fresh.get(doc);
       if (!r) fresh.set(doc, (r = { len: 0, terms: new Map() }));
       let c = r.terms.get(term);
@@ -202,6 +169,7 @@ export function createFtsPostings(
       prep(`SELECT id FROM ${t.fts}_docsize WHERE id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(seqs)) as number[],
     );
     for (const seq of seqs) s.overlay.set(seq, present.has(seq) ? (fresh.get(seq) ?? { len: 0, terms: new Map() }) : null);
+    if (s.forward) patchForward(s.forward, seqs, present, instances);
   };
 
   /**
@@ -211,6 +179,7 @@ export function createFtsPostings(
   const merge = (s: State): void => {
     const { rows, tokens } = totals(s);
     s.block = foldOverlay(s.block, s.overlay, ncols);
+    if (s.forward) s.forward = foldForward(s.forward);
     let top = s.len.length - 1;
     for (const seq of s.overlay.keys()) top = Math.max(top, seq);
     if (top >= s.len.length) {
@@ -317,6 +286,28 @@ export function createFtsPostings(
     return list;
   };
 
+  /**
+   * The rows holding the phrase of several tokens `terms` (in column `col`, or any when −1), now (kept
+   * per state): the rows holding all its terms, each checked for them in order; null without a forward copy.
+   */
+  const phraseListOf = (s: State, terms: readonly string[], col: number): PhraseList | null => {
+    const forward = s.forward;
+    if (!forward) return null;
+    const key = `${col}|"${terms.join(' ')}"`;
+    let list = s.lists.get(key);
+    if (!list) {
+      let candidates: Int32Array | null = null;
+      for (const term of terms) {
+        const docs = listOf(s, term, col).docs;
+        candidates = candidates ? intersect(candidates, docs) : docs;
+      }
+      list = forwardPhraseList(forward, t.weights, terms, col, candidates!);
+      keep(s, list.docs.byteLength + list.f.byteLength);
+      s.lists.set(key, list);
+    }
+    return list;
+  };
+
   /** An expression's matches in the state (domain/fts-bm25.ts), or null when FTS5 must answer it. */
   const compile = (s: State, match: string): FtsMatches | null => {
     const { rows, tokens } = totals(s);
@@ -325,6 +316,7 @@ export function createFtsPostings(
       tokenize: tokensOf,
       list: (term, col) => listOf(s, term, col),
       prefixList: (prefix, col) => prefixListOf(s, prefix, col),
+      phrase: (terms, col) => phraseListOf(s, terms, col),
       rows,
       tokens,
       // (an overlay is empty between writes: no lookup per row then)

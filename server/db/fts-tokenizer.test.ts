@@ -22,9 +22,9 @@ describe('FTS5 tokenizer for JavaScript', () => {
     expect(tok.tokens('Running foxes, naïve Cafés')).toEqual(['run', 'fox', 'naiv', 'cafe']);
     const got = tok.instancesOf([seq, 999]);
     db.exec("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, assets_fts, 'instance')");
-    const indexed = db.prepare('SELECT term, doc, col FROM temp.v WHERE doc = ?').raw();
+    const indexed = db.prepare('SELECT term, doc, col, "offset" FROM temp.v WHERE doc = ?').raw();
     const cols = ['name', 'alt_text', 'tags', 'ocr_text'];
-    expect(got.map(([term, doc, col]) => [term, doc, cols[col]])).toEqual(indexed.all(seq));
+    expect(got.map(([term, doc, col, offset]) => [term, doc, cols[col], offset])).toEqual(indexed.all(seq));
     // the readers of db (scope-size caches) key on total_changes(): tokenizing must not move it
     expect(changes()).toBe(before);
   });

@@ -77,11 +77,11 @@ export function createFtsTokenizer(db: Database, fts: string) {
     );
     return (made = { table, instance: `${table}_instance`, columns });
   };
-  /** Every token instance in the temp table as [term, rowid, column index], then empties it. */
-  const drain = (k: { table: string; instance: string }): [string, number, number][] => {
+  /** Every token instance in the temp table as [term, rowid, column index, position in the column], then empties it. */
+  const drain = (k: { table: string; instance: string }): [string, number, number, number][] => {
     try {
-      const rows = prep(`SELECT term, doc, col FROM ${k.instance}`).raw().all() as [string, number, string][];
-      return rows.map(([term, doc, col]) => [term, doc, Number(col.slice(1))]);
+      const rows = prep(`SELECT term, doc, col, "offset" FROM ${k.instance}`).raw().all() as [string, number, string, number][];
+      return rows.map(([term, doc, col, offset]) => [term, doc, Number(col.slice(1)), offset]);
     } finally {
       prep(`INSERT INTO ${k.table} (${k.table}) VALUES ('delete-all')`).run();
     }
@@ -105,9 +105,10 @@ export function createFtsTokenizer(db: Database, fts: string) {
   return {
     /**
      * The token instances of rows of `fts` as stored now, read from `fts` itself (a row no longer there
-     * has none). @returns [term, rowid, column index] in index order (term, then rowid, then position)
+     * has none). @returns [term, rowid, column index, position in the column (tokens before it)] in
+     * index order (term, then rowid, then position)
      */
-    instancesOf(seqs: number[]): [string, number, number][] {
+    instancesOf(seqs: number[]): [string, number, number, number][] {
       const k = make();
       const cols = Array.from({ length: k.columns }, (_, i) => `c${i}`).join(', ');
       const rows = (read ??= db.prepare(`SELECT rowid, * FROM main.${fts} WHERE rowid IN (SELECT value FROM json_each(?))`).raw());

@@ -62,6 +62,8 @@ export interface PostingsSource {
   list: (term: string, col: number) => PhraseList;
   /** the same for the prefix phrase `"prefix"*` (any term starting with it); null: too many rows, FTS5 answers */
   prefixList: (prefix: string, col: number) => PhraseList | null;
+  /** the same for a phrase of several terms (each at the position after the one before); null: FTS5 answers */
+  phrase?: (terms: readonly string[], col: number) => PhraseList | null;
   /** rows of the table, and tokens in all of them */
   rows: number;
   tokens: number;
@@ -99,7 +101,8 @@ function indexOf(a: Int32Array, x: number): number {
   const i = upperBound(a, x) - 1;
   return i >= 0 && a[i] === x ? i : -1;
 }
-function intersect(a: Int32Array, b: Int32Array): Int32Array {
+/** The rowids in both of the ascending `a` and `b`, ascending. */
+export function intersect(a: Int32Array, b: Int32Array): Int32Array {
   const out = new Int32Array(Math.min(a.length, b.length));
   let i = 0,
     j = 0,
@@ -145,14 +148,15 @@ function andBelowOr(x: Compiled, underOr: boolean): boolean {
 
 /**
  * The matches of a parsed expression, its tree over phrase numbers and its phrases in order, or null
- * when it holds a phrase of other than one token or a prefix phrase of too many rows (FTS5 must answer those).
+ * when it holds a phrase of no token, a phrase of several the source cannot place, a prefix phrase of
+ * several tokens or of too many rows (FTS5 must answer those).
  */
 function evaluate(src: PostingsSource, n: FtsNode, col: number, phrases: PhraseList[]): { docs: Int32Array; node: Compiled } | null {
   if (n.k === 'phrase') {
     // FTS5 tokenizes a prefix phrase's text like any other (Porter stems it too) and matches the terms it starts
     const toks = src.tokenize(n.text);
-    if (toks.length !== 1) return null;
-    const list = n.prefix ? src.prefixList(toks[0]!, col) : src.list(toks[0]!, col);
+    if (toks.length === 0 || (toks.length > 1 && (n.prefix || !src.phrase))) return null;
+    const list = toks.length > 1 ? src.phrase!(toks, col) : n.prefix ? src.prefixList(toks[0]!, col) : src.list(toks[0]!, col);
     if (!list) return null;
     phrases.push(list);
     return { docs: list.docs, node: { k: 'phrase', i: phrases.length - 1 } };
@@ -171,8 +175,9 @@ function evaluate(src: PostingsSource, n: FtsNode, col: number, phrases: PhraseL
 
 /**
  * The matches of an FTS5 expression of the planner's subset over `src`, and the bytes its match list
- * holds; null when the expression is outside what postings answer (a phrase of several tokens or none, a
- * prefix phrase of too many rows, syntax outside the subset): FTS5 must answer it.
+ * holds; null when the expression is outside what postings answer (a phrase of no token, one of several
+ * tokens the source cannot place or ending in a prefix, a prefix phrase of too many rows, syntax outside
+ * the subset): FTS5 must answer it.
  */
 export function compileFtsMatches(match: string, src: PostingsSource): { matches: FtsMatches; bytes: number } | null {
   let tree: FtsNode;
