@@ -26,10 +26,11 @@ export function previewSource(row: Pick<AssetRow, 'sha256' | 'width' | 'height'>
   return covering[0]?.sha256 ?? row.sha256;
 }
 
-/** Bytes of view previews kept per server (about 100–300 previews of 100–300 KB). */
+/** Bytes of view previews kept per server, as base64 (about 80–240 previews of 100–300 KB). */
 export const VIEW_CACHE_BYTES = 32 * 1024 * 1024;
 
-type Preview = { data: Buffer; width: number; height: number };
+/** A preview as the `view` result carries it: the JPEG in base64 (encoded once, not per view), its size in bytes and px. */
+type Preview = { base64: string; bytes: number; width: number; height: number };
 const previewCaches = new WeakMap<object, LRUCache<string, Preview>>();
 
 /**
@@ -43,9 +44,11 @@ function previewCache(deps: LibraryDeps): LRUCache<string, Preview> {
   if (!cache) {
     cache = new LRUCache<string, Preview>({
       maxSize: VIEW_CACHE_BYTES,
-      sizeCalculation: (p) => Math.max(1, p.data.length),
-      fetchMethod: async (sha) =>
-        viewJpeg(await deps.blobs.get(sha), imageWork(deps.images, IMAGE_PRIORITY.view), VIEW_MAX_EDGE, VIEW_MAX_BYTES),
+      sizeCalculation: (p) => Math.max(1, p.base64.length),
+      fetchMethod: async (sha) => {
+        const jpeg = await viewJpeg(await deps.blobs.get(sha), imageWork(deps.images, IMAGE_PRIORITY.view), VIEW_MAX_EDGE, VIEW_MAX_BYTES);
+        return { base64: jpeg.data.toString('base64'), bytes: jpeg.data.length, width: jpeg.width, height: jpeg.height };
+      },
     });
     previewCaches.set(deps.blobs, cache);
   }
@@ -53,8 +56,8 @@ function previewCache(deps: LibraryDeps): LRUCache<string, Preview> {
 }
 
 /**
- * `svc_assets` `view`: a JPEG preview (≤ 1568 px longest edge, ≤ 1 MiB; made once per stored image and
- * kept in a bounded cache) and the asset's facts.
+ * `svc_assets` `view`: a JPEG preview (≤ 1568 px longest edge, ≤ 1 MiB; made and base64-encoded once
+ * per stored image and kept in a bounded cache), as `imageBase64`, and the asset's facts.
  * @throws ServiceError not_found (args.asset_id) | unsupported (video assets)
  */
 export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string) {
@@ -64,7 +67,7 @@ export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string
   const source = previewSource(row, await deps.assets.renditions(row.seq));
   const jpeg = await previewCache(deps).forceFetch(source);
   return {
-    image: jpeg.data,
+    imageBase64: jpeg.base64,
     facts: {
       asset_id: row.id,
       url: deps.urls.blob(row.sha256, row.format),
@@ -73,7 +76,7 @@ export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string
       name: row.name,
       preview_width: jpeg.width,
       preview_height: jpeg.height,
-      preview_bytes: jpeg.data.length,
+      preview_bytes: jpeg.bytes,
       alt_text: row.alt_text,
       tags: allTags(row),
       ocr_text: row.ocr_text,

@@ -24,7 +24,7 @@ export function assetsRouter(deps: LibraryDeps, providers: ProviderRegistry): Ro
       const v = await viewAsset(deps, scope, args.asset_id);
       return {
         structuredContent: v.facts,
-        content: [{ type: 'image', data: v.image.toString('base64'), mimeType: 'image/jpeg' }],
+        content: [{ type: 'image', data: v.imageBase64, mimeType: 'image/jpeg' }],
         text: JSON.stringify({
           asset_id: v.facts.asset_id,
           url: v.facts.url,
