@@ -265,6 +265,21 @@ describe('FTS5 table in memory (fts-postings)', () => {
     expect(small.matches('"cat"')).toBeNull();
   });
 
+  it('leaves phrases of several words to FTS5 when a column is longer than it places (65,535 tokens), and still holds single words', async () => {
+    const { db } = await assetLibrary(':memory:', 20, 8);
+    // many words, none more than 65,535 times (the block's own limit per term and row)
+    const filler = (n: number): string => Array.from({ length: n }, (_, i) => `w${i % 1000}`).join(' ');
+    db.prepare('UPDATE assets SET ocr_text = ? WHERE seq = 3').run(`${filler(70_000)} dog tree`);
+    const p = createFtsPostings(db, createSearchChanges(db), ASSETS);
+    expect(p.matches('"dog tree"')).toBeNull();
+    expect(p.matches('"dog"')!.has(3)).toBe(true);
+    // below the limit the same row's phrase is placed from memory, at its position past 60,000
+    db.prepare('UPDATE assets SET ocr_text = ? WHERE seq = 3').run(`${filler(60_000)} dog tree`);
+    const q = createFtsPostings(db, createSearchChanges(db), ASSETS);
+    expect(q.matches('"dog tree"')!.has(3)).toBe(true);
+    expect(q.matches('"tree dog"')!.has(3)).toBe(false);
+  });
+
   it('leaves a table it cannot read to FTS5 instead of failing the search', async () => {
     const { db } = await assetLibrary(':memory:', 10, 7);
     // columnsize=0: no %_docsize table, so no row lengths to read
