@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
@@ -59,6 +60,20 @@ describe('OCR mode (tesseract.js, bundled English data)', () => {
     expect((r.structured.request as { match: string }).match).toBe('all_terms');
     expect(names(r)[0]).toBe(expected);
   });
+
+  // Linux: a thread's nice value is its own (proc(5): /proc/<pid>/task/<tid>/stat, field 19)
+  it.runIf(process.platform === 'linux')(
+    'runs OCR on a thread at the lowest CPU priority while the thread serving requests keeps its own',
+    () => {
+      const nice = (tid: string): number => {
+        const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      };
+      const tids = fs.readdirSync('/proc/self/task');
+      expect(nice(String(process.pid))).toBe(0);
+      expect(tids.filter((t) => nice(t) === 19)).toHaveLength(1);
+    },
+  );
 
   it('uses recognised text for machine alt text and the text tag, but not the file name', async () => {
     const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'ocr', query: 'cosmic void' });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.ts';
 import { packagePath } from '../package-root.ts';
 import type { OcrWord } from '../domain/alt-text.ts';
@@ -49,7 +50,8 @@ export function englishModelDir(): string {
  * (Tesseract's 4.0.0 `eng` from `@tesseract.js-data/eng`) as `langPath`, so nothing is downloaded
  * (https://github.com/naptha/tesseract.js/blob/master/docs/api.md#createworker). One worker is
  * created on first use and shared: a worker is a WASM instance of ~100 MB that runs one image at a
- * time, and two cores do not profit from more.
+ * time, and two cores do not profit from more. Its thread runs at the lowest CPU priority
+ * (ocr.worker.mjs), so OCR takes spare cycles, not those of the requests an agent waits on.
  */
 export function createOcrEngine(log: Logger): OcrEngine {
   let worker: Promise<import('tesseract.js').Worker> | null = null;
@@ -59,6 +61,7 @@ export function createOcrEngine(log: Logger): OcrEngine {
       const { createWorker, OEM } = await import('tesseract.js');
       const w = await createWorker('eng', OEM.LSTM_ONLY, {
         langPath: englishModelDir(),
+        workerPath: fileURLToPath(new URL('./ocr.worker.mjs', import.meta.url)),
         gzip: true,
         cacheMethod: 'none',
         errorHandler: (e: unknown) => log.warn({ err: e }, 'tesseract worker error'),
