@@ -148,7 +148,8 @@ export async function listProducts(
       deps.log.warn({ reason: available.reason }, 'product vectors cannot be searched; list_products degrades to lexical');
       return null;
     }
-    const items = await deps.vectors.count(scope, e.modelId, e.dimensions);
+    // the request's change-log head (read with the snapshot, or before ranking): the partitions need not read it again
+    const items = await deps.vectors.count(scope, e.modelId, e.dimensions, head);
     let model: NullModel | null;
     try {
       model = await productNull(deps, scope, e, items);
@@ -157,7 +158,7 @@ export async function listProducts(
       return null;
     }
     const accept = acceptanceScore(items, deps.search.matchAlpha);
-    return (await deps.vectors.nearest(scope, e.modelId, vector, RANKED_DEPTH, f)).map((h) => ({
+    return (await deps.vectors.nearest(scope, e.modelId, vector, RANKED_DEPTH, f, head)).map((h) => ({
       seq: h.seq,
       relevance: model ? semanticRelevance(standardScore(model, 1 - h.distance), accept) : 0,
     }));

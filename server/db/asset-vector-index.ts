@@ -109,10 +109,12 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
   };
 
   /**
-   * Bring every loaded partition up to the head of the change log. A space retired or revived by any
-   * process (db/vectors.ts logs it: `logSpace`) drops its partitions here: they load again on demand.
+   * Bring every loaded partition up to the head of the change log (`head`: as the caller read it for
+   * this request; one older than the mark leaves the partitions as they are). A space retired or
+   * revived by any process (db/vectors.ts logs it: `logSpace`) drops its partitions here: they load
+   * again on demand.
    */
-  const sync = (): void => {
+  const sync = (head?: number): void => {
     mark = replayChanges(changes, mark, 'asset', parts, {
       partOf: (p) => p.workspaceId,
       apply: (p, seq) => {
@@ -122,12 +124,13 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
       },
       reloadShare: RELOAD_SHARE,
       stale: forget,
+      head,
     });
   };
 
   /** The loaded partition of the space in the workspace, loaded now if needed; null when the space is retired (no table). */
-  const partition = (space: PartitionSpace, scope: Scope): Partition | null => {
-    sync();
+  const partition = (space: PartitionSpace, scope: Scope, head?: number): Partition | null => {
+    sync(head);
     const key = `${space.id}|${scope.tenantId}|${scope.workspaceId}`;
     let p = parts.use(key);
     if (!p) {
@@ -158,17 +161,25 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
     /**
      * The `k` vectors of the workspace nearest to `q` by cosine that pass the filters, nearest first,
      * each with similarity ≥ `minCosine` (recall@10 vs exact measured by bench/vectors.bench.ts); none
-     * when the space is retired.
+     * when the space is retired. `head`: the change-log head read for this request (read here when absent).
      */
-    nearest(space: PartitionSpace, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number): NearestHit[] {
+    nearest(
+      space: PartitionSpace,
+      scope: Scope,
+      q: Float32Array,
+      f: AssetFilters,
+      k: number,
+      minCosine: number,
+      head?: number,
+    ): NearestHit[] {
       if (q.length !== space.dimensions) return [];
-      const p = partition(space, scope);
+      const p = partition(space, scope, head);
       if (!p) return [];
       return p.index.search(q, k, filterOf(f), minCosine).map((h) => ({ seq: h.key, similarity: h.similarity }));
     },
-    /** Vectors the space holds in the workspace (zero vectors included; 0 when the space is retired). */
-    count(space: PartitionSpace, scope: Scope): number {
-      return partition(space, scope)?.index.size ?? 0;
+    /** Vectors the space holds in the workspace (zero vectors included; 0 when the space is retired), as of `head` as for `nearest`. */
+    count(space: PartitionSpace, scope: Scope, head?: number): number {
+      return partition(space, scope, head)?.index.size ?? 0;
     },
     /** Forget a space's partitions (the space was retired or revived by this connection). */
     forget,

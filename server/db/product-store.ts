@@ -59,8 +59,9 @@ export function createSqliteProductVectors(db: Database, q: ProductQueries = cre
       }).immediate();
     },
     get: async (scope, seq, modelId, dims) => (q.refsBySeqs(scope, [seq]).size > 0 ? q.embeddingOf(seq, modelId, dims) : null),
-    count: async (scope, modelId, dims) => q.embeddingCount(scope, modelId, dims),
+    count: async (scope, modelId, dims, head) => q.embeddingCount(scope, modelId, dims, head),
     sample: async (scope, modelId, dims, limit) => q.embeddingSample(scope, modelId, dims, limit),
-    nearest: async (scope, modelId, query, k, f) => (k > 0 && query.some((x) => x !== 0) ? q.knn(scope, modelId, query, f, k) : []),
+    nearest: async (scope, modelId, query, k, f, head) =>
+      k > 0 && query.some((x) => x !== 0) ? q.knn(scope, modelId, query, f, k, head) : [],
   };
 }

@@ -61,7 +61,8 @@ export function createProductVectorPartitions(db: Database, changes: SearchChang
     if (v.length === index.dims) index.upsert(r.seq, v, [code(r.status), code(asciiLower(r.product_type))]);
   };
 
-  const sync = (): void => {
+  /** Bring every loaded partition up to the log's head (`head`: as the caller read it for this request; read here when absent). */
+  const sync = (head?: number): void => {
     mark = replayChanges(changes, mark, 'product', parts, {
       partOf: (p) => p.storeId,
       apply: (p, seq) => {
@@ -70,11 +71,12 @@ export function createProductVectorPartitions(db: Database, changes: SearchChang
         else p.index.remove(seq);
       },
       reloadShare: RELOAD_SHARE,
+      head,
     });
   };
 
-  const partition = (scope: StoreScope, modelId: string, dims: number): Partition => {
-    sync();
+  const partition = (scope: StoreScope, modelId: string, dims: number, head?: number): Partition => {
+    sync(head);
     const key = `${scope.storeId}|${dims}|${modelId}`;
     let p = parts.use(key);
     if (!p) {
@@ -87,14 +89,22 @@ export function createProductVectorPartitions(db: Database, changes: SearchChang
   };
 
   return {
-    /** Products of the store with a vector under the model (zero vectors included). */
-    count: (scope: StoreScope, modelId: string, dims: number): number => partition(scope, modelId, dims).index.size,
+    /** Products of the store with a vector under the model (zero vectors included), as of `head` as for `nearest`. */
+    count: (scope: StoreScope, modelId: string, dims: number, head?: number): number => partition(scope, modelId, dims, head).index.size,
     /**
      * The `k` products of the store nearest to `q` (cosine) under `modelId` that pass the filters,
      * nearest first, with cosine distance (1 − similarity). Zero vectors are never neighbours.
+     * `head`: the change-log head read for this request (read here when absent).
      */
-    nearest(scope: StoreScope, modelId: string, q: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] {
-      const p = partition(scope, modelId, q.length);
+    nearest(
+      scope: StoreScope,
+      modelId: string,
+      q: Float32Array,
+      f: ProductFilters,
+      k: number,
+      head?: number,
+    ): { seq: number; distance: number }[] {
+      const p = partition(scope, modelId, q.length, head);
       const known = (v: string): number => codes.get(v) ?? -1;
       const attrs: ScanFilter['attrs'] = [{ col: STATUS, values: f.statuses.map(known) }];
       if (f.productType) attrs.push({ col: TYPE, values: [known(asciiLower(f.productType))] });

@@ -49,4 +49,36 @@ describe('product nearest neighbours (in-memory partitions of product_embeddings
     expect(q.embeddingCount(sa, 'm1', 3)).toBe(2); // products 2 and 3 (zero vector) under m1
     db.close();
   });
+
+  it('takes the change-log head a request read: answers as of it without reading the log, and never goes back for an older one', async () => {
+    const db = openDb(':memory:');
+    const t = await createTenant(createSqliteTenancyStore(db), 't');
+    const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
+    const q = createProductQueries(db);
+    q.upsertMany(scope, [product(1), product(2)], 'json', { at: 'x', replaceCollections: false });
+    const embed = (): void =>
+      q.putEmbeddings(
+        'm1',
+        q
+          .pendingEmbeddings(null, 'm1', 3, 10)
+          .map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: new Float32Array([1, 0, 0]) })),
+      );
+    embed();
+    const knn = (head?: number): number[] =>
+      q.knn(scope, 'm1', new Float32Array([1, 0, 0]), { statuses: ['ACTIVE'] }, 10, head).map((h) => h.seq);
+    const before = q.searchSnapshot(scope).changeHead;
+    expect(knn(before)).toEqual([1, 2]);
+    // a write (logged by trigger): a product leaves ACTIVE
+    db.prepare("UPDATE products SET status = 'DRAFT' WHERE seq = 2").run();
+    // a request that read its head before that write answers without it (no log read of its own) …
+    expect(knn(before)).toEqual([1, 2]);
+    expect(q.embeddingCount(scope, 'm1', 3, before)).toBe(2);
+    // … one that read it after sees it, and the older head never takes the partition back
+    const after = q.searchSnapshot(scope).changeHead;
+    expect(after).toBeGreaterThan(before);
+    expect(knn(after)).toEqual([1]);
+    expect(knn(before)).toEqual([1]);
+    expect(knn()).toEqual([1]);
+    db.close();
+  });
 });

@@ -301,13 +301,20 @@ export function createProductQueries(db: Database, budget?: PartitionBudget) {
      * The `k` products nearest to `query` by cosine distance among the store's vectors of one model that
      * pass the list filters (applied during the scan), nearest first: the int8 scan with exact re-rank
      * over in-memory partitions of `product_embeddings` (db/product-vector-index.ts). Zero vectors are
-     * never neighbours.
+     * never neighbours. `head`: the change-log head read for this request (read here when absent).
      * @returns seqs with distance (0 = same direction)
      */
-    knn: (scope: StoreScope, modelId: string, query: Float32Array, f: ProductFilters, k: number): { seq: number; distance: number }[] =>
-      partitions.nearest(scope, modelId, query, f, k),
-    /** Products of a store with a vector under a model. */
-    embeddingCount: (scope: StoreScope, modelId: string, dims: number): number => partitions.count(scope, modelId, dims),
+    knn: (
+      scope: StoreScope,
+      modelId: string,
+      query: Float32Array,
+      f: ProductFilters,
+      k: number,
+      head?: number,
+    ): { seq: number; distance: number }[] => partitions.nearest(scope, modelId, query, f, k, head),
+    /** Products of a store with a vector under a model, as of `head` as for `knn`. */
+    embeddingCount: (scope: StoreScope, modelId: string, dims: number, head?: number): number =>
+      partitions.count(scope, modelId, dims, head),
     /**
      * Up to `limit` embedded products of a store (vector and embedded text) in a fixed pseudo-random
      * order (Knuth's multiplicative hash of the seq), for calibration.

@@ -44,16 +44,16 @@ export function createSqliteVectorStore(db: Database, queries: VectorQueries = c
     async remove(scope, space, seq) {
       if (metaOf(scope, seq)) queries.remove(space, seq, scope.workspaceId);
     },
-    count: async (scope, space) => queries.count(space, scope),
+    count: async (scope, space, head) => queries.count(space, scope, head),
     async sample(scope, space, limit) {
       // vectors.ts samples a workspace; the tenant check drops rows of a workspace id reused across tenants
       const rows = queries.sample(space, scope.workspaceId, limit);
       return rows.filter((r) => metaOf(scope, r.seq) !== undefined);
     },
-    async nearest(scope, space, query, k, filters, minSimilarity = -1) {
+    async nearest(scope, space, query, k, filters, minSimilarity = -1, head) {
       checkDimensions(space, query);
       if (k <= 0 || !query.some((x) => x !== 0)) return [];
-      return queries.nearest(space, scope, query, filters, k, minSimilarity);
+      return queries.nearest(space, scope, query, filters, k, minSimilarity, head);
     },
   };
 }

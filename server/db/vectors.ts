@@ -210,15 +210,19 @@ export function createVectorQueries(db: Database, budget?: PartitionBudget) {
     /** Whether the space is live (building or ready) now. */
     isLive,
 
-    /** Number of vectors a space holds in a workspace (from its in-memory partition; 0 when retired). */
-    count: (space: SpaceRow, scope: Scope) => partitions.count(space, scope),
+    /**
+     * Number of vectors a space holds in a workspace (from its in-memory partition; 0 when retired).
+     * @param head the change-log head read for this request (read here when absent)
+     */
+    count: (space: SpaceRow, scope: Scope, head?: number) => partitions.count(space, scope, head),
 
     /**
      * The `k` vectors of the workspace nearest to `q` (cosine) passing the filters, nearest first, each
      * with similarity ≥ `minCosine`: the quantised scan with exact re-rank of db/asset-vector-index.ts.
+     * @param head the change-log head read for this request (read here when absent)
      */
-    nearest: (space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number) =>
-      partitions.nearest(space, scope, q, f, k, minCosine),
+    nearest: (space: SpaceRow, scope: Scope, q: Float32Array, f: AssetFilters, k: number, minCosine: number, head?: number) =>
+      partitions.nearest(space, scope, q, f, k, minCosine, head),
 
     /**
      * Up to `limit` vectors of a workspace in a fixed pseudo-random order (Knuth's multiplicative hash of

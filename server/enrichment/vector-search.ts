@@ -112,7 +112,7 @@ export function createAssetVectorSearch(o: {
     model ? Math.tanh(model.center + model.spread * (accept - SUGGESTION_DEPTH_Z)) : 0;
 
   return {
-    async semantic(scope, query, filters, k): Promise<VectorResult | null> {
+    async semantic(scope, query, filters, k, head): Promise<VectorResult | null> {
       const space = await o.textSpace();
       if (!space || space.status !== 'ready' || !o.embedder) return null;
       let q: Float32Array | undefined;
@@ -122,7 +122,7 @@ export function createAssetVectorSearch(o: {
         o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'query embedding failed; search degrades to lexical');
         return null;
       }
-      const items = await o.vectors.count(scope, space);
+      const items = await o.vectors.count(scope, space, head);
       const accept = acceptanceScore(items, alpha);
       if (!q || !q.some((x) => x !== 0) || items === 0) return { hits: [], accept };
       let model: NullModel | null;
@@ -132,7 +132,7 @@ export function createAssetVectorSearch(o: {
         o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'semantic calibration failed; search degrades to lexical');
         return null;
       }
-      return { hits: scored(await o.vectors.nearest(scope, space, q, k, filters, floorOf(model, accept)), model), accept };
+      return { hits: scored(await o.vectors.nearest(scope, space, q, k, filters, floorOf(model, accept), head), model), accept };
     },
     async warm(scope): Promise<boolean> {
       const space = await o.textSpace();

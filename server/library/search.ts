@@ -29,7 +29,11 @@ export interface VectorResult {
  * when its index is unavailable (no embedder, model change in progress): search then degrades.
  */
 export interface AssetVectorSearch {
-  semantic(scope: Scope, query: string, filters: AssetFilters, k: number): Promise<VectorResult | null>;
+  /**
+   * @param head the change-log head read for this request (`AssetStore.searchSnapshot`), handed to the
+   * vector partitions so they do not read the log again (read there when absent)
+   */
+  semantic(scope: Scope, query: string, filters: AssetFilters, k: number, head?: number): Promise<VectorResult | null>;
   similar(scope: Scope, sourceSeq: number, filters: AssetFilters, k: number): Promise<VectorResult | null>;
   /**
    * Load what the workspace's first semantic search would (its text vectors in memory, its stored null
@@ -114,7 +118,7 @@ export async function matchAssets(
         'semantic search is unavailable: no embedder is configured on this server; use mode all or an exact-field mode',
       );
     }
-    semantic = vectors ? await vectors.semantic(scope, query, filters, RANKED_DEPTH) : null;
+    semantic = vectors ? await vectors.semantic(scope, query, filters, RANKED_DEPTH, head) : null;
     // The vector index exists but cannot answer now (embedder failing, re-embedding): degrade to BM25.
     if (!semantic) {
       if (vectors) degradedFrom = mode;

@@ -40,8 +40,12 @@ export interface ProductVectorStore {
   put(modelId: string, rows: { seq: number; storeId: string; sha256: string; vector: Float32Array }[]): Promise<void>;
   /** The stored vector of a product of the store under a model with `dims` dimensions, or null. */
   get(scope: StoreScope, seq: number, modelId: string, dims: number): Promise<Float32Array | null>;
-  /** Products of the store with a vector under the model and length (zero vectors included). */
-  count(scope: StoreScope, modelId: string, dims: number): Promise<number>;
+  /**
+   * Products of the store with a vector under the model and length (zero vectors included).
+   * @param head the change-log head the caller read for this request (`ProductStore.searchSnapshot`): a
+   * store whose partitions follow the log answers as of it without reading the log again (ignored by others)
+   */
+  count(scope: StoreScope, modelId: string, dims: number, head?: number): Promise<number>;
   /**
    * Up to `limit` embedded products of the store (vector and embedded text) in a fixed pseudo-random
    * order (Knuth's multiplicative hash of the seq, seq × 2654435761 mod 2^32 ascending), for calibration.
@@ -51,6 +55,7 @@ export interface ProductVectorStore {
    * The `k` products of the store nearest to `query` (cosine) under `modelId` that pass the filters
    * (statuses, collection, type, snapshot bound, excluded seq: applied inside the search, so `k` hits
    * come back whenever `k` products pass), nearest first. A zero query has no neighbours.
+   * @param head as for `count`
    * @returns seqs with cosine distance (1 − similarity, 0 = same direction)
    * @throws VectorStoreUnavailableError when `available()` is not ok
    */
@@ -60,5 +65,6 @@ export interface ProductVectorStore {
     query: Float32Array,
     k: number,
     f: ProductFilters,
+    head?: number,
   ): Promise<{ seq: number; distance: number }[]>;
 }

@@ -75,8 +75,12 @@ export interface VectorStore {
   get(scope: Scope, space: SpaceRow, seq: number): Promise<Float32Array | null>;
   /** Delete the vector of one asset of the scope (no vector: nothing happens). */
   remove(scope: Scope, space: SpaceRow, seq: number): Promise<void>;
-  /** Number of vectors the space holds for assets of the scope. */
-  count(scope: Scope, space: SpaceRow): Promise<number>;
+  /**
+   * Number of vectors the space holds for assets of the scope.
+   * @param head the change-log head the caller read for this request (`AssetStore.searchSnapshot`): a
+   * store whose partitions follow the log answers as of it without reading the log again (ignored by others)
+   */
+  count(scope: Scope, space: SpaceRow, head?: number): Promise<number>;
   /**
    * Up to `limit` vectors of the scope in a fixed pseudo-random order (Knuth's multiplicative hash of
    * the seq, seq × 2654435761 mod 2^32, ascending): the same corpus always gives the same sample, on
@@ -88,6 +92,7 @@ export interface VectorStore {
    * category, subtype, orientation, maxSeq, excludeSeq, applied inside the search, so `k` hits come
    * back whenever `k` assets pass), nearest first, each with similarity ≥ `minSimilarity` (default −1:
    * no floor). A zero query has no neighbours.
+   * @param head as for `count`
    * @throws Error when `query.length` differs from the space's dimensions
    */
   nearest(
@@ -97,6 +102,7 @@ export interface VectorStore {
     k: number,
     filters: AssetFilters,
     minSimilarity?: number,
+    head?: number,
   ): Promise<VectorHit[]>;
 }
 
