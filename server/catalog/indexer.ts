@@ -21,8 +21,11 @@ export interface ProductIndexer {
   embedPending(storeId: string | null, opts?: { signal?: AbortSignal; onProgress?: (done: number) => void }): Promise<number>;
   /** Queue `embedPending` in the background (one run at a time; failures are logged, products stay pending). */
   schedule(storeId: string | null): void;
-  /** Is every product of the store embedded under this embedder's model? */
-  complete(storeId: string, embedder: TextEmbedder): Promise<boolean>;
+  /**
+   * Is every product of the store embedded under this embedder's model?
+   * @param head the change-log head the caller read for this request (read here when absent)
+   */
+  complete(storeId: string, embedder: TextEmbedder, head?: number): Promise<boolean>;
   /** Resolves when queued background runs have finished. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -91,13 +94,14 @@ export function createProductIndexer(
         }
       });
     },
-    async complete(storeId, e) {
+    async complete(storeId, e, given) {
       // The check scans the store's products, so a positive answer is reused while the search change
       // log (migration 0046: every write to products, embeddings and memberships, by any process)
-      // stands still; writes through this process also invalidate it at once via `embedPending`.
+      // stands still; writes through this process also invalidate it at once via `embedPending`. A
+      // request that read the head already (`given`) passes it; an answer found at a later head stands for it.
       const key = `${storeId}|${e.modelId}|${e.dimensions}`;
-      const head = await products.changeHead();
-      if (completeAt.get(key) === head) return true;
+      const head = given ?? (await products.changeHead());
+      if ((completeAt.get(key) ?? -1) >= head) return true;
       const ok = (await vectors.pending(storeId, e.modelId, e.dimensions, 1)).length === 0;
       if (ok) completeAt.set(key, head);
       else completeAt.delete(key);

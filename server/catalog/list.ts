@@ -135,7 +135,7 @@ export async function listProducts(
   const readyEmbedder = async (): Promise<TextEmbedder | null> => {
     const e = deps.embedder();
     if (!e) return null;
-    if (!(await deps.indexer.complete(scope.storeId, e))) {
+    if (!(await deps.indexer.complete(scope.storeId, e, head))) {
       deps.indexer.schedule(scope.storeId);
       return null;
     }

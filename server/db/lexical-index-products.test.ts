@@ -104,4 +104,22 @@ describe('product lexical search from FTS5 alone', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('takes the change-log head a request read for the rows failing its filters: as of it, and never back to an older one', async () => {
+    const { db, scope, products } = await catalog(':memory:', 300, 0);
+    const lex = createLexicalIndexes(db);
+    const head = (): number => products.searchSnapshot(scope).changeHead;
+    const active = (at: number) => lex.products(scope, { statuses: ['ACTIVE'] }, at).search('"fox"', 5);
+    const before = head();
+    const top = (await active(before)).seqs[0]!;
+    products.upsertMany(scope, [product(top, 'DRAFT')], 'json', { at: 'y', replaceCollections: false });
+    // a request that read its head before the draft answers as of it, without reading the log again …
+    expect((await active(before)).seqs).toContain(top);
+    // … one that read it after leaves the draft out, and so does the older head from then on
+    const after = head();
+    expect(after).toBeGreaterThan(before);
+    expect((await active(after)).seqs).not.toContain(top);
+    expect((await active(before)).seqs).not.toContain(top);
+    db.close();
+  });
 });

@@ -79,6 +79,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
 
   /** @param head the change-log head the caller read for this request (read again where needed when absent) */
   const port = (t: FtsTable, head?: number): LexicalIndex => {
+    const given = head;
     const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
     /** The table in memory as of this request's first lexical call (null: FTS5 answers). */
     let view: FtsPostingsView | null | undefined;
@@ -166,10 +167,12 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       if (t.filters.sql === '') return new Set();
       if (!t.scannable) return null;
       const id = `${t.table}|${t.filters.sql}|${JSON.stringify(t.filters.params)}`;
-      const head = changes.head();
       const hit = failing.get(id);
+      // the request's head when the caller read it (else read here); a set kept at that head or a later one answers
+      const at = given ?? changes.head();
+      if (hit && hit.head >= at) return hit.seqs;
+      const head = at;
       const table = sizes.get(t.table)?.n ?? Infinity;
-      if (hit && hit.head === head) return hit.seqs;
       // a selective filter stays selective until a tenth of the table changed
       if (hit && hit.seqs === null && head - hit.head < table / 10) return null;
       const test = `NOT coalesce((1${t.filters.sql}), 0)`;
