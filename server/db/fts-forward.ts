@@ -97,7 +97,7 @@ export function patchForward(
 export function foldForward(f: Forward): Forward {
   if (f.patch.size === 0) return f;
   const { ncols } = f;
-  let rows = f.at.length > 0 ? (f.at.length - 1) / ncols : 0;
+  let rows = (f.at.length - 1) / ncols;
   for (const row of f.patch.keys()) rows = Math.max(rows, row + 1);
   const at = new Int32Array(rows * ncols + 1);
   const span = (row: number, c: number): [number, number] => {
@@ -105,21 +105,22 @@ export function foldForward(f: Forward): Forward {
     return i + 1 < f.at.length ? [f.at[i]!, f.at[i + 1]!] : [0, 0];
   };
   let sum = 0;
-  for (let row = 0; row < rows; row++)
+  for (let row = 0; row < rows; row++) {
+    const p = f.patch.get(row);
     for (let c = 0; c < ncols; c++) {
       at[row * ncols + c] = sum;
-      const p = f.patch.get(row);
       if (p !== undefined) sum += p ? p[c]!.length : 0;
       else {
         const [lo, hi] = span(row, c);
         sum += hi - lo;
       }
     }
+  }
   at[rows * ncols] = sum;
   const seq = new Int32Array(sum);
-  for (let row = 0; row < rows; row++)
+  for (let row = 0; row < rows; row++) {
+    const p = f.patch.get(row);
     for (let c = 0; c < ncols; c++) {
-      const p = f.patch.get(row);
       if (p !== undefined) {
         if (p) seq.set(p[c]!, at[row * ncols + c]);
       } else {
@@ -127,6 +128,7 @@ export function foldForward(f: Forward): Forward {
         seq.set(f.seq.subarray(lo, hi), at[row * ncols + c]);
       }
     }
+  }
   return { nums: f.nums, ncols, at, seq, patch: new Map() };
 }
 

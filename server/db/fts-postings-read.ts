@@ -16,8 +16,8 @@ export interface FtsTableRead {
 }
 
 /**
- * Reads the whole of `t` through its fts5vocab tables (`vocab.instance`, `vocab.row`, made by the caller in
- * `temp`), or null past `maxInstances` token instances. Run it inside a read transaction: the reads must
+ * Reads the whole of `t` through its fts5vocab tables (`vocabTables.instance`, `vocabTables.row`, made by the
+ * caller in `temp`), or null past `maxInstances` token instances. Run it inside a read transaction: the reads must
  * see one state. The instances are read as numbers alone ((rowid · 16 + column) · 65,536 + position), cut
  * into terms by the `cnt` of the `row` table, which lists the terms in the same index order: about a
  * third of the time of reading each instance's term as a string. Should the two ever disagree (a total

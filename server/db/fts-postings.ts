@@ -136,15 +136,9 @@ export function createFtsPostings(
       const mark = changes.head();
       const built = readFtsTable(prep, t, { instance: instanceTable, row: rowTable }, limits.instances);
       if (!built) return null;
-      const { exists, rows } = built;
       return {
-        forward: built.forward,
+        ...built,
         mark,
-        block: built.block,
-        len: built.len,
-        exists,
-        rows,
-        tokens: built.tokens,
         overlay: new Map(),
         lists: new Map(),
         compiled: new Map(),

@@ -79,7 +79,6 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
 
   /** @param head the change-log head the caller read for this request (read again where needed when absent) */
   const port = (t: FtsTable, head?: number): LexicalIndex => {
-    const given = head;
     const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
     /** The table in memory as of this request's first lexical call (null: FTS5 answers). */
     let view: FtsPostingsView | null | undefined;
@@ -169,16 +168,15 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       const id = `${t.table}|${t.filters.sql}|${JSON.stringify(t.filters.params)}`;
       const hit = failing.get(id);
       // the request's head when the caller read it (else read here); a set kept at that head or a later one answers
-      const at = given ?? changes.head();
+      const at = head ?? changes.head();
       if (hit && hit.head >= at) return hit.seqs;
-      const head = at;
       const table = sizes.get(t.table)?.n ?? Infinity;
       // a selective filter stays selective until a tenth of the table changed
-      if (hit && hit.seqs === null && head - hit.head < table / 10) return null;
+      if (hit && hit.seqs === null && at - hit.head < table / 10) return null;
       const test = `NOT coalesce((1${t.filters.sql}), 0)`;
       let seqs: Set<number> | null;
       // the log holds every kind of change: past a few times REPLAY_LIMIT entries, reading it costs more than a scan
-      const replayable = hit?.seqs && head - hit.head <= 4 * REPLAY_LIMIT && !changes.gap(hit.head);
+      const replayable = hit?.seqs && at - hit.head <= 4 * REPLAY_LIMIT && !changes.gap(hit.head);
       const moved = replayable ? changes.since(hit.head).filter((c) => c.kind === t.kind) : null;
       if (hit?.seqs && moved && moved.length <= REPLAY_LIMIT) {
         seqs = hit.seqs;
@@ -197,7 +195,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       }
       if (seqs.size > table * FTS_ONLY_SHARE) seqs = null;
       if (failing.size > 64) failing.clear();
-      failing.set(id, { head, seqs });
+      failing.set(id, { head: at, seqs });
       return seqs;
     };
     /**
