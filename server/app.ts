@@ -105,6 +105,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const images = createImagePool({
     concurrency: config.env.ATELIER_IMAGE_CONCURRENCY,
     maxActiveImports: config.env.ATELIER_IMPORT_MAX_ACTIVE,
+    nice: config.env.ATELIER_IMAGE_NICE,
   });
   // WordNet (concept expansion, calibration background probes): loaded once, on first use.
   const thesaurus = createThesaurusLoader(

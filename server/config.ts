@@ -91,6 +91,11 @@ export const EnvSchema = z.object({
   ATELIER_IMAGE_CONCURRENCY: int(1, 64)
     .default(Math.max(1, os.availableParallelism()))
     .describe('image operations (one decode or encode each, one libvips thread) running at once; default the number of CPU cores'),
+  ATELIER_IMAGE_NICE: int(0, 19)
+    .default(10)
+    .describe(
+      'CPU priority (nice value, 0–19) of the threads that decode and resize images on Linux; higher yields the CPU to the thread answering requests, so search and view stay fast while imports run; 0 = the same priority',
+    ),
   ATELIER_IMPORT_MAX_ACTIVE: int(1, 10_000)
     .default(8)
     .describe(

@@ -2,8 +2,19 @@
 // to WebAssembly) off the main thread, where it would block every other request for the length of the
 // decode. Plain JavaScript so it loads the same under node, tsx and vitest.
 // Message in: { id, bytes: Uint8Array }. Out: { id, width, height, data: Uint8Array (RGBA) } or { id, error }.
-import { parentPort } from 'node:worker_threads';
+// workerData.nice (0–19): this thread's CPU priority; on Linux a thread's nice value is its own
+// (setpriority(2)), so the decode yields the CPU to the thread serving requests.
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import decode from 'heic-decode';
+
+if (workerData?.nice > 0) {
+  try {
+    os.setPriority(workerData.nice);
+  } catch {
+    // EACCES/ENOSYS: keep the inherited priority
+  }
+}
 
 // libheif-js reports a failed decode with console.log; under the stdio transport stdout is the JSON-RPC
 // channel, so this thread's console.log goes to stderr.

@@ -23,9 +23,10 @@ type Reply = { id: number; width: number; height: number; data: Uint8Array } | {
  * other request for the whole decode (~0.4 s for 12 MP on this class of machine). Decodes are answered
  * in order; callers bound how many are queued (the image pool). The thread exits after `idleMs`
  * without work (its WebAssembly heap is released) and is restarted on demand; a crash rejects the
- * pending decodes and the next call starts a new thread.
+ * pending decodes and the next call starts a new thread. `nice` (0–19) is the thread's CPU priority on
+ * Linux (image-pool.ts `ImagePoolOptions.nice`).
  */
-export function createHeicWorker(opts: { idleMs: number }): HeicWorker {
+export function createHeicWorker(opts: { idleMs: number; nice?: number }): HeicWorker {
   let worker: Worker | null = null;
   let nextId = 1;
   let idle: NodeJS.Timeout | null = null;
@@ -43,7 +44,7 @@ export function createHeicWorker(opts: { idleMs: number }): HeicWorker {
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(new URL('./heic-decode.worker.mjs', import.meta.url));
+    const w = new Worker(new URL('./heic-decode.worker.mjs', import.meta.url), { workerData: { nice: opts.nice ?? 0 } });
     w.unref();
     w.on('message', (m: Reply) => {
       const p = pending.get(m.id);

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import sharp from 'sharp';
 import { busyError } from '../errors.ts';
 import { createHeicWorker, type RgbaImage } from './heic-worker.ts';
+import { createThreadPriority } from './thread-priority.ts';
 
 /**
  * Task priorities: `view` (an agent waits on a preview) runs in its own lane and never queues behind
@@ -15,6 +16,11 @@ export interface ImagePoolOptions {
   concurrency: number;
   /** imports in progress at once (waiting for or using the pool); the next one is refused with `busy`, ≥ 1 */
   maxActiveImports: number;
+  /**
+   * nice value (0–19) of the threads that do the pixel work (libvips workers, the HEIC decoder) on Linux,
+   * so they yield the CPU to the thread serving requests; 0 or absent = the process's own priority
+   */
+  nice?: number;
 }
 
 /** An admitted import; `release` once it has finished (stored or failed). Idempotent. */
@@ -90,11 +96,21 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
   const bulk = new PQueue({ concurrency: opts.concurrency });
   const interactive = new PQueue({ concurrency: opts.concurrency });
   const lane = (priority: number): PQueue => (priority >= IMAGE_PRIORITY.view ? interactive : bulk);
-  const heic = createHeicWorker({ idleMs: HEIC_WORKER_IDLE_MS });
+  const heic = createHeicWorker({ idleMs: HEIC_WORKER_IDLE_MS, nice: opts.nice ?? 0 });
+  // libvips starts its worker threads on demand: each operation looks for new ones before and after it runs.
+  const threads = createThreadPriority(opts.nice ?? 0);
+  const lowered = async <T>(fn: () => Promise<T>): Promise<T> => {
+    threads.sweep();
+    try {
+      return await fn();
+    } finally {
+      threads.sweep();
+    }
+  };
   let activeImports = 0;
   let avgImportMs = DEFAULT_IMPORT_MS;
   return {
-    run: (fn, priority) => lane(priority).add(fn, { priority }),
+    run: (fn, priority) => lane(priority).add(() => lowered(fn), { priority }),
     decodeHeic: (bytes, priority) => lane(priority).add(() => heic.decode(bytes), { priority }),
     admit() {
       if (activeImports >= opts.maxActiveImports) {
