@@ -35,6 +35,11 @@ export interface LoadResult {
   wallS: number;
   /** CPU time of this client process over the whole run (user + system), ms: what it took from the shared cores */
   clientCpuMs: number;
+  /**
+   * The two loaded phases, for CPU accounting per phase: wall-clock bounds (epoch ms, `Date.now()`, so the
+   * server process can match its own CPU samples) and this process's CPU time in each, ms
+   */
+  phases: { name: 'browse-only' | 'importing'; startMs: number; endMs: number; clientCpuMs: number }[];
 }
 
 const QUERIES = [
@@ -163,18 +168,27 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
       }
     }
   };
+  const phases: LoadResult['phases'] = [];
+  const phase = async (name: LoadResult['phases'][number]['name'], work: () => Promise<unknown>): Promise<void> => {
+    const startMs = Date.now();
+    const cpu = process.cpuUsage();
+    await work();
+    const used = process.cpuUsage(cpu);
+    phases.push({ name, startMs, endMs: Date.now(), clientCpuMs: (used.user + used.system) / 1000 });
+  };
   const browseOnlyRun: LoadResult['samples'] = [];
-  await Promise.all(sessions.slice(0, plan.browsers).map((s) => browser(s, browseOnlyRun)));
+  await phase('browse-only', () => Promise.all(sessions.slice(0, plan.browsers).map((s) => browser(s, browseOnlyRun))));
   browseOnly.push(...browseOnlyRun.map(({ action, ms }) => ({ action, ms })));
   const t0 = performance.now();
   const importers = Promise.all(sessions.slice(plan.browsers).map((s, i) => importer(s, i)));
-  await Promise.all(sessions.slice(0, plan.browsers).map((s) => browser(s, samples)));
+  // the phase is the browsing under imports; the imports still in flight when it ends are awaited after it
+  await phase('importing', () => Promise.all(sessions.slice(0, plan.browsers).map((s) => browser(s, samples))));
   browsing = false;
   await importers;
   const wallS = (performance.now() - t0) / 1000;
   for (const c of clients) await c.close().catch(() => undefined);
   const cpu = process.cpuUsage(cpu0);
-  return { browseOnly, samples, idleSearchMs, errors, busy, imported, wallS, clientCpuMs: (cpu.user + cpu.system) / 1000 };
+  return { browseOnly, samples, idleSearchMs, errors, busy, imported, wallS, clientCpuMs: (cpu.user + cpu.system) / 1000, phases };
 }
 
 process.stdout.write(`${JSON.stringify(await run(JSON.parse(process.argv[2]!) as LoadPlan))}\n`);
