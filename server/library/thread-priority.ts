@@ -20,8 +20,6 @@ export interface ThreadPriority {
    * the last two sweeps.
    */
   sweep(): void;
-  /** Threads whose nice value this helper set, so far (for tests and logs). */
-  readonly lowered: number;
 }
 
 /** Thread name (comm, 15 bytes at most) that libvips gives its worker threads (libvips/iofuncs/thread.c). */
@@ -41,9 +39,6 @@ export function createThreadPriority(nice: number, taskDir = '/proc/self/task'):
   let seen = new Map<string, number>();
   let lowered = 0;
   return {
-    get lowered() {
-      return lowered;
-    },
     sweep() {
       if (!enabled) return;
       let tids: string[];
