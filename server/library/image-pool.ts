@@ -17,7 +17,7 @@ export interface ImagePoolOptions {
   /** imports in progress at once (waiting for or using the pool); the next one is refused with `busy`, ≥ 1 */
   maxActiveImports: number;
   /**
-   * nice value (0–19) of the threads that do the pixel work (libvips workers, the HEIC decoder) on Linux,
+   * nice value (0–19) of the threads that do the pixel work (libvips workers, the HEIC and video-poster decoders) on Linux,
    * so they yield the CPU to the thread serving requests; 0 or absent = the process's own priority
    */
   nice?: number;
@@ -61,6 +61,8 @@ export interface ImagePool {
    */
   admit(): ImportSlot;
   stats(): ImagePoolStats;
+  /** nice value (0–19) the pool's image threads run at (`ImagePoolOptions.nice`); workers started for image work take it too */
+  readonly nice: number;
   /** Stop the worker thread; operations already queued still run. */
   close(): Promise<void>;
 }
@@ -133,6 +135,7 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
         },
       };
     },
+    nice: opts.nice ?? 0,
     stats: () => ({ running: bulk.pending + interactive.pending, waiting: bulk.size + interactive.size, activeImports }),
     close: () => heic.close(),
   };

@@ -59,6 +59,8 @@ export interface ImageWork {
   run<T>(op: () => Promise<T>): Promise<T>;
   /** decode HEIC/HEIF (HEVC) to RGBA off the main thread @throws Error when it cannot be decoded */
   decodeHeic(bytes: Buffer): Promise<RgbaImage>;
+  /** nice value (0–19) for a worker thread this work starts (the video poster decoder); absent = 0 */
+  nice?: number;
 }
 
 function tooLarge(field: string, w: number, h: number, max: number): ServiceError {
@@ -290,7 +292,7 @@ export async function prepareImage(
 export function makeRenditions(
   o: Original,
   maxInputPixels: number,
-  work: Pick<ImageWork, 'run'> = { run: (op) => op() },
+  work: Pick<ImageWork, 'run' | 'nice'> = { run: (op) => op() },
 ): Promise<Rendition[]> {
   return deriveRenditions(o, null, 'original', maxInputPixels, work);
 }
@@ -300,13 +302,13 @@ async function deriveRenditions(
   pixels: RgbaImage | null,
   field: string,
   maxInputPixels: number,
-  work: Pick<ImageWork, 'run'>,
+  work: Pick<ImageWork, 'run' | 'nice'>,
 ): Promise<Rendition[]> {
   if (original.kind === 'video') {
     // The poster frame as the thumbnail; no srcset or fallback (the video itself is what is shown). A frame
     // over the pixel limit is not decoded: the decompression-bomb guard applies to frames too.
     if ((original.width ?? 0) * (original.height ?? 0) > maxInputPixels) return [];
-    const t = await work.run(() => videoThumbnail(original.bytes, original.durationS ?? null, THUMBNAIL_EDGE, maxInputPixels));
+    const t = await work.run(() => videoThumbnail(original.bytes, original.durationS ?? null, THUMBNAIL_EDGE, maxInputPixels, work.nice));
     return t ? [{ role: 'thumbnail', width: t.width, height: t.height, format: 'jpeg', bytes: t.bytes }] : [];
   }
   if (!original.width || !original.height) return [];

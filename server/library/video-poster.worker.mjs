@@ -1,8 +1,19 @@
 // Worker thread of server/library/video.ts `videoPoster`: decode one frame of a video with ffmpeg.wasm
 // (@ffmpeg/core, an optional dependency) and post it back as PNG bytes. Plain JavaScript because worker
 // threads do not inherit the tsx loader of the main thread. One worker per poster; the caller terminates it.
-// workerData: { bytes: Uint8Array, atS: number, module: WebAssembly.Module }  →  message: { png: Uint8Array | null, log: string[] }
+// workerData: { bytes: Uint8Array, atS: number, module: WebAssembly.Module, nice: number }  →  message: { png: Uint8Array | null, log: string[] }
+// `nice` (0–19) is this thread's CPU priority on Linux, where a thread's nice value is its own (setpriority(2)):
+// the decode yields the CPU to the thread serving requests.
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+
+if (workerData.nice > 0) {
+  try {
+    os.setPriority(workerData.nice);
+  } catch {
+    // EACCES/ENOSYS: keep the inherited priority
+  }
+}
 
 // The ESM build of @ffmpeg/core targets Web Workers and reads `self.location` for its script directory; the
 // wasm comes compiled from the main thread (instantiateWasm), so this thread-local stand-in fetches nothing.

@@ -63,12 +63,12 @@ function compiledFfmpeg(): Promise<WebAssembly.Module | null> {
  * @returns null when no frame could be decoded (codec not in the build, corrupt stream, @ffmpeg/core not
  *   installed, timeout)
  */
-export async function videoPoster(bytes: Buffer, durationS: number | null): Promise<Buffer | null> {
+export async function videoPoster(bytes: Buffer, durationS: number | null, nice = 0): Promise<Buffer | null> {
   const atS = durationS ? Math.min(1, durationS * 0.1) : 0;
   const module = await compiledFfmpeg();
   if (!module) return null;
   const worker = new Worker(new URL('./video-poster.worker.mjs', import.meta.url), {
-    workerData: { bytes: new Uint8Array(bytes), atS, module },
+    workerData: { bytes: new Uint8Array(bytes), atS, module, nice },
   });
   try {
     return await new Promise<Buffer | null>((resolve) => {
@@ -101,8 +101,9 @@ export async function videoThumbnail(
   durationS: number | null,
   edgePx: number,
   maxInputPixels: number,
+  nice = 0,
 ): Promise<{ bytes: Buffer; width: number; height: number } | null> {
-  const png = await videoPoster(bytes, durationS);
+  const png = await videoPoster(bytes, durationS, nice);
   if (!png) return null;
   const r = await sharp(png, { limitInputPixels: maxInputPixels })
     .resize(edgePx, edgePx, { fit: 'inside', withoutEnlargement: true })
