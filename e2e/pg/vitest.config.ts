@@ -34,6 +34,7 @@ export default defineConfig({
       'e2e/mcp/generate-edit.test.ts',
       'e2e/mcp/generate-remote.test.ts',
       'e2e/mcp/image-pipeline.test.ts',
+      'e2e/mcp/image-priority.test.ts',
       'e2e/mcp/import-admission.test.ts',
       'e2e/mcp/import.test.ts',
       'e2e/mcp/input-holes.test.ts',
