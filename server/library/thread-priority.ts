@@ -15,7 +15,8 @@ import os from 'node:os';
  */
 export interface ThreadPriority {
   /**
-   * Give every libvips worker thread started since the last sweep the configured nice value. Reads the
+   * Give every libvips worker thread started since the last sweep the configured nice value, unless it
+   * already runs at that priority or lower (a higher nice value). Reads the
    * directory `/proc/self/task` once (about 15 µs) and the name (about 15 µs) of each thread new since
    * the last two sweeps.
    */
@@ -62,6 +63,8 @@ export function createThreadPriority(nice: number, taskDir = '/proc/self/task'):
         if (comm !== LIBVIPS_WORKER_COMM) continue;
         next.set(tid, 2);
         try {
+          // only ever lower: a thread already below `nice` (a process started with `nice -n 15`) stays there
+          if (os.getPriority(Number(tid)) >= nice) continue;
           os.setPriority(Number(tid), nice);
           lowered++;
         } catch {
