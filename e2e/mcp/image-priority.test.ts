@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { threadsOfThisProcess } from './threads.ts';
 
-// Linux: a thread's nice value is its own (setpriority(2)); proc(5): /proc/<pid>/task/<tid>/stat field 19, comm.
+// Linux: a thread's nice value is its own (setpriority(2)).
 describe.runIf(process.platform === 'linux')('image work yields the CPU to the thread answering requests', () => {
   let srv: TestServer;
   let c: TestClient;
@@ -14,17 +14,6 @@ describe.runIf(process.platform === 'linux')('image work yields the CPU to the t
   afterAll(async () => {
     await srv.close();
   });
-  const threads = (): { tid: string; comm: string; nice: number }[] =>
-    fs.readdirSync('/proc/self/task').flatMap((tid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        const comm = fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
-        return [{ tid, comm, nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }];
-      } catch {
-        return []; // the thread exited meanwhile
-      }
-    });
-
   it('runs libvips workers and the HEIC decoder at nice 10 while the main thread keeps nice 0', async () => {
     const jpeg = await c.call('svc_asset_import', 'import', {
       data: demoFile('images/nature/prairie_falcon.jpg').toString('base64'),
@@ -40,13 +29,13 @@ describe.runIf(process.platform === 'linux')('image work yields the CPU to the t
     expect(heic.error).toBeUndefined();
     expect(heic.structured).toMatchObject({ converted_from: 'heic' });
 
-    const all = threads();
+    const all = threadsOfThisProcess();
     const vips = all.filter((t) => t.comm === 'libvips worker');
     expect(vips.length).toBeGreaterThan(0);
     expect(vips.map((t) => t.nice)).toEqual(vips.map(() => 10));
     // the HEIC decoder is a Node worker thread (idle for 30 s before it exits): the one other thread at 10
     expect(all.filter((t) => t.comm !== 'libvips worker' && t.nice === 10)).toHaveLength(1);
-    expect(all.find((t) => t.tid === String(process.pid))?.nice).toBe(0);
+    expect(all.find((t) => t.tid === process.pid)?.nice).toBe(0);
 
     // the imported images are whole: a search lists both, and a view decodes the converted one
     const found = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id });

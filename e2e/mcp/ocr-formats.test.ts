@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { DEMO_DIR, demoFile, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
 import { smallHeic } from './fixtures.ts';
+import { threadsOfThisProcess } from './threads.ts';
 
 // Exact strings tesseract.js's own test-suite expects from these images (demo/ocr/expected-text.mjs, untyped JS).
 const expectedUrl = pathToFileURL(path.join(DEMO_DIR, 'ocr', 'expected-text.mjs')).href;
@@ -61,17 +61,13 @@ describe('OCR mode (tesseract.js, bundled English data)', () => {
     expect(names(r)[0]).toBe(expected);
   });
 
-  // Linux: a thread's nice value is its own (proc(5): /proc/<pid>/task/<tid>/stat, field 19)
+  // Linux: a thread's nice value is its own (setpriority(2))
   it.runIf(process.platform === 'linux')(
     'runs OCR on a thread at the lowest CPU priority while the thread serving requests keeps its own',
     () => {
-      const nice = (tid: string): number => {
-        const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-      };
-      const tids = fs.readdirSync('/proc/self/task');
-      expect(nice(String(process.pid))).toBe(0);
-      expect(tids.filter((t) => nice(t) === 19)).toHaveLength(1);
+      const threads = threadsOfThisProcess();
+      expect(threads.find((t) => t.tid === process.pid)?.nice).toBe(0);
+      expect(threads.filter((t) => t.nice === 19)).toHaveLength(1);
     },
   );
 

@@ -98,9 +98,10 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
   const bulk = new PQueue({ concurrency: opts.concurrency });
   const interactive = new PQueue({ concurrency: opts.concurrency });
   const lane = (priority: number): PQueue => (priority >= IMAGE_PRIORITY.view ? interactive : bulk);
-  const heic = createHeicWorker({ idleMs: HEIC_WORKER_IDLE_MS, nice: opts.nice ?? 0 });
+  const nice = opts.nice ?? 0;
+  const heic = createHeicWorker({ idleMs: HEIC_WORKER_IDLE_MS, nice });
   // libvips starts its worker threads on demand: each operation looks for new ones before and after it runs.
-  const threads = createThreadPriority(opts.nice ?? 0);
+  const threads = createThreadPriority(nice);
   const lowered = async <T>(fn: () => Promise<T>): Promise<T> => {
     threads.sweep();
     try {
@@ -135,7 +136,7 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
         },
       };
     },
-    nice: opts.nice ?? 0,
+    nice,
     stats: () => ({ running: bulk.pending + interactive.pending, waiting: bulk.size + interactive.size, activeImports }),
     close: () => heic.close(),
   };

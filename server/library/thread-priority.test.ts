@@ -1,20 +1,12 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { threadsOfThisProcess } from '../../e2e/mcp/threads.ts';
 import { createThreadPriority, LIBVIPS_WORKER_COMM } from './thread-priority.ts';
 
-/** libvips worker threads of this process with their nice values (proc(5): /proc/self/task/<tid>/{comm,stat}) */
+/** libvips worker threads of this process with their nice values */
 function libvipsThreads(): { tid: number; nice: number }[] {
-  return fs.readdirSync('/proc/self/task').flatMap((tid) => {
-    try {
-      if (fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() !== LIBVIPS_WORKER_COMM) return [];
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [{ tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }];
-    } catch {
-      return []; // exited meanwhile
-    }
-  });
+  return threadsOfThisProcess().filter((t) => t.comm === LIBVIPS_WORKER_COMM);
 }
 
 describe.runIf(process.platform === 'linux')('createThreadPriority', () => {

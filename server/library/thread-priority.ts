@@ -16,9 +16,8 @@ import os from 'node:os';
 export interface ThreadPriority {
   /**
    * Give every libvips worker thread started since the last sweep the configured nice value, unless it
-   * already runs at that priority or lower (a higher nice value). Reads the
-   * directory `/proc/self/task` once (about 15 µs) and the name (about 15 µs) of each thread new since
-   * the last two sweeps.
+   * already runs at that priority or lower (a higher nice value). Reads the directory `/proc/self/task`
+   * once (about 15 µs) and the name (about 15 µs) of each thread new since the last two sweeps.
    */
   sweep(): void;
 }

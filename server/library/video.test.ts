@@ -2,18 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../e2e/mcp/harness.ts';
+import { threadsOfThisProcess } from '../../e2e/mcp/threads.ts';
 import { videoPoster } from './video.ts';
 
-/** nice values of this process's threads (proc(5): /proc/self/task/<tid>/stat field 19) */
+/** nice values of this process's threads */
 function niceValues(): number[] {
-  return fs.readdirSync('/proc/self/task').flatMap((tid) => {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-    } catch {
-      return []; // exited meanwhile
-    }
-  });
+  return threadsOfThisProcess().map((t) => t.nice);
 }
 
 describe.runIf(process.platform === 'linux')('videoPoster', () => {

@@ -60,6 +60,7 @@ function compiledFfmpeg(): Promise<WebAssembly.Module | null> {
  * A poster frame of a video as PNG bytes, decoded by ffmpeg.wasm (@ffmpeg/core, optional dependency)
  * in a worker thread (the decode is synchronous CPU work and must not block requests), at 10 % of the
  * duration (≤ 1 s; first frames are often black) or the first frame.
+ * @param nice the decoding thread's nice value on Linux, 0–19 (image-pool.ts `ImagePoolOptions.nice`)
  * @returns null when no frame could be decoded (codec not in the build, corrupt stream, @ffmpeg/core not
  *   installed, timeout)
  */
@@ -94,6 +95,7 @@ export async function videoPoster(bytes: Buffer, durationS: number | null, nice 
 /**
  * The thumbnail of a video: its poster frame as a JPEG with the longest edge `edgePx` (the same role and
  * size as an image's thumbnail, so `thumbnail_url` is a real preview).
+ * @param nice the poster decoder's nice value (see `videoPoster`)
  * @returns null when no poster can be made (see `videoPoster`)
  */
 export async function videoThumbnail(
