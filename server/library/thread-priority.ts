@@ -66,9 +66,11 @@ export function createThreadPriority(nice: number, taskDir = '/proc/self/task'):
           if (os.getPriority(Number(tid)) >= nice) continue;
           os.setPriority(Number(tid), nice);
           lowered++;
-        } catch {
-          // EACCES/EPERM/ESRCH: leave this thread as it is; EPERM would recur for every thread
-          if (lowered === 0) enabled = false;
+        } catch (e) {
+          // ESRCH (the thread exited meanwhile): nothing to do. EPERM/EACCES before any success would recur
+          // for every thread (no permission here): stop trying.
+          const code = (e as NodeJS.ErrnoException).code;
+          if (lowered === 0 && (code === 'EPERM' || code === 'EACCES')) enabled = false;
         }
       }
       seen = next;
