@@ -6,14 +6,14 @@
  * 30 %, view 20 %, 80 calls each, back to back: with 30, the phase with imports ended before most of
  * the imports it started, so it measured their first seconds only); 5 sessions import demo JPEGs (each
  * made unique by a JPEG COM segment, so none is a deduplicated hit; the 6000×4000 one among them) until
- * the browsers are done. An import refused as `busy` waits `details.retry_after_ms` and retries; refusals are
- * counted apart from errors. Prints per action p50/p95, search p95 while at least one import was in
+ * the browsers are done. An import refused as `busy` waits `details.retry_after_ms` and retries;
+ * refusals are counted apart from errors. Prints per action p50/p95, search p95 while at least one import was in
  * flight (the number issue 15 targets at ≤ 250 ms), errors and the load average. The peer in the same
  * run is the same search sequence on the idle server (one session), so the ratio is how much the
  * imports and the other sessions slow search down. A capacity table follows: per phase, browsing calls/s,
  * the mean call against sessions ÷ calls/s (Little's law), and the cores the server and the client used.
- * `ATELIER_LOAD_TEMPLATE=<dir>` reuses one seeded data
- * dir across runs (bench/load-server.ts) instead of seeding with OCR every time.
+ * `ATELIER_LOAD_TEMPLATE=<dir>` reuses one seeded data dir across runs (bench/load-server.ts) instead of
+ * seeding with OCR every time.
  */
 import os from 'node:os';
 import type { LoadPlan, LoadResult } from './load-client.ts';
