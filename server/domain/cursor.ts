@@ -1,19 +1,23 @@
-import { createHmac, createSecretKey, hash, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 
 /**
  * Opaque, versioned, tamper-evident page cursors bound to the query that made them.
- * Wire form: base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload)) (RFC 2104).
- * The payload holds the version, a digest of the normalised query (so a cursor from another query,
- * workspace or tenant is rejected), the offset, and a snapshot bound (`s`, max row id at page 1)
- * so rows inserted while paging do not shift later pages.
+ * Wire form: base64url(JSON payload) "." base64url(MAC), where MAC is HMAC-SHA256 (RFC 2104) under the
+ * server secret over the payload and the stable JSON of the normalised query, truncated to its first
+ * 128 bits (RFC 2104 §5; NIST SP 800-107 §5.3.3). The payload holds the version, the offset, and a
+ * snapshot bound (`s`, max row id at page 1) so rows inserted while paging do not shift later pages;
+ * the query is not in the cursor, only in its MAC, so a cursor from another query, workspace or tenant
+ * — or an edited one — fails the MAC. About 57 characters (the agent sends it back with every page).
  */
 export interface CursorState {
   offset: number;
   snapshot: number;
 }
 
-const VERSION = 1;
+const VERSION = 2;
+/** Bytes of the HMAC-SHA256 kept in a cursor: 128 bits. */
+const MAC_BYTES = 16;
 
 export interface CursorCodec {
   /** Encode the position after a page. */
@@ -23,21 +27,6 @@ export interface CursorCodec {
    * @throws ServiceError invalid_argument (args.cursor) when malformed, forged, or from another query
    */
   decode(query: unknown, cursor: string): CursorState;
-}
-
-/** Digests of recent queries by their stable JSON (a search pages and re-asks the same few queries). */
-const digests = new Map<string, string>();
-const DIGESTS_KEPT = 1024;
-function digest(query: unknown): string {
-  const json = stableJson(query);
-  let d = digests.get(json);
-  if (d === undefined) {
-    // the one-shot digest: about a quarter of createHash's cost for a short input (no Hash object)
-    d = hash('sha256', json, 'base64url').slice(0, 22);
-    if (digests.size >= DIGESTS_KEPT) digests.clear();
-    digests.set(json, d);
-  }
-  return d;
 }
 
 /** Stable JSON of frozen objects whose values are all primitives: they cannot change, and a request's query key is written several times (ranked-pass cache, cursor). */
@@ -65,7 +54,9 @@ export function stableJson(v: unknown): string {
 export function createCursorCodec(secret: string): CursorCodec {
   // the key prepared once (a string key is imported again on every createHmac)
   const key = createSecretKey(Buffer.from(secret, 'utf8'));
-  const sign = (body: string): Buffer => createHmac('sha256', key).update(body).digest();
+  // the payload and the query are separated by a byte neither holds (base64url has no "\n")
+  const sign = (body: string, query: unknown): Buffer =>
+    createHmac('sha256', key).update(body).update('\n').update(stableJson(query)).digest().subarray(0, MAC_BYTES);
   const bad = (why: string): ServiceError =>
     new ServiceError(
       'invalid_argument',
@@ -74,23 +65,25 @@ export function createCursorCodec(secret: string): CursorCodec {
     );
   return {
     encode(query, state) {
-      const body = Buffer.from(JSON.stringify({ v: VERSION, q: digest(query), o: state.offset, s: state.snapshot })).toString('base64url');
-      return `${body}.${sign(body).toString('base64url')}`;
+      const body = Buffer.from(JSON.stringify({ v: VERSION, o: state.offset, s: state.snapshot })).toString('base64url');
+      return `${body}.${sign(body, query).toString('base64url')}`;
     },
     decode(query, cursor) {
-      const [body, mac] = cursor.split('.');
-      if (!body || !mac) throw bad('malformed');
-      const expected = sign(body);
+      const parts = cursor.split('.');
+      const [body, mac] = parts;
+      if (parts.length !== 2 || !body || !mac) throw bad('malformed');
+      const expected = sign(body, query);
       const given = Buffer.from(mac, 'base64url');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad('signature mismatch');
-      let p: { v?: unknown; q?: unknown; o?: unknown; s?: unknown };
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw bad('issued for a different query, by another server, or altered');
+      }
+      let p: { v?: unknown; o?: unknown; s?: unknown };
       try {
         p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as typeof p;
       } catch {
         throw bad('malformed');
       }
       if (p.v !== VERSION) throw bad('unsupported version');
-      if (p.q !== digest(query)) throw bad('issued for a different query');
       if (typeof p.o !== 'number' || !Number.isInteger(p.o) || p.o < 0 || typeof p.s !== 'number') throw bad('malformed');
       return { offset: p.o, snapshot: p.s };
     },

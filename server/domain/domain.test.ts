@@ -15,9 +15,23 @@ describe('cursor codec', () => {
   it('rejects another query, another secret, and edits', () => {
     const c = codec.encode(q, { offset: 50, snapshot: 99 });
     expect(() => codec.decode({ ...q, q: 'fir' }, c)).toThrow(ServiceError);
-    expect(() => createCursorCodec('secret-b').decode(q, c)).toThrow(/signature/);
+    expect(() => createCursorCodec('secret-b').decode(q, c)).toThrow(/another server/);
     expect(() => codec.decode(q, `${c.slice(0, -2)}AA`)).toThrow(ServiceError);
     expect(() => codec.decode(q, 'x.y.z')).toThrow(ServiceError);
+    expect(() => codec.decode(q, `${c}.${c.split('.')[1]}`)).toThrow(/malformed/);
+  });
+  it('binds the query through the MAC alone: the cursor holds no digest of it and stays short', () => {
+    const c = codec.encode(
+      { ...q, q: 'a much longer query about red leather armchairs in a sunny room' },
+      { offset: 1000, snapshot: 123456 },
+    );
+    expect(c.length).toBeLessThanOrEqual(64);
+    const payload = JSON.parse(Buffer.from(c.split('.')[0]!, 'base64url').toString()) as Record<string, unknown>;
+    expect(payload).toEqual({ v: 2, o: 1000, s: 123456 });
+  });
+  it('rejects a version 1 cursor (payload digest + full MAC) with a field error', () => {
+    const v1 = `${Buffer.from(JSON.stringify({ v: 1, q: 'x'.repeat(22), o: 20, s: 9 })).toString('base64url')}.${'A'.repeat(43)}`;
+    expect(() => codec.decode(q, v1)).toThrow(expect.objectContaining({ code: 'invalid_argument', field: 'args.cursor' }));
   });
   it('stableJson sorts keys and drops undefined', () => {
     expect(stableJson({ b: 1, a: [2, { d: undefined, c: 3 }] })).toBe('{"a":[2,{"c":3}],"b":1}');
