@@ -28,7 +28,7 @@ describe('asset card partitions', () => {
     other
       .prepare('INSERT INTO asset_renditions (asset_seq, role, width, height, format, sha256, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(seq, 'thumbnail', 320, 320, 'webp', 'f'.repeat(64), 100);
-    expect(cards.cards(CONTRACT_SCOPE, [seq])![0]!.thumbnail).toEqual({ sha256: 'f'.repeat(64), format: 'webp' });
+    expect(cards.cards(CONTRACT_SCOPE, [seq])![0]!.thumbnail).toEqual({ key: '_____________________w', format: 'webp' });
     other.prepare('DELETE FROM asset_renditions WHERE asset_seq = ?').run(seq);
     expect(cards.cards(CONTRACT_SCOPE, [seq])![0]!.thumbnail).toBeNull();
     expect(cards.cards(CONTRACT_SCOPE, [seq])).toEqual(q.cardsBySeqs(CONTRACT_SCOPE, [seq]));

@@ -73,12 +73,12 @@ class CardIndex {
     return (
       CARD_OVERHEAD_BYTES +
       stringBytes(c.id) +
-      stringBytes(c.sha256) +
+      stringBytes(c.key) +
       stringBytes(c.name) +
       stringBytes(c.alt_text) +
       stringBytes(c.tags) +
       stringBytes(c.auto_tags) +
-      stringBytes(c.thumbnail?.sha256 ?? null)
+      stringBytes(c.thumbnail?.key ?? null)
     );
   }
 }

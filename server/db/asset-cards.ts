@@ -1,9 +1,12 @@
+import { shortKey } from '../domain/content-address.ts';
 import type { AssetRow } from './assets.ts';
 
 /**
  * What a search result shows of an asset (`toAsset`): the card's columns and its thumbnail rendition
  * (the narrowest; null when it has none). Read by `cardsBySeqs` in one query, without the columns only
- * detail views need (OCR text, provenance, user fields, source).
+ * detail views need (OCR text, provenance, user fields, source). Blobs are named by their short content
+ * address (`key`, domain/content-address.ts), the form their URLs show: 22 characters instead of the
+ * sha256's 64, converted once when the card is read rather than for every result it appears in.
  */
 export type AssetCard = Pick<
   AssetRow,
@@ -13,7 +16,6 @@ export type AssetCard = Pick<
   | 'format'
   | 'width'
   | 'height'
-  | 'sha256'
   | 'name'
   | 'alt_text'
   | 'tags'
@@ -22,7 +24,7 @@ export type AssetCard = Pick<
   | 'category'
   | 'subtype'
   | 'enrichment_status'
-> & { thumbnail: { sha256: string; format: string } | null };
+> & { key: string; thumbnail: { key: string; format: string } | null };
 
 /**
  * The card columns of `a` and its narrowest thumbnail (two probes of the renditions' primary key), in
@@ -41,7 +43,7 @@ export function cardOfValues(v: unknown[]): AssetCard {
     format: v[3] as AssetCard['format'],
     width: v[4] as AssetCard['width'],
     height: v[5] as AssetCard['height'],
-    sha256: v[6] as AssetCard['sha256'],
+    key: shortKey(v[6] as string),
     name: v[7] as AssetCard['name'],
     alt_text: v[8] as AssetCard['alt_text'],
     tags: v[9] as AssetCard['tags'],
@@ -50,6 +52,6 @@ export function cardOfValues(v: unknown[]): AssetCard {
     category: v[12] as AssetCard['category'],
     subtype: v[13] as AssetCard['subtype'],
     enrichment_status: v[14] as AssetCard['enrichment_status'],
-    thumbnail: v[15] === null ? null : { sha256: v[15] as string, format: v[16] as string },
+    thumbnail: v[15] === null ? null : { key: shortKey(v[15] as string), format: v[16] as string },
   };
 }

@@ -3,6 +3,7 @@ import type { AssetCard } from '../db/asset-cards.ts';
 import type { AssetRow, RenditionRow } from '../db/assets.ts';
 import { orientationOf } from '../domain/alt-text.ts';
 import { usageHint } from '../domain/asset-meta.ts';
+import { shortKey } from '../domain/content-address.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
 
 /** Parse a JSON string array column. */
@@ -29,7 +30,7 @@ export function cardOf(row: AssetRow, renditions: RenditionRow[]): AssetCard {
     format: row.format,
     width: row.width,
     height: row.height,
-    sha256: row.sha256,
+    key: shortKey(row.sha256),
     name: row.name,
     alt_text: row.alt_text,
     tags: row.tags,
@@ -38,7 +39,7 @@ export function cardOf(row: AssetRow, renditions: RenditionRow[]): AssetCard {
     category: row.category,
     subtype: row.subtype,
     enrichment_status: row.enrichment_status,
-    thumbnail: thumb ? { sha256: thumb.sha256, format: thumb.format } : null,
+    thumbnail: thumb ? { key: shortKey(thumb.sha256), format: thumb.format } : null,
   };
 }
 
@@ -69,11 +70,11 @@ export function assetUrls(row: AssetRow, renditions: RenditionRow[], urls: UrlBu
  * @param hit relevance in [0, 1] and how it matched (null outside a ranked search)
  */
 export function toAsset(row: AssetCard, urls: UrlBuilder, hit: { relevance: number | null; matchedBy: MatchKind[] | null } | null): Asset {
-  const original = urls.blob(row.sha256, row.format);
+  const original = urls.keyed(row.key, row.format);
   return {
     id: row.id,
     original_url: original,
-    thumbnail_url: row.thumbnail ? urls.blob(row.thumbnail.sha256, row.thumbnail.format) : original,
+    thumbnail_url: row.thumbnail ? urls.keyed(row.thumbnail.key, row.thumbnail.format) : original,
     url: original,
     name: row.name,
     tags: allTags(row),

@@ -2,7 +2,8 @@ import { pipeline } from 'node:stream/promises';
 import express, { type Router } from 'express';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
-import { CDN_MIME, prefixOfShortKey } from '../storage/urls.ts';
+import { prefixOfShortKey } from '../domain/content-address.ts';
+import { CDN_MIME } from '../storage/urls.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 

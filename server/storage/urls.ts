@@ -1,3 +1,5 @@
+import { prefixOfShortKey, shortKey } from '../domain/content-address.ts';
+
 /** File extension used in CDN URLs for a stored format. */
 export function extensionOf(format: string): string {
   const f = format.toLowerCase();
@@ -18,22 +20,6 @@ export const CDN_MIME: Record<string, string> = {
   mov: 'video/quicktime',
 };
 
-/** Bytes of the sha256 kept in a short content address: 128 bits (collisions need ~2^64 blobs). */
-const SHORT_KEY_BYTES = 16;
-
-/**
- * The short content address of a blob: the first 128 bits of its sha256 in base64url (RFC 4648 §5),
- * 22 characters instead of 64 hex. Stable: it depends on the bytes alone.
- */
-export function shortKey(sha256Hex: string): string {
-  return Buffer.from(sha256Hex.slice(0, SHORT_KEY_BYTES * 2), 'hex').toString('base64url');
-}
-
-/** The sha256 hex prefix (32 characters) a short key stands for, or null when it is not one. */
-export function prefixOfShortKey(key: string): string | null {
-  return /^[A-Za-z0-9_-]{22}$/.test(key) ? Buffer.from(key, 'base64url').toString('hex') : null;
-}
-
 /**
  * Builds permanent CDN URLs: `{cdnUrl}/a/<short key>.<ext>` (short content address, immutable,
  * cacheable forever; about 45 bytes shorter than the full-hash form, which matters 3× per asset in every
@@ -42,7 +28,10 @@ export function prefixOfShortKey(key: string): string | null {
  */
 export interface UrlBuilder {
   base(): string;
+  /** The URL of the blob whose sha256 (64 hex characters) is given. */
   blob(sha256: string, format: string): string;
+  /** The URL of the blob whose short content address (`shortKey`, 22 characters) is given. */
+  keyed(key: string, format: string): string;
   /**
    * A URL of ours: the sha256 hex it names (the full hash for `/cdn/`, a 32-character prefix for `/a/`,
    * resolved with `AssetQueries.resolveBlob`), or null for a foreign URL.
@@ -51,9 +40,11 @@ export interface UrlBuilder {
 }
 
 export function createUrlBuilder(getBase: () => string): UrlBuilder {
+  const keyed = (key: string, format: string): string => `${getBase()}/a/${key}.${extensionOf(format)}`;
   return {
     base: getBase,
-    blob: (sha, format) => `${getBase()}/a/${shortKey(sha)}.${extensionOf(format)}`,
+    blob: (sha, format) => keyed(shortKey(sha), format),
+    keyed,
     parse(url) {
       const base = getBase();
       if (!url.startsWith(`${base}/`)) return null;

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { AssetRow, AssetStore, NewAsset } from '../ports/asset-store.ts';
 import { isUniqueViolation } from '../ports/errors.ts';
+import { shortKey } from '../../domain/content-address.ts';
 import type { StoreHandle } from './fixture.ts';
 
 /** One asset store under test, plus what the contract needs that no port offers yet. */
@@ -197,8 +198,9 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
         enrichment_status,
       } = row;
       expect(cards[1]).toStrictEqual({
-        ...{ seq, id, kind, format, width, height, sha256, name, alt_text, tags, auto_tags, purpose, category, subtype, enrichment_status },
-        thumbnail: { sha256: a.renditions.find((x) => x.role === 'thumbnail')!.sha256, format: 'webp' },
+        ...{ seq, id, kind, format, width, height, name, alt_text, tags, auto_tags, purpose, category, subtype, enrichment_status },
+        key: shortKey(sha256),
+        thumbnail: { key: shortKey(a.renditions.find((x) => x.role === 'thumbnail')!.sha256), format: 'webp' },
       });
       expect(cards[0]!.thumbnail).toBeNull();
       const two = asset({
@@ -208,7 +210,7 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
         ],
       });
       const st = await store.insert(two);
-      expect((await store.cardsBySeqs(scope, [st]))[0]!.thumbnail).toEqual({ sha256: sha('narrow thumb'), format: 'jpeg' });
+      expect((await store.cardsBySeqs(scope, [st]))[0]!.thumbnail).toEqual({ key: shortKey(sha('narrow thumb')), format: 'jpeg' });
       expect(await store.cardsBySeqs(scope, [])).toEqual([]);
     });
 
