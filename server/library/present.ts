@@ -8,7 +8,7 @@ import type { UrlBuilder } from '../storage/urls.ts';
 
 /** Parse a JSON string array column. */
 export function jsonArray(text: string | null): string[] {
-  if (!text) return [];
+  if (!text || text === '[]') return [];
   const v: unknown = JSON.parse(text);
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
@@ -16,6 +16,8 @@ export function jsonArray(text: string | null): string[] {
 /** User tags first, then automatic tags not already present. */
 export function allTags(row: Pick<AssetRow, 'tags' | 'auto_tags'>): string[] {
   const user = jsonArray(row.tags);
+  // nothing to merge (no automatic tags, or none yet): most cards of a result page
+  if (!row.auto_tags || row.auto_tags === '[]') return user;
   const seen = new Set(user.map((t) => t.toLowerCase()));
   return [...user, ...jsonArray(row.auto_tags).filter((t) => !seen.has(t.toLowerCase()))];
 }
