@@ -34,8 +34,8 @@ import { percentile, table, timeInterleaved, timeIt } from './stats.ts';
 const SCALES = (process.env.BENCH_SCALES ?? '10000,30000,100000,300000').split(',').map(Number);
 const DETAIL_AT = Number(process.env.BENCH_DETAIL_AT ?? 100_000);
 const QUERIES = 60;
-/** Queries of the lexical comparison with MiniSearch (more than QUERIES: p50s a few tenths of a ms apart). */
-const LEXICAL_QUERIES = 200;
+/** Queries of the lexical comparison with MiniSearch: p50s a few hundredths of a ms apart, so 1,000 (with 200 the ratio moved ±0.05 run to run). */
+const LEXICAL_QUERIES = 1000;
 
 /** Top-k by cosine over unit vectors in one Float32Array (dot product + bounded insertion). */
 function scanTopK(all: Float32Array, dims: number, q: Float32Array, k: number): number[] {
