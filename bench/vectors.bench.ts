@@ -33,7 +33,11 @@ import { percentile, table, timeInterleaved, timeIt } from './stats.ts';
 
 const SCALES = (process.env.BENCH_SCALES ?? '10000,30000,100000,300000').split(',').map(Number);
 const DETAIL_AT = Number(process.env.BENCH_DETAIL_AT ?? 100_000);
-const QUERIES = 60;
+/**
+ * Queries per mode and scale: 200, so one mode's samples span about a second at 100k (60 spanned
+ * 0.2 s, and a short burst of load from elsewhere on the machine moved a whole p50 by half).
+ */
+const QUERIES = 200;
 /** Queries of the lexical comparison with MiniSearch: p50s a few hundredths of a ms apart, so 1,000 (with 200 the ratio moved ±0.05 run to run). */
 const LEXICAL_QUERIES = 1000;
 
