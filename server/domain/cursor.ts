@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.ts';
  * 128 bits (RFC 2104 §5; NIST SP 800-107 §5.3.3). The payload holds the version, the offset, and a
  * snapshot bound (`s`, max row id at page 1) so rows inserted while paging do not shift later pages;
  * the query is not in the cursor, only in its MAC, so a cursor from another query, workspace or tenant
- * — or an edited one — fails the MAC. About 57 characters (the agent sends it back with every page).
+ * — or an edited one — fails the MAC. About 50–60 characters (the agent sends it back with every page).
  */
 export interface CursorState {
   offset: number;

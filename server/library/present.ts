@@ -6,7 +6,7 @@ import { usageHint } from '../domain/asset-meta.ts';
 import { shortKey } from '../domain/content-address.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
 
-/** Parse a JSON string array column. */
+/** Parse a JSON string array column (null and `[]`, the common empty forms, without a parse). */
 export function jsonArray(text: string | null): string[] {
   if (!text || text === '[]') return [];
   const v: unknown = JSON.parse(text);
@@ -16,10 +16,11 @@ export function jsonArray(text: string | null): string[] {
 /** User tags first, then automatic tags not already present. */
 export function allTags(row: Pick<AssetRow, 'tags' | 'auto_tags'>): string[] {
   const user = jsonArray(row.tags);
+  const auto = jsonArray(row.auto_tags);
   // nothing to merge (no automatic tags, or none yet): most cards of a result page
-  if (!row.auto_tags || row.auto_tags === '[]') return user;
+  if (auto.length === 0) return user;
   const seen = new Set(user.map((t) => t.toLowerCase()));
-  return [...user, ...jsonArray(row.auto_tags).filter((t) => !seen.has(t.toLowerCase()))];
+  return [...user, ...auto.filter((t) => !seen.has(t.toLowerCase()))];
 }
 
 /** `AssetCard` of a full row and its renditions (ordered by role, width, as `renditions` returns them). */
