@@ -3,11 +3,8 @@
  * directory `npm install --omit=dev <tarball>`, then `npx atelier seed-demo --json`, an MCP SDK client
  * over `atelier serve --stdio` (lexical and semantic search, a ui:// panel), and `atelier start`
  * answering /healthz. Nothing from the checkout is used after packing: the installed tree has only the
- * tarball and its production dependencies. better-sqlite3 has no reachable prebuilt binary here, so a
- * user's install compiles it from source (~1 min on 2 cores); `npm ci` in the checkout has just done
- * exactly that, so by default this test hands the install that binary as a local prebuild (prebuild-install's
- * `npm_config_better_sqlite3_local_prebuilds`, same package version and Node ABI) instead of compiling it a
- * second time. `ATELIER_PACKAGE_COMPILE=1` makes the install compile from source, as a user's would.
+ * tarball and its production dependencies. better-sqlite3 13 ships its binary inside the package
+ * (`prebuilds/linux-x64.node`), so the install runs no compiler.
  * Slow by nature, so it runs as its own step of `npm test` (scripts/test-all.mjs), with
  * `vitest run --config e2e/package/vitest.config.ts`.
  */
@@ -37,24 +34,6 @@ function treeBytes(dir: string): number {
 }
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
-
-/**
- * A prebuild-install local prebuild of the checkout's compiled better-sqlite3 in `dir`, named as
- * prebuild-install looks it up (`{name}-v{version}-node-v{abi}-{platform}-{arch}.tar.gz`, holding
- * `build/Release/better_sqlite3.node`). Returns the environment that points the install at it.
- * @throws when the checkout's better-sqlite3 was not built (no `npm ci` yet)
- */
-async function localSqlitePrebuild(dir: string): Promise<Record<string, string>> {
-  const pkgDir = path.join(REPO_ROOT, 'node_modules', 'better-sqlite3');
-  const { version } = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string };
-  if (!fs.existsSync(path.join(pkgDir, 'build', 'Release', 'better_sqlite3.node'))) {
-    throw new Error(`${pkgDir}/build/Release/better_sqlite3.node is missing: run npm ci first`);
-  }
-  fs.mkdirSync(dir, { recursive: true });
-  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  await run('tar', ['-czf', path.join(dir, name), '-C', pkgDir, 'build/Release/better_sqlite3.node']);
-  return { npm_config_better_sqlite3_local_prebuilds: dir };
-}
 
 describe('the npm package, installed with --omit=dev into an empty directory', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pack-'));
@@ -87,17 +66,15 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     const t1 = Date.now();
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'atelier-pack-test', private: true }));
-    const compile = process.env.ATELIER_PACKAGE_COMPILE === '1';
-    const prebuild = compile ? {} : await localSqlitePrebuild(path.join(tmp, 'prebuilds'));
     await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], {
       cwd: project,
-      env: { ...baseEnv, ...prebuild },
+      env: baseEnv,
       maxBuffer: 64 * 1024 * 1024,
     });
     const t2 = Date.now();
     process.stderr.write(
       `package: ${packed.filename} ${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ${packed.files.length} files; npm pack ${packReport ? 'done beforehand' : `${((t1 - t0) / 1000).toFixed(1)} s`}; ` +
-        `npm install --omit=dev ${((t2 - t1) / 1000).toFixed(1)} s (better-sqlite3 ${compile ? 'compiled from source' : 'from the checkout as a local prebuild'}), node_modules ${mb(treeBytes(path.join(project, 'node_modules')))}\n`,
+        `npm install --omit=dev ${((t2 - t1) / 1000).toFixed(1)} s on Node ${process.version}, node_modules ${mb(treeBytes(path.join(project, 'node_modules')))}\n`,
     );
   }, 15 * MINUTE);
 

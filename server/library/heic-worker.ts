@@ -54,7 +54,7 @@ export function createHeicWorker(opts: { idleMs: number; nice?: number }): HeicW
       else p.resolve({ data: Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength), width: m.width, height: m.height });
       if (pending.size === 0) idle = setTimeout(() => void stop(), opts.idleMs).unref();
     });
-    w.on('error', (e) => {
+    w.on('error', (e: Error) => {
       if (worker === w) worker = null;
       failAll(e);
     });
