@@ -1,4 +1,4 @@
-import { cleanFileName } from '../../shared/schemas/common.ts';
+import { extensionFor, safeFileName, type NameChange } from './file-name.ts';
 import { nameWords } from './alt-text.ts';
 
 /**
@@ -57,37 +57,12 @@ export function usageHint(a: {
   return 'section image, card or slide (landscape)';
 }
 
-const EXT_BY_FORMAT: Record<string, string> = {
-  jpeg: 'jpg',
-  png: 'png',
-  webp: 'webp',
-  gif: 'gif',
-  avif: 'avif',
-  tiff: 'tiff',
-  svg: 'svg',
-  heic: 'heic',
-  heif: 'heif',
-  mp4: 'mp4',
-  webm: 'webm',
-  mov: 'mov',
-};
-
-/** Extension for a sniffed format. */
-export function extensionFor(format: string): string {
-  return EXT_BY_FORMAT[format] ?? format;
-}
-
-/** Replace or add the extension of a file name. */
-export function withExtension(name: string, ext: string): string {
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  return `${stem}.${ext}`;
-}
-
 /**
- * File name for an import (spec §4.6: "derived from URL or MIME type when omitted"): the last URL
- * path segment when it looks like a file name, else `image-<sha8>`; the extension follows the real
- * format. A user-supplied name is kept, except that a HEIC/HEIF→PNG conversion swaps its extension.
+ * File name for an import (spec §4.6: "derived from URL or MIME type when omitted"): a supplied name made
+ * safe by `safeFileName` (basename, no controls or bidi characters, the real format's extension, ≤ 255
+ * bytes), else the last URL path segment when it looks like a file name, else `image-<sha8>`; the
+ * extension follows the real format (a HEIC/HEIF→PNG conversion swaps it).
+ * @returns the name and, for a supplied name, what had to change in it (empty when stored as given)
  */
 export function deriveFilename(opts: {
   userFilename?: string | undefined;
@@ -95,23 +70,23 @@ export function deriveFilename(opts: {
   format: string;
   convertedFrom: string | null;
   sha256: string;
-}): string {
+}): { name: string; changed: NameChange[] } {
   const ext = extensionFor(opts.format);
-  const user = opts.userFilename ? cleanFileName(opts.userFilename) : '';
-  if (user) {
-    const n = user.replace(/[/\\]/g, '_');
-    return opts.convertedFrom && /\.(heic|heif)$/i.test(n) ? withExtension(n, ext) : n;
-  }
-  if (opts.url) {
-    try {
-      const seg = decodeURIComponent(new URL(opts.url).pathname.split('/').filter(Boolean).pop() ?? '');
-      const clean = seg.replace(/[^\p{L}\p{N}._ -]+/gu, '_').slice(0, 200);
-      if (/[\p{L}\p{N}]/u.test(clean)) return withExtension(clean, ext);
-    } catch {
-      /* fall through to the generic name */
+  if (opts.userFilename) {
+    const safe = safeFileName(opts.userFilename, opts.format);
+    if (safe.name) {
+      // A HEIC the user named .heic is stored as PNG: the new extension is expected, not a correction.
+      const expected = opts.convertedFrom !== null && /\.(heic|heif)$/i.test(opts.userFilename);
+      return { name: safe.name, changed: expected ? safe.changed.filter((c) => c !== 'extension') : safe.changed };
     }
   }
-  return `image-${opts.sha256.slice(0, 8)}.${ext}`;
+  const changed: NameChange[] = opts.userFilename ? ['characters'] : [];
+  if (opts.url) {
+    const seg = new URL(opts.url).pathname.split('/').filter(Boolean).pop() ?? '';
+    const safe = safeFileName(seg, opts.format);
+    if (safe.name) return { name: safe.name, changed };
+  }
+  return { name: `image-${opts.sha256.slice(0, 8)}.${ext}`, changed };
 }
 
 /** Words of a file name usable as alt text and tags: `el_torcal_rocks.jpg` → ['el', 'torcal', 'rocks'] (see alt-text.ts `nameWords`). */

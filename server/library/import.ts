@@ -11,7 +11,7 @@ import { fetchUrl } from './fetch-url.ts';
 import { IMAGE_PRIORITY, type ImportSlot } from './image-pool.ts';
 import { prepareImage, type PreparedImage } from './media.ts';
 import { jsonArray, toImportedAsset } from './present.ts';
-import { cleanFileName } from '../../shared/schemas/common.ts';
+import { safeFileName } from '../domain/file-name.ts';
 
 /** User-authored metadata; stays authoritative during enrichment (spec §2 Imported asset). */
 export interface UserMetadata {
@@ -50,7 +50,8 @@ async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata)
   const asset = toImportedAsset(row, await deps.assets.renditions(row.seq), deps.urls, true);
   const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
   const notApplied: NonNullable<ImportedAsset['not_applied']> = [];
-  if (user.filename !== undefined && cleanFileName(user.filename) && cleanFileName(user.filename) !== row.name) notApplied.push('filename');
+  const asked = user.filename !== undefined ? safeFileName(user.filename, row.format).name : '';
+  if (asked && asked !== row.name) notApplied.push('filename');
   if (user.alt_text !== undefined && (user.alt_text.trim() || null) !== row.alt_text) notApplied.push('alt_text');
   if (user.tags !== undefined && !sameSet([...new Set(user.tags)], jsonArray(row.tags))) notApplied.push('tags');
   if (user.purpose !== undefined && (user.purpose || null) !== row.purpose) notApplied.push('purpose');
@@ -103,7 +104,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
     if (b.renewed) renewed.push(r.bytes);
     storedRenditions.push({ role: r.role, width: r.width, height: r.height, format: r.format, sha256: b.sha256, size_bytes: b.sizeBytes });
   }
-  const name = deriveFilename({
+  const { name, changed: nameChanged } = deriveFilename({
     userFilename: input.user.filename,
     url: input.sourceUrl,
     format: original.format,
@@ -150,7 +151,8 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       { mod: 'import', asset_id: id, bytes: stored.sizeBytes, format: original.format, renditions: storedRenditions.length },
       'asset stored',
     );
-    return { asset: toImportedAsset(row, await assets.renditions(seq), urls, false), row };
+    const asset = toImportedAsset(row, await assets.renditions(seq), urls, false);
+    return { asset: nameChanged.length ? { ...asset, name_changed: nameChanged } : asset, row };
   } catch (e) {
     if (isUniqueViolation(e)) {
       const raced = await assets.bySourceSha(scope, sourceSha);

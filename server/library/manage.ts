@@ -4,6 +4,7 @@ import type { AssetRow } from '../db/assets.ts';
 import { taxonomyForPurpose } from '../domain/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
 import { nameWords } from '../domain/alt-text.ts';
+import { safeFileName } from '../domain/file-name.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
 import { cardOf, jsonArray, toAsset } from './present.ts';
@@ -30,7 +31,8 @@ export async function updateAsset(
   if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${args.asset_id} does not exist in this workspace`);
   const userFields = new Set(jsonArray(row.user_fields) as UserField[]);
 
-  const name = args.filename !== undefined ? args.filename.replace(/[/\\]/g, '_') : row.name;
+  const name = args.filename !== undefined ? safeFileName(args.filename, row.format).name : row.name;
+  if (!name) throw new ServiceError('invalid_argument', 'args.filename', 'must hold a letter or digit outside any path');
   if (args.filename !== undefined) userFields.add('filename');
 
   // Clearing the user's alt text falls back to the machine one (a marker object, so no typed text is mistaken for it).

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import { cleanFileName } from '../../shared/schemas/common.ts';
 import {
   UPLOAD_EXTENSIONS,
   UPLOAD_MIME_TYPES,
@@ -87,7 +88,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
       upload_id: row.id,
       workspace_id: row.workspace_id,
       status: row.status,
-      filename: row.filename,
+      filename: cleanFileName(row.filename),
       size_bytes: row.size_bytes,
       sha256: row.sha256,
       chunk_size_bytes: row.chunk_size_bytes,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CursorSchema, FileNameSchema, HttpUrlSchema, TagSchema, UuidSchema } from './common.ts';
+import { AltTextSchema, CursorSchema, FileNameSchema, HttpUrlSchema, TagSchema, UuidSchema } from './common.ts';
 
 /** Asset kinds held by the library (spec §2 Asset.kind). */
 export const AssetKindSchema = z.enum(['image', 'video', 'svg']);
@@ -244,7 +244,7 @@ export const AttachmentSchema = z
   .object({
     attachment_id: z.string().min(1).max(200),
     filename: FileNameSchema.min(1).max(255).optional(),
-    alt_text: z.string().max(1000).optional(),
+    alt_text: AltTextSchema.optional(),
     tags: z.array(TagSchema).max(50).optional(),
     purpose: z.string().max(64).optional(),
   })
@@ -269,7 +269,7 @@ export const ImportArgsSchema = z
       .max(255, 'must be at most 255 characters')
       .optional()
       .describe('with extension; derived from URL or MIME type when omitted'),
-    alt_text: z.string().max(1000, 'must be at most 1000 characters').optional(),
+    alt_text: AltTextSchema.optional(),
     tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional(),
     purpose: z.string().trim().max(64).optional().describe('e.g. hero_bg, trust_icon'),
     workspace_id: UuidSchema.optional(),
@@ -327,6 +327,12 @@ export const ImportedAssetSchema = z.object({
     .optional()
     .describe(
       'deduplicated imports only: supplied fields that differ from the existing asset and were NOT applied; apply them with svc_asset_manage update',
+    ),
+  name_changed: z
+    .array(z.enum(['decoded', 'path', 'characters', 'length', 'extension']))
+    .optional()
+    .describe(
+      'present when the supplied filename was stored changed (name holds what was stored): decoded = %XX escapes decoded, path = directories removed, characters = control, bidi or reserved characters removed, length = cut to 255 bytes, extension = set to the real format',
     ),
 });
 export type ImportedAsset = z.infer<typeof ImportedAssetSchema>;

@@ -37,9 +37,6 @@ export const HexColorSchema = z
   .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #1a2b3c')
   .describe('hex colour');
 
-/** A user-authored tag: 1–64 characters after trimming. */
-export const TagSchema = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
-
 /** Line and paragraph breaks and tabs: become one space in a file name. */
 const NAME_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
 /**
@@ -49,12 +46,27 @@ const NAME_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
 const NAME_UNSAFE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/gu; // \p{Cc}: U+0000–001F, U+007F–009F
 
 /**
- * A file name as stored: Unicode NFC, breaks and tabs as one space, control and bidi-formatting
- * characters removed, runs of spaces collapsed, trimmed. Every path that sets a name applies it.
+ * One line of user text as stored (file name, tag, alt text): Unicode NFC, breaks and tabs as one space,
+ * control and bidi-formatting characters removed, runs of spaces collapsed, trimmed.
  */
-export function cleanFileName(name: string): string {
-  return name.normalize('NFC').replace(NAME_BREAKS, ' ').replace(NAME_UNSAFE, '').replace(/ {2,}/g, ' ').trim();
+export function cleanText(text: string): string {
+  return text.normalize('NFC').replace(NAME_BREAKS, ' ').replace(NAME_UNSAFE, '').replace(/ {2,}/g, ' ').trim();
 }
 
-/** A file name argument, normalised by `cleanFileName` before its length rules apply. */
-export const FileNameSchema = z.string().overwrite(cleanFileName);
+/** A file name as stored: `cleanText`. Every path that sets a name applies it (and server/domain/file-name.ts after it). */
+export const cleanFileName = cleanText;
+
+/** A user-authored tag: 1–64 characters after `cleanText` (no controls or bidi characters). */
+export const TagSchema = z.string().overwrite(cleanText).min(1, 'must not be empty').max(64, 'must be at most 64 characters');
+
+/** User alt text: at most 1000 characters after `cleanText`. */
+export const AltTextSchema = z.string().overwrite(cleanText).max(1000, 'must be at most 1000 characters');
+
+/**
+ * A file name argument, taken as written: the server stores it made safe (server/domain/file-name.ts
+ * `safeFileName`: basename, no control or bidi characters, the real format's extension, ≤ 255 bytes) and
+ * says in `name_changed` what it had to change, so the schema must not clean it first.
+ */
+export const FileNameSchema = z
+  .string()
+  .refine((s) => cleanFileName(s) !== '', 'must hold a visible character (control and bidi characters are removed)');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AssetCategorySchema, AssetSchema, AssetSubtypeSchema, refineCategorySubtype } from './asset.ts';
-import { FileNameSchema, TagSchema, UuidSchema } from './common.ts';
+import { AltTextSchema, FileNameSchema, TagSchema, UuidSchema } from './common.ts';
 
 /** User metadata fields an update can set (spec §2: user metadata stays authoritative over enrichment). */
 export const USER_FIELDS = ['filename', 'alt_text', 'tags', 'purpose'] as const;
@@ -14,11 +14,7 @@ export const UpdateAssetArgsSchema = z
   .object({
     asset_id: UuidSchema,
     filename: FileNameSchema.min(1, 'must not be empty').max(255, 'must be at most 255 characters').optional().describe('with extension'),
-    alt_text: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty (use null to clear)')
-      .max(1000, 'must be at most 1000 characters')
+    alt_text: AltTextSchema.min(1, 'must not be empty (use null to clear)')
       .nullable()
       .optional()
       .describe('null hands it back to automatic alt text'),

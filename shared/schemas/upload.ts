@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ImportedAssetSchema } from './asset.ts';
-import { FileNameSchema, TagSchema, TimestampSchema, UuidSchema } from './common.ts';
+import { AltTextSchema, FileNameSchema, TagSchema, TimestampSchema, UuidSchema } from './common.ts';
 
 /**
  * Wire types of the upload channel (spec §4.7 and the `attachments` of §4.6): the model-visible
@@ -97,7 +97,7 @@ export const UploadBeginArgsSchema = z
       .regex(/^([a-z]+\/[a-z0-9.+-]+)?$/i, 'must be a MIME type like image/png or empty')
       .optional()
       .describe('as reported by the browser; the server sniffs the real type'),
-    alt_text: z.string().max(1000, 'must be at most 1000 characters').optional(),
+    alt_text: AltTextSchema.optional(),
     tags: z.array(TagSchema).max(50, 'must hold at most 50 tags').optional(),
     purpose: z.string().trim().max(64).optional().describe('e.g. hero_bg, trust_icon'),
     panel_id: UuidSchema.optional().describe(
