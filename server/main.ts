@@ -65,9 +65,17 @@ async function checkBlobStore(app: App): Promise<void> {
   }
 }
 
+/** A start-up failure the operator can fix (the port is taken): the CLI prints its message as one line and exits 2. */
+export class StartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartError';
+  }
+}
+
 /**
  * Serve MCP over Streamable HTTP at `/mcp` (with the CDN on the same listener) and start the workers.
- * @throws Error EADDRINUSE when the port is taken (the message names it); Error when the blob store cannot be used
+ * @throws StartError when the port is taken (the message names it and the fix); Error when the blob store cannot be used
  */
 export async function serveHttp(app: App, log: Logger, port = app.config.port): Promise<Running> {
   await checkBlobStore(app);
@@ -78,7 +86,7 @@ export async function serveHttp(app: App, log: Logger, port = app.config.port): 
     http = await startHttp(app, log, { host: app.config.host, port, mcp: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
-      throw new Error(
+      throw new StartError(
         `port ${port} on ${app.config.host} is already in use: stop the other server or pass --port / ATELIER_PORT (0 = any free port)`,
         { cause: e },
       );

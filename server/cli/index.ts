@@ -10,7 +10,7 @@ import { registerTenancyCommands } from './tenancy.ts';
 import { registerSynonymCommands } from './synonyms.ts';
 import { collectBlobGarbage } from '../storage/blob-gc.ts';
 import { storeAsset } from '../library/import.ts';
-import { boot, serveHttp, serveStdio, type Running } from '../main.ts';
+import { boot, serveHttp, serveStdio, StartError, type Running } from '../main.ts';
 import { DEMO_IMAGES_DIR, listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
 import { createApiKey, createTenant, createWorkspace } from '../tenancy/admin.ts';
 
@@ -286,6 +286,6 @@ registerSynonymCommands(program, { emit, fail });
 registerMigrateBackendCommand(program, { emit, fail });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
-  if (e instanceof ConfigError) fail(e.message);
+  if (e instanceof ConfigError || e instanceof StartError) fail(e.message);
   fail((e as Error).stack ?? String(e));
 });
