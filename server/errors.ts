@@ -36,6 +36,41 @@ export function busyError(message: string, retryAfterMs: number, details: Record
   return new ServiceError('busy', null, `${message} (details.retry_after_ms)`, { details: { ...details, retry_after_ms: retryAfterMs } });
 }
 
+/** Why a download failed (`fetch_failed` `details.cause`). */
+export type FetchFailure =
+  | 'dns_not_found'
+  | 'dns_unavailable'
+  | 'connection_refused'
+  | 'connection_reset'
+  | 'host_unreachable'
+  | 'timeout'
+  | 'tls'
+  | 'http_status'
+  | 'network';
+
+/**
+ * `fetch_failed`: a URL the caller gave is well-formed and allowed, but the network did not deliver it.
+ * Distinct from `invalid_argument` (something the caller must change): `details.retryable` says whether
+ * the same call may succeed later (refused, reset, timeout, DNS server trouble, HTTP 5xx/429 yes; unknown
+ * host name, TLS certificate problems no).
+ * @param field the JSON path of the URL (`args.url`, `args.reference_images[1]`)
+ * @param host the URL's host name
+ * @param code the system or library error code when there is one (`ECONNREFUSED`, `CERT_HAS_EXPIRED`, HTTP status)
+ */
+export function fetchFailedError(
+  field: string,
+  host: string,
+  cause: FetchFailure,
+  retryable: boolean,
+  message: string,
+  options: { code?: string | number | undefined; cause?: unknown } = {},
+): ServiceError {
+  return new ServiceError('fetch_failed', field, message, {
+    cause: options.cause,
+    details: { host, cause, retryable, ...(options.code !== undefined ? { code: options.code } : {}) },
+  });
+}
+
 /** JSON path of a zod issue path under a prefix: `['tags', 2]` → `args.tags[2]`. */
 export function jsonPath(prefix: string, path: readonly PropertyKey[]): string {
   let out = prefix;

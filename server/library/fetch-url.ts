@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { ServiceError } from '../errors.ts';
+import { fetchFailedError, ServiceError, type FetchFailure } from '../errors.ts';
 
 export interface FetchPolicy {
   /** refuse responses larger than this many bytes */
@@ -61,6 +61,77 @@ function blocked(url: string, why: string): ServiceError {
   return new ServiceError('invalid_argument', 'args.url', `must point to a public http(s) host (${why}): ${url}`);
 }
 
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|EPROTO$|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH)/;
+
+/** A network failure by its error code (Node's system codes, undici's `UND_ERR_*`, OpenSSL's verify codes). */
+function classify(code: string | undefined): { cause: FetchFailure; retryable: boolean; words: string } {
+  switch (code) {
+    case 'ENOTFOUND':
+      return { cause: 'dns_not_found', retryable: false, words: 'no such host (DNS)' };
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return { cause: 'dns_unavailable', retryable: true, words: 'the host name could not be resolved now (DNS)' };
+    case 'ECONNREFUSED':
+      return { cause: 'connection_refused', retryable: true, words: 'the connection was refused' };
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return { cause: 'connection_reset', retryable: true, words: 'the connection was closed before the download finished' };
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ENETDOWN':
+      return { cause: 'host_unreachable', retryable: true, words: 'the host is unreachable' };
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return { cause: 'timeout', retryable: true, words: 'the host did not answer in time' };
+  }
+  if (code && TLS_CODE.test(code)) return { cause: 'tls', retryable: false, words: 'the TLS handshake or certificate check failed' };
+  return { cause: 'network', retryable: true, words: 'a network error' };
+}
+
+/** The error code of a failure, looking through undici's and fetch's `cause` chain. */
+function errorCode(e: unknown): string | undefined {
+  for (
+    let cur = e as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    cur && depth < 4;
+    cur = cur.cause as typeof cur, depth++
+  ) {
+    if (typeof cur.code === 'string' && cur.code !== 'UND_ERR_ABORTED') return cur.code;
+  }
+  return undefined;
+}
+
+function networkFailure(url: string, e: unknown, timedOut: boolean, timeoutMs: number): ServiceError {
+  const host = new URL(url).hostname;
+  if (timedOut)
+    return fetchFailedError(
+      'args.url',
+      host,
+      'timeout',
+      true,
+      `could not be downloaded from ${host}: no complete answer within ${timeoutMs} ms`,
+      {
+        cause: e,
+      },
+    );
+  const code = errorCode(e);
+  const c = classify(code);
+  return fetchFailedError(
+    'args.url',
+    host,
+    c.cause,
+    c.retryable,
+    `could not be downloaded from ${host}: ${c.words}${code ? ` (${code})` : ''}`,
+    {
+      code,
+      cause: e,
+    },
+  );
+}
+
 /**
  * An undici Agent whose DNS lookup refuses private addresses, so the address checked is the address
  * connected to (no DNS-rebinding gap between check and connect).
@@ -86,7 +157,8 @@ function guardedAgent(allowPrivate: boolean): Agent {
 /**
  * Fetch a URL for import: http/https only, ≤ `maxRedirects` redirects (each hop re-checked),
  * private/loopback/link-local targets refused unless allowed, body capped at `maxBytes`, one deadline.
- * @throws ServiceError invalid_argument (args.url) for refused targets, HTTP errors, oversize bodies, timeouts
+ * @throws ServiceError invalid_argument (args.url) for refused targets, HTTP 4xx, oversize bodies; fetch_failed for
+ *   network failures (DNS, refused or reset connections, timeouts, TLS, HTTP 5xx/429/408) with `details.host`, `cause`, `retryable`
  */
 export async function fetchUrl(url: string, policy: FetchPolicy): Promise<FetchedBody> {
   const dispatcher = guardedAgent(policy.allowPrivate);
@@ -109,11 +181,7 @@ export async function fetchUrl(url: string, policy: FetchPolicy): Promise<Fetche
       } catch (e) {
         const err = e as { code?: string; cause?: { code?: string }; name?: string };
         if (err.code === 'EPRIVATE' || err.cause?.code === 'EPRIVATE') throw blocked(current, 'resolves to a private address');
-        if (signal.aborted)
-          throw new ServiceError('invalid_argument', 'args.url', `download did not finish within ${policy.timeoutMs} ms`, { cause: e });
-        throw new ServiceError('invalid_argument', 'args.url', `could not be downloaded (${err.code ?? err.name ?? 'network error'})`, {
-          cause: e,
-        });
+        throw networkFailure(current, e, signal.aborted, policy.timeoutMs);
       }
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
         await res.body.dump();
@@ -124,6 +192,18 @@ export async function fetchUrl(url: string, policy: FetchPolicy): Promise<Fetche
       }
       if (res.statusCode !== 200) {
         await res.body.dump();
+        // The server's trouble (5xx, 429 Too Many Requests, 408) may pass; any other status is the URL's.
+        if (res.statusCode >= 500 || res.statusCode === 429 || res.statusCode === 408)
+          throw fetchFailedError(
+            'args.url',
+            u.hostname,
+            'http_status',
+            true,
+            `download from ${u.hostname} failed with HTTP ${res.statusCode}`,
+            {
+              code: res.statusCode,
+            },
+          );
         throw new ServiceError('invalid_argument', 'args.url', `download failed with HTTP ${res.statusCode}`);
       }
       const declared = Number(res.headers['content-length'] ?? NaN);
@@ -146,9 +226,7 @@ export async function fetchUrl(url: string, policy: FetchPolicy): Promise<Fetche
     }
   } catch (e) {
     if (e instanceof ServiceError) throw e;
-    if (signal.aborted)
-      throw new ServiceError('invalid_argument', 'args.url', `download did not finish within ${policy.timeoutMs} ms`, { cause: e });
-    throw new ServiceError('invalid_argument', 'args.url', 'could not be downloaded', { cause: e });
+    throw networkFailure(current, e, signal.aborted, policy.timeoutMs);
   } finally {
     void dispatcher.close();
   }

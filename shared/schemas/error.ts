@@ -13,6 +13,11 @@ export const ErrorCodeSchema = z.enum([
   'budget_exceeded',
   /** the server is at its limit of concurrent work (imports); nothing changed; retry after details.retry_after_ms */
   'busy',
+  /**
+   * a URL the caller gave (import url, reference_images, mask_url) could not be downloaded for a network
+   * reason (DNS, refused or reset connection, timeout, TLS, HTTP 5xx/429); details: host, cause, retryable
+   */
+  'fetch_failed',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;

@@ -87,6 +87,8 @@ export function humanizeError(e: unknown): HumanError {
       return { kind: 'auth', message: `Atelier did not accept the API key: ${rule}`, field, retryable: false, detail };
     case 'internal':
       return { kind: 'server', message: 'Atelier hit an internal error while answering.', field, retryable: true, detail };
+    case 'fetch_failed':
+      return { kind: 'unreachable', message: `Atelier could not download that address: ${rule}`, field, retryable: true, detail };
     case 'provider_failed':
       return { kind: 'server', message: `An outside service Atelier depends on failed: ${rule}`, field, retryable: true, detail };
     case 'bad_result':
