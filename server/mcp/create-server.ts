@@ -81,9 +81,27 @@ export function toolCallParamsProblem(params: unknown): string | null {
   return null;
 }
 
+/** MCP `LoggingLevel` (RFC 5424 severities), the values `logging/setLevel` accepts. */
+const LOGGING_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
 /**
- * Answer a `tools/call` whose params have the wrong shape with JSON-RPC -32602 Invalid params and a plain
- * message. The SDK would parse them with zod first and answer -32603 Internal error with the zod issue
+ * What is wrong with the params of a request the SDK would answer -32603 for (its zod parse or a
+ * `new URL` throwing), or null: `tools/call` (`toolCallParamsProblem`), `logging/setLevel` (a known
+ * `level`), `resources/read` (a `uri` that parses as a URI).
+ */
+export function requestParamsProblem(method: unknown, params: unknown): string | null {
+  const p = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
+  if (method === 'tools/call') return toolCallParamsProblem(params);
+  if (method === 'logging/setLevel' && !(typeof p.level === 'string' && LOGGING_LEVELS.has(p.level)))
+    return `params.level must be one of ${[...LOGGING_LEVELS].join(', ')}`;
+  if (method === 'resources/read' && !(typeof p.uri === 'string' && URL.canParse(p.uri)))
+    return 'params.uri must be an absolute URI such as ui://atelier/…';
+  return null;
+}
+
+/**
+ * Answer a `tools/call` whose params have the wrong shape (and a `logging/setLevel` or `resources/read`
+ * with bad params: `requestParamsProblem`) with JSON-RPC -32602 Invalid params and a plain message. The SDK would parse them with zod first and answer -32603 Internal error with the zod issue
  * dump (or, for non-object params, drop the message unanswered). Installed on every transport the server
  * connects to, in front of the SDK's message handler.
  * Error codes: https://www.jsonrpc.org/specification#error_object
@@ -95,8 +113,8 @@ function guardToolCallParams(server: McpServer): void {
     const inner = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const m = message as { method?: unknown; id?: unknown; params?: unknown };
-      if (m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-        const problem = toolCallParamsProblem(m.params);
+      if (typeof m.id === 'string' || typeof m.id === 'number') {
+        const problem = requestParamsProblem(m.method, m.params);
         if (problem) {
           const reply = {
             jsonrpc: '2.0',
