@@ -1,24 +1,38 @@
 # Atelier in a container: the npm package (what `npm pack` builds) installed with production
 # dependencies only, run as a non-root user with the data directory on a volume.
-# Never built here: no Docker engine runs on the machine this was written on (see README, "Docker").
+# Built and run by CI (scripts/container-test.sh, a step of .ci/run) on a base it makes from Debian's
+# packages and the npm registry's Node; see README, "Docker".
 #
 #   docker build -t atelier .
 #   docker run --rm -v atelier-data:/data atelier tenant create --name "My shop" --json   # once: ids + API key
 #   docker run -d -p 3333:3333 -v atelier-data:/data -e ATELIER_ALLOWED_HOSTS=localhost atelier
+#
+# Base images, as build arguments: BUILD_IMAGE for the stages that install and pack, RUNTIME_IMAGE for the
+# image that runs. Any Debian bookworm image with Node (node, npm, headers under /usr/local as the official
+# images have them) and a `node` user (uid 1000) will do; both must carry the same Node major, since a
+# native addon compiled in the build stage runs in the runtime one.
+ARG BUILD_IMAGE=node:24-bookworm-slim
+ARG RUNTIME_IMAGE=node:24-bookworm-slim
 
-ARG NODE_TAG=20-bookworm
-
-# Full Debian image: python3, make and g++ for better-sqlite3, which compiles from source (no prebuilt
-# binary is reachable from the npm registry). npm 11 as in development: npm 10 fails to install Vite 8.
-FROM node:${NODE_TAG} AS toolchain
+# Toolchain for native addons that compile at install: python3, make and g++ (better-sqlite3 12 compiles
+# from source when its prebuilt binary is not reachable; 13 ships its binaries in the package). node-gyp
+# takes the image's own Node headers (npm_config_nodedir) instead of downloading them from nodejs.org.
+# npm 11 as in development: npm 10 (Node 22's) fails to install Vite 8.
+FROM ${BUILD_IMAGE} AS toolchain
+ENV npm_config_nodedir=/usr/local \
+    npm_config_update_notifier=false
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 RUN npm install --global --no-audit --no-fund npm@11.19.1
 
 # 1. The package: full dev install, then `npm pack` (prepack compiles the server with tsc, builds the
-#    panels with Vite and converts the word vectors).
+#    panels with Vite and converts the word vectors). No install scripts: packing loads no native addon,
+#    so better-sqlite3 is not compiled twice (the production install below builds the one that ships).
 FROM toolchain AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm pack --pack-destination /tmp \
  && mv /tmp/atelier-*.tgz /tmp/atelier.tgz
@@ -32,7 +46,7 @@ RUN echo '{"name":"atelier-app","private":true}' > package.json \
  && rm /tmp/atelier.tgz
 
 # 3. Runtime: slim image, code owned by root and read-only to the `node` user (uid 1000) that runs it.
-FROM node:${NODE_TAG}-slim
+FROM ${RUNTIME_IMAGE}
 ENV NODE_ENV=production \
     ATELIER_DATA_DIR=/data \
     ATELIER_HOST=0.0.0.0 \
