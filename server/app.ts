@@ -19,6 +19,7 @@ import { createEmbedder } from './providers/embedder.ts';
 import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
 import { createHttpCaptioner } from './providers/vision-http.ts';
+import { createImageTextModel } from './providers/image-text-model.ts';
 import type { Logger } from './log.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
@@ -152,6 +153,16 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     },
     log.child({ mod: 'embedder' }),
   );
+  // The optional image–text model: loaded when the workers start (or on the first search), off the main thread.
+  const imageModel = env.ATELIER_IMAGE_MODEL
+    ? createImageTextModel({
+        source: env.ATELIER_IMAGE_MODEL,
+        dataDir: config.dataDir,
+        threads: env.ATELIER_IMAGE_MODEL_THREADS,
+        nice: env.ATELIER_IMAGE_NICE,
+        log: log.child({ mod: 'image-model' }),
+      })
+    : null;
   const enrichment = env.ATELIER_ENRICHMENT
     ? createEnrichment({
         assets: library.assets,
@@ -160,6 +171,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
         vectors: stores.vectors,
         blobs: library.blobs,
         embedder,
+        imageModel,
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
         images: imageWork(images, IMAGE_PRIORITY.background),
         captioner: env.ATELIER_VISION_URL

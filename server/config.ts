@@ -163,6 +163,16 @@ export const EnvSchema = z.object({
     .default(2000)
     .describe('first retry delay of a failed enrichment job, ms (then ×4 per attempt, 4 attempts)'),
   ATELIER_OCR: bool.default(true).describe('run OCR (tesseract.js, bundled English data) during enrichment'),
+  ATELIER_IMAGE_MODEL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'CLIP-class image–text model for search by what pictures show: a model id of the hub (e.g. Xenova/clip-vit-base-patch32, downloaded once into <ATELIER_DATA_DIR>/models) or a local folder of a transformers.js CLIP export; needs the optional @huggingface/transformers; unset = none',
+    ),
+  ATELIER_IMAGE_MODEL_THREADS: int(1, 64)
+    .default(1)
+    .describe('onnxruntime threads of each encoder of ATELIER_IMAGE_MODEL (image and text), ≥ 1'),
   ATELIER_VISION_URL: z
     .string()
     .url('must be an absolute URL')

@@ -6,7 +6,7 @@ import { VectorSpaceRetiredError } from './ports/vector-store.ts';
 import type { PartitionBudget } from '../vector-scan/partition-budget.ts';
 import { createSearchChanges } from './search-changes.ts';
 
-export type SpacePurpose = 'asset_text' | 'asset_visual';
+export type SpacePurpose = 'asset_text' | 'asset_visual' | 'asset_image';
 
 /** A vector space: one model id + dimension, one vec0 table. */
 export interface SpaceRow {

@@ -11,6 +11,10 @@
  * (This replaces rank fusion (RRF), whose scores say nothing about whether a hit matches.)
  * A document is a match when either side accepts it; otherwise it is a suggestion candidate and its
  * relevance is kept below 0.5. Ties keep lexical order (BM25), then semantic order.
+ * A third list, the image–text model's calibrated matches of the query against the pictures
+ * (enrichment/image-embedding.ts), joins the semantic side: a document's vector evidence is the
+ * stronger of the two (both calibrated the same way, both capped at SEMANTIC_MAX), reported as
+ * `visual` when the image list accepts it.
  */
 import { SEMANTIC_MAX } from './calibration.ts';
 import { appendMatchedBy, Ranked, type LexicalHits } from './hit-lists.ts';
@@ -32,20 +36,31 @@ export interface VectorRelevance {
  * Fuse a lexical list and a vector list (either may be absent; lexical seqs are distinct, as
  * `runLexical` makes them).
  * @param vectorKind how a vector match is reported (`meaning` for text embeddings, `visual` for `similar`)
+ * @param image the image–text model's calibrated hits of the query (absent: no image model), reported as `visual`
  * @returns every document of either list, matches first, best first (relevance rounded to 0.001)
  */
-export function fuse(lexical: LexicalHits | null, vector: VectorRelevance[] | null, vectorKind: 'meaning' | 'visual' = 'meaning'): Ranked {
+export function fuse(
+  lexical: LexicalHits | null,
+  vector: VectorRelevance[] | null,
+  vectorKind: 'meaning' | 'visual' = 'meaning',
+  image: VectorRelevance[] | null = null,
+): Ranked {
   const nl = lexical?.length ?? 0;
   // the lexical documents in their order, then the vector-only ones in theirs; each document's place in
   // the vector list (the last one when the list repeats a document)
   const lexAt = new Map<number, number>();
   const vecAt = new Map<number, number>();
+  const imgAt = new Map<number, number>();
   const extra: number[] = [];
-  if (vector) {
+  if (vector || image) {
     for (let i = 0; i < nl; i++) lexAt.set(lexical!.seq[i]!, i);
-    vector.forEach((h, i) => {
+    vector?.forEach((h, i) => {
       if (!vecAt.has(h.seq) && !lexAt.has(h.seq)) extra.push(h.seq);
       vecAt.set(h.seq, i);
+    });
+    image?.forEach((h, i) => {
+      if (!imgAt.has(h.seq) && !vecAt.has(h.seq) && !lexAt.has(h.seq)) extra.push(h.seq);
+      imgAt.set(h.seq, i);
     });
   }
   const n = nl + extra.length;
@@ -57,14 +72,18 @@ export function fuse(lexical: LexicalHits | null, vector: VectorRelevance[] | nu
     const s = j < nl ? lexical!.seq[j]! : extra[j - nl]!;
     const vi = vector ? vecAt.get(s) : undefined;
     const v = vi === undefined ? undefined : vector![vi]!;
+    const ii = image ? imgAt.get(s) : undefined;
+    const c = ii === undefined ? 0 : Math.min(SEMANTIC_MAX, image![ii]!.relevance);
     const a = j < nl ? lexical!.relevance[j]! : 0;
-    const b = Math.min(SEMANTIC_MAX, v?.relevance ?? 0);
+    const bText = Math.min(SEMANTIC_MAX, v?.relevance ?? 0);
+    const b = Math.max(bText, c);
     const isMatch = a >= LEXICAL_MATCH || b >= MATCH;
     let r = Math.min(1, Math.max(a, b) + SUPPORT * Math.min(a, b));
     if (vectorKind === 'visual') r = v?.relevance ?? 0;
     if (!isMatch) r = Math.min(r, MATCH - 0.01);
     let code = j < nl && a > 0 ? lexical!.by[j]! : 0;
-    if (v && (b >= MATCH || (!isMatch && b > 0))) code = appendMatchedBy(code, vectorKind);
+    if (v && (bText >= MATCH || (!isMatch && bText > 0))) code = appendMatchedBy(code, vectorKind);
+    if (c >= MATCH || (!isMatch && c > 0 && c >= bText)) code = appendMatchedBy(code, 'visual');
     seq[j] = s;
     relevance[j] = Math.round(r * 1000) / 1000;
     by[j] = code;

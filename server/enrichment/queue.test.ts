@@ -95,6 +95,7 @@ describe.each(backends)('job leases (several processes on one database): %s', (_
           return 'success';
         },
         embed_text: async () => 'success',
+        embed_image: async () => 'success',
       },
       onSettled: () => undefined,
     });
@@ -126,6 +127,7 @@ describe.each(backends)('job leases (several processes on one database): %s', (_
           return 'success';
         },
         embed_text: async () => 'success',
+        embed_image: async () => 'success',
       },
       onSettled: () => undefined,
     });

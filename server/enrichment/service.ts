@@ -18,6 +18,8 @@ import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { OcrEngine } from './ocr.ts';
 import { createJobRunner, type JobOutcome } from './queue.ts';
 import { createAssetVectorSearch } from './vector-search.ts';
+import { createImageSpaceSearch, embedImageBytes } from './image-embedding.ts';
+import type { ImageTextModelHandle } from '../providers/image-text-model.ts';
 import type { TestHooks } from '../test-hooks.ts';
 
 /** Everything enrichment needs, built in the composition root: ports only, so it runs on SQLite or PostgreSQL. */
@@ -35,6 +37,8 @@ export interface EnrichmentDeps {
   ocr: OcrEngine | null;
   /** vision model for machine alt text; null = heuristic alt text only */
   captioner: ImageCaptioner | null;
+  /** the image–text model (ATELIER_IMAGE_MODEL; loaded when the runner starts or on first search), or null */
+  imageModel?: ImageTextModelHandle | null;
   /** where image decodes run (the server's image pool at background priority); default: at once */
   images?: ImageRunner | undefined;
   concurrency: number;
@@ -105,12 +109,18 @@ const scopeOf = (row: AssetRow): Scope => ({ tenantId: row.tenant_id, workspaceI
  * process's space of a purpose (it runs another model and made its own space ready), puts and the
  * promotion meet `VectorSpaceRetiredError`: this process then stops storing and searching vectors of
  * that purpose (its jobs still succeed) rather than fight over the live space.
+ * With an image–text model (ATELIER_IMAGE_MODEL), `analyze` also queues an `embed_image` job: the
+ * model's embedding of the picture, computed on the image pool at background priority, into the
+ * `asset_image` space (set up once the model has loaded; a new model's space is built in the
+ * background like the others). A model that cannot be loaded leaves everything else as it was.
  */
 export function createEnrichment(d: EnrichmentDeps): Enrichment {
   const { assets, jobs, enrichment, vectors, log } = d;
 
   let visualSpace: SpaceRow | null = null;
   let textSpace: SpaceRow | null = null;
+  let imageSpace: SpaceRow | null = null;
+  let vectorsAvailable = false;
   // The vector spaces of the configured models, their backfill jobs (a new space is built in the
   // background), and the promotion of a space whose build finished while no process ran. Awaited by
   // start, close and every vector search; search sees the promotion once it resolves.
@@ -123,6 +133,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       );
       return;
     }
+    vectorsAvailable = true;
     const visual = await setupSpace('asset_visual', VISUAL_MODEL_ID, VISUAL_DIMENSIONS, 'analyze');
     visualSpace = visual.space;
     const text = d.embedder ? await setupSpace('asset_text', d.embedder.modelId, d.embedder.dimensions, 'embed_text') : null;
@@ -135,6 +146,29 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
   ready.catch((err: unknown) => log.error({ err }, 'enrichment setup failed: vector spaces were not backfilled'));
   const settledSetup = (): Promise<void> => ready.catch(() => undefined);
 
+  // The image–text model's space needs the model's dimensions, so it is set up once the model has
+  // loaded (a first hub download can take minutes): apart from `ready`, so no other search or job waits
+  // for it. Started by `start` or the first search; `embed_image` jobs wait for it.
+  let imageSetup: Promise<boolean> | null = null;
+  const imageReady = (): Promise<boolean> =>
+    (imageSetup ??= (async () => {
+      await settledSetup();
+      if (!d.imageModel || !vectorsAvailable) return false;
+      const model = await d.imageModel.load();
+      if (!model) return false;
+      const image = await setupSpace('asset_image', model.modelId, model.dimensions, 'embed_image');
+      imageSpace = image.space;
+      if (image.backfill.length) {
+        await jobs.enqueueMany(image.backfill, 'embed_image');
+        runner.kick();
+      }
+      if (imageSpace.status === 'building' && (await jobs.pendingKind('embed_image')) === 0) imageSpace = await promote(imageSpace);
+      return imageSpace !== null;
+    })().catch((err: unknown) => {
+      log.error({ err }, 'image model space setup failed: image embeddings are off until a restart');
+      return false;
+    }));
+
   /**
    * Find or create the space of a model; a new space over existing assets is built in the background
    * (`backfill`: the assets to queue for it). A ready space retires the other live ones of its purpose.
@@ -143,7 +177,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     purpose: SpaceRow['purpose'],
     modelId: string,
     dims: number,
-    job: 'analyze' | 'embed_text',
+    job: 'analyze' | 'embed_text' | 'embed_image',
   ): Promise<{ space: SpaceRow; backfill: number[] }> {
     const live = await vectors.liveSpaces(purpose);
     const space = live.find((s) => s.model_id === modelId && s.dimensions === dims);
@@ -151,7 +185,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       if (space.status === 'ready') for (const s of live) if (s.id !== space.id) await vectors.retire(s);
       return { space, backfill: [] };
     }
-    const existing = job === 'analyze' ? await enrichment.imageSeqs() : await enrichment.analyzedSeqs();
+    const existing = job === 'embed_text' ? await enrichment.analyzedSeqs() : await enrichment.imageSeqs();
     const created = await vectors.ensureSpace(purpose, modelId, dims, existing.length > 0 ? 'building' : 'ready');
     if (existing.length > 0)
       log.info({ purpose, model: modelId, assets: existing.length }, 'vector model changed: re-embedding in the background');
@@ -190,6 +224,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     );
     if (space.purpose === 'asset_text' && textSpace?.id === space.id) textSpace = null;
     if (space.purpose === 'asset_visual' && visualSpace?.id === space.id) visualSpace = null;
+    if (space.purpose === 'asset_image' && imageSpace?.id === space.id) imageSpace = null;
     return null;
   }
 
@@ -254,6 +289,21 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     // the store takes the vector's filter metadata (kind, category, subtype) from the row as it is now
     if (visualSpace && (await store(visualSpace, row, a.visual)) === 'stored') await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
     if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text');
+    if (d.imageModel && d.imageModel.state().status !== 'unavailable') await jobs.enqueue(row.seq, 'embed_image');
+    return 'success';
+  };
+
+  /** The image–text model's embedding of an image asset, on the image pool at the enrichment's priority. */
+  const embedImage = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
+    if (!(await imageReady())) return 'skipped';
+    const space = imageSpace;
+    const model = d.imageModel?.state().model;
+    const row = await assets.bySeq(job.asset_seq);
+    if (!row || row.kind === 'video' || !space || !model) return 'skipped';
+    const v = await embedImageBytes(model, await d.blobs.get(row.sha256), d.images ?? { run: (op) => op() });
+    signal.throwIfAborted();
+    if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
+    await store(space, row, v);
     return 'success';
   };
 
@@ -296,9 +346,9 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     return 'success';
   };
 
-  const runner = createJobRunner({
+  const runner: ReturnType<typeof createJobRunner> = createJobRunner({
     jobs,
-    handlers: { analyze, embed_text: embedText },
+    handlers: { analyze, embed_text: embedText, embed_image: embedImage },
     concurrency: d.concurrency,
     retryBaseMs: d.retryBaseMs,
     log,
@@ -313,51 +363,82 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
         textSpace = await promote(textSpace);
       if (job.kind === 'analyze' && visualSpace?.status === 'building' && (await jobs.pendingKind('analyze')) === 0)
         visualSpace = await promote(visualSpace);
+      if (job.kind === 'embed_image' && imageSpace?.status === 'building' && (await jobs.pendingKind('embed_image')) === 0)
+        imageSpace = await promote(imageSpace);
     },
   });
 
+  /** The text and visual spaces' search, plus the image–text model's space when one is configured. */
+  const withImageSpace = (search: AssetVectorSearch): AssetVectorSearch =>
+    d.imageModel
+      ? {
+          ...search,
+          image: createImageSpaceSearch({
+            vectors,
+            assets,
+            calibrations: d.calibrations,
+            handle: d.imageModel,
+            thesaurus: d.thesaurus,
+            alpha: d.matchAlpha,
+            log,
+            space: async () => {
+              void imageReady(); // a process that runs no job runner loads the model on its first search
+              const seen = imageSpace;
+              const now = await current(seen);
+              if (imageSpace === seen) imageSpace = now;
+              return imageSpace;
+            },
+          }),
+        }
+      : search;
+
   return {
-    start: () => void ready.then(() => runner.start()).catch(() => undefined),
+    start: () => {
+      void ready.then(() => runner.start()).catch(() => undefined);
+      void imageReady();
+    },
     async hook(asset) {
       await jobs.enqueue(asset.seq, 'analyze');
       runner.kick();
     },
-    vectors: createAssetVectorSearch({
-      vectors,
-      assets,
-      calibrations: d.calibrations,
-      thesaurus: d.thesaurus,
-      alpha: d.matchAlpha,
-      embedder: d.embedder,
-      textSpace: async () => {
-        await settledSetup();
-        const seen = textSpace;
-        const now = await current(seen);
-        // unless a promotion or retire of this process replaced it meanwhile
-        if (textSpace === seen) textSpace = now;
-        return textSpace;
-      },
-      visualSpace: async () => {
-        await settledSetup();
-        const seen = visualSpace;
-        const now = await current(seen);
-        if (visualSpace === seen) visualSpace = now;
-        return visualSpace;
-      },
-      computeVisual: async (seq) => {
-        const row = await assets.bySeq(seq);
-        if (!row || row.kind === 'video') return null;
-        const a = await analyzeImage(
-          await d.blobs.get(row.sha256),
-          { name: row.name, prompt: null, kind: row.kind },
-          null,
-          undefined,
-          d.images,
-        );
-        return a.visual;
-      },
-      log,
-    }),
+    vectors: withImageSpace(
+      createAssetVectorSearch({
+        vectors,
+        assets,
+        calibrations: d.calibrations,
+        thesaurus: d.thesaurus,
+        alpha: d.matchAlpha,
+        embedder: d.embedder,
+        textSpace: async () => {
+          await settledSetup();
+          const seen = textSpace;
+          const now = await current(seen);
+          // unless a promotion or retire of this process replaced it meanwhile
+          if (textSpace === seen) textSpace = now;
+          return textSpace;
+        },
+        visualSpace: async () => {
+          await settledSetup();
+          const seen = visualSpace;
+          const now = await current(seen);
+          if (visualSpace === seen) visualSpace = now;
+          return visualSpace;
+        },
+        computeVisual: async (seq) => {
+          const row = await assets.bySeq(seq);
+          if (!row || row.kind === 'video') return null;
+          const a = await analyzeImage(
+            await d.blobs.get(row.sha256),
+            { name: row.name, prompt: null, kind: row.kind },
+            null,
+            undefined,
+            d.images,
+          );
+          return a.visual;
+        },
+        log,
+      }),
+    ),
     async refresh(seq) {
       // enrichment_status shows the re-run (pending → running → done) like a fresh import
       try {
@@ -372,6 +453,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       await settledSetup();
       await runner.close();
       await d.ocr?.close();
+      await d.imageModel?.close();
     },
   };
 }

@@ -23,6 +23,39 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
 const SUGGESTION_DEPTH_Z = 5;
 
 /**
+ * The documents a text null model is fitted on (domain/calibration.ts `estimateTextNull`): a fixed
+ * sample of the space's vectors, each with everything that can be in the asset's embedded text
+ * (automatic tags hold the colours of wordless assets), so probes it contains are left out.
+ */
+export async function calibrationDocs(
+  vectors: VectorStore,
+  assets: AssetStore,
+  scope: Scope,
+  space: SpaceRow,
+): Promise<{ vector: Float32Array; text: string }[]> {
+  const sample = await vectors.sample(scope, space, SAMPLE_DOCS);
+  const rows = new Map(
+    (
+      await assets.bySeqs(
+        scope,
+        sample.map((s) => s.seq),
+      )
+    ).map((r) => [r.seq, r]),
+  );
+  return sample.flatMap((s) => {
+    const r = rows.get(s.seq);
+    return r
+      ? [
+          {
+            vector: s.vector,
+            text: [r.name, r.name_words, r.alt_text, r.tags, r.auto_tags, r.purpose, r.ocr_text].filter(Boolean).join(' '),
+          },
+        ]
+      : [];
+  });
+}
+
+/**
  * `AssetVectorSearch` over the enrichment vector spaces, with calibrated acceptance
  * (domain/calibration.ts): each hit carries its standard score under the null model of its space in
  * the workspace, and the result the score a match needs (Bonferroni over the workspace's vectors).
@@ -56,27 +89,7 @@ export function createAssetVectorSearch(o: {
     const key = `asset_text:${space.model_id}:${space.dimensions}`;
     const stored = await o.calibrations.get(key, scope.workspaceId);
     if (stored && !isStale(stored, items)) return stored;
-    const sample = await o.vectors.sample(scope, space, SAMPLE_DOCS);
-    const rows = new Map(
-      (
-        await o.assets.bySeqs(
-          scope,
-          sample.map((s) => s.seq),
-        )
-      ).map((r) => [r.seq, r]),
-    );
-    const docs = sample.flatMap((s) => {
-      const r = rows.get(s.seq);
-      // everything that can be in the embedded text (automatic tags hold the colours of wordless assets)
-      return r
-        ? [
-            {
-              vector: s.vector,
-              text: [r.name, r.name_words, r.alt_text, r.tags, r.auto_tags, r.purpose, r.ocr_text].filter(Boolean).join(' '),
-            },
-          ]
-        : [];
-    });
+    const docs = await calibrationDocs(o.vectors, o.assets, scope, space);
     const thesaurus = await o.thesaurus();
     const model = await estimateTextNull({
       docs,

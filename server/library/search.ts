@@ -1,4 +1,4 @@
-import type { AssetPage, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
+import type { AssetPage, ImageModelReport, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
 import type { AssetFilters } from '../db/assets.ts';
 import { semanticRelevance, visualRelevance } from '../domain/calibration.ts';
 import type { FtsColumn } from '../domain/fts-query.ts';
@@ -40,6 +40,27 @@ export interface AssetVectorSearch {
    * model; without embedding a query). @returns false when there is nothing to load (no ready text space, no vectors)
    */
   warm?(scope: Scope): Promise<boolean>;
+  /** the image–text model's space, when ATELIER_IMAGE_MODEL is set */
+  image?: ImageSpaceSearch;
+}
+
+/**
+ * The image–text model's space (enrichment/image-embedding.ts): text queries against the pictures and
+ * pictures against pictures, calibrated like `semantic`. A method returns null when the model or its
+ * space is not ready: search then runs without this signal.
+ */
+export interface ImageSpaceSearch {
+  text(scope: Scope, query: string, filters: AssetFilters, k: number, head?: number): Promise<VectorResult | null>;
+  similar(scope: Scope, sourceSeq: number, filters: AssetFilters, k: number): Promise<VectorResult | null>;
+  /** the configured model and where it stands, for `request.image_model` */
+  status(): Promise<ImageModelReport>;
+}
+
+/** Per document, the stronger of two relevance lists (a document appears once, in first-seen order). */
+function strongest(a: { seq: number; relevance: number }[], b: { seq: number; relevance: number }[]): { seq: number; relevance: number }[] {
+  const best = new Map<number, number>();
+  for (const h of [...a, ...b]) best.set(h.seq, Math.max(best.get(h.seq) ?? 0, h.relevance));
+  return [...best].map(([seq, relevance]) => ({ seq, relevance })).sort((x, y) => y.relevance - x.relevance);
 }
 
 const FIELD_COLUMN: Partial<Record<SearchMode, FtsColumn>> = { filename: 'name', alt_text: 'alt_text', tags: 'tags', ocr: 'ocr_text' };
@@ -91,24 +112,31 @@ export async function matchAssets(
     const source = await deps.assets.byId(scope, args.similar_to_asset_id!);
     if (!source)
       throw new ServiceError('not_found', 'args.similar_to_asset_id', `asset ${args.similar_to_asset_id} does not exist in this workspace`);
-    const r = vectors ? await vectors.similar(scope, source.seq, { ...filters, excludeSeq: source.seq }, RANKED_DEPTH) : null;
+    const similarFilters = { ...filters, excludeSeq: source.seq };
+    const [r, img] = vectors
+      ? await Promise.all([
+          vectors.similar(scope, source.seq, similarFilters, RANKED_DEPTH),
+          vectors.image?.similar(scope, source.seq, similarFilters, RANKED_DEPTH) ?? null,
+        ])
+      : [null, null];
     if (!r)
       throw new ServiceError(
         'unsupported',
         'args.mode',
         'similar search is unavailable: visual embeddings are not computed on this server yet',
       );
-    const ranked = fuse(
-      null,
-      r.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(h.similarity, h.z, r.accept) })),
-      'visual',
-    );
+    // image embeddings, when present, find pictures of the same things; the colour-and-layout descriptor
+    // still decides near-duplicates (its cosine rule); cosine 0 keeps an image hit off that rule
+    const descriptor = r.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(h.similarity, h.z, r.accept) }));
+    const pictures = img ? img.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(0, h.z, img.accept) })) : [];
+    const ranked = fuse(null, strongest(descriptor, pictures), 'visual');
     return { ranked, unfetched: 0, mode, degradedFrom: null, match: ranked.matches > 0 ? 'vector' : 'none', lexical: null };
   }
   if (!query) return { ranked: Ranked.EMPTY, unfetched: 0, mode, degradedFrom: null, match: 'browse', lexical: null };
 
   const column = FIELD_COLUMN[mode] ?? null;
   let semantic: VectorResult | null = null;
+  let image: VectorResult | null = null;
   let degradedFrom: SearchMode | null = null;
   if (mode === 'semantic' || mode === 'all') {
     if (!vectors && mode === 'semantic') {
@@ -118,7 +146,12 @@ export async function matchAssets(
         'semantic search is unavailable: no embedder is configured on this server; use mode all or an exact-field mode',
       );
     }
-    semantic = vectors ? await vectors.semantic(scope, query, filters, RANKED_DEPTH, head) : null;
+    [semantic, image] = vectors
+      ? await Promise.all([
+          vectors.semantic(scope, query, filters, RANKED_DEPTH, head),
+          vectors.image?.text(scope, query, filters, RANKED_DEPTH, head) ?? null,
+        ])
+      : [null, null];
     // The vector index exists but cannot answer now (embedder failing, re-embedding): degrade to BM25.
     if (!semantic) {
       if (vectors) degradedFrom = mode;
@@ -143,11 +176,14 @@ export async function matchAssets(
   const vector = semantic
     ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic.accept) }))
     : null;
-  const ranked = fuse(lexical?.hits ?? null, vector);
+  const pictures = image
+    ? image.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, image.accept) }))
+    : null;
+  const ranked = fuse(lexical?.hits ?? null, vector, 'meaning', pictures);
   let match: AssetPage['request']['match'] = 'none';
   if (ranked.matches > 0) {
     if (mode === 'semantic') match = 'vector';
-    else if (mode === 'all' && semantic) match = 'hybrid';
+    else if (mode === 'all' && (semantic || image)) match = 'hybrid';
     else match = lexical?.hits.someComplete(0.5) ? 'all_terms' : 'any_term';
   }
   const unfetched = lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0;
@@ -255,6 +291,7 @@ export async function searchAssets(
       match: result.match,
       corrected_query: query && result.lexical ? correctedQuery(query, result.lexical.corrections) : null,
       expanded_terms: result.lexical?.expanded ?? [],
+      ...(vectors?.image ? { image_model: await vectors.image.status() } : {}),
     },
   };
 }

@@ -66,7 +66,8 @@ export function describeAssetPage(page: AssetPage, opts: { propsHint?: string } 
   const r = page.request;
   const filters =
     `${r.kind ? `, kind ${r.kind}` : ''}${r.category ? `, category ${r.category}` : ''}${r.subtype ? `, subtype ${r.subtype}` : ''}${r.orientation ? `, ${r.orientation} only` : ''}` +
-    `${r.degraded_from ? `; search by meaning unavailable, word matches returned (degraded_from ${r.degraded_from})` : ''}`;
+    `${r.degraded_from ? `; search by meaning unavailable, word matches returned (degraded_from ${r.degraded_from})` : ''}` +
+    `${r.image_model && r.image_model.status !== 'ready' ? `; image model ${r.image_model.status}, pictures not searched${r.image_model.reason ? ` (${r.image_model.reason})` : ''}` : ''}`;
   if (r.match === 'none' && page.total === 0) {
     const what = r.query ? `"${r.query}"` : 'the source asset';
     const lines = [

@@ -128,8 +128,8 @@ export type SearchArgs = z.infer<typeof SearchArgsSchema>;
  * How a hit matched (the honest results contract): text = the query's words (their stems, or a prefix
  * of an unfinished last word) in name, alt text, tags or OCR text; typo = words after correcting a
  * misspelling; concept = a synonym or a narrower/broader term (WordNet or the operator synonym list);
- * meaning = text embedding similarity above the calibrated threshold; visual = visual similarity
- * (mode similar).
+ * meaning = text embedding similarity above the calibrated threshold; visual = what the picture
+ * shows: visual similarity (mode similar) or the image–text model's calibrated match.
  */
 export const MatchKindSchema = z.enum(['text', 'typo', 'concept', 'meaning', 'visual']);
 export type MatchKind = z.infer<typeof MatchKindSchema>;
@@ -137,7 +137,7 @@ export const MatchedBySchema = z
   .array(MatchKindSchema)
   .nullable()
   .describe(
-    'how this hit matched: text (the query words), typo (after correcting a misspelling), concept (synonym, narrower or broader term), meaning (embedding similarity above the calibrated threshold), visual (mode similar); null when browsing',
+    'how this hit matched: text (the query words), typo (after correcting a misspelling), concept (synonym, narrower or broader term), meaning (embedding similarity above the calibrated threshold), visual (the picture: mode similar, or the image model); null when browsing',
   );
 export const RelevanceSchema = z
   .number()
@@ -147,6 +147,20 @@ export const RelevanceSchema = z
   .describe(
     '0–1, comparable across modes: 1 = every query word matched exactly; 0.5 = the least a match has (suggestions score below 0.5); near-duplicates in mode similar score ≥ 0.95; null when browsing',
   );
+
+/** Where the configured image–text model stands (ATELIER_IMAGE_MODEL), as `request.image_model` reports it. */
+export const ImageModelReportSchema = z
+  .object({
+    model: z.string().describe('ATELIER_IMAGE_MODEL: a model id of the hub or a local folder'),
+    status: z
+      .enum(['loading', 'building', 'ready', 'unavailable'])
+      .describe(
+        'ready = its image embeddings are a signal of this search; loading / building (embedding the library) / unavailable = not used',
+      ),
+    reason: z.string().nullable().describe('why it is unavailable; null otherwise'),
+  })
+  .describe('the image–text model (search by what pictures show); absent when none is configured');
+export type ImageModelReport = z.infer<typeof ImageModelReportSchema>;
 
 /** Asset, the search result item (spec §2), plus library metadata. */
 export const AssetSchema = z.object({
@@ -216,6 +230,7 @@ export const AssetPageSchema = z.object({
       expanded_terms: z
         .array(z.string())
         .describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
+      image_model: ImageModelReportSchema.optional(),
     })
     .describe('echo of the effective request'),
 });

@@ -1,4 +1,4 @@
-export type JobKind = 'analyze' | 'embed_text';
+export type JobKind = 'analyze' | 'embed_text' | 'embed_image';
 export type JobState = 'queued' | 'running' | 'done' | 'failed';
 
 /** One enrichment job as claimed. */
