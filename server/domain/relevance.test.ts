@@ -200,4 +200,28 @@ describe('fusion', () => {
     expect(f[1]!.matchedBy).toEqual(['meaning']);
     expect(f[2]!.relevance).toBeLessThan(0.5);
   });
+
+  it('takes the image model list as the stronger vector evidence, reported as visual, and changes nothing without it', () => {
+    const lexical = LexicalHits.of([{ seq: 1, relevance: 0.3, matchedBy: ['text'], complete: false }]);
+    const meaning = [
+      { seq: 2, relevance: 0.6 },
+      { seq: 3, relevance: 0.4 },
+    ];
+    const image = [
+      { seq: 4, relevance: 0.7 }, // only the picture matches
+      { seq: 2, relevance: 0.55 }, // both: the stronger side counts, both are named
+      { seq: 1, relevance: 0.9 }, // capped like semantic, still below a complete lexical match
+      { seq: 5, relevance: 0.3 }, // a picture-only non-match: a suggestion candidate
+    ];
+    const f = fuse(lexical, meaning, 'meaning', image).toArray();
+    const by = new Map(f.map((x) => [x.seq, x]));
+    expect(f.filter((x) => x.match).map((x) => x.seq)).toEqual([1, 4, 2]);
+    expect(by.get(4)).toMatchObject({ relevance: 0.7, matchedBy: ['visual'] });
+    expect(by.get(2)).toMatchObject({ relevance: 0.6, matchedBy: ['meaning', 'visual'] });
+    expect(by.get(1)!.relevance).toBeCloseTo(SEMANTIC_MAX + 0.15 * 0.3, 3);
+    expect(by.get(1)!.matchedBy).toEqual(['text', 'visual']);
+    expect(by.get(5)).toMatchObject({ match: false, matchedBy: ['visual'] });
+    expect(by.get(3)).toMatchObject({ match: false, matchedBy: ['meaning'] });
+    expect(fuse(lexical, meaning, 'meaning', null).toArray()).toEqual(fuse(lexical, meaning).toArray());
+  });
 });
