@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * `npm run test:scale`, third part (scripts/test-scale.mjs sets ATELIER_TEST_PGLITE=1 and the S3
  * variables): the MCP behaviour tests that need pgvector — semantic, hybrid and similar search, product
- * vectors, re-embedding, calibration — on PostgreSQL with pgvector, which the machine's PostgreSQL 15
+ * vectors, re-embedding, calibration, the image–text model's space — on PostgreSQL with pgvector, which the machine's PostgreSQL 15
  * lacks (part 2, e2e/pg/vitest.config.ts, runs the rest there). Blobs are on S3 (the run's prefix + `-pglite`).
  *
  * The database: every test data dir gets a PGlite of its own (PGlite + pgvector + unaccent in the test
@@ -38,6 +38,7 @@ export default defineConfig({
       'e2e/mcp/enrichment.test.ts',
       'e2e/mcp/enrichment-durability.test.ts',
       'e2e/mcp/faults.test.ts',
+      'e2e/mcp/image-model.test.ts',
       'e2e/mcp/relevance.test.ts',
     ],
     pool: 'forks',
