@@ -223,16 +223,18 @@ class VitText(nn.Module):
         self.proj = nn.Linear(width, proj, bias=False)
 
     def forward(self, input_ids, attention_mask):
-        n = input_ids.shape[1]
-        x = self.tok(input_ids) + self.pos[:, :n]
-        causal = torch.triu(torch.full((n, n), -1e4), diagonal=1)
+        # positions and masks from tensors only, so the export keeps the sequence length dynamic
+        pos_ids = torch.cumsum(torch.ones_like(input_ids), dim=1) - 1
+        x = self.tok(input_ids) + self.pos[0][pos_ids]
+        i = pos_ids[0]
+        causal = (i[None, :] > i[:, None]).to(x.dtype) * -1e4
         pad = (1.0 - attention_mask.to(x.dtype))[:, None, None, :] * -1e4
         for blk in self.blocks:
             x = blk(x, causal + pad)
         x = self.final(x)
         # CLIP pools at the end-of-text token: the last position the mask keeps
-        last = attention_mask.sum(dim=1) - 1
-        pooled = x[torch.arange(x.shape[0]), last]
+        last = (attention_mask.sum(dim=1) - 1).view(-1, 1, 1).expand(-1, 1, x.shape[2])
+        pooled = torch.gather(x, 1, last).squeeze(1)
         return self.proj(pooled), x
 
 
