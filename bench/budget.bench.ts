@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { encode } from 'gpt-tokenizer';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { startTestServer } from '../e2e/mcp/harness.ts';
 import { waitForEnrichment } from '../e2e/mcp/enrichment-helpers.ts';
 import { APPS_CLIENT_CAPABILITIES, connectWeighing, jsonBytes } from '../e2e/mcp/wire-size.ts';

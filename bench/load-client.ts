@@ -4,9 +4,8 @@
  * result validation — does not run on the server's event loop). Usage:
  * `tsx bench/load-client.ts '<json LoadPlan>'`; prints one JSON line of `LoadResult` to stdout.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { demoFile } from '../e2e/mcp/harness.ts';
 
 export interface LoadPlan {
@@ -88,7 +87,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
       new StreamableHTTPClientTransport(new URL(plan.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${plan.apiKey}` } } }),
     );
     clients.push(client);
-    return async (name, action, args) => (await client.callTool({ name, arguments: { action, args } })) as CallToolResult;
+    return async (name, action, args) => await client.callTool({ name, arguments: { action, args } });
   };
   let seed = 7;
   const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;

@@ -6,9 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { REPO_ROOT, startTestServer } from '../e2e/mcp/harness.ts';
 
 const photo = process.argv[2] ?? 'demo/images/nature/cyclamen_persicum.jpg';
@@ -19,11 +18,10 @@ await client.connect(
   new StreamableHTTPClientTransport(new URL(http.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${srv.tenant.api_key}` } } }),
 );
 const call = async (name: string, action: string, args: Record<string, unknown>, progress = false): Promise<CallToolResult> => {
-  const r = (await client.callTool(
+  const r = await client.callTool(
     { name, arguments: { action, args } },
-    undefined,
     progress ? { onprogress: (p) => console.log(`  progress ${p.progress}: ${p.message}`) } : undefined,
-  )) as CallToolResult;
+  );
   if (r.isError) throw new Error(JSON.stringify(r.structuredContent));
   return r;
 };

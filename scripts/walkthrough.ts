@@ -6,16 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const [url, key, theme, dir = '../shared/data/images'] = process.argv.slice(2);
 if (!url || !key || !theme) throw new Error('usage: tsx scripts/walkthrough.ts <mcp-url> <api-key> <theme-id> [images-dir]');
 const client = new Client({ name: 'walkthrough', version: '0' });
 await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
 const call = async (tool: string, action: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name: tool, arguments: { action, args } })) as CallToolResult;
+  await client.callTool({ name: tool, arguments: { action, args } });
 const mime: Record<string, string> = {
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',

@@ -1,4 +1,4 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio as serveMcpStdio } from '@modelcontextprotocol/server/stdio';
 import { buildApp, type App } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -153,15 +153,11 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
   // before the transport connects: the client's first search does not wait for the loading
   await app.warmSearch();
   const http = await cdnForStdio(app, log, port);
-  const server = await createServer(
-    app.server,
-    async () => {
-      if (!(await authenticate(app.library.tenancy, app.config.apiKey!)))
-        throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
-      return principal;
-    },
-    principal,
-  );
+  const resolvePrincipal = async (): Promise<typeof principal> => {
+    if (!(await authenticate(app.library.tenancy, app.config.apiKey!)))
+      throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
+    return principal;
+  };
   // A client that went away closes our stdout too: answers of calls finishing after that are dropped, not fatal.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') log.error({ err }, 'stdout failed');
@@ -172,7 +168,11 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
       resolve();
     });
   });
-  await server.connect(new StdioServerTransport());
+  // The SDK's stdio entry serves both eras: the opening exchange (`initialize`, or a 2026-07-28 request
+  // with its `_meta` envelope) pins the connection's era, and the factory builds its server for that era.
+  const served = serveMcpStdio(({ era }) => createServer(app.server, resolvePrincipal, principal, era), {
+    onerror: (err) => log.warn({ err }, 'stdio MCP error'),
+  });
   app.startWorkers();
   log.info({ cdn: http.url }, 'MCP stdio ready');
   return {
@@ -181,7 +181,7 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
     log,
     clientGone,
     stop: gracefulStop(app, log, async () => {
-      await server.close();
+      await served.close();
       await http.close();
     }),
   };

@@ -8,7 +8,7 @@
  * Recipe: research note mcp-apps.md §4.4; ext-apps examples/basic-host/src/implementation.ts.
  */
 import { AppBridge, PostMessageTransport, type McpUiHostContext, type McpUiResourceCsp } from '@modelcontextprotocol/ext-apps/app-bridge';
-import type { CallToolRequest, CallToolResult, ReadResourceRequest, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, ReadResourceRequest, ReadResourceResult } from '@modelcontextprotocol/client';
 
 export interface HostEvent {
   type: string;

@@ -1,4 +1,3 @@
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, createTheme, createWorkspace } from '../../server/tenancy/admin.ts';
 import { demoFile, startTestServer, type TestServer } from './harness.ts';
@@ -57,7 +56,7 @@ describe('an agent that knows only its API key', () => {
     expect(view.content.some((c) => c.type === 'image')).toBe(true);
     expect(view.structured.url).toBe(url);
     // 6. select: the client answers the form with the first offered asset.
-    agent.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    agent.client.setRequestHandler('elicitation/create', async (req) => {
       const offered = (
         req.params as unknown as { requestedSchema: { properties: { asset_ids: { items: { anyOf: { const: string }[] } } } } }
       ).requestedSchema.properties.asset_ids.items.anyOf;

@@ -254,7 +254,6 @@ describe('svc_drafts asset_generate with the local provider', () => {
           args: { prompt: 'diagonal stripes', style: 'illustration', purpose: 'pattern_tile', image_size: '512px' },
         },
       },
-      undefined,
       { onprogress: (p) => messages.push(`${p.progress}:${p.message}`) },
     );
     expect(r.isError).toBeFalsy();

@@ -297,7 +297,6 @@ describe('svc_drafts asset_generate with the openai and gemini providers (local 
     const messages: string[] = [];
     const r = await c.client.callTool(
       { name: 'svc_drafts', arguments: { action: 'asset_generate', args: { ...base, prompt: 'slow', provider: 'gemini' } } },
-      undefined,
       { onprogress: (p) => messages.push(String(p.message)) },
     );
     expect(r.isError).toBeFalsy();

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { buildApp, type App } from '../../server/app.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
@@ -191,7 +190,7 @@ export function wrapClient(client: Client): TestClient {
   return {
     client,
     async call(router, action, args = {}) {
-      const r = (await client.callTool({ name: router, arguments: { action, args } })) as CallToolResult;
+      const r = await client.callTool({ name: router, arguments: { action, args } });
       const structured = (r.structuredContent ?? {}) as Record<string, unknown>;
       const text = r.content
         .filter((c) => c.type === 'text')

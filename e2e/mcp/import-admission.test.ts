@@ -113,7 +113,6 @@ describe('import admission: a saturated image pool answers busy and loses nothin
         name: 'svc_asset_import',
         arguments: { action: 'import', args: { data: bytes.toString('base64'), mime_type: 'image/jpeg', filename: 'ridge.jpg' } },
       },
-      undefined,
       { onprogress: (p) => void messages.push(p.message ?? '') },
     );
     expect(r.isError).toBeFalsy();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
@@ -96,10 +97,10 @@ describe('malformed JSON-RPC params of tools/call', () => {
       .request({ method: 'tools/call', ...(params !== undefined ? { params } : {}) } as never, CallToolResultSchema, { timeout: 10_000 })
       .then(
         () => null,
-        (e: unknown) => e as McpError,
+        (e: unknown) => e as ProtocolError,
       );
-    expect(err).toBeInstanceOf(McpError);
-    expect(err!.code).toBe(ErrorCode.InvalidParams);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect(err!.code).toBe(ProtocolErrorCode.InvalidParams);
     expect(err!.message).toMatch(message);
     expect(err!.message).not.toMatch(/"code":|invalid_type|expected/);
     // the session still works

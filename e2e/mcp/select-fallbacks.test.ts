@@ -1,4 +1,3 @@
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
@@ -53,7 +52,7 @@ describe('svc_asset_select fallbacks', () => {
   for (const failure of ['the handler throws', 'the answer does not match the form'] as const) {
     it(`elicitation failure (${failure}) falls back to the candidate list and closes the picker`, async () => {
       const client = await srv.connect(undefined, { elicitation: { form: {} } });
-      client.client.setRequestHandler(ElicitRequestSchema, async () => {
+      client.client.setRequestHandler('elicitation/create', async () => {
         if (failure === 'the handler throws') throw new Error('no UI available');
         return { action: 'accept', content: { asset_ids: 'not-a-list' } };
       });

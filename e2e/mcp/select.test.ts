@@ -1,4 +1,4 @@
-import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
@@ -34,7 +34,7 @@ describe('svc_asset_select without panels: elicitation and text fallbacks', () =
   it('elicits a titled multi-select of the best matches when the client advertises form elicitation, and returns the choice in order', async () => {
     const client = await srv.connect(undefined, { elicitation: { form: {} } });
     const asked: ElicitRequest['params'][] = [];
-    client.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    client.client.setRequestHandler('elicitation/create', async (req) => {
       asked.push(req.params);
       return { action: 'accept', content: { asset_ids: [ids.silver_fir!, ids.prairie_falcon!] } };
     });
@@ -70,7 +70,7 @@ describe('svc_asset_select without panels: elicitation and text fallbacks', () =
   it('records a declined elicitation and ignores ids that were not offered', async () => {
     const client = await srv.connect(undefined, { elicitation: {} });
     let answer: { action: 'decline' } | { action: 'accept'; content: { asset_ids: string[] } } = { action: 'decline' };
-    client.client.setRequestHandler(ElicitRequestSchema, async () => answer);
+    client.client.setRequestHandler('elicitation/create', async () => answer);
     const declined = await client.call('svc_asset_select', 'select', { theme_id: srv.tenant.theme_id });
     expect(declined.structured).toMatchObject({ status: 'declined', delivery: 'elicitation', selection: [] });
     expect(declined.text).toContain('declined');

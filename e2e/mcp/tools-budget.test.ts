@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, ROUTERS } from '../../shared/actions.ts';
 import { createTenant } from '../../server/tenancy/admin.ts';

@@ -1,7 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Transport, ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { App } from '../../server/app.ts';
 import { ServiceError } from '../../server/errors.ts';
 import { createServer } from '../../server/mcp/create-server.ts';

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { test as base, expect, type FrameLocator, type Page } from '@playwright/test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { createLogger } from '../../server/log.ts';
 import { startHttp, type HttpHandle } from '../../server/mcp/http.ts';
 import { createTenant, type TenantBundle } from '../../server/tenancy/admin.ts';
@@ -205,7 +204,7 @@ export const test = base.extend<
     page.on('pageerror', (e) => errors.push(e.message));
     const callTool = async (p: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> => {
       try {
-        return (await sdk.callTool(p)) as CallToolResult;
+        return await sdk.callTool(p);
       } catch (e) {
         // A real host starts a new session when the server forgot the old one (restart); this call still fails.
         if (SESSION_GONE.test(String((e as Error)?.message))) sdk = await connect(ui).catch(() => sdk);
@@ -265,7 +264,7 @@ export const test = base.extend<
         const resource = await hostRequest(() => sdk.readResource({ uri }));
         const content = resource.contents[0] as { text?: string; mimeType?: string; _meta?: { ui?: { csp?: Record<string, string[]> } } };
         expect(content.mimeType).toBe('text/html;profile=mcp-app');
-        const call = hostRequest(() => sdk.callTool({ name: router, arguments: { action, args } }) as Promise<CallToolResult>);
+        const call = hostRequest(() => sdk.callTool({ name: router, arguments: { action, args } }));
         theme = opts.theme ?? 'light';
         widthPx = opts.widthPx ?? 760;
         dims = opts.containerDimensions ?? { maxHeight: 4000 };

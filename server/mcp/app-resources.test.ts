@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
+import { Client } from '@modelcontextprotocol/client';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAppResources, MCP_APP_MIME, panelResources } from './app-resources.ts';
@@ -70,7 +69,9 @@ describe('MCP Apps panel resources', () => {
     const client = await connect(
       createAppResources({ dir: path.join(os.tmpdir(), 'atelier-no-such-dir'), cdnBase: () => 'http://x', log }),
     );
-    await expect(client.listResources()).rejects.toThrow(/Method not found/);
+    // No resource registered, so no resources capability; the raw request (the typed verb returns [] then) is unknown.
+    expect(client.getServerCapabilities()?.resources).toBeUndefined();
+    await expect(client.request({ method: 'resources/list', params: {} })).rejects.toThrow(/Method not found/);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 40, missing: panelResources('/x').map((p) => p.name) });
     expect(lines[0]!.missing).toEqual(expect.arrayContaining(['search-results', 'asset-picker']));

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { ROUTERS } from '../../shared/actions.ts';
 import type { Logger } from '../log.ts';
 import { registerPanelResource, RESOURCE_MIME_TYPE } from './apps.ts';

@@ -1,5 +1,5 @@
 /**
- * MCP Apps (SEP-1865, ext-apps 1.7.5): the one module for its constants and `_meta`, built with
+ * MCP Apps (SEP-1865, ext-apps 2.0: the wire format of 1.7.5): the one module for its constants and `_meta`, built with
  * ext-apps' own server helpers and constants. Routers never see this module; the dispatcher tells them
  * whether the client renders panels (`ActionContext.clientRendersPanels`).
  *
@@ -10,31 +10,19 @@
  * validation answers in plain text instead of our structured error. Our own tools/list writes the same
  * `_meta` the helper would: `ui.resourceUri` plus the flat `RESOURCE_URI_META_KEY`, and `ui.visibility`.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { McpUiResourceMeta, McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
 import {
   EXTENSION_ID,
   getUiCapability,
   registerAppResource,
   RESOURCE_MIME_TYPE,
   RESOURCE_URI_META_KEY,
-  type McpUiAppToolConfig,
 } from '@modelcontextprotocol/ext-apps/server';
+import type { ClientCapabilities, McpServer } from '@modelcontextprotocol/server';
 import type { RouterDef } from '../../shared/actions.ts';
 
 export { EXTENSION_ID, RESOURCE_MIME_TYPE };
-
-/** ext-apps' `McpUiToolMeta` (tool `_meta.ui`), taken from the helper's config type (the package root's type re-exports do not resolve under NodeNext). */
-type McpUiToolMeta = Extract<McpUiAppToolConfig['_meta'], { ui: unknown }>['ui'];
-/**
- * ext-apps' `McpUiResourceMeta` (resource `_meta.ui`), the fields we set, spelt out as in ext-apps 1.7.5
- * `dist/src/spec.types.d.ts`: its config types reach NodeNext unresolved (any), which would let any shape through.
- */
-export interface McpUiResourceMeta {
-  csp?: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] };
-  domain?: string;
-  prefersBorder?: boolean;
-}
+export type { McpUiResourceMeta };
 
 /** Server capabilities entry that tells hosts we serve MCP Apps panels (hosts may skip rendering without it). */
 export const APPS_SERVER_CAPABILITY = { extensions: { [EXTENSION_ID]: {} } } as const;
@@ -44,8 +32,7 @@ export const APPS_SERVER_CAPABILITY = { extensions: { [EXTENSION_ID]: {} } } as 
  * read with ext-apps' `getUiCapability`) and accepts our View MIME type (or lists none).
  */
 export function clientRendersPanels(capabilities: ClientCapabilities | undefined): boolean {
-  // ext-apps' declaration types do not resolve under NodeNext (see McpUiToolMeta above): the shape is spelt out.
-  const ui = getUiCapability(capabilities) as { mimeTypes?: string[] } | undefined;
+  const ui = getUiCapability(capabilities);
   return ui !== undefined && (ui.mimeTypes === undefined || ui.mimeTypes.includes(RESOURCE_MIME_TYPE));
 }
 

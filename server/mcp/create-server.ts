@@ -1,6 +1,12 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpServer,
+  ProtocolErrorCode,
+  type CacheHint,
+  type JSONRPCMessage,
+  type McpServerOptions,
+  type ProtocolEra,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import type { ScopeResult } from '../../shared/schemas/scope.ts';
 import type { Principal } from '../domain/scope.ts';
 import type { Logger } from '../log.ts';
@@ -46,17 +52,47 @@ export function instructionsFor(scope: ScopeResult | null): string {
   );
 }
 
+/** How long a 2026-07-28 client may reuse a listing or read, ms: they change only with a new release of the server. */
+const LISTING_TTL_MS = 10 * 60_000;
 /**
- * Build one McpServer (one per session for HTTP, one per process for stdio) with every router tool.
- * @param principal the API key's principal when known at connect time: the instructions then name its default ids
+ * `ttlMs` / `cacheScope` of the cacheable results of revision 2026-07-28 (SEP-2549; 2025-era results never
+ * carry them). Private: the tool list depends on the capabilities the client declared, the instructions of
+ * `server/discover` on its API key.
  */
-export async function createServer(deps: ServerDeps, resolvePrincipal: PrincipalResolver, principal?: Principal): Promise<McpServer> {
+const CACHE_HINTS: Partial<Record<'tools/list' | 'resources/list' | 'resources/read' | 'server/discover', CacheHint>> = {
+  'tools/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'private' },
+  'resources/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'private' },
+  'resources/read': { ttlMs: LISTING_TTL_MS, cacheScope: 'private' },
+  'server/discover': { ttlMs: LISTING_TTL_MS, cacheScope: 'private' },
+};
+
+/**
+ * The server capabilities of an era: tools and MCP Apps for both; `logging` only for 2025-era clients (the
+ * 2026-07-28 revision deprecates it, SEP-2577; Atelier sends no log messages to clients either way).
+ */
+export function capabilitiesFor(era: ProtocolEra): NonNullable<McpServerOptions['capabilities']> {
+  return era === 'modern' ? { ...APPS_SERVER_CAPABILITY } : { logging: {}, ...APPS_SERVER_CAPABILITY };
+}
+
+/**
+ * Build one McpServer with every router tool: one per session for a 2025-era HTTP client, one per request
+ * for a 2026-07-28 HTTP request, one per connection for stdio.
+ * @param principal the API key's principal when known at connect time: the instructions then name its default ids
+ * @param era the protocol era the server will serve (capabilities differ; see `capabilitiesFor`)
+ */
+export async function createServer(
+  deps: ServerDeps,
+  resolvePrincipal: PrincipalResolver,
+  principal?: Principal,
+  era: ProtocolEra = 'legacy',
+): Promise<McpServer> {
   const scope = principal && deps.describeScope ? await deps.describeScope(principal) : null;
   const server = new McpServer(
     { name: 'atelier', title: 'Atelier asset library and product catalog', version: deps.version },
     {
-      capabilities: { logging: {}, ...APPS_SERVER_CAPABILITY },
+      capabilities: capabilitiesFor(era),
       instructions: instructionsFor(scope),
+      cacheHints: CACHE_HINTS,
     },
   );
   registerRouters(server, deps.routers, resolvePrincipal, deps.log, deps.inflight);
@@ -119,7 +155,7 @@ function guardToolCallParams(server: McpServer): void {
           const reply = {
             jsonrpc: '2.0',
             id: m.id,
-            error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
+            error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
           } as JSONRPCMessage;
           void transport.send(reply, { relatedRequestId: m.id }).catch(() => undefined);
           return;

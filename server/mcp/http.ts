@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostHeaderValidation, localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { hostHeaderValidation, localhostHostValidation } from '@modelcontextprotocol/express';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { App } from '../app.ts';
@@ -13,10 +13,11 @@ import type { Logger } from '../log.ts';
 import { authenticate } from '../tenancy/admin.ts';
 import { cdnRouter } from './cdn.ts';
 import { createServer } from './create-server.ts';
+import { isLegacyHttpRequest, modernHttpLeg, type ModernHttpLeg } from './eras.ts';
 import type { Extra } from './register-router.ts';
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   apiKeyId: string;
   lastSeenMs: number;
 }
@@ -39,7 +40,7 @@ export interface HttpHandle {
 
 /** Principal attached to `req.auth.extra` by the bearer middleware, read back by the dispatcher. */
 export function principalFromExtra(extra: Extra): Principal {
-  const p = (extra.authInfo?.extra as { principal?: Principal } | undefined)?.principal;
+  const p = (extra.http?.authInfo?.extra as { principal?: Principal } | undefined)?.principal;
   if (!p) throw new ServiceError('unauthenticated', null, 'an API key is required (Authorization: Bearer <key>)');
   return p;
 }
@@ -60,15 +61,25 @@ function corsFor(origins: string[]): express.RequestHandler {
   return cors({
     origin: origins.includes('*') ? '*' : origins,
     methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'],
+    // Mcp-Method / Mcp-Name: the standard headers of revision 2026-07-28 (SEP-2243), sent on every modern request
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Accept',
+      'Mcp-Session-Id',
+      'Mcp-Protocol-Version',
+      'Mcp-Method',
+      'Mcp-Name',
+      'Last-Event-ID',
+    ],
     exposedHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate'],
     maxAge: 600,
   });
 }
 
 /**
- * Start the HTTP listener: Streamable HTTP MCP at `/mcp` with stateful sessions (one McpServer per
- * session) behind Bearer API-key auth and Host-header validation (DNS-rebinding guard), plus the
+ * Start the HTTP listener: Streamable HTTP MCP at `/mcp` for both protocol eras (eras.ts): 2026-07-28
+ * requests statelessly, 2025-era clients in stateful sessions (one McpServer per session), behind Bearer API-key auth and Host-header validation (DNS-rebinding guard), plus the
  * `/cdn` route and `/healthz`; CORS for configured origins (`corsFor`). With `mcp: false` only the CDN is served (stdio mode).
  * @throws Error (code EADDRINUSE, EACCES …) when the port cannot be bound; nothing is left listening
  * MCP transport spec: https://modelcontextprotocol.io/specification/2025-06-18/basic/transports
@@ -93,9 +104,11 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     ),
   );
   const sessions = new Map<string, Session>();
+  let modern: ModernHttpLeg | null = null;
 
   if (opts.mcp) {
     if (app.config.corsOrigins) web.use('/mcp', corsFor(app.config.corsOrigins));
+    const modernLeg = (modern = modernHttpLeg(app.server, principalFromExtra, log));
     const hostGuard = app.config.allowedHosts
       ? hostHeaderValidation(app.config.allowedHosts)
       : ['127.0.0.1', 'localhost', '::1'].includes(opts.host)
@@ -146,6 +159,11 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     };
     web.post('/mcp', hostGuard, express.json({ limit: bodyLimit }), auth, async (req, res) => {
       try {
+        // 2026-07-28 requests (per-request `_meta` envelope, no session) go to the stateless leg (eras.ts)
+        if (!(await isLegacyHttpRequest(req))) {
+          await modernLeg.handle(req, res);
+          return;
+        }
         const id = req.headers['mcp-session-id'];
         if (typeof id === 'string' || !isInitializeRequest(req.body)) {
           const s = sessionOf(req, res);
@@ -153,7 +171,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
           return;
         }
         const principal = principalOf(req);
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
           // "<instance>.<uuid>" behind a proxy that routes sessions by this prefix (deploy/nginx.conf)
           sessionIdGenerator: () => (instance ? `${instance}.${randomUUID()}` : randomUUID()),
           onsessioninitialized: (sid) => {
@@ -233,6 +251,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     async close() {
       clearInterval(sweep);
       for (const s of sessions.values()) await s.transport.close().catch(() => undefined);
+      await modern?.close().catch(() => undefined);
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },

@@ -1,15 +1,13 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
   type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
+  type ClientCapabilities,
+  type McpServer,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { actionsOf, findAction, isRouterName, ROUTERS, type RouterDef, type ToolAnnotationsSpec } from '../../shared/actions.ts';
 import { routerInputSchema, type ListingMemory } from '../domain/tool-schema.ts';
 import type { Principal } from '../domain/scope.ts';
@@ -20,7 +18,17 @@ import type { ActionContext, ActionOutput, RouterImpls } from '../routers/types.
 import { clientRendersPanels, isPanelOnly, toolUiMeta } from './apps.ts';
 import type { InflightCalls } from './inflight.ts';
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type Extra = ServerContext;
+
+/**
+ * The capabilities the client of this request declared: on a 2026-07-28 request those of its `_meta`
+ * envelope (`io.modelcontextprotocol/clientCapabilities`, sent with every request), on a 2025-era
+ * connection those of its initialize. Source: the v2 SDK's "Protocol versions" matrix (client identity row).
+ */
+export function clientCapabilitiesOf(mcp: McpServer, extra: Extra): ClientCapabilities | undefined {
+  const fromEnvelope = (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return (fromEnvelope as ClientCapabilities | undefined) ?? mcp.server.getClientCapabilities();
+}
 
 /** Resolves the authenticated caller of a request. @throws ServiceError unauthenticated */
 export type PrincipalResolver = (extra: Extra) => Principal | Promise<Principal>;
@@ -78,7 +86,7 @@ function toolsFor(panels: boolean): readonly Tool[] {
 /**
  * Install tools/list and tools/call for the router tools on an McpServer. This is the only catch site:
  * `ServiceError` → `isError: true` result with `{code, field, message}`; anything else → `internal`
- * (logged with stack, generic message out). Unknown tools stay protocol errors (McpError).
+ * (logged with stack, generic message out). Unknown tools stay protocol errors (ProtocolError -32602).
  */
 export function registerRouters(
   mcp: McpServer,
@@ -92,13 +100,13 @@ export function registerRouters(
 
   // Panel-only tools are listed only to clients that declared MCP Apps; a call to one still works from
   // any client (it re-derives scope from the API key like every action).
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [...toolsFor(clientRendersPanels(server.getClientCapabilities()))],
+  server.setRequestHandler('tools/list', async (_request, extra) => ({
+    tools: [...toolsFor(clientRendersPanels(clientCapabilitiesOf(mcp, extra)))],
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
-    if (!isRouterName(name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (!isRouterName(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     // The one dynamic boundary: the action name arrives as a string and its args are parsed by the
     // action's own schema below, so the handler receives exactly the type `Handlers<R>` promised.
     const handlers = routers[name].handlers as unknown as Record<
@@ -136,18 +144,19 @@ export function registerRouters(
           throw new ServiceError('invalid_argument', 'args', 'must be an object');
         const parsed = def.args.safeParse(rawArgs);
         if (!parsed.success) throw fromZodError(parsed.error);
-        const progressToken = extra._meta?.progressToken;
+        const progressToken = extra.mcpReq._meta?.progressToken;
+        const clientCapabilities = clientCapabilitiesOf(mcp, extra);
         const ctx: ActionContext = {
           principal,
-          signal: extra.signal,
+          signal: extra.mcpReq.signal,
           sessionId: extra.sessionId,
-          clientCapabilities: server.getClientCapabilities(),
-          clientRendersPanels: clientRendersPanels(server.getClientCapabilities()),
-          server,
+          clientCapabilities,
+          clientRendersPanels: clientRendersPanels(clientCapabilities),
+          mcpContext: extra,
           log,
           progress: async (progress, total, message) => {
             if (progressToken === undefined) return;
-            await extra.sendNotification({
+            await extra.mcpReq.notify({
               method: 'notifications/progress',
               params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
             });

@@ -21,7 +21,7 @@ function elicitChannel(ctx: ActionContext, args: SearchArgs): PickerChannel {
   return {
     delivery: 'elicitation',
     async ask(candidates): Promise<ElicitAnswer> {
-      const r = await ctx.server.elicitInput(
+      const r = await ctx.mcpContext.mcpReq.elicitInput(
         {
           mode: 'form',
           message: `Choose the asset(s) to use${args.query ? ` for "${args.query}"` : ''} — ${candidates.length} best match(es). The order you pick them in is kept.`,

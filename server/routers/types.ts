@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ClientCapabilities, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, ContentBlock, ServerContext } from '@modelcontextprotocol/server';
 import type { Principal } from '../domain/scope.ts';
 import type { Logger } from '../log.ts';
 import type { ActionName, ArgsOf, ResultOf, RouterName } from '../../shared/actions.ts';
@@ -11,12 +10,12 @@ export interface ActionContext {
   signal: AbortSignal;
   /** MCP progress notification; a no-op when the client sent no progress token */
   progress(progress: number, total?: number, message?: string): Promise<void>;
-  /** capabilities the client declared at initialize (elicitation, MCP Apps extension …) */
+  /** capabilities the client declared (elicitation, MCP Apps extension …): at initialize, or in this request's `_meta` (2026-07-28) */
   clientCapabilities: ClientCapabilities | undefined;
   /** the client declared MCP Apps (it renders panels): see server/mcp/apps.ts */
   clientRendersPanels: boolean;
-  /** the low-level SDK server of this session (for elicitation) */
-  server: Server;
+  /** the SDK's context of this request (elicitation on a 2025-era connection, `input_required` state on 2026-07-28) */
+  mcpContext: ServerContext;
   sessionId: string | undefined;
   log: Logger;
 }

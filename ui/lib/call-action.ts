@@ -1,5 +1,5 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { z } from 'zod';
 import type { ActionName, ArgsIn, ResultOf } from '../../shared/actions.ts';
 import type { RouterName } from '../../shared/routers.ts';

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ErrorSchema } from '../../shared/schemas/error.ts';
 import { ActionError } from './call-action.ts';
 

@@ -1,6 +1,6 @@
 import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import { useApp } from '@modelcontextprotocol/ext-apps/react';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import type { ArgsIn, ResultOf } from '../../shared/actions.ts';
 import type { ActionClient, ActionsIn, ResultSchemas, RoutersIn } from './call-action.ts';
