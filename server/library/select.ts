@@ -64,6 +64,98 @@ async function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): Promise<Se
   };
 }
 
+/** A picker stored `awaiting_user` whose candidates a form elicitation offers to the user. */
+export interface OpenPicker {
+  id: string;
+  candidates: SelectedAsset[];
+  paging: { total: number; has_more: boolean; next_cursor: string | null };
+}
+
+/**
+ * Run the search of a `select` and persist its picker. Panel and text deliveries (and an empty result) are
+ * final; an elicitation picker is left `awaiting_user` with the candidates to offer (`open`).
+ */
+export async function openPicker(
+  deps: PickerDeps,
+  scope: Scope,
+  args: SearchArgs,
+  themeId: string,
+  vectors: AssetVectorSearch | null,
+  delivery: PickerDelivery,
+): Promise<{ final: SelectResult } | { open: OpenPicker }> {
+  await expireStale(deps);
+  const page: AssetPage = await searchAssets(deps.library, scope, args, { themeId }, vectors);
+  const candidates = page.assets.map((a, i) => toSelected(a, i + 1));
+  const paging = { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor };
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  const request = { ...args, theme_id: themeId };
+  if (delivery === 'panel' || delivery === 'text' || candidates.length === 0) {
+    const status = delivery === 'panel' ? 'awaiting_user' : 'candidates';
+    await deps.pickers.insert({ id, themeId, delivery, status, request, selection: [], createdAt: now, confirmedAt: null }, scope);
+    const final: SelectResult = {
+      picker_id: id,
+      status,
+      delivery,
+      selection: [],
+      candidates: delivery === 'panel' ? [] : candidates,
+      ...paging,
+      page: delivery === 'panel' ? page : null,
+    };
+    return { final };
+  }
+  await deps.pickers.insert(
+    { id, themeId, delivery, status: 'awaiting_user', request, selection: [], createdAt: now, confirmedAt: null },
+    scope,
+  );
+  return { open: { id, candidates, paging } };
+}
+
+/**
+ * An elicitation picker of an earlier round of the same `select` (2026-07-28 `requestState`), with its
+ * candidates searched again from the stored request: the state a retry needs is all in the database, so any
+ * process answers it. The picker id comes from the client: only a picker of the caller's workspace that
+ * still awaits an elicited answer is taken.
+ * @throws ServiceError not_found (picker_id) | conflict (picker_id: already answered or expired)
+ */
+export async function reopenPicker(
+  deps: PickerDeps,
+  scope: Scope,
+  pickerId: string,
+  vectors: AssetVectorSearch | null,
+): Promise<OpenPicker> {
+  await expireStale(deps);
+  const p = await deps.pickers.byId(scope, pickerId.toLowerCase());
+  if (!p || p.delivery !== 'elicitation')
+    throw new ServiceError('not_found', 'picker_id', `picker ${pickerId} is not an elicitation picker of workspace ${scope.workspaceId}`);
+  if (p.status !== 'awaiting_user')
+    throw new ServiceError('conflict', 'picker_id', `picker ${p.id} is already ${p.status}; open a new picker with select`, {
+      details: { status: p.status },
+    });
+  const page = await searchAssets(deps.library, scope, p.request as SearchArgs, { themeId: p.themeId }, vectors);
+  return {
+    id: p.id,
+    candidates: page.assets.map((a, i) => toSelected(a, i + 1)),
+    paging: { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor },
+  };
+}
+
+/** Store the user's answer to an elicitation picker and build the `select` result (ids not offered are dropped). */
+export async function answerPicker(deps: PickerDeps, scope: Scope, open: OpenPicker, answer: ElicitAnswer): Promise<SelectResult> {
+  const { id, candidates, paging } = open;
+  const delivery: PickerDelivery = 'elicitation';
+  if (answer.action !== 'accept') {
+    const status = answer.action === 'decline' ? 'declined' : 'cancelled';
+    await deps.pickers.finish(scope, id, status, [], new Date().toISOString());
+    return { picker_id: id, status, delivery, selection: [], candidates, ...paging, page: null };
+  }
+  const offered = new Set(candidates.map((c) => c.id));
+  const ids = answer.assetIds.filter((a, i, all) => offered.has(a) && all.indexOf(a) === i);
+  await deps.pickers.finish(scope, id, ids.length ? 'confirmed' : 'declined', ids, new Date().toISOString());
+  const selection = await hydrate(deps, scope, ids);
+  return { picker_id: id, status: ids.length ? 'confirmed' : 'declined', delivery, selection, candidates, ...paging, page: null };
+}
+
 /**
  * `svc_asset_select` `select` (spec §4.2): run the search, persist a picker, and deliver it.
  * - panel: the picker stays `awaiting_user`; the MCP Apps panel confirms through `submitSelection`.
@@ -83,31 +175,10 @@ export async function selectAssets(
   channel: PickerChannel,
   signal?: AbortSignal,
 ): Promise<SelectResult> {
-  await expireStale(deps);
-  const page: AssetPage = await searchAssets(deps.library, scope, args, { themeId }, vectors);
-  const candidates = page.assets.map((a, i) => toSelected(a, i + 1));
-  const paging = { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor };
-  const id = randomUUID();
-  const delivery: PickerDelivery = channel.delivery;
-  const now = new Date().toISOString();
-  const request = { ...args, theme_id: themeId };
-  if (channel.delivery === 'panel' || channel.delivery === 'text' || candidates.length === 0) {
-    const status = channel.delivery === 'panel' ? 'awaiting_user' : 'candidates';
-    await deps.pickers.insert({ id, themeId, delivery, status, request, selection: [], createdAt: now, confirmedAt: null }, scope);
-    return {
-      picker_id: id,
-      status,
-      delivery,
-      selection: [],
-      candidates: channel.delivery === 'panel' ? [] : candidates,
-      ...paging,
-      page: channel.delivery === 'panel' ? page : null,
-    };
-  }
-  await deps.pickers.insert(
-    { id, themeId, delivery, status: 'awaiting_user', request, selection: [], createdAt: now, confirmedAt: null },
-    scope,
-  );
+  const opened = await openPicker(deps, scope, args, themeId, vectors, channel.delivery);
+  if ('final' in opened) return opened.final;
+  const { id, candidates, paging } = opened.open;
+  if (channel.delivery !== 'elicitation') throw new Error('unreachable: only elicitation pickers stay open');
   let answer: ElicitAnswer;
   try {
     answer = await channel.ask(candidates);
@@ -124,25 +195,9 @@ export async function selectAssets(
       'elicitation failed: answering with the candidate list',
     );
     await deps.pickers.finish(scope, id, 'candidates', [], new Date().toISOString());
-    return { picker_id: id, status: 'candidates', delivery, selection: [], candidates, ...paging, page: null };
+    return { picker_id: id, status: 'candidates', delivery: 'elicitation', selection: [], candidates, ...paging, page: null };
   }
-  if (answer.action !== 'accept') {
-    await deps.pickers.finish(scope, id, answer.action === 'decline' ? 'declined' : 'cancelled', [], new Date().toISOString());
-    return {
-      picker_id: id,
-      status: answer.action === 'decline' ? 'declined' : 'cancelled',
-      delivery,
-      selection: [],
-      candidates,
-      ...paging,
-      page: null,
-    };
-  }
-  const offered = new Set(candidates.map((c) => c.id));
-  const ids = answer.assetIds.filter((a, i, all) => offered.has(a) && all.indexOf(a) === i);
-  await deps.pickers.finish(scope, id, ids.length ? 'confirmed' : 'declined', ids, new Date().toISOString());
-  const selection = await hydrate(deps, scope, ids);
-  return { picker_id: id, status: ids.length ? 'confirmed' : 'declined', delivery, selection, candidates, ...paging, page: null };
+  return answerPicker(deps, scope, opened.open, answer);
 }
 
 /**

@@ -95,7 +95,7 @@ export async function createServer(
       cacheHints: CACHE_HINTS,
     },
   );
-  registerRouters(server, deps.routers, resolvePrincipal, deps.log, deps.inflight);
+  registerRouters(server, deps.routers, resolvePrincipal, deps.log, deps.inflight, era);
   deps.registerResources?.(server);
   guardToolCallParams(server);
   return server;

@@ -4,7 +4,9 @@ import {
   ProtocolErrorCode,
   type CallToolResult,
   type ClientCapabilities,
+  type InputRequiredResult,
   type McpServer,
+  type ProtocolEra,
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
@@ -14,7 +16,7 @@ import type { Principal } from '../domain/scope.ts';
 import { fromZodError, ServiceError, toErrorResult } from '../errors.ts';
 import { withCallLog } from '../call-context.ts';
 import type { Logger } from '../log.ts';
-import type { ActionContext, ActionOutput, RouterImpls } from '../routers/types.ts';
+import type { ActionContext, ActionOutput, InputRequiredOutput, RouterImpls } from '../routers/types.ts';
 import { clientRendersPanels, isPanelOnly, toolUiMeta } from './apps.ts';
 import type { InflightCalls } from './inflight.ts';
 
@@ -94,6 +96,7 @@ export function registerRouters(
   resolvePrincipal: PrincipalResolver,
   log: Logger,
   inflight?: InflightCalls,
+  era: ProtocolEra = 'legacy',
 ): void {
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: false } });
@@ -104,14 +107,14 @@ export function registerRouters(
     tools: [...toolsFor(clientRendersPanels(clientCapabilitiesOf(mcp, extra)))],
   }));
 
-  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult | InputRequiredResult> => {
     const name = request.params.name;
     if (!isRouterName(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     // The one dynamic boundary: the action name arrives as a string and its args are parsed by the
     // action's own schema below, so the handler receives exactly the type `Handlers<R>` promised.
     const handlers = routers[name].handlers as unknown as Record<
       string,
-      (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown>>
+      (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown> | InputRequiredOutput>
     >;
     const started = performance.now();
     const input = request.params.arguments ?? {};
@@ -119,7 +122,7 @@ export function registerRouters(
     let principal: Principal | undefined;
     let outcome = 'ok';
     const settled = inflight?.begin();
-    const logged = await withCallLog(async (): Promise<CallToolResult> => {
+    const logged = await withCallLog(async (): Promise<CallToolResult | InputRequiredResult> => {
       try {
         principal = await resolvePrincipal(extra);
         const allowed = Object.keys(handlers);
@@ -153,6 +156,7 @@ export function registerRouters(
           clientCapabilities,
           clientRendersPanels: clientRendersPanels(clientCapabilities),
           mcpContext: extra,
+          era,
           log,
           progress: async (progress, total, message) => {
             if (progressToken === undefined) return;
@@ -163,6 +167,10 @@ export function registerRouters(
           },
         };
         const out = await handlers[action]!(parsed.data, ctx);
+        if ('inputRequired' in out) {
+          outcome = 'input_required';
+          return out.inputRequired;
+        }
         const checked = def.result.safeParse(out.structuredContent);
         if (!checked.success) {
           log.error({ router: name, action, issues: checked.error.issues.slice(0, 5) }, 'result does not match its schema');

@@ -2,10 +2,21 @@ import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
 import { printable } from '../domain/printable.ts';
 import type { SearchArgs } from '../../shared/schemas/asset.ts';
 import type { SelectedAsset, SelectionState, SelectResult } from '../../shared/schemas/panel.ts';
-import { getSelection, selectAssets, type ElicitAnswer, type PickerChannel, type PickerDeps } from '../library/select.ts';
+import { inputRequired, inputResponse, type ElicitRequestFormParams, type InputResponseView } from '@modelcontextprotocol/server';
+import {
+  answerPicker,
+  getSelection,
+  openPicker,
+  reopenPicker,
+  selectAssets,
+  type ElicitAnswer,
+  type PickerChannel,
+  type PickerDeps,
+} from '../library/select.ts';
 import type { AssetVectorSearch } from '../library/search.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
-import { defineRouter, type ActionContext, type RouterImpl } from './types.ts';
+import type { Scope } from '../domain/scope.ts';
+import { defineRouter, type ActionContext, type ActionOutput, type InputRequiredOutput, type RouterImpl } from './types.ts';
 
 /** How long a form elicitation may wait for the user, ms (a human choice; the SDK default of 60 s is too short). */
 const ELICIT_TIMEOUT_MS = 10 * 60_000;
@@ -16,39 +27,91 @@ function line(a: SelectedAsset): string {
   return `${a.position}. ${printable(a.name)} — id ${a.id} — ${a.width ?? '?'}×${a.height ?? '?'} — original_url: ${a.original_url}`;
 }
 
-/** Ask the user through a form elicitation: a titled multi-select of the candidates (MCP 2025-11-25 `TitledMultiSelectEnumSchema`). */
+/** The form that asks the user: a titled multi-select of the candidates (MCP 2025-11-25 `TitledMultiSelectEnumSchema`). */
+function selectionForm(args: SearchArgs, candidates: SelectedAsset[]): ElicitRequestFormParams {
+  return {
+    mode: 'form',
+    message: `Choose the asset(s) to use${args.query ? ` for "${args.query}"` : ''} — ${candidates.length} best match(es). The order you pick them in is kept.`,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        asset_ids: {
+          type: 'array',
+          title: 'Assets',
+          description: 'assets to use, in order',
+          minItems: 1,
+          maxItems: candidates.length,
+          items: {
+            anyOf: candidates.map((c) => ({ const: c.id, title: `${printable(c.name)} (${c.width ?? '?'}×${c.height ?? '?'})` })),
+          },
+        },
+      },
+      required: ['asset_ids'],
+    },
+  };
+}
+
+/** The accepted ids of a form answer (strings only, in the order given). */
+function acceptedIds(content: unknown): string[] {
+  const ids = (content as { asset_ids?: unknown } | undefined)?.asset_ids;
+  return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Ask the user through a form elicitation sent to the client (2025-era connections). */
 function elicitChannel(ctx: ActionContext, args: SearchArgs): PickerChannel {
   return {
     delivery: 'elicitation',
     async ask(candidates): Promise<ElicitAnswer> {
-      const r = await ctx.mcpContext.mcpReq.elicitInput(
-        {
-          mode: 'form',
-          message: `Choose the asset(s) to use${args.query ? ` for "${args.query}"` : ''} — ${candidates.length} best match(es). The order you pick them in is kept.`,
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              asset_ids: {
-                type: 'array',
-                title: 'Assets',
-                description: 'assets to use, in order',
-                minItems: 1,
-                maxItems: candidates.length,
-                items: {
-                  anyOf: candidates.map((c) => ({ const: c.id, title: `${printable(c.name)} (${c.width ?? '?'}×${c.height ?? '?'})` })),
-                },
-              },
-            },
-            required: ['asset_ids'],
-          },
-        },
-        { signal: ctx.signal, timeout: ELICIT_TIMEOUT_MS },
-      );
+      const r = await ctx.mcpContext.mcpReq.elicitInput(selectionForm(args, candidates), {
+        signal: ctx.signal,
+        timeout: ELICIT_TIMEOUT_MS,
+      });
       if (r.action !== 'accept') return { action: r.action };
-      const ids = (r.content as { asset_ids?: unknown } | undefined)?.asset_ids;
-      return { action: 'accept', assetIds: Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [] };
+      return { action: 'accept', assetIds: acceptedIds(r.content) };
     },
   };
+}
+
+/** The key of the selection form among the `inputRequests` of a 2026-07-28 `input_required` answer. */
+const SELECTION_INPUT = 'selection';
+
+/** The user's answer as the retried call carries it; none (the client did not ask) counts as cancelled. */
+function answerOf(r: InputResponseView): ElicitAnswer {
+  if (r.kind !== 'elicit') return { action: 'cancel' };
+  return r.action === 'accept' ? { action: 'accept', assetIds: acceptedIds(r.content) } : { action: r.action };
+}
+
+/**
+ * `select` on a 2026-07-28 request from a client with form elicitation: there are no server-initiated
+ * requests in that revision, so the first call stores the picker and answers `input_required` with the form
+ * and the picker id as `requestState`; the client asks the user and calls again with the answer, which any
+ * server process completes from the database (`reopenPicker`). Multi-round-trip requests: SEP-2322.
+ */
+async function selectByInputRequired(
+  deps: PickerDeps,
+  scope: Scope,
+  args: SearchArgs,
+  themeId: string,
+  vectors: AssetVectorSearch | null,
+  ctx: ActionContext,
+): Promise<SelectResult | InputRequiredOutput> {
+  const pickerId = ctx.mcpContext.mcpReq.requestState<string>();
+  if (typeof pickerId === 'string') {
+    const open = await reopenPicker(deps, scope, pickerId, vectors);
+    return answerPicker(deps, scope, open, answerOf(inputResponse(ctx.mcpContext.mcpReq.inputResponses, SELECTION_INPUT)));
+  }
+  const opened = await openPicker(deps, scope, args, themeId, vectors, 'elicitation');
+  if ('final' in opened) return opened.final;
+  return {
+    inputRequired: inputRequired({
+      inputRequests: { [SELECTION_INPUT]: inputRequired.elicit(selectionForm(args, opened.open.candidates)) },
+      requestState: opened.open.id,
+    }),
+  };
+}
+
+function selectOutput(result: SelectResult): ActionOutput<SelectResult> {
+  return { structuredContent: result, text: describeSelect(result), _meta: { viewUUID: result.picker_id } };
 }
 
 function describeSelect(r: SelectResult): string {
@@ -100,13 +163,20 @@ export function assetSelectRouter(deps: PickerDeps, vectors: () => AssetVectorSe
     select: async (args, ctx) => {
       const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);
       const theme = await themeFor(deps.library.tenancy, scope, args);
-      const channel: PickerChannel = ctx.clientRendersPanels
-        ? { delivery: 'panel' }
-        : ctx.clientCapabilities?.elicitation?.form
-          ? elicitChannel(ctx, args)
-          : { delivery: 'text' };
-      const result = await selectAssets(deps, scope, args, theme.id, vectors(), channel, ctx.signal);
-      return { structuredContent: result, text: describeSelect(result), _meta: { viewUUID: result.picker_id } };
+      const elicits = !ctx.clientRendersPanels && !!ctx.clientCapabilities?.elicitation?.form;
+      const result =
+        elicits && ctx.era === 'modern'
+          ? await selectByInputRequired(deps, scope, args, theme.id, vectors(), ctx)
+          : await selectAssets(
+              deps,
+              scope,
+              args,
+              theme.id,
+              vectors(),
+              ctx.clientRendersPanels ? { delivery: 'panel' } : elicits ? elicitChannel(ctx, args) : { delivery: 'text' },
+              ctx.signal,
+            );
+      return 'inputRequired' in result ? result : selectOutput(result);
     },
     get_selection: async (args, ctx) => {
       const scope = await scopeFor(deps.library.tenancy, ctx.principal, args.workspace_id);

@@ -1,4 +1,4 @@
-import type { ClientCapabilities, ContentBlock, ServerContext } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, ContentBlock, InputRequiredResult, ProtocolEra, ServerContext } from '@modelcontextprotocol/server';
 import type { Principal } from '../domain/scope.ts';
 import type { Logger } from '../log.ts';
 import type { ActionName, ArgsOf, ResultOf, RouterName } from '../../shared/actions.ts';
@@ -16,6 +16,8 @@ export interface ActionContext {
   clientRendersPanels: boolean;
   /** the SDK's context of this request (elicitation on a 2025-era connection, `input_required` state on 2026-07-28) */
   mcpContext: ServerContext;
+  /** `modern` for a 2026-07-28 request (no session, no server-initiated requests), `legacy` for a 2025-era one */
+  era: ProtocolEra;
   sessionId: string | undefined;
   log: Logger;
 }
@@ -32,11 +34,22 @@ export interface ActionOutput<S = Record<string, unknown>> {
   _meta?: Record<string, unknown>;
 }
 
-/** The handler of one action: parsed args in (zod output of its args schema), its result schema's type out. */
+/**
+ * A 2026-07-28 multi-round-trip answer (`input_required`, SEP-2322): the client fulfils `inputRequests` (asks
+ * the user) and calls again with the same arguments, its `inputResponses` and the `requestState` echoed.
+ */
+export interface InputRequiredOutput {
+  inputRequired: InputRequiredResult;
+}
+
+/**
+ * The handler of one action: parsed args in (zod output of its args schema), its result schema's type out
+ * (or, on a 2026-07-28 request only, a request for input).
+ */
 export type Handler<R extends RouterName, A extends ActionName<R>> = (
   args: ArgsOf<R, A>,
   ctx: ActionContext,
-) => Promise<ActionOutput<ResultOf<R, A>>>;
+) => Promise<ActionOutput<ResultOf<R, A>> | InputRequiredOutput>;
 
 /** One handler per action of router `R`: a missing or misspelt action, or a wrong result shape, fails `tsc`. */
 export type Handlers<R extends RouterName> = { [A in ActionName<R>]: Handler<R, A> };
