@@ -1,5 +1,5 @@
 /**
- * Runs the MCP conformance suite (@modelcontextprotocol/conformance 0.1.13, server mode, Streamable HTTP)
+ * Runs the MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, server mode, Streamable HTTP)
  * against a real Atelier HTTP server on a temp data dir. The runner cannot send an API key, so a tiny
  * local proxy adds `Authorization: Bearer <test key>` and forwards everything else untouched (the Host
  * header included, so the DNS-rebinding scenario still reaches our Host validation).
