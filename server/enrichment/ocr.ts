@@ -1,3 +1,4 @@
+import { BroadcastChannel } from 'node:worker_threads';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -45,6 +46,9 @@ export function englishModelDir(): string {
   }
 }
 
+/** Where ocr.worker.mjs posts the engine's console output (`{stream, line}`). */
+const NATIVE_OUTPUT_CHANNEL = 'atelier-ocr-native-output';
+
 /**
  * Tesseract (LSTM engine) through tesseract.js, with the English model of `englishModelDir()`
  * (Tesseract's 4.0.0 `eng` from `@tesseract.js-data/eng`) as `langPath`, so nothing is downloaded
@@ -55,8 +59,16 @@ export function englishModelDir(): string {
  */
 export function createOcrEngine(log: Logger): OcrEngine {
   let worker: Promise<import('tesseract.js').Worker> | null = null;
+  // The engine's native console output (ocr.worker.mjs), as structured log lines instead of raw stderr.
+  let nativeOutput: BroadcastChannel | null = null;
   const get = () =>
     (worker ??= (async () => {
+      nativeOutput ??= new BroadcastChannel(NATIVE_OUTPUT_CHANNEL);
+      nativeOutput.unref();
+      nativeOutput.onmessage = (m) => {
+        const { stream, line } = (m as { data: { stream: string; line: string } }).data;
+        log.debug({ mod: 'ocr', stream, native: line }, 'tesseract native message');
+      };
       const t0 = performance.now();
       const { createWorker, OEM } = await import('tesseract.js');
       const w = await createWorker('eng', OEM.LSTM_ONLY, {
@@ -89,6 +101,8 @@ export function createOcrEngine(log: Logger): OcrEngine {
       return run;
     },
     async close() {
+      nativeOutput?.close();
+      nativeOutput = null;
       if (!worker) return;
       const w = await worker.catch(() => null);
       worker = null;
