@@ -258,7 +258,8 @@ export async function listProducts(
     total = ranked!.matches + (lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0);
     refs = ranked!.matchRange(offset, offset + limit + 1);
     if (offset === 0 && query && ranked!.matches < FEW_MATCHES)
-      suggestions = ranked!.suggestions(MIN_SUGGESTION_RELEVANCE, MAX_SUGGESTIONS);
+      // matches and suggestions together stay within `limit` (issue 34)
+      suggestions = ranked!.suggestions(MIN_SUGGESTION_RELEVANCE, Math.min(MAX_SUGGESTIONS, Math.max(0, limit - ranked!.matches)));
   }
   const rows = await products.refsBySeqs(scope, [...refs.map((r) => r.seq), ...suggestions.map((s) => s.seq)]);
   const ref = (r: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {

@@ -257,7 +257,9 @@ export async function searchAssets(
     total = result.ranked.matches + result.unfetched;
     page = result.ranked.matchRange(state.offset, state.offset + limit + 1);
     if (state.offset === 0 && result.ranked.matches < FEW_MATCHES) {
-      suggestions = result.ranked.suggestions(MIN_SUGGESTION_RELEVANCE, MAX_SUGGESTIONS);
+      // matches and suggestions together stay within `limit` (issue 34)
+      const room = Math.max(0, limit - Math.min(result.ranked.matches, limit));
+      suggestions = room > 0 ? result.ranked.suggestions(MIN_SUGGESTION_RELEVANCE, Math.min(MAX_SUGGESTIONS, room)) : [];
     }
   }
   const hasMore = page.length > limit || state.offset + limit < total;
