@@ -124,9 +124,7 @@ async function imports(files: { name: string; bytes: Buffer }[], model: string |
         mime_type: MIME[path.extname(f.name).toLowerCase()] ?? 'image/jpeg',
         filename: f.name,
       };
-      const r = await c.client.callTool({ name: 'svc_asset_import', arguments: { action: 'import', args } }, undefined, {
-        timeout: CALL_TIMEOUT_MS,
-      });
+      const r = await c.client.callTool({ name: 'svc_asset_import', arguments: { action: 'import', args } }, { timeout: CALL_TIMEOUT_MS });
       if (r.isError) throw new Error(`${f.name}: ${JSON.stringify(r.content)}`);
     }
     const imported = (performance.now() - t0) / 1000;

@@ -1,4 +1,4 @@
-import { EmptyResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
 
