@@ -87,6 +87,29 @@ describe('processes sharing a data dir', () => {
     expect(applied!.n).toBe(fs.readdirSync(path.join(REPO_ROOT, dir)).filter((f) => f.endsWith('.sql')).length);
   }, 120_000);
 
+  it('three processes importing identical bytes at once: one stores them, the other two deduplicate', async () => {
+    const dataDir = tmp('atelier-dedupe-');
+    const pd = tmp('atelier-pause-');
+    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };
+    await cliJson(['tenant', 'create', '--name', 'Dedupe'], env);
+    const file = path.join(REPO_ROOT, 'demo/images/nature/silver_fir.jpg');
+    // All three have found no asset with these bytes and stored the blobs; their inserts race.
+    const paused = { ...env, ATELIER_TEST_PAUSE_AT: 'import-insert', ATELIER_TEST_PAUSE_DIR: pd };
+    const children = [0, 1, 2].map(() => spawnCli(['import', file, '--json'], paused));
+    await waitPaused(pd, 'import-insert', 3);
+    resume(pd, 'import-insert');
+    const results = await Promise.all(children.map((c) => c.exited));
+    const summaries = results.map(
+      (r) => JSON.parse(r.stdout) as { imported: number; deduplicated: number; failed: { code: string }[]; assets: { asset_id: string }[] },
+    );
+    // (PostgreSQL's unique violation, 23505, once answered `internal` here)
+    expect(summaries.map((s) => s.failed.map((f) => f.code))).toEqual([[], [], []]);
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
+    expect(summaries.map((s) => s.imported).sort()).toEqual([0, 0, 1]);
+    expect(summaries.map((s) => s.deduplicated).sort()).toEqual([0, 1, 1]);
+    expect(new Set(summaries.map((s) => s.assets[0]!.asset_id)).size).toBe(1);
+  }, 120_000);
+
   it('one-shot commands (import, credits show) never claim enrichment jobs: only serve/start run workers', async () => {
     const dataDir = tmp('atelier-workers-');
     const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportArgs, ImportedAsset } from '../../shared/schemas/asset.ts';
 import type { AssetRow } from '../db/assets.ts';
+import { isUniqueViolation } from '../db/ports/errors.ts';
 import { deriveFilename, taxonomyForPurpose } from '../domain/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
 import { nameWords } from '../domain/alt-text.ts';
@@ -56,10 +57,6 @@ async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata)
   if (user.tags !== undefined && !sameSet([...new Set(user.tags)], jsonArray(row.tags))) notApplied.push('tags');
   if (user.purpose !== undefined && (user.purpose || null) !== row.purpose) notApplied.push('purpose');
   return notApplied.length ? { ...asset, not_applied: notApplied } : asset;
-}
-
-function isUniqueViolation(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && (e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /**
