@@ -124,6 +124,68 @@ describe('blob GC against concurrent writers (processes on one data dir and blob
     120_000,
   );
 
+  it.runIf(ON_S3)(
+    'S3: a pass deciding from a HEAD taken before another pass removed the orphan leaves a fresh write its bytes',
+    async () => {
+      const { pd, env, t, probe } = await setup();
+      await orphan(probe, env, t.api_key!);
+      // Pass G2 has HEADed the old orphan and decided to remove it …
+      const g2 = spawnCli(['gc', '--grace-minutes', '0', '--json'], {
+        ...env,
+        ATELIER_TEST_PAUSE_AT: 'blob-gc-decided',
+        ATELIER_TEST_PAUSE_DIR: pd,
+      });
+      await waitPaused(pd, 'blob-gc-decided');
+      // … pass G1 removes it meanwhile, and a writer puts the same bytes fresh (nothing to renew), then stalls
+      // before its insert …
+      const g1 = await spawnCli(['gc', '--grace-minutes', '0', '--json'], env).exited;
+      expect(g1.code, g1.stderr).toBe(0);
+      expect((JSON.parse(g1.stdout) as { removed: number }).removed).toBeGreaterThan(1);
+      const imp = spawnCli(['import', FILE, '--json'], { ...env, ATELIER_TEST_PAUSE_AT: 'import-insert', ATELIER_TEST_PAUSE_DIR: pd });
+      await waitPaused(pd, 'import-insert');
+      // … G2 goes on from its stale HEAD: it copies the fresh bytes aside, deletes them, finds no row yet …
+      resume(pd, 'blob-gc-decided');
+      const done = await g2.exited;
+      expect(done.code, done.stderr).toBe(0);
+      // … and the writer's row commits: every blob it names is there afterwards.
+      resume(pd, 'import-insert');
+      const r = await imp.exited;
+      expect(r.code, r.stderr).toBe(0);
+      const again = (JSON.parse(r.stdout) as { assets: { asset_id: string }[] }).assets[0]!;
+      expect(await missing(probe, await blobsOf(probe, t, again.asset_id))).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.runIf(ON_S3)(
+    "S3: a second pass leaves a live pass's quarantine copy in place, so the live pass can still restore from it",
+    async () => {
+      const { pd, env, t, probe } = await setup();
+      await orphan(probe, env, t.api_key!);
+      // G2 has copied the orphan to quarantine; its delete comes next …
+      const g2 = spawnCli(['gc', '--grace-minutes', '0', '--json'], {
+        ...env,
+        ATELIER_TEST_PAUSE_AT: 'blob-gc-quarantined',
+        ATELIER_TEST_PAUSE_DIR: pd,
+      });
+      await waitPaused(pd, 'blob-gc-quarantined');
+      // … a writer renews the bytes and commits a row naming them …
+      const again = await importCli(env);
+      // … and a pass of another process (default grace) finds the young quarantine copy of a referenced blob.
+      const g1 = await spawnCli(['gc', '--json'], env).exited;
+      expect(g1.code, g1.stderr).toBe(0);
+      // G2 deletes the key, sees the row, and restores from its copy: the copy must still be there.
+      resume(pd, 'blob-gc-quarantined');
+      const done = await g2.exited;
+      expect(done.code, done.stderr).toBe(0);
+      expect(await missing(probe, await blobsOf(probe, t, again.asset_id))).toEqual([]);
+      const left: string[] = [];
+      for await (const l of probe.library.blobs.leftovers()) left.push(l.name);
+      expect(left).toEqual([]);
+    },
+    120_000,
+  );
+
   it.skipIf(ON_S3)(
     'collects the temp file of a write killed before its rename, once past the grace period',
     async () => {

@@ -93,12 +93,12 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   input.onProgress?.(`decoded and derived ${prepared.renditions.length} renditions; storing`);
   const { original, renditions } = prepared;
   const stored = await blobs.put(original.bytes);
-  // Bytes that were already stored (and only renewed) are checked again once the row has committed.
-  const renewed: Buffer[] = stored.renewed ? [original.bytes] : [];
+  // Every blob the row names is checked again once the row has committed (restoreCollected).
+  const written: Buffer[] = [original.bytes];
   const storedRenditions = [];
   for (const r of renditions) {
     const b = await blobs.put(r.bytes);
-    if (b.renewed) renewed.push(r.bytes);
+    written.push(r.bytes);
     storedRenditions.push({ role: r.role, width: r.width, height: r.height, format: r.format, sha256: b.sha256, size_bytes: b.sizeBytes });
   }
   const { name, changed: nameChanged } = deriveFilename({
@@ -141,7 +141,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       created_at: new Date().toISOString(),
       renditions: storedRenditions,
     });
-    await restoreCollected(blobs, renewed);
+    await restoreCollected(blobs, written);
     for (const hook of deps.onAssetStored) await hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
     const row = (await assets.bySeq(seq))!;
     deps.log.info(
@@ -160,12 +160,13 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
 }
 
 /**
- * The writer's half of the blob GC's race safety (storage/blob-gc.ts): bytes whose `put` only renewed them
- * may have been taken by a GC pass that had decided before the renewal; now that the row naming them has
- * committed (so any later pass sees it), put back whatever is gone.
+ * The writer's half of the blob GC's race safety (storage/blob-gc.ts): any blob the row names may have been
+ * taken by a GC pass that had decided before this writer's `put` — after a renewal, and also after a fresh
+ * write (S3: a pass that HEADed the old orphan before another pass removed it copies the fresh bytes aside
+ * and deletes them). Now that the row has committed (so any later decision sees it), put back whatever is gone.
  */
-async function restoreCollected(blobs: LibraryDeps['blobs'], renewed: Buffer[]): Promise<void> {
-  for (const bytes of renewed) {
+async function restoreCollected(blobs: LibraryDeps['blobs'], written: Buffer[]): Promise<void> {
+  for (const bytes of written) {
     if (!(await blobs.has(sha256Hex(bytes)))) await blobs.put(bytes);
   }
 }

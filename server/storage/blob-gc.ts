@@ -50,8 +50,9 @@ export async function collectBlobGarbage(o: {
   for await (const f of o.blobs.leftovers()) {
     if (f.kind === 'gc') {
       // A pass that died between moving a blob aside and deciding: decide now. Restoring is always safe;
-      // dropping waits for the grace period, since a pass of another process may be deciding about it now.
-      if (await o.referenced(f.sha256)) await o.blobs.restoreLeftover(f.name);
+      // dropping the copy aside waits for the grace period, since a pass of another process may be deciding
+      // about it now (and restores from it: dropping it then would lose the bytes).
+      if (await o.referenced(f.sha256)) await o.blobs.restoreLeftover(f.name, { keep: f.mtimeMs > cutoff });
       else if (f.mtimeMs <= cutoff && (await o.blobs.removeLeftover(f.name))) {
         report.removed++;
         report.removed_bytes += f.sizeBytes;

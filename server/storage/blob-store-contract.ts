@@ -90,6 +90,25 @@ export function blobStoreContract(name: string, f: BlobStoreFixture): void {
       expect(await all(s.leftovers())).toEqual([]);
     });
 
+    it('a pass restoring with keep leaves the copy aside, so the pass that moved it can still restore from it', async () => {
+      const s = await f.create();
+      const bytes = randomBytes(700);
+      const { sha256 } = await s.put(bytes);
+      // Inside the moving pass's decision (once its bytes are aside: S3 also decides before its copy), a
+      // second pass finds the copy aside of a (now) referenced blob.
+      const kept = await s.removeIfUnused(sha256, async () => {
+        const aside = (await all(s.leftovers())).filter((l) => l.kind === 'gc');
+        if (aside.length === 0) return true;
+        await s.restoreLeftover(aside[0]!.name, { keep: true });
+        expect(await s.has(sha256)).toBe(true);
+        expect(await all(s.leftovers())).toHaveLength(1);
+        return false;
+      });
+      expect(kept).toBe(0);
+      expect((await s.get(sha256)).equals(bytes)).toBe(true);
+      expect(await all(s.leftovers())).toEqual([]);
+    });
+
     it("the GC collects unreferenced blobs past the grace period and a crashed write's leftovers", async () => {
       const s = await f.create();
       const used = await s.put(randomBytes(100));

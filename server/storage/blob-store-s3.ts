@@ -113,9 +113,13 @@ export function createS3Client(o: Pick<S3BlobStoreOptions, 'region' | 'endpoint'
  * - `removeIfUnused`: HEAD (LastModified must still be past the grace period), CopyObject to a quarantine
  *   key, DeleteObject, then `stillUnused` again — the row references are re-checked *after* the delete.
  *   A row committed before that re-check sees its bytes restored from quarantine; a row committed after
- *   it belongs to a writer whose post-commit `has` runs after the delete, finds nothing and puts again.
+ *   it belongs to a writer whose post-commit `has` (on every blob it names) runs after the delete, finds
+ *   nothing and puts again. The HEAD may be stale by then (another pass removed the object and a writer
+ *   wrote it fresh); a conditional copy cannot tell, since the same bytes have the same ETag and Ceph RGW
+ *   ignores the copy-source conditions, so the writer's check is what closes that window.
  * - a pass killed between copy and decision leaves a quarantine object: the next pass restores it when
- *   referenced, and deletes it only past the grace period otherwise.
+ *   referenced, and deletes it only past the grace period otherwise; a young one it restores but keeps,
+ *   since a live pass may still be deciding from it.
  * Large blobs go up by multipart upload (`@aws-sdk/lib-storage`); uploads a crash left incomplete are
  * listed as `tmp` leftovers and aborted by the GC past the grace period.
  * Client settings for non-AWS engines: checksums only when required (a streamed, aws-chunked PutObject
@@ -284,7 +288,7 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
       await del(key);
       return true;
     },
-    async restoreLeftover(name) {
+    async restoreLeftover(name, r) {
       const m = QUARANTINE.exec(name);
       if (!m) throw new Error(`not a quarantined blob: ${name}`);
       const q = `${o.prefix}${name}`;
@@ -293,18 +297,21 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore {
       if (!(await head(key)) && !(await copy(q, key, false)) && !(await head(key))) {
         throw new Error(`blob ${urlOf(key)} is gone and its quarantined copy ${urlOf(q)} too`);
       }
-      await del(q);
+      if (!r?.keep) await del(q);
     },
     async removeIfUnused(sha, stillUnused) {
       const key = keyOf(sha);
       const before = await head(key);
       if (!before || !(await stillUnused(before.mtimeMs))) return 0;
+      await o.hooks?.pause('blob-gc-decided');
       const q = `${o.prefix}quarantine/${sha}.${randomUUID()}`;
       if (!(await copy(key, q, false))) return 0;
       await o.hooks?.pause('blob-gc-quarantined');
       await del(key);
       // The references are asked again only now that the key is empty: a row committed before this line
       // gets its bytes back; a writer committing after it finds the key empty in its post-commit check.
+      // That check runs for every blob a writer names, not only renewed ones: the bytes copied and deleted
+      // here may be a fresh write of bytes another pass removed after this one's HEAD (`before` is stale).
       if (!(await stillUnused(before.mtimeMs))) {
         await store.restoreLeftover(q.slice(o.prefix.length));
         return 0;

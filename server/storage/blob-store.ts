@@ -56,8 +56,12 @@ export interface BlobStore {
   leftovers(): AsyncIterable<{ name: string; sha256: string; kind: 'tmp' | 'gc'; mtimeMs: number; sizeBytes: number }>;
   /** Delete a leftover by the name `leftovers` gave. @returns whether something was removed */
   removeLeftover(name: string): Promise<boolean>;
-  /** Put a blob moved aside (`gc` leftover) back under its key unless the key exists again. */
-  restoreLeftover(name: string): Promise<void>;
+  /**
+   * Put a blob moved aside (`gc` leftover) back under its key unless the key exists again, then drop the
+   * copy aside — or, with `keep`, leave it: a GC pass of another process may be between moving the blob
+   * aside and deciding, and restores from it when its decision goes the other way (a later pass drops it).
+   */
+  restoreLeftover(name: string, o?: { keep?: boolean }): Promise<void>;
   /**
    * Remove a blob only if it is still unused, safe against a concurrent `put` of the same bytes: the bytes
    * are first moved aside (local: one atomic rename; S3: a copy to a quarantine key, then the delete), then
@@ -162,14 +166,24 @@ export function createLocalBlobStore(root: string, hooks?: TestHooks): BlobStore
       if (!m) throw new Error(`not a leftover file name: ${name}`);
       return unlinkIfPresent(path.join(path.dirname(pathOf(m[1]!)), name));
     },
-    async restoreLeftover(name) {
+    async restoreLeftover(name, o) {
       const m = LEFTOVER.exec(name);
       if (!m || m[2] !== 'gc') throw new Error(`not a quarantined blob: ${name}`);
       const dest = pathOf(m[1]!);
       const file = path.join(path.dirname(dest), name);
       // Content-addressed: if the key exists again it holds the same bytes, and the copy aside can go.
-      if (fs.existsSync(dest)) await unlinkIfPresent(file);
-      else
+      if (fs.existsSync(dest)) {
+        if (!o?.keep) await unlinkIfPresent(file);
+      } else if (o?.keep) {
+        const tmp = `${dest}.${randomUUID()}.tmp`;
+        try {
+          await fs.promises.copyFile(file, tmp);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+          throw e;
+        }
+        await fs.promises.rename(tmp, dest);
+      } else
         await fs.promises.rename(file, dest).catch((e: NodeJS.ErrnoException) => {
           if (e.code !== 'ENOENT') throw e;
         });
