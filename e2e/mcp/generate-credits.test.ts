@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.ts';
 import type { CreditStore } from '../../server/db/credits.ts';
@@ -5,6 +8,7 @@ import type { Scope } from '../../server/domain/scope.ts';
 import { createLogger } from '../../server/log.ts';
 import type { FakeApi } from '../fixtures/fake-image-apis.ts';
 import { connectApp, type TestClient, type TestServer } from './harness.ts';
+import { resume, spawnCli, waitPaused } from './processes.ts';
 import { useRemoteProviders } from './remote-providers.ts';
 
 const base = { style: 'photography', purpose: 'hero_bg' } as const;
@@ -91,4 +95,56 @@ describe('generation credits: exact charges, budgets, and holds across concurren
       await second.close();
     }
   });
+
+  it('a process killed right after the asset commits has charged for it: the settlement is in the same transaction', async () => {
+    const pd = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pause-'));
+    const used = await credits.used(scope);
+    // A stdio server on the same data dir (and backends), generating through the same fake provider …
+    const child = spawnCli(['serve', '--stdio'], {
+      ATELIER_DATA_DIR: srv.config.dataDir,
+      ATELIER_PORT: '0',
+      ATELIER_API_KEY: srv.tenant.api_key,
+      ATELIER_ENRICHMENT: '0',
+      ATELIER_GEMINI_API_KEY: 'gm-test',
+      ATELIER_GEMINI_BASE_URL: gemini.url,
+      ATELIER_TEST_PAUSE_AT: 'generate-settle',
+      ATELIER_TEST_PAUSE_DIR: pd,
+    });
+    // (21:9: bytes no earlier case made, since the fake's image depends on its size only — a new asset, not a duplicate)
+    const send = (m: Record<string, unknown>): boolean => child.proc.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    });
+    send({ method: 'notifications/initialized' });
+    send({
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'svc_drafts',
+        arguments: { action: 'asset_generate', args: { ...base, prompt: 'killed after commit', provider: 'gemini', aspect_ratio: '21:9' } },
+      },
+    });
+    try {
+      // … has committed the asset and is killed before anything else runs.
+      await waitPaused(pd, 'generate-settle');
+      child.proc.kill('SIGKILL');
+      await child.exited;
+    } finally {
+      resume(pd, 'generate-settle');
+      fs.rmSync(pd, { recursive: true, force: true });
+    }
+    // The asset is there, and so is its charge (once: the retry path of settle charges nothing more).
+    const charges = await credits.entries(scope);
+    const last = charges[charges.length - 1];
+    const row = last?.asset_id ? await srv.app.stores.assets.byId(scope, last.asset_id) : undefined;
+    expect({ used: await credits.used(scope), prompt: row ? (JSON.parse(row.provenance!) as { prompt: string }).prompt : null }).toEqual({
+      used: used + 1,
+      prompt: 'killed after commit',
+    });
+    expect(last).toMatchObject({ provider: 'gemini', credits: 1 });
+    // and the hold went with the charge: nothing keeps blocking the budget
+    expect(await credits.held(scope)).toBe(0);
+  }, 120_000);
 });

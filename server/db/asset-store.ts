@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { PartitionBudget } from '../vector-scan/partition-budget.ts';
 import { createAssetCardPartitions } from './asset-card-partitions.ts';
 import { createAssetQueries } from './assets.ts';
+import { creditSettlement } from './credits.ts';
 import type { AssetStore } from './ports/asset-store.ts';
 import { createSearchChanges } from './search-changes.ts';
 
@@ -14,9 +15,16 @@ import { createSearchChanges } from './search-changes.ts';
  */
 export function createSqliteAssetStore(db: Database, budget: PartitionBudget = new PartitionBudget()): AssetStore {
   const q = createAssetQueries(db);
+  const settle = creditSettlement(db);
   const cards = createAssetCardPartitions(db, createSearchChanges(db), budget);
   return {
-    insert: async (a) => q.insert(a),
+    insert: async (a, o) => {
+      const h = o?.settle;
+      return q.insert(
+        a,
+        h ? () => void settle(h.scope, h.holdId, { assetId: a.id, provider: h.provider, model: h.model, credits: h.credits }) : undefined,
+      );
+    },
     byId: async (scope, id) => q.byId(scope, id),
     bySeq: async (seq) => q.bySeq(seq),
     bySourceSha: async (scope, sha) => q.bySourceSha(scope, sha),

@@ -3,6 +3,24 @@ import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { CreditCharge, CreditEntry, CreditReservation, CreditStore } from './ports/credit-store.ts';
 
+/**
+ * The ledger charge and hold release of a settlement, synchronous, for the caller's transaction
+ * (`CreditStore.settle`, and `AssetStore.insert` settling with the asset). Idempotent on `holdId`.
+ * @returns a function answering whether the charge was written now (false: the hold was settled before)
+ */
+export function creditSettlement(db: Database): (scope: Scope, holdId: string, c: CreditCharge) => boolean {
+  const charge = db.prepare(
+    `INSERT INTO credit_ledger (tenant_id, workspace_id, asset_id, provider, model, credits, created_at, hold_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (hold_id) WHERE hold_id IS NOT NULL DO NOTHING`,
+  );
+  const release = db.prepare('DELETE FROM credit_holds WHERE id = ?');
+  return (scope, holdId, c) => {
+    const r = charge.run(scope.tenantId, scope.workspaceId, c.assetId, c.provider, c.model, c.credits, new Date().toISOString(), holdId);
+    release.run(holdId);
+    return r.changes === 1;
+  };
+}
+
 export type { CreditCharge, CreditEntry, CreditReservation, CreditStore } from './ports/credit-store.ts';
 
 /**
@@ -20,10 +38,6 @@ export function createCreditQueries(db: Database): CreditStore {
        ON CONFLICT(workspace_id) DO UPDATE SET budget_credits = excluded.budget_credits, updated_at = excluded.updated_at`,
     ),
     clearBudget: db.prepare('DELETE FROM credit_budgets WHERE tenant_id = ? AND workspace_id = ?'),
-    charge: db.prepare(
-      `INSERT INTO credit_ledger (tenant_id, workspace_id, asset_id, provider, model, credits, created_at, hold_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (hold_id) WHERE hold_id IS NOT NULL DO NOTHING`,
-    ),
     entries: db.prepare(
       'SELECT asset_id, provider, model, credits, created_at FROM credit_ledger WHERE tenant_id = ? AND workspace_id = ? ORDER BY id',
     ),
@@ -36,6 +50,7 @@ export function createCreditQueries(db: Database): CreditStore {
     release: db.prepare('DELETE FROM credit_holds WHERE id = ?'),
     dropExpired: db.prepare('DELETE FROM credit_holds WHERE expires_at_ms <= ?'),
   };
+  const settle = creditSettlement(db);
   const used = (scope: Scope): number => (s.used.get(scope.tenantId, scope.workspaceId) as { n: number }).n;
   const held = (scope: Scope, now = Date.now()): number => (s.held.get(scope.tenantId, scope.workspaceId, now) as { n: number }).n;
   return {
@@ -56,22 +71,7 @@ export function createCreditQueries(db: Database): CreditStore {
         .immediate();
     },
     async settle(scope, holdId, c: CreditCharge): Promise<boolean> {
-      return db
-        .transaction((): boolean => {
-          const r = s.charge.run(
-            scope.tenantId,
-            scope.workspaceId,
-            c.assetId,
-            c.provider,
-            c.model,
-            c.credits,
-            new Date().toISOString(),
-            holdId,
-          );
-          s.release.run(holdId);
-          return r.changes === 1;
-        })
-        .immediate();
+      return db.transaction((): boolean => settle(scope, holdId, c)).immediate();
     },
     release: async (holdId) => void s.release.run(holdId),
     budget: async (scope) =>

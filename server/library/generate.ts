@@ -43,11 +43,11 @@ function slug(prompt: string): string {
  * `svc_drafts` `asset_generate` (spec §4.3, rule 4): validate against the capability entry, check the
  * budget (counting generations in flight), resolve reference images and mask, call the provider (with
  * progress), verify format and transparency on the output, then store the asset and charge exactly the
- * entry's credits by settling the hold (`CreditStore.settle`: ledger charge and hold release in one
- * transaction of the credit store, at most once per hold). The charge follows the asset's commit, since
- * the credit store may be another database than the asset store (issue 16): nothing is charged on any
- * failure, and a process killed between the two commits leaves an uncharged asset whose hold expires,
- * never a charge without an asset.
+ * entry's credits by settling the hold (ledger charge and hold release, at most once per hold) in the
+ * transaction that inserts the asset (`StoreInput.settle`; the credit tables live in the asset tables'
+ * database): nothing is charged on any failure, and a process killed at any instant leaves either the
+ * asset with its charge or neither (the hold then expires). Identical bytes already in the library make
+ * no insert; their charge is settled right after (`CreditStore.settle`, a no-op for a settled hold).
  */
 export function createGenerator(deps: GenerateDeps) {
   /**
@@ -203,8 +203,10 @@ export function createGenerator(deps: GenerateDeps) {
           tags: ['generated', args.style, args.purpose, r.entry.provider],
           purpose: args.purpose,
         },
+        settle: { scope, holdId: hold.holdId, provider: r.entry.provider, model: r.entry.model, credits: cost },
       });
-      // The charge replaces the hold. Bytes already in the library (deterministic local output) make no
+      await deps.library.testHooks?.pause('generate-settle');
+      // The charge replaces the hold (the insert above settled it already, unless the bytes were deduplicated). Bytes already in the library (deterministic local output) make no
       // new asset, but a paid provider did the work, so its credits are charged all the same.
       await deps.credits.settle(scope, hold.holdId, {
         assetId: asset.asset_id,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportArgs, ImportedAsset } from '../../shared/schemas/asset.ts';
-import type { AssetRow } from '../db/assets.ts';
+import type { AssetRow, NewAsset } from '../db/assets.ts';
+import type { HoldSettlement } from '../db/ports/credit-store.ts';
 import { isUniqueViolation } from '../db/ports/errors.ts';
 import { deriveFilename, taxonomyForPurpose } from '../domain/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -44,6 +45,8 @@ export interface StoreInput {
   admission?: ImportSlot | 'admit' | undefined;
   /** progress of the import in words (waiting for the pool, processing); MCP progress notifications */
   onProgress?: ((message: string) => void) | undefined;
+  /** the credit hold to settle in the asset's insert transaction (generation); not settled when deduplicated */
+  settle?: HoldSettlement | undefined;
 }
 
 /** The existing asset for identical bytes, with the supplied user fields that differ from it (not applied). */
@@ -113,7 +116,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   const id = randomUUID();
   await deps.testHooks?.pause('import-insert');
   try {
-    const seq = await assets.insert({
+    const newAsset: NewAsset = {
       id,
       tenant_id: scope.tenantId,
       workspace_id: scope.workspaceId,
@@ -140,7 +143,8 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       enrichment_status: deps.onAssetStored.length > 0 ? 'pending' : 'skipped',
       created_at: new Date().toISOString(),
       renditions: storedRenditions,
-    });
+    };
+    const seq = await assets.insert(newAsset, { settle: input.settle });
     await restoreCollected(blobs, written);
     for (const hook of deps.onAssetStored) await hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
     const row = (await assets.bySeq(seq))!;

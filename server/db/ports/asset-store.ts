@@ -1,6 +1,7 @@
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetCard } from '../asset-cards.ts';
 import type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+import type { HoldSettlement } from './credit-store.ts';
 
 export type { AssetCard } from '../asset-cards.ts';
 export type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
@@ -32,18 +33,20 @@ export interface AssetMetadataUpdate {
  * (server/db/asset-store.ts over server/db/assets.ts) and PostgreSQL (server/db/postgres/assets.ts);
  * both pass server/db/contract/asset-store-contract.ts.
  *
- * Not carried over from the SQLite queries: `insert`'s synchronous `within` hook (it has no caller:
- * `StoreInput.onInsert` in server/library/import.ts is never passed); a hook that must commit with the
- * asset belongs in a method of its own when a use case needs one.
+ * Not carried over from the SQLite queries: `insert`'s synchronous `within` hook; what must commit with
+ * the asset is named in `insert`'s options (the credit settlement of a generated asset).
  */
 export interface AssetStore {
   /**
-   * Insert an asset and its renditions in one transaction.
+   * Insert an asset and its renditions in one transaction; with `o.settle`, that transaction also settles
+   * the credit hold of the generation that made it (ledger charge naming `a.id`, hold deleted; a hold
+   * already settled charges nothing more), so a crash never leaves the asset without its charge. The credit
+   * tables are always in the same database as the asset tables.
    * @returns the new seq (greater than every seq used before in the database)
    * @throws the driver's unique-violation error (`isUniqueViolation`) when the workspace already holds
-   *   an asset of the same `source_sha256` or the id exists; nothing is written then
+   *   an asset of the same `source_sha256` or the id exists; nothing is written (nor charged) then
    */
-  insert(a: NewAsset): Promise<number>;
+  insert(a: NewAsset, o?: { settle?: HoldSettlement | undefined }): Promise<number>;
   /** The asset with public id `id` (case-insensitive) of the scope. */
   byId(scope: Scope, id: string): Promise<AssetRow | undefined>;
   /** Internal lookup by seq for background jobs that already hold a verified seq. */

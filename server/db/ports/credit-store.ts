@@ -10,6 +10,15 @@ export interface CreditCharge {
   credits: number;
 }
 
+/**
+ * A credit hold to settle in the transaction that inserts the generated asset it paid for (`AssetStore.insert`):
+ * the ledger charge names the new asset, the hold is deleted, at most once per `holdId` as with `settle`.
+ */
+export interface HoldSettlement extends Omit<CreditCharge, 'assetId'> {
+  scope: Scope;
+  holdId: string;
+}
+
 /** One ledger entry as read back. */
 export interface CreditEntry {
   asset_id: string | null;

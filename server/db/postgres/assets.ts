@@ -2,6 +2,7 @@ import type { AssetCard, AssetFilters, AssetRow, AssetStore, RenditionRow } from
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
 import { orientationSql } from '../assets.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
+import { settleIn } from './credits.ts';
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
 
 type Query = Pick<PgClient, 'query'>;
@@ -57,7 +58,7 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
   const one = async (sql: string, params: unknown[]): Promise<AssetRow | undefined> => (await assetRows(pool, sql, params))[0];
   const exists = async (sql: string, params: unknown[]): Promise<boolean> => ((await pool.query(sql, params)).rowCount ?? 0) > 0;
   return {
-    insert: (a) =>
+    insert: (a, o) =>
       inTransaction(pool, async (c) => {
         await c.query('SELECT 1 FROM workspaces WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE', [a.tenant_id, a.workspace_id]);
         const r = await c.query<{ seq: number }>(
@@ -107,6 +108,8 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
             x.sha256,
             x.size_bytes,
           ]);
+        const h = o?.settle;
+        if (h) await settleIn(c, h.scope, h.holdId, { assetId: a.id, provider: h.provider, model: h.model, credits: h.credits });
         return seq;
       }),
     byId: (scope, id) =>

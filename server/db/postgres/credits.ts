@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '../../domain/scope.ts';
-import type { CreditEntry, CreditReservation, CreditStore } from '../ports/credit-store.ts';
+import type { CreditCharge, CreditEntry, CreditReservation, CreditStore } from '../ports/credit-store.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 
 type Query = Pick<PgClient, 'query'>;
@@ -35,6 +35,22 @@ const lockAccount = async (c: PgClient, scope: Scope): Promise<void> => {
 };
 
 /**
+ * The ledger charge and hold release of a settlement inside the caller's transaction `c` (`settle`, and
+ * the asset store's insert settling with the asset), after locking the workspace's account row as
+ * `reserve` does. Idempotent on `holdId`. @returns whether the charge was written now
+ */
+export async function settleIn(c: PgClient, scope: Scope, holdId: string, ch: CreditCharge): Promise<boolean> {
+  await lockAccount(c, scope);
+  const r = await c.query(
+    `INSERT INTO credit_ledger (tenant_id, workspace_id, asset_id, provider, model, credits, created_at, hold_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (hold_id) WHERE hold_id IS NOT NULL DO NOTHING`,
+    [scope.tenantId, scope.workspaceId, ch.assetId, ch.provider, ch.model, ch.credits, new Date().toISOString(), holdId],
+  );
+  await c.query('DELETE FROM credit_holds WHERE id = $1', [holdId]);
+  return r.rowCount === 1;
+}
+
+/**
  * The PostgreSQL `CreditStore` (credit tables of postgres/migrations/0001). `reserve` and `settle` run in
  * READ COMMITTED transactions that first lock the workspace's account row, so the budget check of one
  * caller sees every hold committed by the callers before it: concurrent holds never overdraw, from any
@@ -63,17 +79,7 @@ export function createPgCreditStore(pool: PgPool): CreditStore {
         );
         return { ok: true, holdId };
       }),
-    settle: (scope, holdId, ch) =>
-      inTransaction(pool, async (c) => {
-        await lockAccount(c, scope);
-        const r = await c.query(
-          `INSERT INTO credit_ledger (tenant_id, workspace_id, asset_id, provider, model, credits, created_at, hold_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (hold_id) WHERE hold_id IS NOT NULL DO NOTHING`,
-          [scope.tenantId, scope.workspaceId, ch.assetId, ch.provider, ch.model, ch.credits, new Date().toISOString(), holdId],
-        );
-        await c.query('DELETE FROM credit_holds WHERE id = $1', [holdId]);
-        return r.rowCount === 1;
-      }),
+    settle: (scope, holdId, ch) => inTransaction(pool, (c) => settleIn(c, scope, holdId, ch)),
     async release(holdId) {
       await pool.query('DELETE FROM credit_holds WHERE id = $1', [holdId]);
     },
