@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  ListMultipartUploadsCommand,
   PutObjectCommand,
   S3ServiceException,
   paginateListObjectsV2,
@@ -21,8 +23,10 @@ const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * Every key is written by one PutObject (or one multipart upload for the whole file), which S3 makes
  * visible all at once, so a crash never leaves a torn part or a torn file. Assembly streams the parts
  * through a SHA-256 into `file` (`@aws-sdk/lib-storage` Upload: one PutObject up to `partSizeBytes`,
- * multipart beyond), memory O(one S3 part). An upload a crash left incomplete is aborted by lib-storage on
- * error, or by the bucket's lifecycle rule for incomplete multipart uploads.
+ * multipart beyond), memory O(one S3 part). A multipart upload left incomplete is aborted by lib-storage on
+ * error; one a crash left is listed by `list` (ListObjectsV2 cannot see it) and aborted by `remove`, so the
+ * upload sweeper aborts it with its expired or orphaned session; a bucket lifecycle rule
+ * `AbortIncompleteMultipartUpload` is the backstop.
  * @param prefix key prefix, empty or ending in `/` (the blob store's)
  * @param partSizeBytes multipart part size for the assembled file, bytes (≥ 5 MiB)
  */
@@ -60,6 +64,22 @@ export function createS3StagingStore(o: { client: S3Client; bucket: string; pref
       throw e;
     }
     return keys;
+  }
+  /** Incomplete multipart uploads under `prefix` (key, upload id), all pages. */
+  async function multipartUnder(prefix: string): Promise<{ key: string; uploadId: string }[]> {
+    const out: { key: string; uploadId: string }[] = [];
+    let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
+    for (;;) {
+      const page = (await call('ListMultipartUploads', prefix, () =>
+        client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: prefix, ...markers })),
+      ))!;
+      for (const u of page.Uploads ?? []) if (u.Key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId });
+      if (!page.IsTruncated || (!page.NextKeyMarker && !page.NextUploadIdMarker)) return out;
+      markers = {
+        ...(page.NextKeyMarker ? { KeyMarker: page.NextKeyMarker } : {}),
+        ...(page.NextUploadIdMarker ? { UploadIdMarker: page.NextUploadIdMarker } : {}),
+      };
+    }
   }
   const removeParts = async (id: string): Promise<void> => {
     for (const k of await keysUnder(dirOf(id))) if (k.endsWith('.part')) await del(k);
@@ -124,10 +144,17 @@ export function createS3StagingStore(o: { client: S3Client; bucket: string; pref
     removePart: (id, index) => del(partKey(id, index)),
     async remove(id) {
       for (const k of await keysUnder(dirOf(id))) await del(k);
+      for (const u of await multipartUnder(dirOf(id)))
+        await call(
+          'AbortMultipartUpload',
+          u.key,
+          () => client.send(new AbortMultipartUploadCommand({ Bucket, Key: u.key, UploadId: u.uploadId })),
+          'null',
+        );
     },
     async list() {
       const ids = new Set<string>();
-      for (const k of await keysUnder(root)) {
+      for (const k of [...(await keysUnder(root)), ...(await multipartUnder(root)).map((u) => u.key)]) {
         const id = k.slice(root.length).split('/')[0]!;
         if (ID.test(id)) ids.add(id);
       }
