@@ -8,7 +8,7 @@ import { createTestSchema, TEST_POSTGRES_URL, type TestSchema } from '../../serv
 import { openPgStores } from '../../server/stores.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { backendEnv, DEMO_DIR, demoFile, ON_S3, startTestServer, type TestClient } from './harness.ts';
-import { spawnCli } from './processes.ts';
+import { resume, spawnCli, waitPaused } from './processes.ts';
 
 /**
  * `atelier migrate-backend` end to end: a SQLite data dir seeded through the real server (3 photos
@@ -243,8 +243,52 @@ describe('atelier migrate-backend', () => {
       const stores = await openPgStores({ url: pglite.url, schema: target.name, poolMax: 1 });
       try {
         const [copied] = await stores.vectors.liveSpaces('asset_text');
+        expect(copied).toMatchObject({ status: 'ready' }); // promoted: its count matched the source's
         const after = await Promise.all(seqs.map((q) => stores.vectors.get(scope, copied!, q)));
         expect(after.map((v) => Array.from(v!))).toEqual(before.map((v) => Array.from(v!)));
+      } finally {
+        await stores.close();
+      }
+    } finally {
+      await pglite.stop();
+    }
+  }, 180_000);
+
+  it('a run killed while copying vectors leaves the target space building (a server backfills it), not ready', async () => {
+    const from = tempDir();
+    const src = await startTestServer({ dataDir: from, embedded: true });
+    const c = await src.connect();
+    const r = await c.call('svc_asset_import', 'import', {
+      data: demoFile(PHOTOS[0]!).toString('base64'),
+      mime_type: 'image/jpeg',
+      filename: path.basename(PHOTOS[0]!),
+    });
+    expect(r.error).toBeUndefined();
+    await waitForEnrichment(c, src.tenant.theme_id);
+    expect(await src.app.stores.vectors.liveSpaces('asset_text')).toMatchObject([{ status: 'ready' }]);
+    await src.close();
+    const pglite = await startPgliteServer();
+    try {
+      const target = await pglite.schema();
+      const to = tempDir();
+      const pd = tempDir();
+      const env = {
+        ATELIER_DATABASE_URL: pglite.url,
+        ATELIER_DATABASE_SCHEMA: target.name,
+        ATELIER_DATABASE_POOL_MAX: '1',
+        ATELIER_DATA_DIR: to,
+        ATELIER_TEST_PAUSE_AT: 'migrate-vectors',
+        ATELIER_TEST_PAUSE_DIR: pd,
+      };
+      const run = spawnCli(['migrate-backend', '--from', from, '--to-blobs', path.join(to, 'blobs'), '--json'], env);
+      // The rows have committed and the target space exists; not one vector is copied when the run dies.
+      await waitPaused(pd, 'migrate-vectors');
+      run.proc.kill('SIGKILL');
+      await run.exited;
+      resume(pd, 'migrate-vectors');
+      const stores = await openPgStores({ url: pglite.url, schema: target.name, poolMax: 1 });
+      try {
+        expect(await stores.vectors.liveSpaces('asset_text')).toMatchObject([{ status: 'building' }]);
       } finally {
         await stores.close();
       }

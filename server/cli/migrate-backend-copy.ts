@@ -5,6 +5,7 @@ import { inTransaction, type PgClient, type PgPool } from '../db/postgres/pool.t
 import { productLexicalVector } from '../db/postgres/product-lexicon.ts';
 import type { Stores } from '../stores.ts';
 import { sha256Hex, type BlobStore } from '../storage/blob-store.ts';
+import type { TestHooks } from '../test-hooks.ts';
 
 /**
  * The copy behind `atelier migrate-backend` (server/cli/migrate-backend.ts): the rows of a SQLite data
@@ -234,10 +235,13 @@ export interface SpaceCopy {
 /**
  * Copy the asset vectors of every live space through the vector ports (the target creates its own
  * space tables and ids; nothing references a space id but its vectors). Run after `copyRows`: a vector
- * is written only for an asset the target holds.
+ * is written only for an asset the target holds. Each target space is created `building` and becomes
+ * `ready` (when the source's was) only once its count matches the source's, so a run killed midway leaves
+ * a space that a server started on the target backfills, never a `ready` one missing vectors.
+ * @param hooks TEST ONLY pause point `migrate-vectors` (the target space created, no vector copied yet)
  * @returns per space the vectors read from the source and counted in the target afterwards
  */
-export async function copyVectors(src: Database, from: Stores, to: Stores): Promise<SpaceCopy[]> {
+export async function copyVectors(src: Database, from: Stores, to: Stores, hooks?: TestHooks): Promise<SpaceCopy[]> {
   const assets = src.prepare('SELECT seq, tenant_id, workspace_id FROM assets ORDER BY seq').all() as {
     seq: number;
     tenant_id: string;
@@ -248,12 +252,8 @@ export async function copyVectors(src: Database, from: Stores, to: Stores): Prom
   const out: SpaceCopy[] = [];
   for (const purpose of ['asset_text', 'asset_visual'] as const) {
     for (const space of await from.vectors.liveSpaces(purpose)) {
-      const target = await to.vectors.ensureSpace(
-        purpose,
-        space.model_id,
-        space.dimensions,
-        space.status === 'ready' ? 'ready' : 'building',
-      );
+      const target = await to.vectors.ensureSpace(purpose, space.model_id, space.dimensions, 'building');
+      await hooks?.pause('migrate-vectors');
       let read = 0;
       for (const a of assets) {
         const scope = scopes.get(a.workspace_id)!;
@@ -264,6 +264,7 @@ export async function copyVectors(src: Database, from: Stores, to: Stores): Prom
       }
       let counted = 0;
       for (const scope of scopes.values()) counted += await to.vectors.count(scope, target);
+      if (space.status === 'ready' && counted === read) await to.vectors.setStatus(target, 'ready');
       out.push({ purpose, model_id: space.model_id, dimensions: space.dimensions, source: read, target: counted });
     }
   }

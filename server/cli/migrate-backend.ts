@@ -7,6 +7,7 @@ import { createLocalBlobStore, type BlobStore } from '../storage/blob-store.ts';
 import { createS3BlobStore } from '../storage/blob-store-s3.ts';
 import { openPgStores, openSqliteStores } from '../stores.ts';
 import type { CliKit } from './catalog.ts';
+import { createTestHooks } from '../test-hooks.ts';
 import {
   copyBlobs,
   copyRows,
@@ -127,7 +128,8 @@ async function migrateBackend(o: { from: string; fromBlobs?: string; toBlobs?: s
       };
     await copyRows(src, pool);
     const avail = await target.vectors.available();
-    const spaces = avail.ok ? await copyVectors(src, source, target) : null;
+    const hooks = createTestHooks(config.testPause.points, config.testPause.dir);
+    const spaces = avail.ok ? await copyVectors(src, source, target, hooks) : null;
     const tables = (await countBoth(src, pool)).map((t) => ({ ...t, ok: t.source === t.target }));
     const identities = await identitiesMatch(src, pool);
     const missing = await missingTargetBlobs(pool, toBlobs);
