@@ -50,6 +50,7 @@ FROM ${RUNTIME_IMAGE}
 ENV NODE_ENV=production \
     ATELIER_DATA_DIR=/data \
     ATELIER_HOST=0.0.0.0 \
+    ATELIER_ALLOWED_HOSTS=localhost,127.0.0.1 \
     ATELIER_PORT=3333
 COPY --from=install /app /app
 RUN mkdir /data && chown node:node /data

@@ -63,6 +63,20 @@ export const EnvSchema = z.object({
   ATELIER_MAX_SESSIONS_PER_KEY: int(1, 100_000)
     .default(64)
     .describe("open Streamable HTTP sessions per API key; a new one beyond this closes the key's least recently used session"),
+  ATELIER_MAX_REQUEST_BYTES: int(1024 * 1024, 64 * 1024 * 1024)
+    .default(1024 * 1024)
+    .describe(
+      'largest /mcp request body, bytes, after any Content-Encoding is inflated (one upload chunk as base64 needs about 700 KB); bytes beyond an inline `data` import of this size go through the chunked upload',
+    ),
+  ATELIER_REQUEST_TIMEOUT_MS: int(1000, 600_000)
+    .default(30_000)
+    .describe('time a client has to send a whole request (headers and body) before the connection is closed, ms'),
+  ATELIER_HEADERS_TIMEOUT_MS: int(1000, 600_000)
+    .default(10_000)
+    .describe('time a client has to send the request headers, ms (at most ATELIER_REQUEST_TIMEOUT_MS)'),
+  ATELIER_MAX_CONNECTIONS: int(1, 1_000_000)
+    .default(1024)
+    .describe('open HTTP connections at once; beyond this new connections are closed on arrival'),
   ATELIER_ALLOWED_HOSTS: z
     .string()
     .optional()

@@ -97,11 +97,17 @@ export async function serveHttp(app: App, log: Logger, port = app.config.port): 
   return { app, http, log, stop: gracefulStop(app, log, () => http.close()), clientGone: new Promise<void>(() => undefined) };
 }
 
-/** `/healthz` of whatever listens on host:port, or null (nothing, not HTTP, not JSON) within 2 s. */
-async function probeHealth(host: string, port: number): Promise<{ service?: unknown; data_id?: unknown } | null> {
+/**
+ * `/healthz` of whatever listens on host:port, or null (nothing, not HTTP, not JSON) within 2 s. It shows
+ * `data_id` only to a caller with a key valid there, so ours is sent: a server on our data dir accepts it.
+ */
+async function probeHealth(host: string, port: number, apiKey: string | null): Promise<{ service?: unknown; data_id?: unknown } | null> {
   const h = host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   try {
-    const res = await fetch(`http://${h}:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`http://${h}:${port}/healthz`, {
+      signal: AbortSignal.timeout(2000),
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    });
     return res.ok ? ((await res.json()) as { service?: unknown; data_id?: unknown }) : null;
   } catch {
     return null;
@@ -120,7 +126,7 @@ async function cdnForStdio(app: App, log: Logger, port: number): Promise<HttpHan
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw e;
   }
-  const health = await probeHealth(app.config.host, port);
+  const health = await probeHealth(app.config.host, port, app.config.apiKey);
   if (health?.service === 'atelier' && health.data_id === app.dataId) {
     const h = app.config.host === '0.0.0.0' ? '127.0.0.1' : app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host;
     const url = `http://${h}:${port}`;

@@ -237,11 +237,11 @@ describe('Streamable HTTP transport', () => {
     const bad = await fetch(url, { method: 'POST', headers, body: '{"jsonrpc":"2.0",' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
-    // over the body limit: the largest import (ATELIER_MAX_IMPORT_BYTES, 50 MiB by default) as base64 plus 1 MiB
-    const limit = Math.ceil((srv.config.env.ATELIER_MAX_IMPORT_BYTES * 4) / 3) + 1024 * 1024;
+    // over the body limit (ATELIER_MAX_REQUEST_BYTES, 1 MiB: an upload chunk as base64 needs ~700 KB)
+    const limit = srv.config.env.ATELIER_MAX_REQUEST_BYTES;
     const huge = await fetch(url, { method: 'POST', headers, body: `{"pad":"${'a'.repeat(limit)}"}` });
     expect(huge.status).toBe(413);
     const body = (await huge.json()) as { error: { message: string } };
-    expect(body.error.message).toContain(`the limit is ${limit} bytes`);
+    expect(body.error.message).toContain(`the limit of ${limit} bytes`);
   });
 });

@@ -1,17 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostHeaderValidation, localhostHostValidation } from '@modelcontextprotocol/express';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import cors from 'cors';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { authenticate } from '../tenancy/admin.ts';
 import { cdnRouter } from './cdn.ts';
+import {
+  bearerAuth,
+  createGuardedServer,
+  healthz,
+  hostGuard as hostGuardFor,
+  jsonErrorHandler,
+  mcpBody,
+  notFoundHandler,
+  securityHeaders,
+} from './http-guards.ts';
 import { createServer } from './create-server.ts';
 import { isLegacyHttpRequest, modernHttpLeg, type ModernHttpLeg } from './eras.ts';
 import type { Extra } from './register-router.ts';
@@ -29,6 +38,10 @@ function principalOf(req: Request): Principal {
   if (!principal) throw new Error('no authenticated principal on the request: bearer auth must run before the MCP routes');
   return principal;
 }
+
+/** How to send more than the body limit allows, appended to the 413 message. */
+const LIMIT_HINT =
+  ' (ATELIER_MAX_REQUEST_BYTES): send larger image bytes through the chunked upload (svc_asset_upload_app begin/chunk/complete, then svc_asset_import with attachments)';
 
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
@@ -87,10 +100,12 @@ function corsFor(origins: string[]): express.RequestHandler {
 export async function startHttp(app: App, log: Logger, opts: { host: string; port: number; mcp: boolean }): Promise<HttpHandle> {
   const web = express();
   web.disable('x-powered-by');
+  web.use(securityHeaders());
+  const byKey = (key: string) => authenticate(app.library.tenancy, key);
   // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
   // `instance` (ATELIER_INSTANCE_ID) names the process among several behind one proxy.
   const instance = app.config.env.ATELIER_INSTANCE_ID ?? null;
-  web.get('/healthz', (_req, res) => void res.json({ ok: true, service: 'atelier', data_id: app.dataId, instance }));
+  web.get('/healthz', healthz(byKey, { dataId: app.dataId, instance }));
   const blobCfg = app.config.blobStore;
   web.use(
     cdnRouter(
@@ -109,23 +124,8 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   if (opts.mcp) {
     if (app.config.corsOrigins) web.use('/mcp', corsFor(app.config.corsOrigins));
     const modernLeg = (modern = modernHttpLeg(app.server, principalFromExtra, log));
-    const hostGuard = app.config.allowedHosts
-      ? hostHeaderValidation(app.config.allowedHosts)
-      : ['127.0.0.1', 'localhost', '::1'].includes(opts.host)
-        ? localhostHostValidation()
-        : (_req: Request, _res: Response, next: NextFunction) => next();
-    const auth = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-      const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-      const principal = m ? await authenticate(app.library.tenancy, m[1]!) : null;
-      if (!principal) {
-        rpcError(res, 401, m ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>', {
-          'WWW-Authenticate': 'Bearer realm="atelier"',
-        });
-        return;
-      }
-      (req as Request & { auth?: unknown }).auth = { token: m![1]!, clientId: principal.apiKeyId, scopes: [], extra: { principal } };
-      next();
-    };
+    const hostGuard = hostGuardFor(opts.host, app.config.allowedHosts);
+    const auth = bearerAuth(byKey, log.child({ mod: 'auth' }));
     const sessionOf = (req: Request, res: Response): Session | null => {
       const id = req.headers['mcp-session-id'];
       const s = typeof id === 'string' ? sessions.get(id) : undefined;
@@ -146,8 +146,6 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       return s;
     };
 
-    // Room for the largest import as base64 (4/3) plus the JSON-RPC envelope.
-    const bodyLimit = Math.ceil((app.config.env.ATELIER_MAX_IMPORT_BYTES * 4) / 3) + 1024 * 1024;
     /** Keep at most ATELIER_MAX_SESSIONS_PER_KEY − 1 sessions of a key before adding one: close the least recently used. */
     const evictBeyondCap = (apiKeyId: string): void => {
       const own = [...sessions].filter(([, s]) => s.apiKeyId === apiKeyId).sort((a, b) => a[1].lastSeenMs - b[1].lastSeenMs);
@@ -157,7 +155,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         void s.transport.close().catch(() => undefined);
       }
     };
-    web.post('/mcp', hostGuard, express.json({ limit: bodyLimit }), auth, async (req, res) => {
+    web.post('/mcp', hostGuard, auth, mcpBody(app.config.env.ATELIER_MAX_REQUEST_BYTES), async (req, res) => {
       try {
         // 2026-07-28 requests (per-request `_meta` envelope, no session) go to the stateless leg (eras.ts)
         if (!(await isLegacyHttpRequest(req))) {
@@ -196,27 +194,9 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     };
     web.get('/mcp', hostGuard, auth, onSession);
     web.delete('/mcp', hostGuard, auth, onSession);
-    // Body errors as JSON-RPC errors, not express's HTML pages (https://www.jsonrpc.org/specification#error_object).
-    web.use('/mcp', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
-      const e = err as { type?: string; limit?: number; length?: number };
-      if (res.headersSent) return next(err);
-      if (e.type === 'entity.too.large') {
-        rpcError(
-          res,
-          413,
-          `request body is ${e.length ?? '?'} bytes; the limit is ${e.limit} bytes (imports up to ATELIER_MAX_IMPORT_BYTES = ${app.config.env.ATELIER_MAX_IMPORT_BYTES} bytes, sent as base64)`,
-        );
-        return;
-      }
-      if (e.type === 'entity.parse.failed') {
-        res
-          .status(400)
-          .json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON' }, id: null });
-        return;
-      }
-      next(err);
-    });
   }
+  web.use(notFoundHandler());
+  web.use(jsonErrorHandler(log, LIMIT_HINT));
 
   const sweep = setInterval(() => {
     const cutoff = Date.now() - SESSION_IDLE_MS;
@@ -228,7 +208,11 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     }
   }, 60_000);
   sweep.unref();
-  const httpServer: HttpServer = createHttpServer(web);
+  const httpServer: HttpServer = createGuardedServer(web, {
+    requestTimeoutMs: app.config.env.ATELIER_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: app.config.env.ATELIER_HEADERS_TIMEOUT_MS,
+    maxConnections: app.config.env.ATELIER_MAX_CONNECTIONS,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

@@ -1,0 +1,201 @@
+import { createServer, type RequestListener, type Server as HttpServer } from 'node:http';
+import net from 'node:net';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import helmet from 'helmet';
+import type { Principal } from '../domain/scope.ts';
+import type { Logger } from '../log.ts';
+
+/**
+ * Guards of the public HTTP listener (issue 36): security headers, the Host check, authentication before
+ * any body is read, the body cap, connection limits and timeouts, and a final JSON error handler.
+ * Kept apart from http.ts (the MCP transport wiring) so either can change without the other.
+ */
+
+/** A JSON-RPC error object with no id (https://www.jsonrpc.org/specification#error_object). */
+function rpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/**
+ * Security headers on every route (helmet 8): no MIME sniffing, no framing (`frame-ancestors 'none'`),
+ * no referrer, HSTS (browsers apply it only over TLS), a `default-src 'none'` CSP since nothing here is a
+ * page. The `/a/` blob route sets its own sandbox CSP after this, which replaces this one; blobs are
+ * embedded by other origins, so `Cross-Origin-Resource-Policy` is `cross-origin`.
+ */
+export function securityHeaders(): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+    },
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+  });
+}
+
+/** Whether a bind address reaches only this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (net.isIPv4(host)) return host.startsWith('127.');
+  return host === '::1' || host === '[::1]';
+}
+
+/**
+ * The DNS-rebinding guard of `/mcp`: the Host header's hostname (port ignored) must be one of
+ * ATELIER_ALLOWED_HOSTS, or a localhost name when bound to loopback. Always on: a listener beyond
+ * loopback without allowed hosts is refused at start.
+ * @throws Error when `bindHost` is not loopback and `allowedHosts` is null or empty
+ */
+export function hostGuard(bindHost: string, allowedHosts: string[] | null): RequestHandler {
+  if (!isLoopbackHost(bindHost) && !allowedHosts?.length)
+    throw new Error(
+      `ATELIER_HOST=${bindHost} is not a loopback address: set ATELIER_ALLOWED_HOSTS to the host names clients use (e.g. atelier.example.com) so /mcp can refuse other Host headers (DNS rebinding)`,
+    );
+  const allowed = new Set(allowedHosts?.length ? allowedHosts.map((h) => h.toLowerCase()) : ['localhost', '127.0.0.1', '[::1]']);
+  return (req, res, next) => {
+    let hostname: string | null;
+    try {
+      hostname = req.headers.host ? new URL(`http://${req.headers.host}`).hostname : null;
+    } catch {
+      hostname = null;
+    }
+    if (!hostname || !allowed.has(hostname)) return rpcError(res, 403, -32000, 'Host header not allowed');
+    next();
+  };
+}
+
+/**
+ * Bearer API-key authentication that reads headers only, so it runs before the body parser: a request
+ * without a valid key is answered 401 and its connection closed without reading its body. Failures are
+ * logged (reason, client address, user agent; never the key). On success `req.auth` carries the principal
+ * (`req.auth.extra.principal`, the shape the MCP SDK passes on as `authInfo`).
+ * @param authenticate the principal of a presented key, or null when none matches
+ */
+export function bearerAuth(authenticate: (key: string) => Promise<Principal | null>, log: Logger): RequestHandler {
+  return (req, res, next) => {
+    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    void (m ? authenticate(m[1]!) : Promise.resolve(null)).then(
+      (principal) => {
+        if (!principal) {
+          log.warn(
+            {
+              reason: m ? 'unknown_key' : req.headers.authorization ? 'malformed_authorization' : 'missing_authorization',
+              remote: req.socket.remoteAddress,
+              user_agent: req.headers['user-agent'],
+              method: req.method,
+              path: req.path,
+            },
+            'authentication failed',
+          );
+          // the body stays unread: closing the connection spares reading it
+          res.setHeader('Connection', 'close');
+          res.setHeader('WWW-Authenticate', 'Bearer realm="atelier"');
+          rpcError(res, 401, -32000, m ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>');
+          return;
+        }
+        (req as Request & { auth?: unknown }).auth = { token: m![1]!, clientId: principal.apiKeyId, scopes: [], extra: { principal } };
+        next();
+      },
+      (err: unknown) => next(err),
+    );
+  };
+}
+
+/**
+ * The `/mcp` JSON body parser: at most `limitBytes` after inflation (gzip, deflate and br bodies are
+ * inflated as a stream and cut at the limit, so a small compressed body cannot grow past it), refused
+ * before reading when Content-Length says more. Errors go to `jsonErrorHandler`.
+ */
+export function mcpBody(limitBytes: number): RequestHandler {
+  return express.json({ limit: limitBytes, inflate: true });
+}
+
+/**
+ * The HTTP server with timeouts and a connection cap: a client must send its headers within
+ * `headersTimeoutMs` and its whole request within `requestTimeoutMs` (Node answers 408 and closes the
+ * connection, checking every second; responses such as SSE streams are not limited), and connections
+ * beyond `maxConnections` are closed on arrival.
+ */
+export function createGuardedServer(
+  handler: RequestListener,
+  o: { requestTimeoutMs: number; headersTimeoutMs: number; maxConnections: number },
+): HttpServer {
+  const server = createServer(
+    {
+      requestTimeout: o.requestTimeoutMs,
+      headersTimeout: Math.min(o.headersTimeoutMs, o.requestTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
+    handler,
+  );
+  server.maxConnections = o.maxConnections;
+  return server;
+}
+
+interface HttpishError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  limit?: number;
+  length?: number;
+}
+
+/**
+ * The last error handler of the app: every error becomes a JSON answer with a fixed message per kind;
+ * a stack, a path or an exception's message never reaches the client, whatever NODE_ENV says (Express's
+ * default handler sends the stack outside production). Unexpected errors (5xx) are logged with their stack.
+ * `/mcp` errors have the JSON-RPC shape; others are `{error: {code, message}}`.
+ * @param limitHint words appended to the 413 message (how to send more)
+ */
+export function jsonErrorHandler(log: Logger, limitHint: string): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const e = (err ?? {}) as HttpishError;
+    const status = e.status ?? e.statusCode ?? 500;
+    const known: Record<string, [number, string]> = {
+      'entity.too.large': [-32600, `request body exceeds the limit of ${e.limit} bytes${limitHint}`],
+      'entity.parse.failed': [-32700, 'Parse error: the request body is not valid JSON'],
+      'encoding.unsupported': [-32600, 'unsupported Content-Encoding: send identity, gzip, deflate or br'],
+      'charset.unsupported': [-32600, 'unsupported charset: send UTF-8 JSON'],
+      'request.aborted': [-32600, 'the request was aborted'],
+      'request.size.invalid': [-32600, 'the request body does not match its Content-Length'],
+    };
+    let [code, message]: [number, string] = (e.type ? known[e.type] : undefined) ?? [-32600, 'bad request'];
+    if (err instanceof URIError) message = 'malformed percent-encoding in the URL';
+    const out = status >= 400 && status < 500 ? status : 500;
+    if (out === 500) {
+      log.error({ err, method: req.method, path: req.path }, 'request failed');
+      code = -32603;
+      message = 'internal error';
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    // the body may be unread (refused on its Content-Length or encoding): do not wait for it
+    if (e.type === 'entity.too.large' || e.type === 'encoding.unsupported') res.setHeader('Connection', 'close');
+    if (req.path === '/mcp') return rpcError(res, out, code, message);
+    res.status(out).json({ error: { code: out === 500 ? 'internal' : 'bad_request', message } });
+  };
+}
+
+/** The answer for a route nobody serves: a JSON 404 (not Express's HTML page, which echoes the path). */
+export function notFoundHandler(): RequestHandler {
+  return (_req, res) => void res.status(404).json({ error: { code: 'not_found', message: 'not found' } });
+}
+
+/**
+ * `GET /healthz`: `{ok, service}` to anyone; with a valid `Authorization: Bearer` key also `data_id` (the
+ * data dir's random id, which lets a stdio process on the same data dir recognise this listener) and
+ * `instance` (ATELIER_INSTANCE_ID). Identifiers stay private so the endpoint tells a stranger nothing.
+ */
+export function healthz(
+  authenticate: (key: string) => Promise<Principal | null>,
+  info: { dataId: string; instance: string | null },
+): RequestHandler {
+  return (req, res, next) => {
+    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    void (m ? authenticate(m[1]!) : Promise.resolve(null)).then((p) => {
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(p ? { ok: true, service: 'atelier', data_id: info.dataId, instance: info.instance } : { ok: true, service: 'atelier' });
+    }, next);
+  };
+}
