@@ -35,6 +35,7 @@ export function createSqliteAssetStore(db: Database, budget: PartitionBudget = n
     deleteMany: async (scope, seqs) => q.deleteMany(scope, seqs),
     backfillNameWords: async (words) => q.backfillNameWords(words),
     blobReferenced: async (sha) => q.blobReferenced(sha),
+    blobFormat: async (sha) => q.blobFormat(sha),
     resolveBlob: async (prefix) => q.resolveBlob(prefix),
     maxSeq: async (scope) => q.maxSeq(scope),
     recentScopes: async (limit) => q.recentScopes(limit),

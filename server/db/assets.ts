@@ -203,6 +203,9 @@ export function createAssetQueries(db: Database) {
     ),
     deleteOne: db.prepare('DELETE FROM assets WHERE seq = ? AND tenant_id = ? AND workspace_id = ?'),
     blobReferenced: db.prepare('SELECT 1 FROM assets WHERE sha256 = ? UNION ALL SELECT 1 FROM asset_renditions WHERE sha256 = ? LIMIT 1'),
+    blobFormat: db
+      .prepare('SELECT format FROM assets WHERE sha256 = ? UNION ALL SELECT format FROM asset_renditions WHERE sha256 = ? LIMIT 1')
+      .pluck(),
     // a range over the sha256 indexes: every hex digit sorts below 'g'
     blobsByPrefix: db.prepare(
       `SELECT sha256 FROM assets WHERE sha256 >= @lo AND sha256 < @hi
@@ -308,6 +311,8 @@ export function createAssetQueries(db: Database) {
     },
     /** Whether any asset or rendition of any workspace references a blob (the CDN serves only those). */
     blobReferenced: (sha: string): boolean => s.blobReferenced.get(sha, sha) !== undefined,
+    /** The format of a row that references a blob (any scope), or null when none does. */
+    blobFormat: (sha: string): string | null => (s.blobFormat.get(sha, sha) as string | undefined) ?? null,
     /**
      * The full sha256 of the referenced blob whose hash starts with `prefix` (hex; a short CDN key's 128
      * bits or a whole hash), or null when none or, against all odds, two referenced blobs share it.

@@ -2,8 +2,8 @@ import { pipeline } from 'node:stream/promises';
 import express, { type Router } from 'express';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
-import { prefixOfShortKey } from '../domain/content-address.ts';
-import { CDN_MIME } from '../storage/urls.ts';
+import { prefixOfShortKey, shortKey } from '../domain/content-address.ts';
+import { CDN_MIME, extensionOf } from '../storage/urls.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -15,26 +15,32 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * SVGs and everything else are served with a sandboxing CSP so a hostile upload cannot script our
  * origin. Only blobs that an asset or rendition references are served: a deleted asset's URL answers 404
  * at once (its bytes wait for the blob GC). When the store hands out direct URLs (S3 with
- * ATELIER_S3_DELIVERY=presign) the answer is a 302 to a presigned URL, cacheable for half its lifetime.
- * @param referenced whether any asset/rendition row names the sha256 (an indexed lookup)
+ * ATELIER_S3_DELIVERY=presign) the answer is a 302 to a presigned URL, cacheable for half its lifetime,
+ * except for SVG: a bucket's origin would not send the sandbox CSP, so SVGs are always streamed from here.
+ * Each blob answers at one URL only: the canonical spelling of its key (case-sensitive, no trailing
+ * slash) with the extension of its stored format; any other spelling is 404, so caches hold one copy
+ * and no blob is served under another type.
+ * @param formatOf the stored format of the blob as an asset/rendition row names it, null when none does (an indexed lookup)
  * A failing blob store answers 503 (logged), or ends the connection when the body had begun.
  * @param o.presignTtlS lifetime of the store's direct URLs, seconds (caps the redirect's max-age)
  */
 export function cdnRouter(
   blobs: BlobStore,
-  referenced: (sha256: string) => Promise<boolean>,
+  formatOf: (sha256: string) => Promise<string | null>,
   resolve: (sha256Prefix: string) => Promise<string | null>,
   o: { presignTtlS: number; log: Logger },
 ): Router {
   const presignTtlS = o.presignTtlS;
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true, strict: true });
   const notFound = (res: express.Response): void => {
     res.status(404).type('text/plain').send('not found');
   };
   const serve = async (sha: string | null, ext: string | undefined, req: express.Request, res: express.Response): Promise<void> => {
     const mime = ext ? CDN_MIME[ext] : undefined;
-    if (!mime || !sha || !(await referenced(sha))) return notFound(res);
-    const direct = await blobs.directUrl(sha, { contentType: mime, cacheControl: IMMUTABLE });
+    if (!mime || !sha) return notFound(res);
+    const format = await formatOf(sha);
+    if (format === null || extensionOf(format) !== ext) return notFound(res);
+    const direct = mime === 'image/svg+xml' ? null : await blobs.directUrl(sha, { contentType: mime, cacheControl: IMMUTABLE });
     if (direct) {
       res.setHeader('Cache-Control', `public, max-age=${Math.floor(presignTtlS / 2)}`);
       res.setHeader('Access-Control-Allow-Origin', '*');
@@ -94,7 +100,9 @@ export function cdnRouter(
   });
   router.get('/a/:file', async (req, res) => {
     const m = /^([A-Za-z0-9_-]{22})\.([a-z0-9]+)$/.exec(req.params.file);
-    const prefix = m ? prefixOfShortKey(m[1]!) : null;
+    const decoded = m ? prefixOfShortKey(m[1]!) : null;
+    // base64url of 128 bits leaves 4 bits of the last character unused: only the spelling shortKey gives counts
+    const prefix = decoded && shortKey(decoded) === m![1] ? decoded : null;
     await guarded(prefix ? await resolve(prefix) : null, m?.[2], req, res);
   });
   return router;

@@ -110,7 +110,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   web.use(
     cdnRouter(
       app.library.blobs,
-      (sha) => app.library.assets.blobReferenced(sha),
+      (sha) => app.library.assets.blobFormat(sha),
       (prefix) => app.library.assets.resolveBlob(prefix),
       {
         presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0,

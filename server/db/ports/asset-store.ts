@@ -70,6 +70,11 @@ export interface AssetStore {
   backfillNameWords(words: (name: string) => string): Promise<number>;
   /** Whether any asset or rendition of any scope references a blob (the CDN serves only those). */
   blobReferenced(sha: string): Promise<boolean>;
+  /**
+   * The stored format (`jpeg`, `png`, `svg` …) of a blob as an asset or rendition of any scope names it,
+   * or null when none references it: the CDN serves a blob only under the extension of that format.
+   */
+  blobFormat(sha: string): Promise<string | null>;
   /** The full sha256 of the one referenced blob whose hex hash starts with `prefix`; null when none or several. */
   resolveBlob(prefix: string): Promise<string | null>;
   /** Highest seq of the scope (0 when empty): the snapshot bound of a new result set. */

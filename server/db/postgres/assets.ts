@@ -206,6 +206,13 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
     },
     blobReferenced: (sha) =>
       exists('SELECT 1 FROM assets WHERE sha256 = $1 UNION ALL SELECT 1 FROM asset_renditions WHERE sha256 = $1 LIMIT 1', [sha]),
+    async blobFormat(sha) {
+      const r = await pool.query<{ format: string }>(
+        'SELECT format FROM assets WHERE sha256 = $1 UNION ALL SELECT format FROM asset_renditions WHERE sha256 = $1 LIMIT 1',
+        [sha],
+      );
+      return r.rows[0]?.format ?? null;
+    },
     async resolveBlob(prefix) {
       // a range over the sha256 indexes (collation "C": every hex digit sorts below 'g')
       const r = await pool.query<{ sha256: string }>(
