@@ -189,6 +189,29 @@ describe('HTTP listener hardening (issue 36)', () => {
     expect(answers.blob.headers['cross-origin-resource-policy']).toBe('cross-origin');
   });
 
+  it('refuses JSON-RPC batches on protocol versions without them (2025-06-18 and later)', async () => {
+    const key = { authorization: `Bearer ${srv.tenant.api_key}` };
+    const init = await request(h.mcpUrl, { method: 'POST', headers: { ...MCP_HEADERS, ...key }, body: INIT });
+    expect(init.status).toBe(200);
+    const session = { 'mcp-session-id': String(init.headers['mcp-session-id']) };
+    const batch = (n: number) =>
+      JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: 10 + i, method: 'tools/list' })));
+    const now = await request(h.mcpUrl, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...key, ...session, 'mcp-protocol-version': '2025-06-18' },
+      body: batch(100),
+    });
+    expect(now.status).toBe(400);
+    expect(JSON.parse(now.body)).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: expect.stringContaining('2025-06-18') },
+      id: null,
+    });
+    // a batch initialize asking for a version without batches is refused the same way
+    const initBatch = await request(h.mcpUrl, { method: 'POST', headers: { ...MCP_HEADERS, ...key }, body: `[${INIT}]` });
+    expect(initBatch.status).toBe(400);
+  });
+
   it('logs failed authentications without the presented key', async () => {
     await request(h.mcpUrl, {
       method: 'POST',

@@ -199,3 +199,32 @@ export function healthz(
     }, next);
   };
 }
+
+/** Protocol versions whose Streamable HTTP transport accepts JSON-RPC batches (2025-06-18 dropped them). */
+const BATCHING_VERSIONS = new Set(['2024-11-05', '2025-03-26']);
+/** Most messages in one batch on those versions: a batch runs its calls back to back on one request. */
+export const MAX_BATCH_MESSAGES = 16;
+
+/**
+ * Refuse JSON-RPC batches (a JSON array body) unless the request's protocol version has them: the
+ * `Mcp-Protocol-Version` header, or for an `initialize` batch its requested version; a request without
+ * the header is taken as 2025-03-26, as the transport spec says. Allowed batches hold at most
+ * `MAX_BATCH_MESSAGES` messages. Answers 400 with a JSON-RPC -32600 error.
+ * Spec: https://modelcontextprotocol.io/specification/2025-06-18/changelog (batching removed)
+ */
+export function refuseBatches(): RequestHandler {
+  return (req, res, next) => {
+    const body: unknown = req.body;
+    if (!Array.isArray(body)) return next();
+    const header = req.headers['mcp-protocol-version'];
+    const init = body.find((m: { method?: unknown }) => m?.method === 'initialize') as
+      { params?: { protocolVersion?: unknown } } | undefined;
+    const version =
+      typeof header === 'string' ? header : typeof init?.params?.protocolVersion === 'string' ? init.params.protocolVersion : '2025-03-26';
+    if (!BATCHING_VERSIONS.has(version))
+      return rpcError(res, 400, -32600, `JSON-RPC batches are not supported in protocol version ${version}: send one message per request`);
+    if (body.length > MAX_BATCH_MESSAGES)
+      return rpcError(res, 400, -32600, `a batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${body.length}`);
+    next();
+  };
+}

@@ -19,6 +19,7 @@ import {
   jsonErrorHandler,
   mcpBody,
   notFoundHandler,
+  refuseBatches,
   securityHeaders,
 } from './http-guards.ts';
 import { createServer } from './create-server.ts';
@@ -155,7 +156,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         void s.transport.close().catch(() => undefined);
       }
     };
-    web.post('/mcp', hostGuard, auth, mcpBody(app.config.env.ATELIER_MAX_REQUEST_BYTES), async (req, res) => {
+    web.post('/mcp', hostGuard, auth, mcpBody(app.config.env.ATELIER_MAX_REQUEST_BYTES), refuseBatches(), async (req, res) => {
       try {
         // 2026-07-28 requests (per-request `_meta` envelope, no session) go to the stateless leg (eras.ts)
         if (!(await isLegacyHttpRequest(req))) {
