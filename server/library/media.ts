@@ -67,6 +67,15 @@ function tooLarge(field: string, w: number, h: number, max: number): ServiceErro
   return new ServiceError('invalid_argument', field, `image is ${w}×${h} = ${w * h} px; the limit is ${max} px (decompression-bomb guard)`);
 }
 
+/**
+ * Pixel limit of SVG and GIF, below ATELIER_MAX_INPUT_PIXELS: an SVG is rasterised at its canvas size
+ * (a few hundred bytes of filters on a large canvas cost seconds of CPU per megapixel) and a GIF decodes
+ * every frame, so a tiny file can stand for far more work than a photo of the same pixel count.
+ * 16.8 MP (4096 × 4096) covers any icon, illustration or animation a storefront shows. For GIF the
+ * limit counts all frames (width × height × frames).
+ */
+export const SVG_GIF_MAX_PIXELS = 4096 * 4096;
+
 /** An original plus, for HEIC, its decoded pixels (so nothing decodes it twice). */
 interface Read {
   original: Original;
@@ -119,6 +128,14 @@ async function readOriginal(
   const w = meta.width ?? 0;
   const h = meta.height ?? 0;
   if (w * h > opts.maxInputPixels) throw tooLarge(field, w, h, opts.maxInputPixels);
+  const heavy = Math.min(SVG_GIF_MAX_PIXELS, opts.maxInputPixels);
+  const frames = sniffed.format === 'gif' ? Math.max(1, meta.pages ?? 1) : 1;
+  if ((sniffed.format === 'svg' || sniffed.format === 'gif') && w * h * frames > heavy)
+    throw new ServiceError(
+      'invalid_argument',
+      field,
+      `${sniffed.format.toUpperCase()} is ${w}×${h}${frames > 1 ? ` × ${frames} frames` : ''} = ${w * h * frames} px; the limit for SVG and GIF is ${heavy} px (they cost far more work per pixel than photos)`,
+    );
 
   if ((sniffed.format === 'heic' || sniffed.format === 'heif') && meta.compression !== 'av1') {
     // libheif decodes a cut-off file without an error, painting the missing tiles: check the boxes first.
