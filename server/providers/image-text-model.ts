@@ -84,7 +84,7 @@ function startEncoder(
   let dims = 0;
   const ready = new Promise<Ready>((resolve) => {
     worker.once('message', (m: Ready) => resolve(m));
-    worker.once('error', (e) => resolve({ ready: false, error: e.message }));
+    worker.once('error', (e: Error) => resolve({ ready: false, error: e.message }));
     worker.once('exit', (code) => resolve({ ready: false, error: `encoder thread exited (code ${code})` }));
   });
   void ready.then((r) => {
@@ -97,7 +97,7 @@ function startEncoder(
       if ('error' in m) p.reject(new Error(`${encoder} encoder: ${m.error}`));
       else p.resolve(Array.from({ length: m.count }, (_, i) => m.vectors.subarray(i * dims, (i + 1) * dims)));
     });
-    worker.on('error', (e) => failAll(e));
+    worker.on('error', (e: Error) => failAll(e));
     worker.on('exit', (code) => {
       failAll(new Error(`${encoder} encoder thread exited (code ${code})`));
       onDeath(`the ${encoder} encoder thread exited (code ${code})`);
