@@ -1,22 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../server/app.ts';
-import { createLogger } from '../../server/log.ts';
-import { chunkCount } from '../../shared/upload-chunks.ts';
-import {
-  connectApp,
-  demoFile,
-  REPO_ROOT,
-  startTestServer,
-  storedObjectCount,
-  tempConfig,
-  type TestClient,
-  type TestServer,
-} from './harness.ts';
-import { resume, waitPaused } from './processes.ts';
+import { demoFile, REPO_ROOT, startTestServer, storedObjectCount, type TestClient, type TestServer } from './harness.ts';
 import { smallHeic } from './fixtures.ts';
 import { APP, begin, sendChunk, sha256, stagedIds, uploadFile } from './upload-helpers.ts';
 
@@ -308,49 +294,4 @@ describe('svc_asset_upload and the chunked upload channel', () => {
     expect(fresh.upload_id).not.toBe(id);
     await c.call(APP, 'abort', { upload_id: fresh.upload_id });
   });
-});
-
-describe('an upload completed on one process and touched on another (the completion claim is in the row)', () => {
-  it('while one process completes an upload, another can neither complete it again nor abort it', async () => {
-    const pd = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pause-'));
-    // Process A pauses its complete between the verified file (staged) and the import …
-    const a = await startTestServer({
-      env: { ATELIER_ENRICHMENT: '0', ATELIER_TEST_PAUSE_AT: 'upload-import', ATELIER_TEST_PAUSE_DIR: pd },
-    });
-    // … process B is a second App on the same data dir and backends, without the pause.
-    const b = await buildApp(tempConfig({ ATELIER_ENRICHMENT: '0' }, a.config.dataDir), createLogger('silent'));
-    try {
-      const ca = await a.connect();
-      const cb = await connectApp(b, a.tenant.api_key);
-      const bytes = demoFile('images/nature/silver_fir.jpg');
-      const s = await begin(ca, bytes, 'claimed.jpg');
-      const id = s.upload_id as string;
-      const size = s.chunk_size_bytes as number;
-      for (let i = 0; i < chunkCount(bytes.length, size); i++) expect((await sendChunk(ca, id, bytes, size, i)).error).toBeUndefined();
-      const completing = ca.call(APP, 'complete', { upload_id: id });
-      await waitPaused(pd, 'upload-import');
-      const again = await cb.call(APP, 'complete', { upload_id: id });
-      const abort = await cb.call(APP, 'abort', { upload_id: id });
-      resume(pd, 'upload-import');
-      const done = await completing;
-      expect({ again: again.error?.code ?? 'ok', abort: abort.error?.code ?? 'ok', done: done.error?.code ?? 'ok' }).toEqual({
-        again: 'conflict',
-        abort: 'conflict',
-        done: 'ok',
-      });
-      expect(again.error!.message).toContain('already being completed');
-      expect(abort.error!.message).toContain('being completed');
-      // One asset, and the session says so on both processes.
-      const assetId = (done.structured.asset as { asset_id: string }).asset_id;
-      for (const c of [ca, cb])
-        expect((await c.call(APP, 'status', { upload_id: id })).structured).toMatchObject({ status: 'imported', asset_id: assetId });
-      // The claim ended with the complete: a later abort answers as for any imported upload.
-      expect((await cb.call(APP, 'abort', { upload_id: id })).error?.message).toContain('already imported');
-      await cb.close();
-    } finally {
-      await b.close();
-      await a.close();
-      fs.rmSync(pd, { recursive: true, force: true });
-    }
-  }, 120_000);
 });

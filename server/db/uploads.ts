@@ -34,29 +34,13 @@ export function createUploadQueries(db: Database): UploadStore {
     ),
     finish: db.prepare('UPDATE uploads SET status = ?, asset_id = ?, error = ?, updated_at = ?, expires_at_ms = ? WHERE id = ?'),
     dropChunks: db.prepare('DELETE FROM upload_chunks WHERE upload_id = ?'),
-    expired: db.prepare(
-      'SELECT id FROM uploads WHERE expires_at_ms <= ? AND (completing_until_ms IS NULL OR completing_until_ms <= ?) ORDER BY expires_at_ms LIMIT ?',
-    ),
-    claim: db.prepare(
-      `UPDATE uploads SET completing_until_ms = ? WHERE id = ? AND status IN ('receiving', 'staged', 'imported')
-       AND (completing_until_ms IS NULL OR completing_until_ms <= ?)`,
-    ),
-    release: db.prepare('UPDATE uploads SET completing_until_ms = NULL WHERE id = ?'),
-    abort: db.prepare(
-      `UPDATE uploads SET status = 'aborted', updated_at = ?, expires_at_ms = ? WHERE id = ? AND status IN ('receiving', 'staged')
-       AND (completing_until_ms IS NULL OR completing_until_ms <= ?)`,
-    ),
+    expired: db.prepare('SELECT id FROM uploads WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?'),
     remove: db.prepare('DELETE FROM uploads WHERE id = ?'),
     exists: db.prepare('SELECT 1 FROM uploads WHERE id = ?'),
   };
   const finish = db.transaction((id: string, f: UploadFinish): void => {
     s.finish.run(f.status, f.asset_id, f.error, f.at, f.expires_at_ms, id);
     s.dropChunks.run(id);
-  });
-  const abort = db.transaction((id: string, at: string, expiresAtMs: number, nowMs: number): boolean => {
-    if (s.abort.run(at, expiresAtMs, id, nowMs).changes === 0) return false;
-    s.dropChunks.run(id);
-    return true;
   });
   return {
     insert: async (u: NewUpload) => void s.insert.run(u),
@@ -72,10 +56,7 @@ export function createUploadQueries(db: Database): UploadStore {
       s.importedOfPanel.all(scope.tenantId, scope.workspaceId, panelId.toLowerCase(), nowMs) as UploadRow[],
     touch: async (id, at, expiresAtMs) => void s.touch.run(at, expiresAtMs, id),
     finish: async (id, f) => finish.immediate(id, f),
-    claimCompletion: async (id, nowMs, untilMs) => s.claim.run(untilMs, id, nowMs).changes === 1,
-    releaseCompletion: async (id) => void s.release.run(id),
-    abort: async (id, f, nowMs) => abort.immediate(id, f.at, f.expires_at_ms, nowMs),
-    expired: async (nowMs, limit = 500) => (s.expired.all(nowMs, nowMs, limit) as { id: string }[]).map((r) => r.id),
+    expired: async (nowMs, limit = 500) => (s.expired.all(nowMs, limit) as { id: string }[]).map((r) => r.id),
     remove: async (id) => void s.remove.run(id),
     exists: async (id) => s.exists.get(id) !== undefined,
   };

@@ -59,12 +59,6 @@ export interface UploadService {
   resolveAttachment: AttachmentResolver;
 }
 
-/**
- * How long a `complete` holds its session in the row, ms: longer than any assembly and import of a file
- * within the upload limits; a process that dies mid-complete blocks a retry no longer than this.
- */
-const COMPLETION_CLAIM_MS = 10 * 60_000;
-
 const ext = (name: string): string => (/\.[a-z0-9]+$/i.exec(name)?.[0] ?? '').toLowerCase();
 
 function parseError(text: string | null): UploadSession['error'] {
@@ -84,6 +78,7 @@ function parseError(text: string | null): UploadSession['error'] {
  */
 export function createUploadService(deps: UploadDeps): UploadService {
   const { uploads, staging, policy, library } = deps;
+  const completing = new Set<string>();
   const iso = (ms: number): string => new Date(ms).toISOString();
 
   const view = async (row: UploadRow, resumed = false): Promise<UploadSession> => {
@@ -234,7 +229,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const row = await load(scope, args.upload_id);
       if (row.status !== 'receiving')
         throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}; chunks are accepted only while it is receiving`);
-      if (row.completing_until_ms !== null && row.completing_until_ms > deps.now())
+      if (completing.has(row.id))
         throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed; chunks are no longer accepted');
       if (args.index >= row.chunk_count)
         throw new ServiceError(
@@ -276,19 +271,13 @@ export function createUploadService(deps: UploadDeps): UploadService {
           `upload is ${row.status}${row.error ? ` (${parseError(row.error)?.message})` : ''}; start a new one with begin`,
         );
       }
-      // The claim is in the row, so one complete of any process runs at a time; one that dies holds it
-      // only for COMPLETION_CLAIM_MS.
-      const claimedAt = deps.now();
-      if (!(await uploads.claimCompletion(row.id, claimedAt, claimedAt + COMPLETION_CLAIM_MS))) {
-        const now = await load(scope, row.id);
-        const message = now.status === 'aborted' || now.status === 'failed' ? `upload is ${now.status}; start a new one with begin` : null;
-        throw new ServiceError('conflict', 'args.upload_id', message ?? 'upload is already being completed; ask status in a moment');
-      }
-      let slot: ImportSlot | null = null;
+      if (completing.has(row.id))
+        throw new ServiceError('conflict', 'args.upload_id', 'upload is already being completed; ask status in a moment');
+      // Admission before anything changes: a `busy` refusal leaves the upload as it was, so the same
+      // complete can be retried (parts not yet assembled, nothing imported).
+      const slot = args.import ? library.images.admit() : null;
+      completing.add(row.id);
       try {
-        // Admission before anything changes: a `busy` refusal leaves the upload as it was, so the same
-        // complete can be retried (parts not yet assembled, nothing imported).
-        slot = args.import ? library.images.admit() : null;
         if (row.status === 'staged' || row.status === 'imported') {
           if (!args.import) return { session: await view(row), asset: null };
           const bytes = await staging.readFile(row.id);
@@ -349,7 +338,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
         deps.log.info({ mod: 'upload', upload_id: row.id, asset_id: asset.asset_id, bytes: row.size_bytes }, 'upload imported');
         return { session: await view(await load(scope, row.id)), asset };
       } finally {
-        await uploads.releaseCompletion(row.id);
+        completing.delete(row.id);
         slot?.release();
       }
     },
@@ -358,16 +347,9 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const row = await load(scope, id);
       if (row.status === 'imported')
         throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${row.asset_id}; the asset stays`);
-      if (row.status === 'receiving' || row.status === 'staged') {
-        const now = deps.now();
-        if (!(await uploads.abort(row.id, { at: iso(now), expires_at_ms: now + policy.ttlMs }, now))) {
-          const after = await load(scope, row.id);
-          if (after.completing_until_ms !== null && after.completing_until_ms > now)
-            throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed and can no longer be aborted');
-          if (after.status === 'imported')
-            throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${after.asset_id}; the asset stays`);
-        }
-      }
+      if (completing.has(row.id))
+        throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed and can no longer be aborted');
+      if (row.status === 'receiving' || row.status === 'staged') await finish(row, 'aborted');
       await staging.remove(row.id);
       return view(await load(scope, row.id));
     },
@@ -376,6 +358,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const now = deps.now();
       let expired = 0;
       for (const id of await uploads.expired(now)) {
+        if (completing.has(id)) continue;
         await staging.remove(id);
         await uploads.remove(id);
         expired++;

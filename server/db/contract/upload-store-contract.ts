@@ -40,7 +40,7 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
       const { store } = await f.create();
       const u = upload();
       await store.insert(u);
-      const want = { ...u, asset_id: null, error: null, updated_at: u.created_at, completing_until_ms: null };
+      const want = { ...u, asset_id: null, error: null, updated_at: u.created_at };
       expect(await store.byId(scope, u.id.toUpperCase(), T0)).toEqual(want);
       expect(await store.byId(other, u.id, T0)).toBeUndefined();
       expect(await store.byId(scope, u.id, u.expires_at_ms)).toBeUndefined(); // expired at its time
@@ -91,28 +91,6 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
         updated_at: iso(T0 + 5000),
         expires_at_ms: T0 + 9_000_000,
       });
-    });
-
-    it('one completion claim at a time; a claimed session is neither aborted nor swept until the claim ends or runs out', async () => {
-      const { store } = await f.create();
-      const u = upload({ expires_at_ms: T0 + 100 });
-      await store.insert(u);
-      await store.putChunk(u.id, 0, 10);
-      expect(await store.claimCompletion(u.id, T0, T0 + 1000)).toBe(true);
-      expect(await store.claimCompletion(u.id, T0 + 1, T0 + 1001)).toBe(false);
-      expect((await store.byId(scope, u.id, T0))!.completing_until_ms).toBe(T0 + 1000);
-      expect(await store.abort(u.id, { at: iso(T0 + 2), expires_at_ms: T0 + 50 }, T0 + 2)).toBe(false);
-      expect(await store.expired(T0 + 200)).toEqual([]); // past its expiry, but claimed
-      // A claim that ran out (its process died) is taken over; a released one is gone.
-      expect(await store.claimCompletion(u.id, T0 + 1000, T0 + 2000)).toBe(true);
-      await store.releaseCompletion(u.id);
-      expect(await store.expired(T0 + 200)).toEqual([u.id]);
-      expect(await store.abort(u.id, { at: iso(T0 + 3), expires_at_ms: T0 + 5000 }, T0 + 3)).toBe(true);
-      expect(await store.byId(scope, u.id, T0 + 4)).toMatchObject({ status: 'aborted', updated_at: iso(T0 + 3), expires_at_ms: T0 + 5000 });
-      expect(await store.chunks(u.id)).toEqual([]);
-      // aborted (or failed) sessions are claimed by no complete, and are not aborted twice
-      expect(await store.claimCompletion(u.id, T0 + 5, T0 + 6)).toBe(false);
-      expect(await store.abort(u.id, { at: iso(T0 + 6), expires_at_ms: T0 + 5000 }, T0 + 6)).toBe(false);
     });
 
     it('updateMeta replaces the user metadata, touch extends the life', async () => {

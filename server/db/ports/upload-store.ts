@@ -34,11 +34,9 @@ export interface UploadRow {
   expires_at_ms: number;
   /** the upload panel instance that began the session (null for other clients) */
   panel_id: string | null;
-  /** epoch ms until which a `complete` (of any process) holds the session; null = not being completed */
-  completing_until_ms: number | null;
 }
 
-export type NewUpload = Omit<UploadRow, 'asset_id' | 'error' | 'updated_at' | 'completing_until_ms'>;
+export type NewUpload = Omit<UploadRow, 'asset_id' | 'error' | 'updated_at'>;
 
 /** The user metadata of a session, replaced on resume. */
 export type UploadMeta = Pick<UploadRow, 'mime_type' | 'alt_text' | 'tags' | 'purpose' | 'panel_id'>;
@@ -91,23 +89,7 @@ export interface UploadStore {
   touch(id: string, at: string, expiresAtMs: number): Promise<void>;
   /** Move a session to a final status; its chunk records go, in the same transaction. */
   finish(id: string, f: UploadFinish): Promise<void>;
-  /**
-   * Claim a session for one `complete` until `untilMs`: a conditional UPDATE that succeeds only when the
-   * session is receiving, staged or imported and no claim is in force at `nowMs` (one of any number of
-   * processes wins). @returns whether this caller holds the claim
-   */
-  claimCompletion(id: string, nowMs: number, untilMs: number): Promise<boolean>;
-  /** End a claim of `claimCompletion` (whatever the status is now). */
-  releaseCompletion(id: string): Promise<void>;
-  /**
-   * Move a receiving or staged session that no `complete` holds at `f.at` to `aborted` (chunk records go),
-   * as one conditional UPDATE. @returns whether it was aborted now
-   */
-  abort(id: string, f: Omit<UploadFinish, 'status' | 'asset_id' | 'error'>, nowMs: number): Promise<boolean>;
-  /**
-   * Ids of sessions whose time is up at `nowMs` (any status) and that no `complete` holds, oldest expiry
-   * first, at most `limit` (default 500).
-   */
+  /** Ids of sessions whose time is up at `nowMs` (any status), oldest expiry first, at most `limit` (default 500). */
   expired(nowMs: number, limit?: number): Promise<string[]>;
   /** Delete a session and its chunk records. */
   remove(id: string): Promise<void>;

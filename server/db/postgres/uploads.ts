@@ -6,7 +6,7 @@ type RawRow = Omit<UploadRow, 'created_at' | 'updated_at'> & { created_at: Date;
 const toRow = (r: RawRow): UploadRow => ({ ...r, created_at: isoOf(r.created_at)!, updated_at: isoOf(r.updated_at)! });
 
 const COLUMNS = `id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
-  chunk_size_bytes, chunk_count, asset_id, error, created_at, updated_at, expires_at_ms, panel_id, completing_until_ms`;
+  chunk_size_bytes, chunk_count, asset_id, error, created_at, updated_at, expires_at_ms, panel_id`;
 
 /**
  * The PostgreSQL `UploadStore` (tables `uploads` and `upload_chunks` of postgres/migrations/0001). Not
@@ -112,34 +112,11 @@ export function createPgUploadStore(pool: PgPool): UploadStore {
         await c.query('DELETE FROM upload_chunks WHERE upload_id = $1', [id]);
       });
     },
-    async claimCompletion(id, nowMs, untilMs) {
-      const r = await pool.query(
-        `UPDATE uploads SET completing_until_ms = $1 WHERE id = $2 AND status IN ('receiving', 'staged', 'imported')
-         AND (completing_until_ms IS NULL OR completing_until_ms <= $3)`,
-        [untilMs, id, nowMs],
-      );
-      return r.rowCount === 1;
-    },
-    async releaseCompletion(id) {
-      await pool.query('UPDATE uploads SET completing_until_ms = NULL WHERE id = $1', [id]);
-    },
-    abort: (id, f, nowMs) =>
-      inTransaction(pool, async (c) => {
-        const r = await c.query(
-          `UPDATE uploads SET status = 'aborted', updated_at = $1, expires_at_ms = $2 WHERE id = $3 AND status IN ('receiving', 'staged')
-           AND (completing_until_ms IS NULL OR completing_until_ms <= $4)`,
-          [f.at, f.expires_at_ms, id, nowMs],
-        );
-        if (r.rowCount !== 1) return false;
-        await c.query('DELETE FROM upload_chunks WHERE upload_id = $1', [id]);
-        return true;
-      }),
     async expired(nowMs, limit = 500) {
-      const r = await pool.query<{ id: string }>(
-        `SELECT id FROM uploads WHERE expires_at_ms <= $1 AND (completing_until_ms IS NULL OR completing_until_ms <= $1)
-         ORDER BY expires_at_ms LIMIT $2`,
-        [nowMs, limit],
-      );
+      const r = await pool.query<{ id: string }>('SELECT id FROM uploads WHERE expires_at_ms <= $1 ORDER BY expires_at_ms LIMIT $2', [
+        nowMs,
+        limit,
+      ]);
       return r.rows.map((x) => x.id);
     },
     async remove(id) {
