@@ -6,10 +6,10 @@ import { defineConfig } from 'vitest/config';
  * own schema (e2e/mcp/harness.ts `backendEnv`), and two processes behind nginx share one.
  *
  * Left out, with the reason:
- * - catalog-semantic, enrichment, enrichment-durability, faults, image-model, relevance: they assert semantic or
+ * - catalog-semantic, enrichment, enrichment-durability, faults, image-model, relevance, small-answers: they assert semantic or
  *   visual matches, which need pgvector; the machine's PostgreSQL 15 has none (Debian ships no package), so
  *   there search answers lexically with `degraded_from`. They run in part 3 instead (e2e/pglite/vitest.config.ts:
- *   these six files on PGlite with pgvector); below the MCP layer the pgvector path is covered by the
+ *   these seven files on PGlite with pgvector); below the MCP layer the pgvector path is covered by the
  *   stores part (e2e/pg/stores.vitest.config.ts: the VectorStore and ProductVectorStore contracts,
  *   server/enrichment/service-postgres.test.ts) and by server/catalog/catalog-backends.test.ts in `npm test`.
  * e2e/pg/backend-coverage.test.ts (in `npm test`) fails when an e2e/mcp test file is in no PostgreSQL part.
@@ -24,15 +24,21 @@ export default defineConfig({
     include: [
       'e2e/mcp/agent-journey.test.ts',
       'e2e/mcp/blob-gc.test.ts',
+      'e2e/mcp/blob-urls.test.ts',
       'e2e/mcp/catalog-scoping.test.ts',
       'e2e/mcp/catalog-sync.test.ts',
       'e2e/mcp/catalog.test.ts',
       'e2e/mcp/cdn.test.ts',
       'e2e/mcp/demo-seed.test.ts',
+      'e2e/mcp/eras.test.ts',
+      'e2e/mcp/fetch-errors.test.ts',
+      'e2e/mcp/file-names.test.ts',
       'e2e/mcp/generate-credits.test.ts',
-      'e2e/mcp/generate-local.test.ts',
       'e2e/mcp/generate-edit.test.ts',
+      'e2e/mcp/generate-local.test.ts',
       'e2e/mcp/generate-remote.test.ts',
+      'e2e/mcp/heavy-formats.test.ts',
+      'e2e/mcp/http-hardening.test.ts',
       'e2e/mcp/image-pipeline.test.ts',
       'e2e/mcp/image-priority.test.ts',
       'e2e/mcp/import-admission.test.ts',
@@ -41,13 +47,17 @@ export default defineConfig({
       'e2e/mcp/key-revocation.test.ts',
       'e2e/mcp/logging.test.ts',
       'e2e/mcp/manage.test.ts',
+      'e2e/mcp/modern-wire.test.ts',
       'e2e/mcp/ocr-formats.test.ts',
       'e2e/mcp/processes.test.ts',
+      'e2e/mcp/protocol-edges.test.ts',
+      'e2e/mcp/rate-limits.test.ts',
       'e2e/mcp/scoping.test.ts',
       'e2e/mcp/search.test.ts',
       'e2e/mcp/select-fallbacks.test.ts',
       'e2e/mcp/select-scope.test.ts',
       'e2e/mcp/select.test.ts',
+      'e2e/mcp/terminal.test.ts',
       'e2e/mcp/tools-budget.test.ts',
       'e2e/mcp/transports.test.ts',
       'e2e/mcp/upload-attachments.test.ts',

@@ -40,6 +40,7 @@ export default defineConfig({
       'e2e/mcp/faults.test.ts',
       'e2e/mcp/image-model.test.ts',
       'e2e/mcp/relevance.test.ts',
+      'e2e/mcp/small-answers.test.ts',
     ],
     pool: 'forks',
     maxWorkers: 2,
