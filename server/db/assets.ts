@@ -297,16 +297,20 @@ export function createAssetQueries(db: Database) {
      * batches of 500. @returns rows updated
      */
     backfillNameWords(words: (name: string) => string): number {
-      const pick = db.prepare('SELECT seq, name FROM assets WHERE name_words IS NULL LIMIT 500');
-      const set = db.prepare('UPDATE assets SET name_words = ? WHERE seq = ?');
+      // Prepared inside the write transaction: the UPDATE's triggers open assets_fts, and FTS5's constructor
+      // fails ("vtable constructor failed") instead of waiting while another process starting on the same
+      // new data dir is still migrating; BEGIN IMMEDIATE waits for that process's commit (busy_timeout).
+      const batch = db.transaction((): number => {
+        const rows = db.prepare('SELECT seq, name FROM assets WHERE name_words IS NULL LIMIT 500').all() as { seq: number; name: string }[];
+        const set = db.prepare('UPDATE assets SET name_words = ? WHERE seq = ?');
+        for (const r of rows) set.run(words(r.name), r.seq);
+        return rows.length;
+      });
       let n = 0;
       for (;;) {
-        const rows = pick.all() as { seq: number; name: string }[];
-        if (rows.length === 0) return n;
-        db.transaction(() => {
-          for (const r of rows) set.run(words(r.name), r.seq);
-        }).immediate();
-        n += rows.length;
+        const done = batch.immediate();
+        if (done === 0) return n;
+        n += done;
       }
     },
     /** Whether any asset or rendition of any workspace references a blob (the CDN serves only those). */
