@@ -157,6 +157,7 @@ describe('control and bidi characters in file names', () => {
       size_bytes: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
     });
+    expect(begin.error).toBeUndefined();
     expect(begin.structured.filename).toBe(CLEAN);
     noForgery(begin.text, 1);
     const id = begin.structured.upload_id as string;

@@ -171,7 +171,13 @@ export function createUploadService(deps: UploadDeps): UploadService {
       }
       const now = deps.now();
       const sha256 = args.sha256.toLowerCase();
-      const file = { sha256, size_bytes: args.size_bytes, filename: args.filename, chunk_size_bytes: policy.chunkSizeBytes };
+      // PostgreSQL text cannot hold NUL; the other characters stay so the import can say what it changed
+      const file = {
+        sha256,
+        size_bytes: args.size_bytes,
+        filename: args.filename.replaceAll('\u0000', ''),
+        chunk_size_bytes: policy.chunkSizeBytes,
+      };
       const open = await uploads.openOfFile(scope, file, now);
       if (open) {
         // Resume; metadata typed since the first attempt (e.g. alt text edited before Retry) wins.
