@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { backendEnv, demoFile, REPO_ROOT, wrapClient, type TestClient } from '../mcp/harness.ts';
 import { freePort, spawnCli, type Child } from '../mcp/processes.ts';
 import { sendChunk, sha256 } from '../mcp/upload-helpers.ts';
@@ -22,11 +23,14 @@ import { APPS_CLIENT_CAPABILITIES } from '../mcp/wire-size.ts';
 
 const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 
-/** `/healthz` of `base` within `ms`, or an error naming what did not answer. */
-async function waitHealthy(base: string, ms = 60_000): Promise<Record<string, unknown>> {
+/**
+ * `/healthz` of `base` within `ms`, or an error naming what did not answer. With `key` the answer names
+ * the process (`instance`), which /healthz tells only an authenticated caller.
+ */
+async function waitHealthy(base: string, key?: string, ms = 60_000): Promise<Record<string, unknown>> {
   const until = Date.now() + ms;
   for (;;) {
-    const body = await fetch(`${base}/healthz`).then(
+    const body = await fetch(`${base}/healthz`, key ? { headers: { Authorization: `Bearer ${key}` } } : {}).then(
       (r) => (r.ok ? (r.json() as Promise<Record<string, unknown>>) : null),
       () => null,
     );
@@ -88,8 +92,8 @@ describe('two server processes behind nginx on one database and blob store', () 
     tenant = JSON.parse(created.stdout) as Record<string, string>;
     children.a = spawnCli(['serve', '--http', '--port', String(ports.a)], { ...env, ATELIER_INSTANCE_ID: 'a' });
     children.b = spawnCli(['serve', '--http', '--port', String(ports.b)], { ...env, ATELIER_INSTANCE_ID: 'b' });
-    expect((await waitHealthy(`http://127.0.0.1:${ports.a}`)).instance).toBe('a');
-    expect((await waitHealthy(`http://127.0.0.1:${ports.b}`)).instance).toBe('b');
+    expect((await waitHealthy(`http://127.0.0.1:${ports.a}`, tenant.api_key)).instance).toBe('a');
+    expect((await waitHealthy(`http://127.0.0.1:${ports.b}`, tenant.api_key)).instance).toBe('b');
     nginx = startNginx(nginxDir, ports);
     await waitHealthy(proxy);
   }, 120_000);
@@ -125,7 +129,13 @@ describe('two server processes behind nginx on one database and blob store', () 
     const imported: string[] = [];
     for (const f of ['nature/silver_fir.jpg', 'nature/prairie_falcon.jpg', 'nature/wood_anemones.jpg', 'text/craft-beer.jpg']) {
       const r = await c.call('svc_asset_import', 'import', {
-        data: demoFile(`images/${f}`).toString('base64'),
+        // 1,200 px copies: an inline import must fit in one /mcp body (ATELIER_MAX_REQUEST_BYTES, 1 MiB)
+        data: (
+          await sharp(demoFile(`images/${f}`))
+            .resize({ width: 1200, withoutEnlargement: true })
+            .jpeg()
+            .toBuffer()
+        ).toString('base64'),
         mime_type: 'image/jpeg',
         filename: path.basename(f),
       });
