@@ -56,15 +56,7 @@ export function createRateLimits(store: RateLimitStore, s: RateLimitSettings): R
           points,
           duration: 60,
         })
-      : new RateLimiterPostgres({
-          storeClient: store.pool,
-          tableName: 'rate_limits',
-          // made by PostgreSQL migration 0016: four limiters creating it at once raced on pg_type
-          tableCreated: true,
-          keyPrefix,
-          points,
-          duration: 60,
-        });
+      : new RateLimiterPostgres({ storeClient: store.pool, tableName: 'rate_limits', keyPrefix, points, duration: 60 });
   const limiters = {
     read: { key: make('read_key', s.readPerKey), tenant: make('read_tenant', s.readPerTenant) },
     write: { key: make('write_key', s.writePerKey), tenant: make('write_tenant', s.writePerTenant) },
