@@ -43,7 +43,6 @@ import { createTestHooks } from './test-hooks.ts';
 import { warmSearch, type WarmReport } from './search-warmup.ts';
 import type { StagingStore } from './storage/staging.ts';
 import { createBlobGcSchedule, createBlobStore, createStaging } from './storage/configured.ts';
-import { createRateLimits, withRateLimits } from './tenancy/rate-limits.ts';
 
 export const VERSION = '0.1.0';
 
@@ -270,7 +269,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const pickerDeps = { library, pickers: stores.pickers, ttlMs: config.env.ATELIER_PICKER_TTL_MS };
   const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
   // Every router of the registry (a missing one fails tsc: RouterImpls is keyed by router name).
-  const unlimited: RouterImpls = {
+  const routers: RouterImpls = {
     [ROUTER.assetLibrary]: assetLibraryRouter(library, () => vectors),
     [ROUTER.assetSelect]: assetSelectRouter(pickerDeps, () => vectors),
     [ROUTER.drafts]: draftsRouter(library, generator),
@@ -283,16 +282,6 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     [ROUTER.assetPanel]: assetPanelRouter({ ...pickerDeps, facets: stores.facets }, () => vectors),
     [ROUTER.assetUploadApp]: assetUploadAppRouter(library, uploads),
   };
-  // per-key and per-tenant call limits by cost class, counted in the configured database
-  const routers = withRateLimits(
-    unlimited,
-    createRateLimits(stores.pg ? { kind: 'postgres', pool: stores.pg } : { kind: 'sqlite', db: stores.sqlite! }, {
-      readPerKey: config.env.ATELIER_RATE_READ_PER_KEY,
-      readPerTenant: config.env.ATELIER_RATE_READ_PER_TENANT,
-      writePerKey: config.env.ATELIER_RATE_WRITE_PER_KEY,
-      writePerTenant: config.env.ATELIER_RATE_WRITE_PER_TENANT,
-    }),
-  );
   // Background workers (enrichment runner, catalog backfill, upload sweeper, blob GC) start only with
   // `startWorkers` (serve/start): a one-shot CLI command opens the same core without claiming jobs.
   let workers: { close(): Promise<void> } | null = null;

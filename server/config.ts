@@ -77,14 +77,6 @@ export const EnvSchema = z.object({
   ATELIER_MAX_CONNECTIONS: int(1, 1_000_000)
     .default(1024)
     .describe('open HTTP connections at once; beyond this new connections are closed on arrival'),
-  ATELIER_RATE_READ_PER_KEY: int(1, 10_000_000)
-    .default(600)
-    .describe('read calls (search, view, select, chunks …) per API key per minute; more get the error rate_limited'),
-  ATELIER_RATE_READ_PER_TENANT: int(1, 10_000_000).default(1200).describe('read calls per tenant per minute (all its keys)'),
-  ATELIER_RATE_WRITE_PER_KEY: int(1, 10_000_000)
-    .default(60)
-    .describe('write calls (import, upload complete, generate/edit/composite) per API key per minute'),
-  ATELIER_RATE_WRITE_PER_TENANT: int(1, 10_000_000).default(120).describe('write calls per tenant per minute (all its keys)'),
   ATELIER_ALLOWED_HOSTS: z
     .string()
     .optional()
