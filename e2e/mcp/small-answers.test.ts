@@ -27,3 +27,43 @@ describe('suggestions are bounded by limit', () => {
     expect(suggested).toBeGreaterThan(0); // the bound was exercised, not vacuous
   });
 });
+
+describe('catalog answers in one form', () => {
+  let ts: TestServer;
+  let c: TestClient;
+  beforeAll(async () => {
+    ts = await startTestServer();
+    await importDemoCsvs(ts);
+    c = await ts.connect();
+  });
+  afterAll(() => ts.close());
+
+  it('an unknown collection handle is not_found with the near handles, an existing one filters', async () => {
+    const typo = await c.call('svc_catalog', 'list_products', { collection: 'aparel' });
+    expect(typo.error).toMatchObject({ code: 'not_found', field: 'args.collection', details: { near_handles: ['apparel'] } });
+    expect(typo.error!.message).toContain('apparel');
+    const far = await c.call('svc_catalog', 'list_products', { collection: 'xylophones', query: 'shirt' });
+    expect(far.error).toMatchObject({ code: 'not_found', field: 'args.collection' });
+    expect((far.error!.details as { near_handles: string[] }).near_handles.sort()).toEqual(['apparel', 'home-and-garden', 'jewelery']);
+    const ok = await c.call('svc_catalog', 'list_products', { collection: 'Apparel', limit: 2 });
+    expect(ok.error).toBeUndefined();
+    expect((ok.structured.items as unknown[]).length).toBe(2);
+    // an existing collection that matches nothing stays an empty page, not an error
+    const none = await c.call('svc_catalog', 'list_products', { collection: 'apparel', query: 'xylophone', search_mode: 'lexical' });
+    expect(none.error).toBeUndefined();
+    expect(none.structured.items).toEqual([]);
+  });
+
+  it('prices from a product CSV ("80") read as the Admin GraphQL gives them ("80.00")', async () => {
+    const list = await c.call('svc_catalog', 'list_products', { query: 'classic leather jacket', search_mode: 'lexical', limit: 1 });
+    const id = (list.structured.items as { product_id: string }[])[0]!.product_id;
+    const got = await c.call('svc_catalog', 'get_product', { product_ids: [id] });
+    const variants = (got.structured.products as { variants: { price: string; compare_at_price: string | null }[] }[])[0]!.variants;
+    expect(variants.length).toBeGreaterThan(0);
+    for (const v of variants) {
+      expect(v.price).toMatch(/^\d+\.\d{2,}$/);
+      if (v.compare_at_price !== null) expect(v.compare_at_price).toMatch(/^\d+\.\d{2,}$/);
+    }
+    expect(variants[0]!.price).toBe('80.00');
+  });
+});

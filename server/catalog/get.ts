@@ -1,5 +1,6 @@
 import type { GetProductArgs, GetProductResult, Product } from '../../shared/schemas/product.ts';
 import type { ProductRow, StoreScope } from '../db/ports/product-store.ts';
+import { canonicalPrice } from '../domain/catalog.ts';
 import type { CatalogDeps } from './deps.ts';
 
 /**
@@ -55,8 +56,8 @@ export async function hydrate(deps: CatalogDeps, rows: ProductRow[]): Promise<Pr
     variants: (variants.get(r.seq) ?? []).map((v) => ({
       id: v.gid,
       title: v.title,
-      price: v.price,
-      compare_at_price: v.compare_at_price,
+      price: canonicalPrice(v.price),
+      compare_at_price: v.compare_at_price === null ? null : canonicalPrice(v.compare_at_price),
       sku: v.sku,
       available: v.available === 1,
       image_url: v.image_url,

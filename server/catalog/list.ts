@@ -15,6 +15,7 @@ import { fuse } from '../domain/fusion.ts';
 import { Ranked, type Fused } from '../domain/hit-lists.ts';
 import { runLexical, type LexicalResult } from '../domain/lexical.ts';
 import { correctedQuery } from '../domain/lexical-words.ts';
+import { nearHandles } from '../domain/catalog.ts';
 import { ServiceError } from '../errors.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { rankedCacheOf } from '../domain/ranked-cache.ts';
@@ -72,6 +73,25 @@ export async function warmStore(deps: CatalogDeps, scope: StoreScope): Promise<b
 }
 
 /**
+ * An empty page under a `collection` filter: tell "no such handle" apart from "an empty collection".
+ * @throws ServiceError not_found (args.collection) naming the near handles (also in `details.near_handles`)
+ */
+async function assertCollection(deps: CatalogDeps, scope: StoreScope, collection: string): Promise<void> {
+  const handles = await deps.products.collectionHandles(scope);
+  const want = collection.toLowerCase();
+  if (handles.includes(want)) return;
+  const near = nearHandles(want, handles);
+  throw new ServiceError(
+    'not_found',
+    'args.collection',
+    handles.length === 0
+      ? `store ${scope.storeId} has no collections; omit collection`
+      : `no collection of store ${scope.storeId} has the handle "${collection}"; its handles include: ${near.join(', ')}`,
+    { details: { near_handles: near } },
+  );
+}
+
+/**
  * `list_products` (spec §4.8) under the honest results contract: `items` and `total` hold matches
  * only, each with a relevance in [0, 1] and how it matched; near non-matches come back apart as
  * `suggestions` when a query matches nothing or very little.
@@ -87,7 +107,8 @@ export async function warmStore(deps: CatalogDeps, scope: StoreScope): Promise<b
  * Whenever the embedder is missing, failing or still indexing the store, or the vector store cannot
  * search (PostgreSQL without pgvector), semantic and hybrid return lexical results with `degraded_from`
  * (rule 9).
- * @throws ServiceError invalid_argument (args.cursor) | not_found (args.related_to_product_id)
+ * @throws ServiceError invalid_argument (args.cursor) | not_found (args.related_to_product_id; args.collection when the
+ *   store has no collection with that handle and nothing matched)
  */
 export async function listProducts(
   deps: CatalogDeps,
@@ -268,6 +289,7 @@ export async function listProducts(
   };
   const hasMore = refs.length > limit || (!browse && offset + limit < total);
   const items = refs.slice(0, limit).flatMap(ref);
+  if (items.length === 0 && args.collection) await assertCollection(deps, scope, args.collection);
   return {
     items,
     total,

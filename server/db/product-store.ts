@@ -30,6 +30,7 @@ export function createSqliteProductStore(db: Database, q: ProductQueries = creat
     variantsOf: async (seqs) => q.variantsOf(seqs),
     imagesOf: async (seqs) => q.imagesOf(seqs),
     collectionsOf: async (seqs) => q.collectionsOf(seqs),
+    collectionHandles: async (scope) => q.collectionHandles(scope),
     changeHead: async () => q.changeHead(),
     searchSnapshot: async (scope) => q.searchSnapshot(scope),
     browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),

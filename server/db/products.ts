@@ -276,6 +276,11 @@ export function createProductQueries(db: Database, budget?: PartitionBudget) {
             .all(...seqs) as { product_seq: number; handle: string }[])
         : [],
 
+    collectionHandles: (scope: StoreScope): string[] =>
+      (db.prepare('SELECT handle FROM collections WHERE store_id = ? ORDER BY handle').all(scope.storeId) as { handle: string }[]).map(
+        (r) => r.handle,
+      ),
+
     /** Highest id of the search change log (migration 0046): results computed at the same head are still current. */
     changeHead: (): number => (changeHead.get() as { id: number }).id,
     /** Browse in a stable order: title (case-insensitive), then seq. */

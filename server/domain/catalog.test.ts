@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText, isDecimalString, productEmbeddingText, stableProductGid, stableVariantGid } from './catalog.ts';
+import { canonicalPrice, htmlToText, isDecimalString, productEmbeddingText, stableProductGid, stableVariantGid } from './catalog.ts';
 
 describe('catalog domain', () => {
   it('derives stable, well-formed GIDs from handles and option values', () => {
@@ -22,6 +22,19 @@ describe('catalog domain', () => {
   it('accepts only decimal strings as money', () => {
     for (const ok of ['19.99', '500', '0.5', '-1.00']) expect(isDecimalString(ok)).toBe(true);
     for (const bad of ['', '12,50', '1e3', '$5', '5.', '.5', 'NaN']) expect(isDecimalString(bad)).toBe(false);
+  });
+
+  it('spells money with at least two decimal places, as the Admin GraphQL Money scalar does', () => {
+    const cases: [string, string][] = [
+      ['80', '80.00'],
+      ['19.9', '19.90'],
+      ['19.99', '19.99'],
+      ['0.125', '0.125'],
+      ['007', '7.00'],
+      ['0', '0.00'],
+      ['-1', '-1.00'],
+    ];
+    for (const [raw, want] of cases) expect(canonicalPrice(raw)).toBe(want);
   });
 
   it('builds the embedding text without the placeholder variant title', () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ProductStatus } from '../../shared/schemas/product.ts';
+import { boundedOsa } from './typo.ts';
 
 /**
  * A product as every catalog source (Admin GraphQL sync, Shopify CSV, products.json) hands it to the
@@ -91,7 +92,43 @@ export function productEmbeddingText(p: {
     .slice(0, 2000);
 }
 
+/**
+ * The handles to offer when a filter names a collection the store does not have: those within two edits
+ * (optimal string alignment, domain/typo.ts) or sharing a word with it, nearest first, then by handle;
+ * when none is near, the store's first handles, so the caller always sees real ones.
+ * @param handles the store's handles, lower-cased
+ * @returns at most `max` handles
+ */
+export function nearHandles(handle: string, handles: readonly string[], max = 5): string[] {
+  const want = handle.toLowerCase();
+  const words = new Set(want.split(/[-_\s]+/).filter((w) => w.length >= 3));
+  const scored = handles
+    .map((h) => {
+      const d = boundedOsa(want, h, 2);
+      const shared = h.split(/[-_\s]+/).some((w) => words.has(w));
+      return { h, score: d <= 2 ? d : shared ? 3 : Infinity };
+    })
+    .filter((x) => x.score !== Infinity)
+    .sort((x, y) => x.score - y.score || (x.h < y.h ? -1 : 1));
+  return (scored.length > 0 ? scored.map((x) => x.h) : [...handles]).slice(0, max);
+}
+
 /** Is `s` a decimal string as Shopify writes money amounts ("19.99", "500", "0.5")? */
 export function isDecimalString(s: string): boolean {
   return /^-?\d+(\.\d+)?$/.test(s);
+}
+
+/**
+ * One spelling of a money amount whichever way the catalog was synced: at least two decimal places, as
+ * Shopify's Admin GraphQL `Money` scalar gives them ("80" from a product CSV → "80.00", "19.9" → "19.90");
+ * more places are kept ("0.125" stays). Leading zeros of the integer part are dropped ("007" → "7.00").
+ * @param s a decimal string (`isDecimalString`); anything else is returned unchanged
+ * Money scalar: https://shopify.dev/docs/api/admin-graphql/latest/scalars/Money
+ */
+export function canonicalPrice(s: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(s);
+  if (!m) return s;
+  const int = m[2]!.replace(/^0+(?=\d)/, '');
+  const frac = (m[3] ?? '').padEnd(2, '0');
+  return `${m[1]}${int}.${frac}`;
 }

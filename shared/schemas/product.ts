@@ -29,7 +29,13 @@ export const ListProductsArgsSchema = z
       .describe('words or a description; omit to browse by title'),
     search_mode: ProductSearchModeSchema.default('hybrid'),
     related_to_product_id: ProductGidSchema.optional().describe('products like this one (not with query)'),
-    collection: z.string().trim().min(1, 'must not be empty').max(255).optional().describe('collection handle'),
+    collection: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(255)
+      .optional()
+      .describe('collection handle; a handle the store does not have answers not_found with near handles'),
     product_type: z.string().trim().min(1, 'must not be empty').max(255).optional(),
     status: z.array(ProductStatusSchema).min(1, 'must hold at least one status').max(3).default(['ACTIVE']),
     limit: z.number().int('must be an integer').min(1, 'must be 1–50').max(50, 'must be 1–50').default(20),
@@ -126,8 +132,8 @@ export const SelectedOptionSchema = z.object({ name: z.string(), value: z.string
 export const VariantSchema = z.object({
   id: VariantGidSchema,
   title: z.string(),
-  price: z.string().describe('decimal string exactly as the platform gives it, e.g. "19.99"'),
-  compare_at_price: z.string().nullable().describe('decimal string or null'),
+  price: z.string().describe('decimal string with at least two decimal places, e.g. "19.99", "80.00"'),
+  compare_at_price: z.string().nullable().describe('decimal string like price, or null'),
   sku: z.string(),
   available: z.boolean(),
   image_url: z.string().nullable(),

@@ -146,6 +146,7 @@ export function productStoreContract(name: string, f: CatalogStoresFixture): voi
       expect(await s.refsBySeqs(a, [seq!])).toEqual(new Map([[seq, { gid: 'gid://shopify/Product/1', handle: 'Red-Shoe' }]]));
       expect(await s.gidsOfStore(a)).toEqual(['gid://shopify/Product/1']);
       expect(await s.variantsOf([])).toEqual([]);
+      expect(await s.collectionHandles(a)).toEqual(['shoes', 'summer']);
     });
 
     it('updates by GID in place (same seq), replacing variants and images; sync replaces memberships, file imports add', async () => {

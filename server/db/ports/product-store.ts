@@ -76,6 +76,8 @@ export interface ProductStore {
   imagesOf(seqs: number[]): Promise<ImageRow[]>;
   /** Collection memberships (lower-cased handles) of products, by handle. */
   collectionsOf(seqs: number[]): Promise<{ product_seq: number; handle: string }[]>;
+  /** Every collection handle of the store (lower-cased, sorted), members or not. */
+  collectionHandles(scope: StoreScope): Promise<string[]>;
   /** Highest id of the search change log: grows with every write to products, their vectors and memberships. */
   changeHead(): Promise<number>;
   /** `maxSeq` and `changeHead` in one read: what a new result set starts from. */

@@ -279,6 +279,13 @@ export function createPgProductStore(pool: PgPool): ProductStore {
         )
       ).rows;
     },
+    async collectionHandles(scope) {
+      return (
+        await pool.query<{ handle: string }>('SELECT handle FROM collections WHERE store_id = $1 ORDER BY handle COLLATE "C"', [
+          scope.storeId,
+        ])
+      ).rows.map((r) => r.handle);
+    },
     async changeHead() {
       return (await pool.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM search_changes')).rows[0]!.id;
     },
