@@ -67,3 +67,25 @@ describe('catalog answers in one form', () => {
     expect(variants[0]!.price).toBe('80.00');
   });
 });
+
+describe('concept expansion stays in the sense a reader means', () => {
+  let ts: TestServer;
+  let c: TestClient;
+  beforeAll(async () => {
+    ts = await startTestServer();
+    await importDemoCsvs(ts);
+    c = await ts.connect();
+  });
+  afterAll(() => ts.close());
+
+  it('"raspberry swatch" does not search for "bird" (a rare sense of raspberry)', async () => {
+    const r = await c.call('svc_catalog', 'list_products', { query: 'raspberry swatch', search_mode: 'lexical' });
+    expect(r.error).toBeUndefined();
+    const expanded = (r.structured.expanded_terms as string[]).map((t) => t.toLowerCase());
+    expect(expanded.join(' ')).not.toMatch(/\bbird\b/);
+    expect(r.text).not.toMatch(/\bbird\b/i);
+    // a general word still reaches the specific things under it
+    const g = await c.call('svc_catalog', 'list_products', { query: 'jewelry', search_mode: 'lexical' });
+    expect((g.structured.items as unknown[]).length).toBeGreaterThan(0);
+  });
+});

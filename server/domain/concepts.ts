@@ -90,14 +90,18 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
   const senses = chooseSenses(t.senses(lemma));
   const seen = new Set<string>([word.toLowerCase(), lemma]);
   const out: ConceptWord[] = [];
+  /** whether `synset` is one of the senses a reader would take `lemma` in */
+  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && chooseSenses(t.senses(lemma)).includes(synset);
   const add = (text: string, relation: ConceptRelation): void => {
     if (seen.has(text)) return;
     seen.add(text);
     out.push({ text, relation });
   };
-  /** whether `synset` is one of the senses a reader would take `lemma` in */
-  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && chooseSenses(t.senses(lemma)).includes(synset);
-  for (const s of senses) for (const l of t.lemmasOf(s)) add(l, 'synonym');
+  // The first sense's other lemmas are synonyms as they stand; a later (rarer) sense's only when that
+  // sense is also one the lemma is mostly read in: "raspberry" in its Bronx-cheer sense lists "bird".
+  senses.forEach((s, i) => {
+    for (const l of t.lemmasOf(s)) if (i === 0 || dominant(l, s)) add(l, 'synonym');
+  });
   // Breadth-first over hyponyms (instances included): "animal" reaches "falcon" several levels down.
   const visited = new Set<number>(senses);
   let frontier = senses.flatMap((s) => t.hyponymsOf(s));
