@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDemoCsvs } from '../fixtures/catalog.ts';
+import { smallHeic } from './fixtures.ts';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /** Issue 34 item 5: small answers that were wrong. */
@@ -87,5 +88,42 @@ describe('concept expansion stays in the sense a reader means', () => {
     // a general word still reaches the specific things under it
     const g = await c.call('svc_catalog', 'list_products', { query: 'jewelry', search_mode: 'lexical' });
     expect((g.structured.items as unknown[]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('pixel-identical imports', () => {
+  let ts: TestServer;
+  let c: TestClient;
+  beforeAll(async () => {
+    ts = await startTestServer();
+    c = await ts.connect();
+  });
+  afterAll(() => ts.close());
+
+  it('a HEIC re-exported with other metadata is the same asset, not a second one sharing its file', async () => {
+    const heic = smallHeic();
+    // a top-level ISO-BMFF `free` box (ISO/IEC 14496-12 §8.1.2) after the file: other bytes, the same pixels
+    const note = Buffer.from('re-exported by another app');
+    const free = Buffer.concat([Buffer.alloc(4), Buffer.from('free'), note]);
+    free.writeUInt32BE(free.length, 0);
+    const reexported = Buffer.concat([heic, free]);
+    const first = await c.call('svc_asset_import', 'import', {
+      data: heic.toString('base64'),
+      mime_type: 'image/heic',
+      filename: 'a.heic',
+    });
+    expect(first.error).toBeUndefined();
+    expect(first.structured.deduplicated).toBe(false);
+    const second = await c.call('svc_asset_import', 'import', {
+      data: reexported.toString('base64'),
+      mime_type: 'image/heic',
+      filename: 'b.heic',
+    });
+    expect(second.error).toBeUndefined();
+    expect(second.structured).toMatchObject({ asset_id: first.structured.asset_id, deduplicated: true, url: first.structured.url });
+    expect(second.structured.not_applied).toEqual(['filename']);
+    const all = await c.call('svc_asset_library', 'search', { theme_id: ts.tenant.theme_id });
+    expect(all.error).toBeUndefined();
+    expect((all.structured.assets as unknown[]).length).toBe(1);
   });
 });

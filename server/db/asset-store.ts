@@ -28,6 +28,7 @@ export function createSqliteAssetStore(db: Database, budget: PartitionBudget = n
     byId: async (scope, id) => q.byId(scope, id),
     bySeq: async (seq) => q.bySeq(seq),
     bySourceSha: async (scope, sha) => q.bySourceSha(scope, sha),
+    byStoredSha: async (scope, sha) => q.byStoredSha(scope, sha),
     byName: async (scope, name) => q.byName(scope, name),
     renditions: async (seq) => q.renditions(seq),
     ownsBlob: async (scope, sha) => q.ownsBlob(scope, sha),

@@ -183,6 +183,8 @@ export function createAssetQueries(db: Database) {
     byId: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
     bySeq: db.prepare('SELECT * FROM assets WHERE seq = ?'),
     bySource: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND source_sha256 = ?'),
+    // assets_sha256 (migration 0004), then the scope
+    byStored: db.prepare('SELECT * FROM assets WHERE sha256 = ? AND tenant_id = ? AND workspace_id = ? ORDER BY seq LIMIT 1'),
     renditions: db.prepare('SELECT * FROM asset_renditions WHERE asset_seq = ? ORDER BY role, width'),
     // one probe of assets_scope_seq (migration 0045)
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = ? AND workspace_id = ?'),
@@ -241,6 +243,7 @@ export function createAssetQueries(db: Database) {
     /** Internal lookup by row id for background jobs that already hold a verified seq. */
     bySeq: (seq: number) => s.bySeq.get(seq) as AssetRow | undefined,
     bySourceSha: (scope: Scope, sha: string) => s.bySource.get(scope.tenantId, scope.workspaceId, sha) as AssetRow | undefined,
+    byStoredSha: (scope: Scope, sha: string) => s.byStored.get(sha, scope.tenantId, scope.workspaceId) as AssetRow | undefined,
     byName: (scope: Scope, name: string) => s.byName.all(scope.tenantId, scope.workspaceId, name) as AssetRow[],
     renditions: (seq: number) => s.renditions.all(seq) as RenditionRow[],
     /** True when a blob (original or rendition) belongs to an asset of the workspace (CDN URL → asset scoping). */

@@ -66,7 +66,8 @@ async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata)
  * Store bytes as a library asset: sniff and validate, convert HEIC/HEIF to PNG, derive renditions from
  * one decode on the image pool (server/library/media.ts `prepareImage`), write blobs, insert the row
  * (FTS kept by triggers) and notify enrichment. Identical bytes already in the workspace return the
- * existing asset with `deduplicated: true` (also under concurrent imports).
+ * existing asset with `deduplicated: true` (also under concurrent imports), and so do bytes whose stored
+ * file (after conversion) is identical to an existing asset's (two concurrent such imports may both be kept).
  * @throws ServiceError invalid_argument | conversion_failed | busy (with `admission: 'admit'`; nothing is stored on error)
  */
 export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreInput): Promise<{ asset: ImportedAsset; row: AssetRow }> {
@@ -95,6 +96,10 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   }
   input.onProgress?.(`decoded and derived ${prepared.renditions.length} renditions; storing`);
   const { original, renditions } = prepared;
+  // Different source bytes can convert to the same stored file (a HEIC re-exported with other metadata
+  // decodes to the same pixels, so to the same PNG): that is the same image, answered as a duplicate.
+  const sameFile = await assets.byStoredSha(scope, sha256Hex(original.bytes));
+  if (sameFile) return { asset: await duplicateOf(deps, sameFile, input.user), row: sameFile };
   const stored = await blobs.put(original.bytes);
   // Every blob the row names is checked again once the row has committed (restoreCollected).
   const written: Buffer[] = [original.bytes];

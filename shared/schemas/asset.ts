@@ -335,7 +335,11 @@ export const ImportedAssetSchema = z.object({
   size_bytes: z.number().int(),
   tags: z.array(z.string()),
   purpose: z.string().nullable(),
-  deduplicated: z.boolean().describe('true when identical bytes were already in the workspace and that asset is returned'),
+  deduplicated: z
+    .boolean()
+    .describe(
+      'true when identical bytes (or bytes converting to an identical stored file) were already in the workspace and that asset is returned',
+    ),
   converted_from: z.string().nullable().describe('source format when the input was converted (e.g. heic → png)'),
   not_applied: z
     .array(z.enum(['filename', 'alt_text', 'tags', 'purpose']))

@@ -94,6 +94,7 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.byId(scope, a.id.toUpperCase())).toStrictEqual(rowOf(a, seq));
       expect(await store.bySeq(seq)).toStrictEqual(rowOf(a, seq));
       expect(await store.bySourceSha(scope, a.source_sha256)).toStrictEqual(rowOf(a, seq));
+      expect(await store.byStoredSha(scope, a.sha256)).toStrictEqual(rowOf(a, seq));
       expect(await store.byName(scope, a.name)).toStrictEqual([rowOf(a, seq)]);
       expect(await store.bySeqs(scope, [seq])).toStrictEqual([rowOf(a, seq)]);
       const [webpL, thumb, webpS, fallback] = a.renditions.map((r) => ({ asset_seq: seq, ...r }));
@@ -101,6 +102,7 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       for (const s of [otherWorkspace, otherTenant]) {
         expect(await store.byId(s, a.id)).toBeUndefined();
         expect(await store.bySourceSha(s, a.source_sha256)).toBeUndefined();
+        expect(await store.byStoredSha(s, a.sha256)).toBeUndefined();
         expect(await store.byName(s, a.name)).toEqual([]);
         expect(await store.bySeqs(s, [seq])).toEqual([]);
         expect(await store.maxSeq(s)).toBe(0);

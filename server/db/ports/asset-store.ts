@@ -53,6 +53,8 @@ export interface AssetStore {
   bySeq(seq: number): Promise<AssetRow | undefined>;
   /** The asset of the scope whose received bytes had this sha256 (dedupe key). */
   bySourceSha(scope: Scope, sha: string): Promise<AssetRow | undefined>;
+  /** The oldest asset of the scope whose stored file (`sha256`, after any conversion) has this sha256. */
+  byStoredSha(scope: Scope, sha: string): Promise<AssetRow | undefined>;
   /** Assets of the scope with this file name, newest seq first. */
   byName(scope: Scope, name: string): Promise<AssetRow[]>;
   /** Renditions of an asset, ordered by role, width. */

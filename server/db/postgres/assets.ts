@@ -125,6 +125,12 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
         scope.workspaceId,
         sha,
       ]),
+    byStoredSha: (scope, sha) =>
+      one(`SELECT ${COLUMNS} FROM assets WHERE sha256 = $1 AND tenant_id = $2 AND workspace_id = $3 ORDER BY seq LIMIT 1`, [
+        sha,
+        scope.tenantId,
+        scope.workspaceId,
+      ]),
     byName: (scope, name) =>
       assetRows(pool, `SELECT ${COLUMNS} FROM assets WHERE tenant_id = $1 AND workspace_id = $2 AND name = $3 ORDER BY seq DESC`, [
         scope.tenantId,
