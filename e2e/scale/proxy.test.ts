@@ -6,6 +6,8 @@
  * imports, pages a search, opens a picker and starts an upload through the proxy; the process holding its
  * session is killed with SIGKILL; the client reconnects through the same proxy address and continues:
  * nothing committed is lost, the cursor gives the next page, the picker confirms, the upload completes.
+ * A 2026-07-28 client (no session, issue 31 item 3) is answered by both processes in turn (nginx logs the
+ * upstream of each request) and carries on without reconnecting after SIGKILL of one process.
  * Needs nginx (`apt-get install -y nginx-light`); .ci/run installs it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -56,7 +58,9 @@ function startNginx(dir: string, ports: { proxy: number; a: number; b: number })
   fs.writeFileSync(
     path.join(dir, 'nginx.conf'),
     `daemon off;\nworker_processes 1;\npid ${path.join(dir, 'nginx.pid')};\nerror_log ${path.join(dir, 'error.log')} warn;\n` +
-      `events { worker_connections 256; }\nhttp {\n  access_log ${path.join(dir, 'access.log')};\n  ${temps}\n  include ${path.join(dir, 'atelier.conf')};\n}\n`,
+      // which process answered each request, for the round-robin check
+      `events { worker_connections 256; }\nhttp {\n  log_format upstream '$upstream_addr $status $request_method $request_uri';\n` +
+      `  access_log ${path.join(dir, 'access.log')} upstream;\n  ${temps}\n  include ${path.join(dir, 'atelier.conf')};\n}\n`,
   );
   if (!fs.existsSync(NGINX)) throw new Error(`nginx not found at ${NGINX}: apt-get install -y nginx-light (or set NGINX_PATH)`);
   return spawn(NGINX, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', path.join(dir, 'nginx.conf')], { stdio: 'inherit' });
@@ -67,6 +71,8 @@ describe('two server processes behind nginx on one database and blob store', () 
   const dataDir = path.join(dir, 'data');
   const nginxDir = path.join(dir, 'nginx');
   const children: Record<'a' | 'b', Child | null> = { a: null, b: null };
+  let ports: { proxy: number; a: number; b: number };
+  let env: Record<string, string>;
   let nginx: ChildProcess | null = null;
   let proxy = '';
   let tenant: Record<string, string>;
@@ -77,9 +83,9 @@ describe('two server processes behind nginx on one database and blob store', () 
     fs.chmodSync(dir, 0o711);
     fs.mkdirSync(nginxDir, { mode: 0o777 });
     fs.chmodSync(nginxDir, 0o777);
-    const ports = { proxy: await freePort(), a: await freePort(), b: await freePort() };
+    ports = { proxy: await freePort(), a: await freePort(), b: await freePort() };
     proxy = `http://127.0.0.1:${ports.proxy}`;
-    const env = {
+    env = {
       ATELIER_DATA_DIR: dataDir,
       ATELIER_CDN_URL: proxy,
       ATELIER_ENRICHMENT: '0',
@@ -90,10 +96,7 @@ describe('two server processes behind nginx on one database and blob store', () 
     const created = await spawnCli(['tenant', 'create', '--name', 'Proxy', '--json'], env).exited;
     if (created.code !== 0) throw new Error(`tenant create failed: ${created.stderr}`);
     tenant = JSON.parse(created.stdout) as Record<string, string>;
-    children.a = spawnCli(['serve', '--http', '--port', String(ports.a)], { ...env, ATELIER_INSTANCE_ID: 'a' });
-    children.b = spawnCli(['serve', '--http', '--port', String(ports.b)], { ...env, ATELIER_INSTANCE_ID: 'b' });
-    expect((await waitHealthy(`http://127.0.0.1:${ports.a}`, tenant.api_key)).instance).toBe('a');
-    expect((await waitHealthy(`http://127.0.0.1:${ports.b}`, tenant.api_key)).instance).toBe('b');
+    await Promise.all([start('a'), start('b')]);
     nginx = startNginx(nginxDir, ports);
     await waitHealthy(proxy);
   }, 120_000);
@@ -105,6 +108,25 @@ describe('two server processes behind nginx on one database and blob store', () 
     await Promise.all(Object.values(children).flatMap((c) => (c ? [c.exited] : [])));
     if (!process.env.KEEP_PROXY_DIR) fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  /** Start process `instance` (again) on its port and wait until it answers as itself. */
+  async function start(instance: 'a' | 'b'): Promise<void> {
+    children[instance] = spawnCli(['serve', '--http', '--port', String(ports[instance])], { ...env, ATELIER_INSTANCE_ID: instance });
+    expect((await waitHealthy(`http://127.0.0.1:${ports[instance]}`, tenant.api_key)).instance).toBe(instance);
+  }
+
+  /** The upstream port of every /mcp request nginx logged so far. */
+  const mcpUpstreams = (): number[] =>
+    fs
+      .readFileSync(path.join(nginxDir, 'access.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(' /mcp'))
+      .flatMap((l) =>
+        l
+          .split(' ')[0]!
+          .split(', ')
+          .map((a) => Number(a.split(':').pop())),
+      );
 
   /** An MCP Apps client connected through the proxy; returns it with the instance holding its session. */
   async function connect(): Promise<{ c: TestClient; instance: 'a' | 'b' }> {
@@ -194,5 +216,72 @@ describe('two server processes behind nginx on one database and blob store', () 
     expect(done.error).toBeUndefined();
     const after = await d.call('svc_asset_library', 'search', theme);
     expect(after.structured.total).toBe(5);
+  }, 180_000);
+
+  it('a 2026-07-28 client without a session is answered by both processes in turn and survives SIGKILL of one mid-select and mid-upload', async () => {
+    for (const i of ['a', 'b'] as const) if (!children[i]) await start(i);
+    const client = new Client(
+      { name: 'proxy-modern', version: '0' },
+      { capabilities: APPS_CLIENT_CAPABILITIES, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${proxy}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${tenant.api_key}` } },
+      }),
+    );
+    const c = wrapClient(client);
+    clients.push(c);
+    const theme = { theme_id: tenant.theme_id };
+    const logged = mcpUpstreams().length;
+    // nginx keeps a process it saw die out of the pool for fail_timeout (10 s): ask until both have answered
+    const until = Date.now() + 30_000;
+    let page1 = await c.call('svc_asset_library', 'search', { ...theme, limit: 2 });
+    while (new Set(mcpUpstreams().slice(logged)).size < 2 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 500));
+      page1 = await c.call('svc_asset_library', 'search', { ...theme, limit: 2 });
+    }
+    expect(page1.error).toBeUndefined();
+    expect(new Set(mcpUpstreams().slice(logged))).toEqual(new Set([ports.a, ports.b]));
+    expect(page1.structured).toMatchObject({ has_more: true });
+    const total = page1.structured.total as number;
+
+    const picker = await c.call('svc_asset_select', 'select', { ...theme, limit: 2 });
+    expect(picker.structured).toMatchObject({ status: 'awaiting_user', delivery: 'panel' });
+    const bytes = demoFile('images/nature/prairie_falcon.jpg');
+    const begun = await c.call('svc_asset_upload_app', 'begin', {
+      filename: 'falcon-full.jpg',
+      size_bytes: bytes.length,
+      sha256: sha256(bytes),
+    });
+    expect(begun.error).toBeUndefined();
+    const uploadId = begun.structured.upload_id as string;
+    const chunk = begun.structured.chunk_size_bytes as number;
+    const chunks = Math.ceil(bytes.length / chunk);
+    expect(chunks).toBeGreaterThan(2);
+    // two chunks before the kill, the rest after it
+    for (const i of [0, 1]) expect((await sendChunk(c, uploadId, bytes, chunk, i)).error).toBeUndefined();
+
+    children.a!.proc.kill('SIGKILL');
+    expect((await children.a!.exited).signal).toBe('SIGKILL');
+    children.a = null;
+
+    // the same client, no reconnect: every later request is answered by b from the shared database
+    const page2 = await c.call('svc_asset_library', 'search', { ...theme, limit: 2, cursor: page1.structured.next_cursor });
+    expect(page2.error).toBeUndefined();
+    const seen = [...(page1.structured.assets as { id: string }[]), ...(page2.structured.assets as { id: string }[])].map((a) => a.id);
+    expect(new Set(seen).size).toBe(Math.min(4, total));
+    const submitted = await c.call('svc_asset_panel', 'submit_selection', {
+      picker_id: picker.structured.picker_id,
+      asset_ids: [seen[1], seen[0]],
+    });
+    expect(submitted.error).toBeUndefined();
+    const state = await c.call('svc_asset_select', 'get_selection', { picker_id: picker.structured.picker_id });
+    expect(state.structured).toMatchObject({ status: 'confirmed' });
+    expect((state.structured.selection as { id: string }[]).map((a) => a.id)).toEqual([seen[1], seen[0]]);
+    for (let i = 2; i < chunks; i++) expect((await sendChunk(c, uploadId, bytes, chunk, i)).error).toBeUndefined();
+    const done = await c.call('svc_asset_upload_app', 'complete', { upload_id: uploadId });
+    expect(done.error).toBeUndefined();
+    const after = await c.call('svc_asset_library', 'search', theme);
+    expect(after.structured.total).toBe(total + 1);
   }, 180_000);
 });
