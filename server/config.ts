@@ -110,6 +110,11 @@ export const EnvSchema = z.object({
     .describe(
       'CPU priority (nice value, 0–19) of the threads that decode and resize images on Linux; higher yields the CPU to the thread answering requests, so search and view stay fast while imports run; 0 = the same priority',
     ),
+  ATELIER_SVG_RENDER_TIMEOUT_MS: int(100, 600_000)
+    .default(10_000)
+    .describe(
+      'longest an SVG may take to render at import, ms; a slower document (filters such as feTurbulence cost work per pixel) is stopped and refused',
+    ),
   ATELIER_IMPORT_MAX_ACTIVE: int(1, 10_000)
     .default(8)
     .describe(

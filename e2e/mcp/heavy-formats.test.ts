@@ -52,3 +52,56 @@ describe('pixel limits of SVG and GIF', () => {
     expect(r.error).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('× 3 frames') });
   });
 });
+
+/** Issue 36 finding 4: one caller's slow SVG documents stop at a time limit and hold up no one else's photos. */
+describe('SVG render time limit', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({
+      env: { ATELIER_ENRICHMENT: '0', ATELIER_SVG_RENDER_TIMEOUT_MS: '1500', ATELIER_IMPORT_MAX_ACTIVE: '4' },
+    });
+  });
+  afterAll(async () => srv.close());
+
+  // 278 bytes of feTurbulence over a 4096 × 4096 canvas (within the SVG pixel limit): minutes of librsvg work
+  const bomb = Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="4096" height="4096"><filter id="f"><feTurbulence baseFrequency="0.9" numOctaves="10"/></filter><rect width="100%" height="100%" filter="url(#f)"/></svg>',
+  );
+
+  it('stops a slow SVG, refuses SVGs beyond its share, and imports another tenant photo meanwhile', async () => {
+    const noisy = await srv.connect();
+    const { createTenant } = await import('../../server/tenancy/admin.ts');
+    const other = await createTenant(srv.app.library.tenancy, 'Quiet tenant');
+    const quiet = await srv.connect(other.api_key);
+    const started = Date.now();
+    const bombs = Array.from({ length: 4 }, (_, i) =>
+      noisy.call('svc_asset_import', 'import', { data: bomb.toString('base64'), mime_type: 'image/svg+xml', filename: `b${i}.svg` }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const photo = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
+    const q = await quiet.call('svc_asset_import', 'import', { data: photo.toString('base64'), mime_type: 'image/png', filename: 'p.png' });
+    expect(q.error).toBeUndefined();
+    expect(q.structured.deduplicated).toBe(false);
+    const answers = await Promise.all(bombs);
+    const codes = answers.map((a) => a.error?.code).sort();
+    // half the 4 import slots at most for SVG: one renders, one waits, the others are told to retry
+    expect(codes).toEqual(['busy', 'busy', 'invalid_argument', 'invalid_argument']);
+    for (const a of answers.filter((x) => x.error?.code === 'invalid_argument'))
+      expect(a.error).toMatchObject({ field: 'args.data', message: expect.stringContaining('longer than 1500 ms') });
+    expect(Date.now() - started).toBeLessThan(60_000);
+    // nothing was stored for the refused documents, and the renderer still works for a normal SVG
+    const ok = await noisy.call('svc_asset_import', 'import', {
+      data: Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="600"><circle cx="450" cy="300" r="200" fill="#c33"/></svg>',
+      ).toString('base64'),
+      mime_type: 'image/svg+xml',
+      filename: 'ok.svg',
+    });
+    expect(ok.error).toBeUndefined();
+    expect(ok.structured).toMatchObject({ format: 'svg', width: 900, height: 600 });
+    const view = await noisy.call('svc_assets', 'view', { asset_id: ok.structured.asset_id });
+    expect(view.content.some((c) => c.type === 'image')).toBe(true);
+  }, 90_000);
+});

@@ -255,6 +255,16 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
   }
 
   /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
+  /**
+   * The bytes an asset's pixels are analysed from: the stored file, except for SVG, whose widest raster
+   * rendition is read instead (rendered once at import under a time limit; the document itself could
+   * cost minutes of rendering again).
+   */
+  const pixelsOf = async (row: AssetRow): Promise<Buffer> => {
+    if (row.kind !== 'svg') return d.blobs.get(row.sha256);
+    const widest = (await assets.renditions(row.seq)).sort((a, b) => b.width * b.height - a.width * a.height)[0];
+    return d.blobs.get(widest?.sha256 ?? row.sha256);
+  };
   const sameAsset = async (row: AssetRow): Promise<boolean> => (await assets.bySeq(row.seq))?.id === row.id;
 
   const analyze = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
@@ -262,7 +272,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (!row) return 'skipped';
     if (row.kind === 'video') return 'skipped';
     if (row.enrichment_status === 'pending') await enrichment.setAssetStatus(row.seq, 'running');
-    const bytes = await d.blobs.get(row.sha256);
+    const bytes = await pixelsOf(row);
     signal.throwIfAborted();
     const userAlt = jsonList(row.user_fields).includes('alt_text');
     const a = await analyzeImage(
@@ -300,7 +310,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const model = d.imageModel?.state().model;
     const row = await assets.bySeq(job.asset_seq);
     if (!row || row.kind === 'video' || !space || !model) return 'skipped';
-    const v = await embedImageBytes(model, await d.blobs.get(row.sha256), d.images ?? { run: (op) => op() });
+    const v = await embedImageBytes(model, await pixelsOf(row), d.images ?? { run: (op) => op() });
     signal.throwIfAborted();
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
     await store(space, row, v);
@@ -428,7 +438,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
           const row = await assets.bySeq(seq);
           if (!row || row.kind === 'video') return null;
           const a = await analyzeImage(
-            await d.blobs.get(row.sha256),
+            await pixelsOf(row),
             { name: row.name, prompt: null, kind: row.kind },
             null,
             undefined,

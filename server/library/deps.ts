@@ -54,5 +54,10 @@ export interface LibraryDeps {
 
 /** The image pool bound to one priority, as the media functions take it. */
 export function imageWork(pool: ImagePool, priority: (typeof IMAGE_PRIORITY)[keyof typeof IMAGE_PRIORITY]): ImageWork {
-  return { run: (op) => pool.run(op, priority), decodeHeic: (bytes) => pool.decodeHeic(bytes, priority), nice: pool.nice };
+  return {
+    run: (op) => pool.run(op, priority),
+    decodeHeic: (bytes) => pool.decodeHeic(bytes, priority),
+    renderSvg: (svg, canvasWidth, targetWidth, maxPixels) => pool.renderSvg(svg, canvasWidth, targetWidth, maxPixels),
+    nice: pool.nice,
+  };
 }

@@ -46,14 +46,20 @@ async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: stri
  */
 export async function resolveImage(deps: LibraryDeps, scope: Scope, url: string, field: string): Promise<InputImage> {
   const raw = await bytesOf(deps, scope, url, field);
-  const orig = await normaliseOriginal(
+  const work = imageWork(deps.images, IMAGE_PRIORITY.import);
+  const { original: orig, svgPixels } = await normaliseOriginal(
     raw,
     field,
     { maxInputPixels: deps.policy.maxInputPixels, allowVideo: false },
-    imageWork(deps.images, IMAGE_PRIORITY.import),
+    work,
   );
-  if (orig.kind === 'svg') {
-    const png = await sharp(orig.bytes).png().toBuffer({ resolveWithObject: true });
+  if (svgPixels) {
+    const px = svgPixels;
+    const png = await work.run(() =>
+      sharp(px.data, { raw: { width: px.width, height: px.height, channels: 4 } })
+        .png()
+        .toBuffer({ resolveWithObject: true }),
+    );
     return { bytes: png.data, mime: 'image/png', width: png.info.width, height: png.info.height };
   }
   return { bytes: orig.bytes, mime: orig.mime, width: orig.width ?? 0, height: orig.height ?? 0 };

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import sharp from 'sharp';
 import { busyError } from '../errors.ts';
 import { createHeicWorker, type RgbaImage } from './heic-worker.ts';
+import { createSvgRenderer } from './svg-render.ts';
 import { createThreadPriority } from './thread-priority.ts';
 
 /**
@@ -21,6 +22,8 @@ export interface ImagePoolOptions {
    * so they yield the CPU to the thread serving requests; 0 or absent = the process's own priority
    */
   nice?: number;
+  /** longest an SVG may take to render before its process is killed and the import refused, ms (default 10 s) */
+  svgRenderTimeoutMs?: number;
 }
 
 /** An admitted import; `release` once it has finished (stored or failed). Idempotent. */
@@ -55,6 +58,12 @@ export interface ImagePool {
    */
   decodeHeic(bytes: Buffer, priority: number): Promise<RgbaImage>;
   /**
+   * Rasterise an SVG at about `targetWidth` px in a child process (svg-render.ts), outside the pool's
+   * lanes, so a slow document holds up only other SVG renders, never photos.
+   * @throws SvgRenderError timeout | busy | render
+   */
+  renderSvg(svg: Buffer, canvasWidth: number, targetWidth: number, maxPixels: number): Promise<RgbaImage>;
+  /**
    * Admit one import before any of its work starts (before a download, before staged bytes are
    * touched), so a refusal changes nothing.
    * @throws ServiceError busy with `details.retry_after_ms` (ms until a slot is likely free) and `details.active_imports`
@@ -63,7 +72,7 @@ export interface ImagePool {
   stats(): ImagePoolStats;
   /** nice value (0–19) the pool's image threads run at (`ImagePoolOptions.nice`); workers started for image work take it too */
   readonly nice: number;
-  /** Stop the worker thread; operations already queued still run. */
+  /** Stop the worker thread and the SVG processes; sharp operations already queued still run. */
   close(): Promise<void>;
 }
 
@@ -75,6 +84,8 @@ const MIN_RETRY_MS = 250;
 const MAX_RETRY_MS = 60_000;
 /** The HEIC worker thread exits after this long without work, ms. */
 const HEIC_WORKER_IDLE_MS = 30_000;
+/** SVG render processes. Renders waiting beyond them are bounded so SVG imports hold at most half the import slots. */
+const SVG_PROCESSES = 1;
 
 /**
  * Configure sharp for a server that processes each image once: libvips' operation cache off (it would
@@ -100,6 +111,12 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
   const lane = (priority: number): PQueue => (priority >= IMAGE_PRIORITY.view ? interactive : bulk);
   const nice = opts.nice ?? 0;
   const heic = createHeicWorker({ idleMs: HEIC_WORKER_IDLE_MS, nice });
+  const svg = createSvgRenderer({
+    processes: SVG_PROCESSES,
+    maxQueued: Math.max(0, Math.floor(opts.maxActiveImports / 2) - SVG_PROCESSES),
+    timeoutMs: opts.svgRenderTimeoutMs ?? 10_000,
+    nice,
+  });
   // libvips starts its worker threads on demand: each operation looks for new ones before and after it runs.
   const threads = createThreadPriority(nice);
   const lowered = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -115,6 +132,7 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
   return {
     run: (fn, priority) => lane(priority).add(() => lowered(fn), { priority }),
     decodeHeic: (bytes, priority) => lane(priority).add(() => heic.decode(bytes), { priority }),
+    renderSvg: (bytes, canvasWidth, targetWidth, maxPixels) => svg.render(bytes, canvasWidth, targetWidth, maxPixels),
     admit() {
       if (activeImports >= opts.maxActiveImports) {
         const retryAfterMs = Math.round(Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, avgImportMs / activeImports)));
@@ -138,6 +156,8 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
     },
     nice,
     stats: () => ({ running: bulk.pending + interactive.pending, waiting: bulk.size + interactive.size, activeImports }),
-    close: () => heic.close(),
+    close: async () => {
+      await Promise.all([heic.close(), svg.close()]);
+    },
   };
 }

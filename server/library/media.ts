@@ -3,6 +3,7 @@ import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
 import { isobmffTruncation } from '../domain/isobmff.ts';
 import { ServiceError } from '../errors.ts';
 import type { RgbaImage } from './heic-worker.ts';
+import { rasteriseSvg } from './svg-render.ts';
 import { probeVideo, videoThumbnail } from './video.ts';
 
 /** What the bytes really are, sniffed from magic numbers (never from the caller's MIME type). */
@@ -59,6 +60,8 @@ export interface ImageWork {
   run<T>(op: () => Promise<T>): Promise<T>;
   /** decode HEIC/HEIF (HEVC) to RGBA off the main thread @throws Error when it cannot be decoded */
   decodeHeic(bytes: Buffer): Promise<RgbaImage>;
+  /** rasterise an SVG at about `targetWidth` px, killable at its time limit (image-pool.ts) @throws SvgRenderError */
+  renderSvg(svg: Buffer, canvasWidth: number, targetWidth: number, maxPixels: number): Promise<RgbaImage>;
   /** nice value (0–19) for a worker thread this work starts (the video poster decoder); absent = 0 */
   nice?: number;
 }
@@ -177,6 +180,11 @@ async function readOriginal(
       pixels,
     };
   }
+  if (sniffed.format === 'svg')
+    return {
+      original: svgOriginal(bytes, w, h),
+      pixels: await rasteriseSvg(bytes, w, h, Math.min(w, MAX_RENDITION_WIDTH), field, opts.maxInputPixels, work),
+    };
   const swap = (meta.orientation ?? 1) >= 5;
   const original: Original = {
     bytes,
@@ -191,6 +199,17 @@ async function readOriginal(
   return { original, pixels: null };
 }
 
+const svgOriginal = (bytes: Buffer, w: number, h: number): Original => ({
+  bytes,
+  format: 'svg',
+  mime: 'image/svg+xml',
+  kind: 'svg',
+  width: w || null,
+  height: h || null,
+  hasAlpha: true,
+  convertedFrom: null,
+});
+
 const corrupt = (field: string, format: string, e: unknown): ServiceError =>
   new ServiceError('invalid_argument', field, `could not be decoded as ${format}: the file is corrupt or truncated`, { cause: e });
 
@@ -198,18 +217,21 @@ const corrupt = (field: string, format: string, e: unknown): ServiceError =>
  * Validate and normalise input bytes without deriving renditions (generation inputs). HEIC/HEIF
  * (HEVC-coded; prebuilt libvips cannot decode it) is converted to PNG on the image pool's worker thread.
  * Width/height are reported after EXIF orientation. Every pixel is decoded once (at reduced scale where
- * the format allows) so corrupt or truncated files fail here.
+ * the format allows) so corrupt or truncated files fail here. An SVG comes with its pixels, rendered as
+ * for an import (`rasteriseSvg`: at most the widest rendition's width, under the render time limit).
  * @param field JSON path named in errors (`args.data`, `args.url`)
- * @throws ServiceError invalid_argument (not an image, corrupt, over the pixel limit) | conversion_failed (HEIC decode failed)
+ * @returns the original, and for SVG its RGBA raster (null otherwise)
+ * @throws ServiceError invalid_argument (not an image, corrupt, over the pixel limit, SVG too slow) | conversion_failed (HEIC decode failed) | busy
  */
 export async function normaliseOriginal(
   bytes: Buffer,
   field: string,
   opts: { maxInputPixels: number; allowVideo: boolean },
   work: ImageWork,
-): Promise<Original> {
+): Promise<{ original: Original; svgPixels: RgbaImage | null }> {
   const { original, pixels } = await readOriginal(bytes, field, opts, work);
-  if (original.kind === 'video' || pixels) return original;
+  if (original.kind === 'svg') return { original, svgPixels: pixels };
+  if (original.kind === 'video' || pixels) return { original, svgPixels: null };
   try {
     await work.run(() =>
       sharp(bytes, { limitInputPixels: opts.maxInputPixels, failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer(),
@@ -217,7 +239,7 @@ export async function normaliseOriginal(
   } catch (e) {
     throw corrupt(field, original.format, e);
   }
-  return original;
+  return { original, svgPixels: null };
 }
 
 export interface Rendition {

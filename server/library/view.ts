@@ -15,9 +15,11 @@ export const VIEW_MAX_BYTES = 1024 * 1024;
  * The stored image a preview is made from: the smallest WebP rendition whose long edge still covers the
  * preview's (min(1568 px, the original's long edge)) when it has fewer pixels than the original, else
  * the original. A 6000×4000 JPEG is previewed from its 1920×1280 rendition: ~1/10 of the pixels to
- * decode and no full-size decode buffer per `view`.
+ * decode and no full-size decode buffer per `view`. An SVG is always previewed from its widest raster rendition.
  */
-export function previewSource(row: Pick<AssetRow, 'sha256' | 'width' | 'height'>, renditions: RenditionRow[]): string {
+export function previewSource(row: Pick<AssetRow, 'sha256' | 'width' | 'height' | 'kind'>, renditions: RenditionRow[]): string {
+  // an SVG is previewed from its raster renditions only: rendering the document again could take minutes
+  if (row.kind === 'svg') return [...renditions].sort((a, b) => b.width * b.height - a.width * a.height)[0]?.sha256 ?? row.sha256;
   if (!row.width || !row.height) return row.sha256;
   const need = Math.min(VIEW_MAX_EDGE, Math.max(row.width, row.height));
   const covering = renditions
