@@ -122,10 +122,19 @@ const packReport = path.join(packDir, 'pack.json');
 const userEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !/^(ATELIER_|npm_|VITEST)/.test(k) && k !== 'NODE_ENV' && k !== 'NODE_OPTIONS'),
 );
-const [typecheck, lint, format, pack] = await Promise.all([
+const [typecheck, lint, format, boundaries, pack] = await Promise.all([
   background('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck'),
   background('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.'], {}, 'lint'),
   background('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.'], {}, 'format'),
+  // the module boundaries of STYLE.md §2 (.dependency-cruiser.cjs); known violations are listed in
+  // .dependency-cruiser-known-violations.json, so only a new one fails
+  background(
+    'boundaries (dependency-cruiser)',
+    bin('depcruise'),
+    ['server', 'shared', 'ui', '--config', '.dependency-cruiser.cjs', '--ignore-known', '--output-type', 'err'],
+    {},
+    'boundaries',
+  ),
   // --json prints the pack report on stdout (into packReport); the build's log goes to stderr.
   background(
     'npm pack (prepack: scripts/build.mjs builds dist/ — compiled server, panels, word vectors)',
@@ -137,7 +146,7 @@ const [typecheck, lint, format, pack] = await Promise.all([
   ),
 ]);
 for (const r of [typecheck, pack]) ok = report(r, r === typecheck ? ' (ran beside lint, format and npm pack)' : '') && ok;
-const lintOk = [report(lint), report(format)].every(Boolean);
+const lintOk = [report(lint), report(format), report(boundaries)].every(Boolean);
 if (!lintOk) failed++;
 ok = lintOk && ok;
 const packOk = pack.ok;
