@@ -43,6 +43,7 @@ import { createTestHooks } from './test-hooks.ts';
 import { warmSearch, type WarmReport } from './search-warmup.ts';
 import type { StagingStore } from './storage/staging.ts';
 import { createBlobGcSchedule, createBlobStore, createStaging } from './storage/configured.ts';
+import { createRateLimits, withRateLimits, type RateLimits } from './tenancy/rate-limits.ts';
 
 export const VERSION = '0.1.0';
 
@@ -65,6 +66,8 @@ export interface App {
   staging: StagingStore;
   providers: ProviderRegistry;
   server: ServerDeps;
+  /** per-key and per-tenant rate limits (server/tenancy/rate-limits.ts); the HTTP layer counts its requests here */
+  rateLimits: RateLimits;
   /** Random id of this data dir (settings `data_id`): `/healthz` shows it so processes on the same data dir recognise each other. */
   dataId: string;
   /** Set the CDN base URL once the HTTP listener is bound (when ATELIER_CDN_URL is not set). */
@@ -270,7 +273,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const pickerDeps = { library, pickers: stores.pickers, ttlMs: config.env.ATELIER_PICKER_TTL_MS };
   const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
   // Every router of the registry (a missing one fails tsc: RouterImpls is keyed by router name).
-  const routers: RouterImpls = {
+  const unlimited: RouterImpls = {
     [ROUTER.assetLibrary]: assetLibraryRouter(library, () => vectors),
     [ROUTER.assetSelect]: assetSelectRouter(pickerDeps, () => vectors),
     [ROUTER.drafts]: draftsRouter(library, generator),
@@ -283,6 +286,19 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     [ROUTER.assetPanel]: assetPanelRouter({ ...pickerDeps, facets: stores.facets }, () => vectors),
     [ROUTER.assetUploadApp]: assetUploadAppRouter(library, uploads),
   };
+  // per-key and per-tenant call limits by cost class, counted in the configured database
+  const rateLimits = createRateLimits(
+    stores.pg ? { kind: 'postgres', pool: stores.pg } : { kind: 'sqlite', db: stores.sqlite! },
+    {
+      cheapPerKey: env.ATELIER_RATE_CHEAP_PER_KEY,
+      cheapPerTenant: env.ATELIER_RATE_CHEAP_PER_TENANT,
+      costlyPerKey: env.ATELIER_RATE_COSTLY_PER_KEY,
+      costlyPerTenant: env.ATELIER_RATE_COSTLY_PER_TENANT,
+      requestsPerKey: env.ATELIER_RATE_REQUESTS_PER_KEY,
+    },
+    log.child({ mod: 'rate-limits' }),
+  );
+  const routers = withRateLimits(unlimited, rateLimits);
   // Background workers (enrichment runner, catalog backfill, upload sweeper, blob GC) start only with
   // `startWorkers` (serve/start): a one-shot CLI command opens the same core without claiming jobs.
   let workers: { close(): Promise<void> } | null = null;
@@ -329,6 +345,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
       return stores.sqlite;
     },
     dataId,
+    rateLimits,
     library,
     staging,
     providers,

@@ -77,6 +77,20 @@ export const EnvSchema = z.object({
   ATELIER_MAX_CONNECTIONS: int(1, 1_000_000)
     .default(1024)
     .describe('open HTTP connections at once; beyond this new connections are closed on arrival'),
+  // Rate limits (issue 36 finding 5): fixed one-minute windows counted in the configured database
+  ATELIER_RATE_CHEAP_PER_KEY: int(1, 10_000_000)
+    .default(600)
+    .describe(
+      'cheap tool calls (search, view, select, list, get, discover, upload chunks …) per API key per minute; more get rate_limited',
+    ),
+  ATELIER_RATE_CHEAP_PER_TENANT: int(1, 10_000_000).default(1200).describe('cheap tool calls per tenant per minute (all its keys)'),
+  ATELIER_RATE_COSTLY_PER_KEY: int(1, 10_000_000)
+    .default(60)
+    .describe('costly tool calls (import, upload, upload begin/complete, generate/edit/composite) per API key per minute'),
+  ATELIER_RATE_COSTLY_PER_TENANT: int(1, 10_000_000).default(120).describe('costly tool calls per tenant per minute (all its keys)'),
+  ATELIER_RATE_REQUESTS_PER_KEY: int(1, 10_000_000)
+    .default(1200)
+    .describe('HTTP requests to /mcp per API key per minute, any message (initialize, tools/list …); more get HTTP 429 with Retry-After'),
   ATELIER_ALLOWED_HOSTS: z
     .string()
     .optional()

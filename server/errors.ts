@@ -36,6 +36,42 @@ export function busyError(message: string, retryAfterMs: number, details: Record
   return new ServiceError('busy', null, `${message} (details.retry_after_ms)`, { details: { ...details, retry_after_ms: retryAfterMs } });
 }
 
+/** Whose budget a `rate_limited` call spent: its API key's, or its tenant's (all its keys). */
+export type RateLimitScope = 'api_key' | 'tenant';
+
+/**
+ * `rate_limited`: the API key or its tenant made more calls of this cost class in the current window than
+ * allowed; the call was refused before anything was done. The same call may be retried after
+ * `details.retry_after_s` (s, rounded up; `retry_after_ms` the same in ms).
+ * @param o.costClass `cheap` | `costly` (tool calls) or `request` (HTTP requests)
+ * @param o.limit calls allowed per window; o.windowMs the window, ms
+ */
+export function rateLimitedError(o: {
+  scope: RateLimitScope;
+  costClass: string;
+  limit: number;
+  windowMs: number;
+  retryAfterMs: number;
+}): ServiceError {
+  const who = o.scope === 'api_key' ? 'this API key' : "this API key's tenant";
+  const retryAfterS = Math.max(1, Math.ceil(o.retryAfterMs / 1000));
+  return new ServiceError(
+    'rate_limited',
+    null,
+    `${who} made more than ${o.limit} ${o.costClass} calls in ${o.windowMs / 1000} s; retry after ${retryAfterS} s (details.retry_after_s)`,
+    {
+      details: {
+        scope: o.scope,
+        cost_class: o.costClass,
+        limit: o.limit,
+        window_ms: o.windowMs,
+        retry_after_ms: o.retryAfterMs,
+        retry_after_s: retryAfterS,
+      },
+    },
+  );
+}
+
 /** Why a download failed (`fetch_failed` `details.cause`). */
 export type FetchFailure =
   | 'dns_not_found'

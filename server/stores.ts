@@ -60,6 +60,8 @@ export interface Stores {
   backend: 'sqlite' | 'postgres';
   /** the SQLite connection (null on PostgreSQL): operator tools and tests that read the file directly */
   sqlite: Database | null;
+  /** the PostgreSQL pool (null on SQLite): stores kept by libraries, such as the rate-limit counters */
+  pg: PgPool | null;
   tenancy: TenancyStore;
   assets: AssetStore;
   /** the lexical planner's port over assets and over products (FTS5, or the PostgreSQL lexicon) */
@@ -101,6 +103,7 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
   return {
     backend: 'sqlite',
     sqlite: db,
+    pg: null,
     tenancy: createSqliteTenancyStore(db),
     assets: createSqliteAssetStore(db, budget),
     lexical,
@@ -149,6 +152,7 @@ export async function openPgStores(o: { url: string; schema: string | null; pool
   return {
     backend: 'postgres',
     sqlite: null,
+    pg: pool,
     tenancy: createPgTenancyStore(pool),
     assets: createPgAssetStore(pool),
     lexical: { assets: (scope, f) => assetLexicon.assets(scope, f), products: (scope, f) => productLexicon.products(scope, f) },

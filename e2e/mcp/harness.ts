@@ -147,6 +147,12 @@ export function tempConfig(overrides: Record<string, string> = {}, dataDir?: str
     ATELIER_LOG_LEVEL: 'silent',
     ATELIER_ALLOW_PRIVATE_URLS: '1',
     ATELIER_OCR: '0',
+    // tests and benches call far faster than an agent: limits are set by the tests that are about them
+    ATELIER_RATE_CHEAP_PER_KEY: '10000000',
+    ATELIER_RATE_CHEAP_PER_TENANT: '10000000',
+    ATELIER_RATE_COSTLY_PER_KEY: '10000000',
+    ATELIER_RATE_COSTLY_PER_TENANT: '10000000',
+    ATELIER_RATE_REQUESTS_PER_KEY: '10000000',
     ...(embedded ? {} : backendEnv(path.basename(dir))),
     ...overrides,
   });

@@ -228,3 +228,28 @@ export function refuseBatches(): RequestHandler {
     next();
   };
 }
+
+/**
+ * Per-key request limit before the MCP layer (issue 36 finding 5): after `bearerAuth`, before the body is
+ * read, count the request against its key's HTTP request budget (every message: initialize, tools/list,
+ * notifications, tool calls, GET and DELETE of a session). Over it: HTTP 429 with `Retry-After` (s) and a
+ * JSON-RPC error; the body stays unread, so the connection is closed. Tool calls are limited again by
+ * cost class in the MCP layer (a structured `rate_limited` tool error), so this one is the coarse cap.
+ * @param consume null when allowed, else seconds until the key's window resets (tenancy/rate-limits.ts `consumeRequest`)
+ */
+export function requestRateLimit(consume: (principal: Principal) => Promise<number | null>, log: Logger): RequestHandler {
+  return (req, res, next) => {
+    const principal = (req as Request & { auth?: { extra?: { principal?: Principal } } }).auth?.extra?.principal;
+    if (!principal) return next(new Error('requestRateLimit runs after bearerAuth'));
+    void consume(principal).then(
+      (retryAfterS) => {
+        if (retryAfterS === null) return next();
+        log.info({ api_key_id: principal.apiKeyId, retry_after_s: retryAfterS }, 'HTTP request limit of the key reached');
+        res.setHeader('Retry-After', String(retryAfterS));
+        res.setHeader('Connection', 'close');
+        rpcError(res, 429, -32000, `too many requests for this API key; retry after ${retryAfterS} s (Retry-After)`);
+      },
+      (err: unknown) => next(err),
+    );
+  };
+}

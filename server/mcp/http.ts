@@ -20,6 +20,7 @@ import {
   mcpBody,
   notFoundHandler,
   refuseBatches,
+  requestRateLimit,
   securityHeaders,
 } from './http-guards.ts';
 import { createServer } from './create-server.ts';
@@ -127,6 +128,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     const modernLeg = (modern = modernHttpLeg(app.server, principalFromExtra, log));
     const hostGuard = hostGuardFor(opts.host, app.config.allowedHosts);
     const auth = bearerAuth(byKey, log.child({ mod: 'auth' }));
+    const perKey = requestRateLimit((p) => app.rateLimits.consumeRequest(p), log.child({ mod: 'rate-limits' }));
     const sessionOf = (req: Request, res: Response): Session | null => {
       const id = req.headers['mcp-session-id'];
       const s = typeof id === 'string' ? sessions.get(id) : undefined;
@@ -156,7 +158,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         void s.transport.close().catch(() => undefined);
       }
     };
-    web.post('/mcp', hostGuard, auth, mcpBody(app.config.env.ATELIER_MAX_REQUEST_BYTES), refuseBatches(), async (req, res) => {
+    web.post('/mcp', hostGuard, auth, perKey, mcpBody(app.config.env.ATELIER_MAX_REQUEST_BYTES), refuseBatches(), async (req, res) => {
       try {
         // 2026-07-28 requests (per-request `_meta` envelope, no session) go to the stateless leg (eras.ts)
         if (!(await isLegacyHttpRequest(req))) {
@@ -193,8 +195,8 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       const s = sessionOf(req, res);
       if (s) await s.transport.handleRequest(req, res);
     };
-    web.get('/mcp', hostGuard, auth, onSession);
-    web.delete('/mcp', hostGuard, auth, onSession);
+    web.get('/mcp', hostGuard, auth, perKey, onSession);
+    web.delete('/mcp', hostGuard, auth, perKey, onSession);
   }
   web.use(notFoundHandler());
   web.use(jsonErrorHandler(log, LIMIT_HINT));

@@ -18,6 +18,8 @@ export const ErrorCodeSchema = z.enum([
    * reason (DNS, refused or reset connection, timeout, TLS, HTTP 5xx/429); details: host, cause, retryable
    */
   'fetch_failed',
+  /** the API key or its tenant made more calls of this cost class this minute than allowed; nothing was done; retry after details.retry_after_s */
+  'rate_limited',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
