@@ -85,6 +85,8 @@ export function createRateLimits(store: RateLimitStore, s: RateLimitSettings, lo
       keyPrefix,
       points,
       duration: WINDOW_S,
+      // a refused id is then refused from memory until its window ends: a flood costs no database round trips
+      inMemoryBlockOnConsumed: points + 1,
       insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_S }),
     };
     return store.kind === 'sqlite'
