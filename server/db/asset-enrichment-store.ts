@@ -31,7 +31,7 @@ export function createSqliteAssetEnrichmentStore(db: Database): AssetEnrichmentS
       const r = q.facts(seq);
       return r ? factsOf(r) : undefined;
     },
-    writeAnalysis: async (seq, a) => q.writeAnalysis(seq, a),
+    writeAnalysis: async (seq, a, lease) => q.writeAnalysis(seq, a, lease),
     setTextModel: async (seq, modelId) => q.setTextModel(seq, modelId),
     setVisualModel: async (seq, modelId) => q.setVisualModel(seq, modelId),
   };

@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { AssetRow } from './assets.ts';
+import { SQLITE_NOW_MS } from './enrichment-jobs.ts';
+import { JobLeaseLostError, type JobLease } from './ports/job-queue.ts';
 
 /** Machine-derived facts of one asset (`asset_enrichment`). */
 export interface EnrichmentRow {
@@ -56,6 +58,9 @@ export function createAssetEnrichmentQueries(db: Database) {
          alt_text = CASE WHEN EXISTS (SELECT 1 FROM json_each(assets.user_fields) WHERE value = 'alt_text') THEN assets.alt_text ELSE @machine_alt_text END
        WHERE seq = @seq`,
     ),
+    leaseHeld: db.prepare(
+      `SELECT 1 AS held FROM enrichment_jobs WHERE id = ? AND lease_owner = ? AND state = 'running' AND lease_until >= ${SQLITE_NOW_MS}`,
+    ),
     setModel: db.prepare(`UPDATE asset_enrichment SET text_model_id = ?, updated_at = ? WHERE asset_seq = ?`),
     setVisualModel: db.prepare(`UPDATE asset_enrichment SET visual_model_id = ?, updated_at = ? WHERE asset_seq = ?`),
   };
@@ -75,10 +80,12 @@ export function createAssetEnrichmentQueries(db: Database) {
     /**
      * Store an analysis: facts row plus OCR text, auto tags and (unless user-authored) alt text.
      * @returns false (nothing written) when the asset no longer exists
+     * @throws JobLeaseLostError when `lease` is given and no longer held (checked under the write lock)
      */
-    writeAnalysis(seq: number, a: AnalysisWrite): boolean {
+    writeAnalysis(seq: number, a: AnalysisWrite, lease?: JobLease): boolean {
       return db
         .transaction(() => {
+          if (lease && !s.leaseHeld.get(lease.jobId, lease.owner)) throw new JobLeaseLostError(lease);
           const asset = { seq, ocr_text: a.ocrText, auto_tags: JSON.stringify(a.autoTags), machine_alt_text: a.machineAltText };
           if (s.writeAsset.run(asset).changes === 0) return false;
           s.upsertFacts.run({

@@ -5,8 +5,12 @@ export type { FinishResult, JobKind, JobQueue, JobRow, JobState } from './ports/
 
 const JOB_COLUMNS = 'id, asset_seq, kind, state, attempts, rerun, run_after, last_error';
 
+/** SQLite's clock as epoch ms, read in the statement (the clock leases are set and compared by). */
+export const SQLITE_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+
 /**
  * The SQLite `JobQueue` (table `enrichment_jobs`, migrations 0003, 0012, 0014): the embedded default.
+ * Leases are set and compared in SQL by SQLite's own clock (`SQLITE_NOW_MS`), as PostgreSQL's are by its.
  * Claims and settles run in `BEGIN IMMEDIATE` transactions, so several processes on one database file
  * share the queue. better-sqlite3 is synchronous: each method does its work before it returns its promise.
  * The asset-side enrichment writes live in asset-enrichment.ts.
@@ -27,11 +31,13 @@ export function createJobQueue(db: Database): JobQueue {
     ),
     nextDue: db.prepare(`SELECT min(run_after) AS t FROM enrichment_jobs WHERE state = 'queued'`),
     claimDue: db.prepare(
-      `UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
+      `UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ${SQLITE_NOW_MS} + ?, updated_at = ?
        WHERE id IN (SELECT id FROM enrichment_jobs WHERE state = 'queued' AND run_after <= ? ORDER BY run_after, id LIMIT ?)
        RETURNING ${JOB_COLUMNS}`,
     ),
-    renew: db.prepare(`UPDATE enrichment_jobs SET lease_until = ? WHERE id = ? AND state = 'running' AND lease_owner = ?`),
+    renew: db.prepare(
+      `UPDATE enrichment_jobs SET lease_until = ${SQLITE_NOW_MS} + ? WHERE id = ? AND state = 'running' AND lease_owner = ?`,
+    ),
     // A job flagged for a re-run goes back to the queue at once with fresh attempts, whatever this run's outcome.
     finish: db.prepare(
       `UPDATE enrichment_jobs SET
@@ -44,7 +50,7 @@ export function createJobQueue(db: Database): JobQueue {
     ),
     rerunPending: db.prepare(`SELECT rerun FROM enrichment_jobs WHERE id = ?`),
     requeueExpired: db.prepare(
-      `UPDATE enrichment_jobs SET state = 'queued', rerun = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE state = 'running' AND coalesce(lease_until, 0) < ?`,
+      `UPDATE enrichment_jobs SET state = 'queued', rerun = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE state = 'running' AND coalesce(lease_until, 0) < ${SQLITE_NOW_MS}`,
     ),
     requeueFailed: db.prepare(
       `UPDATE enrichment_jobs SET state = 'queued', attempts = 0, run_after = ?, updated_at = ? WHERE state = 'failed'`,
@@ -66,11 +72,11 @@ export function createJobQueue(db: Database): JobQueue {
     },
     async claimDue(owner: string, limit: number, leaseMs: number, nowMs = Date.now()): Promise<JobRow[]> {
       if (limit <= 0) return [];
-      const rows = db.transaction(() => s.claimDue.all(owner, nowMs + leaseMs, now(), nowMs, limit) as JobRow[]).immediate();
+      const rows = db.transaction(() => s.claimDue.all(owner, leaseMs, now(), nowMs, limit) as JobRow[]).immediate();
       return rows.sort((a, b) => a.run_after - b.run_after || a.id - b.id);
     },
     nextDueAt: async () => (s.nextDue.get() as { t: number | null }).t,
-    renew: async (id, owner, leaseUntilMs) => s.renew.run(leaseUntilMs, id, owner).changes === 1,
+    renew: async (id, owner, leaseMs) => s.renew.run(leaseMs, id, owner).changes === 1,
     async finish(id, owner, state, error, runAfterMs): Promise<FinishResult> {
       return db
         .transaction((): FinishResult => {
@@ -80,7 +86,7 @@ export function createJobQueue(db: Database): JobQueue {
         })
         .immediate();
     },
-    requeueExpired: async (nowMs = Date.now()) => s.requeueExpired.run(now(), nowMs).changes,
+    requeueExpired: async () => s.requeueExpired.run(now()).changes,
     requeueFailed: async (nowMs = Date.now()) => s.requeueFailed.run(nowMs, now()).changes,
     pendingOf: async (seq) => count(s.pendingOf, seq),
     failedOf: async (seq) => count(s.failedOf, seq),

@@ -1,6 +1,7 @@
 import { createSqliteAssetEnrichmentStore } from './asset-enrichment-store.ts';
 import { createSqliteAssetStore } from './asset-store.ts';
 import { createSqliteCalibrationStore } from './calibration-store.ts';
+import { createJobQueue } from './enrichment-jobs.ts';
 import { assetEnrichmentStoreContract } from './contract/asset-enrichment-store-contract.ts';
 import { calibrationStoreContract } from './contract/calibration-store-contract.ts';
 import { seedContractScopes, sqliteFiles } from './contract/sqlite-files.ts';
@@ -17,6 +18,7 @@ assetEnrichmentStoreContract('SQLite', {
     seedContractScopes(db);
     return {
       enrichment: createSqliteAssetEnrichmentStore(db),
+      jobs: createJobQueue(db),
       assets: createSqliteAssetStore(db),
       open: async () => createSqliteAssetEnrichmentStore(files.connect(file)),
     };

@@ -142,4 +142,70 @@ describe.each(backends)('job leases (several processes on one database): %s', (_
     expect(await state(7)).toEqual({ state: 'running', lease_owner: 'usurper' });
     await runner.close();
   });
+  it('a runner whose clock runs ten minutes ahead never takes back a live job of another process', async () => {
+    const { jobs, state } = await setup();
+    await jobs.enqueue(21, 'analyze');
+    const [live] = await jobs.claimDue('other-live-process', 1, 60_000);
+    const ran: number[] = [];
+    const skewed = createJobRunner({
+      jobs,
+      concurrency: 1,
+      retryBaseMs: 10,
+      log: silent,
+      pollMs: 20,
+      clockOffsetMs: 10 * 60_000,
+      handlers: {
+        analyze: async (j) => {
+          ran.push(j.asset_seq);
+          return 'success';
+        },
+        embed_text: async () => 'success',
+        embed_image: async () => 'success',
+      },
+      onSettled: () => undefined,
+    });
+    skewed.start();
+    await new Promise((r) => setTimeout(r, 300)); // its start-up recovery and about fifteen polls
+    await skewed.close();
+    expect(ran).toEqual([]);
+    expect(await state(live!.asset_seq)).toEqual({ state: 'running', lease_owner: 'other-live-process' });
+  });
+
+  it('a handler whose lease was lost is aborted before its next write', async () => {
+    const { jobs, state, usurp } = await setup();
+    await jobs.enqueue(8, 'analyze');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const writes: string[] = [];
+    const runner = createJobRunner({
+      jobs,
+      concurrency: 1,
+      retryBaseMs: 10,
+      log: silent,
+      leaseMs: 60,
+      pollMs: 1_000_000,
+      handlers: {
+        analyze: async (_job, signal) => {
+          await gate;
+          signal.throwIfAborted(); // what every handler does before it writes
+          writes.push('analysis');
+          return 'success';
+        },
+        embed_text: async () => 'success',
+        embed_image: async () => 'success',
+      },
+      onSettled: () => undefined,
+    });
+    runner.start();
+    await vi.waitFor(async () => expect((await state(8)).state).toBe('running'));
+    await usurp(8, 'usurper', Date.now() + 60_000);
+    await new Promise((r) => setTimeout(r, 100)); // a renewal (every 20 ms) finds the lease lost
+    release();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(writes).toEqual([]);
+    expect(await state(8)).toEqual({ state: 'running', lease_owner: 'usurper' });
+    await runner.close();
+  });
 });

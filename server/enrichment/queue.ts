@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import type { JobKind, JobQueue, JobRow } from '../db/ports/job-queue.ts';
+import type { JobKind, JobLease, JobQueue, JobRow } from '../db/ports/job-queue.ts';
 import type { Logger } from '../log.ts';
 
 /** Outcome of a handler; throwing means "retry later". */
 export type JobOutcome = 'success' | 'skipped';
-export type JobHandler = (job: JobRow, signal: AbortSignal) => Promise<JobOutcome>;
+/**
+ * Runs one claimed job. `signal` aborts when the runner closes or the job's lease is lost to another
+ * runner: a handler checks it before each write (`signal.throwIfAborted()`), and writes that must not
+ * land from a stale run take `lease` so the store applies them only while the lease is still held.
+ */
+export type JobHandler = (job: JobRow, signal: AbortSignal, lease: JobLease) => Promise<JobOutcome>;
 
 /** Attempts before a job is marked failed. */
 export const MAX_ATTEMPTS = 4;
@@ -34,9 +39,10 @@ export interface JobRunner {
  * concurrency (p-queue, https://github.com/sindresorhus/p-queue), and on error re-queued with exponential
  * backoff until `MAX_ATTEMPTS`. Several processes may share the queue: the lease is renewed while a
  * handler runs, and only jobs whose lease ran out (a dead process) are taken back, checked at start and on
- * every poll (`pollMs`, which also picks up jobs other processes queued). `onSettled` runs (and is
- * awaited) after each job this runner settles, with its final state. Store errors during a poll are
- * logged and retried at the next poll.
+ * every poll (`pollMs`, which also picks up jobs other processes queued). Leases are timed by the
+ * database's clock, so a process whose clock runs ahead never takes a live job; a handler whose lease was
+ * lost is aborted (see `JobHandler`). `onSettled` runs (and is awaited) after each job this runner
+ * settles, with its final state. Store errors during a poll are logged and retried at the next poll.
  */
 export function createJobRunner(opts: {
   jobs: JobQueue;
@@ -48,6 +54,11 @@ export function createJobRunner(opts: {
   leaseMs?: number;
   /** interval of the queue poll, ms (default 30 s) */
   pollMs?: number;
+  /**
+   * TEST ONLY: this process's clock runs this far ahead (negative: behind), ms (ATELIER_TEST_CLOCK_OFFSET_MS).
+   * It moves what the process times itself (due times of retries, its wake-up timer), never a lease.
+   */
+  clockOffsetMs?: number;
   log: Logger;
   onSettled: (job: JobRow, state: 'done' | 'failed' | 'queued', outcome: JobOutcome | null) => Promise<void> | void;
 }): JobRunner {
@@ -56,6 +67,7 @@ export function createJobRunner(opts: {
   const abort = new AbortController();
   const owner = randomUUID();
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+  const clock = (): number => Date.now() + (opts.clockOffsetMs ?? 0);
   let closed = false;
   let started = false;
   let timer: NodeJS.Timeout | null = null;
@@ -73,17 +85,22 @@ export function createJobRunner(opts: {
     if (timer) clearTimeout(timer);
     timer = null;
     if (next === null) return;
-    timer = setTimeout(() => track(pump()), Math.max(0, next - Date.now()) + 5);
+    timer = setTimeout(() => track(pump()), Math.max(0, next - clock()) + 5);
     timer.unref();
   };
 
   const run = async (job: JobRow): Promise<void> => {
     const t0 = performance.now();
+    // A renewal that finds the lease gone (this process stalled past it and another runner took the job)
+    // stops the handler before its next write.
+    const lost = new AbortController();
     const renew = setInterval(
       () =>
         track(
-          jobs.renew(job.id, owner, Date.now() + leaseMs).then((own) => {
-            if (!own) log.warn({ job: job.kind, asset_seq: job.asset_seq }, 'enrichment job lease lost to another runner');
+          jobs.renew(job.id, owner, leaseMs).then((own) => {
+            if (own || lost.signal.aborted) return;
+            log.warn({ job: job.kind, asset_seq: job.asset_seq }, 'enrichment job lease lost to another runner: its run stops');
+            lost.abort(new Error('enrichment job lease lost to another runner'));
           }),
         ),
       Math.max(10, Math.floor(leaseMs / 3)),
@@ -91,12 +108,12 @@ export function createJobRunner(opts: {
     renew.unref();
     let outcome: JobOutcome;
     try {
-      outcome = await opts.handlers[job.kind](job, abort.signal);
+      outcome = await opts.handlers[job.kind](job, AbortSignal.any([abort.signal, lost.signal]), { jobId: job.id, owner });
     } catch (err) {
       clearInterval(renew);
       const message = err instanceof Error ? err.message : String(err);
       if (abort.signal.aborted) {
-        await jobs.finish(job.id, owner, 'queued', message, Date.now());
+        await jobs.finish(job.id, owner, 'queued', message, clock());
         return;
       }
       // job.attempts counts this run (claimDue increments it)
@@ -106,7 +123,7 @@ export function createJobRunner(opts: {
         owner,
         final ? 'failed' : 'queued',
         message,
-        Date.now() + (final ? 0 : backoffMs(job.attempts, opts.retryBaseMs)),
+        clock() + (final ? 0 : backoffMs(job.attempts, opts.retryBaseMs)),
       );
       if (!settled) return;
       log.warn(
@@ -153,10 +170,10 @@ export function createJobRunner(opts: {
         again = false;
         const free = opts.concurrency - queue.size - queue.pending;
         if (free > 0) {
-          for (const job of await jobs.claimDue(owner, free, leaseMs)) {
+          for (const job of await jobs.claimDue(owner, free, leaseMs, clock())) {
             if (closed) {
               // claimed while closing: straight back to the queue, due now (as a job aborted by close)
-              await jobs.finish(job.id, owner, 'queued', job.last_error, Date.now());
+              await jobs.finish(job.id, owner, 'queued', job.last_error, clock());
               continue;
             }
             void queue

@@ -1,7 +1,7 @@
 import type { AssetEnrichmentStore } from '../db/ports/asset-enrichment-store.ts';
 import type { AssetRow, AssetStore } from '../db/ports/asset-store.ts';
 import type { CalibrationStore } from '../db/ports/calibration-store.ts';
-import type { JobQueue, JobRow } from '../db/ports/job-queue.ts';
+import type { JobLease, JobQueue, JobRow } from '../db/ports/job-queue.ts';
 import { VectorSpaceRetiredError, type SpaceRow, type VectorStore } from '../db/ports/vector-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { Thesaurus } from '../domain/concepts.ts';
@@ -267,7 +267,9 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
   };
   const sameAsset = async (row: AssetRow): Promise<boolean> => (await assets.bySeq(row.seq))?.id === row.id;
 
-  const analyze = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
+  // Handlers check `signal` before each write: it aborts when the runner closes or the job's lease was
+  // lost to another runner (queue.ts), and the analysis itself is written only under the lease.
+  const analyze = async (job: JobRow, signal: AbortSignal, lease: JobLease): Promise<JobOutcome> => {
     const row = await assets.bySeq(job.asset_seq);
     if (!row) return 'skipped';
     if (row.kind === 'video') return 'skipped';
@@ -282,20 +284,25 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       d.captioner ? { captioner: d.captioner, log, signal } : undefined,
       d.images,
     );
-    signal.throwIfAborted();
     await d.testHooks?.pause('enrichment-analyze');
+    signal.throwIfAborted();
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was analysed
-    const written = await enrichment.writeAnalysis(row.seq, {
-      colorsJson: JSON.stringify(a.colours),
-      orientation: a.orientation,
-      ocrText: a.ocrText,
-      ocrConfidence: a.ocrConfidence,
-      autoTags: a.autoTags,
-      machineAltText: a.machineAltText,
-      caption: a.caption,
-      captionModelId: a.captionModelId,
-    });
+    const written = await enrichment.writeAnalysis(
+      row.seq,
+      {
+        colorsJson: JSON.stringify(a.colours),
+        orientation: a.orientation,
+        ocrText: a.ocrText,
+        ocrConfidence: a.ocrConfidence,
+        autoTags: a.autoTags,
+        machineAltText: a.machineAltText,
+        caption: a.caption,
+        captionModelId: a.captionModelId,
+      },
+      lease,
+    );
     if (!written) return 'skipped'; // deleted since
+    signal.throwIfAborted();
     // the store takes the vector's filter metadata (kind, category, subtype) from the row as it is now
     if (visualSpace && (await store(visualSpace, row, a.visual)) === 'stored') await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
     if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text');
@@ -313,6 +320,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const v = await embedImageBytes(model, await pixelsOf(row), d.images ?? { run: (op) => op() });
     signal.throwIfAborted();
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
+    signal.throwIfAborted();
     await store(space, row, v);
     return 'success';
   };
@@ -350,8 +358,10 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (v && !v.some((x) => x !== 0) && text.trim()) [v] = await d.embedder.embed([`${text}. ${fallback}`], signal);
     if (!v) throw new Error('embedder returned no vector');
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
+    signal.throwIfAborted();
     // the space retired meanwhile: no text vector of this model is kept anywhere
     if (v.some((x) => x !== 0) && (await store(space, row, v)) === 'retired') return 'skipped';
+    signal.throwIfAborted();
     await enrichment.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
   };

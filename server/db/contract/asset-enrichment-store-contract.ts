@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalysisWrite, AssetEnrichmentStore } from '../ports/asset-enrichment-store.ts';
 import type { AssetStore } from '../ports/asset-store.ts';
+import { JobLeaseLostError, type JobQueue } from '../ports/job-queue.ts';
 import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT } from './fixture.ts';
 
 /** An enrichment store and the asset store of the same fresh database (tenants and workspaces as in fixture.ts). */
 export interface AssetEnrichmentStoreHandle {
   enrichment: AssetEnrichmentStore;
   assets: AssetStore;
+  /** the job queue of the same database (analyses written under a job's lease) */
+  jobs: JobQueue;
   /** another enrichment store on the same database through connections of its own, as a second server process has */
   open: () => Promise<AssetEnrichmentStore>;
 }
@@ -33,10 +36,34 @@ const analysis = (over: Partial<AnalysisWrite> = {}): AnalysisWrite => ({
  * The behaviour every `AssetEnrichmentStore` must have: analyses written to the facts row and the asset's
  * machine columns in one go, the user's alt text never overwritten, vector model ids kept across
  * re-analysis, status changes, the backfill seq lists over every scope, and a deleted asset neither
- * written nor listed — seen from a second process too.
+ * written nor listed — seen from a second process too; an analysis given a job lease lands only while
+ * the lease is held.
  */
 export function assetEnrichmentStoreContract(name: string, f: AssetEnrichmentStoreFixture): void {
   describe(`AssetEnrichmentStore contract: ${name}`, () => {
+    it('writes an analysis under a job lease only while the lease is held: a lost lease writes nothing', async () => {
+      const { enrichment, assets, jobs } = await f.create();
+      const seq = await assets.insert(contractAsset());
+      await jobs.enqueue(seq, 'analyze');
+      const [job] = await jobs.claimDue('runner-a', 1, 60_000);
+      expect(await enrichment.writeAnalysis(seq, analysis({ ocrText: 'FIRST RUN' }), { jobId: job!.id, owner: 'runner-a' })).toBe(true);
+      // runner-a stalls past its lease; another runner takes the job over
+      await jobs.finish(job!.id, 'runner-a', 'queued', null, 0);
+      const [again] = await jobs.claimDue('runner-b', 1, 60_000);
+      await expect(
+        enrichment.writeAnalysis(seq, analysis({ ocrText: 'STALE RUN', machineAltText: 'stale' }), { jobId: job!.id, owner: 'runner-a' }),
+      ).rejects.toBeInstanceOf(JobLeaseLostError);
+      expect(await assets.bySeq(seq)).toMatchObject({ ocr_text: 'FIRST RUN', alt_text: 'A red banner with white text' });
+      // an expired lease, not yet taken over, is not held either
+      await jobs.finish(again!.id, 'runner-b', 'done', null, 0);
+      await jobs.enqueue(seq, 'analyze');
+      const [expired] = await jobs.claimDue('runner-c', 1, -1);
+      await expect(
+        enrichment.writeAnalysis(seq, analysis({ ocrText: 'LATE' }), { jobId: expired!.id, owner: 'runner-c' }),
+      ).rejects.toBeInstanceOf(JobLeaseLostError);
+      expect((await assets.bySeq(seq))?.ocr_text).toBe('FIRST RUN');
+    });
+
     it('writes an analysis: the facts row, OCR text, auto tags and the machine alt text, seen by another process', async () => {
       const { enrichment, assets, open } = await f.create();
       const seq = await assets.insert(contractAsset());

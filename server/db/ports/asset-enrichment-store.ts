@@ -1,5 +1,6 @@
 import type { AnalysisWrite, EnrichmentRow } from '../asset-enrichment.ts';
 import type { AssetRow } from '../assets.ts';
+import type { JobLease } from './job-queue.ts';
 
 export type { AnalysisWrite, EnrichmentRow } from '../asset-enrichment.ts';
 
@@ -27,10 +28,12 @@ export interface AssetEnrichmentStore {
   /**
    * Store an analysis in one transaction: the facts row (inserted or replaced; the vector model ids are
    * kept) and the asset's `ocr_text`, `auto_tags` and — unless user-authored — `alt_text` (set to
-   * `machineAltText`).
+   * `machineAltText`). With `lease`, only while that job lease is still held (live, same owner) by the
+   * database's clock, checked in the same transaction: a run whose lease was lost never writes last.
    * @returns false (nothing written) when the asset no longer exists
+   * @throws JobLeaseLostError (nothing written) when `lease` is no longer held
    */
-  writeAnalysis(seq: number, a: AnalysisWrite): Promise<boolean>;
+  writeAnalysis(seq: number, a: AnalysisWrite, lease?: JobLease): Promise<boolean>;
   /** Record the model of the asset's stored text vector (null: none); needs a facts row, else nothing happens. */
   setTextModel(seq: number, modelId: string | null): Promise<void>;
   /** Record the model of the asset's stored visual vector (null: none); needs a facts row, else nothing happens. */

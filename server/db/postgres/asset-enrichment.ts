@@ -1,4 +1,6 @@
 import type { AssetEnrichmentStore, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
+import { JobLeaseLostError } from '../ports/job-queue.ts';
+import { PG_NOW_MS } from './job-queue.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
 const FACT_COLUMNS =
@@ -10,6 +12,7 @@ const FACT_COLUMNS =
  * asset's tsvector and logs a search change through the triggers of migrations 0003 and 0004, as the
  * FTS5 triggers do on SQLite. `alt_text` is taken from the analysis only when the asset's `user_fields`
  * JSON does not list it (decided in the UPDATE itself, so a user's edit committed first always wins).
+ * An analysis given its job's lease is written only while the lease is held (locked `FOR SHARE`).
  */
 export function createPgAssetEnrichmentStore(pool: PgPool): AssetEnrichmentStore {
   const seqs = async (sql: string): Promise<number[]> => (await pool.query<{ seq: number }>(sql)).rows.map((r) => r.seq);
@@ -23,8 +26,16 @@ export function createPgAssetEnrichmentStore(pool: PgPool): AssetEnrichmentStore
       const r = await pool.query<EnrichmentRow>(`SELECT ${FACT_COLUMNS} FROM asset_enrichment WHERE asset_seq = $1`, [seq]);
       return r.rows[0];
     },
-    writeAnalysis: (seq, a) =>
+    writeAnalysis: (seq, a, lease) =>
       inTransaction(pool, async (c) => {
+        if (lease) {
+          // FOR SHARE: a takeover of the job (requeueExpired, claimDue) waits until this write commits
+          const held = await c.query(
+            `SELECT 1 FROM enrichment_jobs WHERE id = $1 AND lease_owner = $2 AND state = 'running' AND lease_until >= ${PG_NOW_MS} FOR SHARE`,
+            [lease.jobId, lease.owner],
+          );
+          if ((held.rowCount ?? 0) === 0) throw new JobLeaseLostError(lease);
+        }
         // the asset row first: its lock keeps a concurrent delete from orphaning the facts row
         const updated = await c.query(
           `UPDATE assets SET ocr_text = $2, auto_tags = $3,

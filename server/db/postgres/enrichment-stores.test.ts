@@ -4,6 +4,7 @@ import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts'
 import { createPgAssetEnrichmentStore } from './asset-enrichment.ts';
 import { createPgAssetStore } from './assets.ts';
 import { createPgCalibrationStore } from './calibrations.ts';
+import { createPgJobQueue } from './job-queue.ts';
 
 // The PostgreSQL implementations of the enrichment ports against the contracts the SQLite adapters pass
 // (../enrichment-stores.test.ts), on the machine's real PostgreSQL 15 (ATELIER_TEST_POSTGRES_URL
@@ -17,6 +18,7 @@ assetEnrichmentStoreContract('PostgreSQL', {
     await seedPgContractScopes(pool);
     return {
       enrichment: createPgAssetEnrichmentStore(pool),
+      jobs: createPgJobQueue(pool),
       assets: createPgAssetStore(pool),
       open: async () => createPgAssetEnrichmentStore(schema.pool()),
     };

@@ -3,6 +3,13 @@ import { inTransaction, type PgPool } from './pool.ts';
 
 const JOB_COLUMNS = 'id, asset_seq, kind, state, attempts, rerun, run_after, last_error';
 
+/**
+ * The database server's clock as epoch ms: leases are set and compared by it alone, so processes whose
+ * own clocks disagree agree on whether a lease is live. `clock_timestamp()`, not `now()`: the time of
+ * the statement, not of its transaction's start (https://www.postgresql.org/docs/15/functions-datetime.html#FUNCTIONS-DATETIME-CURRENT).
+ */
+export const PG_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
 const ENQUEUE = `INSERT INTO enrichment_jobs (asset_seq, kind, state, attempts, run_after, created_at, updated_at)
   VALUES ($1, $2, 'queued', 0, $3, now(), now())
   ON CONFLICT (asset_seq, kind) DO UPDATE SET
@@ -18,7 +25,7 @@ const ENQUEUE = `INSERT INTO enrichment_jobs (asset_seq, kind, state, attempts, 
  * statement, `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)`: concurrent runners of any process
  * lock disjoint due rows, and a row another runner claimed meanwhile no longer matches `state = 'queued'`
  * when rechecked, so no job is claimed twice (https://www.postgresql.org/docs/15/sql-select.html#SQL-FOR-UPDATE-SHARE).
- * Not wired into the server yet (see pool.ts).
+ * Leases are set and compared by the database server's clock (`PG_NOW_MS`), never a process's.
  */
 export function createPgJobQueue(pool: PgPool): JobQueue {
   const count = async (sql: string, params: unknown[]): Promise<number> => (await pool.query<{ n: number }>(sql, params)).rows[0]!.n;
@@ -35,23 +42,22 @@ export function createPgJobQueue(pool: PgPool): JobQueue {
     async claimDue(owner, limit, leaseMs, nowMs = Date.now()) {
       if (limit <= 0) return [];
       const r = await pool.query<JobRow>(
-        `UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_until = $2, updated_at = now()
+        `UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_until = ${PG_NOW_MS} + $2::bigint, updated_at = now()
          WHERE state = 'queued' AND id IN (
            SELECT id FROM enrichment_jobs WHERE state = 'queued' AND run_after <= $3 ORDER BY run_after, id LIMIT $4 FOR UPDATE SKIP LOCKED)
          RETURNING ${JOB_COLUMNS}`,
-        [owner, nowMs + leaseMs, nowMs, limit],
+        [owner, leaseMs, nowMs, limit],
       );
       return r.rows.sort((a, b) => a.run_after - b.run_after || a.id - b.id);
     },
     async nextDueAt() {
       return (await pool.query<{ t: number | null }>(`SELECT min(run_after) AS t FROM enrichment_jobs WHERE state = 'queued'`)).rows[0]!.t;
     },
-    async renew(id, owner, leaseUntilMs) {
-      const r = await pool.query(`UPDATE enrichment_jobs SET lease_until = $1 WHERE id = $2 AND state = 'running' AND lease_owner = $3`, [
-        leaseUntilMs,
-        id,
-        owner,
-      ]);
+    async renew(id, owner, leaseMs) {
+      const r = await pool.query(
+        `UPDATE enrichment_jobs SET lease_until = ${PG_NOW_MS} + $1::bigint WHERE id = $2 AND state = 'running' AND lease_owner = $3`,
+        [leaseMs, id, owner],
+      );
       return r.rowCount === 1;
     },
     async finish(id, owner, state, error, runAfterMs): Promise<FinishResult> {
@@ -71,11 +77,10 @@ export function createPgJobQueue(pool: PgPool): JobQueue {
       const row = r.rows[0];
       return row ? (row.rerun === 1 ? 'requeued' : 'settled') : false;
     },
-    async requeueExpired(nowMs = Date.now()) {
+    async requeueExpired() {
       const r = await pool.query(
         `UPDATE enrichment_jobs SET state = 'queued', rerun = 0, lease_owner = NULL, lease_until = NULL, updated_at = now()
-         WHERE state = 'running' AND coalesce(lease_until, 0) < $1`,
-        [nowMs],
+         WHERE state = 'running' AND coalesce(lease_until, 0) < ${PG_NOW_MS}`,
       );
       return r.rowCount ?? 0;
     },
