@@ -231,6 +231,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
       maxFileBytes: config.maxImportBytes,
       ttlMs: config.env.ATELIER_UPLOAD_TTL_MS,
       maxOpenSessions: config.env.ATELIER_UPLOAD_MAX_OPEN,
+      completionLeaseMs: config.env.ATELIER_UPLOAD_COMPLETE_LEASE_MS,
     },
     now: () => Date.now(),
     log: log.child({ mod: 'upload' }),

@@ -268,6 +268,11 @@ export const EnvSchema = z.object({
   ATELIER_PICKER_TTL_MS: int(1, 30 * 24 * 3600 * 1000)
     .default(24 * 3600 * 1000)
     .describe('an asset picker the user has not confirmed after this long expires (get_selection answers expired), ms'),
+  ATELIER_UPLOAD_COMPLETE_LEASE_MS: int(300, 600_000)
+    .default(10_000)
+    .describe(
+      'lease of an upload complete in progress, ms: renewed every third of it; a complete on another process waits for it, and takes over once the lease of a crashed process lapsed',
+    ),
   ATELIER_UPLOAD_MAX_OPEN: int(1, 10_000).default(100).describe('open (receiving) upload sessions allowed per workspace'),
   // ── storage ──
   ATELIER_BLOB_GC_GRACE_MS: int(0, 30 * 24 * 3600 * 1000)

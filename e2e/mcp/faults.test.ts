@@ -1,28 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
-import { backendEnv, closeTestDatabase, demoFile, openTestDatabase, startTestServer, wrapClient, type TestClient } from './harness.ts';
-import { CLI, resume, spawnCli, waitPaused } from './processes.ts';
+import { closeTestDatabase, demoFile, openTestDatabase, startTestServer } from './harness.ts';
+import { resume, spawnCli, stdioServer as stdio, waitPaused } from './processes.ts';
 import { APP, sendChunk, sha256 } from './upload-helpers.ts';
-
-/** A stdio server child process on `env`'s data dir (and its database and blob store: `backendEnv`), with an SDK client. */
-async function stdio(
-  env: Record<string, string> & { ATELIER_DATA_DIR: string },
-): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--stdio'],
-    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...backendEnv(path.basename(env.ATELIER_DATA_DIR)), ...env },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'faults', version: '0' });
-  await client.connect(transport);
-  return { c: wrapClient(client), pid: transport.pid!, close: () => client.close() };
-}
 
 /** Crash windows, tested by killing a real server process at the critical instant (issue 10). */
 describe('crash windows', () => {
@@ -51,7 +34,14 @@ describe('crash windows', () => {
     const env = { ATELIER_DATA_DIR: dataDir };
     const t = await tenant(env);
     const bytes = demoFile('images/nature/silver_fir.jpg');
-    const first = await stdio({ ...env, ATELIER_API_KEY: t.api_key!, ATELIER_TEST_PAUSE_AT: 'upload-import', ATELIER_TEST_PAUSE_DIR: pd });
+    // a short completion lease: the retry below waits for the killed process's lease to lapse (≤ 3 s)
+    const first = await stdio({
+      ...env,
+      ATELIER_API_KEY: t.api_key!,
+      ATELIER_TEST_PAUSE_AT: 'upload-import',
+      ATELIER_TEST_PAUSE_DIR: pd,
+      ATELIER_UPLOAD_COMPLETE_LEASE_MS: '3000',
+    });
     const b = await first.c.call(APP, 'begin', { filename: 'silver_fir.jpg', size_bytes: bytes.length, sha256: sha256(bytes) });
     const id = b.structured.upload_id as string;
     const count = b.structured.chunk_count as number;

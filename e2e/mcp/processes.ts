@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { backendEnv, REPO_ROOT } from './harness.ts';
+import { backendEnv, REPO_ROOT, wrapClient, type TestClient } from './harness.ts';
 
 /**
  * The `atelier` CLI entry point run by the child processes of these tests: `bin/atelier.mjs` (the TypeScript
@@ -84,4 +86,22 @@ export async function freePort(): Promise<number> {
   const port = (s.address() as net.AddressInfo).port;
   await new Promise((r) => s.close(r));
   return port;
+}
+
+/**
+ * A `serve --stdio` server child process on `env`'s data dir (and its database and blob store:
+ * `backendEnv`), with an SDK client over its stdio; `pid` for signals (SIGKILL, SIGSTOP).
+ */
+export async function stdioServer(
+  env: Record<string, string> & { ATELIER_DATA_DIR: string },
+): Promise<{ c: TestClient; pid: number; close(): Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--stdio'],
+    env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ATELIER_PORT: '0', ...backendEnv(path.basename(env.ATELIER_DATA_DIR)), ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'processes', version: '0' });
+  await client.connect(transport);
+  return { c: wrapClient(client), pid: transport.pid!, close: () => client.close() };
 }

@@ -62,6 +62,7 @@ export default defineConfig({
       'e2e/mcp/transports.test.ts',
       'e2e/mcp/upload-attachments.test.ts',
       'e2e/mcp/upload-expiry.test.ts',
+      'e2e/mcp/upload-race.test.ts',
       'e2e/mcp/upload.test.ts',
       'e2e/mcp/view-discover.test.ts',
       'e2e/mcp/vision-alt-text.test.ts',

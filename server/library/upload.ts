@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
-import { cleanFileName } from '../../shared/schemas/common.ts';
 import {
   UPLOAD_EXTENSIONS,
   UPLOAD_MIME_TYPES,
@@ -18,8 +17,10 @@ import type { Logger } from '../log.ts';
 import type { StagingStore } from '../storage/staging.ts';
 import type { LibraryDeps } from './deps.ts';
 import type { ImportSlot } from './image-pool.ts';
-import { storeAsset, type AttachmentResolver, type UserMetadata } from './import.ts';
+import { holdCompletion, type CompletionHold } from './upload-lease.ts';
+import { storeAsset, type AttachmentResolver } from './import.ts';
 import { toImportedAsset } from './present.ts';
+import { closedError, sessionView, userOf } from './upload-view.ts';
 
 /** Limits of the upload channel, from config. */
 export interface UploadPolicy {
@@ -31,6 +32,8 @@ export interface UploadPolicy {
   ttlMs: number;
   /** open (receiving) sessions allowed per workspace */
   maxOpenSessions: number;
+  /** lease of a `complete` in progress, ms (upload-lease.ts) */
+  completionLeaseMs: number;
 }
 
 export interface UploadDeps {
@@ -43,7 +46,7 @@ export interface UploadDeps {
   log: Logger;
 }
 
-/** The upload use cases; one instance per app (it holds the set of sessions being completed). */
+/** The upload use cases; their state is in the upload rows, so every process of a database shares it. */
 export interface UploadService {
   limits(): UploadLimits;
   begin(scope: Scope, args: UploadBeginArgs): Promise<UploadSession>;
@@ -61,46 +64,25 @@ export interface UploadService {
 
 const ext = (name: string): string => (/\.[a-z0-9]+$/i.exec(name)?.[0] ?? '').toLowerCase();
 
-function parseError(text: string | null): UploadSession['error'] {
-  if (!text) return null;
-  const e = JSON.parse(text) as { code: string; field: string | null; message: string };
-  return { code: e.code, field: e.field, message: e.message };
-}
-
 /**
  * Build the upload service: sessions declared with name, size and sha256; base64 chunks of at most
  * `chunkSizeBytes` stored in the staging directory; on `complete` the parts are assembled, size and
  * sha256 verified, and the file imported through `storeAsset` (dedupe, HEIC → PNG, user metadata,
  * video allowed). An asset exists only after verification, so an interrupted upload never leaves a
- * partial asset; expired sessions are swept with their bytes.
+ * partial asset; expired sessions are swept with their bytes. One `complete` at a time holds an upload
+ * through a lease in its row (upload-lease.ts), whichever process it runs on: a second waits and answers
+ * with the first one's result, a retry after a crash takes over once the lease lapsed, and an `abort`
+ * while a completion holds the upload answers `conflict` (the completion goes on and imports): an
+ * abort never lands under an import that then overwrites it.
  * Chunked-transfer pattern: ext-apps `docs/patterns.md` ("chunked tool calls"), tus.io resumption
  * semantics (offsets known to the server, client resends what is missing).
  */
 export function createUploadService(deps: UploadDeps): UploadService {
   const { uploads, staging, policy, library } = deps;
-  const completing = new Set<string>();
   const iso = (ms: number): string => new Date(ms).toISOString();
 
-  const view = async (row: UploadRow, resumed = false): Promise<UploadSession> => {
-    const chunks = row.status === 'receiving' ? await uploads.chunks(row.id) : [];
-    const done = row.status === 'staged' || row.status === 'imported';
-    return {
-      upload_id: row.id,
-      workspace_id: row.workspace_id,
-      status: row.status,
-      filename: cleanFileName(row.filename),
-      size_bytes: row.size_bytes,
-      sha256: row.sha256,
-      chunk_size_bytes: row.chunk_size_bytes,
-      chunk_count: row.chunk_count,
-      received_chunks: done ? Array.from({ length: row.chunk_count }, (_, i) => i) : chunks.map((c) => c.idx),
-      received_bytes: done ? row.size_bytes : chunks.reduce((n, c) => n + c.size_bytes, 0),
-      asset_id: row.asset_id,
-      error: parseError(row.error),
-      expires_at: iso(row.expires_at_ms),
-      resumed,
-    };
-  };
+  const view = async (row: UploadRow, resumed = false): Promise<UploadSession> =>
+    sessionView(row, row.status === 'receiving' ? await uploads.chunks(row.id) : [], resumed);
 
   const load = async (scope: Scope, id: string): Promise<UploadRow> => {
     const row = await uploads.byId(scope, id, deps.now());
@@ -108,28 +90,40 @@ export function createUploadService(deps: UploadDeps): UploadService {
     return row;
   };
 
-  const userOf = (row: UploadRow): UserMetadata => ({
-    filename: row.filename,
-    alt_text: row.alt_text ?? undefined,
-    tags: row.tags ? (JSON.parse(row.tags) as string[]) : undefined,
-    purpose: row.purpose ?? undefined,
-  });
-
+  /** Move the session to `status` under the completion `hold` (checked first). @returns false when the hold no longer owns it */
   const finish = async (
     row: UploadRow,
+    hold: CompletionHold,
     status: UploadStatus,
     f: { asset_id?: string | null; error?: ServiceError | null } = {},
-  ): Promise<void> => {
+  ): Promise<boolean> => {
+    hold.check();
     const now = deps.now();
     const error = f.error ? JSON.stringify({ code: f.error.code, field: f.error.field, message: f.error.message }) : null;
-    await uploads.finish(row.id, { status, asset_id: f.asset_id ?? null, error, at: iso(now), expires_at_ms: now + policy.ttlMs });
+    const at = { at: iso(now), expires_at_ms: now + policy.ttlMs };
+    return uploads.finish(row.id, { status, asset_id: f.asset_id ?? null, error, ...at }, hold.owner);
   };
 
   /** Verification or import failed: discard the bytes, keep the row (with the error) until it expires. */
-  const fail = async (row: UploadRow, error: ServiceError): Promise<never> => {
-    await finish(row, 'failed', { error });
-    await staging.remove(row.id);
+  const fail = async (row: UploadRow, hold: CompletionHold, error: ServiceError): Promise<never> => {
+    if (await finish(row, hold, 'failed', { error })) await staging.remove(row.id);
     throw error;
+  };
+
+  /**
+   * Record the import under the hold. When the hold lost the upload meanwhile (it stalled past its
+   * lease): the same answer if another completion recorded this asset, else `conflict` (aborted
+   * meanwhile; the stored asset stays, as an asset imported before an abort does).
+   */
+  const recordImport = async (scope: Scope, row: UploadRow, hold: CompletionHold, asset: ImportedAsset): Promise<void> => {
+    if (await finish(row, hold, 'imported', { asset_id: asset.asset_id })) return;
+    const now = await uploads.byId(scope, row.id, deps.now());
+    if (now?.status === 'imported' && now.asset_id === asset.asset_id) return;
+    throw new ServiceError(
+      'conflict',
+      'args.upload_id',
+      `upload is ${now?.status ?? 'gone'}: it changed while this completion stalled; asset ${asset.asset_id} was stored and stays`,
+    );
   };
 
   const importStaged = async (scope: Scope, row: UploadRow, bytes: Buffer, slot: ImportSlot | null): Promise<ImportedAsset> => {
@@ -235,7 +229,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const row = await load(scope, args.upload_id);
       if (row.status !== 'receiving')
         throw new ServiceError('conflict', 'args.upload_id', `upload is ${row.status}; chunks are accepted only while it is receiving`);
-      if (completing.has(row.id))
+      if (await uploads.isCompleting(row.id))
         throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed; chunks are no longer accepted');
       if (args.index >= row.chunk_count)
         throw new ServiceError(
@@ -269,27 +263,29 @@ export function createUploadService(deps: UploadDeps): UploadService {
     status: async (scope, id) => view(await load(scope, id)),
 
     async complete(scope, args) {
-      const row = await load(scope, args.upload_id);
-      if (row.status === 'failed' || row.status === 'aborted') {
-        throw new ServiceError(
-          'conflict',
-          'args.upload_id',
-          `upload is ${row.status}${row.error ? ` (${parseError(row.error)?.message})` : ''}; start a new one with begin`,
-        );
-      }
-      if (completing.has(row.id))
-        throw new ServiceError('conflict', 'args.upload_id', 'upload is already being completed; ask status in a moment');
+      const first = await load(scope, args.upload_id);
+      if (first.status === 'failed' || first.status === 'aborted') throw closedError(first);
       // Admission before anything changes: a `busy` refusal leaves the upload as it was, so the same
       // complete can be retried (parts not yet assembled, nothing imported).
       const slot = args.import ? library.images.admit() : null;
-      completing.add(row.id);
+      let hold: CompletionHold | null = null;
       try {
+        const open = async (): Promise<boolean> => {
+          const r = await uploads.byId(scope, first.id, deps.now());
+          return !!r && r.status !== 'failed' && r.status !== 'aborted';
+        };
+        const leaseMs = policy.completionLeaseMs;
+        hold = await holdCompletion(uploads, first.id, { leaseMs, waitMs: 2 * leaseMs + 1000, exists: open });
+        // the row as it is now that this call holds it (another completion may have finished it meanwhile)
+        const row = await load(scope, first.id);
+        if (!hold || row.status === 'failed' || row.status === 'aborted') throw closedError(row);
         if (row.status === 'staged' || row.status === 'imported') {
           if (!args.import) return { session: await view(row), asset: null };
           const bytes = await staging.readFile(row.id);
           if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
+          hold.check();
           const asset = await importStaged(scope, row, bytes, slot);
-          if (row.status === 'staged' || row.asset_id !== asset.asset_id) await finish(row, 'imported', { asset_id: asset.asset_id });
+          if (row.status === 'staged' || row.asset_id !== asset.asset_id) await recordImport(scope, row, hold, asset);
           return { session: await view(await load(scope, row.id)), asset };
         }
         const missing = missingChunks(
@@ -308,6 +304,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
         if (whole.sizeBytes !== row.size_bytes) {
           return await fail(
             row,
+            hold,
             new ServiceError(
               'conflict',
               'args.upload_id',
@@ -318,6 +315,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
         if (whole.sha256 !== row.sha256) {
           return await fail(
             row,
+            hold,
             new ServiceError(
               'conflict',
               'args.upload_id',
@@ -327,24 +325,30 @@ export function createUploadService(deps: UploadDeps): UploadService {
         }
         // The verified file is recorded before the import starts: if the import fails for a transient reason
         // (a lock held past busy_timeout) or the process dies, a retry of complete imports the staged file.
-        await finish(row, 'staged');
+        if (!(await finish(row, hold, 'staged')))
+          throw new ServiceError(
+            'conflict',
+            'args.upload_id',
+            'upload changed while this completion stalled (aborted or taken over); ask status',
+          );
         if (!args.import) return { session: await view(await load(scope, row.id)), asset: null };
         await library.testHooks?.pause('upload-import');
         let asset: ImportedAsset;
+        hold.check();
         try {
           const bytes = await staging.readFile(row.id);
           if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
           asset = await importStaged(scope, row, bytes, slot);
         } catch (e) {
           // The file itself is bad (not an image, corrupt, over a limit): discard it.
-          if (e instanceof ServiceError && e.code !== 'not_found') return await fail(row, e);
+          if (e instanceof ServiceError && e.code !== 'not_found') return await fail(row, hold, e);
           throw e;
         }
-        await finish(row, 'imported', { asset_id: asset.asset_id });
+        await recordImport(scope, row, hold, asset);
         deps.log.info({ mod: 'upload', upload_id: row.id, asset_id: asset.asset_id, bytes: row.size_bytes }, 'upload imported');
         return { session: await view(await load(scope, row.id)), asset };
       } finally {
-        completing.delete(row.id);
+        await hold?.release();
         slot?.release();
       }
     },
@@ -353,9 +357,21 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const row = await load(scope, id);
       if (row.status === 'imported')
         throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${row.asset_id}; the asset stays`);
-      if (completing.has(row.id))
-        throw new ServiceError('conflict', 'args.upload_id', 'upload is being completed and can no longer be aborted');
-      if (row.status === 'receiving' || row.status === 'staged') await finish(row, 'aborted');
+      if (row.status === 'receiving' || row.status === 'staged') {
+        const now = deps.now();
+        // one conditional UPDATE: refused while a completion (of any process) holds the upload
+        if (!(await uploads.abort(row.id, { at: iso(now), expires_at_ms: now + policy.ttlMs }))) {
+          const after = await load(scope, row.id);
+          if (after.status === 'imported')
+            throw new ServiceError('conflict', 'args.upload_id', `upload is already imported as asset ${after.asset_id}; the asset stays`);
+          if (after.status === 'receiving' || after.status === 'staged')
+            throw new ServiceError(
+              'conflict',
+              'args.upload_id',
+              'upload is being completed and can no longer be aborted; it will be imported (ask status)',
+            );
+        }
+      }
       await staging.remove(row.id);
       return view(await load(scope, row.id));
     },
@@ -364,7 +380,6 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const now = deps.now();
       let expired = 0;
       for (const id of await uploads.expired(now)) {
-        if (completing.has(id)) continue;
         await staging.remove(id);
         await uploads.remove(id);
         expired++;

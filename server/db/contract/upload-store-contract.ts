@@ -32,7 +32,8 @@ const upload = (over: Partial<NewUpload> = {}): NewUpload => ({
  * The behaviour every `UploadStore` must have, as vitest cases: round trip of every field, scoping and
  * expiry of scoped reads, the resume target and open count, chunk records (replaced when resent, dropped
  * by finish), metadata and life extension, a panel's imported uploads in completion order, the sweeper's
- * view, and a session begun in one process continued in another.
+ * view, a session begun in one process continued in another, and the completion lease: one holder at a
+ * time across processes, renewed by its owner, refusing abort and sweep while live, taken over once lapsed.
  */
 export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>): void {
   describe(`UploadStore contract: ${name}`, () => {
@@ -159,6 +160,47 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
       expect((await store.chunks(u.id)).map((c) => c.idx)).toEqual([0, 1]);
       await second.finish(u.id, { status: 'imported', asset_id: 'asset-x', error: null, at: iso(T0 + 1), expires_at_ms: T0 + 3_600_000 });
       expect(await store.byId(scope, u.id, T0)).toMatchObject({ status: 'imported', asset_id: 'asset-x' });
+    });
+    it('completion lease: one of two processes claims it; abort, sweep and others wait; its finish releases it', async () => {
+      const { store, open } = await f.create();
+      const second = await open();
+      const u = upload({ expires_at_ms: T0 + 10 });
+      await store.insert(u);
+      const claims = await Promise.all([store.claimCompletion(u.id, 'p1', 60_000), second.claimCompletion(u.id, 'p2', 60_000)]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const [owner, rival] = claims[0] ? ['p1', 'p2'] : ['p2', 'p1'];
+      expect(await second.isCompleting(u.id)).toBe(true);
+      expect(await second.renewCompletion(u.id, rival, 60_000)).toBe(false);
+      expect(await second.renewCompletion(u.id, owner, 60_000)).toBe(true);
+      expect(await second.abort(u.id, { at: iso(T0 + 1), expires_at_ms: T0 + 20 })).toBe(false);
+      expect(await second.expired(T0 + 100)).toEqual([]); // expired, but held: not swept
+      const done = { status: 'staged' as const, asset_id: null, error: null, at: iso(T0 + 2), expires_at_ms: T0 + 3_600_000 };
+      expect(await second.finish(u.id, done, rival)).toBe(false);
+      expect(await store.finish(u.id, done, owner)).toBe(true);
+      expect(await second.isCompleting(u.id)).toBe(true); // staged keeps the lease: the import follows
+      expect(await store.finish(u.id, { ...done, status: 'imported', asset_id: 'asset-1' }, owner)).toBe(true);
+      expect(await second.isCompleting(u.id)).toBe(false);
+      expect(await second.claimCompletion(u.id, rival, 60_000)).toBe(true); // a later complete of the imported upload
+      await second.releaseCompletion(u.id, rival);
+      expect(await store.isCompleting(u.id)).toBe(false);
+    });
+
+    it('a lapsed completion lease is taken over; the stale owner can no longer renew or finish; abort then lands', async () => {
+      const { store, open } = await f.create();
+      const second = await open();
+      const u = upload();
+      await store.insert(u);
+      expect(await store.claimCompletion(u.id, 'crashed', -1)).toBe(true); // lease already over
+      expect(await second.isCompleting(u.id)).toBe(false);
+      expect(await second.claimCompletion(u.id, 'retry', 60_000)).toBe(true);
+      expect(await store.renewCompletion(u.id, 'crashed', 60_000)).toBe(false);
+      const done = { status: 'imported' as const, asset_id: 'stale', error: null, at: iso(T0 + 1), expires_at_ms: T0 + 3_600_000 };
+      expect(await store.finish(u.id, done, 'crashed')).toBe(false);
+      await second.releaseCompletion(u.id, 'retry');
+      expect(await store.abort(u.id, { at: iso(T0 + 2), expires_at_ms: T0 + 3_600_000 })).toBe(true);
+      expect(await second.byId(scope, u.id, T0)).toMatchObject({ status: 'aborted', asset_id: null });
+      expect(await second.claimCompletion(u.id, 'late', 60_000)).toBe(false);
+      expect(await second.abort(u.id, { at: iso(T0 + 3), expires_at_ms: T0 + 3_600_000 })).toBe(false);
     });
   });
 }

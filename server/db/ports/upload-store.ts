@@ -57,7 +57,9 @@ export interface UploadFinish {
  * store, never here). Every lookup by id with a scope takes the scope first, so a session of another
  * tenant or workspace behaves exactly like a missing one; expired sessions (`expires_at_ms` ≤ now) are
  * invisible to scoped reads even before the sweeper removes them. Methods without a scope act on the
- * id of a session the caller already found through a scoped read (or the sweeper). Implementations:
+ * id of a session the caller already found through a scoped read (or the sweeper). Completing a session
+ * is a lease in its row (`claimCompletion`): one process at a time, by the database's clock, renewed
+ * while it works; a lease whose process died lapses and another complete takes over. Implementations:
  * SQLite (server/db/uploads.ts) and PostgreSQL (server/db/postgres/uploads.ts); both pass
  * server/db/contract/upload-store-contract.ts.
  */
@@ -87,9 +89,31 @@ export interface UploadStore {
   importedOfPanel(scope: Scope, panelId: string, nowMs: number): Promise<UploadRow[]>;
   /** Extend a session's life after activity. */
   touch(id: string, at: string, expiresAtMs: number): Promise<void>;
-  /** Move a session to a final status; its chunk records go, in the same transaction. */
-  finish(id: string, f: UploadFinish): Promise<void>;
-  /** Ids of sessions whose time is up at `nowMs` (any status), oldest expiry first, at most `limit` (default 500). */
+  /**
+   * Move a session to a final status; its chunk records go, in the same transaction. With `owner`, only
+   * while that completion lease is its own (`claimCompletion`): `staged` keeps the lease, any other
+   * status releases it.
+   * @returns whether the session changed (false: `owner` no longer holds it, or no such session)
+   */
+  finish(id: string, f: UploadFinish, owner?: string): Promise<boolean>;
+  /**
+   * Take the completion lease of a receiving, staged or imported session for `owner`, for `leaseMs` from
+   * now by the database's clock, unless another owner's lease is live.
+   * @returns false when another completion holds it, or the session is failed, aborted or gone
+   */
+  claimCompletion(id: string, owner: string, leaseMs: number): Promise<boolean>;
+  /** Extend `owner`'s completion lease to `leaseMs` from now; false when it is no longer `owner`'s (lapsed and taken, aborted, finished). */
+  renewCompletion(id: string, owner: string, leaseMs: number): Promise<boolean>;
+  /** Give up `owner`'s completion lease (a completion that failed before its end); nothing when it is not `owner`'s. */
+  releaseCompletion(id: string, owner: string): Promise<void>;
+  /** Whether a completion lease on the session is live now (database clock). */
+  isCompleting(id: string): Promise<boolean>;
+  /**
+   * Abort a receiving or staged session unless a completion lease on it is live (its chunk records go).
+   * @returns false (nothing changed) when a completion holds it, or it is no longer receiving or staged
+   */
+  abort(id: string, f: Omit<UploadFinish, 'status' | 'asset_id' | 'error'>): Promise<boolean>;
+  /** Ids of sessions whose time is up at `nowMs` (any status) and that no live completion holds, oldest expiry first, at most `limit` (default 500). */
   expired(nowMs: number, limit?: number): Promise<string[]>;
   /** Delete a session and its chunk records. */
   remove(id: string): Promise<void>;

@@ -1,4 +1,5 @@
 import type { UploadRow, UploadStatus, UploadStore } from '../ports/upload-store.ts';
+import { PG_NOW_MS as NOW } from './job-queue.ts';
 import { inTransaction, isoOf, type PgPool } from './pool.ts';
 
 type RawRow = Omit<UploadRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date; status: UploadStatus };
@@ -9,9 +10,12 @@ const COLUMNS = `id, tenant_id, workspace_id, status, filename, size_bytes, sha2
   chunk_size_bytes, chunk_count, asset_id, error, created_at, updated_at, expires_at_ms, panel_id`;
 
 /**
- * The PostgreSQL `UploadStore` (tables `uploads` and `upload_chunks` of postgres/migrations/0001). Not
- * wired into the server yet (see pool.ts).
+ * The PostgreSQL `UploadStore` (tables `uploads` and `upload_chunks` of postgres/migrations/0001, the
+ * completion lease of 0016). Completion leases are set and compared by the database server's clock; each
+ * transition is one conditional UPDATE from the state it expects, so concurrent processes serialise on the row.
  */
+const LIVE = `(completing_owner IS NOT NULL AND completing_until >= ${NOW})`;
+
 export function createPgUploadStore(pool: PgPool): UploadStore {
   const one = async (sql: string, params: unknown[]): Promise<UploadRow | undefined> => {
     const r = await pool.query<RawRow>(sql, params);
@@ -99,24 +103,58 @@ export function createPgUploadStore(pool: PgPool): UploadStore {
     async touch(id, at, expiresAtMs) {
       await pool.query('UPDATE uploads SET updated_at = $1, expires_at_ms = $2 WHERE id = $3', [at, expiresAtMs, id]);
     },
-    async finish(id, f) {
-      await inTransaction(pool, async (c) => {
-        await c.query('UPDATE uploads SET status = $1, asset_id = $2, error = $3, updated_at = $4, expires_at_ms = $5 WHERE id = $6', [
-          f.status,
-          f.asset_id,
-          f.error,
-          f.at,
-          f.expires_at_ms,
-          id,
-        ]);
+    finish: (id, f, owner) =>
+      inTransaction(pool, async (c) => {
+        const r = await c.query(
+          `UPDATE uploads SET status = $1, asset_id = $2, error = $3, updated_at = $4, expires_at_ms = $5,
+             completing_owner = CASE WHEN $1 = 'staged' THEN completing_owner END,
+             completing_until = CASE WHEN $1 = 'staged' THEN completing_until END
+           WHERE id = $6 AND ($7::text IS NULL OR (completing_owner = $7 AND status IN ('receiving', 'staged', 'imported')))`,
+          [f.status, f.asset_id, f.error, f.at, f.expires_at_ms, id, owner ?? null],
+        );
+        if ((r.rowCount ?? 0) === 0) return false;
         await c.query('DELETE FROM upload_chunks WHERE upload_id = $1', [id]);
-      });
+        return true;
+      }),
+    async claimCompletion(id, owner, leaseMs) {
+      const r = await pool.query(
+        `UPDATE uploads SET completing_owner = $1, completing_until = ${NOW} + $2::bigint
+         WHERE id = $3 AND status IN ('receiving', 'staged', 'imported') AND NOT ${LIVE}`,
+        [owner, leaseMs, id],
+      );
+      return r.rowCount === 1;
     },
-    async expired(nowMs, limit = 500) {
-      const r = await pool.query<{ id: string }>('SELECT id FROM uploads WHERE expires_at_ms <= $1 ORDER BY expires_at_ms LIMIT $2', [
-        nowMs,
-        limit,
+    async renewCompletion(id, owner, leaseMs) {
+      const r = await pool.query(
+        `UPDATE uploads SET completing_until = ${NOW} + $1::bigint WHERE id = $2 AND completing_owner = $3 AND status IN ('receiving', 'staged', 'imported')`,
+        [leaseMs, id, owner],
+      );
+      return r.rowCount === 1;
+    },
+    async releaseCompletion(id, owner) {
+      await pool.query('UPDATE uploads SET completing_owner = NULL, completing_until = NULL WHERE id = $1 AND completing_owner = $2', [
+        id,
+        owner,
       ]);
+    },
+    isCompleting: async (id) => (await pool.query(`SELECT 1 FROM uploads WHERE id = $1 AND ${LIVE}`, [id])).rowCount === 1,
+    abort: (id, f) =>
+      inTransaction(pool, async (c) => {
+        const r = await c.query(
+          `UPDATE uploads SET status = 'aborted', asset_id = NULL, error = NULL, updated_at = $1, expires_at_ms = $2,
+             completing_owner = NULL, completing_until = NULL
+           WHERE id = $3 AND status IN ('receiving', 'staged') AND NOT ${LIVE}`,
+          [f.at, f.expires_at_ms, id],
+        );
+        if ((r.rowCount ?? 0) === 0) return false;
+        await c.query('DELETE FROM upload_chunks WHERE upload_id = $1', [id]);
+        return true;
+      }),
+    async expired(nowMs, limit = 500) {
+      const r = await pool.query<{ id: string }>(
+        `SELECT id FROM uploads WHERE expires_at_ms <= $1 AND NOT ${LIVE} ORDER BY expires_at_ms LIMIT $2`,
+        [nowMs, limit],
+      );
       return r.rows.map((x) => x.id);
     },
     async remove(id) {
