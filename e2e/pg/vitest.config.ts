@@ -28,6 +28,7 @@ export default defineConfig({
       'e2e/mcp/catalog-scoping.test.ts',
       'e2e/mcp/catalog-sync.test.ts',
       'e2e/mcp/catalog.test.ts',
+      'e2e/mcp/cross-process-search.test.ts',
       'e2e/mcp/cdn.test.ts',
       'e2e/mcp/demo-seed.test.ts',
       'e2e/mcp/eras.test.ts',
