@@ -11,7 +11,7 @@ const COLUMNS = `id, tenant_id, workspace_id, status, filename, size_bytes, sha2
 
 /**
  * The PostgreSQL `UploadStore` (tables `uploads` and `upload_chunks` of postgres/migrations/0001, the
- * completion lease of 0016). Completion leases are set and compared by the database server's clock; each
+ * completion lease of 0017). Completion leases are set and compared by the database server's clock; each
  * transition is one conditional UPDATE from the state it expects, so concurrent processes serialise on the row.
  */
 const LIVE = `(completing_owner IS NOT NULL AND completing_until >= ${NOW})`;
