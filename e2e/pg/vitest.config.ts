@@ -44,6 +44,7 @@ export default defineConfig({
       'e2e/mcp/image-priority.test.ts',
       'e2e/mcp/import-admission.test.ts',
       'e2e/mcp/import.test.ts',
+      'e2e/mcp/indexing-state.test.ts',
       'e2e/mcp/input-holes.test.ts',
       'e2e/mcp/key-revocation.test.ts',
       'e2e/mcp/logging.test.ts',

@@ -44,6 +44,7 @@ export function createSqliteAssetStore(db: Database, budget: PartitionBudget = n
     cardsBySeqs: async (scope, seqs, head) => (seqs.length === 0 ? [] : (cards.cards(scope, seqs, head) ?? q.cardsBySeqs(scope, seqs))),
     changeHead: async () => q.changeHead(),
     searchSnapshot: async (scope) => q.searchSnapshot(scope),
+    enrichmentBacklog: async (scope) => q.enrichmentBacklog(scope),
     warmCards: async (scope) => cards.warm(scope),
     browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),
   };

@@ -193,6 +193,11 @@ export function createAssetQueries(db: Database) {
       'SELECT tenant_id AS tenantId, workspace_id AS workspaceId FROM assets INDEXED BY assets_scope_seq GROUP BY tenant_id, workspace_id ORDER BY max(seq) DESC LIMIT ?',
     ),
     changeHead: db.prepare('SELECT coalesce(max(id), 0) AS id FROM search_changes'),
+    // the pending count probes the partial index of migration 0060; the workspace is counted only when it is > 0
+    enrichmentBacklog: db.prepare(
+      `SELECT p.n AS pending, CASE WHEN p.n > 0 THEN (SELECT count(*) FROM assets WHERE tenant_id = @t AND workspace_id = @w) ELSE 0 END AS total
+       FROM (SELECT count(*) AS n FROM assets WHERE tenant_id = @t AND workspace_id = @w AND enrichment_status IN ('pending', 'running')) p`,
+    ),
     searchSnapshot: db
       .prepare(
         'SELECT (SELECT coalesce(max(seq), 0) FROM assets WHERE tenant_id = ? AND workspace_id = ?), (SELECT coalesce(max(id), 0) FROM search_changes)',
@@ -370,6 +375,11 @@ export function createAssetQueries(db: Database) {
     searchSnapshot(scope: Scope): { maxSeq: number; changeHead: number } {
       const [maxSeq, changeHead] = s.searchSnapshot.get(scope.tenantId, scope.workspaceId) as [number, number];
       return { maxSeq, changeHead };
+    },
+
+    /** Assets of the scope still being enriched, and all of them (0 and 0 when none is pending). */
+    enrichmentBacklog(scope: Scope): { pending: number; total: number } {
+      return s.enrichmentBacklog.get({ t: scope.tenantId, w: scope.workspaceId }) as { pending: number; total: number };
     },
 
     /** Browse newest first. @returns one page and the total under the filters */

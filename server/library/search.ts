@@ -194,6 +194,8 @@ export async function matchAssets(
  * `svc_asset_library` `search` (spec §4.1) under the honest results contract: `assets` and `total`
  * hold matches only, each with a relevance in [0, 1] and how it matched; when a query matches nothing
  * (or very little) the nearest non-matches come back apart, as `suggestions`, on the first page.
+ * `request.indexing` ({ pending, total } assets of the workspace) is there while enrichment has not
+ * finished analysing some of them: a no-match then may only mean "not analysed yet".
  * @param at random access for panels: the page starting at `offset` within the cursor's snapshot
  * @throws ServiceError invalid_argument (args.cursor) | not_found (args.similar_to_asset_id) | unsupported
  */
@@ -266,7 +268,9 @@ export async function searchAssets(
   const pageRows = page.slice(0, limit);
   // hydration: the page's cards (with their thumbnails) in one query
   const shown = [...pageRows.map((p) => p.seq), ...suggestions.map((s) => s.seq)];
-  const cards = new Map((await assets.cardsBySeqs(scope, shown, head)).map((c) => [c.seq, c]));
+  // with the index state: how much of the workspace enrichment has yet to analyse (one indexed count)
+  const [shownCards, backlog] = await Promise.all([assets.cardsBySeqs(scope, shown, head), assets.enrichmentBacklog(scope)]);
+  const cards = new Map(shownCards.map((c) => [c.seq, c]));
   const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
     const card = cards.get(p.seq);
     return card ? [toAsset(card, urls, { relevance: p.relevance, matchedBy: p.matchedBy })] : [];
@@ -294,6 +298,7 @@ export async function searchAssets(
       corrected_query: query && result.lexical ? correctedQuery(query, result.lexical.corrections) : null,
       expanded_terms: result.lexical?.expanded ?? [],
       ...(vectors?.image ? { image_model: await vectors.image.status() } : {}),
+      ...(backlog.pending > 0 ? { indexing: backlog } : {}),
     },
   };
 }

@@ -64,11 +64,17 @@ async function stateOf(deps: PickerDeps, scope: Scope, p: PickerRow): Promise<Se
   };
 }
 
+/** The paging fields of a select result, with the search's index state while enrichment runs. */
+function pagingOf(page: AssetPage): OpenPicker['paging'] {
+  const { indexing } = page.request;
+  return { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor, ...(indexing ? { indexing } : {}) };
+}
+
 /** A picker stored `awaiting_user` whose candidates a form elicitation offers to the user. */
 export interface OpenPicker {
   id: string;
   candidates: SelectedAsset[];
-  paging: { total: number; has_more: boolean; next_cursor: string | null };
+  paging: Pick<SelectResult, 'total' | 'has_more' | 'next_cursor' | 'indexing'>;
 }
 
 /**
@@ -86,7 +92,7 @@ export async function openPicker(
   await expireStale(deps);
   const page: AssetPage = await searchAssets(deps.library, scope, args, { themeId }, vectors);
   const candidates = page.assets.map((a, i) => toSelected(a, i + 1));
-  const paging = { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor };
+  const paging = pagingOf(page);
   const id = randomUUID();
   const now = new Date().toISOString();
   const request = { ...args, theme_id: themeId };
@@ -136,7 +142,7 @@ export async function reopenPicker(
   return {
     id: p.id,
     candidates: page.assets.map((a, i) => toSelected(a, i + 1)),
-    paging: { total: page.total, has_more: page.has_more, next_cursor: page.next_cursor },
+    paging: pagingOf(page),
   };
 }
 

@@ -15,6 +15,7 @@ import {
 } from '../library/select.ts';
 import type { AssetVectorSearch } from '../library/search.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
+import { indexingNote } from './text.ts';
 import type { Scope } from '../domain/scope.ts';
 import { defineRouter, type ActionContext, type ActionOutput, type InputRequiredOutput, type RouterImpl } from './types.ts';
 
@@ -131,12 +132,17 @@ function describeSelect(r: SelectResult): string {
     ].join('\n');
   if (r.status === 'declined' || r.status === 'cancelled')
     return `The user ${r.status} the choice (picker ${r.picker_id}); nothing was selected. Ask how to proceed or search again.`;
-  if (r.candidates.length === 0) return `No assets match (picker ${r.picker_id}). Search with other words, or generate or import an asset.`;
+  const pending = indexingNote(r.indexing, 'assets', r.candidates.length > 0);
+  if (r.candidates.length === 0)
+    return pending
+      ? `No assets match yet (picker ${r.picker_id}). ${pending.replace('this search', 'select')}`
+      : `No assets match (picker ${r.picker_id}). Search with other words, or generate or import an asset.`;
   const why = r.delivery === 'elicitation' ? 'The client could not show the choice form' : 'This client shows no picker';
   return [
     `${why}, so ASK THE USER which of these ${r.candidates.length} best match(es) of ${r.total} to use (ranked, best first) and use the ones they name, in their order:`,
     ...r.candidates.map(line),
     r.has_more ? `More matches: call select again with cursor "${r.next_cursor}".` : 'No more matches.',
+    ...(pending ? [pending] : []),
   ].join('\n');
 }
 

@@ -1,4 +1,5 @@
 import type { Asset, AssetPage, MatchKind } from '../../shared/schemas/asset.ts';
+import type { Indexing } from '../../shared/schemas/common.ts';
 import { printable } from '../domain/printable.ts';
 
 const KIND_WORDS: Record<MatchKind, string> = {
@@ -22,6 +23,19 @@ export function queryNote(r: { corrected_query: string | null; expanded_terms: s
     `${r.corrected_query ? ` Showing results for "${r.corrected_query}".` : ''}` +
     `${r.expanded_terms.length ? ` Also searched related words: ${r.expanded_terms.slice(0, 8).join(', ')}${r.expanded_terms.length > 8 ? ', …' : ''}.` : ''}`
   );
+}
+
+/**
+ * What an agent should know while enrichment runs (issue 33), or null when nothing is pending.
+ * @param what the items counted, e.g. "assets"
+ * @param matched whether the answer holds matches: without any, the step is to retry, not to generate
+ */
+export function indexingNote(indexing: Indexing | undefined, what: string, matched: boolean): string | null {
+  if (!indexing) return null;
+  const state = `Indexing under way: ${indexing.pending} of ${indexing.total} ${what} are still being analysed`;
+  return matched
+    ? `${state}; more matches may appear shortly.`
+    : `${state}, so what you look for may be among them. Retry this search in a few seconds; do not generate or import yet.`;
 }
 
 /** Alt text cut to about `max` characters at a word boundary (the full text is in structuredContent). */
@@ -59,8 +73,8 @@ function pageHead(page: AssetPage, filters: string): string {
  * The text of an asset page, complete for a model without panels and compact: one line per asset
  * (name, id, size in px, short alt text, relevance and how it matched, URL), then paging and where the
  * URLs go. Everything else (tags, kind, format, usage hint, full alt text) is in structuredContent.
- * When nothing matches it says so and names the next step of the decision order; suggestions are
- * listed apart, labelled as not matches.
+ * When nothing matches it says so and names the next step of the decision order (while assets are still
+ * being analysed: retry shortly, not generate); suggestions are listed apart, labelled as not matches.
  */
 export function describeAssetPage(page: AssetPage, opts: { propsHint?: string } = {}): string {
   const r = page.request;
@@ -70,15 +84,20 @@ export function describeAssetPage(page: AssetPage, opts: { propsHint?: string } 
     `${r.image_model && r.image_model.status !== 'ready' ? `; image model ${r.image_model.status}, pictures not searched${r.image_model.reason ? ` (${r.image_model.reason})` : ''}` : ''}`;
   if (r.match === 'none' && page.total === 0) {
     const what = r.query ? `"${r.query}"` : 'the source asset';
+    const pending = indexingNote(r.indexing, 'assets', false);
     const lines = [
-      `No match for ${what} in the library (mode ${r.mode}${filters}).${queryNote(r)}`,
-      'Next step: generate the asset with svc_drafts asset_generate, import one with svc_asset_import, or open svc_asset_select so the user can browse.',
+      `No match for ${what} in the library ${pending ? 'yet ' : ''}(mode ${r.mode}${filters}).${queryNote(r)}`,
+      pending ??
+        'Next step: generate the asset with svc_drafts asset_generate, import one with svc_asset_import, or open svc_asset_select so the user can browse.',
     ];
+    if (pending) lines.push('If it still finds nothing once no asset is pending, generate or import the asset then.');
     if (page.suggestions.length)
       lines.push('Nearest assets, NOT matches (use only if the user agrees):', ...page.suggestions.map((a, i) => assetLine(a, i + 1)));
     return lines.join('\n');
   }
   const lines = [pageHead(page, filters), ...page.assets.map((a, i) => assetLine(a, i + 1))];
+  const pending = indexingNote(r.indexing, 'assets', true);
+  if (pending) lines.push(pending);
   if (page.suggestions.length) lines.push('Nearest other assets, NOT matches:', ...page.suggestions.map((a, i) => assetLine(a, i + 1)));
   lines.push(page.has_more ? `More: call again with cursor "${page.next_cursor}".` : 'No more results.');
   if (opts.propsHint && page.assets.length) lines.push(opts.propsHint);

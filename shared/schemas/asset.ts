@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AltTextSchema, CursorSchema, FileNameSchema, HttpUrlSchema, TagSchema, UuidSchema } from './common.ts';
+import { AltTextSchema, CursorSchema, FileNameSchema, HttpUrlSchema, IndexingSchema, TagSchema, UuidSchema } from './common.ts';
 
 /** Asset kinds held by the library (spec §2 Asset.kind). */
 export const AssetKindSchema = z.enum(['image', 'video', 'svg']);
@@ -231,6 +231,7 @@ export const AssetPageSchema = z.object({
         .array(z.string())
         .describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
       image_model: ImageModelReportSchema.optional(),
+      indexing: IndexingSchema.optional(),
     })
     .describe('echo of the effective request'),
 });

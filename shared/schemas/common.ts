@@ -70,3 +70,18 @@ export const AltTextSchema = z.string().overwrite(cleanText).max(1000, 'must be 
 export const FileNameSchema = z
   .string()
   .refine((s) => cleanFileName(s) !== '', 'must hold a visible character (control and bidi characters are removed)');
+
+/**
+ * Index state of a search (issue 33): how much of the searched scope is still being analysed. Present
+ * only while something is pending (absent = everything searchable is analysed), so a settled library
+ * costs no tokens.
+ */
+export const IndexingSchema = z
+  .object({
+    pending: z.number().int().min(1).describe('items of the scope whose analysis is not finished yet'),
+    total: z.number().int().min(1).describe('all items of the scope'),
+  })
+  .describe(
+    'present only while items are still being analysed (for assets: OCR, colours, tags, alt text, embeddings; for products: embeddings): until then they can be missing from the results. When nothing matched, retry shortly before generating or concluding it is absent. Absent when nothing is pending',
+  );
+export type Indexing = z.infer<typeof IndexingSchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AssetKindSchema, AssetPageSchema, OrientationSchema, SearchArgsSchema, SearchModeSchema } from './asset.ts';
-import { UuidSchema } from './common.ts';
+import { IndexingSchema, UuidSchema } from './common.ts';
 
 // ── Panel-only actions (router svc_asset_panel, MCP Apps `_meta.ui.visibility: ["app"]`) ──
 
@@ -128,6 +128,7 @@ export const SelectResultSchema = z.object({
   has_more: z.boolean().describe('more matches beyond this page of candidates'),
   next_cursor: z.string().nullable().describe('pass as cursor to select again for the next page of candidates'),
   page: AssetPageSchema.nullable().describe('first page of matches for the picker panel'),
+  indexing: IndexingSchema.optional(),
 });
 export type SelectResult = z.infer<typeof SelectResultSchema>;
 

@@ -94,6 +94,14 @@ export interface AssetStore {
   cardsBySeqs(scope: Scope, seqs: number[], head?: number): Promise<AssetCard[]>;
   /** Highest id of the search change log: grows with every insert, update and delete of an asset. */
   changeHead(): Promise<number>;
+  /**
+   * How much of the workspace enrichment is still analysing (index state of a search, issue 33): assets
+   * whose `enrichment_status` is pending or running, and all assets of the workspace. One statement on a
+   * partial index of the unfinished rows (migration 0060 / PostgreSQL 0018); the total is counted only
+   * while something is pending.
+   * @returns `{ pending, total }`; `{ pending: 0, total: 0 }` when nothing is pending
+   */
+  enrichmentBacklog(scope: Scope): Promise<{ pending: number; total: number }>;
   /** `maxSeq` and `changeHead` in one read: what a new result set starts from. */
   searchSnapshot(scope: Scope): Promise<{ maxSeq: number; changeHead: number }>;
   /**

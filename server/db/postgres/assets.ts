@@ -272,6 +272,15 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
       );
       return { maxSeq: Number(r.rows[0]!.m), changeHead: Number(r.rows[0]!.h) };
     },
+    async enrichmentBacklog(scope) {
+      // the pending count reads the partial index of migration 0018; the workspace is counted only when it is > 0
+      const r = await pool.query<{ pending: string; total: string }>(
+        `SELECT p.n AS pending, CASE WHEN p.n > 0 THEN (SELECT count(*) FROM assets WHERE tenant_id = $1 AND workspace_id = $2) ELSE 0 END AS total
+         FROM (SELECT count(*) AS n FROM assets WHERE tenant_id = $1 AND workspace_id = $2 AND enrichment_status IN ('pending', 'running')) p`,
+        [scope.tenantId, scope.workspaceId],
+      );
+      return { pending: Number(r.rows[0]!.pending), total: Number(r.rows[0]!.total) };
+    },
     async browse(scope, f, offset, limit) {
       const w = pgAssetFilterSql(f, 3);
       const base = `FROM assets a WHERE a.tenant_id = $1 AND a.workspace_id = $2${w.sql}`;
