@@ -305,8 +305,11 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     signal.throwIfAborted();
     // the store takes the vector's filter metadata (kind, category, subtype) from the row as it is now
     if (visualSpace && (await store(visualSpace, row, a.visual)) === 'stored') await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
-    if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text');
-    if (d.imageModel && d.imageModel.state().status !== 'unavailable') await jobs.enqueue(row.seq, 'embed_image');
+    // The follow-up jobs are due as of this job's own due time, so they come before the analyses queued
+    // after it (the queue claims oldest due first): each asset is done (searchable by meaning, counted out
+    // of `request.indexing`) right after its analysis, not after the whole batch has been analysed.
+    if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text', job.run_after);
+    if (d.imageModel && d.imageModel.state().status !== 'unavailable') await jobs.enqueue(row.seq, 'embed_image', job.run_after);
     return 'success';
   };
 
