@@ -176,7 +176,8 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
         blobs: library.blobs,
         embedder,
         imageModel,
-        ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' })) : null,
+        // one OCR worker per job that runs at once: OCR is most of an analysis
+        ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' }), env.ATELIER_ENRICHMENT_CONCURRENCY) : null,
         images: imageWork(images, IMAGE_PRIORITY.background),
         captioner: env.ATELIER_VISION_URL
           ? createHttpCaptioner({

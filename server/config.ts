@@ -180,9 +180,9 @@ export const EnvSchema = z.object({
     ),
   ATELIER_ENRICHMENT: bool.default(true).describe('run asynchronous enrichment (OCR, colours, tags, alt text, embeddings) after import'),
   ATELIER_ENRICHMENT_CONCURRENCY: int(1, 16)
-    .default(1)
+    .default(Math.min(2, Math.max(1, os.availableParallelism())))
     .describe(
-      'enrichment jobs run at once (1 leaves a core free for requests on small machines; OCR is serialised on one shared worker anyway)',
+      'enrichment jobs run at once, each with an OCR worker of its own (~100 MB); default 2 (1 on one core). The image and OCR threads run at a lowered CPU priority, so requests keep their share',
     ),
   ATELIER_MATCH_ALPHA: z.coerce
     .number()

@@ -67,7 +67,8 @@ describe('OCR mode (tesseract.js, bundled English data)', () => {
     () => {
       const threads = threadsOfThisProcess();
       expect(threads.find((t) => t.tid === process.pid)?.nice).toBe(0);
-      expect(threads.filter((t) => t.nice === 19)).toHaveLength(1);
+      // one OCR worker per enrichment job that runs at once (ATELIER_ENRICHMENT_CONCURRENCY)
+      expect(threads.filter((t) => t.nice === 19)).toHaveLength(srv.config.env.ATELIER_ENRICHMENT_CONCURRENCY);
     },
   );
 

@@ -82,8 +82,10 @@ export async function analyzeImage(
     const png = await images.run(() =>
       flattened.clone().resize(OCR_MAX_PX, OCR_MAX_PX, { fit: 'inside', withoutEnlargement: true }).greyscale().png().toBuffer(),
     );
-    // One operation of the image pool too: OCR (a Tesseract thread) is the heaviest image work of all.
-    const r = await images.run(() => ocr.recognize(png));
+    // Not an operation of the image pool: OCR runs on the engine's own workers (one per enrichment job that
+    // runs at once, at the lowest CPU priority), and holding a pool slot for its seconds would make imports
+    // wait behind background work.
+    const r = await ocr.recognize(png);
     ocrConfidence = Math.round(r.confidence * 10) / 10;
     ocrText = cleanOcr(r.text, r.confidence, r.words);
   }

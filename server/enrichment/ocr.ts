@@ -17,6 +17,8 @@ export interface OcrResult {
 /** OCR engine shared by all enrichment jobs of one server. */
 export interface OcrEngine {
   recognize(png: Buffer): Promise<OcrResult>;
+  /** Start the workers now (the job runner's start), so the first analyses do not wait for them; errors are logged. */
+  warm?(): void;
   close(): Promise<void>;
 }
 
@@ -52,17 +54,26 @@ const NATIVE_OUTPUT_CHANNEL = 'atelier-ocr-native-output';
 /**
  * Tesseract (LSTM engine) through tesseract.js, with the English model of `englishModelDir()`
  * (Tesseract's 4.0.0 `eng` from `@tesseract.js-data/eng`) as `langPath`, so nothing is downloaded
- * (https://github.com/naptha/tesseract.js/blob/master/docs/api.md#createworker). One worker is
- * created on first use and shared: a worker is a WASM instance of ~100 MB that runs one image at a
- * time, and two cores do not profit from more. Its thread runs at the lowest CPU priority
+ * (https://github.com/naptha/tesseract.js/blob/master/docs/api.md#createworker). `workers` workers
+ * (the enrichment jobs that run at once) are created on first use or by `warm`: a worker is a WASM
+ * instance of ~100 MB that runs one image at a time on one thread, so with one worker a second core
+ * idles while the library is analysed (issue 33: the demo's 22 photos took a minute). Each image goes to
+ * the worker with the fewest images in hand. Their threads run at the lowest CPU priority
  * (ocr.worker.mjs), so OCR takes spare cycles, not those of the requests an agent waits on.
+ * @param workers Tesseract workers, ≥ 1 (default 1)
  */
-export function createOcrEngine(log: Logger): OcrEngine {
-  let worker: Promise<import('tesseract.js').Worker> | null = null;
+export function createOcrEngine(log: Logger, workers = 1): OcrEngine {
   // The engine's native console output (ocr.worker.mjs), as structured log lines instead of raw stderr.
   let nativeOutput: BroadcastChannel | null = null;
-  const get = () =>
-    (worker ??= (async () => {
+  /** a worker, its images in hand, and the chain that keeps one image in its memory at a time */
+  interface Slot {
+    worker: Promise<import('tesseract.js').Worker> | null;
+    inHand: number;
+    chain: Promise<unknown>;
+  }
+  const slots: Slot[] = Array.from({ length: Math.max(1, workers) }, () => ({ worker: null, inHand: 0, chain: Promise.resolve() }));
+  const get = (slot: Slot) =>
+    (slot.worker ??= (async () => {
       nativeOutput ??= new BroadcastChannel(NATIVE_OUTPUT_CHANNEL);
       nativeOutput.unref();
       nativeOutput.onmessage = (m) => {
@@ -84,12 +95,16 @@ export function createOcrEngine(log: Logger): OcrEngine {
       log.debug({ duration_ms: Math.round(performance.now() - t0) }, 'OCR worker ready');
       return w;
     })());
-  let chain: Promise<unknown> = Promise.resolve();
   return {
+    warm() {
+      for (const slot of slots) void get(slot).catch((err: unknown) => log.warn({ err }, 'OCR worker failed to start'));
+    },
     recognize(png) {
+      const slot = slots.reduce((a, b) => (b.inHand < a.inHand ? b : a));
+      slot.inHand += 1;
       // The worker queues internally too; chaining here keeps one image in its memory at a time.
-      const run = chain.then(async () => {
-        const w = await get();
+      const run = slot.chain.then(async () => {
+        const w = await get(slot);
         const r = await w.recognize(png, { rotateAuto: true }, { text: true, blocks: true });
         const blocks = (r.data.blocks ?? []) as unknown as TessBlock[];
         const words = blocks.flatMap((b) =>
@@ -97,16 +112,18 @@ export function createOcrEngine(log: Logger): OcrEngine {
         );
         return { text: r.data.text, confidence: r.data.confidence, words };
       });
-      chain = run.catch(() => undefined);
+      slot.chain = run.catch(() => undefined).finally(() => (slot.inHand -= 1));
       return run;
     },
     async close() {
       nativeOutput?.close();
       nativeOutput = null;
-      if (!worker) return;
-      const w = await worker.catch(() => null);
-      worker = null;
-      await w?.terminate();
+      for (const slot of slots) {
+        if (!slot.worker) continue;
+        const w = await slot.worker.catch(() => null);
+        slot.worker = null;
+        await w?.terminate();
+      }
     },
   };
 }

@@ -417,6 +417,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
 
   return {
     start: () => {
+      d.ocr?.warm?.(); // the OCR workers start while the vector spaces are set up, not on the first job
       void ready.then(() => runner.start()).catch(() => undefined);
       void imageReady();
     },
