@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
+import { importDemoCsvs } from '../fixtures/catalog.ts';
+import { hashingEmbedder } from '../fixtures/test-embedders.ts';
 import { smallDemoPhoto } from './fixtures.ts';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
 import { resume, waitPaused } from './processes.ts';
@@ -81,5 +83,40 @@ describe('index state while enrichment runs', () => {
     )!;
     const request = (entry.result_schema.properties as Record<string, { properties: Record<string, { description?: string }> }>).request!;
     expect(request.properties.indexing?.description).toMatch(/still being analysed/);
+  });
+});
+
+describe('index state of list_products while the store is being embedded', () => {
+  let ts: TestServer;
+  let c: TestClient;
+  beforeAll(async () => {
+    // the catalog is imported with no embedder, so every product waits for the one set below
+    ts = await startTestServer({ env: { ATELIER_EMBEDDER: 'none' } });
+    await importDemoCsvs(ts);
+    c = await ts.connect();
+  });
+  afterAll(async () => ts.close());
+
+  it('a no-match while products are embedded says to retry, not that the store does not sell it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const base = hashingEmbedder();
+    // an embedder whose product batches wait at the gate: the store stays incomplete until released
+    ts.app.catalog.setEmbedder({ ...base, embed: async (texts) => (await gate, base.embed(texts)) });
+    const args = { query: 'zebra crossing', search_mode: 'hybrid' };
+    const during = await c.call('svc_catalog', 'list_products', args);
+    expect(during.error).toBeUndefined();
+    expect(during.structured.total).toBe(0);
+    const indexing = during.structured.indexing as { pending: number; total: number };
+    expect(indexing.total).toBeGreaterThan(10);
+    expect(indexing.pending).toBe(indexing.total);
+    expect(during.text).toContain(`${indexing.pending} of ${indexing.total} products are still being embedded`);
+    expect(during.text).not.toContain('The store does not sell it');
+
+    release();
+    await ts.app.catalog.deps.indexer.idle();
+    const after = await c.call('svc_catalog', 'list_products', args);
+    expect(after.structured).not.toHaveProperty('indexing');
+    expect(after.text).not.toContain('still being embedded');
   });
 });

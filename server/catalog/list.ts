@@ -1,5 +1,10 @@
 import { stemmer } from 'stemmer';
-import type { ListProductsArgs, ListProductsResult, ProductSearchMode } from '../../shared/schemas/product.ts';
+import {
+  ProductStatusSchema,
+  type ListProductsArgs,
+  type ListProductsResult,
+  type ProductSearchMode,
+} from '../../shared/schemas/product.ts';
 import type { ProductFilters, StoreScope } from '../db/ports/product-store.ts';
 import {
   acceptanceScore,
@@ -152,12 +157,15 @@ export async function listProducts(
   }
   let browse: { rows: Ref[]; total: number } | null = null;
 
+  /** The embedder that has yet to embed some of the store's products (set by `readyEmbedder`), or null. */
+  let embedding: TextEmbedder | null = null;
   /** The embedder when the store is fully embedded under it (else schedule indexing; null = degrade). */
   const readyEmbedder = async (): Promise<TextEmbedder | null> => {
     const e = deps.embedder();
     if (!e) return null;
     if (!(await deps.indexer.complete(scope.storeId, e, head))) {
       deps.indexer.schedule(scope.storeId);
+      embedding = e;
       return null;
     }
     return e;
@@ -303,5 +311,20 @@ export async function listProducts(
     search_mode: mode,
     degraded_from: degradedFrom,
     catalog_synced_at: await products.syncedAt(scope),
+    ...(embedding ? { indexing: await embeddingBacklog(deps, scope, embedding) } : {}),
   };
+}
+
+/**
+ * How many of the store's products the embedder has yet to embed (index state, issue 33): asked only
+ * when the store was found incomplete, so a fully embedded store costs no query. Products whose stored
+ * vector is stale still count as embedded here; the count is at least 1 (the store was found incomplete).
+ */
+async function embeddingBacklog(deps: CatalogDeps, scope: StoreScope, e: TextEmbedder): Promise<{ pending: number; total: number }> {
+  const [all, embedded] = await Promise.all([
+    deps.products.browse(scope, { statuses: [...ProductStatusSchema.options] }, 0, 0),
+    deps.vectors.count(scope, e.modelId, e.dimensions),
+  ]);
+  const total = Math.max(1, all.total);
+  return { pending: Math.min(total, Math.max(1, total - embedded)), total };
 }

@@ -39,8 +39,12 @@ function describeProductList(page: ListProductsResult, args: ListProductsArgs): 
   const mode = `search_mode ${page.search_mode}${page.degraded_from ? ` (semantic search unavailable, lexical results returned; degraded_from ${page.degraded_from})` : ''}; catalog synced ${page.catalog_synced_at ?? 'never'}`;
   const line = (p: ListProductsResult['items'][number], i: number): string => `${i + 1}. ${p.handle} — ${p.product_id}${matchNote(p)}`;
   if (page.total === 0 && (args.query || args.related_to_product_id)) {
+    // while products are being embedded, a no-match may only mean "not searchable by meaning yet"
+    const verdict = page.indexing
+      ? ` Indexing under way: ${page.indexing.pending} of ${page.indexing.total} products are still being embedded, so it may be among them. Retry this search in a few seconds before concluding the store does not sell it.`
+      : ' The store does not sell it: do not present other products as if they were it.';
     return [
-      `No product matches ${what} (${filters}; ${mode}).${queryNote(page)} The store does not sell it: do not present other products as if they were it.`,
+      `No product matches ${what} (${filters}; ${mode}).${queryNote(page)}${verdict}`,
       ...(page.suggestions.length ? ['Nearest products, NOT matches:', ...page.suggestions.map(line)] : []),
     ].join('\n');
   }

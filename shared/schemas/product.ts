@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MatchedBySchema, RelevanceSchema } from './asset.ts';
-import { CursorSchema, ProductGidSchema, TimestampSchema, UuidSchema, VariantGidSchema } from './common.ts';
+import { CursorSchema, IndexingSchema, ProductGidSchema, TimestampSchema, UuidSchema, VariantGidSchema } from './common.ts';
 
 /** `list_products` search modes (spec §4.8). */
 export const ProductSearchModeSchema = z
@@ -88,6 +88,7 @@ export const ListProductsResultSchema = z.object({
     'requested mode when semantic search was unavailable and lexical results were returned (rule 9)',
   ),
   catalog_synced_at: TimestampSchema.nullable().describe('last catalog sync or import of the store (ISO 8601 UTC); null if never'),
+  indexing: IndexingSchema.optional(),
 });
 export type ListProductsResult = z.infer<typeof ListProductsResultSchema>;
 
