@@ -65,7 +65,7 @@ export const REGISTRY = {
     title: 'Asset search',
     description:
       `Search the workspace's images before generating or importing. Needs theme_id (see svc_discover scope). Returns each asset's name, id, size, alt text and permanent URL for ${ISLAND_MEDIA_PROPS}. ` +
-      'Says so when nothing matches: then generate or import.',
+      'Says so when nothing matches: then generate or import (unless it says assets are still being analysed: then retry shortly).',
     panelNote: 'A read-only results panel opens; do not wait for it.',
     annotations: READ_ONLY,
     resourceUri: PANEL_URI.searchResults,
