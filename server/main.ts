@@ -6,6 +6,8 @@ import { createServer } from './mcp/create-server.ts';
 import { startHttp, type HttpHandle } from './mcp/http.ts';
 import { authenticate } from './tenancy/admin.ts';
 import { ServiceError } from './errors.ts';
+import { localResolver, localStdioPrincipal } from './local-principal.ts';
+import { seedDemo } from './seed.ts';
 
 export interface Running {
   app: App;
@@ -143,27 +145,30 @@ async function cdnForStdio(app: App, log: Logger, port: number): Promise<HttpHan
 }
 
 /**
- * Serve MCP over stdio (stdout carries JSON-RPC only) with the API key from ATELIER_API_KEY, and start
- * the workers. A CDN listener serves asset URLs (see `cdnForStdio`). `clientGone` resolves when stdin
- * ends (the client process went away without a signal): the caller then stops gracefully.
- * @throws Error when ATELIER_API_KEY is missing or unknown
+ * Serve MCP over stdio (stdout carries JSON-RPC only) and start the workers. With ATELIER_API_KEY it acts as
+ * that key; without it, as the data dir's single tenant (`localStdioPrincipal`: the desktop bundle needs no key
+ * to paste; a data dir with no tenant gets the demo, whose photos are imported in the background after the
+ * transport connects, so the client's first requests do not wait ~30 s for them). A CDN listener serves asset
+ * URLs (see `cdnForStdio`). `clientGone` resolves when stdin ends (the client process went away without a
+ * signal): the caller then stops gracefully.
+ * @throws Error when ATELIER_API_KEY is unknown, or (without it) when the data dir holds several tenants
  */
 export async function serveStdio(app: App, log: Logger, port = app.config.port): Promise<Running> {
-  if (!app.config.apiKey)
-    throw new Error(
-      'ATELIER_API_KEY is required for the stdio transport (create one with `atelier keys create` or `atelier seed-demo --json`)',
-    );
-  const principal = await authenticate(app.library.tenancy, app.config.apiKey);
+  const apiKey = app.config.apiKey;
+  const local = apiKey ? null : await localStdioPrincipal(app);
+  const principal = local ? local.principal : await authenticate(app.library.tenancy, apiKey!);
   if (!principal) throw new Error('ATELIER_API_KEY is not a valid API key for this data directory');
   await checkBlobStore(app);
   // before the transport connects: the client's first search does not wait for the loading
   await app.warmSearch();
   const http = await cdnForStdio(app, log, port);
-  const resolvePrincipal = async (): Promise<typeof principal> => {
-    if (!(await authenticate(app.library.tenancy, app.config.apiKey!)))
-      throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
-    return principal;
-  };
+  const resolvePrincipal = local
+    ? localResolver(local)
+    : async (): Promise<typeof principal> => {
+        if (!(await authenticate(app.library.tenancy, apiKey!)))
+          throw new ServiceError('unauthenticated', null, 'ATELIER_API_KEY has been revoked');
+        return principal;
+      };
   // A client that went away closes our stdout too: answers of calls finishing after that are dropped, not fatal.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') log.error({ err }, 'stdout failed');
@@ -180,15 +185,28 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
     onerror: (err) => log.warn({ err }, 'stdio MCP error'),
   });
   app.startWorkers();
-  log.info({ cdn: http.url }, 'MCP stdio ready');
+  log.info({ cdn: http.url, tenant_id: principal.tenantId, keyless: local !== null }, 'MCP stdio ready');
+  const seeding = local?.fresh ? seedInBackground(app, log) : Promise.resolve();
   return {
     app,
     http,
     log,
     clientGone,
     stop: gracefulStop(app, log, async () => {
+      // an import in progress must not meet a closed database; an unfinished seed goes on at `atelier seed-demo`
+      await Promise.race([seeding, new Promise((r) => setTimeout(r, app.config.env.ATELIER_SHUTDOWN_GRACE_MS).unref())]);
       await served.close();
       await http.close();
     }),
   };
+}
+
+/** Import the demo photos and catalog into a data dir's new demo tenant; never rejects (the outcome is logged). */
+async function seedInBackground(app: App, log: Logger): Promise<void> {
+  try {
+    const r = await seedDemo(app);
+    log.info({ imported: r.imported, skipped: r.skipped, failed: r.failed }, 'demo library seeded for the local tenant');
+  } catch (err) {
+    log.warn({ err }, 'seeding the demo library failed (run `atelier seed-demo` on this data dir to finish it)');
+  }
 }

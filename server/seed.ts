@@ -86,6 +86,24 @@ const DEFAULT_SEED_STEPS: SeedStep[] = [
 ];
 
 /**
+ * The demo tenant's ids, creating the tenant (one workspace, theme, store and API key) on first use. Several
+ * processes may create it at once on a new data dir: the first stored ids win, the others' tenant stays unused.
+ * @returns the ids, and the demo API key when this call created it (null otherwise: only its hash is stored)
+ */
+export async function ensureDemoTenant(app: App): Promise<{ bundle: DemoBundle; api_key: string | null }> {
+  const t = app.library.tenancy;
+  const saved = await t.getSetting(DEMO_SETTING);
+  if (saved) {
+    const { api_key: _legacy, ...ids } = JSON.parse(saved) as TenantBundle;
+    return { bundle: ids, api_key: null };
+  }
+  const { api_key, ...ids } = await createTenant(t, 'Demo', { brandColors: ['#1f3a5f', '#f2b134', '#f7f4ee'] });
+  // first writer wins when two processes seed a new data dir at once; the other uses the stored ids
+  const stored = JSON.parse(await t.ensureSetting(DEMO_SETTING, JSON.stringify(ids))) as DemoBundle;
+  return { bundle: stored, api_key: stored.tenant_id === ids.tenant_id ? api_key : null };
+}
+
+/**
  * Create (once) the demo tenant with one workspace, theme, store and API key, and import the demo
  * photos through the same path users' imports take, with the alt text, tags and purpose of
  * `demo-metadata.json` (file-name words for files it does not list). Idempotent: later runs return the same ids
@@ -104,19 +122,8 @@ export async function seedDemo(
   } = {},
 ): Promise<DemoBundle & { api_key: string | null; imported: number; skipped: number; failed: string[] }> {
   const t = app.library.tenancy;
-  const saved = await t.getSetting(DEMO_SETTING);
-  let bundle: DemoBundle;
-  let apiKey: string | null = null;
-  if (saved) {
-    const { api_key: _legacy, ...ids } = JSON.parse(saved) as TenantBundle;
-    bundle = ids;
-  } else {
-    const { api_key, ...ids } = await createTenant(t, 'Demo', { brandColors: ['#1f3a5f', '#f2b134', '#f7f4ee'] });
-    // first writer wins when two processes seed a new data dir at once; the other uses the stored ids
-    const stored = JSON.parse(await t.ensureSetting(DEMO_SETTING, JSON.stringify(ids))) as DemoBundle;
-    bundle = stored;
-    if (stored.tenant_id === ids.tenant_id) apiKey = api_key;
-  }
+  const { bundle, api_key } = await ensureDemoTenant(app);
+  let apiKey = api_key;
   if (opts.newKey && !apiKey) apiKey = (await createApiKey(t, bundle.tenant_id, { name: 'demo' })).api_key;
   const scope: Scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
   const root = opts.imagesDir ?? DEMO_IMAGES_DIR;

@@ -59,6 +59,7 @@ export default defineConfig({
       'e2e/mcp/select-fallbacks.test.ts',
       'e2e/mcp/select-scope.test.ts',
       'e2e/mcp/select.test.ts',
+      'e2e/mcp/stdio-local.test.ts',
       'e2e/mcp/terminal.test.ts',
       'e2e/mcp/tools-budget.test.ts',
       'e2e/mcp/transports.test.ts',

@@ -68,7 +68,9 @@ const program = new Command('atelier')
 program
   .command('serve')
   .description('serve MCP over Streamable HTTP (/mcp) or stdio; the /cdn asset route runs in both modes')
-  .addOption(new Option('--stdio', 'MCP over stdin/stdout (needs ATELIER_API_KEY)').conflicts('http'))
+  .addOption(
+    new Option('--stdio', "MCP over stdin/stdout (as ATELIER_API_KEY; without it, as the data dir's only tenant)").conflicts('http'),
+  )
   .addOption(new Option('--http', 'MCP over Streamable HTTP at /mcp (default)'))
   .option('--port <n>', 'listen port (overrides ATELIER_PORT)', (v) => Number.parseInt(v, 10))
   .action(async (o: { stdio?: boolean; port?: number }) => {
