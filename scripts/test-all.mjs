@@ -185,7 +185,7 @@ ok = confOk && ok;
 const pkgJson = path.join(tmp, 'package.json');
 const pkgRun = packOk
   ? background(
-      'package: npm install --omit=dev, seed-demo, MCP over stdio (e2e/package; ran beside Playwright)',
+      'package: npm install --omit=dev, seed-demo, MCP over stdio; the MCP Bundle (e2e/package; ran beside Playwright)',
       bin('vitest'),
       ['run', '--config', 'e2e/package/vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${pkgJson}`],
       { ATELIER_PACKAGE_PACK_REPORT: packReport },
