@@ -70,7 +70,7 @@ export interface App {
   rateLimits: RateLimits;
   /** Random id of this data dir (settings `data_id`): `/healthz` shows it so processes on the same data dir recognise each other. */
   dataId: string;
-  /** Set the CDN base URL once the HTTP listener is bound (when ATELIER_CDN_URL is not set). */
+  /** Set the CDN base URL once the HTTP listener is bound (when neither ATELIER_CDN_URL nor ATELIER_PUBLIC_URL is set). */
   setCdnBase(url: string): void;
   /**
    * Start the background workers: the enrichment job runner, the catalog embedding backfill, the upload
@@ -103,7 +103,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const tenancy = stores.tenancy;
   const cursorSecret = await tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
   const dataId = await tenancy.ensureSetting('data_id', randomUUID());
-  let cdnBase = config.cdnUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  let cdnBase = config.cdnUrl ?? config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   // Image work: one libvips thread per operation, no operation cache; the pool bounds how many run.
   configureSharp();
   const images = createImagePool({
@@ -273,7 +273,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   });
   // Picker and panel-only actions; ui:// panel resources.
   const pickerDeps = { library, pickers: stores.pickers, ttlMs: config.env.ATELIER_PICKER_TTL_MS };
-  const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, log: log.child({ mod: 'panels' }) });
+  const registerPanelResources = createAppResources({ cdnBase: () => cdnBase, domain: config.uiDomain, log: log.child({ mod: 'panels' }) });
   // Every router of the registry (a missing one fails tsc: RouterImpls is keyed by router name).
   const unlimited: RouterImpls = {
     [ROUTER.assetLibrary]: assetLibraryRouter(library, () => vectors),
@@ -353,7 +353,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     providers,
     server,
     setCdnBase(url) {
-      if (!config.cdnUrl) cdnBase = url.replace(/\/+$/, '');
+      if (!config.cdnUrl && !config.publicUrl) cdnBase = url.replace(/\/+$/, '');
     },
     startWorkers,
     warmSearch: (budgetMs = env.ATELIER_SEARCH_WARM_MS) =>

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -18,6 +19,19 @@ export const EnvSchema = z.object({
     .url('must be an absolute URL')
     .optional()
     .describe('public base URL of the /cdn route; default http://<host>:<port>'),
+  ATELIER_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://atelier.example.com' })
+    .optional()
+    .describe(
+      "public base URL of this server as clients reach it (behind a TLS-terminating proxy: https://atelier.example.com); asset URLs and the panels' CSP use it unless ATELIER_CDN_URL names another asset origin",
+    ),
+  ATELIER_UI_DOMAIN: z
+    .string()
+    .regex(/^[A-Za-z0-9.:/-]+$/, 'must be a host name (or "none")')
+    .optional()
+    .describe(
+      'the panels\' `_meta.ui.domain` (host-specific format); default with ATELIER_PUBLIC_URL: Claude\'s, sha256(<public URL>/mcp)[0:32].claudemcpcontent.com; "none" = never sent',
+    ),
   ATELIER_API_KEY: z.string().min(1).optional().describe('API key used by the stdio transport'),
   ATELIER_INSTANCE_ID: z
     .string()
@@ -306,8 +320,12 @@ export interface Config {
   blobStore: BlobStoreConfig;
   host: string;
   port: number;
-  /** Base URL of the CDN route without a trailing slash; `null` = derive from the bound port at start. */
+  /** Base URL of the CDN route without a trailing slash; `null` = ATELIER_PUBLIC_URL, else derived from the bound port at start. */
   cdnUrl: string | null;
+  /** ATELIER_PUBLIC_URL without a trailing slash: this server's base URL as clients reach it, or `null`. */
+  publicUrl: string | null;
+  /** The panels' `_meta.ui.domain`, or `null` to send none (see `panelDomain`). */
+  uiDomain: string | null;
   apiKey: string | null;
   allowPrivateUrls: boolean;
   maxImportBytes: number;
@@ -321,6 +339,21 @@ export interface Config {
   testPause: { points: string[]; dir: string | null };
   /** Every parsed variable, for module-specific settings (read them in the composition root only). */
   env: z.infer<typeof EnvSchema>;
+}
+
+/**
+ * The panels' `_meta.ui.domain` (ext-apps `McpUiResourceMeta.domain`: a stable sandbox origin, format decided by each
+ * host). ATELIER_UI_DOMAIN verbatim, or none for "none"; without it and with ATELIER_PUBLIC_URL, Claude's format:
+ * the first 32 hex digits of sha256 of the exact connector URL `<public URL>/mcp`, then `.claudemcpcontent.com`
+ * (source: Claude's MCP Apps connector docs); otherwise none, and each host picks its own per-conversation origin.
+ */
+export function panelDomain(uiDomain: string | undefined, publicUrl: string | undefined): string | null {
+  if (uiDomain !== undefined) return uiDomain === 'none' ? null : uiDomain;
+  if (!publicUrl) return null;
+  return `${createHash('sha256')
+    .update(`${publicUrl.replace(/\/+$/, '')}/mcp`)
+    .digest('hex')
+    .slice(0, 32)}.claudemcpcontent.com`;
 }
 
 /** Thrown by `loadConfig` with every bad variable named. */
@@ -357,6 +390,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.ATELIER_HOST,
     port: e.ATELIER_PORT,
     cdnUrl: e.ATELIER_CDN_URL ? e.ATELIER_CDN_URL.replace(/\/+$/, '') : null,
+    publicUrl: e.ATELIER_PUBLIC_URL ? e.ATELIER_PUBLIC_URL.replace(/\/+$/, '') : null,
+    uiDomain: panelDomain(e.ATELIER_UI_DOMAIN, e.ATELIER_PUBLIC_URL),
     apiKey: e.ATELIER_API_KEY ?? null,
     allowPrivateUrls: e.ATELIER_ALLOW_PRIVATE_URLS,
     maxImportBytes: e.ATELIER_MAX_IMPORT_BYTES,

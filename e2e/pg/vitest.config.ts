@@ -51,6 +51,7 @@ export default defineConfig({
       'e2e/mcp/manage.test.ts',
       'e2e/mcp/modern-wire.test.ts',
       'e2e/mcp/ocr-formats.test.ts',
+      'e2e/mcp/panel-metadata.test.ts',
       'e2e/mcp/processes.test.ts',
       'e2e/mcp/protocol-edges.test.ts',
       'e2e/mcp/rate-limits.test.ts',

@@ -33,7 +33,7 @@ async function connect(register: (s: McpServer) => void): Promise<Client> {
 }
 
 describe('MCP Apps panel resources', () => {
-  it('serves each built panel as ui://atelier/<panel>.html with _meta.ui {csp, prefersBorder} on the listing and the content item', async () => {
+  it('serves each built panel as ui://atelier/<panel>.html with _meta.ui {csp, prefersBorder} and openai/widgetCSP on the listing and the content item', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-ui-'));
     dirs.push(dir);
     fs.writeFileSync(path.join(dir, 'asset-picker.html'), '<!doctype html><title>picker</title>');
@@ -43,7 +43,10 @@ describe('MCP Apps panel resources', () => {
     const { resources } = await client.listResources();
     const uris = resources.map((r) => r.uri).sort();
     expect(uris).toEqual(['ui://atelier/asset-picker.html', 'ui://atelier/search-results.html']);
-    const meta = { ui: { csp: { connectDomains: [], resourceDomains: ['http://127.0.0.1:4321'] }, prefersBorder: true } };
+    const meta = {
+      ui: { csp: { connectDomains: [], resourceDomains: ['http://127.0.0.1:4321'] }, prefersBorder: true },
+      'openai/widgetCSP': { connect_domains: [], resource_domains: ['http://127.0.0.1:4321'] },
+    };
     for (const r of resources) {
       expect(r.mimeType).toBe(MCP_APP_MIME);
       expect(r._meta).toEqual(meta);

@@ -62,11 +62,28 @@ export interface PanelResourceSpec {
 }
 
 /**
+ * The `_meta` of a panel resource: `ui` as ext-apps defines it, and its CSP again as ChatGPT's `openai/widgetCSP`
+ * (`connect_domains`, `resource_domains`: the Apps SDK's compatibility key, snake_case), so both read the same origins.
+ */
+export function panelResourceMeta(ui: McpUiResourceMeta): Record<string, unknown> {
+  return {
+    ui,
+    'openai/widgetCSP': { connect_domains: [...(ui.csp?.connectDomains ?? [])], resource_domains: [...(ui.csp?.resourceDomains ?? [])] },
+  };
+}
+
+/**
  * Register one panel's `ui://` resource with ext-apps' `registerAppResource` (MIME `text/html;profile=mcp-app`);
- * `_meta.ui` goes on both the listing and the content item (hosts read the content item first).
+ * its `_meta` (`panelResourceMeta`) goes on both the listing and the content item (hosts read the content item first).
  */
 export function registerPanelResource(server: McpServer, p: PanelResourceSpec): void {
-  registerAppResource(server, p.name, p.uri, { title: p.title, description: p.description, _meta: { ui: p.meta() } }, async () => ({
-    contents: [{ uri: p.uri, mimeType: RESOURCE_MIME_TYPE, text: p.read(), _meta: { ui: p.meta() } }],
-  }));
+  registerAppResource(
+    server,
+    p.name,
+    p.uri,
+    { title: p.title, description: p.description, _meta: panelResourceMeta(p.meta()) },
+    async () => ({
+      contents: [{ uri: p.uri, mimeType: RESOURCE_MIME_TYPE, text: p.read(), _meta: panelResourceMeta(p.meta()) }],
+    }),
+  );
 }
