@@ -86,3 +86,27 @@ describe('ATELIER_INSTANCE_ID', () => {
     }
   });
 });
+
+describe('ATELIER_PUBLIC_URL and ATELIER_UI_DOMAIN', () => {
+  it('is unset by default: no public URL, no panel domain', () => {
+    expect(loadConfig({})).toMatchObject({ publicUrl: null, uiDomain: null });
+  });
+
+  it("drops the trailing slash and derives Claude's panel domain from <public URL>/mcp (Claude's documented example)", () => {
+    expect(loadConfig({ ATELIER_PUBLIC_URL: 'https://example.com/' })).toMatchObject({
+      publicUrl: 'https://example.com',
+      uiDomain: 'c3d80a4ed901ee05b21755a88273b4a4.claudemcpcontent.com',
+    });
+  });
+
+  it('takes ATELIER_UI_DOMAIN verbatim, and "none" for no domain', () => {
+    expect(loadConfig({ ATELIER_PUBLIC_URL: 'https://example.com', ATELIER_UI_DOMAIN: 'none' }).uiDomain).toBeNull();
+    expect(loadConfig({ ATELIER_UI_DOMAIN: 'www-example-com.oaiusercontent.com' }).uiDomain).toBe('www-example-com.oaiusercontent.com');
+  });
+
+  it('refuses a public URL that is not http(s), naming the variable', () => {
+    for (const bad of ['atelier.example.com', 'ftp://atelier.example.com']) {
+      expect(() => loadConfig({ ATELIER_PUBLIC_URL: bad })).toThrow(/ATELIER_PUBLIC_URL: must be an absolute http\(s\) URL/);
+    }
+  });
+});
