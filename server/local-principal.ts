@@ -6,14 +6,22 @@ import { createApiKey, revokeApiKey } from './tenancy/admin.ts';
 
 /** Setting holding the id of the key a keyless stdio server acts with, per tenant (`stdio_local_key:<tenant id>`). */
 const LOCAL_KEY_SETTING = 'stdio_local_key:';
+/** Settings: when a keyless stdio server created the demo tenant, and when its photos were all in. */
+const SEED_SETTING = 'stdio_demo_seed_started';
+const SEED_DONE_SETTING = 'stdio_demo_seed_done';
 
 /** What `serve --stdio` without ATELIER_API_KEY acts as. */
 export interface LocalPrincipal {
   principal: Principal;
-  /** The data dir had no tenant: the demo tenant was just created and its photos are still to import. */
+  /**
+   * The demo photos are still to import: the data dir had no tenant and the demo tenant was just created, or a
+   * keyless server seeded it before and stopped before the end (`markSeeded` was never called).
+   */
   fresh: boolean;
+  /** Record that the demo library of this data dir is complete (a later start does not seed again). */
+  markSeeded: () => Promise<void>;
   /** Whether the key is still live (not revoked with `atelier keys revoke`); checked before every call. */
-  live(): Promise<boolean>;
+  live: () => Promise<boolean>;
 }
 
 /**
@@ -33,12 +41,15 @@ export async function localStdioPrincipal(app: App): Promise<LocalPrincipal> {
     throw new Error(
       `this data directory holds ${tenants.length} tenants: set ATELIER_API_KEY to a key of the one to serve (atelier keys create --tenant <id> --json)`,
     );
-  let fresh = false;
+  let created = false;
   let tenantId = tenants[0];
   if (tenantId === undefined) {
     tenantId = (await ensureDemoTenant(app)).bundle.tenant_id;
-    fresh = true;
+    created = true;
   }
+  // The settings table only inserts (first writer wins), so "started" and "done" are two rows.
+  if (created) await t.ensureSetting(SEED_SETTING, new Date().toISOString());
+  const fresh = (await t.getSetting(SEED_SETTING)) !== undefined && (await t.getSetting(SEED_DONE_SETTING)) === undefined;
   const setting = `${LOCAL_KEY_SETTING}${tenantId}`;
   let keyId = await t.getSetting(setting);
   if (keyId === undefined) {
@@ -51,7 +62,10 @@ export async function localStdioPrincipal(app: App): Promise<LocalPrincipal> {
   const owner = tenantId;
   const live = async (): Promise<boolean> => (await t.keysOfTenant(owner)).some((k) => k.id === id);
   if (!(await live())) throw new Error('the local key of this data directory has been revoked: set ATELIER_API_KEY to serve it over stdio');
-  return { principal: { tenantId: owner, apiKeyId: id }, fresh, live };
+  const markSeeded = async (): Promise<void> => {
+    await t.ensureSetting(SEED_DONE_SETTING, new Date().toISOString());
+  };
+  return { principal: { tenantId: owner, apiKeyId: id }, fresh, live, markSeeded };
 }
 
 /** `resolvePrincipal` of a keyless stdio server: the local principal while its key is live. @throws ServiceError unauthenticated once revoked */

@@ -186,14 +186,14 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
   });
   app.startWorkers();
   log.info({ cdn: http.url, tenant_id: principal.tenantId, keyless: local !== null }, 'MCP stdio ready');
-  const seeding = local?.fresh ? seedInBackground(app, log) : Promise.resolve();
+  const seeding = local?.fresh ? seedInBackground(app, log, local.markSeeded) : Promise.resolve();
   return {
     app,
     http,
     log,
     clientGone,
     stop: gracefulStop(app, log, async () => {
-      // an import in progress must not meet a closed database; an unfinished seed goes on at `atelier seed-demo`
+      // an import in progress must not meet a closed database; an unfinished seed goes on at the next keyless start
       await Promise.race([seeding, new Promise((r) => setTimeout(r, app.config.env.ATELIER_SHUTDOWN_GRACE_MS).unref())]);
       await served.close();
       await http.close();
@@ -201,10 +201,11 @@ export async function serveStdio(app: App, log: Logger, port = app.config.port):
   };
 }
 
-/** Import the demo photos and catalog into a data dir's new demo tenant; never rejects (the outcome is logged). */
-async function seedInBackground(app: App, log: Logger): Promise<void> {
+/** Import the demo photos and catalog into a data dir's new demo tenant, then mark it complete; never rejects (the outcome is logged). */
+async function seedInBackground(app: App, log: Logger, markSeeded: () => Promise<void>): Promise<void> {
   try {
     const r = await seedDemo(app);
+    if (r.failed.length === 0) await markSeeded();
     log.info({ imported: r.imported, skipped: r.skipped, failed: r.failed }, 'demo library seeded for the local tenant');
   } catch (err) {
     log.warn({ err }, 'seeding the demo library failed (run `atelier seed-demo` on this data dir to finish it)');
