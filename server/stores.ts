@@ -6,6 +6,7 @@ import type { AssetFilters } from './db/assets.ts';
 import { createSqliteAssetStore } from './db/asset-store.ts';
 import { createSqliteCalibrationStore } from './db/calibration-store.ts';
 import { createCreditQueries } from './db/credits.ts';
+import { createSqliteOAuthStore } from './db/oauth-store.ts';
 import { createJobQueue } from './db/enrichment-jobs.ts';
 import { createLexicalIndexes } from './db/lexical-index.ts';
 import { createPickerQueries } from './db/pickers.ts';
@@ -15,6 +16,7 @@ import type { AssetStore } from './db/ports/asset-store.ts';
 import type { CalibrationStore } from './db/ports/calibration-store.ts';
 import type { CreditStore } from './db/ports/credit-store.ts';
 import type { JobQueue } from './db/ports/job-queue.ts';
+import type { OAuthStore } from './db/ports/oauth-store.ts';
 import type { PickerStore } from './db/ports/picker-store.ts';
 import type { ProductFilters, ProductStore, StoreScope } from './db/ports/product-store.ts';
 import type { ProductVectorStore } from './db/ports/product-vectors.ts';
@@ -30,6 +32,7 @@ import { createPgCreditStore } from './db/postgres/credits.ts';
 import { createPgJobQueue } from './db/postgres/job-queue.ts';
 import { createPgLexicalIndexes } from './db/postgres/lexical-index.ts';
 import { ensurePgSchema, migratePostgres } from './db/postgres/migrate.ts';
+import { createPgOAuthStore } from './db/postgres/oauth-state.ts';
 import { createPgPickerStore } from './db/postgres/pickers.ts';
 import { createPgPool, type PgPool } from './db/postgres/pool.ts';
 import { createPgProductLexicalIndexes } from './db/postgres/product-lexical-index.ts';
@@ -82,6 +85,8 @@ export interface Stores {
   credits: CreditStore;
   products: ProductStore;
   productVectors: ProductVectorStore;
+  /** the built-in OAuth authorization server's state (server/oauth/) */
+  oauth: OAuthStore;
   /** close the connection(s) */
   close(): Promise<void>;
 }
@@ -118,6 +123,7 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
     credits: createCreditQueries(db),
     products: createSqliteProductStore(db, productQueries),
     productVectors: createSqliteProductVectors(db, productQueries),
+    oauth: createSqliteOAuthStore(db),
     close: async () => void db.close(),
   };
 }
@@ -167,6 +173,7 @@ export async function openPgStores(o: { url: string; schema: string | null; pool
     credits: createPgCreditStore(pool),
     products: createPgProductStore(pool),
     productVectors: createPgProductVectors(pool),
+    oauth: createPgOAuthStore(pool),
     close: () => pool.end(),
   };
 }

@@ -1,0 +1,32 @@
+/**
+ * One stored oidc-provider model instance: `payload` its JSON object as the library gave it.
+ * `expiresAt` ms since epoch (null = never); `consumedAt` ms since epoch once consumed.
+ */
+export interface OAuthRow {
+  payload: Record<string, unknown>;
+  consumedAt: number | null;
+}
+
+/**
+ * Port: the built-in authorization server's state, keyed by (model, id), with the lookups of the
+ * oidc-provider adapter contract (by uid, by user code, all of a grant). Rows past `expiresAt` read as
+ * absent. Implementations: SQLite (server/db/oauth-store.ts, migration 0058).
+ */
+export interface OAuthStore {
+  upsert(
+    model: string,
+    id: string,
+    payload: Record<string, unknown>,
+    o: { expiresAt: number | null; grantId?: string; uid?: string; userCode?: string },
+  ): Promise<void>;
+  find(model: string, id: string): Promise<OAuthRow | undefined>;
+  findByUid(model: string, uid: string): Promise<OAuthRow | undefined>;
+  findByUserCode(model: string, userCode: string): Promise<OAuthRow | undefined>;
+  /** Mark consumed now (codes are single-use: the library refuses a consumed one). */
+  consume(model: string, id: string): Promise<void>;
+  destroy(model: string, id: string): Promise<void>;
+  /** Delete every row of a grant (all models). */
+  revokeByGrantId(grantId: string): Promise<void>;
+  /** Delete rows past their expiry. @returns how many */
+  sweep(): Promise<number>;
+}
