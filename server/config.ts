@@ -21,9 +21,10 @@ export const EnvSchema = z.object({
     .describe('public base URL of the /cdn route; default http://<host>:<port>'),
   ATELIER_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://atelier.example.com' })
+    .refine((u) => new URL(u).pathname === '/' && !new URL(u).search, 'must be an origin like https://atelier.example.com (no path)')
     .optional()
     .describe(
-      "public base URL of this server as clients reach it (behind a TLS-terminating proxy: https://atelier.example.com); asset URLs and the panels' CSP use it unless ATELIER_CDN_URL names another asset origin",
+      "public base URL of this server as clients reach it (behind a TLS-terminating proxy: https://atelier.example.com): the OAuth issuer (<url>/oauth) and resource (<url>/mcp); asset URLs and the panels' CSP use it unless ATELIER_CDN_URL names another asset origin; unset = http://<host>:<port>",
     ),
   ATELIER_UI_DOMAIN: z
     .string()
@@ -114,6 +115,13 @@ export const EnvSchema = z.object({
     .describe(
       'on SIGTERM/SIGINT or (stdio) end of stdin, how long tool calls in progress may finish before the process closes the database and exits, ms',
     ),
+  ATELIER_OAUTH: bool
+    .default(true)
+    .describe('serve the built-in OAuth authorization server (/oauth) and accept its access tokens on /mcp beside API keys'),
+  ATELIER_OAUTH_ACCESS_TOKEN_TTL_S: int(30, 86_400).default(600).describe('lifetime of an OAuth access token, seconds'),
+  ATELIER_OAUTH_REFRESH_TOKEN_TTL_S: int(3600, 31_536_000)
+    .default(30 * 86_400)
+    .describe('lifetime of an OAuth refresh token and of its grant, seconds (each refresh rotates the refresh token)'),
   ATELIER_CORS_ORIGINS: z
     .string()
     .optional()

@@ -6,7 +6,7 @@ interface Raw {
   consumed_at: number | null;
 }
 
-/** The OAuth state port over SQLite's `oauth_state` table (migration 0058). */
+/** The OAuth state port over SQLite's `oauth_state` table (migration 0061). */
 export function createSqliteOAuthStore(db: Database): OAuthStore {
   const live = '(expires_at IS NULL OR expires_at > ?)';
   const s = {

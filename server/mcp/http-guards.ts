@@ -70,9 +70,15 @@ export function hostGuard(bindHost: string, allowedHosts: string[] | null): Requ
  * without a valid key is answered 401 and its connection closed without reading its body. Failures are
  * logged (reason, client address, user agent; never the key). On success `req.auth` carries the principal
  * (`req.auth.extra.principal`, the shape the MCP SDK passes on as `authInfo`).
- * @param authenticate the principal of a presented key, or null when none matches
+ * The 401 carries `challenge(presented)` as `WWW-Authenticate` (with OAuth on: the resource metadata URL,
+ * RFC 9728 §5.1, and `error="invalid_token"` when a credential was presented).
+ * @param authenticate the principal of a presented key or access token, or null when none matches
  */
-export function bearerAuth(authenticate: (key: string) => Promise<Principal | null>, log: Logger): RequestHandler {
+export function bearerAuth(
+  authenticate: (key: string) => Promise<Principal | null>,
+  log: Logger,
+  challenge: (presented: boolean) => string = () => 'Bearer realm="atelier"',
+): RequestHandler {
   return (req, res, next) => {
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     void (m ? authenticate(m[1]!) : Promise.resolve(null)).then(
@@ -80,7 +86,13 @@ export function bearerAuth(authenticate: (key: string) => Promise<Principal | nu
         if (!principal) {
           log.warn(
             {
-              reason: m ? 'unknown_key' : req.headers.authorization ? 'malformed_authorization' : 'missing_authorization',
+              reason: m
+                ? m[1]!.startsWith('atl_')
+                  ? 'unknown_key'
+                  : 'invalid_token'
+                : req.headers.authorization
+                  ? 'malformed_authorization'
+                  : 'missing_authorization',
               remote: req.socket.remoteAddress,
               user_agent: req.headers['user-agent'],
               method: req.method,
@@ -90,8 +102,13 @@ export function bearerAuth(authenticate: (key: string) => Promise<Principal | nu
           );
           // the body stays unread: closing the connection spares reading it
           res.setHeader('Connection', 'close');
-          res.setHeader('WWW-Authenticate', 'Bearer realm="atelier"');
-          rpcError(res, 401, -32000, m ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>');
+          res.setHeader('WWW-Authenticate', challenge(Boolean(m)));
+          const what = !m
+            ? 'missing API key: send Authorization: Bearer <key>'
+            : m[1]!.startsWith('atl_')
+              ? 'invalid API key'
+              : 'invalid or expired access token';
+          rpcError(res, 401, -32000, what);
           return;
         }
         (req as Request & { auth?: unknown }).auth = { token: m![1]!, clientId: principal.apiKeyId, scopes: [], extra: { principal } };

@@ -9,6 +9,7 @@ import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { oauthMount } from '../oauth/mount.ts';
 import { authenticate } from '../tenancy/admin.ts';
 import { cdnRouter } from './cdn.ts';
 import {
@@ -104,6 +105,9 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   web.disable('x-powered-by');
   web.use(securityHeaders());
   const byKey = (key: string) => authenticate(app.library.tenancy, key);
+  // OAuth (issue 37): API keys (`atl_…`) keep working; any other bearer credential is an access token
+  const oauth = opts.mcp && app.config.env.ATELIER_OAUTH ? oauthMount(app, log) : null;
+  const byCredential = (token: string) => (token.startsWith('atl_') || !oauth ? byKey(token) : oauth.verify(token));
   // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
   // `instance` (ATELIER_INSTANCE_ID) names the process among several behind one proxy.
   const instance = app.config.env.ATELIER_INSTANCE_ID ?? null;
@@ -127,7 +131,10 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     if (app.config.corsOrigins) web.use('/mcp', corsFor(app.config.corsOrigins));
     const modernLeg = (modern = modernHttpLeg(app.server, principalFromExtra, log));
     const hostGuard = hostGuardFor(opts.host, app.config.allowedHosts);
-    const auth = bearerAuth(byKey, log.child({ mod: 'auth' }));
+    if (oauth) web.use(oauth.router);
+    const auth = bearerAuth(byCredential, log.child({ mod: 'auth' }), (presented) =>
+      oauth ? oauth.challenge(presented ? 'invalid_token' : null) : 'Bearer realm="atelier"',
+    );
     const perKey = requestRateLimit((p) => app.rateLimits.consumeRequest(p), log.child({ mod: 'rate-limits' }));
     const sessionOf = (req: Request, res: Response): Session | null => {
       const id = req.headers['mcp-session-id'];
@@ -232,6 +239,13 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
   const url = `http://${host}:${addr.port}`;
   app.setCdnBase(url);
+  try {
+    await oauth?.start(url);
+  } catch (e) {
+    clearInterval(sweep);
+    httpServer.close();
+    throw e;
+  }
   return {
     url,
     mcpUrl: `${url}/mcp`,

@@ -163,3 +163,33 @@ export async function authenticate(t: TenancyStore, key: string): Promise<Princi
   const row = await t.keyByHash(hashKey(key));
   return row ? { tenantId: row.tenant_id, apiKeyId: row.id } : null;
 }
+
+/**
+ * The key-like row of an OAuth grant (server/oauth/): an `api_keys` row whose id is the grant id, reaching
+ * exactly `workspaceIds`, with a random hash nobody holds (so it never authenticates as a key). Access
+ * tokens name it; revoking it (or the grant) refuses them from the next request on, as for a key.
+ * @throws Error when a workspace id is not the tenant's or the list is empty
+ */
+export async function createGrantKey(
+  t: TenancyStore,
+  tenantId: string,
+  grantId: string,
+  clientName: string,
+  workspaceIds: string[],
+): Promise<void> {
+  if (workspaceIds.length === 0) throw new Error('a grant reaches at least one workspace');
+  const own = await t.workspacesOfTenant(tenantId);
+  for (const id of workspaceIds)
+    if (!own.some((w) => w.id === id)) throw new Error(`workspace ${id} does not belong to tenant ${tenantId}`);
+  await t.insertKey(
+    {
+      id: grantId,
+      tenant_id: tenantId,
+      name: `oauth: ${clientName}`.slice(0, 200),
+      prefix: 'oauth',
+      key_hash: hashKey(randomBytes(32).toString('base64url')),
+      created_at: new Date().toISOString(),
+    },
+    workspaceIds,
+  );
+}

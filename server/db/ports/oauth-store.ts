@@ -10,7 +10,7 @@ export interface OAuthRow {
 /**
  * Port: the built-in authorization server's state, keyed by (model, id), with the lookups of the
  * oidc-provider adapter contract (by uid, by user code, all of a grant). Rows past `expiresAt` read as
- * absent. Implementations: SQLite (server/db/oauth-store.ts, migration 0058).
+ * absent. Implementations: SQLite (server/db/oauth-store.ts, migration 0061).
  */
 export interface OAuthStore {
   upsert(

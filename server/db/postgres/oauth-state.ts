@@ -6,7 +6,7 @@ interface Raw {
   consumed_at: number | null;
 }
 
-/** The OAuth state port over PostgreSQL's `oauth_state` table (migration 0016). */
+/** The OAuth state port over PostgreSQL's `oauth_state` table (migration 0019). */
 export function createPgOAuthStore(pool: PgPool): OAuthStore {
   const live = '(expires_at IS NULL OR expires_at > $3)';
   const one = async (col: 'id' | 'uid' | 'user_code', model: string, value: string): Promise<OAuthRow | undefined> => {

@@ -1,0 +1,91 @@
+import express, { type RequestHandler, type Router } from 'express';
+import type Provider from 'oidc-provider';
+import type { App } from '../app.ts';
+import type { Principal } from '../domain/scope.ts';
+import type { Logger } from '../log.ts';
+import { interactionsRouter } from './interactions.ts';
+import { cookieKeys, publicKeys, signingKeys } from './keys.ts';
+import { createProvider } from './provider.ts';
+import { protectedResourceRouter, resourceServer, type ResourceServer } from './resource.ts';
+
+/** Where the authorization server is mounted; the issuer is `<public url>/oauth`. */
+export const OAUTH_PATH = '/oauth';
+
+export interface OAuthMount {
+  /** the routes: Protected Resource Metadata, the RFC 8414 alias of the AS metadata, the pages and the provider */
+  router: Router;
+  /** build the provider for the listener's URL (ATELIER_PUBLIC_URL, else the bound `http://host:port`); routes answer 503 before */
+  start(boundUrl: string): Promise<void>;
+  /** the principal of an access token, or null (see ResourceServer.verify) */
+  verify(token: string): Promise<Principal | null>;
+  /** the WWW-Authenticate challenge of a 401 on /mcp, naming the resource metadata (RFC 9728 §5.1) */
+  challenge(error: 'invalid_token' | null): string;
+}
+
+/**
+ * The OAuth side of the HTTP listener (issue 37): Atelier as an OAuth 2.1 resource server with its
+ * built-in authorization server (oidc-provider) on the same express app. Signing and cookie keys come
+ * from the database (generated on first start). Revoking a grant (RFC 7009 on its refresh token, or
+ * `atelier grants revoke`) revokes its key-like row, so its access tokens stop working at once.
+ */
+export function oauthMount(app: App, log: Logger): OAuthMount {
+  let provider: Provider | null = null;
+  let rs: ResourceServer | null = null;
+  let issuer: string | null = null;
+  const plog = log.child({ mod: 'oauth' });
+  const r = express.Router();
+  r.use(
+    protectedResourceRouter(
+      () => rs,
+      () => issuer,
+    ),
+  );
+  const ready: RequestHandler = (_req, res, next) => {
+    if (!provider) return void res.status(503).json({ error: 'temporarily_unavailable' });
+    next();
+  };
+  // RFC 8414 §3.1: the metadata of issuer <origin>/oauth is at /.well-known/oauth-authorization-server/oauth
+  r.get(`/.well-known/oauth-authorization-server${OAUTH_PATH}`, ready, (req, res) => {
+    // as if asked at <issuer>/.well-known/openid-configuration: the provider derives its mount path from
+    // originalUrl minus url, and so its endpoint URLs
+    req.originalUrl = `${OAUTH_PATH}/.well-known/openid-configuration`;
+    req.url = '/.well-known/openid-configuration';
+    void provider!.callback()(req, res);
+  });
+  r.use(
+    OAUTH_PATH,
+    ready,
+    interactionsRouter(() => provider!, app.library.tenancy, plog),
+  );
+  r.use(OAUTH_PATH, ready, (req, res) => void provider!.callback()(req, res));
+  return {
+    router: r,
+    async start(boundUrl) {
+      const base = (app.config.env.ATELIER_PUBLIC_URL ?? boundUrl).replace(/\/+$/, '');
+      const store = app.stores.oauth;
+      const jwks = await signingKeys(store);
+      issuer = `${base}${OAUTH_PATH}`;
+      rs = resourceServer({ baseUrl: base, issuer, jwks: publicKeys(jwks), tenancy: app.library.tenancy });
+      const p = createProvider({
+        issuer,
+        resource: rs.resource,
+        store,
+        jwks,
+        cookieKeys: await cookieKeys(store),
+        accessTokenTtlS: app.config.env.ATELIER_OAUTH_ACCESS_TOKEN_TTL_S,
+        refreshTokenTtlS: app.config.env.ATELIER_OAUTH_REFRESH_TOKEN_TTL_S,
+        proxy: Boolean(app.config.env.ATELIER_PUBLIC_URL),
+        onGrantDestroyed: async (grantId) => {
+          const row = await app.library.tenancy.operator.keyById(grantId);
+          if (row?.prefix === 'oauth' && (await app.library.tenancy.revokeKey(row.tenant_id, grantId, new Date().toISOString())))
+            plog.info({ grant_id: grantId, tenant_id: row.tenant_id }, 'oauth grant revoked');
+        },
+      });
+      p.on('server_error', (_ctx: unknown, err: unknown) => plog.error({ err }, 'oauth server error'));
+      provider = p;
+    },
+    verify: (token) => (rs ? rs.verify(token) : Promise.resolve(null)),
+    challenge: (error) =>
+      `Bearer realm="atelier"${rs ? `, resource_metadata="${rs.metadataUrl}", scope="mcp"` : ''}${error ? `, error="${error}"` : ''}`,
+  };
+}
