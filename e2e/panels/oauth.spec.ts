@@ -1,0 +1,303 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { expect, test, type Page } from '@playwright/test';
+import { SignJWT, decodeJwt, importJWK, type JWK } from 'jose';
+import type { HttpHandle } from '../../server/mcp/http.ts';
+import { createWorkspace } from '../../server/tenancy/admin.ts';
+import { demoFile, startTestServer, wrapClient, type TestClient, type TestServer } from '../mcp/harness.ts';
+
+/**
+ * Issue 37: a host adds Atelier as a remote connector with OAuth, in a real browser. Discovery from the
+ * 401, dynamic client registration, sign-in with an API key, consent choosing one of two workspaces,
+ * the code exchange with PKCE S256, an MCP client searching with the token, refresh (rotated), and
+ * revocation refusing the token on the next request; then the refusals.
+ */
+
+interface Discovered {
+  resource: string;
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  registration_endpoint: string;
+  revocation_endpoint: string;
+}
+
+const b64url = (b: Buffer) => b.toString('base64url');
+
+async function discover(mcpUrl: string): Promise<Discovered> {
+  const res = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: '{}',
+  });
+  expect(res.status).toBe(401);
+  const challenge = res.headers.get('www-authenticate') ?? '';
+  const prmUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+  expect(prmUrl).toBeTruthy();
+  const prm = (await (await fetch(prmUrl!)).json()) as { resource: string; authorization_servers: string[]; scopes_supported: string[] };
+  expect(prm.resource).toBe(mcpUrl);
+  expect(prm.scopes_supported).toEqual(['mcp']);
+  const issuer = prm.authorization_servers[0]!;
+  // RFC 8414 §3.1 path-inserted form, as the MCP SDK client tries first
+  const u = new URL(issuer);
+  const meta = (await (await fetch(`${u.origin}/.well-known/oauth-authorization-server${u.pathname}`)).json()) as Omit<
+    Discovered,
+    'resource'
+  > & {
+    code_challenge_methods_supported: string[];
+  };
+  expect(meta.issuer).toBe(issuer);
+  expect(meta.code_challenge_methods_supported).toEqual(['S256']);
+  return { resource: prm.resource, ...meta };
+}
+
+async function register(d: Discovered, redirectUri: string, name: string): Promise<string> {
+  const res = await fetch(d.registration_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+function authorizeUrl(d: Discovered, clientId: string, redirectUri: string, challenge: string, state: string): string {
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    scope: 'mcp',
+    resource: d.resource,
+    state,
+  });
+  return `${d.authorization_endpoint}?${q}`;
+}
+
+/** Run the browser part (sign-in, consent with `workspaceNames` ticked) and return the code the redirect carried. */
+async function signInAndConsent(page: Page, url: string, redirectUri: string, apiKey: string, workspaceNames: string[]): Promise<URL> {
+  let landed: URL | null = null;
+  await page.route(`${redirectUri}**`, async (route) => {
+    landed = new URL(route.request().url());
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the host' });
+  });
+  const first = await page.goto(url);
+  expect(first!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  await page.getByLabel('API key of your tenant').fill('atl_wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toHaveText('That API key is not valid.');
+  await page.getByLabel('API key of your tenant').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Allow OAuth test host?' })).toBeVisible();
+  for (const n of workspaceNames) await page.getByLabel(n).check();
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await expect.poll(() => landed).not.toBeNull();
+  return landed!;
+}
+
+async function token(d: Discovered, body: Record<string, string>): Promise<{ status: number; json: Record<string, string> }> {
+  const res = await fetch(d.token_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, string> };
+}
+
+async function mcpWith(mcpUrl: string, accessToken: string): Promise<TestClient> {
+  const client = new Client({ name: 'oauth-host', version: '0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } }),
+  );
+  return wrapClient(client);
+}
+
+/** Status of one tools/list POST with this bearer token (no session: the auth check comes first). */
+async function statusWith(mcpUrl: string, bearer: string): Promise<number> {
+  const res = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+    }),
+  });
+  return res.status;
+}
+
+test.describe('OAuth remote connector (issue 37)', () => {
+  let srv: TestServer;
+  let http: HttpHandle;
+  let d: Discovered;
+  let workspaceB: string;
+  const redirectUri = 'http://127.0.0.1:9/callback';
+
+  test.beforeAll(async () => {
+    srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0', ATELIER_OCR: '0' } });
+    http = await srv.listen();
+    workspaceB = (await createWorkspace(srv.app.library.tenancy, srv.tenant.tenant_id, 'Workspace B')).workspace_id;
+    d = await discover(http.mcpUrl);
+  });
+  test.afterAll(async () => srv?.close());
+
+  test('discovery, DCR, sign-in, consent for one workspace, PKCE exchange, search, refresh, revoke', async ({ page }) => {
+    const clientId = await register(d, redirectUri, 'OAuth test host');
+    const verifier = b64url(randomBytes(32));
+    const challenge = b64url(createHash('sha256').update(verifier).digest());
+    const state = b64url(randomBytes(12));
+    const back = await signInAndConsent(page, authorizeUrl(d, clientId, redirectUri, challenge, state), redirectUri, srv.tenant.api_key, [
+      'Test tenant',
+    ]);
+    expect(back.searchParams.get('state')).toBe(state);
+    expect(back.searchParams.get('iss')).toBe(d.issuer);
+    const code = back.searchParams.get('code')!;
+
+    // PKCE mismatch: refused (RFC 7636 §4.6)
+    const bad = await token(d, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: b64url(randomBytes(32)),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toBe('invalid_grant');
+    const ok = await token(d, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: d.resource,
+    });
+    expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+    expect(ok.json.token_type).toBe('Bearer');
+    expect(ok.json.refresh_token).toBeTruthy();
+    const claims = decodeJwt(ok.json.access_token!);
+    expect(claims).toMatchObject({ iss: d.issuer, aud: d.resource, sub: srv.tenant.tenant_id, scope: 'mcp' });
+    expect(claims.exp! - claims.iat!).toBe(600);
+
+    // the MCP client with the token: it reaches workspace A only (the one ticked), as an API key would
+    const mcp = await mcpWith(http.mcpUrl, ok.json.access_token!);
+    const scope = await mcp.call('svc_discover', 'scope', {});
+    expect((scope.structured.workspaces as { id: string }[]).map((w) => w.id)).toEqual([srv.tenant.workspace_id]);
+    const image = { data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'), mime_type: 'image/jpeg', filename: 'ridge.jpg' };
+    expect((await mcp.call('svc_asset_import', 'import', image)).isError).toBe(false);
+    const themeA = (scope.structured.defaults as { theme_id: string }).theme_id;
+    const found = await mcp.call('svc_asset_library', 'search', { theme_id: themeA, query: 'ridge' });
+    expect(found.isError, found.text).toBe(false);
+    expect(found.text).toContain('ridge.jpg');
+    // a grant for workspace A used on workspace B: refused, and nothing lands in B
+    const intoB = await mcp.call('svc_asset_import', 'import', { ...image, workspace_id: workspaceB });
+    expect(intoB.error).toMatchObject({ code: 'not_found', field: 'args.workspace_id' });
+    const viaKey = await srv.connect();
+    const bScope = await viaKey.call('svc_discover', 'scope', {});
+    const themeB = (bScope.structured.workspaces as { id: string; themes: { id: string }[] }[]).find((w) => w.id === workspaceB)!.themes[0]!
+      .id;
+    const inB = await viaKey.call('svc_asset_library', 'search', { theme_id: themeB, query: 'ridge' });
+    expect(inB.text).not.toContain('ridge.jpg');
+
+    // refresh: a new access token and a rotated refresh token; the new token works
+    const refreshed = await token(d, { grant_type: 'refresh_token', refresh_token: ok.json.refresh_token!, client_id: clientId });
+    expect(refreshed.status, JSON.stringify(refreshed.json)).toBe(200);
+    expect(refreshed.json.refresh_token).not.toBe(ok.json.refresh_token);
+    const mcp2 = await mcpWith(http.mcpUrl, refreshed.json.access_token!);
+    expect((await mcp2.call('svc_discover', 'scope', {})).isError).toBe(false);
+
+    // revocation (RFC 7009) of the refresh token revokes the grant: both access tokens are refused on the next request
+    const rev = await fetch(d.revocation_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: refreshed.json.refresh_token!, token_type_hint: 'refresh_token', client_id: clientId }),
+    });
+    expect(rev.status).toBe(200);
+    await expect(mcp2.call('svc_discover', 'scope', {})).rejects.toThrow(/401|invalid or expired access token/);
+    expect(await statusWith(http.mcpUrl, ok.json.access_token!)).toBe(401);
+    expect(
+      (await token(d, { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token!, client_id: clientId })).json.error,
+    ).toBe('invalid_grant');
+    // API keys keep working beside tokens
+    expect(await statusWith(http.mcpUrl, srv.tenant.api_key)).toBe(200);
+    await mcp.close().catch(() => undefined);
+    await mcp2.close().catch(() => undefined);
+  });
+
+  test('forged tokens are refused with 401 invalid_token: wrong audience, expired, tampered, unsigned', async () => {
+    const stored = await srv.app.stores.oauth.find('SigningKeys', 'jwks');
+    const jwk = (stored!.payload.keys as JWK[])[0]!;
+    const key = await importJWK(jwk, 'ES256');
+    // a real grant row to name, so only the claim under test is wrong
+    const gid = (await srv.app.library.tenancy.keysOfTenant(srv.tenant.tenant_id))[0]!.id;
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (claims: Record<string, unknown>) =>
+      new SignJWT({ scope: 'mcp', gid, ...claims })
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid! })
+        .setIssuer(d.issuer)
+        .setSubject(srv.tenant.tenant_id)
+        .setIssuedAt(now - 10)
+        .sign(key);
+    const cases: [string, string][] = [
+      [
+        'wrong audience',
+        await new SignJWT({ scope: 'mcp', gid })
+          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid! })
+          .setIssuer(d.issuer)
+          .setSubject(srv.tenant.tenant_id)
+          .setAudience('https://other.example/mcp')
+          .setExpirationTime(now + 300)
+          .sign(key),
+      ],
+      ['expired', await sign({ aud: d.resource, exp: now - 1 })],
+      [
+        'wrong issuer',
+        await new SignJWT({ scope: 'mcp', gid, aud: d.resource })
+          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid! })
+          .setIssuer('https://evil.example/oauth')
+          .setSubject(srv.tenant.tenant_id)
+          .setExpirationTime(now + 300)
+          .sign(key),
+      ],
+      ['no mcp scope', await sign({ aud: d.resource, exp: now + 300, scope: 'openid' })],
+      ['an API key row, not a grant', await sign({ aud: d.resource, exp: now + 300 })],
+    ];
+    const good = await sign({ aud: d.resource, exp: now + 300 });
+    const [h, p, sig] = good.split('.');
+    const body = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
+    cases.push(['tampered', `${h}.${b64url(Buffer.from(JSON.stringify({ ...body, sub: 'another-tenant' })))}.${sig}`]);
+    cases.push(['unsigned', `${b64url(Buffer.from('{"alg":"none","typ":"at+jwt"}'))}.${p}.`]);
+    for (const [what, jwt] of cases) {
+      const res = await fetch(http.mcpUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(res.status, what).toBe(401);
+      expect(res.headers.get('www-authenticate'), what).toContain('error="invalid_token"');
+      expect(res.headers.get('www-authenticate'), what).toContain('resource_metadata=');
+    }
+  });
+
+  test('unregistered and open-redirect redirect URIs are refused without redirecting', async () => {
+    const clientId = await register(d, redirectUri, 'OAuth test host');
+    const challenge = b64url(createHash('sha256').update('x'.repeat(43)).digest());
+    for (const target of ['http://127.0.0.1:9/elsewhere', 'https://evil.example/callback', `${redirectUri}/../evil`]) {
+      const res = await fetch(authorizeUrl(d, clientId, target, challenge, 's'), { redirect: 'manual' });
+      expect(res.status, target).toBe(400);
+      expect(res.headers.get('location'), target).toBeNull();
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    }
+    // without PKCE the request is refused too (PKCE is required for every client)
+    const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'mcp' });
+    const noPkce = await fetch(`${d.authorization_endpoint}?${q}`, { redirect: 'manual' });
+    expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+  });
+});
