@@ -63,7 +63,7 @@ export interface Stores {
   backend: 'sqlite' | 'postgres';
   /** the SQLite connection (null on PostgreSQL): operator tools and tests that read the file directly */
   sqlite: Database | null;
-  /** the PostgreSQL pool (null on SQLite): stores kept by libraries, such as the rate-limit counters */
+  /** the PostgreSQL pool (null on SQLite): for libraries that keep their own table in the database (rate-limit and sign-in counters) */
   pg: PgPool | null;
   tenancy: TenancyStore;
   assets: AssetStore;

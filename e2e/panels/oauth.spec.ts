@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect, test, type Page } from '@playwright/test';
 import { SignJWT, decodeJwt, importJWK, type JWK } from 'jose';
 import type { HttpHandle } from '../../server/mcp/http.ts';
 import { createWorkspace } from '../../server/tenancy/admin.ts';
-import { demoFile, startTestServer, wrapClient, type TestClient, type TestServer } from '../mcp/harness.ts';
+import { backendEnv, demoFile, REPO_ROOT, startTestServer, wrapClient, type TestClient, type TestServer } from '../mcp/harness.ts';
+import { CLI } from '../mcp/processes.ts';
 
 /**
  * Issue 37: a host adds Atelier as a remote connector with OAuth, in a real browser. Discovery from the
@@ -90,11 +93,11 @@ async function signInAndConsent(page: Page, url: string, redirectUri: string, ap
   });
   const first = await page.goto(url);
   expect(first!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
-  await page.getByLabel('API key of your tenant').fill('atl_wrong');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Or an API key of your tenant').fill('atl_wrong');
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
   await expect(page.getByRole('alert')).toHaveText('That API key is not valid.');
-  await page.getByLabel('API key of your tenant').fill(apiKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Or an API key of your tenant').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
   await expect(page.getByRole('heading', { name: 'Allow OAuth test host?' })).toBeVisible();
   for (const n of workspaceNames) await page.getByLabel(n).check();
   await page.getByRole('button', { name: 'Allow' }).click();
@@ -299,5 +302,90 @@ test.describe('OAuth remote connector (issue 37)', () => {
     const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'mcp' });
     const noPkce = await fetch(`${d.authorization_endpoint}?${q}`, { redirect: 'manual' });
     expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  /** Run the CLI on the test server's data dir (a second process on the same database, as an operator would); async, so the in-process server keeps serving. */
+  const cli = (args: string[], input = ''): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const child = execFile(
+        process.execPath,
+        [CLI, ...args, '--json'],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            ...process.env,
+            ...backendEnv(path.basename(srv.config.dataDir)),
+            ATELIER_DATA_DIR: srv.config.dataDir,
+            ATELIER_LOG_LEVEL: 'warn',
+          },
+        },
+        (err, stdout) =>
+          err ? reject(new Error(`atelier ${args.join(' ')}: ${err.message}`)) : resolve(JSON.parse(stdout) as Record<string, unknown>),
+      );
+      child.stdin!.end(input);
+    });
+
+  test('five wrong passwords lock that account (429) without locking another; grants list and revoke from the CLI', async ({ page }) => {
+    const tenant = srv.tenant.tenant_id;
+    await Promise.all([
+      cli(['user', 'create', '--tenant', tenant, '--name', 'ann'], 'correct horse battery'),
+      cli(['user', 'create', '--tenant', tenant, '--name', 'bob'], 'another long secret'),
+    ]);
+    const clientId = await register(d, redirectUri, 'OAuth test host');
+    const verifier = b64url(randomBytes(32));
+    const challenge = b64url(createHash('sha256').update(verifier).digest());
+    let landed: URL | null = null;
+    await page.route(`${redirectUri}**`, async (route) => {
+      landed = new URL(route.request().url());
+      await route.fulfill({ status: 200, body: 'ok' });
+    });
+    await page.goto(authorizeUrl(d, clientId, redirectUri, challenge, 's'));
+    const signIn = async (name: string, password: string) => {
+      await page.getByLabel('User name').fill(name);
+      await page.getByLabel('Password', { exact: true }).fill(password);
+      const [res] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Sign in', exact: true }).click(),
+      ]);
+      return res.status();
+    };
+    for (let i = 0; i < 5; i++) expect(await signIn('ann', `wrong ${i}`)).toBe(401);
+    // locked now, even with the right password
+    expect(await signIn('ann', 'correct horse battery')).toBe(429);
+    await expect(page.getByRole('alert')).toContainText('Too many failed sign-ins');
+    // another account of the same address still signs in
+    await page.getByLabel('User name').fill('bob');
+    await page.getByLabel('Password', { exact: true }).fill('another long secret');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByLabel('Workspace B').check();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect.poll(() => landed).not.toBeNull();
+    const t = await token(d, {
+      grant_type: 'authorization_code',
+      code: landed!.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    expect(t.status).toBe(200);
+    const mcp = await mcpWith(http.mcpUrl, t.json.access_token!);
+    expect(((await mcp.call('svc_discover', 'scope', {})).structured.workspaces as { id: string }[]).map((w) => w.id)).toEqual([
+      workspaceB,
+    ]);
+
+    const listed = (await cli(['grants', 'list', '--tenant', tenant])).grants as {
+      grant_id: string;
+      workspace_ids: string[];
+      revoked_at: string | null;
+    }[];
+    const live = listed.filter((g) => !g.revoked_at);
+    expect(live).toHaveLength(1);
+    expect(live[0]!.workspace_ids).toEqual([workspaceB]);
+    expect(await cli(['grants', 'revoke', live[0]!.grant_id])).toEqual({ grant_id: live[0]!.grant_id, revoked: true });
+    await expect(mcp.call('svc_discover', 'scope', {})).rejects.toThrow(/401|invalid or expired access token/);
+    expect((await token(d, { grant_type: 'refresh_token', refresh_token: t.json.refresh_token!, client_id: clientId })).json.error).toBe(
+      'invalid_grant',
+    );
+    await mcp.close().catch(() => undefined);
   });
 });

@@ -6,6 +6,7 @@ import { ConfigError } from '../config.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerCreditCommands } from './credits.ts';
 import { registerMigrateBackendCommand } from './migrate-backend.ts';
+import { registerOAuthCommands } from './oauth.ts';
 import { registerTenancyCommands } from './tenancy.ts';
 import { registerSynonymCommands } from './synonyms.ts';
 import { collectBlobGarbage } from '../storage/blob-gc.ts';
@@ -286,6 +287,7 @@ registerTenancyCommands(program, { emit, fail }, { workspace, keys });
 registerCreditCommands(program, { emit, fail });
 registerSynonymCommands(program, { emit, fail });
 registerMigrateBackendCommand(program, { emit, fail });
+registerOAuthCommands(program, { emit, fail });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof ConfigError || e instanceof StartError) fail(e.message);

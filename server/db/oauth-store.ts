@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { OAuthRow, OAuthStore } from './ports/oauth-store.ts';
+import type { OAuthRow, OAuthStore, OperatorRow } from './ports/oauth-store.ts';
 
 interface Raw {
   payload: string;
@@ -22,6 +22,8 @@ export function createSqliteOAuthStore(db: Database): OAuthStore {
     destroy: db.prepare('DELETE FROM oauth_state WHERE model = ? AND id = ?'),
     byGrant: db.prepare('DELETE FROM oauth_state WHERE grant_id = ?'),
     sweep: db.prepare('DELETE FROM oauth_state WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    insertOperator: db.prepare('INSERT INTO operators (id, tenant_id, name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)'),
+    operatorByName: db.prepare('SELECT * FROM operators WHERE name = ?'),
   };
   const row = (r: Raw | undefined): OAuthRow | undefined =>
     r ? { payload: JSON.parse(r.payload) as Record<string, unknown>, consumedAt: r.consumed_at } : undefined;
@@ -35,5 +37,7 @@ export function createSqliteOAuthStore(db: Database): OAuthStore {
     destroy: async (model, id) => void s.destroy.run(model, id),
     revokeByGrantId: async (grantId) => void s.byGrant.run(grantId),
     sweep: async () => s.sweep.run(Date.now()).changes,
+    insertOperator: async (o) => void s.insertOperator.run(o.id, o.tenant_id, o.name, o.password_hash, o.created_at),
+    operatorByName: async (name) => s.operatorByName.get(name) as OperatorRow | undefined,
   };
 }

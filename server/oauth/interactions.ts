@@ -1,9 +1,12 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type Provider from 'oidc-provider';
+import type { OAuthStore } from '../db/ports/oauth-store.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { Logger } from '../log.ts';
 import { authenticate, createGrantKey } from '../tenancy/admin.ts';
+import type { SignInLimits } from './limits.ts';
 import { consentPage, loginPage, sendPage } from './pages.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -27,11 +30,19 @@ function sameOrigin(req: Request): boolean {
 /**
  * Atelier's sign-in and consent pages for oidc-provider interactions, mounted under the issuer path:
  * `GET /interaction/:uid` shows the page the prompt needs; `POST …/login` signs the operator in with an
- * API key of the tenant (the account is the tenant); `POST …/confirm` creates the grant for the chosen
+ * operator account (name + password) or an API key of the tenant (the OAuth account is the tenant), under
+ * the brute-force limits of limits.ts (429 while locked); `POST …/confirm` creates the grant for the chosen
  * workspaces (and its key-like row, `createGrantKey`); `POST …/abort` denies (`access_denied`).
  * Failed sign-ins are logged with the client address and client id, never the presented key.
  */
-export function interactionsRouter(provider: () => Provider, tenancy: TenancyStore, log: Logger): Router {
+export function interactionsRouter(
+  provider: () => Provider,
+  deps: { tenancy: TenancyStore; oauth: OAuthStore; limits: SignInLimits },
+  log: Logger,
+): Router {
+  const { tenancy, limits } = deps;
+  // an unknown name is checked against this hash, so it takes as long as a wrong password
+  let dummy: Promise<string> | null = null;
   const r = express.Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
 
@@ -74,14 +85,32 @@ export function interactionsRouter(provider: () => Provider, tenancy: TenancySto
       if (!sameOrigin(req)) return void res.status(403).type('text').send('cross-site form submission refused');
       const d = await provider().interactionDetails(req, res);
       if (d.prompt.name !== 'login') throw new Error('not a login prompt');
-      const body = (req.body ?? {}) as { api_key?: unknown };
-      const key = typeof body.api_key === 'string' ? body.api_key : '';
-      const principal = key ? await authenticate(tenancy, key) : null;
-      if (!principal) {
-        log.warn({ reason: 'unknown_key', remote: req.socket.remoteAddress, client_id: d.params.client_id }, 'oauth sign-in failed');
-        return render(req, res, d, 'That API key is not valid.', 401);
+      const body = (req.body ?? {}) as { api_key?: unknown; name?: unknown; password?: unknown };
+      const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+      const name = str(body.name).trim() || null;
+      const address = req.socket.remoteAddress ?? 'unknown';
+      const lockedS = await limits.lockedFor(name, address);
+      const who = { account: name, remote: address, client_id: d.params.client_id };
+      if (lockedS > 0) {
+        log.warn({ reason: 'locked', ...who }, 'oauth sign-in refused: too many failures');
+        return render(req, res, d, `Too many failed sign-ins. Try again in ${Math.ceil(lockedS / 60)} minutes.`, 429);
       }
-      await provider().interactionFinished(req, res, { login: { accountId: principal.tenantId } }, { mergeWithLastSubmission: false });
+      let tenantId: string | null;
+      if (name) {
+        const op = await deps.oauth.operatorByName(name);
+        const ok = await verifyPassword(str(body.password), op?.password_hash ?? (await (dummy ??= hashPassword('unused'))));
+        tenantId = op && ok ? op.tenant_id : null;
+      } else {
+        const key = str(body.api_key);
+        tenantId = key ? ((await authenticate(tenancy, key))?.tenantId ?? null) : null;
+      }
+      if (!tenantId) {
+        await limits.failed(name, address);
+        log.warn({ reason: name ? 'wrong_password' : 'unknown_key', ...who }, 'oauth sign-in failed');
+        return render(req, res, d, name ? 'Wrong user name or password.' : 'That API key is not valid.', 401);
+      }
+      if (name) await limits.succeeded(name);
+      await provider().interactionFinished(req, res, { login: { accountId: tenantId } }, { mergeWithLastSubmission: false });
     }),
   );
 

@@ -5,6 +5,7 @@ import type { Principal } from '../domain/scope.ts';
 import type { Logger } from '../log.ts';
 import { interactionsRouter } from './interactions.ts';
 import { cookieKeys, publicKeys, signingKeys } from './keys.ts';
+import { signInLimits } from './limits.ts';
 import { createProvider } from './provider.ts';
 import { protectedResourceRouter, resourceServer, type ResourceServer } from './resource.ts';
 
@@ -55,7 +56,7 @@ export function oauthMount(app: App, log: Logger): OAuthMount {
   r.use(
     OAUTH_PATH,
     ready,
-    interactionsRouter(() => provider!, app.library.tenancy, plog),
+    interactionsRouter(() => provider!, { tenancy: app.library.tenancy, oauth: app.stores.oauth, limits: signInLimits(app.stores) }, plog),
   );
   r.use(OAUTH_PATH, ready, (req, res) => void provider!.callback()(req, res));
   return {

@@ -29,19 +29,26 @@ export function sendPage(res: Response, status: number, title: string, body: str
 <title>${esc(title)} · Atelier</title>
 <style nonce="${nonce}">
 body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}
-h1{font-size:1.4rem}label{display:block;margin:.6rem 0}input[type=password]{width:100%;padding:.5rem;font:inherit}
+h1{font-size:1.4rem}label{display:block;margin:.6rem 0}input[type=password],input[type=text]{width:100%;padding:.5rem;font:inherit}
 button{font:inherit;padding:.5rem 1rem;margin:.8rem .5rem 0 0}.err{color:#b00020}.muted{color:#555}code{word-break:break-all}
 </style></head><body><main>${body}</main></body></html>`);
 }
 
-/** The sign-in form of an interaction (`action`: the interaction's path, `<issuer path>/interaction/<uid>`): an API key of the tenant (the single-operator default). */
+/**
+ * The sign-in forms of an interaction (`action`: its path, `<issuer path>/interaction/<uid>`): an operator
+ * account (name + password, `atelier user create`) or, for the single-operator default, an API key of the tenant.
+ */
 export function loginPage(action: string, clientName: string, error: string | null): string {
   return `<h1>Sign in to Atelier</h1>
 <p><strong>${esc(clientName)}</strong> wants to connect to Atelier.</p>
 ${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}
+<form method="post" action="${esc(action)}/login">
+<label>User name<input type="text" name="name" autocomplete="username" required></label>
+<label>Password<input type="password" name="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button></form>
 <form method="post" action="${esc(action)}/login" autocomplete="off">
-<label>API key of your tenant<input type="password" name="api_key" required autofocus></label>
-<button type="submit">Sign in</button></form>`;
+<label>Or an API key of your tenant<input type="password" name="api_key" required></label>
+<button type="submit">Sign in with the key</button></form>`;
 }
 
 /** The consent form: who asks, for what, and which workspaces the grant reaches (all checked by default off). */

@@ -7,10 +7,20 @@ export interface OAuthRow {
   consumedAt: number | null;
 }
 
+/** An operator account of a tenant (`atelier user create`); `password_hash` from server/oauth/passwords.ts. */
+export interface OperatorRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  password_hash: string;
+  created_at: string;
+}
+
 /**
  * Port: the built-in authorization server's state, keyed by (model, id), with the lookups of the
  * oidc-provider adapter contract (by uid, by user code, all of a grant). Rows past `expiresAt` read as
- * absent. Implementations: SQLite (server/db/oauth-store.ts, migration 0061).
+ * absent. Also the operator accounts that sign in. Implementations: SQLite (server/db/oauth-store.ts,
+ * migration 0061) and PostgreSQL (server/db/postgres/oauth-state.ts, migration 0019).
  */
 export interface OAuthStore {
   upsert(
@@ -29,4 +39,7 @@ export interface OAuthStore {
   revokeByGrantId(grantId: string): Promise<void>;
   /** Delete rows past their expiry. @returns how many */
   sweep(): Promise<number>;
+  /** @throws the driver's unique-violation error when the name is taken */
+  insertOperator(o: OperatorRow): Promise<void>;
+  operatorByName(name: string): Promise<OperatorRow | undefined>;
 }

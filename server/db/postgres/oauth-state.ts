@@ -1,4 +1,4 @@
-import type { OAuthRow, OAuthStore } from '../ports/oauth-store.ts';
+import type { OAuthRow, OAuthStore, OperatorRow } from '../ports/oauth-store.ts';
 import type { PgPool } from './pool.ts';
 
 interface Raw {
@@ -36,5 +36,14 @@ export function createPgOAuthStore(pool: PgPool): OAuthStore {
     revokeByGrantId: async (grantId) => void (await pool.query('DELETE FROM oauth_state WHERE grant_id = $1', [grantId])),
     sweep: async () =>
       (await pool.query('DELETE FROM oauth_state WHERE expires_at IS NOT NULL AND expires_at <= $1', [Date.now()])).rowCount ?? 0,
+    insertOperator: async (o) =>
+      void (await pool.query('INSERT INTO operators (id, tenant_id, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)', [
+        o.id,
+        o.tenant_id,
+        o.name,
+        o.password_hash,
+        o.created_at,
+      ])),
+    operatorByName: async (name) => (await pool.query<OperatorRow>('SELECT * FROM operators WHERE name = $1', [name])).rows[0],
   };
 }

@@ -1,0 +1,55 @@
+import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Stores } from '../stores.ts';
+
+/** Wrong sign-ins of one account before it is locked (issue 37 done-when 4). */
+export const ACCOUNT_FAILURES = 5;
+/** Wrong sign-ins (any account, any API key) from one client address before it is locked. */
+export const ADDRESS_FAILURES = 20;
+/** How long failures are remembered, and a lock lasts, seconds. */
+export const LOCK_S = 15 * 60;
+
+export interface SignInLimits {
+  /** Seconds until `account` (an operator name, or null for API-key sign-in) or `address` may try again; 0 = now. */
+  lockedFor(account: string | null, address: string): Promise<number>;
+  /** Count a failed sign-in against the account and the address. */
+  failed(account: string | null, address: string): Promise<void>;
+  /** Forget an account's failures after it signed in. */
+  succeeded(account: string): Promise<void>;
+}
+
+/**
+ * Brute-force limits of the sign-in form (rate-limiter-flexible, counters in the configured database's
+ * `oauth_sign_in_limits` table so every process shares them): `ACCOUNT_FAILURES` wrong passwords lock
+ * that account for `LOCK_S`, without touching other accounts; `ADDRESS_FAILURES` failures of any kind
+ * lock the client address. Only failures count, so an operator signing in normally is never limited.
+ */
+export function signInLimits(stores: Stores): SignInLimits {
+  const make = (keyPrefix: string, points: number): RateLimiterAbstract => {
+    const common = { tableName: 'oauth_sign_in_limits', tableCreated: true, keyPrefix, points, duration: LOCK_S, blockDuration: LOCK_S };
+    return stores.sqlite
+      ? new RateLimiterSQLite({ ...common, storeClient: stores.sqlite, storeType: 'better-sqlite3' })
+      : new RateLimiterPostgres({ ...common, storeClient: stores.pg, storeType: 'pool' });
+  };
+  const account = make('acct', ACCOUNT_FAILURES);
+  const address = make('addr', ADDRESS_FAILURES);
+  const remaining = async (l: RateLimiterAbstract, key: string, max: number): Promise<number> => {
+    const r = await l.get(key);
+    return r && r.consumedPoints >= max ? Math.ceil(r.msBeforeNext / 1000) : 0;
+  };
+  const swallowLimit = (e: unknown): void => {
+    // consume() rejects with a RateLimiterRes once the points are spent: that is the lock, not an error
+    if (!(e instanceof RateLimiterRes)) throw e;
+  };
+  return {
+    async lockedFor(acct, addr) {
+      return Math.max(await remaining(address, addr, ADDRESS_FAILURES), acct ? await remaining(account, acct, ACCOUNT_FAILURES) : 0);
+    },
+    async failed(acct, addr) {
+      await address.consume(addr).catch(swallowLimit);
+      if (acct) await account.consume(acct).catch(swallowLimit);
+    },
+    async succeeded(acct) {
+      await account.delete(acct);
+    },
+  };
+}
