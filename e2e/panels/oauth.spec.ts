@@ -388,4 +388,24 @@ test.describe('OAuth remote connector (issue 37)', () => {
     );
     await mcp.close().catch(() => undefined);
   });
+
+  // last: it spends this address's token-request budget for the minute
+  test('token requests are limited per client address: 429 with Retry-After past 60 a minute', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const res = await fetch(d.token_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=authorization_code&code=nope&client_id=nope',
+      });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        break;
+      }
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.filter((s) => s !== 429).every((s) => s === 400 || s === 401)).toBe(true);
+    expect(statuses.length).toBeLessThanOrEqual(61);
+  });
 });

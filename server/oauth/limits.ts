@@ -5,6 +5,8 @@ import type { Stores } from '../stores.ts';
 export const ACCOUNT_FAILURES = 5;
 /** Wrong sign-ins (any account, any API key) from one client address before it is locked. */
 export const ADDRESS_FAILURES = 20;
+/** Token and registration requests one client address may make per minute. */
+export const TOKEN_REQUESTS_PER_MIN = 60;
 /** How long failures are remembered, and a lock lasts, seconds. */
 export const LOCK_S = 15 * 60;
 
@@ -15,6 +17,8 @@ export interface SignInLimits {
   failed(account: string | null, address: string): Promise<void>;
   /** Forget an account's failures after it signed in. */
   succeeded(account: string): Promise<void>;
+  /** Count a token or registration request of `address`. @returns seconds to wait when over TOKEN_REQUESTS_PER_MIN, else 0 */
+  tokenRequest(address: string): Promise<number>;
 }
 
 /**
@@ -24,14 +28,15 @@ export interface SignInLimits {
  * lock the client address. Only failures count, so an operator signing in normally is never limited.
  */
 export function signInLimits(stores: Stores): SignInLimits {
-  const make = (keyPrefix: string, points: number): RateLimiterAbstract => {
-    const common = { tableName: 'oauth_sign_in_limits', tableCreated: true, keyPrefix, points, duration: LOCK_S, blockDuration: LOCK_S };
+  const make = (keyPrefix: string, points: number, duration = LOCK_S): RateLimiterAbstract => {
+    const common = { tableName: 'oauth_sign_in_limits', tableCreated: true, keyPrefix, points, duration, blockDuration: duration };
     return stores.sqlite
       ? new RateLimiterSQLite({ ...common, storeClient: stores.sqlite, storeType: 'better-sqlite3' })
       : new RateLimiterPostgres({ ...common, storeClient: stores.pg, storeType: 'pool' });
   };
   const account = make('acct', ACCOUNT_FAILURES);
   const address = make('addr', ADDRESS_FAILURES);
+  const tokens = make('tok', TOKEN_REQUESTS_PER_MIN, 60);
   const remaining = async (l: RateLimiterAbstract, key: string, max: number): Promise<number> => {
     const r = await l.get(key);
     return r && r.consumedPoints >= max ? Math.ceil(r.msBeforeNext / 1000) : 0;
@@ -50,6 +55,15 @@ export function signInLimits(stores: Stores): SignInLimits {
     },
     async succeeded(acct) {
       await account.delete(acct);
+    },
+    async tokenRequest(addr) {
+      try {
+        await tokens.consume(addr);
+        return 0;
+      } catch (e) {
+        if (e instanceof RateLimiterRes) return Math.max(1, Math.ceil(e.msBeforeNext / 1000));
+        throw e;
+      }
     },
   };
 }

@@ -53,10 +53,22 @@ export function oauthMount(app: App, log: Logger): OAuthMount {
     req.url = '/.well-known/openid-configuration';
     void provider!.callback()(req, res);
   });
+  const limits = signInLimits(app.stores);
+  // token and registration requests: limited per client address (issue 37 item 7), logged when refused
+  const limitTokens: RequestHandler = (req, res, next) => {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    void limits.tokenRequest(address).then((waitS) => {
+      if (waitS === 0) return next();
+      plog.warn({ remote: address, path: req.path }, 'oauth token request refused: rate limit');
+      res.setHeader('Retry-After', String(waitS));
+      res.status(429).json({ error: 'slow_down', error_description: 'too many requests from this address; retry later' });
+    }, next);
+  };
+  r.post([`${OAUTH_PATH}/token`, `${OAUTH_PATH}/reg`], ready, limitTokens);
   r.use(
     OAUTH_PATH,
     ready,
-    interactionsRouter(() => provider!, { tenancy: app.library.tenancy, oauth: app.stores.oauth, limits: signInLimits(app.stores) }, plog),
+    interactionsRouter(() => provider!, { tenancy: app.library.tenancy, oauth: app.stores.oauth, limits }, plog),
   );
   r.use(OAUTH_PATH, ready, (req, res) => void provider!.callback()(req, res));
   return {
