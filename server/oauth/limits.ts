@@ -1,5 +1,6 @@
 import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Stores } from '../stores.ts';
+import { unnamedStatements } from '../tenancy/rate-limits.ts';
 
 /** Wrong sign-ins of one account before it is locked (issue 37 done-when 4). */
 export const ACCOUNT_FAILURES = 5;
@@ -32,7 +33,7 @@ export function signInLimits(stores: Stores): SignInLimits {
     const common = { tableName: 'oauth_sign_in_limits', tableCreated: true, keyPrefix, points, duration, blockDuration: duration };
     return stores.sqlite
       ? new RateLimiterSQLite({ ...common, storeClient: stores.sqlite, storeType: 'better-sqlite3' })
-      : new RateLimiterPostgres({ ...common, storeClient: stores.pg, storeType: 'pool' });
+      : new RateLimiterPostgres({ ...common, storeClient: unnamedStatements(stores.pg!), storeType: 'pool' });
   };
   const account = make('acct', ACCOUNT_FAILURES);
   const address = make('addr', ADDRESS_FAILURES);

@@ -62,7 +62,7 @@ export const WINDOW_S = 60;
  * already exists" (the `internal` answers of the reverted limiter); PgBouncer in transaction mode does
  * likewise. An unnamed statement costs one Parse per query, as every other query of our stores.
  */
-function unnamedStatements(pool: PgPool): { query(q: { text: string; values?: unknown[] }): Promise<unknown> } {
+export function unnamedStatements(pool: PgPool): { query(q: { text: string; values?: unknown[] }): Promise<unknown> } {
   return { query: (q) => pool.query({ text: q.text, ...(q.values ? { values: q.values } : {}) }) };
 }
 
