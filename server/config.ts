@@ -21,7 +21,10 @@ export const EnvSchema = z.object({
     .describe('public base URL of the /cdn route; default http://<host>:<port>'),
   ATELIER_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://atelier.example.com' })
-    .refine((u) => new URL(u).pathname === '/' && !new URL(u).search, 'must be an origin like https://atelier.example.com (no path)')
+    .refine(
+      (u) => !URL.canParse(u) || (new URL(u).pathname === '/' && !new URL(u).search),
+      'must be an origin like https://atelier.example.com (no path)',
+    )
     .optional()
     .describe(
       "public base URL of this server as clients reach it (behind a TLS-terminating proxy: https://atelier.example.com): the OAuth issuer (<url>/oauth) and resource (<url>/mcp); asset URLs and the panels' CSP use it unless ATELIER_CDN_URL names another asset origin; unset = http://<host>:<port>",
