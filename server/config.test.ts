@@ -104,6 +104,10 @@ describe('ATELIER_PUBLIC_URL and ATELIER_UI_DOMAIN', () => {
     expect(loadConfig({ ATELIER_UI_DOMAIN: 'www-example-com.oaiusercontent.com' }).uiDomain).toBe('www-example-com.oaiusercontent.com');
   });
 
+  it('refuses a public URL with a path: the OAuth issuer, /mcp and /a/ hang off the origin', () => {
+    expect(() => loadConfig({ ATELIER_PUBLIC_URL: 'https://example.com/atelier' })).toThrow(/ATELIER_PUBLIC_URL: must be an origin/);
+  });
+
   it('refuses a public URL that is not http(s), naming the variable', () => {
     for (const bad of ['atelier.example.com', 'ftp://atelier.example.com']) {
       expect(() => loadConfig({ ATELIER_PUBLIC_URL: bad })).toThrow(/ATELIER_PUBLIC_URL: must be an absolute http\(s\) URL/);
