@@ -79,8 +79,11 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
     const typed = await list({ product_type: 'bracelet', limit: 50 });
     expect(typed.total).toBeGreaterThan(0);
     expect(typed.items.every((i) => jewelIds.has(i.product_id))).toBe(true);
-    const none = await list({ collection: 'no-such-collection' });
-    expect(none).toMatchObject({ total: 0, returned: 0, has_more: false, next_cursor: null });
+    // a handle the store does not have is not an empty collection (issue 34): not_found, naming its handles
+    const none = await c.call('svc_catalog', 'list_products', { collection: 'no-such-collection' });
+    expect(none.error).toMatchObject({ code: 'not_found', field: 'args.collection' });
+    const empty = await list({ collection: 'jewelery', query: 'xylophone', search_mode: 'lexical' });
+    expect(empty).toMatchObject({ total: 0, returned: 0, has_more: false, next_cursor: null });
   });
 
   it('rule 9: hybrid and semantic without an embedder return lexical results with degraded_from', async () => {
@@ -152,14 +155,15 @@ describe('catalog: list_products and get_product over the real Shopify CSVs', ()
       }[]
     )[0]!;
     expect(p).toMatchObject({ title: 'Ocean Blue Shirt', status: 'ACTIVE', collections: ['apparel'] });
-    expect(p.variants[0]).toMatchObject({ price: '50', compare_at_price: null, available: true });
+    // the CSV writes "50"; prices read as the Admin GraphQL Money scalar spells them (issue 34)
+    expect(p.variants[0]).toMatchObject({ price: '50.00', compare_at_price: null, available: true });
     expect(p.images[0]!.url).toBe('https://burst.shopifycdn.com/photos/young-man-in-bright-fashion_925x.jpg');
     const sofa = await c.call('svc_catalog', 'get_product', { handle: 'cream-sofa' });
     expect((sofa.structured.products as { variants: { price: string; compare_at_price: string }[] }[])[0]!.variants[0]).toMatchObject({
-      price: '500',
-      compare_at_price: '750',
+      price: '500.00',
+      compare_at_price: '750.00',
     });
-    expect(shirt.text).toMatch(/Ocean Blue Shirt .* price 50/s);
+    expect(shirt.text).toMatch(/Ocean Blue Shirt .* price 50\.00/s);
   });
 
   it('rule 7: get_product needs 1–20 well-formed GIDs', async () => {
