@@ -451,13 +451,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
         computeVisual: async (seq) => {
           const row = await assets.bySeq(seq);
           if (!row || row.kind === 'video') return null;
-          const a = await analyzeImage(
-            await pixelsOf(row),
-            { name: row.name, prompt: null, kind: row.kind },
-            null,
-            undefined,
-            d.images,
-          );
+          const a = await analyzeImage(await pixelsOf(row), { name: row.name, prompt: null, kind: row.kind }, null, undefined, d.images);
           return a.visual;
         },
         log,
