@@ -3,17 +3,17 @@ import { importDemoCsvs } from '../fixtures/catalog.ts';
 import { smallHeic } from './fixtures.ts';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
 
-/** Issue 34 item 5: small answers that were wrong. */
-describe('suggestions are bounded by limit', () => {
-  let ts: TestServer;
-  let c: TestClient;
-  beforeAll(async () => {
-    ts = await startTestServer();
-    await importDemoCsvs(ts);
-    c = await ts.connect();
-  });
-  afterAll(() => ts.close());
+/** Issue 34 item 5: small answers that were wrong. The catalog cases share one server with the demo CSVs. */
+let ts: TestServer;
+let c: TestClient;
+beforeAll(async () => {
+  ts = await startTestServer();
+  await importDemoCsvs(ts);
+  c = await ts.connect();
+});
+afterAll(() => ts.close());
 
+describe('suggestions are bounded by limit', () => {
   it('list_products: matches plus suggestions never exceed limit', async () => {
     let suggested = 0;
     for (const query of ['raspberry swatch', 'velvet', 'gold ring', 'linen', 'ceramic', 'silk scarf', 'xylophone'])
@@ -30,15 +30,6 @@ describe('suggestions are bounded by limit', () => {
 });
 
 describe('catalog answers in one form', () => {
-  let ts: TestServer;
-  let c: TestClient;
-  beforeAll(async () => {
-    ts = await startTestServer();
-    await importDemoCsvs(ts);
-    c = await ts.connect();
-  });
-  afterAll(() => ts.close());
-
   it('an unknown collection handle is not_found with the near handles, an existing one filters', async () => {
     const typo = await c.call('svc_catalog', 'list_products', { collection: 'aparel' });
     expect(typo.error).toMatchObject({ code: 'not_found', field: 'args.collection', details: { near_handles: ['apparel'] } });
@@ -70,15 +61,6 @@ describe('catalog answers in one form', () => {
 });
 
 describe('concept expansion stays in the sense a reader means', () => {
-  let ts: TestServer;
-  let c: TestClient;
-  beforeAll(async () => {
-    ts = await startTestServer();
-    await importDemoCsvs(ts);
-    c = await ts.connect();
-  });
-  afterAll(() => ts.close());
-
   it('"raspberry swatch" does not search for "bird" (a rare sense of raspberry)', async () => {
     const r = await c.call('svc_catalog', 'list_products', { query: 'raspberry swatch', search_mode: 'lexical' });
     expect(r.error).toBeUndefined();
@@ -92,13 +74,14 @@ describe('concept expansion stays in the sense a reader means', () => {
 });
 
 describe('pixel-identical imports', () => {
-  let ts: TestServer;
-  let c: TestClient;
+  // an empty library of its own: the test counts what it holds
+  let lib: TestServer;
+  let lc: TestClient;
   beforeAll(async () => {
-    ts = await startTestServer();
-    c = await ts.connect();
+    lib = await startTestServer();
+    lc = await lib.connect();
   });
-  afterAll(() => ts.close());
+  afterAll(() => lib.close());
 
   it('a HEIC re-exported with other metadata is the same asset, not a second one sharing its file', async () => {
     const heic = smallHeic();
@@ -107,14 +90,14 @@ describe('pixel-identical imports', () => {
     const free = Buffer.concat([Buffer.alloc(4), Buffer.from('free'), note]);
     free.writeUInt32BE(free.length, 0);
     const reexported = Buffer.concat([heic, free]);
-    const first = await c.call('svc_asset_import', 'import', {
+    const first = await lc.call('svc_asset_import', 'import', {
       data: heic.toString('base64'),
       mime_type: 'image/heic',
       filename: 'a.heic',
     });
     expect(first.error).toBeUndefined();
     expect(first.structured.deduplicated).toBe(false);
-    const second = await c.call('svc_asset_import', 'import', {
+    const second = await lc.call('svc_asset_import', 'import', {
       data: reexported.toString('base64'),
       mime_type: 'image/heic',
       filename: 'b.heic',
@@ -122,7 +105,7 @@ describe('pixel-identical imports', () => {
     expect(second.error).toBeUndefined();
     expect(second.structured).toMatchObject({ asset_id: first.structured.asset_id, deduplicated: true, url: first.structured.url });
     expect(second.structured.not_applied).toEqual(['filename']);
-    const all = await c.call('svc_asset_library', 'search', { theme_id: ts.tenant.theme_id });
+    const all = await lc.call('svc_asset_library', 'search', { theme_id: lib.tenant.theme_id });
     expect(all.error).toBeUndefined();
     expect((all.structured.assets as unknown[]).length).toBe(1);
   });
