@@ -35,6 +35,7 @@ export default defineConfig({
     include: [
       'e2e/pglite/pglite-database.test.ts',
       'e2e/mcp/catalog-semantic.test.ts',
+      'e2e/mcp/cross-process-semantic.test.ts',
       'e2e/mcp/enrichment.test.ts',
       'e2e/mcp/enrichment-durability.test.ts',
       'e2e/mcp/faults.test.ts',
