@@ -77,12 +77,14 @@ export class StartError extends Error {
 
 /**
  * Serve MCP over Streamable HTTP at `/mcp` (with the CDN on the same listener) and start the workers.
+ * @param opts.warm `before` (default): load what the first searches would before listening, so no request
+ *   waits behind it; `after`: listen first and load in the background (`npm start`, whose first start
+ *   builds the word vectors and WordNet while the demo is seeded; a search meanwhile waits for them)
  * @throws StartError when the port is taken (the message names it and the fix); Error when the blob store cannot be used
  */
-export async function serveHttp(app: App, log: Logger, port = app.config.port): Promise<Running> {
+export async function serveHttp(app: App, log: Logger, port = app.config.port, opts: { warm?: 'before' | 'after' } = {}): Promise<Running> {
   await checkBlobStore(app);
-  // loaded before listening: no request waits behind the first search's loading
-  await app.warmSearch();
+  if (opts.warm !== 'after') await app.warmSearch();
   let http: HttpHandle;
   try {
     http = await startHttp(app, log, { host: app.config.host, port, mcp: true });
@@ -96,6 +98,7 @@ export async function serveHttp(app: App, log: Logger, port = app.config.port): 
   }
   app.startWorkers();
   log.info({ url: http.mcpUrl }, 'MCP Streamable HTTP listening');
+  if (opts.warm === 'after') void app.warmSearch().catch((err: unknown) => log.warn({ err }, 'search warm-up failed'));
   return { app, http, log, stop: gracefulStop(app, log, () => http.close()), clientGone: new Promise<void>(() => undefined) };
 }
 

@@ -119,12 +119,15 @@ export async function seedDemo(
     extraSteps?: SeedStep[];
     newKey?: boolean;
     onProgress?: (done: number, total: number, file: string) => void;
+    /** called once the demo tenant, workspace and key exist, before the photos are stored (`api_key`: as returned below) */
+    onTenant?: (bundle: DemoBundle, apiKey: string | null) => void;
   } = {},
 ): Promise<DemoBundle & { api_key: string | null; imported: number; skipped: number; failed: string[] }> {
   const t = app.library.tenancy;
   const { bundle, api_key } = await ensureDemoTenant(app);
   let apiKey = api_key;
   if (opts.newKey && !apiKey) apiKey = (await createApiKey(t, bundle.tenant_id, { name: 'demo' })).api_key;
+  opts.onTenant?.(bundle, apiKey);
   const scope: Scope = { tenantId: bundle.tenant_id, workspaceId: bundle.workspace_id };
   const root = opts.imagesDir ?? DEMO_IMAGES_DIR;
   const files = fs.existsSync(root) ? listImageFiles(root) : [];

@@ -12,7 +12,7 @@ import { registerSynonymCommands } from './synonyms.ts';
 import { collectBlobGarbage } from '../storage/blob-gc.ts';
 import { storeAsset } from '../library/import.ts';
 import { boot, serveHttp, serveStdio, StartError, type Running } from '../main.ts';
-import { DEMO_IMAGES_DIR, listImageFiles, metadataFromPath, seedDemo } from '../seed.ts';
+import { DEMO_IMAGES_DIR, listImageFiles, metadataFromPath, seedDemo, type DemoBundle } from '../seed.ts';
 import { createApiKey, createTenant, createWorkspace } from '../tenancy/admin.ts';
 
 /** Print a result as JSON (`--json`) or as `key: value` lines. Output goes to stdout on purpose: it is the command's result. */
@@ -83,24 +83,33 @@ program
 program
   .command('start')
   .description(
-    'npm start: serve HTTP on 127.0.0.1, seeding the demo workspace on first start, and print how to connect (the demo API key is shown once, at creation)',
+    'npm start: serve HTTP on 127.0.0.1, print how to connect, and seed the demo workspace while serving (the demo API key is shown once, at creation)',
   )
   .option('--port <n>', 'listen port', (v) => Number.parseInt(v, 10))
   .option('--new-key', 'mint a new demo API key and print it (keys are stored only as hashes, so an earlier key cannot be shown again)')
   .action(async (o: { port?: number; newKey?: boolean }) => {
     const { app, log } = await boot();
-    const demo = await seedDemo(app, { extraSteps: [], newKey: !!o.newKey });
-    const running = await serveHttp(app, log, o.port);
-    const key = demo.api_key ?? '<your demo API key>';
-    const config = { mcpServers: { atelier: { type: 'http', url: running.http.mcpUrl, headers: { Authorization: `Bearer ${key}` } } } };
-    const keyLine = demo.api_key
-      ? `${demo.api_key}  (shown once: only its hash is stored; save it now)`
-      : 'not shown (it was printed when it was created; only its hash is stored). Lost it? Restart with `npm start -- --new-key` to mint a new one.';
-    process.stderr.write(
-      `\nAtelier is running.\n  MCP URL:      ${running.http.mcpUrl}\n  API key:      ${keyLine}\n  workspace_id: ${demo.workspace_id}\n  theme_id:     ${demo.theme_id}\n  store_id:     ${demo.store_id}\n` +
-        `  demo library: ${demo.imported} imported now, ${demo.skipped} already present${demo.failed.length ? `, ${demo.failed.length} failed` : ''}\n\nClient config (paste into an MCP client):\n${JSON.stringify(config, null, 2)}\n\n`,
-    );
+    // Listen and start the workers before seeding, and warm up meanwhile: a port in use fails at once,
+    // /healthz answers while the demo photos are stored, the one-time word-vector and WordNet builds run
+    // beside the seed, and each photo is analysed as it is stored rather than after the last one.
+    const running = await serveHttp(app, log, o.port, { warm: 'after' });
     exitOnStop(running);
+    // The banner as soon as the demo key exists; the library's count once the photos are stored.
+    const banner = (demo: DemoBundle, apiKey: string | null): void => {
+      const key = apiKey ?? '<your demo API key>';
+      const config = { mcpServers: { atelier: { type: 'http', url: running.http.mcpUrl, headers: { Authorization: `Bearer ${key}` } } } };
+      const keyLine = apiKey
+        ? `${apiKey}  (shown once: only its hash is stored; save it now)`
+        : 'not shown (it was printed when it was created; only its hash is stored). Lost it? Restart with `npm start -- --new-key` to mint a new one.';
+      process.stderr.write(
+        `\nAtelier is running.\n  MCP URL:      ${running.http.mcpUrl}\n  API key:      ${keyLine}\n  workspace_id: ${demo.workspace_id}\n  theme_id:     ${demo.theme_id}\n  store_id:     ${demo.store_id}\n` +
+          `  demo library: seeding now (searches report what is still being indexed)\n\nClient config (paste into an MCP client):\n${JSON.stringify(config, null, 2)}\n\n`,
+      );
+    };
+    const demo = await seedDemo(app, { extraSteps: [], newKey: !!o.newKey, onTenant: banner });
+    process.stderr.write(
+      `demo library: ${demo.imported} imported now, ${demo.skipped} already present${demo.failed.length ? `, ${demo.failed.length} failed:\n  ${demo.failed.join('\n  ')}` : ''}\n`,
+    );
   });
 
 program
