@@ -140,6 +140,8 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const closers: (() => Promise<void> | void)[] = [() => images.close()];
   // Rows written before file-name words were indexed (migration 0022) get them now.
   await library.assets.backfillNameWords(nameWords);
+  // Rows written before public blob keys (issue 36, migration 0062 / PG 0020) get theirs before anything is served.
+  await library.assets.backfillBlobKeys();
   const calibrations = stores.calibrations;
   // Text embedder (shared by asset and catalog search) and asynchronous enrichment after import.
   const env = config.env;

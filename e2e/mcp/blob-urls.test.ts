@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { blobShaOf, demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#2a7"/></svg>');
 
@@ -50,10 +50,10 @@ describe('blob URLs are strict', () => {
     expect(variants).toHaveLength(20);
     const answers = await Promise.all(variants.map(async (u) => ({ u, status: (await fetch(u, { redirect: 'manual' })).status })));
     expect(answers.filter((a) => a.status !== 404)).toEqual([]);
-    // the full-hash form keeps working, under the stored format's extension only
-    const sha = (await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(jpgUrl)!.sha256Prefix))!;
-    expect((await fetch(`${base}/cdn/${sha}.jpg`)).status).toBe(200);
-    expect((await fetch(`${base}/cdn/${sha}.svg`)).status).toBe(404);
+    // the sha256-derived forms of before issue 36 answer nothing (the public key is per tenant)
+    const sha = await blobShaOf(srv, jpgUrl);
+    expect((await fetch(`${base}/cdn/${sha}.jpg`)).status).toBe(404);
+    expect((await fetch(`${base}/a/${Buffer.from(sha.slice(0, 32), 'hex').toString('base64url')}.jpg`)).status).toBe(404);
   });
 
   it('streams an SVG with its sandbox CSP even when the store hands out presigned URLs; other types redirect', async () => {

@@ -6,7 +6,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
 import { startHttp } from '../../server/mcp/http.ts';
 import { spawnCli } from './processes.ts';
-import { backendEnv, connectApp, demoFile, ON_S3, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { backendEnv, blobShaOf, connectApp, demoFile, ON_S3, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /** Status of a plain GET with exactly these headers. */
 function statusOf(url: string, headers: Record<string, string>): Promise<number> {
@@ -36,7 +36,7 @@ describe('CDN route /a/<key>.<ext>', () => {
     const r = await c.call('svc_asset_import', 'import', { data: FIR.toString('base64'), mime_type: 'image/jpeg', filename: 'fir.jpg' });
     expect(r.error).toBeUndefined();
     url = r.structured.url as string;
-    sha = (await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!;
+    sha = await blobShaOf(srv, url);
     bytes = await srv.app.library.blobs.get(sha);
   });
   afterAll(async () => srv.close());
@@ -115,7 +115,7 @@ describe.runIf(ON_S3)('CDN route on S3 with presigned delivery, and a refusing S
     const body = await fetch(direct);
     expect(body.status).toBe(200);
     expect(body.headers.get('content-type')).toBe('image/jpeg');
-    const sha = (await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!;
+    const sha = await blobShaOf(srv, url);
     expect(Buffer.from(await body.arrayBuffer()).equals(await srv.app.library.blobs.get(sha))).toBe(true);
   });
 

@@ -1,13 +1,9 @@
 import sharp from 'sharp';
-import type { TestClient, TestServer } from './harness.ts';
+import { blobShaOf, type TestClient, type TestServer } from './harness.ts';
 
 /** Bytes behind one of our CDN URLs, read from the blob store. */
 export async function cdnBytes(srv: TestServer, url: string): Promise<Buffer> {
-  const p = srv.app.library.urls.parse(url);
-  if (!p) throw new Error(`not a CDN URL: ${url}`);
-  const sha = await srv.app.library.assets.resolveBlob(p.sha256Prefix);
-  if (!sha) throw new Error(`no blob behind ${url}`);
-  return srv.app.library.blobs.get(sha);
+  return srv.app.library.blobs.get(await blobShaOf(srv, url));
 }
 
 /** RGBA of one pixel (alpha added when absent). */

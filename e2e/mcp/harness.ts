@@ -108,14 +108,19 @@ export function backendEnv(id: string): Record<string, string> {
  * Rows of a read-only query on a data dir's database, whichever backend it is on (`backendEnv`): its
  * SQLite file (`atelier.db`, opened read-only), or its PostgreSQL schema (one connection, closed after).
  * For facts no port exposes (applied migrations, a job's attempts, every setting), in SQL both dialects
- * accept. Integers (int8 included) read as numbers on both.
+ * accept. Integers (int8 included) read as numbers on both. `o.write`: a statement that changes rows
+ * (the SQLite file opened for writing), e.g. to make rows look as an older version left them; no rows back.
  * @throws the driver's error (no such table; PostgreSQL unreachable)
  */
-export async function queryDataDir<T>(dataDir: string, sql: string): Promise<T[]> {
+export async function queryDataDir<T>(dataDir: string, sql: string, o: { write?: boolean } = {}): Promise<T[]> {
   const env = backendEnv(path.basename(dataDir));
   if (!env.ATELIER_DATABASE_URL) {
-    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: true });
+    const db = new Database(path.join(dataDir, 'atelier.db'), { readonly: !o.write });
     try {
+      if (o.write) {
+        db.exec(sql);
+        return [];
+      }
       return db.prepare(sql).all() as T[];
     } finally {
       db.close();
@@ -294,4 +299,15 @@ export async function connectApp(app: App, apiKey: string, capabilities: ClientC
 /** Base64 of a demo file, e.g. `demoFile('images/text/craft-beer.jpg')`. */
 export function demoFile(rel: string): Buffer {
   return fs.readFileSync(path.join(DEMO_DIR, rel));
+}
+
+/**
+ * The sha256 the blob store keeps the bytes of one of our CDN URLs under (its public key looked up,
+ * server/db/blob-keys.ts). @throws Error when the URL is not ours or no row holds its key
+ */
+export async function blobShaOf(srv: Pick<TestServer, 'app'>, url: string): Promise<string> {
+  const p = srv.app.library.urls.parse(url);
+  const blob = p ? await srv.app.library.assets.blobByKey(p.key) : null;
+  if (!blob) throw new Error(`no blob behind ${url}`);
+  return blob.sha256;
 }

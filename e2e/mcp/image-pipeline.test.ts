@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticRenditionInputs } from '../fixtures/rendition-inputs.ts';
-import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { blobShaOf, demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /**
  * Renditions as the import path made them before issue 15 (one decode of the original per rendition),
@@ -98,11 +98,7 @@ describe('image pipeline: every rendition derived from one decode', () => {
     await srv.close();
   });
   const blob = async (url: string): Promise<Buffer> => {
-    const p = srv.app.library.urls.parse(url);
-    if (!p) throw new Error(`not a CDN URL: ${url}`);
-    const sha = await srv.app.library.assets.resolveBlob(p.sha256Prefix);
-    if (!sha) throw new Error(`no blob behind ${url}`);
-    return srv.app.library.blobs.get(sha);
+    return srv.app.library.blobs.get(await blobShaOf(srv, url));
   };
   const near = (got: number, want: number): void => expect(Math.abs(got - want), `${got} vs ${want}`).toBeLessThanOrEqual(1);
 

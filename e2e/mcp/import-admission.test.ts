@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { blobShaOf, demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 import { APP, sha256, uploadFile } from './upload-helpers.ts';
 
 describe('import admission: a saturated image pool answers busy and loses nothing', () => {
@@ -17,8 +17,7 @@ describe('import admission: a saturated image pool answers busy and loses nothin
   const scope = (): { tenantId: string; workspaceId: string } => ({ tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
   const total = async (): Promise<number> =>
     (await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id })).structured.total as number;
-  const blob = async (url: string): Promise<Buffer> =>
-    srv.app.library.blobs.get((await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!);
+  const blob = async (url: string): Promise<Buffer> => srv.app.library.blobs.get(await blobShaOf(srv, url));
 
   it('import (data, url, attachments) and upload complete are refused with busy while the pool is full; retried, they import intact', async () => {
     const photo = demoFile('images/text/japanese-shop.jpg');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectBlobGarbage } from '../../server/storage/blob-gc.ts';
 import { createTenant, type TenantBundle } from '../../server/tenancy/admin.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
-import { demoFile, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
+import { blobShaOf, demoFile, startTestServer, type CallResult, type TestClient, type TestServer } from './harness.ts';
 
 const FALCON = demoFile('images/nature/prairie_falcon.jpg').toString('base64');
 const FIR = demoFile('images/nature/silver_fir.jpg').toString('base64');
@@ -124,7 +124,7 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     await c.call('svc_asset_manage', 'delete', { asset_ids: [id] });
   });
 
-  it('deletes assets: gone from search and view, CDN URLs 404, shared bytes stay served, GC removes orphans', async () => {
+  it('deletes assets: gone from search and view, CDN URLs 404 (another tenant’s copy has its own URL), GC removes orphans', async () => {
     const http = await srv.listen();
     const falcon = await importFalcon();
     const fir = (await c.call('svc_asset_import', 'import', { data: FIR, mime_type: 'image/jpeg', filename: 'fir.jpg' })).structured
@@ -137,9 +137,8 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     }[];
     const firAsset = before.find((a) => a.id === fir)!;
     const falconUrl = (await c.call('svc_assets', 'view', { asset_id: falcon })).structured.url as string;
-    // full sha256 behind a CDN URL (short content address), resolved while the assets still exist
-    const shaOf = async (url: string): Promise<string> =>
-      (await srv.app.library.assets.resolveBlob(srv.app.library.urls.parse(url)!.sha256Prefix))!;
+    // the sha256 a CDN URL's public key stands for, resolved while the assets still exist
+    const shaOf = async (url: string): Promise<string> => blobShaOf(srv, url);
     const firSha = await shaOf(firAsset.url);
     const falconSha = await shaOf(falconUrl);
     expect((await fetch(firAsset.url)).status).toBe(200);
@@ -153,7 +152,7 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
         { asset_id: falcon, name: 'falcon.jpg' },
       ],
       not_found: [missing],
-      still_served: [falconUrl],
+      still_served: [],
     });
     expect(r.text).toContain('Deleted 2 asset(s)');
     expect(r.text).toContain(`Not found in this workspace: ${missing}`);
@@ -162,11 +161,14 @@ describe('svc_asset_manage update and delete (lexical server)', () => {
     expect((await c.call('svc_assets', 'view', { asset_id: fir })).error).toMatchObject({ code: 'not_found' });
     // deleting again is idempotent: not_found
     expect((await c.call('svc_asset_manage', 'delete', { asset_ids: [fir] })).structured).toMatchObject({ deleted: [], not_found: [fir] });
-    // the fir's bytes are referenced by nothing: 404 at once; the falcon's are the other tenant's too
+    // nothing of the tenant holds these keys any more: 404 at once, though the other tenant holds the falcon's bytes (at its own URL)
     expect((await fetch(firAsset.url)).status).toBe(404);
     expect((await fetch(firAsset.thumbnail_url)).status).toBe(404);
-    expect((await fetch(falconUrl)).status).toBe(200);
-    expect((await b.call('svc_assets', 'view', { asset_id: theirs })).error).toBeUndefined();
+    expect((await fetch(falconUrl)).status).toBe(404);
+    const theirView = await b.call('svc_assets', 'view', { asset_id: theirs });
+    expect(theirView.error).toBeUndefined();
+    expect(theirView.structured.url).not.toBe(falconUrl);
+    expect((await fetch(theirView.structured.url as string)).status).toBe(200);
     expect(http.url.length).toBeGreaterThan(0);
 
     // GC: within the grace period nothing goes; after it, only unreferenced files go

@@ -1,12 +1,10 @@
-import { shortKey } from '../domain/content-address.ts';
 import type { AssetRow } from './assets.ts';
 
 /**
  * What a search result shows of an asset (`toAsset`): the card's columns and its thumbnail rendition
  * (the narrowest; null when it has none). Read by `cardsBySeqs` in one query, without the columns only
- * detail views need (OCR text, provenance, user fields, source). Blobs are named by their short content
- * address (`key`, domain/content-address.ts), the form their URLs show: 22 characters instead of the
- * sha256's 64, converted once when the card is read rather than for every result it appears in.
+ * detail views need (OCR text, provenance, user fields, source). Blobs are named by their public key in the
+ * tenant's URLs (`key`: the row's `blob_key`, server/db/blob-keys.ts), 22 characters.
  */
 export type AssetCard = Pick<
   AssetRow,
@@ -31,8 +29,8 @@ export type AssetCard = Pick<
  * the order `cardOfValues` reads them; the same SQL on SQLite and PostgreSQL.
  */
 export const CARD_COLUMNS =
-  'a.seq, a.id, a.kind, a.format, a.width, a.height, a.sha256, a.name, a.alt_text, a.tags, a.auto_tags, a.purpose, a.category, a.subtype, a.enrichment_status, ' +
-  "(SELECT r.sha256 FROM asset_renditions r WHERE r.asset_seq = a.seq AND r.role = 'thumbnail' ORDER BY r.width LIMIT 1), " +
+  'a.seq, a.id, a.kind, a.format, a.width, a.height, a.blob_key, a.name, a.alt_text, a.tags, a.auto_tags, a.purpose, a.category, a.subtype, a.enrichment_status, ' +
+  "(SELECT r.blob_key FROM asset_renditions r WHERE r.asset_seq = a.seq AND r.role = 'thumbnail' ORDER BY r.width LIMIT 1), " +
   "(SELECT r.format FROM asset_renditions r WHERE r.asset_seq = a.seq AND r.role = 'thumbnail' ORDER BY r.width LIMIT 1)";
 /** A raw row of `SELECT ${CARD_COLUMNS}` as an `AssetCard` (`seq` as a number). */
 export function cardOfValues(v: unknown[]): AssetCard {
@@ -43,7 +41,7 @@ export function cardOfValues(v: unknown[]): AssetCard {
     format: v[3] as AssetCard['format'],
     width: v[4] as AssetCard['width'],
     height: v[5] as AssetCard['height'],
-    key: shortKey(v[6] as string),
+    key: v[6] as string,
     name: v[7] as AssetCard['name'],
     alt_text: v[8] as AssetCard['alt_text'],
     tags: v[9] as AssetCard['tags'],
@@ -52,6 +50,6 @@ export function cardOfValues(v: unknown[]): AssetCard {
     category: v[12] as AssetCard['category'],
     subtype: v[13] as AssetCard['subtype'],
     enrichment_status: v[14] as AssetCard['enrichment_status'],
-    thumbnail: v[15] === null ? null : { key: shortKey(v[15] as string), format: v[16] as string },
+    thumbnail: v[15] === null ? null : { key: v[15] as string, format: v[16] as string },
   };
 }

@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { Orientation } from '../../shared/schemas/asset.ts';
 import { CARD_COLUMNS, cardOfValues, type AssetCard } from './asset-cards.ts';
+import { createBlobKeyQueries } from './blob-key-queries.ts';
 
 /** One row of `assets`, JSON columns still as text. */
 export interface AssetRow {
@@ -16,6 +17,8 @@ export interface AssetRow {
   height: number | null;
   size_bytes: number;
   sha256: string;
+  /** public key of the stored original in this tenant's URLs (`/a/<blob_key>.<ext>`, server/db/blob-keys.ts) */
+  blob_key: string;
   source_sha256: string;
   converted_from: string | null;
   name: string;
@@ -44,13 +47,16 @@ export interface RenditionRow {
   height: number;
   format: string;
   sha256: string;
+  /** public key of the rendition's blob in the tenant's URLs, as `AssetRow.blob_key` */
+  blob_key: string;
   size_bytes: number;
 }
 
-export type NewAsset = Omit<AssetRow, 'seq' | 'tags' | 'auto_tags' | 'user_fields' | 'ocr_text' | 'processing_status'> & {
+/** A row to insert; the store computes the public blob keys (`blob_key`) from the tenant's secret. */
+export type NewAsset = Omit<AssetRow, 'seq' | 'tags' | 'auto_tags' | 'user_fields' | 'ocr_text' | 'processing_status' | 'blob_key'> & {
   tags: string[];
   user_fields: string[];
-  renditions: Omit<RenditionRow, 'asset_seq'>[];
+  renditions: Omit<RenditionRow, 'asset_seq' | 'blob_key'>[];
 };
 
 /** Filters shared by every search mode; all optional. `maxSeq` is the cursor's snapshot bound. */
@@ -79,7 +85,7 @@ export function orientationSql(orientation: Orientation, alias = 'a'): string {
 
 /** Every column of `assets` in table order (`SELECT *`), read by `rowOf`. */
 const ROW_COLUMNS =
-  'seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256, converted_from, name, alt_text, tags, auto_tags, purpose, category, subtype, user_fields, ocr_text, source, source_url, provenance, processing_status, enrichment_status, created_at, name_words';
+  'seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256, converted_from, name, alt_text, tags, auto_tags, purpose, category, subtype, user_fields, ocr_text, source, source_url, provenance, processing_status, enrichment_status, created_at, name_words, blob_key';
 /** A raw row of `SELECT ${ROW_COLUMNS}` as an `AssetRow`. */
 function rowOf(v: unknown[]): AssetRow {
   return {
@@ -112,6 +118,7 @@ function rowOf(v: unknown[]): AssetRow {
     enrichment_status: v[26] as AssetRow['enrichment_status'],
     created_at: v[27] as AssetRow['created_at'],
     name_words: v[28] as AssetRow['name_words'],
+    blob_key: v[29] as AssetRow['blob_key'],
   };
 }
 
@@ -162,15 +169,16 @@ export function createAssetQueries(db: Database) {
   const arity = (n: number): number => Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
   const padIn = (seqs: number[]): number[] => [...seqs, ...new Array<number>(arity(seqs.length) - seqs.length).fill(-1)];
   const marks = (n: number): string => new Array<string>(arity(n)).fill('?').join(',');
+  const keys = createBlobKeyQueries(db);
   const s = {
     // seq is never reused: SQLite would hand the newest deleted rowid out again (no AUTOINCREMENT), and a
     // reused seq would slip into the snapshot of cursors taken before the deletion (see raiseHighWater).
     insert: db.prepare(
-      `INSERT INTO assets (seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
+      `INSERT INTO assets (seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, blob_key, source_sha256,
          converted_from, name, name_words, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance, enrichment_status, created_at)
        VALUES (
          max(coalesce((SELECT max(seq) FROM assets), 0), coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = '${SEQ_HIGH_WATER}'), 0)) + 1,
-         @id, @tenant_id, @workspace_id, @kind, @format, @mime_type, @width, @height, @size_bytes, @sha256, @source_sha256,
+         @id, @tenant_id, @workspace_id, @kind, @format, @mime_type, @width, @height, @size_bytes, @sha256, @blob_key, @source_sha256,
          @converted_from, @name, @name_words, @alt_text, @tags, @purpose, @category, @subtype, @user_fields, @source, @source_url, @provenance, @enrichment_status, @created_at)`,
     ),
     raiseHighWater: db.prepare(
@@ -178,7 +186,7 @@ export function createAssetQueries(db: Database) {
        ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE CAST(excluded.value AS INTEGER) > CAST(settings.value AS INTEGER)`,
     ),
     insertRendition: db.prepare(
-      'INSERT INTO asset_renditions (asset_seq, role, width, height, format, sha256, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO asset_renditions (asset_seq, role, width, height, format, sha256, blob_key, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     byId: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND id = ?'),
     bySeq: db.prepare('SELECT * FROM assets WHERE seq = ?'),
@@ -210,14 +218,6 @@ export function createAssetQueries(db: Database) {
     ),
     deleteOne: db.prepare('DELETE FROM assets WHERE seq = ? AND tenant_id = ? AND workspace_id = ?'),
     blobReferenced: db.prepare('SELECT 1 FROM assets WHERE sha256 = ? UNION ALL SELECT 1 FROM asset_renditions WHERE sha256 = ? LIMIT 1'),
-    blobFormat: db
-      .prepare('SELECT format FROM assets WHERE sha256 = ? UNION ALL SELECT format FROM asset_renditions WHERE sha256 = ? LIMIT 1')
-      .pluck(),
-    // a range over the sha256 indexes: every hex digit sorts below 'g'
-    blobsByPrefix: db.prepare(
-      `SELECT sha256 FROM assets WHERE sha256 >= @lo AND sha256 < @hi
-       UNION SELECT sha256 FROM asset_renditions WHERE sha256 >= @lo AND sha256 < @hi LIMIT 2`,
-    ),
     byName: db.prepare('SELECT * FROM assets WHERE tenant_id = ? AND workspace_id = ? AND name = ? ORDER BY seq DESC'),
     ownsBlob: db.prepare(
       `SELECT 1 FROM assets WHERE tenant_id = ? AND workspace_id = ? AND sha256 = ?
@@ -236,9 +236,16 @@ export function createAssetQueries(db: Database) {
     insert(a: NewAsset, within?: (seq: number) => void): number {
       return db
         .transaction(() => {
-          const info = s.insert.run({ ...a, tags: JSON.stringify(a.tags), user_fields: JSON.stringify(a.user_fields) });
+          const key = (sha: string): string => keys.keyOf(a.tenant_id, sha);
+          const info = s.insert.run({
+            ...a,
+            blob_key: key(a.sha256),
+            tags: JSON.stringify(a.tags),
+            user_fields: JSON.stringify(a.user_fields),
+          });
           const seq = Number(info.lastInsertRowid);
-          for (const r of a.renditions) s.insertRendition.run(seq, r.role, r.width, r.height, r.format, r.sha256, r.size_bytes);
+          for (const r of a.renditions)
+            s.insertRendition.run(seq, r.role, r.width, r.height, r.format, r.sha256, key(r.sha256), r.size_bytes);
           within?.(seq);
           return seq;
         })
@@ -323,16 +330,10 @@ export function createAssetQueries(db: Database) {
     },
     /** Whether any asset or rendition of any workspace references a blob (the CDN serves only those). */
     blobReferenced: (sha: string): boolean => s.blobReferenced.get(sha, sha) !== undefined,
-    /** The format of a row that references a blob (any scope), or null when none does. */
-    blobFormat: (sha: string): string | null => (s.blobFormat.get(sha, sha) as string | undefined) ?? null,
-    /**
-     * The full sha256 of the referenced blob whose hash starts with `prefix` (hex; a short CDN key's 128
-     * bits or a whole hash), or null when none or, against all odds, two referenced blobs share it.
-     */
-    resolveBlob: (prefix: string): string | null => {
-      const rows = s.blobsByPrefix.all({ lo: prefix, hi: `${prefix}g` }) as { sha256: string }[];
-      return rows.length === 1 ? rows[0]!.sha256 : null;
-    },
+    /** The blob a public key names (`/a/<key>`): sha256 and stored format of a row holding the key, or null. */
+    blobByKey: (key: string) => keys.byKey(key),
+    /** Fill the public blob keys of rows written before migration 0062. @returns rows updated */
+    backfillBlobKeys: (): number => keys.backfill(),
     /** Highest seq in the workspace: the snapshot bound of a new result set. */
     maxSeq: (scope: Scope) => (s.maxSeq.get(scope.tenantId, scope.workspaceId) as { m: number }).m,
     /** The workspaces holding assets, newest asset first, at most `limit`. */

@@ -17,7 +17,7 @@ import { normaliseOriginal } from './media.ts';
 async function bytesOf(deps: LibraryDeps, scope: Scope, url: string, field: string): Promise<Buffer> {
   const own = deps.urls.parse(url);
   if (own) {
-    const sha = await deps.assets.resolveBlob(own.sha256Prefix);
+    const sha = (await deps.assets.blobByKey(own.key))?.sha256;
     if (!sha || !(await deps.assets.ownsBlob(scope, sha)) || !(await deps.blobs.has(sha))) {
       throw new ServiceError('not_found', field, `${url} is not an asset of workspace ${scope.workspaceId}`);
     }

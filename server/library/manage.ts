@@ -108,8 +108,11 @@ function diff(a: AssetRow, b: AssetRow): string[] {
 
 /**
  * `svc_asset_manage` `delete`: remove assets of the workspace in one transaction (rows, renditions,
- * FTS and vector entries). The CDN stops serving a blob once nothing references it; the files are
- * removed by the blob GC after its grace period. Ids of other workspaces or tenants are `not_found`.
+ * FTS and vector entries). A URL stops answering once no row of the tenant holds its public key (keys
+ * are per tenant, server/db/blob-keys.ts): `still_served` lists the deleted originals' URLs another
+ * asset of the same tenant still serves (identical bytes), never anything about other tenants. The
+ * files are removed by the blob GC after its grace period, once no tenant references them. Ids of other
+ * workspaces or tenants are `not_found`.
  */
 export async function deleteAssets(deps: LibraryDeps, scope: Scope, assetIds: string[]): Promise<DeleteAssetsResult> {
   const seen = new Set<string>();
@@ -127,9 +130,9 @@ export async function deleteAssets(deps: LibraryDeps, scope: Scope, assetIds: st
     scope,
     found.map((r) => r.seq),
   );
-  const deleted = found.map((r) => ({ asset_id: r.id, name: r.name, url: deps.urls.blob(r.sha256, r.format) }));
+  const deleted = found.map((r) => ({ asset_id: r.id, name: r.name, url: deps.urls.keyed(r.blob_key, r.format) }));
   const stillServed: string[] = [];
-  for (const r of found) if (await deps.assets.blobReferenced(r.sha256)) stillServed.push(deps.urls.blob(r.sha256, r.format));
+  for (const r of found) if (await deps.assets.blobByKey(r.blob_key)) stillServed.push(deps.urls.keyed(r.blob_key, r.format));
   deps.log.info({ mod: 'manage', deleted: deleted.length, not_found: notFound.length }, 'assets deleted');
   return { deleted, not_found: notFound, still_served: stillServed };
 }

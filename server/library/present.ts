@@ -3,7 +3,6 @@ import type { AssetCard } from '../db/asset-cards.ts';
 import type { AssetRow, RenditionRow } from '../db/assets.ts';
 import { orientationOf } from '../domain/alt-text.ts';
 import { usageHint } from '../domain/asset-meta.ts';
-import { shortKey } from '../domain/content-address.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
 
 /** Parse a JSON string array column (null and `[]`, the common empty forms, without a parse). */
@@ -33,7 +32,7 @@ export function cardOf(row: AssetRow, renditions: RenditionRow[]): AssetCard {
     format: row.format,
     width: row.width,
     height: row.height,
-    key: shortKey(row.sha256),
+    key: row.blob_key,
     name: row.name,
     alt_text: row.alt_text,
     tags: row.tags,
@@ -42,22 +41,22 @@ export function cardOf(row: AssetRow, renditions: RenditionRow[]): AssetCard {
     category: row.category,
     subtype: row.subtype,
     enrichment_status: row.enrichment_status,
-    thumbnail: thumb ? { key: shortKey(thumb.sha256), format: thumb.format } : null,
+    thumbnail: thumb ? { key: thumb.blob_key, format: thumb.format } : null,
   };
 }
 
 /** URLs of an asset's original, thumbnail, fallback and WebP srcset. */
 export function assetUrls(row: AssetRow, renditions: RenditionRow[], urls: UrlBuilder) {
-  const original = urls.blob(row.sha256, row.format);
+  const original = urls.keyed(row.blob_key, row.format);
   const thumb = renditions.find((r) => r.role === 'thumbnail');
   const fallback = renditions.find((r) => r.role === 'fallback');
   const webp = renditions.filter((r) => r.role === 'webp').sort((a, b) => a.width - b.width);
   return {
     original,
-    thumbnail: thumb ? urls.blob(thumb.sha256, thumb.format) : original,
-    fallback: fallback ? urls.blob(fallback.sha256, fallback.format) : original,
+    thumbnail: thumb ? urls.keyed(thumb.blob_key, thumb.format) : original,
+    fallback: fallback ? urls.keyed(fallback.blob_key, fallback.format) : original,
     webp: webp.map((r) => ({
-      url: urls.blob(r.sha256, r.format),
+      url: urls.keyed(r.blob_key, r.format),
       width: r.width,
       height: r.height,
       format: r.format,

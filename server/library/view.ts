@@ -72,7 +72,7 @@ export async function viewAsset(deps: LibraryDeps, scope: Scope, assetId: string
     imageBase64: jpeg.base64,
     facts: {
       asset_id: row.id,
-      url: deps.urls.blob(row.sha256, row.format),
+      url: deps.urls.keyed(row.blob_key, row.format),
       width: row.width,
       height: row.height,
       name: row.name,

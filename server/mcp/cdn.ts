@@ -2,32 +2,32 @@ import { pipeline } from 'node:stream/promises';
 import express, { type Router } from 'express';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
-import { prefixOfShortKey, shortKey } from '../domain/content-address.ts';
 import { CDN_MIME, extensionOf } from '../storage/urls.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /**
- * `GET /a/<short key>.<ext>` (storage/urls.ts: the first 128 bits of the sha256, base64url) and the older
- * `GET /cdn/<sha256>.<ext>`: content-addressed asset bytes, from whichever blob store is configured.
- * Immutable (the URL names the content), so cached for a year, with the sha256 as strong ETag
+ * `GET /a/<public key>.<ext>`: asset bytes, from whichever blob store is configured. The public key is a
+ * row's `blob_key` (storage/urls.ts, server/db/blob-keys.ts: per tenant, an HMAC of the content hash),
+ * looked up to the sha256 the blob is stored under and its format. The sha256-derived forms of before
+ * issue 36 (`/a/<first 128 bits of the sha256>`, `/cdn/<sha256>`) answer 404 like any unknown key, so
+ * nobody confirms by hashing that bytes are stored. Immutable (a key names fixed bytes), so cached for a year, with the sha256 as strong ETag
  * (`If-None-Match` → 304) and single byte ranges (RFC 9110 §14: 206, or 416 when unsatisfiable).
  * SVGs and everything else are served with a sandboxing CSP so a hostile upload cannot script our
- * origin. Only blobs that an asset or rendition references are served: a deleted asset's URL answers 404
- * at once (its bytes wait for the blob GC). When the store hands out direct URLs (S3 with
+ * origin. Only keys that an asset or rendition row holds are served: a deleted asset's URL answers 404
+ * at once unless another asset of the same tenant holds the same bytes (its bytes wait for the blob GC). When the store hands out direct URLs (S3 with
  * ATELIER_S3_DELIVERY=presign) the answer is a 302 to a presigned URL, cacheable for half its lifetime,
  * except for SVG: a bucket's origin would not send the sandbox CSP, so SVGs are always streamed from here.
  * Each blob answers at one URL only: the canonical spelling of its key (case-sensitive, no trailing
  * slash) with the extension of its stored format; any other spelling is 404, so caches hold one copy
  * and no blob is served under another type.
- * @param formatOf the stored format of the blob as an asset/rendition row names it, null when none does (an indexed lookup)
+ * @param byKey the sha256 and stored format of the blob a row holding the public key names, null when none does (an indexed lookup)
  * A failing blob store answers 503 (logged), or ends the connection when the body had begun.
  * @param o.presignTtlS lifetime of the store's direct URLs, seconds (caps the redirect's max-age)
  */
 export function cdnRouter(
   blobs: BlobStore,
-  formatOf: (sha256: string) => Promise<string | null>,
-  resolve: (sha256Prefix: string) => Promise<string | null>,
+  byKey: (key: string) => Promise<{ sha256: string; format: string } | null>,
   o: { presignTtlS: number; log: Logger },
 ): Router {
   const presignTtlS = o.presignTtlS;
@@ -35,11 +35,15 @@ export function cdnRouter(
   const notFound = (res: express.Response): void => {
     res.status(404).type('text/plain').send('not found');
   };
-  const serve = async (sha: string | null, ext: string | undefined, req: express.Request, res: express.Response): Promise<void> => {
-    const mime = ext ? CDN_MIME[ext] : undefined;
-    if (!mime || !sha) return notFound(res);
-    const format = await formatOf(sha);
-    if (format === null || extensionOf(format) !== ext) return notFound(res);
+  const serve = async (
+    blob: { sha256: string; format: string } | null,
+    ext: string,
+    req: express.Request,
+    res: express.Response,
+  ): Promise<void> => {
+    const mime = CDN_MIME[ext];
+    if (!mime || !blob || extensionOf(blob.format) !== ext) return notFound(res);
+    const sha = blob.sha256;
     const direct = mime === 'image/svg+xml' ? null : await blobs.directUrl(sha, { contentType: mime, cacheControl: IMMUTABLE });
     if (direct) {
       res.setHeader('Cache-Control', `public, max-age=${Math.floor(presignTtlS / 2)}`);
@@ -83,9 +87,12 @@ export function cdnRouter(
     }
     await pipeline(body, res);
   };
-  const guarded = async (sha: string | null, ext: string | undefined, req: express.Request, res: express.Response): Promise<void> => {
+  const guarded = async (key: string, ext: string, req: express.Request, res: express.Response): Promise<void> => {
+    let sha: string | null = null;
     try {
-      await serve(sha, ext, req, res);
+      const blob = await byKey(key);
+      sha = blob?.sha256 ?? null;
+      await serve(blob, ext, req, res);
     } catch (err) {
       // the client went away mid-body: nothing to answer, nothing wrong with the store
       if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
@@ -94,16 +101,12 @@ export function cdnRouter(
       else res.status(503).setHeader('Cache-Control', 'no-store').type('text/plain').send('blob store unavailable');
     }
   };
-  router.get('/cdn/:file', async (req, res) => {
-    const m = /^([0-9a-f]{64})\.([a-z0-9]+)$/.exec(req.params.file);
-    await guarded(m ? m[1]! : null, m?.[2], req, res);
-  });
   router.get('/a/:file', async (req, res) => {
     const m = /^([A-Za-z0-9_-]{22})\.([a-z0-9]+)$/.exec(req.params.file);
-    const decoded = m ? prefixOfShortKey(m[1]!) : null;
-    // base64url of 128 bits leaves 4 bits of the last character unused: only the spelling shortKey gives counts
-    const prefix = decoded && shortKey(decoded) === m![1] ? decoded : null;
-    await guarded(prefix ? await resolve(prefix) : null, m?.[2], req, res);
+    // base64url of 128 bits leaves 4 bits of the last character unused: only the canonical spelling (the
+    // one stored, matched exactly) names a blob
+    if (!m || Buffer.from(m[1]!, 'base64url').toString('base64url') !== m[1]) return notFound(res);
+    await guarded(m[1], m[2]!, req, res);
   });
   return router;
 }

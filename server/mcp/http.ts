@@ -114,15 +114,10 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   web.get('/healthz', healthz(byKey, { dataId: app.dataId, instance }));
   const blobCfg = app.config.blobStore;
   web.use(
-    cdnRouter(
-      app.library.blobs,
-      (sha) => app.library.assets.blobFormat(sha),
-      (prefix) => app.library.assets.resolveBlob(prefix),
-      {
-        presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0,
-        log: log.child({ mod: 'cdn' }),
-      },
-    ),
+    cdnRouter(app.library.blobs, (key) => app.library.assets.blobByKey(key), {
+      presignTtlS: blobCfg.kind === 's3' ? blobCfg.presignTtlS : 0,
+      log: log.child({ mod: 'cdn' }),
+    }),
   );
   const sessions = new Map<string, Session>();
   let modern: ModernHttpLeg | null = null;

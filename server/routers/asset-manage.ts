@@ -24,7 +24,9 @@ export function assetManageRouter(deps: LibraryDeps, onChanged: AssetChangedHook
       const lines = [
         `Deleted ${r.deleted.length} asset(s)${r.deleted.length ? `: ${r.deleted.map((d) => `${printable(d.name)} (${d.asset_id})`).join(', ')}` : ''}.`,
         ...(r.not_found.length ? [`Not found in this workspace: ${r.not_found.join(', ')}.`] : []),
-        ...(r.still_served.length ? [`Still served because another asset has identical bytes: ${r.still_served.join(', ')}.`] : []),
+        ...(r.still_served.length
+          ? [`Still served because another asset of yours has identical bytes: ${r.still_served.join(', ')}.`]
+          : []),
         ...(r.deleted.length ? ['Remove their URLs from any page that uses them.'] : []),
       ];
       return { structuredContent: r, text: lines.join('\n') };

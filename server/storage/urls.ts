@@ -1,5 +1,3 @@
-import { prefixOfShortKey, shortKey } from '../domain/content-address.ts';
-
 /** File extension used in CDN URLs for a stored format. */
 export function extensionOf(format: string): string {
   const f = format.toLowerCase();
@@ -21,39 +19,31 @@ export const CDN_MIME: Record<string, string> = {
 };
 
 /**
- * Builds permanent CDN URLs: `{cdnUrl}/a/<short key>.<ext>` (short content address, immutable,
- * cacheable forever; about 45 bytes shorter than the full-hash form, which matters 3× per asset in every
- * search result). URLs of the older form `{cdnUrl}/cdn/<sha256>.<ext>` keep working. `base` is resolved
- * lazily because with port 0 it is known only after the listener binds.
+ * Builds permanent CDN URLs: `{cdnUrl}/a/<public key>.<ext>`, the public key being the blob's
+ * `blob_key` in the tenant's rows (22 characters, server/db/blob-keys.ts: an HMAC of the content hash
+ * under the tenant's secret, so a URL reveals nothing about the bytes nor about other tenants).
+ * Immutable and cacheable forever. The sha256-derived forms of before issue 36 (`/a/<sha prefix>` and
+ * `/cdn/<sha256>`) no longer answer. `base` is resolved lazily because with port 0 it is known only
+ * after the listener binds.
  */
 export interface UrlBuilder {
   base(): string;
-  /** The URL of the blob whose sha256 (64 hex characters) is given. */
-  blob(sha256: string, format: string): string;
-  /** The URL of the blob whose short content address (`shortKey`, 22 characters) is given. */
+  /** The URL of the blob whose public key (`blob_key` of an asset or rendition row) is given. */
   keyed(key: string, format: string): string;
-  /**
-   * A URL of ours: the sha256 hex it names (the full hash for `/cdn/`, a 32-character prefix for `/a/`,
-   * resolved with `AssetQueries.resolveBlob`), or null for a foreign URL.
-   */
-  parse(url: string): { sha256Prefix: string; ext: string } | null;
+  /** A URL of ours: the public key and extension it names (look it up with `AssetStore.blobByKey`), or null for a foreign URL. */
+  parse(url: string): { key: string; ext: string } | null;
 }
 
 export function createUrlBuilder(getBase: () => string): UrlBuilder {
-  const keyed = (key: string, format: string): string => `${getBase()}/a/${key}.${extensionOf(format)}`;
   return {
     base: getBase,
-    blob: (sha, format) => keyed(shortKey(sha), format),
-    keyed,
+    keyed: (key, format) => `${getBase()}/a/${key}.${extensionOf(format)}`,
     parse(url) {
       const base = getBase();
       if (!url.startsWith(`${base}/`)) return null;
       const rest = url.slice(base.length).split(/[?#]/)[0] ?? '';
-      const full = /^\/cdn\/([0-9a-f]{64})\.([a-z0-9]+)$/.exec(rest);
-      if (full) return { sha256Prefix: full[1]!, ext: full[2]! };
-      const short = /^\/a\/([A-Za-z0-9_-]{22})\.([a-z0-9]+)$/.exec(rest);
-      const prefix = short ? prefixOfShortKey(short[1]!) : null;
-      return prefix ? { sha256Prefix: prefix, ext: short![2]! } : null;
+      const m = /^\/a\/([A-Za-z0-9_-]{22})\.([a-z0-9]+)$/.exec(rest);
+      return m ? { key: m[1]!, ext: m[2]! } : null;
     },
   };
 }

@@ -2,7 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { AssetRow, AssetStore, NewAsset } from '../ports/asset-store.ts';
 import { isUniqueViolation } from '../ports/errors.ts';
-import { shortKey } from '../../domain/content-address.ts';
 import type { StoreHandle } from './fixture.ts';
 
 /** One asset store under test, plus what the contract needs that no port offers yet. */
@@ -21,6 +20,10 @@ const otherWorkspace = { tenantId: 'tenant-a', workspaceId: 'ws-b' };
 const otherTenant = { tenantId: 'tenant-b', workspaceId: 'ws-a' };
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+/** Any public blob key: 22 base64url characters (its value depends on the tenant's random secret). */
+const KEY = expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) as unknown as string;
+/** The key the pre-issue-36 URLs used: the first 128 bits of the sha256, base64url. */
+const oldKey = (sha256: string): string => Buffer.from(sha256.slice(0, 32), 'hex').toString('base64url');
 
 let n = 0;
 /** A new asset of `scope` (or the workspace given) with two renditions; every field can be overridden. */
@@ -69,6 +72,7 @@ function rowOf(a: NewAsset, seq: number): AssetRow {
   return {
     ...rest,
     seq,
+    blob_key: KEY,
     tags: JSON.stringify(tags),
     user_fields: JSON.stringify(user_fields),
     auto_tags: '[]',
@@ -81,7 +85,7 @@ function rowOf(a: NewAsset, seq: number): AssetRow {
  * The behaviour every `AssetStore` must have, as vitest cases: the exact SQLite row shapes, scoping of
  * every scoped method (another workspace or tenant behaves as missing), the dedupe key and its unique
  * violation under concurrent writers of two processes, seqs never reused, metadata updates (with the
- * machine alt text), deletion, blob references and prefixes, the change log head, browse filters and
+ * machine alt text), deletion, blob references and public blob keys, the change log head, browse filters and
  * order, and the name-words backfill.
  */
 export function assetStoreContract(name: string, f: AssetStoreFixture): void {
@@ -97,7 +101,7 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.byStoredSha(scope, a.sha256)).toStrictEqual(rowOf(a, seq));
       expect(await store.byName(scope, a.name)).toStrictEqual([rowOf(a, seq)]);
       expect(await store.bySeqs(scope, [seq])).toStrictEqual([rowOf(a, seq)]);
-      const [webpL, thumb, webpS, fallback] = a.renditions.map((r) => ({ asset_seq: seq, ...r }));
+      const [webpL, thumb, webpS, fallback] = a.renditions.map((r) => ({ asset_seq: seq, ...r, blob_key: KEY }));
       expect(await store.renditions(seq)).toStrictEqual([fallback, thumb, webpS, webpL]);
       for (const s of [otherWorkspace, otherTenant]) {
         expect(await store.byId(s, a.id)).toBeUndefined();
@@ -182,27 +186,11 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(cards.map((c) => c.seq)).toEqual([sb, sa]);
       // the card's columns are the full row's; its thumbnail is the narrowest thumbnail rendition
       const row = (await store.bySeq(sa))!;
-      const {
-        seq,
-        id,
-        kind,
-        format,
-        width,
-        height,
-        sha256,
-        name,
-        alt_text,
-        tags,
-        auto_tags,
-        purpose,
-        category,
-        subtype,
-        enrichment_status,
-      } = row;
+      const { seq, id, kind, format, width, height, name, alt_text, tags, auto_tags, purpose, category, subtype, enrichment_status } = row;
       expect(cards[1]).toStrictEqual({
         ...{ seq, id, kind, format, width, height, name, alt_text, tags, auto_tags, purpose, category, subtype, enrichment_status },
-        key: shortKey(sha256),
-        thumbnail: { key: shortKey(a.renditions.find((x) => x.role === 'thumbnail')!.sha256), format: 'webp' },
+        key: row.blob_key,
+        thumbnail: { key: (await store.renditions(seq)).find((x) => x.role === 'thumbnail')!.blob_key, format: 'webp' },
       });
       expect(cards[0]!.thumbnail).toBeNull();
       const two = asset({
@@ -212,7 +200,8 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
         ],
       });
       const st = await store.insert(two);
-      expect((await store.cardsBySeqs(scope, [st]))[0]!.thumbnail).toEqual({ key: shortKey(sha('narrow thumb')), format: 'jpeg' });
+      const narrow = (await store.renditions(st)).find((x) => x.sha256 === sha('narrow thumb'))!.blob_key;
+      expect((await store.cardsBySeqs(scope, [st]))[0]!.thumbnail).toEqual({ key: narrow, format: 'jpeg' });
       expect(await store.cardsBySeqs(scope, [])).toEqual([]);
     });
 
@@ -290,7 +279,7 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect((await store.byId(scope, b.id))!.seq).toBe(sb);
     });
 
-    it('blob references: any scope for blobReferenced and resolveBlob, the scope’s for ownsBlob', async () => {
+    it('blob references: any scope for blobReferenced, the scope’s for ownsBlob', async () => {
       const { store } = await f.create();
       const a = asset({ sha256: `abc1${'0'.repeat(60)}` });
       const b = asset({ sha256: `abc2${'0'.repeat(60)}` }, otherWorkspace);
@@ -304,12 +293,37 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
       expect(await store.ownsBlob(scope, thumb)).toBe(true);
       expect(await store.ownsBlob(scope, b.sha256)).toBe(false);
       expect(await store.ownsBlob(otherWorkspace, b.sha256)).toBe(true);
-      expect(await store.resolveBlob('abc1')).toBe(a.sha256);
-      expect(await store.resolveBlob('abc2')).toBe(b.sha256);
-      expect(await store.resolveBlob('abc')).toBeNull();
-      expect(await store.resolveBlob(thumb.slice(0, 32))).toBe(thumb);
-      expect(await store.resolveBlob(thumb)).toBe(thumb);
-      expect(await store.resolveBlob('fff0')).toBeNull();
+    });
+
+    it('public blob keys: one per blob and tenant, unrelated across tenants, looked up exactly, gone with the last row', async () => {
+      const { store } = await f.create();
+      const a = asset();
+      const sa = await store.insert(a);
+      // the same stored bytes in another workspace of the tenant, and in another tenant
+      const sameTenant = await store.insert(asset({ sha256: a.sha256 }, otherWorkspace));
+      const tenantB = { tenantId: 'tenant-b', workspaceId: 'ws-c' };
+      const sb = await store.insert(asset({ sha256: a.sha256 }, tenantB));
+      const keyA = (await store.bySeq(sa))!.blob_key;
+      expect(keyA).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(keyA).not.toBe(oldKey(a.sha256));
+      expect((await store.bySeq(sameTenant))!.blob_key).toBe(keyA);
+      const keyB = (await store.bySeq(sb))!.blob_key;
+      expect(keyB).not.toBe(keyA);
+      expect(await store.blobByKey(keyA)).toEqual({ sha256: a.sha256, format: 'jpeg' });
+      expect(await store.blobByKey(keyB)).toEqual({ sha256: a.sha256, format: 'jpeg' });
+      const thumb = (await store.renditions(sa)).find((r) => r.role === 'thumbnail')!;
+      expect(thumb.blob_key).not.toBe(keyA);
+      expect(await store.blobByKey(thumb.blob_key)).toEqual({ sha256: thumb.sha256, format: 'webp' });
+      expect(await store.blobByKey(oldKey(a.sha256))).toBeNull();
+      expect(await store.blobByKey(keyA.toLowerCase() === keyA ? keyA.toUpperCase() : keyA.toLowerCase())).toBeNull();
+      // the tenant's last row holding the key takes it away; the other tenant's key stays
+      await store.deleteMany(scope, [sa]);
+      expect(await store.blobByKey(keyA)).toEqual({ sha256: a.sha256, format: 'jpeg' });
+      await store.deleteMany(otherWorkspace, [sameTenant]);
+      expect(await store.blobByKey(keyA)).toBeNull();
+      expect(await store.blobByKey(thumb.blob_key)).toBeNull();
+      expect(await store.blobByKey(keyB)).toEqual({ sha256: a.sha256, format: 'jpeg' });
+      expect(await store.backfillBlobKeys()).toBe(0);
     });
 
     it('the change head grows with every insert, update and delete of an asset', async () => {

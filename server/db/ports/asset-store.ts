@@ -25,7 +25,7 @@ export interface AssetMetadataUpdate {
  * Port: the asset aggregate (an asset row with its renditions) as the use cases need it. Every method
  * that takes a `Scope` takes it first and never returns or changes a row of another tenant or workspace
  * (it behaves as missing); the unscoped methods (`bySeq`, `renditions`, `blobReferenced`,
- * `resolveBlob`, `changeHead`, `backfillNameWords`) are for callers that already hold a verified seq or
+ * `blobByKey`, `changeHead`, `backfillNameWords`, `backfillBlobKeys`) are for callers that already hold a verified seq or
  * serve content-addressed blobs, exactly as in the SQLite queries. Rows have the SQLite shape on every
  * backend: JSON columns (`tags`, `auto_tags`, `user_fields`, `provenance`) as JSON text, `created_at` as
  * ISO 8601 UTC with ms, sizes in bytes and dimensions in px as numbers. A `seq` is never reused, even
@@ -38,7 +38,8 @@ export interface AssetMetadataUpdate {
  */
 export interface AssetStore {
   /**
-   * Insert an asset and its renditions in one transaction; with `o.settle`, that transaction also settles
+   * Insert an asset and its renditions in one transaction, with the public key of each blob for the
+   * asset's tenant (`blob_key`: HMAC of its sha256 under the tenant's secret, made on first use); with `o.settle`, that transaction also settles
    * the credit hold of the generation that made it (ledger charge naming `a.id`, hold deleted; a hold
    * already settled charges nothing more), so a crash never leaves the asset without its charge. The credit
    * tables are always in the same database as the asset tables.
@@ -73,12 +74,18 @@ export interface AssetStore {
   /** Whether any asset or rendition of any scope references a blob (the CDN serves only those). */
   blobReferenced(sha: string): Promise<boolean>;
   /**
-   * The stored format (`jpeg`, `png`, `svg` …) of a blob as an asset or rendition of any scope names it,
-   * or null when none references it: the CDN serves a blob only under the extension of that format.
+   * The blob a public key (`/a/<key>.<ext>`, 22 characters, server/db/blob-keys.ts) names: the sha256 and
+   * stored format (`jpeg`, `png`, `svg` …) of an asset or rendition row holding that key, or null when
+   * none does (so a deleted asset's URL stops answering unless the same tenant still holds the bytes:
+   * a key is per tenant). Exact, case-sensitive match; one probe of each `blob_key` index.
    */
-  blobFormat(sha: string): Promise<string | null>;
-  /** The full sha256 of the one referenced blob whose hex hash starts with `prefix`; null when none or several. */
-  resolveBlob(prefix: string): Promise<string | null>;
+  blobByKey(key: string): Promise<{ sha256: string; format: string } | null>;
+  /**
+   * Fill the public blob keys (`blob_key`) of asset and rendition rows written before they existed
+   * (SQLite migration 0062 / PostgreSQL 0020), making the missing tenant secrets (crypto.randomBytes);
+   * run when the server starts, before it serves. @returns rows updated
+   */
+  backfillBlobKeys(): Promise<number>;
   /** Highest seq of the scope (0 when empty): the snapshot bound of a new result set. */
   maxSeq(scope: Scope): Promise<number>;
   /** The workspaces holding assets, the one with the newest asset first, at most `limit` (what a starting server loads first). */

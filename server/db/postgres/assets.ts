@@ -2,6 +2,7 @@ import type { AssetCard, AssetFilters, AssetRow, AssetStore, RenditionRow } from
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
 import { orientationSql } from '../assets.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
+import { createPgBlobKeys } from './blob-keys.ts';
 import { settleIn } from './credits.ts';
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
 
@@ -9,13 +10,13 @@ type Query = Pick<PgClient, 'query'>;
 type RawRow = Omit<AssetRow, 'created_at'> & { created_at: Date };
 
 /** Every column of `assets`, so a row has exactly the keys of the SQLite row (`SELECT *` there). */
-const COLUMNS = `seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
+const COLUMNS = `seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, blob_key, source_sha256,
   converted_from, name, name_words, alt_text, tags, auto_tags, purpose, category, subtype, user_fields, ocr_text, source, source_url,
   provenance, processing_status, enrichment_status, created_at`;
 const A_COLUMNS = COLUMNS.split(',')
   .map((c) => `a.${c.trim()}`)
   .join(', ');
-const RENDITION = 'asset_seq, role, width, height, format, sha256, size_bytes';
+const RENDITION = 'asset_seq, role, width, height, format, sha256, blob_key, size_bytes';
 
 const toRow = (r: RawRow): AssetRow => ({ ...r, created_at: isoOf(r.created_at)! });
 
@@ -57,16 +58,18 @@ async function assetRows(q: Query, sql: string, params: unknown[]): Promise<Asse
 export function createPgAssetStore(pool: PgPool): AssetStore {
   const one = async (sql: string, params: unknown[]): Promise<AssetRow | undefined> => (await assetRows(pool, sql, params))[0];
   const exists = async (sql: string, params: unknown[]): Promise<boolean> => ((await pool.query(sql, params)).rowCount ?? 0) > 0;
+  const keys = createPgBlobKeys(pool);
   return {
     insert: (a, o) =>
       inTransaction(pool, async (c) => {
         await c.query('SELECT 1 FROM workspaces WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE', [a.tenant_id, a.workspace_id]);
+        const key = await keys.keysFor(c, a.tenant_id);
         const r = await c.query<{ seq: number }>(
           `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
              converted_from, name, name_words, alt_text, tags, purpose, category, subtype, user_fields, source, source_url, provenance,
-             enrichment_status, created_at, lexical_vector)
+             enrichment_status, created_at, lexical_vector, blob_key)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
-             $26::tsvector)
+             $26::tsvector, $27)
            RETURNING seq`,
           [
             a.id,
@@ -95,17 +98,19 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
             a.enrichment_status,
             a.created_at,
             assetLexicalVector({ ...a, tags: JSON.stringify(a.tags), auto_tags: '[]', ocr_text: null }),
+            key(a.sha256),
           ],
         );
         const seq = r.rows[0]!.seq;
         for (const x of a.renditions)
-          await c.query(`INSERT INTO asset_renditions (${RENDITION}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+          await c.query(`INSERT INTO asset_renditions (${RENDITION}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
             seq,
             x.role,
             x.width,
             x.height,
             x.format,
             x.sha256,
+            key(x.sha256),
             x.size_bytes,
           ]);
         const h = o?.settle;
@@ -212,22 +217,8 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
     },
     blobReferenced: (sha) =>
       exists('SELECT 1 FROM assets WHERE sha256 = $1 UNION ALL SELECT 1 FROM asset_renditions WHERE sha256 = $1 LIMIT 1', [sha]),
-    async blobFormat(sha) {
-      const r = await pool.query<{ format: string }>(
-        'SELECT format FROM assets WHERE sha256 = $1 UNION ALL SELECT format FROM asset_renditions WHERE sha256 = $1 LIMIT 1',
-        [sha],
-      );
-      return r.rows[0]?.format ?? null;
-    },
-    async resolveBlob(prefix) {
-      // a range over the sha256 indexes (collation "C": every hex digit sorts below 'g')
-      const r = await pool.query<{ sha256: string }>(
-        `SELECT sha256 FROM assets WHERE sha256 >= $1 AND sha256 < $2
-         UNION SELECT sha256 FROM asset_renditions WHERE sha256 >= $1 AND sha256 < $2 LIMIT 2`,
-        [prefix, `${prefix}g`],
-      );
-      return r.rows.length === 1 ? r.rows[0]!.sha256 : null;
-    },
+    blobByKey: (key) => keys.byKey(key),
+    backfillBlobKeys: () => keys.backfill(),
     async maxSeq(scope) {
       const r = await pool.query<{ m: number }>(
         'SELECT coalesce(max(seq), 0) AS m FROM assets WHERE tenant_id = $1 AND workspace_id = $2',
