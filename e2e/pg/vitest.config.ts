@@ -24,6 +24,7 @@ export default defineConfig({
     include: [
       'e2e/mcp/agent-journey.test.ts',
       'e2e/mcp/blob-gc.test.ts',
+      'e2e/mcp/blob-keys.test.ts',
       'e2e/mcp/blob-urls.test.ts',
       'e2e/mcp/catalog-scoping.test.ts',
       'e2e/mcp/catalog-sync.test.ts',

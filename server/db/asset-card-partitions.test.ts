@@ -26,9 +26,11 @@ describe('asset card partitions', () => {
     expect(cards.cards(CONTRACT_SCOPE, [seq])![0]!.thumbnail).toBeNull();
     // a rendition written on its own (no asset row change): the card must still follow it
     other
-      .prepare('INSERT INTO asset_renditions (asset_seq, role, width, height, format, sha256, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(seq, 'thumbnail', 320, 320, 'webp', 'f'.repeat(64), 100);
-    expect(cards.cards(CONTRACT_SCOPE, [seq])![0]!.thumbnail).toEqual({ key: '_____________________w', format: 'webp' });
+      .prepare(
+        'INSERT INTO asset_renditions (asset_seq, role, width, height, format, sha256, blob_key, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(seq, 'thumbnail', 320, 320, 'webp', 'f'.repeat(64), 'thumbnail-public-key-w', 100);
+    expect(cards.cards(CONTRACT_SCOPE, [seq])![0]!.thumbnail).toEqual({ key: 'thumbnail-public-key-w', format: 'webp' });
     other.prepare('DELETE FROM asset_renditions WHERE asset_seq = ?').run(seq);
     expect(cards.cards(CONTRACT_SCOPE, [seq])![0]!.thumbnail).toBeNull();
     expect(cards.cards(CONTRACT_SCOPE, [seq])).toEqual(q.cardsBySeqs(CONTRACT_SCOPE, [seq]));
