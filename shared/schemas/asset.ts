@@ -165,7 +165,7 @@ export type ImageModelReport = z.infer<typeof ImageModelReportSchema>;
 /** Asset, the search result item (spec §2), plus library metadata. */
 export const AssetSchema = z.object({
   id: UuidSchema,
-  original_url: z.string().describe('URL of the stored original (short content address on the CDN)'),
+  original_url: z.string().describe('URL of the stored original (permanent, on the CDN)'),
   thumbnail_url: z.string().describe('URL of a small JPEG preview (longest edge 320 px)'),
   url: z.string().describe('permanent URL to put in island media props (the original)'),
   name: z.string().describe('file name'),
