@@ -131,6 +131,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
       maxInputPixels: config.maxInputPixels,
       fetchTimeoutMs: config.fetchTimeoutMs,
       allowPrivateUrls: config.allowPrivateUrls,
+      tenantQuotaBytes: config.env.ATELIER_TENANT_QUOTA_BYTES,
     },
     images,
     log: log.child({ mod: 'library' }),
@@ -286,7 +287,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     [ROUTER.assetImport]: assetImportRouter(library, uploads.resolveAttachment),
     [ROUTER.assetUpload]: assetUploadRouter(library, uploads),
     [ROUTER.catalog]: catalogRouter(catalog.deps),
-    [ROUTER.discover]: discoverRouter(library.tenancy),
+    [ROUTER.discover]: discoverRouter(library),
     [ROUTER.assetPanel]: assetPanelRouter({ ...pickerDeps, facets: stores.facets }, () => vectors),
     [ROUTER.assetUploadApp]: assetUploadAppRouter(library, uploads),
   };

@@ -74,6 +74,11 @@ export const EnvSchema = z.object({
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)
     .default(50 * 1024 * 1024)
     .describe('largest accepted import, bytes'),
+  ATELIER_TENANT_QUOTA_BYTES: int(0, Number.MAX_SAFE_INTEGER)
+    .default(10 * 1024 ** 3)
+    .describe(
+      "storage quota of each tenant, bytes (default 10 GiB; 0 = unlimited): its assets' originals and renditions plus its staged uploads; an import, upload or generation past it is refused with quota_exceeded",
+    ),
   ATELIER_MAX_INPUT_PIXELS: int(1, 1_000_000_000)
     .default(100_000_000)
     .describe('decompression-bomb guard: largest accepted width × height, px'),
@@ -298,7 +303,9 @@ export const EnvSchema = z.object({
     .describe(
       'lease of an upload complete in progress, ms: renewed every third of it; a complete on another process waits for it, and takes over once the lease of a crashed process lapsed',
     ),
-  ATELIER_UPLOAD_MAX_OPEN: int(1, 10_000).default(100).describe('open (receiving) upload sessions allowed per workspace'),
+  ATELIER_UPLOAD_MAX_OPEN: int(1, 10_000)
+    .default(100)
+    .describe('open upload sessions allowed per workspace: receiving, or staged as an attachment not imported yet'),
   // ── storage ──
   ATELIER_BLOB_GC_GRACE_MS: int(0, 30 * 24 * 3600 * 1000)
     .default(3600 * 1000)

@@ -63,6 +63,7 @@ export default defineConfig({
       'e2e/mcp/select-scope.test.ts',
       'e2e/mcp/select.test.ts',
       'e2e/mcp/stdio-local.test.ts',
+      'e2e/mcp/storage-quota.test.ts',
       'e2e/mcp/terminal.test.ts',
       'e2e/mcp/tools-budget.test.ts',
       'e2e/mcp/transports.test.ts',

@@ -3,7 +3,9 @@ import { PartitionBudget } from '../vector-scan/partition-budget.ts';
 import { createAssetCardPartitions } from './asset-card-partitions.ts';
 import { createAssetQueries } from './assets.ts';
 import { creditSettlement } from './credits.ts';
-import type { AssetStore } from './ports/asset-store.ts';
+import { newAssetBytes, type AssetStore } from './ports/asset-store.ts';
+import { enforceQuota } from './ports/storage-quota.ts';
+import { storageUsageQuery } from './storage-usage.ts';
 import { createSearchChanges } from './search-changes.ts';
 
 /**
@@ -16,15 +18,19 @@ import { createSearchChanges } from './search-changes.ts';
 export function createSqliteAssetStore(db: Database, budget: PartitionBudget = new PartitionBudget()): AssetStore {
   const q = createAssetQueries(db);
   const settle = creditSettlement(db);
+  const usage = storageUsageQuery(db);
   const cards = createAssetCardPartitions(db, createSearchChanges(db), budget);
   return {
     insert: async (a, o) => {
       const h = o?.settle;
+      const quota = o?.quota;
       return q.insert(
         a,
         h ? () => void settle(h.scope, h.holdId, { assetId: a.id, provider: h.provider, model: h.model, credits: h.credits }) : undefined,
+        quota ? () => enforceQuota(quota, usage(a.tenant_id, quota.nowMs, quota.exceptUploadId), newAssetBytes(a)) : undefined,
       );
     },
+    storageUsage: async (tenantId, nowMs, except) => usage(tenantId, nowMs, except),
     byId: async (scope, id) => q.byId(scope, id),
     bySeq: async (seq) => q.bySeq(seq),
     bySourceSha: async (scope, sha) => q.bySourceSha(scope, sha),

@@ -230,12 +230,14 @@ export function createAssetQueries(db: Database) {
   return {
     /**
      * Insert an asset and its renditions in one transaction. `within` runs inside the same transaction
-     * after the rows exist (e.g. the credit charge of a generated asset); if it throws, nothing is inserted.
+     * after the rows exist (e.g. the credit charge of a generated asset); `before` runs in it before the
+     * rows are written (e.g. the storage quota check). If either throws, nothing is inserted.
      * @returns the new row's seq
      */
-    insert(a: NewAsset, within?: (seq: number) => void): number {
+    insert(a: NewAsset, within?: (seq: number) => void, before?: () => void): number {
       return db
         .transaction(() => {
+          before?.();
           const key = (sha: string): string => keys.keyOf(a.tenant_id, sha);
           const info = s.insert.run({
             ...a,

@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { SQLITE_NOW_MS as NOW } from './enrichment-jobs.ts';
+import { enforceQuota, type QuotaCheck } from './ports/storage-quota.ts';
 import type { NewUpload, UploadFinish, UploadRow, UploadStore } from './ports/upload-store.ts';
+import { storageUsageQuery } from './storage-usage.ts';
 
 export type { NewUpload, UploadFinish, UploadMeta, UploadRow, UploadStatus, UploadStore } from './ports/upload-store.ts';
 
@@ -26,7 +28,7 @@ export function createUploadQueries(db: Database): UploadStore {
          AND chunk_size_bytes = ? AND expires_at_ms > ? ORDER BY created_at DESC LIMIT 1`,
     ),
     openCount: db.prepare(
-      "SELECT COUNT(*) AS n FROM uploads WHERE tenant_id = ? AND workspace_id = ? AND status = 'receiving' AND expires_at_ms > ?",
+      "SELECT COUNT(*) AS n FROM uploads WHERE tenant_id = ? AND workspace_id = ? AND status IN ('receiving', 'staged') AND expires_at_ms > ?",
     ),
     chunks: db.prepare('SELECT idx, size_bytes FROM upload_chunks WHERE upload_id = ? ORDER BY idx'),
     putChunk: db.prepare(
@@ -61,6 +63,11 @@ export function createUploadQueries(db: Database): UploadStore {
     remove: db.prepare('DELETE FROM uploads WHERE id = ?'),
     exists: db.prepare('SELECT 1 FROM uploads WHERE id = ?'),
   };
+  const usage = storageUsageQuery(db);
+  const insert = db.transaction((u: NewUpload, quota: QuotaCheck | undefined): void => {
+    if (quota) enforceQuota(quota, usage(u.tenant_id, quota.nowMs), u.size_bytes);
+    s.insert.run(u);
+  });
   const finish = db.transaction((id: string, f: UploadFinish, owner: string | null): boolean => {
     if (s.finish.run({ ...f, id, owner }).changes === 0) return false;
     s.dropChunks.run(id);
@@ -72,7 +79,7 @@ export function createUploadQueries(db: Database): UploadStore {
     return true;
   });
   return {
-    insert: async (u: NewUpload) => void s.insert.run(u),
+    insert: async (u: NewUpload, o) => insert.immediate(u, o?.quota),
     byId: async (scope, id, nowMs) => s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase(), nowMs) as UploadRow | undefined,
     openOfFile: async (scope, f, nowMs) =>
       s.openOfFile.get(scope.tenantId, scope.workspaceId, f.sha256, f.size_bytes, f.filename, f.chunk_size_bytes, nowMs) as

@@ -19,6 +19,8 @@ export interface ImportPolicy {
   maxInputPixels: number;
   fetchTimeoutMs: number;
   allowPrivateUrls: boolean;
+  /** storage quota of each tenant, bytes (0 = unlimited); server/library/quota.ts */
+  tenantQuotaBytes: number;
 }
 
 /** Called after an asset is stored, so background enrichment can pick it up. */

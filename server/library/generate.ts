@@ -1,3 +1,4 @@
+import { precheckQuota } from './quota.ts';
 import sharp from 'sharp';
 import type { GenerateArgs, GeneratedAsset } from '../../shared/schemas/generate.ts';
 import type { CreditStore } from '../db/credits.ts';
@@ -71,6 +72,8 @@ export function createGenerator(deps: GenerateDeps) {
     const cost = r.entry.credits;
     const label = `${r.entry.provider}/${r.entry.model}`;
 
+    // A tenant already at its storage quota could not keep the image: refuse before any credit is spent.
+    await precheckQuota(deps.library, scope, 'args', 1);
     // Reserve the cost before any spend; holds of generations in flight (any process) count against the budget.
     const budget = (await deps.credits.budget(scope)) ?? deps.defaultBudget;
     const hold = await deps.credits.reserve(scope, cost, budget, deps.holdTtlMs);

@@ -12,6 +12,7 @@ import { imageWork, type LibraryDeps } from './deps.ts';
 import { fetchUrl } from './fetch-url.ts';
 import { IMAGE_PRIORITY, type ImportSlot } from './image-pool.ts';
 import { prepareImage, type PreparedImage } from './media.ts';
+import { asQuotaError, precheckQuota, quotaCheck } from './quota.ts';
 import { jsonArray, toImportedAsset } from './present.ts';
 import { safeFileName } from '../domain/file-name.ts';
 
@@ -47,7 +48,12 @@ export interface StoreInput {
   onProgress?: ((message: string) => void) | undefined;
   /** the credit hold to settle in the asset's insert transaction (generation); not settled when deduplicated */
   settle?: HoldSettlement | undefined;
+  /** the upload whose staged bytes become this asset: not counted twice against the tenant's quota */
+  fromUpload?: string | undefined;
 }
+
+/** Sources stored by the operator (demo seed, CLI import), never refused for the tenant's storage quota. */
+const OPERATOR_SOURCES: ReadonlySet<StoreInput['source']> = new Set(['seed', 'cli']);
 
 /** The existing asset for identical bytes, with the supplied user fields that differ from it (not applied). */
 async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata): Promise<ImportedAsset> {
@@ -68,7 +74,9 @@ async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata)
  * (FTS kept by triggers) and notify enrichment. Identical bytes already in the workspace return the
  * existing asset with `deduplicated: true` (also under concurrent imports), and so do bytes whose stored
  * file (after conversion) is identical to an existing asset's (two concurrent such imports may both be kept).
- * @throws ServiceError invalid_argument | conversion_failed | busy (with `admission: 'admit'`; nothing is stored on error)
+ * Counted against the tenant's storage quota (library/quota.ts) unless the operator stores it (seed, CLI).
+ * @throws ServiceError invalid_argument | conversion_failed | busy (with `admission: 'admit'`) | quota_exceeded
+ *   (nothing is stored on error)
  */
 export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreInput): Promise<{ asset: ImportedAsset; row: AssetRow }> {
   const { assets, blobs, urls, policy } = deps;
@@ -79,6 +87,8 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   const sourceSha = sha256Hex(input.bytes);
   const existing = await assets.bySourceSha(scope, sourceSha);
   if (existing) return { asset: await duplicateOf(deps, existing, input.user), row: existing };
+  const quotaLimit = OPERATOR_SOURCES.has(input.source) ? 0 : policy.tenantQuotaBytes;
+  if (quotaLimit > 0) await precheckQuota(deps, scope, input.field, input.bytes.length, input.fromUpload);
 
   const slot = input.admission === 'admit' ? deps.images.admit() : null;
   let prepared: PreparedImage;
@@ -149,7 +159,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       created_at: new Date().toISOString(),
       renditions: storedRenditions,
     };
-    const seq = await assets.insert(newAsset, { settle: input.settle });
+    const seq = await assets.insert(newAsset, { settle: input.settle, quota: quotaCheck(quotaLimit, Date.now(), input.fromUpload) });
     await restoreCollected(blobs, written);
     for (const hook of deps.onAssetStored) await hook({ seq, tenantId: scope.tenantId, workspaceId: scope.workspaceId });
     const row = (await assets.bySeq(seq))!;
@@ -164,7 +174,8 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       const raced = await assets.bySourceSha(scope, sourceSha);
       if (raced) return { asset: await duplicateOf(deps, raced, input.user), row: raced };
     }
-    throw e;
+    // the blobs written above are left to the blob GC (unreferenced after its grace), as on any failed insert
+    throw asQuotaError(e, input.field);
   }
 }
 
@@ -183,9 +194,11 @@ async function restoreCollected(blobs: LibraryDeps['blobs'], written: Buffer[]):
 /**
  * Resolves a staged attachment id (a verified upload of the same scope, server/library/upload.ts) to its
  * bytes and the metadata given when it was uploaded; null when missing, foreign, unfinished or expired.
+ * `imported` records the asset the attachment became, so its staged bytes stop counting against the
+ * tenant's quota and its workspace's open-upload cap (the asset counts instead).
  */
 export interface AttachmentResolver {
-  (scope: Scope, attachmentId: string): Promise<{ bytes: Buffer; user: UserMetadata } | null>;
+  (scope: Scope, attachmentId: string): Promise<{ bytes: Buffer; user: UserMetadata; imported(assetId: string): Promise<void> } | null>;
 }
 
 /**
@@ -274,6 +287,7 @@ async function importAttachments(
         allowVideo: true,
         admission: slot,
         onProgress,
+        fromUpload: a.attachment_id,
         user: {
           filename: a.filename ?? staged.user.filename,
           alt_text: a.alt_text ?? staged.user.alt_text ?? args.alt_text,
@@ -281,6 +295,7 @@ async function importAttachments(
           purpose: a.purpose ?? staged.user.purpose ?? args.purpose,
         },
       });
+      await staged.imported(asset.asset_id);
       results.push({ attachment_id: a.attachment_id, status: 'imported' as const, asset, error: null });
     } catch (e) {
       if (!(e instanceof ServiceError)) throw e;

@@ -20,6 +20,7 @@ import type { ImportSlot } from './image-pool.ts';
 import { holdCompletion, type CompletionHold } from './upload-lease.ts';
 import { storeAsset, type AttachmentResolver } from './import.ts';
 import { toImportedAsset } from './present.ts';
+import { asQuotaError, quotaCheck } from './quota.ts';
 import { closedError, sessionView, userOf } from './upload-view.ts';
 
 /** Limits of the upload channel, from config. */
@@ -134,6 +135,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
       allowVideo: true,
       user: userOf(row),
       admission: slot ?? undefined,
+      fromUpload: row.id,
     });
     return asset;
   };
@@ -189,25 +191,33 @@ export function createUploadService(deps: UploadDeps): UploadService {
         throw new ServiceError(
           'conflict',
           null,
-          `${policy.maxOpenSessions} uploads are already open in this workspace; complete or abort some first (open sessions expire after ${policy.ttlMs} ms without activity)`,
+          `${policy.maxOpenSessions} uploads are already open (receiving, or staged and not imported) in this workspace; complete, import or abort some first (open sessions expire after ${policy.ttlMs} ms without activity)`,
         );
       }
       const id = randomUUID();
-      await uploads.insert({
-        id,
-        tenant_id: scope.tenantId,
-        workspace_id: scope.workspaceId,
-        status: 'receiving',
-        ...file,
-        mime_type: args.mime_type ?? null,
-        alt_text: args.alt_text?.trim() || null,
-        tags: args.tags ? JSON.stringify([...new Set(args.tags)]) : null,
-        purpose: args.purpose || null,
-        panel_id: args.panel_id?.toLowerCase() ?? null,
-        chunk_count: chunkCount(args.size_bytes, policy.chunkSizeBytes),
-        created_at: iso(now),
-        expires_at_ms: now + policy.ttlMs,
-      });
+      const quota = quotaCheck(library.policy.tenantQuotaBytes, now);
+      await uploads
+        .insert(
+          {
+            id,
+            tenant_id: scope.tenantId,
+            workspace_id: scope.workspaceId,
+            status: 'receiving',
+            ...file,
+            mime_type: args.mime_type ?? null,
+            alt_text: args.alt_text?.trim() || null,
+            tags: args.tags ? JSON.stringify([...new Set(args.tags)]) : null,
+            purpose: args.purpose || null,
+            panel_id: args.panel_id?.toLowerCase() ?? null,
+            chunk_count: chunkCount(args.size_bytes, policy.chunkSizeBytes),
+            created_at: iso(now),
+            expires_at_ms: now + policy.ttlMs,
+          },
+          { quota },
+        )
+        .catch((e: unknown) => {
+          throw asQuotaError(e, 'args.size_bytes');
+        });
       deps.log.info({ mod: 'upload', upload_id: id, bytes: args.size_bytes }, 'upload begun');
       return view((await uploads.byId(scope, id, now))!);
     },
@@ -400,7 +410,14 @@ export function createUploadService(deps: UploadDeps): UploadService {
       const row = await uploads.byId(scope, attachmentId, deps.now());
       if (!row || (row.status !== 'staged' && row.status !== 'imported')) return null;
       const bytes = await staging.readFile(row.id);
-      return bytes ? { bytes, user: userOf(row) } : null;
+      if (!bytes) return null;
+      const imported = async (assetId: string): Promise<void> => {
+        if (row.status !== 'staged') return;
+        // no completion owner: a staged upload is only ever moved on by this or a `complete` (same result)
+        const f = { status: 'imported' as const, asset_id: assetId, error: null, at: iso(deps.now()), expires_at_ms: row.expires_at_ms };
+        await uploads.finish(row.id, f);
+      };
+      return { bytes, user: userOf(row), imported };
     },
   };
 }

@@ -25,7 +25,7 @@ export interface ServerDeps {
   /** tool calls in progress across every session of this process (graceful shutdown waits for them) */
   inflight?: InflightCalls;
   /** What an API key reaches (svc_discover scope), for the initialize instructions. */
-  describeScope?: (principal: Principal) => Promise<ScopeResult>;
+  describeScope?: (principal: Principal) => Promise<Omit<ScopeResult, 'storage'>>;
 }
 
 const BASE_INSTRUCTIONS =
@@ -36,7 +36,7 @@ const BASE_INSTRUCTIONS =
  * The `instructions` of initialize: what the server is for and, when the API key has exactly one active
  * workspace, the ids a model needs without asking anyone (theme_id for asset search, store_id).
  */
-export function instructionsFor(scope: ScopeResult | null): string {
+export function instructionsFor(scope: Omit<ScopeResult, 'storage'> | null): string {
   if (!scope) return BASE_INSTRUCTIONS;
   const d = scope.defaults;
   const ws = scope.workspaces.find((w) => w.id === d.workspace_id);

@@ -2,7 +2,8 @@ import { ROUTER, ROUTERS } from '../../shared/actions.ts';
 import type { DiscoverEntrySchema } from '../../shared/schemas/discover.ts';
 import type { z } from 'zod';
 import type { ScopeResult } from '../../shared/schemas/scope.ts';
-import type { TenancyStore } from '../db/ports/tenancy-store.ts';
+import type { LibraryDeps } from '../library/deps.ts';
+import { tenantStorage } from '../library/quota.ts';
 import { discoverActions, inputJsonSchema, outputJsonSchema } from '../domain/discover.ts';
 import { describeScope } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
@@ -10,7 +11,7 @@ import { defineRouter, type RouterImpl } from './types.ts';
 const panelOnly = (router: string): boolean => ROUTERS.find((r) => r.name === router)?.visibility?.includes('model') === false;
 
 /** Text of `scope`: one line per workspace with its themes and stores, then the defaults. */
-function describeScopeText(s: ScopeResult): string {
+function describeScopeText(s: Omit<ScopeResult, 'storage'>): string {
   const lines = s.workspaces.map(
     (w) =>
       `workspace ${w.id} "${w.name}"${w.status === 'archived' ? ' (archived, unusable)' : ''}: ` +
@@ -30,12 +31,22 @@ function describeScopeText(s: ScopeResult): string {
   return [`Your API key reaches ${s.workspaces.length} workspace(s):`, ...lines, `${defaults.join('; ')}.`].join('\n');
 }
 
-/** `svc_discover`: the caller's scope, and action schemas and former operation names (spec §4, §9). */
-export function discoverRouter(tenancy: TenancyStore): RouterImpl<typeof ROUTER.discover> {
+/** Text of the tenant's storage line. */
+function describeStorageText(st: ScopeResult['storage']): string {
+  return st.quota_bytes === null
+    ? `Storage: ${st.used_bytes} bytes used (no quota).`
+    : `Storage: ${st.used_bytes} of ${st.quota_bytes} bytes used (${st.asset_bytes} in assets, ${st.staged_bytes} in staged uploads).`;
+}
+
+/**
+ * `svc_discover`: the caller's scope with its tenant's storage, and action schemas and former operation
+ * names (spec §4, §9).
+ */
+export function discoverRouter(library: Pick<LibraryDeps, 'tenancy' | 'assets' | 'policy'>): RouterImpl<typeof ROUTER.discover> {
   return defineRouter(ROUTER.discover, {
     scope: async (_args, ctx) => {
-      const s = await describeScope(tenancy, ctx.principal);
-      return { structuredContent: s, text: describeScopeText(s) };
+      const s = { ...(await describeScope(library.tenancy, ctx.principal)), storage: await tenantStorage(library, ctx.principal.tenantId) };
+      return { structuredContent: s, text: `${describeScopeText(s)}\n${describeStorageText(s.storage)}` };
     },
     discover: async (args, ctx) => {
       // Panel-only actions are offered to clients that render panels, as in tools/list.

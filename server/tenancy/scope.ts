@@ -64,7 +64,7 @@ export async function themeFor(
  * themes and stores, and the ids used when a call leaves them out: the only active workspace, the only
  * active store of that workspace, and that workspace's default theme (to pass as theme_id).
  */
-export async function describeScope(tenancy: TenancyStore, principal: Principal): Promise<ScopeResult> {
+export async function describeScope(tenancy: TenancyStore, principal: Principal): Promise<Omit<ScopeResult, 'storage'>> {
   const reachable = await tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
   const workspaces = await Promise.all(
     reachable.map(async (w) => ({

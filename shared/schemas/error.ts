@@ -20,6 +20,11 @@ export const ErrorCodeSchema = z.enum([
   'fetch_failed',
   /** the API key or its tenant made more calls of this cost class this minute than allowed; nothing was done; retry after details.retry_after_s */
   'rate_limited',
+  /**
+   * the tenant's storage quota would be exceeded (assets and staged uploads); nothing was stored;
+   * details: limit_bytes, used_bytes, requested_bytes, asset_bytes, staged_bytes
+   */
+  'quota_exceeded',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;

@@ -41,5 +41,13 @@ export const ScopeResultSchema = z.object({
       theme_id: UuidSchema.nullable().describe('default theme of that workspace: pass it as theme_id to search and select'),
     })
     .describe('what is used when you leave the ids out'),
+  storage: z
+    .object({
+      quota_bytes: z.number().int().nullable().describe("the tenant's storage quota, bytes; null = unlimited"),
+      used_bytes: z.number().int().describe('bytes counted against it: asset_bytes + staged_bytes'),
+      asset_bytes: z.number().int().describe("originals and renditions of the tenant's assets (all workspaces), bytes"),
+      staged_bytes: z.number().int().describe('declared sizes of uploads still receiving or staged (attachments not imported), bytes'),
+    })
+    .describe("the tenant's storage: an import, upload or generation that would take used_bytes past quota_bytes gets quota_exceeded"),
 });
 export type ScopeResult = z.infer<typeof ScopeResultSchema>;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { QuotaExceededError } from '../ports/storage-quota.ts';
 import type { NewUpload, UploadStore } from '../ports/upload-store.ts';
 import type { StoreFixture } from './fixture.ts';
 
@@ -51,7 +52,7 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
       await expect(store.insert(u)).rejects.toThrow(/unique|constraint|duplicate/i);
     });
 
-    it('openOfFile finds the newest live receiving session of the same file; openCount counts live receiving ones', async () => {
+    it('openOfFile finds the newest live receiving session of the same file; openCount counts live receiving and staged ones', async () => {
       const { store } = await f.create();
       const file = { sha256: 'cd'.repeat(32), size_bytes: 1000, filename: 'a.png', chunk_size_bytes: 524_288 };
       const older = upload({ ...file, created_at: iso(T0) });
@@ -69,7 +70,31 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
       expect(await store.openCount(scope, T0 + 20)).toBe(3);
       await store.finish(newer.id, { status: 'staged', asset_id: null, error: null, at: iso(T0 + 30), expires_at_ms: T0 + 3_600_000 });
       expect((await store.openOfFile(scope, file, T0 + 40))!.id).toBe(older.id);
-      expect(await store.openCount(scope, T0 + 40)).toBe(2);
+      expect(await store.openCount(scope, T0 + 40)).toBe(3); // a staged attachment keeps its place
+      await store.finish(newer.id, { status: 'imported', asset_id: 'x', error: null, at: iso(T0 + 50), expires_at_ms: T0 + 3_600_000 });
+      expect(await store.openCount(scope, T0 + 60)).toBe(2);
+    });
+
+    it('insert with a quota counts the live receiving and staged uploads of the whole tenant, and writes nothing when refused', async () => {
+      const { store } = await f.create();
+      const quota = { limitBytes: 3000, nowMs: T0 };
+      await store.insert(upload({ size_bytes: 1000 }), { quota });
+      const staged = upload({ size_bytes: 1000, workspace_id: other.workspaceId });
+      await store.insert(staged, { quota });
+      await store.finish(staged.id, { status: 'staged', asset_id: null, error: null, at: iso(T0), expires_at_ms: T0 + 3_600_000 });
+      await store.insert(upload({ size_bytes: 5000, tenant_id: 'tenant-b', workspace_id: 'ws-c' }), {
+        quota: { limitBytes: 5000, nowMs: T0 },
+      });
+      await store.insert(upload({ size_bytes: 9000, expires_at_ms: T0 })); // expired at T0: not counted
+      const refused = upload({ size_bytes: 1001 });
+      const e = await store.insert(refused, { quota }).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      expect(e).toBeInstanceOf(QuotaExceededError);
+      expect(e).toMatchObject({ limitBytes: 3000, requestedBytes: 1001, usage: { assetBytes: 0, stagedBytes: 2000 } });
+      expect(await store.byId(scope, refused.id, T0)).toBeUndefined();
+      await store.insert(upload({ size_bytes: 1000 }), { quota });
     });
 
     it('records chunks (a resent chunk replaces its size); finish sets the final state and drops them', async () => {

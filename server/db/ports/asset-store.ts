@@ -2,9 +2,15 @@ import type { Scope } from '../../domain/scope.ts';
 import type { AssetCard } from '../asset-cards.ts';
 import type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
 import type { HoldSettlement } from './credit-store.ts';
+import type { QuotaCheck, StorageUsage } from './storage-quota.ts';
 
 export type { AssetCard } from '../asset-cards.ts';
 export type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+
+/** Bytes an asset adds to its tenant's storage usage: its original and its renditions. */
+export function newAssetBytes(a: Pick<NewAsset, 'size_bytes' | 'renditions'>): number {
+  return a.renditions.reduce((n, r) => n + r.size_bytes, a.size_bytes);
+}
 
 /** The user-editable metadata of an asset, replaced as a whole by `updateMetadata`. */
 export interface AssetMetadataUpdate {
@@ -43,11 +49,19 @@ export interface AssetStore {
    * the credit hold of the generation that made it (ledger charge naming `a.id`, hold deleted; a hold
    * already settled charges nothing more), so a crash never leaves the asset without its charge. The credit
    * tables are always in the same database as the asset tables.
+   * With `o.quota`, the same transaction first checks the tenant's storage quota (ports/storage-quota.ts)
+   * against `newAssetBytes(a)`, serialised with the tenant's other checked writes.
    * @returns the new seq (greater than every seq used before in the database)
    * @throws the driver's unique-violation error (`isUniqueViolation`) when the workspace already holds
    *   an asset of the same `source_sha256` or the id exists; nothing is written (nor charged) then
+   * @throws QuotaExceededError when `o.quota` refuses it; nothing is written (nor charged)
    */
-  insert(a: NewAsset, o?: { settle?: HoldSettlement | undefined }): Promise<number>;
+  insert(a: NewAsset, o?: { settle?: HoldSettlement | undefined; quota?: QuotaCheck | undefined }): Promise<number>;
+  /**
+   * A tenant's storage usage at `nowMs` (epoch ms), bytes, as `o.quota` of `insert` counts it (without the
+   * staged bytes of upload `exceptUploadId`).
+   */
+  storageUsage(tenantId: string, nowMs: number, exceptUploadId?: string): Promise<StorageUsage>;
   /** The asset with public id `id` (case-insensitive) of the scope. */
   byId(scope: Scope, id: string): Promise<AssetRow | undefined>;
   /** Internal lookup by seq for background jobs that already hold a verified seq. */

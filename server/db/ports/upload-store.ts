@@ -1,4 +1,5 @@
 import type { Scope } from '../../domain/scope.ts';
+import type { QuotaCheck } from './storage-quota.ts';
 
 export type UploadStatus = 'receiving' | 'staged' | 'imported' | 'failed' | 'aborted';
 
@@ -65,10 +66,13 @@ export interface UploadFinish {
  */
 export interface UploadStore {
   /**
-   * Insert a new session (`updated_at` = `created_at`).
+   * Insert a new session (`updated_at` = `created_at`). With `o.quota`, the same transaction first checks
+   * the tenant's storage quota (ports/storage-quota.ts) against `u.size_bytes`, serialised with the
+   * tenant's other checked writes.
    * @throws the driver's unique-violation error when `id` already exists
+   * @throws QuotaExceededError when `o.quota` refuses it; nothing is written
    */
-  insert(u: NewUpload): Promise<void>;
+  insert(u: NewUpload, o?: { quota?: QuotaCheck | undefined }): Promise<void>;
   /** The live (not expired at `nowMs`) session `id` of `scope`, or undefined. */
   byId(scope: Scope, id: string, nowMs: number): Promise<UploadRow | undefined>;
   /** The newest open (receiving, live) session for the same file (same name, size, sha256, chunk size): resume target. */
@@ -77,7 +81,7 @@ export interface UploadStore {
     f: { sha256: string; size_bytes: number; filename: string; chunk_size_bytes: number },
     nowMs: number,
   ): Promise<UploadRow | undefined>;
-  /** Open (receiving, live) sessions of a workspace. */
+  /** Open sessions of a workspace: live and receiving, or staged (an attachment not imported yet). */
   openCount(scope: Scope, nowMs: number): Promise<number>;
   /** The chunks received so far, by index. */
   chunks(id: string): Promise<{ idx: number; size_bytes: number }[]>;

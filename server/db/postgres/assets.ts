@@ -1,10 +1,19 @@
-import type { AssetCard, AssetFilters, AssetRow, AssetStore, RenditionRow } from '../ports/asset-store.ts';
+import {
+  newAssetBytes,
+  type AssetCard,
+  type AssetFilters,
+  type AssetRow,
+  type AssetStore,
+  type RenditionRow,
+} from '../ports/asset-store.ts';
+import { enforceQuota } from '../ports/storage-quota.ts';
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
 import { orientationSql } from '../assets.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
 import { createPgBlobKeys } from './blob-keys.ts';
 import { settleIn } from './credits.ts';
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
+import { lockTenantUsage, pgStorageUsage } from './storage-usage.ts';
 
 type Query = Pick<PgClient, 'query'>;
 type RawRow = Omit<AssetRow, 'created_at'> & { created_at: Date };
@@ -63,6 +72,12 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
     insert: (a, o) =>
       inTransaction(pool, async (c) => {
         await c.query('SELECT 1 FROM workspaces WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE', [a.tenant_id, a.workspace_id]);
+        const quota = o?.quota;
+        if (quota) {
+          // workspace row first, then tenant row: the order every quota-checked insert takes them in
+          await lockTenantUsage(c, a.tenant_id);
+          enforceQuota(quota, await pgStorageUsage(c, a.tenant_id, quota.nowMs, quota.exceptUploadId), newAssetBytes(a));
+        }
         const key = await keys.keysFor(c, a.tenant_id);
         const r = await c.query<{ seq: number }>(
           `INSERT INTO assets (id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, source_sha256,
@@ -117,6 +132,7 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
         if (h) await settleIn(c, h.scope, h.holdId, { assetId: a.id, provider: h.provider, model: h.model, credits: h.credits });
         return seq;
       }),
+    storageUsage: (tenantId, nowMs, except) => pgStorageUsage(pool, tenantId, nowMs, except),
     byId: (scope, id) =>
       one(`SELECT ${COLUMNS} FROM assets WHERE tenant_id = $1 AND workspace_id = $2 AND id = $3`, [
         scope.tenantId,

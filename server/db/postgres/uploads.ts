@@ -1,6 +1,8 @@
+import { enforceQuota } from '../ports/storage-quota.ts';
 import type { UploadRow, UploadStatus, UploadStore } from '../ports/upload-store.ts';
 import { PG_NOW_MS as NOW } from './job-queue.ts';
 import { inTransaction, isoOf, type PgPool } from './pool.ts';
+import { lockTenantUsage, pgStorageUsage } from './storage-usage.ts';
 
 type RawRow = Omit<UploadRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date; status: UploadStatus };
 
@@ -22,31 +24,37 @@ export function createPgUploadStore(pool: PgPool): UploadStore {
     return r.rows[0] ? toRow(r.rows[0]) : undefined;
   };
   return {
-    async insert(u) {
-      await pool.query(
-        `INSERT INTO uploads (id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
+    insert: (u, o) =>
+      inTransaction(pool, async (c) => {
+        const quota = o?.quota;
+        if (quota) {
+          await lockTenantUsage(c, u.tenant_id);
+          enforceQuota(quota, await pgStorageUsage(c, u.tenant_id, quota.nowMs), u.size_bytes);
+        }
+        await c.query(
+          `INSERT INTO uploads (id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
            chunk_size_bytes, chunk_count, created_at, updated_at, expires_at_ms, panel_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16)`,
-        [
-          u.id,
-          u.tenant_id,
-          u.workspace_id,
-          u.status,
-          u.filename,
-          u.size_bytes,
-          u.sha256,
-          u.mime_type,
-          u.alt_text,
-          u.tags,
-          u.purpose,
-          u.chunk_size_bytes,
-          u.chunk_count,
-          u.created_at,
-          u.expires_at_ms,
-          u.panel_id,
-        ],
-      );
-    },
+          [
+            u.id,
+            u.tenant_id,
+            u.workspace_id,
+            u.status,
+            u.filename,
+            u.size_bytes,
+            u.sha256,
+            u.mime_type,
+            u.alt_text,
+            u.tags,
+            u.purpose,
+            u.chunk_size_bytes,
+            u.chunk_count,
+            u.created_at,
+            u.expires_at_ms,
+            u.panel_id,
+          ],
+        );
+      }),
     byId: (scope, id, nowMs) =>
       one(`SELECT ${COLUMNS} FROM uploads WHERE tenant_id = $1 AND workspace_id = $2 AND id = $3 AND expires_at_ms > $4`, [
         scope.tenantId,
@@ -62,7 +70,7 @@ export function createPgUploadStore(pool: PgPool): UploadStore {
       ),
     async openCount(scope, nowMs) {
       const r = await pool.query<{ n: number }>(
-        `SELECT count(*) AS n FROM uploads WHERE tenant_id = $1 AND workspace_id = $2 AND status = 'receiving' AND expires_at_ms > $3`,
+        `SELECT count(*) AS n FROM uploads WHERE tenant_id = $1 AND workspace_id = $2 AND status IN ('receiving', 'staged') AND expires_at_ms > $3`,
         [scope.tenantId, scope.workspaceId, nowMs],
       );
       return r.rows[0]!.n;
