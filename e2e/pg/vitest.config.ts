@@ -64,6 +64,7 @@ export default defineConfig({
       'e2e/mcp/select.test.ts',
       'e2e/mcp/stdio-local.test.ts',
       'e2e/mcp/storage-quota.test.ts',
+      'e2e/mcp/svg-sanitize.test.ts',
       'e2e/mcp/terminal.test.ts',
       'e2e/mcp/tools-budget.test.ts',
       'e2e/mcp/transports.test.ts',

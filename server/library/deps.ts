@@ -60,6 +60,7 @@ export function imageWork(pool: ImagePool, priority: (typeof IMAGE_PRIORITY)[key
     run: (op) => pool.run(op, priority),
     decodeHeic: (bytes) => pool.decodeHeic(bytes, priority),
     renderSvg: (svg, canvasWidth, targetWidth, maxPixels) => pool.renderSvg(svg, canvasWidth, targetWidth, maxPixels),
+    sanitizeSvg: (svg) => pool.sanitizeSvg(svg),
     nice: pool.nice,
   };
 }

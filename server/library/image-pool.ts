@@ -64,6 +64,12 @@ export interface ImagePool {
    */
   renderSvg(svg: Buffer, canvasWidth: number, targetWidth: number, maxPixels: number): Promise<RgbaImage>;
   /**
+   * Remove what can run script from an SVG (DOMPurify) in the same child processes as `renderSvg`.
+   * @returns the sanitised document; empty when no <svg> root is left
+   * @throws SvgRenderError timeout | busy | render
+   */
+  sanitizeSvg(svg: Buffer): Promise<Buffer>;
+  /**
    * Admit one import before any of its work starts (before a download, before staged bytes are
    * touched), so a refusal changes nothing.
    * @throws ServiceError busy with `details.retry_after_ms` (ms until a slot is likely free) and `details.active_imports`
@@ -133,6 +139,7 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
     run: (fn, priority) => lane(priority).add(() => lowered(fn), { priority }),
     decodeHeic: (bytes, priority) => lane(priority).add(() => heic.decode(bytes), { priority }),
     renderSvg: (bytes, canvasWidth, targetWidth, maxPixels) => svg.render(bytes, canvasWidth, targetWidth, maxPixels),
+    sanitizeSvg: (bytes) => svg.sanitize(bytes),
     admit() {
       if (activeImports >= opts.maxActiveImports) {
         const retryAfterMs = Math.round(Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, avgImportMs / activeImports)));

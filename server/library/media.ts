@@ -3,7 +3,7 @@ import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
 import { isobmffTruncation } from '../domain/isobmff.ts';
 import { ServiceError } from '../errors.ts';
 import type { RgbaImage } from './heic-worker.ts';
-import { rasteriseSvg } from './svg-render.ts';
+import { rasteriseSvg, sanitiseSvg } from './svg-render.ts';
 import { probeVideo, videoThumbnail } from './video.ts';
 
 /** What the bytes really are, sniffed from magic numbers (never from the caller's MIME type). */
@@ -62,6 +62,8 @@ export interface ImageWork {
   decodeHeic(bytes: Buffer): Promise<RgbaImage>;
   /** rasterise an SVG at about `targetWidth` px, killable at its time limit (image-pool.ts) @throws SvgRenderError */
   renderSvg(svg: Buffer, canvasWidth: number, targetWidth: number, maxPixels: number): Promise<RgbaImage>;
+  /** an SVG without scripts, event handlers, unsafe URLs or foreignObject (image-pool.ts) @throws SvgRenderError */
+  sanitizeSvg(svg: Buffer): Promise<Buffer>;
   /** nice value (0–19) for a worker thread this work starts (the video poster decoder); absent = 0 */
   nice?: number;
 }
@@ -119,6 +121,8 @@ async function readOriginal(
     };
     return { original, pixels: null };
   }
+  // Stored, hashed and served as sanitised (issue 36 finding 9); every later step reads the clean document.
+  if (sniffed.format === 'svg') bytes = await sanitiseSvg(bytes, field, work);
   let meta: Metadata;
   try {
     // header only: cheap, so it runs outside the pool and refuses bad input before any queueing

@@ -23,6 +23,12 @@ export interface SvgRenderer {
    * @throws SvgRenderError timeout (killed after `timeoutMs`) | busy (`maxQueued` renders already waiting) | render
    */
   render(svg: Buffer, canvasWidth: number, targetWidth: number, maxPixels: number): Promise<RgbaImage>;
+  /**
+   * The document without what can run script (svg-render.worker.mjs `sanitize`, DOMPurify's SVG profile).
+   * @returns the sanitised UTF-8 document; empty when no <svg> root is left
+   * @throws SvgRenderError timeout | busy | render, as `render`
+   */
+  sanitize(svg: Buffer): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -47,24 +53,38 @@ export function createSvgRenderer(opts: { processes: number; maxQueued: number; 
       workerTerminateTimeout: 200,
       forkOpts: { serialization: 'advanced', env: { ...process.env, ATELIER_SVG_RENDER_NICE: String(opts.nice ?? 0) } },
     }));
+  // A child's first sanitise loads jsdom (~1 s) inside the task's time: sanitising gets at least 10 s, so
+  // a short render limit does not refuse ordinary documents on a fresh child (parsing has no per-pixel cost).
+  const limitMs = { render: opts.timeoutMs, sanitize: Math.max(opts.timeoutMs, 10_000) };
+  const exec = async (method: 'render' | 'sanitize', args: unknown[], doing: string): Promise<unknown> => {
+    const p = poolOf();
+    let task;
+    try {
+      task = p.exec(method, args);
+    } catch (e) {
+      throw new SvgRenderError('busy', (e as Error).message);
+    }
+    try {
+      return await task.timeout(limitMs[method]);
+    } catch (e) {
+      if (e instanceof workerpool.Promise.TimeoutError)
+        throw new SvgRenderError('timeout', `${doing} took longer than ${limitMs[method]} ms`);
+      if ((e as Error).message?.includes('Max queue size')) throw new SvgRenderError('busy', (e as Error).message);
+      throw new SvgRenderError('render', (e as Error).message);
+    }
+  };
   return {
     async render(svg, canvasWidth, targetWidth, maxPixels) {
-      const p = poolOf();
-      let task;
-      try {
-        task = p.exec('render', [new Uint8Array(svg), canvasWidth, targetWidth, maxPixels]);
-      } catch (e) {
-        throw new SvgRenderError('busy', (e as Error).message);
-      }
-      try {
-        const r = (await task.timeout(opts.timeoutMs)) as { data: Uint8Array; width: number; height: number };
-        return { data: Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength), width: r.width, height: r.height };
-      } catch (e) {
-        if (e instanceof workerpool.Promise.TimeoutError)
-          throw new SvgRenderError('timeout', `rendering took longer than ${opts.timeoutMs} ms`);
-        if ((e as Error).message?.includes('Max queue size')) throw new SvgRenderError('busy', (e as Error).message);
-        throw new SvgRenderError('render', (e as Error).message);
-      }
+      const r = (await exec('render', [new Uint8Array(svg), canvasWidth, targetWidth, maxPixels], 'rendering')) as {
+        data: Uint8Array;
+        width: number;
+        height: number;
+      };
+      return { data: Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength), width: r.width, height: r.height };
+    },
+    async sanitize(svg) {
+      const r = (await exec('sanitize', [new Uint8Array(svg)], 'sanitising')) as Uint8Array;
+      return Buffer.from(r.buffer, r.byteOffset, r.byteLength);
     },
     async close() {
       const p = pool;
@@ -107,4 +127,32 @@ export async function rasteriseSvg(
       );
     throw new ServiceError('invalid_argument', field, 'could not be decoded as svg: the file is corrupt or truncated', { cause: e });
   }
+}
+
+/**
+ * Defence in depth (issue 36 finding 9): the SVG without scripts, event handlers, unsafe URLs or
+ * <foreignObject>, as it will be stored, hashed and served (the sandbox CSP of blob responses is the first
+ * line). Runs in the SVG child processes, under the render time limit (at least 10 s).
+ * @param field JSON path named in errors
+ * @throws ServiceError invalid_argument (nothing SVG left, too slow, unreadable) | busy (other SVG work waiting)
+ */
+export async function sanitiseSvg(bytes: Buffer, field: string, work: { sanitizeSvg(svg: Buffer): Promise<Buffer> }): Promise<Buffer> {
+  let clean: Buffer;
+  try {
+    clean = await work.sanitizeSvg(bytes);
+  } catch (e) {
+    const reason = e instanceof SvgRenderError ? e.reason : 'render';
+    if (reason === 'busy')
+      throw busyError('other SVG documents are being processed; nothing was imported. Retry the same call shortly', 2000);
+    throw new ServiceError('invalid_argument', field, `SVG could not be sanitised (${(e as Error).message}); nothing was imported`, {
+      cause: e,
+    });
+  }
+  if (clean.length === 0)
+    throw new ServiceError(
+      'invalid_argument',
+      field,
+      'is an SVG with no <svg> root element once scripts are removed; nothing was imported',
+    );
+  return clean;
 }
