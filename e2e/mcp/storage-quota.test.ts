@@ -111,6 +111,29 @@ describe('per-tenant storage quota', () => {
     expect((await importPng(c, small)).error).toBeUndefined();
   });
 
+  it('an upload whose stored asset would not fit stays staged: complete imports it once assets are deleted', async () => {
+    const t = await createTenant(srv.app.library.tenancy, 'Completer');
+    const c = await srv.connect(t.api_key);
+    const [s1, s2] = await Promise.all([noisePng(128, 21), noisePng(128, 22)]);
+    const smalls = [await importPng(c, s1), await importPng(c, s2)];
+    const used = (await storageOf(c)).used_bytes;
+    expect(used + big1.length).toBeLessThanOrEqual(QUOTA); // begin fits (declared size) …
+    const { id, complete } = await uploadFile(c, big1, 'big.png');
+    // … but the asset with its renditions does not
+    expect(complete.error).toMatchObject({
+      code: 'quota_exceeded',
+      field: 'args.upload_id',
+      details: { limit_bytes: QUOTA, staged_bytes: 0 },
+    });
+    expect((await c.call(APP, 'status', { upload_id: id })).structured).toMatchObject({ status: 'staged' });
+    const firstId = (smalls[0]!.structured as { asset_id: string }).asset_id;
+    expect((await c.call('svc_asset_manage', 'delete', { asset_ids: [firstId] })).error).toBeUndefined();
+    const again = await c.call(APP, 'complete', { upload_id: id });
+    expect(again.error).toBeUndefined();
+    expect(again.structured).toMatchObject({ session: { status: 'imported' } });
+    expect((await storageOf(c)).staged_bytes).toBe(0);
+  });
+
   it('imports a staged attachment that fits without counting its staged bytes twice', async () => {
     const t = await createTenant(srv.app.library.tenancy, 'Attacher');
     const c = await srv.connect(t.api_key);

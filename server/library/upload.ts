@@ -350,8 +350,9 @@ export function createUploadService(deps: UploadDeps): UploadService {
           if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
           asset = await importStaged(scope, row, bytes, slot);
         } catch (e) {
-          // The file itself is bad (not an image, corrupt, over a limit): discard it.
-          if (e instanceof ServiceError && e.code !== 'not_found') return await fail(row, hold, e);
+          // The file itself is bad (not an image, corrupt, over a limit): discard it. Over the tenant's storage
+          // quota the file is fine: it stays staged, so a complete after a delete imports it.
+          if (e instanceof ServiceError && e.code !== 'not_found' && e.code !== 'quota_exceeded') return await fail(row, hold, e);
           throw e;
         }
         await recordImport(scope, row, hold, asset);
