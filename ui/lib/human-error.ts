@@ -4,7 +4,20 @@ import { ActionError } from './call-action.ts';
 
 /** What went wrong, in the terms a person needs to decide what to do next. */
 export type ErrorKind =
-  'unreachable' | 'session' | 'timeout' | 'request' | 'not_found' | 'scope' | 'auth' | 'server' | 'outdated' | 'other';
+  | 'unreachable'
+  | 'session'
+  | 'timeout'
+  | 'request'
+  | 'not_found'
+  | 'scope'
+  | 'auth'
+  | 'server'
+  | 'outdated'
+  /** the server or the key is at a limit that lifts by itself (concurrent work, calls per minute) */
+  | 'busy'
+  /** a limit that only the user can lift (storage quota, credits) */
+  | 'limit'
+  | 'other';
 
 /** An error as a panel shows it: one sentence, the input at fault, whether Retry can help, and the raw text for "Details". */
 export interface HumanError {
@@ -91,6 +104,24 @@ export function humanizeError(e: unknown): HumanError {
       return { kind: 'unreachable', message: `Atelier could not download that address: ${rule}`, field, retryable: true, detail };
     case 'provider_failed':
       return { kind: 'server', message: `An outside service Atelier depends on failed: ${rule}`, field, retryable: true, detail };
+    case 'busy':
+      return { kind: 'busy', message: `Atelier is busy with other work right now: ${rule}`, field, retryable: true, detail };
+    case 'rate_limited':
+      return { kind: 'busy', message: `Too many requests in the last minute: ${rule}`, field, retryable: true, detail };
+    case 'quota_exceeded':
+      return {
+        kind: 'limit',
+        message: `This library is full: ${rule} Delete assets you no longer need to make room.`,
+        field,
+        retryable: false,
+        detail,
+      };
+    case 'budget_exceeded':
+      return { kind: 'limit', message: `Not enough image credits: ${rule}`, field, retryable: false, detail };
+    case 'unsupported':
+    case 'conversion_failed':
+    case 'conflict':
+      return { kind: 'request', message: rule, field, retryable: false, detail };
     case 'bad_result':
     case 'unknown_action':
       return {
