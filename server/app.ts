@@ -311,9 +311,15 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     if (workers) return;
     enrichment?.start();
     catalog.start();
-    let sweeping: Promise<unknown> = uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
+    // One sweep on one timer: expired upload sessions with their bytes, then expired OAuth state (codes,
+    // sessions, tokens past their expiry: read as absent already, deleted here so the table stays small).
+    const sweep = async (): Promise<void> => {
+      await uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
+      await stores.oauth.sweep().catch((err: unknown) => log.error({ err }, 'OAuth state sweep failed'));
+    };
+    let sweeping: Promise<unknown> = sweep();
     const sweeper = setInterval(() => {
-      sweeping = sweeping.then(() => uploads.sweep()).catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
+      sweeping = sweeping.then(sweep);
     }, config.env.ATELIER_UPLOAD_SWEEP_MS);
     sweeper.unref();
     // Blob GC: files of deleted assets and failed inserts, after a grace period (first pass after a minute).

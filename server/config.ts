@@ -294,7 +294,7 @@ export const EnvSchema = z.object({
     .describe('an upload session not touched for this long, and a staged attachment this long after upload, is deleted with its bytes, ms'),
   ATELIER_UPLOAD_SWEEP_MS: int(10, 24 * 3600 * 1000)
     .default(60_000)
-    .describe('how often expired upload sessions are swept, ms'),
+    .describe('how often expired upload sessions and expired OAuth state (codes, sessions, tokens) are swept, ms'),
   ATELIER_PICKER_TTL_MS: int(1, 30 * 24 * 3600 * 1000)
     .default(24 * 3600 * 1000)
     .describe('an asset picker the user has not confirmed after this long expires (get_selection answers expired), ms'),
