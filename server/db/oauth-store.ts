@@ -15,6 +15,9 @@ export function createSqliteOAuthStore(db: Database): OAuthStore {
        ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
          user_code = excluded.user_code, expires_at = excluded.expires_at`,
     ),
+    insertIfAbsent: db.prepare(
+      'INSERT INTO oauth_state (model, id, payload, expires_at) VALUES (?, ?, ?, NULL) ON CONFLICT (model, id) DO NOTHING',
+    ),
     find: db.prepare(`SELECT payload, consumed_at FROM oauth_state WHERE model = ? AND id = ? AND ${live}`),
     byUid: db.prepare(`SELECT payload, consumed_at FROM oauth_state WHERE model = ? AND uid = ? AND ${live}`),
     byUserCode: db.prepare(`SELECT payload, consumed_at FROM oauth_state WHERE model = ? AND user_code = ? AND ${live}`),
@@ -30,6 +33,7 @@ export function createSqliteOAuthStore(db: Database): OAuthStore {
   return {
     upsert: async (model, id, payload, o) =>
       void s.upsert.run(model, id, JSON.stringify(payload), o.grantId ?? null, o.uid ?? null, o.userCode ?? null, o.expiresAt),
+    insertIfAbsent: async (model, id, payload) => s.insertIfAbsent.run(model, id, JSON.stringify(payload)).changes === 1,
     find: async (model, id) => row(s.find.get(model, id, Date.now()) as Raw | undefined),
     findByUid: async (model, uid) => row(s.byUid.get(model, uid, Date.now()) as Raw | undefined),
     findByUserCode: async (model, code) => row(s.byUserCode.get(model, code, Date.now()) as Raw | undefined),

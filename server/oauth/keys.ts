@@ -17,16 +17,26 @@ async function newSigningKey(): Promise<JWK> {
 
 /**
  * The authorization server's signing keys (private JWKs, the signing one first), generated and stored
- * on first start. Two processes starting at once may each generate one; the last write wins and the
- * other adopts it on its next start (tokens it signed meanwhile fail verification and are re-issued).
+ * on first start. Processes starting at once on an empty database each offer a key; the first stored
+ * wins and every process signs with what is stored.
+ * @throws Error when the stored row holds no keys after the insert (it was deleted in between)
  */
 export async function signingKeys(store: OAuthStore): Promise<JWK[]> {
-  const row = await store.find(...KEYS);
-  const keys = row?.payload.keys as JWK[] | undefined;
-  if (keys?.length) return keys;
-  const fresh = [await newSigningKey()];
-  await store.upsert(...KEYS, { keys: fresh }, { expiresAt: null });
-  return fresh;
+  return stored(store, KEYS, async () => [await newSigningKey()]);
+}
+
+/** The `keys` of a never-expiring row, inserted from `fresh()` when absent (first writer wins, then read back). */
+async function stored<T>(store: OAuthStore, [model, id]: readonly [string, string], fresh: () => Promise<T[]>): Promise<T[]> {
+  const read = async (): Promise<T[] | undefined> => {
+    const keys = (await store.find(model, id))?.payload.keys as T[] | undefined;
+    return keys?.length ? keys : undefined;
+  };
+  const have = await read();
+  if (have) return have;
+  await store.insertIfAbsent(model, id, { keys: await fresh() });
+  const keys = await read();
+  if (!keys) throw new Error(`oauth_state ${model}/${id} holds no keys`);
+  return keys;
 }
 
 /**
@@ -45,12 +55,7 @@ export function publicKeys(keys: JWK[]): JWK[] {
   return keys.map(({ d: _d, ...pub }) => pub);
 }
 
-/** Cookie-signing secrets (random, stored on first start). */
+/** Cookie-signing secrets (random, stored on first start; first writer wins as for `signingKeys`). */
 export async function cookieKeys(store: OAuthStore): Promise<string[]> {
-  const row = await store.find(...COOKIES);
-  const keys = row?.payload.keys as string[] | undefined;
-  if (keys?.length) return keys;
-  const fresh = [randomBytes(32).toString('base64url')];
-  await store.upsert(...COOKIES, { keys: fresh }, { expiresAt: null });
-  return fresh;
+  return stored(store, COOKIES, async () => [randomBytes(32).toString('base64url')]);
 }

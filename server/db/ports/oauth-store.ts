@@ -29,6 +29,11 @@ export interface OAuthStore {
     payload: Record<string, unknown>,
     o: { expiresAt: number | null; grantId?: string; uid?: string; userCode?: string },
   ): Promise<void>;
+  /**
+   * Write a row that never expires unless one with this (model, id) exists (first writer wins: two
+   * processes starting on an empty database agree on one signing key). @returns whether it was written
+   */
+  insertIfAbsent(model: string, id: string, payload: Record<string, unknown>): Promise<boolean>;
   find(model: string, id: string): Promise<OAuthRow | undefined>;
   findByUid(model: string, uid: string): Promise<OAuthRow | undefined>;
   findByUserCode(model: string, userCode: string): Promise<OAuthRow | undefined>;

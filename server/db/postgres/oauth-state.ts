@@ -27,6 +27,13 @@ export function createPgOAuthStore(pool: PgPool): OAuthStore {
            user_code = excluded.user_code, expires_at = excluded.expires_at`,
         [model, id, JSON.stringify(payload), o.grantId ?? null, o.uid ?? null, o.userCode ?? null, o.expiresAt],
       )),
+    insertIfAbsent: async (model, id, payload) =>
+      (
+        await pool.query(
+          'INSERT INTO oauth_state (model, id, payload, expires_at) VALUES ($1, $2, $3, NULL) ON CONFLICT (model, id) DO NOTHING',
+          [model, id, JSON.stringify(payload)],
+        )
+      ).rowCount === 1,
     find: (model, id) => one('id', model, id),
     findByUid: (model, uid) => one('uid', model, uid),
     findByUserCode: (model, code) => one('user_code', model, code),
