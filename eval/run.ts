@@ -5,12 +5,14 @@
  * Sets:
  *   curated    demo/images imported by the demo seed with demo-metadata.json (alt text, tags, purpose)
  *   filenames  the same files imported with their original file names only (no typed metadata)
+ *   neutral    the same files imported as camera names (IMG_0001.jpg, …, in a fixed shuffled order) with no
+ *              metadata: only what the pixels give (OCR, colours, an image model when configured) can match
  *   products   the demo catalog (demo/catalog, Shopify's demo CSVs)
  * Modes: assets all and semantic; products hybrid (default), lexical and semantic.
  * Metrics (eval/metrics.ts): nDCG@10, recall@3, hit@3, unrelated results in the top 10 of match queries,
  * and false positives (any result) on no-match queries.
  *
- * Options: --sets curated,filenames,products  --save <label> (eval/results/<label>.json)
+ * Options: --sets curated,filenames,neutral,products  --save <label> (eval/results/<label>.json)
  *          --compare <label> (print deltas against a saved run)  --verbose (per-query top results)
  *          --no-ocr (faster; OCR is on by default, as in production)
  *          --backend sqlite|pglite (default sqlite; pglite: the same server on PostgreSQL with pgvector —
@@ -50,7 +52,7 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 const flag = (name: string): boolean => process.argv.includes(`--${name}`);
-const sets = (arg('sets') ?? 'curated,filenames,products').split(',');
+const sets = (arg('sets') ?? 'curated,filenames,neutral,products').split(',');
 const verbose = flag('verbose');
 const env = { ATELIER_OCR: flag('no-ocr') ? '0' : '1' };
 
@@ -75,13 +77,19 @@ async function waitForEnrichment(srv: TestServer, scope: Scope): Promise<void> {
   }
 }
 
-async function runAssets(c: TestClient, themeId: string, mode: string, queries: JudgedQuery[]): Promise<QueryRun[]> {
+async function runAssets(
+  c: TestClient,
+  themeId: string,
+  mode: string,
+  queries: JudgedQuery[],
+  keyOf: (name: string) => string = assetKey,
+): Promise<QueryRun[]> {
   const runs: QueryRun[] = [];
   for (const jq of queries) {
     const r = await c.call('svc_asset_library', 'search', { theme_id: themeId, query: jq.q, mode, limit: 10 });
     if (r.isError) throw new Error(`search "${jq.q}" (${mode}) failed: ${JSON.stringify(r.error)}`);
     const assets = (r.structured.assets ?? []) as { name: string }[];
-    runs.push({ ...jq, ranked: assets.map((a) => assetKey(a.name)), total: (r.structured.total as number) ?? 0 });
+    runs.push({ ...jq, ranked: assets.map((a) => keyOf(a.name)), total: (r.structured.total as number) ?? 0 });
   }
   return runs;
 }
@@ -158,25 +166,38 @@ if (sets.includes('curated') || sets.includes('products')) {
     await srv.close();
   }
 }
-if (sets.includes('filenames')) {
+/**
+ * Import every demo file under `nameOf(file, i)` with no typed metadata and run the asset queries.
+ * @returns nothing; records `set` / all and semantic
+ */
+async function runUntyped(set: string, nameOf: (file: string, i: number) => string): Promise<void> {
   const srv = await startTestServer({ env });
   try {
     const c = await srv.connect();
-    for (const file of listImageFiles(IMAGES)) {
-      const name = path.basename(file);
+    const keys = new Map<string, string>();
+    for (const [i, file] of listImageFiles(IMAGES).entries()) {
+      const name = nameOf(file, i);
+      keys.set(name.replace(/\.[^.]+$/, '').toLowerCase(), assetKey(path.basename(file)));
       const r = await c.call('svc_asset_import', 'import', {
         data: fs.readFileSync(file).toString('base64'),
-        mime_type: MIME[path.extname(name).slice(1).toLowerCase()],
+        mime_type: MIME[path.extname(file).slice(1).toLowerCase()],
         filename: name,
       });
       if (r.isError) throw new Error(`import ${name} failed: ${JSON.stringify(r.error)}`);
     }
     await waitForEnrichment(srv, { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
+    const keyOf = (name: string): string => keys.get(name.replace(/\.[^.]+$/, '').toLowerCase()) ?? `?${name}`;
     const q = loadQueries('assets.json');
-    for (const mode of ['all', 'semantic']) record('filenames', mode, await runAssets(c, srv.tenant.theme_id, mode, q));
+    for (const mode of ['all', 'semantic']) record(set, mode, await runAssets(c, srv.tenant.theme_id, mode, q, keyOf));
   } finally {
     await srv.close();
   }
+}
+if (sets.includes('filenames')) await runUntyped('filenames', (file) => path.basename(file));
+if (sets.includes('neutral')) {
+  // camera numbers in an order unrelated to the folders (a fixed multiplicative shuffle), so no rank follows import order
+  const n = listImageFiles(IMAGES).length;
+  await runUntyped('neutral', (file, i) => `IMG_${String(((i * 7) % n) + 1).padStart(4, '0')}${path.extname(file).toLowerCase()}`);
 }
 
 // ── report ──
