@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { contractAsset } from '../contract/fixture.ts';
 import type { NewAsset } from '../ports/asset-store.ts';
 import { QuotaExceededError } from '../ports/storage-quota.ts';
 import { createPgAssetStore } from './assets.ts';
@@ -16,35 +17,11 @@ afterAll(async () => {
   await Promise.all(schemas.map((s) => s.drop()));
 });
 
-const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
-const asset = (workspaceId: string, k: string): NewAsset => ({
-  id: randomUUID(),
-  tenant_id: 'tenant-a',
-  workspace_id: workspaceId,
-  kind: 'image',
-  format: 'png',
-  mime_type: 'image/png',
-  width: 10,
-  height: 10,
-  size_bytes: 2000,
-  sha256: sha(`o ${k}`),
-  source_sha256: sha(`s ${k}`),
-  converted_from: null,
-  name: `${k}.png`,
-  name_words: k,
-  alt_text: null,
-  tags: [],
-  purpose: null,
-  category: null,
-  subtype: null,
-  user_fields: [],
-  source: 'upload',
-  source_url: null,
-  provenance: null,
-  enrichment_status: 'pending',
-  created_at: new Date().toISOString(),
-  renditions: [{ role: 'webp', width: 10, height: 10, format: 'webp', sha256: sha(`r ${k}`), size_bytes: 1000 }],
-});
+/** A 2000-byte PNG of tenant-a in `workspaceId` with one 1000-byte rendition (3000 bytes against the quota). */
+const asset = (workspaceId: string): NewAsset => {
+  const base = contractAsset({ format: 'png', mime_type: 'image/png', size_bytes: 2000 }, { tenantId: 'tenant-a', workspaceId });
+  return { ...base, renditions: [{ role: 'webp', width: 10, height: 10, format: 'webp', sha256: base.source_sha256, size_bytes: 1000 }] };
+};
 
 describe('PostgreSQL storage quota: checked writes of one tenant are serialised', () => {
   it('an insert waits for another workspace’s write in progress, then counts it and is refused', async () => {
@@ -63,10 +40,10 @@ describe('PostgreSQL storage quota: checked writes of one tenant are serialised'
     await other.query(
       `INSERT INTO uploads (id, tenant_id, workspace_id, status, filename, size_bytes, sha256, chunk_size_bytes, chunk_count, created_at, updated_at, expires_at_ms)
        VALUES ($1, 'tenant-a', 'ws-b', 'receiving', 'b.png', 3000, $2, 1024, 3, now(), now(), $3)`,
-      [randomUUID(), sha('b'), Date.now() + 3_600_000],
+      [randomUUID(), createHash('sha256').update('b').digest('hex'), Date.now() + 3_600_000],
     );
     let settled = false;
-    const checked = store.insert(asset('ws-a', 'a'), { quota }).finally(() => (settled = true));
+    const checked = store.insert(asset('ws-a'), { quota }).finally(() => (settled = true));
     checked.catch(() => undefined);
     try {
       // the checked insert (3000 bytes: fits alone) waits on the tenant row; unlocked, it would read 0 bytes used and pass
