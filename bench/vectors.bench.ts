@@ -186,6 +186,8 @@ export default async function run(): Promise<void> {
     async function restart(): Promise<void> {
       const rows: string[][] = [];
       for (const warm of [false, true]) {
+        (globalThis as { gc?: () => void }).gc?.();
+        const rss0 = process.memoryUsage().rss;
         const other = await buildApp(config, createLogger('silent'));
         try {
           const db = other.sqlite();
@@ -221,18 +223,25 @@ export default async function run(): Promise<void> {
           t0 = performance.now();
           await searchAssets(other.library, scope, args('semantic', `${pick()} ${pick()}`), theme, vs);
           const semMs = performance.now() - t0;
+          const lexWarm = report?.lexical ? Object.values(report.lexical).reduce((a, b) => a + b, 0) : null;
           rows.push([
             warm ? `after the warm-up (${report!.workspaces} workspace)` : 'cold (no warm-up)',
             warm ? f(warmMs) : '—',
+            warm ? (lexWarm === null ? 'none' : f(lexWarm)) : '—',
             f(lexMs),
             f(semMs),
+            ((process.memoryUsage().rss - rss0) / 2 ** 20).toFixed(0),
           ]);
         } finally {
           await other.close();
         }
       }
       process.stdout.write(`\nA second server starting on the same ${n.toLocaleString('en')}-asset file, ms\n\n`);
-      table(['start', 'warm-up before serving', 'first lexical search', 'first semantic search'], rows);
+      process.stdout.write('(RSS growth: the process RSS after both searches minus before the server was built, MiB)\n\n');
+      table(
+        ['start', 'warm-up before serving', 'of it, lexical copy', 'first lexical search', 'first semantic search', 'RSS growth MiB'],
+        rows,
+      );
     }
 
     async function detail(): Promise<void> {
