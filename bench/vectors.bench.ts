@@ -206,7 +206,6 @@ export default async function run(): Promise<void> {
           const report = warm
             ? await warmSearch(
                 {
-                  lexical: other.stores.lexical,
                   assets: other.stores.assets,
                   vectors: vs,
                   localEmbedder: embedder,
@@ -223,11 +222,9 @@ export default async function run(): Promise<void> {
           t0 = performance.now();
           await searchAssets(other.library, scope, args('semantic', `${pick()} ${pick()}`), theme, vs);
           const semMs = performance.now() - t0;
-          const lexWarm = report?.lexical ? Object.values(report.lexical).reduce((a, b) => a + b, 0) : null;
           rows.push([
             warm ? `after the warm-up (${report!.workspaces} workspace)` : 'cold (no warm-up)',
             warm ? f(warmMs) : '—',
-            warm ? (lexWarm === null ? 'none' : f(lexWarm)) : '—',
             f(lexMs),
             f(semMs),
             ((process.memoryUsage().rss - rss0) / 2 ** 20).toFixed(0),
@@ -238,10 +235,7 @@ export default async function run(): Promise<void> {
       }
       process.stdout.write(`\nA second server starting on the same ${n.toLocaleString('en')}-asset file, ms\n\n`);
       process.stdout.write('(RSS growth: the process RSS after both searches minus before the server was built, MiB)\n\n');
-      table(
-        ['start', 'warm-up before serving', 'of it, lexical copy', 'first lexical search', 'first semantic search', 'RSS growth MiB'],
-        rows,
-      );
+      table(['start', 'warm-up before serving', 'first lexical search', 'first semantic search', 'RSS growth MiB'], rows);
     }
 
     async function detail(): Promise<void> {
@@ -349,7 +343,7 @@ export default async function run(): Promise<void> {
       process.stdout.write(
         '\nNot the same work: the Atelier rows time the use case (no MCP or router): args parsed by zod, the planner ' +
           '(per-word counts, typo and concept decisions), BM25 over the matches of each list (exact AND, then OR; the newest 2,000 at most; ' +
-          "FTS5's values, computed from the table held in memory, server/db/fts-postings.ts), " +
+          "FTS5's bm25()), " +
           'relevance and fusion, the total, 20 rows and their renditions read from SQLite and presented, a signed cursor; ' +
           'the ranking row stops before the rows (every candidate ranked, matches and total decided). ' +
           'MiniSearch returns ids and scores from memory (no stemming, no counts, no rows). ' +

@@ -368,7 +368,6 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     warmSearch: (budgetMs = env.ATELIER_SEARCH_WARM_MS) =>
       warmSearch(
         {
-          lexical: stores.lexical,
           assets: stores.assets,
           vectors,
           localEmbedder: env.ATELIER_EMBEDDER === 'static' ? embedder : null,

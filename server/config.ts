@@ -68,7 +68,7 @@ export const EnvSchema = z.object({
   ATELIER_SEARCH_WARM_MS: int(0, 10 * 60_000)
     .default(20_000)
     .describe(
-      'before a server takes requests it loads what the first searches would (the FTS5 tables held in memory, WordNet, the local embedder, the result cards and vectors of the most recently written workspaces, the vectors of the most recently written stores) until this much time has passed, ms (0: off, searches load on first use)',
+      'before a server takes requests it loads what the first searches would (WordNet, the local embedder, the result cards and vectors of the most recently written workspaces, the vectors of the most recently written stores) until this much time has passed, ms (0: off, searches load on first use)',
     ),
   ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)

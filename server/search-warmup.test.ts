@@ -9,7 +9,6 @@ import { createSqliteAssetStore } from './db/asset-store.ts';
 import { createAssetQueries } from './db/assets.ts';
 import { createSqliteCalibrationStore } from './db/calibration-store.ts';
 import { openDb } from './db/connection.ts';
-import { createLexicalIndexes } from './db/lexical-index.ts';
 import { syntheticAsset } from './db/synthetic-asset.ts';
 import { syntheticProduct } from './db/synthetic-product.ts';
 import { createSqliteTenancyStore } from './db/tenancy-store.ts';
@@ -69,20 +68,19 @@ async function library() {
 }
 
 describe('search warm-up before serving', () => {
-  it('loads the FTS5 tables, the embedder and the vectors of the workspaces holding assets, newest first', async () => {
+  it('loads WordNet, the embedder and the vectors of the workspaces holding assets, newest first', async () => {
     const l = await library();
     expect(await l.assets.recentScopes(8)).toEqual([l.scopes[1], l.scopes[0]]);
     expect(l.budget.partitions).toBe(0);
     let wordnetLoads = 0;
     const thesaurus = async () => (wordnetLoads++, {});
     const report = await warmSearch(
-      { lexical: createLexicalIndexes(l.db), assets: l.assets, vectors: l.search, localEmbedder: l.embedder, thesaurus },
+      { assets: l.assets, vectors: l.search, localEmbedder: l.embedder, thesaurus },
       60_000,
       createLogger('silent'),
     );
     expect(report.thesaurus).toBe(true);
     expect(wordnetLoads).toBe(1);
-    expect(Object.keys(report.lexical ?? {}).sort()).toEqual(['assets_fts', 'products_fts']);
     expect(report.embedder).toBe(true);
     expect(report.cards).toBe(2);
     expect(report.workspaces).toBe(2);
@@ -97,23 +95,21 @@ describe('search warm-up before serving', () => {
 
   it('loads nothing with no budget, and stops starting steps once the budget is spent', async () => {
     const l = await library();
-    const off = await warmSearch(
-      { lexical: createLexicalIndexes(l.db), assets: l.assets, vectors: l.search, localEmbedder: l.embedder },
-      0,
+    const off = await warmSearch({ assets: l.assets, vectors: l.search, localEmbedder: l.embedder }, 0, createLogger('silent'));
+    expect(off).toMatchObject({ embedder: false, thesaurus: false, cards: 0, workspaces: 0 });
+    expect(l.budget.partitions).toBe(0);
+    // a budget spent by the first step: WordNet loads, no workspace is started
+    const slow = async () => {
+      const t = Date.now();
+      while (Date.now() - t < 30);
+      return {};
+    };
+    const short = await warmSearch(
+      { thesaurus: slow, assets: l.assets, vectors: l.search, localEmbedder: l.embedder },
+      10,
       createLogger('silent'),
     );
-    expect(off).toMatchObject({ lexical: null, embedder: false, thesaurus: false, cards: 0, workspaces: 0 });
-    expect(l.budget.partitions).toBe(0);
-    // a budget spent by the first step: the FTS5 tables load, no workspace is started
-    const slow = {
-      warm: () => {
-        const t = Date.now();
-        while (Date.now() - t < 30);
-        return { assets_fts: 30 };
-      },
-    };
-    const short = await warmSearch({ lexical: slow, assets: l.assets, vectors: l.search, localEmbedder: null }, 10, createLogger('silent'));
-    expect(short).toMatchObject({ lexical: { assets_fts: 30 }, embedder: false, cards: 0, workspaces: 0 });
+    expect(short).toMatchObject({ thesaurus: true, embedder: false, cards: 0, workspaces: 0 });
     expect(l.budget.partitions).toBe(0);
   });
 
@@ -122,12 +118,7 @@ describe('search warm-up before serving', () => {
     const lines: string[] = [];
     const log = pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) });
     const broken = { recentScopes: async () => Promise.reject(new Error('disk gone')) };
-    const r = await warmSearch(
-      { lexical: createLexicalIndexes(l.db), assets: broken, vectors: l.search, localEmbedder: null },
-      60_000,
-      log,
-    );
-    expect(Object.keys(r.lexical ?? {})).toHaveLength(2);
+    const r = await warmSearch({ assets: broken, vectors: l.search, localEmbedder: null }, 60_000, log);
     expect(r.workspaces).toBe(0);
     expect(lines.join('')).toMatch(/search warm-up stopped.*disk gone|disk gone.*search warm-up stopped/);
   });

@@ -9,8 +9,6 @@ export const WARM_WORKSPACES = 8;
 
 /** What a warm-up loaded and how long it took. */
 export interface WarmReport {
-  /** ms per FTS5 table held in memory (null: the backend keeps no in-memory copy, e.g. PostgreSQL) */
-  lexical: Record<string, number> | null;
   /** the local embedder's word vectors were loaded */
   embedder: boolean;
   /** WordNet (concept expansion) was loaded */
@@ -27,8 +25,7 @@ export interface WarmReport {
 
 /**
  * Load, before a server takes requests, what the first searches of a process would otherwise load
- * while an agent waits: the FTS5 tables held in memory (about 1.5 s at 100,000 assets on a slow machine),
- * WordNet, the local embedder's word vectors, the result cards (SQLite: about 0.6 s per 100,000 assets),
+ * while an agent waits: WordNet, the local embedder's word vectors, the result cards (SQLite: about 0.6 s per 100,000 assets),
  * text-vector partitions and stored null models of the most recently written workspaces (about 2.3 s per
  * 100,000 vectors), then the product vectors and null models of the most recently written stores,
  * newest first, until `budgetMs` has passed (a step under way
@@ -39,7 +36,6 @@ export interface WarmReport {
  */
 export async function warmSearch(
   d: {
-    lexical: { warm?: () => Record<string, number> };
     assets: Pick<AssetStore, 'recentScopes' | 'warmCards'>;
     vectors: AssetVectorSearch | null;
     /** the embedder to load when it is local (null: none, or one behind an API that needs no loading) */
@@ -53,11 +49,10 @@ export async function warmSearch(
   log: Logger,
 ): Promise<WarmReport> {
   const t0 = performance.now();
-  const report: WarmReport = { lexical: null, embedder: false, thesaurus: false, cards: 0, workspaces: 0, stores: 0, ms: 0 };
+  const report: WarmReport = { embedder: false, thesaurus: false, cards: 0, workspaces: 0, stores: 0, ms: 0 };
   if (budgetMs <= 0) return report;
   const left = (): boolean => performance.now() - t0 < budgetMs;
   try {
-    report.lexical = d.lexical.warm?.() ?? null;
     if (d.thesaurus && left()) report.thesaurus = (await d.thesaurus()) !== null;
     if (d.localEmbedder && left()) {
       await d.localEmbedder.embed(['warm up']);

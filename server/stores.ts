@@ -71,8 +71,6 @@ export interface Stores {
   lexical: {
     assets(scope: Scope, f: AssetFilters, head?: number): LexicalIndex;
     products(scope: StoreScope, f: ProductFilters, head?: number): LexicalIndex;
-    /** load the in-memory copies a first search would (SQLite; PostgreSQL holds none) @returns ms per FTS5 table */
-    warm?(): Record<string, number>;
   };
   synonyms: SynonymStore;
   facets: AssetFacetStore;

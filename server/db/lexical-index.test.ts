@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { runLexical } from '../domain/lexical.ts';
 import { createTenant } from '../tenancy/admin.ts';
 import { createAssetQueries } from './assets.ts';
 import { syntheticAsset } from './synthetic-asset.ts';
@@ -93,85 +92,5 @@ describe('lexical index on frequent words', () => {
         expect(plain.total).toBe(filtered.total);
       }
     }
-  });
-});
-
-/**
- * The phrases a ranked row holds (`search` with `withPhrases`, answered from the table in memory): the
- * planner marks which candidates hold each match group from them instead of asking `within`.
- */
-describe('phrases held by ranked rows', () => {
-  const WORDS = ['amber', 'birch', 'canyon', 'cedar', 'coral', 'delta', 'dune', 'ember', 'fjord', 'glacier', 'harbor', 'lagoon'];
-  async function varied(n: number) {
-    const db = openDb(':memory:');
-    const t = await createTenant(createSqliteTenancyStore(db), 't');
-    const assets = createAssetQueries(db);
-    let s = 5;
-    const rnd = (): number => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32;
-    const pick = (): string => WORDS[Math.floor(rnd() * WORDS.length)]!;
-    db.transaction(() => {
-      for (let i = 0; i < n; i++) {
-        const name = `${pick()}-${pick()}-${i}.jpg`;
-        assets.insert(syntheticAsset(i, t, { name, name_words: null, alt_text: `${pick()} ${pick()} ${pick()}`, created_at: 'x' }));
-      }
-    })();
-    return { db, scope: { tenantId: t.tenant_id, workspaceId: t.workspace_id } };
-  }
-
-  it('bit i of a row is set exactly when the row holds the expression’s i-th phrase, as written (prefixes and column filters too)', async () => {
-    const { db, scope } = await varied(400);
-    const idx = createLexicalIndexes(db).assets(scope, {});
-    const cases: { expr: string; phrases: string[] }[] = [
-      { expr: '("amber" OR "birch") OR "canyon" OR "de"*', phrases: ['"amber"', '"birch"', '"canyon"', '"de"*'] },
-      { expr: '{alt_text} : ("coral" OR ("dune" OR "ember") OR "fjord")', phrases: ['"coral"', '"dune"', '"ember"', '"fjord"'] },
-      { expr: '{name} : ("gla"* OR "harbor" OR "lagoon")', phrases: ['"gla"*', '"harbor"', '"lagoon"'] },
-    ];
-    for (const { expr, phrases } of cases) {
-      const column = /^\{(\w+)\}/.exec(expr)?.[1] ?? null;
-      const r = await idx.search(expr, 1000, false, true);
-      expect(r.phrases, expr).toBeInstanceOf(Uint32Array);
-      expect(r.phrases!.length).toBe(r.seqs.length);
-      expect(r.seqs.length).toBeGreaterThan(100);
-      for (const [i, p] of phrases.entries()) {
-        const holds = await idx.within(column ? `{${column}} : (${p})` : p, r.seqs);
-        const marked = r.seqs.filter((_, k) => (r.phrases![k]! & (1 << i)) !== 0);
-        expect(new Set(marked), `${expr}: phrase ${i} ${p}`).toEqual(holds);
-      }
-      // the same rows in the same order as without the phrases
-      expect(r.seqs).toEqual((await idx.search(expr, 1000, false)).seqs);
-    }
-  });
-
-  it('the planner ranks the same with the phrases as with `within` alone', async () => {
-    const { db, scope } = await varied(600);
-    const lex = createLexicalIndexes(db);
-    const synonyms = [
-      { kind: 'two_way' as const, input: null, words: ['amber', 'coral', 'ember'] },
-      { kind: 'one_way' as const, input: 'fjord', words: ['lagoon', 'harbor'] },
-    ];
-    const queries = ['amber birch', 'fjord canyon dune', 'cedar gla', 'glaicer delta', 'harbor lagon', 'coral cedar birch de', 'zzz amber'];
-    let used = 0;
-    for (const column of [null, 'alt_text']) {
-      for (const q of queries) {
-        const o = { column, thesaurus: null, typos: true, synonyms, depth: 2000 };
-        const idx = lex.assets(scope, {});
-        const withPhrases = await runLexical(
-          q,
-          {
-            ...idx,
-            search: async (m, k, c, p) => {
-              const r = await idx.search(m, k, c, p);
-              if (r.phrases) used++;
-              return r;
-            },
-          },
-          o,
-        );
-        const plain = lex.assets(scope, {});
-        const without = await runLexical(q, { ...plain, search: async (m, k, c) => plain.search(m, k, c) }, o);
-        expect(withPhrases, `${q} (${column ?? 'all columns'})`).toEqual(without);
-      }
-    }
-    expect(used).toBeGreaterThan(8);
   });
 });

@@ -3,9 +3,7 @@ import type { LexicalIndex } from '../domain/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { AssetFilters } from './assets.ts';
 import type { ProductFilters, StoreScope } from './products.ts';
-import { createFtsPostings, type FtsMatches, type FtsPostings, type FtsPostingsLimits, type FtsPostingsView } from './fts-postings.ts';
-import { ASSET_FTS, assetFtsTable, PRODUCT_FTS, productFtsTable, type FtsTable } from './lexical-tables.ts';
-import { createFtsVocabulary, type FtsVocabulary } from './lexical-vocabulary.ts';
+import { assetFtsTable, productFtsTable, type FtsTable } from './lexical-tables.ts';
 import { createSearchChanges } from './search-changes.ts';
 
 /**
@@ -31,15 +29,11 @@ function rangeEnd(prefix: string): string {
 
 /**
  * The `LexicalIndex` port (domain/lexical.ts) over the asset and product FTS5 tables and their
- * fts5vocab vocabularies (migration 0020). Statements are prepared once per SQL shape. Stem
- * membership (`known`) is answered from an in-memory vocabulary per table that follows the FTS5
- * writes through `search_changes` (db/lexical-vocabulary.ts). Scope sizes are cached until the database
- * changes (`PRAGMA data_version` for other connections, `total_changes()` for this one).
- * When the scope holds the whole table, matches, counts and BM25 come from the table held in memory
- * (db/fts-postings.ts: the same answers as FTS5 without a row read per match); `o.postings` sets its
- * limits (`FTS_POSTINGS_OFF`: FTS5 answers every query).
+ * fts5vocab vocabularies (migration 0020): FTS5 answers every question. Statements are prepared once
+ * per SQL shape. Scope sizes are cached until the database changes (`PRAGMA data_version` for other
+ * connections, `total_changes()` for this one).
  */
-export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLimits } = {}) {
+export function createLexicalIndexes(db: Database) {
   const stmts = new Map<string, Statement>();
   const prep = (sql: string): Statement => {
     let s = stmts.get(sql);
@@ -56,45 +50,19 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
   /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
   const sizes = new Map<string, { key: string; n: number }>();
   const changes = createSearchChanges(db);
-  /** Stem membership per FTS5 table, in memory and kept current from `search_changes` (db/lexical-vocabulary.ts). */
-  const vocabularies = new Map<string, FtsVocabulary>();
   /** Seqs failing a filter shape (null: too many), as of a `search_changes` head, by table, SQL and parameters. */
   const failing = new Map<string, { head: number; seqs: Set<number> | null }>();
-
-  /** Each FTS5 table in memory (db/fts-postings.ts): matches and BM25 without a row read per match. */
-  const postings = new Map<string, FtsPostings>();
-  const postingsOf = (t: Pick<FtsTable, 'fts' | 'kind' | 'columns' | 'weights'>): FtsPostings => {
-    let p = postings.get(t.fts);
-    if (!p) {
-      const table = { fts: t.fts, kind: t.kind, columns: t.columns, weights: t.weights };
-      postings.set(t.fts, (p = createFtsPostings(db, changes, table, o.postings)));
-    }
-    return p;
-  };
-  const vocabularyOf = (t: Pick<FtsTable, 'fts' | 'vocab' | 'kind'>): FtsVocabulary => {
-    let v = vocabularies.get(t.fts);
-    if (!v) vocabularies.set(t.fts, (v = createFtsVocabulary(db, changes, t)));
-    return v;
-  };
 
   /** @param head the change-log head the caller read for this request (read again where needed when absent) */
   const port = (t: FtsTable, head?: number): LexicalIndex => {
     const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
-    /** The table in memory as of this request's first lexical call (null: FTS5 answers). */
-    let view: FtsPostingsView | null | undefined;
     /**
-     * The database state as of this request's first size or count, like `view`: one request reads one
-     * state. The change-log head when the caller gave it (every insert and delete of an asset or product,
+     * The database state as of this request's first size or count: one request reads one state. The change-log head when the caller gave it (every insert and delete of an asset or product,
      * all that the cached counts depend on, moves it); else the database change counter (two statements
      * once, not on every count).
      */
     let requestKey: string | undefined;
     const changed = (): string => (requestKey ??= head !== undefined ? `h${head}` : changeKey());
-    /** The expression's matches from the table in memory, or null when FTS5 answers (db/fts-postings.ts). */
-    const held = (match: string): FtsMatches | null => {
-      if (view === undefined) view = postingsOf(t).view(head);
-      return view?.matches(match) ?? null;
-    };
     /** Documents of the scope under the snapshot bound (cached until the database changes). */
     const scopeSize = (): number => {
       const id = `${t.all}|${JSON.stringify(t.scopeParams)}|${JSON.stringify(t.snapshot.params)}`;
@@ -112,9 +80,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       const key = `${hi}|${match}`;
       let n = ftsCounts.get(key);
       if (n === undefined) {
-        n =
-          held(match)?.count(hi) ??
-          (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
+        n = (prep(`SELECT count(*) AS n FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ?`).get(match, hi) as { n: number }).n;
         ftsCounts.set(key, n);
       }
       return n;
@@ -203,8 +169,6 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
      * first: from FTS5 alone, dropping `fail` here, in batches sized for the share of filtered-out rows.
      */
     const ftsRanked = (match: string, lim: number, fail: Set<number>): [number, number][] => {
-      const m = held(match);
-      if (m) return m.newest(t.snapshotMax ?? Number.MAX_SAFE_INTEGER, lim, fail);
       const st = prep(`SELECT rowid, ${bm25} FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`).raw();
       const share = fail.size / Math.max(1, sizes.get(t.table)?.n ?? 1);
       const out: [number, number][] = [];
@@ -238,7 +202,7 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       async size() {
         return scopeSize();
       },
-      async search(match, k, counted = true, withPhrases = false) {
+      async search(match, k, counted = true) {
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
         // FTS5 rowid order; fewer rows than that is the exact count, and the ranking is a sort of
         // those rows (here, or in SQLite when nothing is filtered). A frequent expression is ranked
@@ -248,26 +212,17 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
         if (fail && fail.size === 0 && t.filters.sql === '') {
           // The scope is the whole table and nothing is filtered out: the window is the newest `lim`
           // matches under the snapshot bound, so its size is the doclist count (capped), sorted by the
-          // same key as below (in memory, or by SQLite handing back the first k seqs alone).
+          // same key as below, by SQLite handing back the first k seqs alone.
           const hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
-          const m = held(match);
-          // the phrases each row holds come with the ranking from memory (FTS5's rows do not say)
-          const r = m && withPhrases ? m.topPhrases(hi, lim, k) : null;
-          const seqs = r
-            ? r.rows
-            : m
-              ? m.top(hi, lim, k)
-              : (prep(
-                  `SELECT rowid FROM (SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
-                )
-                  .pluck()
-                  .all(match, hi, lim, k) as number[]);
-          const phrases = r?.phrases ? { phrases: r.phrases } : {};
-          if (seqs.length < k) return { seqs, total: seqs.length, estimated: false, ...phrases };
+          const seqs = prep(
+            `SELECT rowid FROM (SELECT rowid, ${bm25} AS r FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) ORDER BY r, rowid DESC LIMIT ?`,
+          )
+            .pluck()
+            .all(match, hi, lim, k) as number[];
           // uncounted lists need no total (the port's contract): no count query for them
-          if (!counted) return { seqs, total: seqs.length, estimated: false, ...phrases };
+          if (seqs.length < k || !counted) return { seqs, total: seqs.length, estimated: false };
           // the scope count of the whole table is exact (the window holds the newest min(count, lim))
-          return { seqs, total: count(match).n, estimated: false, ...phrases };
+          return { seqs, total: count(match).n, estimated: false };
         }
         const rows = fail
           ? ftsRanked(match, lim, fail)
@@ -293,8 +248,6 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
       },
       async within(match, seqs) {
         if (seqs.length === 0) return new Set();
-        const m = held(match);
-        if (m) return new Set(m.filter(seqs));
         // One pass over the expression's doclists within the candidates' rowid range, intersected here:
         // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
         const want = new Set(seqs);
@@ -320,7 +273,11 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
         }[];
       },
       async known(stems) {
-        return vocabularyOf(t).known(stems, head);
+        if (stems.length === 0) return new Set();
+        const held = prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`)
+          .pluck()
+          .all(JSON.stringify(stems)) as string[];
+        return new Set(held);
       },
       async sampleText(match) {
         const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(
@@ -338,21 +295,6 @@ export function createLexicalIndexes(db: Database, o: { postings?: FtsPostingsLi
     assets: (scope: Scope, f: AssetFilters, head?: number): LexicalIndex => port(assetFtsTable(scope, f), head),
     /** The product index of a store; `f` filters `search` (statuses, collection, type, excluded seq). */
     products: (scope: StoreScope, f: ProductFilters, head?: number): LexicalIndex => port(productFtsTable(scope, f), head),
-    /**
-     * Load now what the first search of a process would: the asset and product FTS5 tables held in memory
-     * and their stem vocabularies (a second or two at 100,000 rows), so no request waits for them.
-     * @returns ms spent per FTS5 table
-     */
-    warm(): Record<string, number> {
-      const spent: Record<string, number> = {};
-      for (const t of [ASSET_FTS, PRODUCT_FTS]) {
-        const t0 = performance.now();
-        postingsOf(t).view();
-        vocabularyOf(t).warm();
-        spent[t.fts] = Math.round(performance.now() - t0);
-      }
-      return spent;
-    },
   };
 }
 export type LexicalIndexes = ReturnType<typeof createLexicalIndexes>;

@@ -7,7 +7,6 @@ import { createAssetFacetQueries } from './asset-facets.ts';
 import { syntheticAsset } from './synthetic-asset.ts';
 import { createAssetQueries } from './assets.ts';
 import { openDb } from './connection.ts';
-import { FTS_POSTINGS_OFF } from './fts-postings.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
 import { createSearchChanges } from './search-changes.ts';
@@ -118,8 +117,7 @@ describe('query plans of the hot search paths', () => {
     createAssetQueries(solo).insert(syntheticAsset(1, s, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
     const soloProducts = createProductQueries(solo);
     soloProducts.upsertMany(soloStore, [product('gid://shopify/Product/3')], 'json', { at: 'x', replaceCollections: false });
-    // FTS5's statements, as run when the table is not held in memory (db/fts-postings.ts)
-    const soloLex = createLexicalIndexes(solo, { postings: FTS_POSTINGS_OFF });
+    const soloLex = createLexicalIndexes(solo);
     await soloLex.assets(soloStore, { maxSeq: 1 }).search('"fox"', 1);
     await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);
     await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);

@@ -1,8 +1,7 @@
 /**
  * The FTS5 MATCH expressions the lexical planner writes (domain/lexical.ts with domain/lexical-words.ts
  * `quote`, `orOf`, `scoped`; `allWordsMatch`), parsed into a tree that every lexical index other than
- * FTS5 itself evaluates (PostgreSQL tsquery, db/postgres/fts-tsquery.ts; the in-memory postings,
- * db/fts-postings.ts). The accepted subset, and nothing else:
+ * FTS5 itself evaluates (PostgreSQL tsquery, db/postgres/fts-tsquery.ts). The accepted subset, and nothing else:
  *
  * | FTS5                           | node                                   |
  * |--------------------------------|----------------------------------------|

@@ -82,45 +82,15 @@ export function mergeCandidates(lists: readonly (readonly number[])[], allTerms:
 }
 
 /**
- * The phrases each candidate of a list holds, as the index ranked it (`LexicalIndex.search` with
- * `withPhrases`): `known[j]` 1 for the list's candidates, `phrases[j]` their phrase bits.
- */
-export interface HeldPhrases {
-  known: Uint8Array;
-  phrases: Uint32Array;
-}
-
-/** The phrase bits of the candidates in a list (`seqs` and their bits, as the index returned them). */
-export function heldPhrases(c: Candidates, seqs: readonly number[], bits: Uint32Array): HeldPhrases {
-  const known = new Uint8Array(c.seqs.length);
-  const phrases = new Uint32Array(c.seqs.length);
-  for (let r = 0; r < seqs.length; r++) {
-    const j = c.at.get(seqs[r]!);
-    if (j < 0) continue;
-    known[j] = 1;
-    phrases[j] = bits[r]!;
-  }
-  return { known, phrases };
-}
-
-/**
  * The members of a group known without asking the index (`exact`: the complete exact matches hold it;
- * `allTerms`: the all-terms list's documents hold it; `held`: a list's candidates hold it when they hold
- * one of the group's phrases, bits `mask`), and the seqs of the other candidates, to look up.
+ * `allTerms`: the all-terms list's documents hold it), and the seqs of the other candidates, to look up.
  */
-export function knownMembers(
-  c: Candidates,
-  exact: boolean,
-  allTerms: boolean,
-  held: HeldPhrases | null = null,
-  mask = 0,
-): { member: Uint8Array; rest: number[] } {
+export function knownMembers(c: Candidates, exact: boolean, allTerms: boolean): { member: Uint8Array; rest: number[] } {
   const m = c.seqs.length;
   const member = new Uint8Array(m);
   const rest: number[] = [];
   for (let j = 0; j < m; j++) {
     if ((exact && j < c.exactN) || (allTerms && c.inAllTerms[j] === 1)) member[j] = 1;
-    else if (held !== null && held.known[j] === 1) member[j] = (held.phrases[j]! & mask) !== 0 ? 1 : 0;
     else rest.push(c.seqs[j]!);
   }
   return { member, rest };

@@ -24,17 +24,7 @@ import { expandConcept, nounLemma, type ConceptRelation, type ConceptWord, type 
 import { queryTerms } from './fts-query.ts';
 import { operatorSynonyms, orOf, quote, scoped, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
 import { LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
-import {
-  addMembers,
-  applyGroup,
-  BY_BIT,
-  heldPhrases,
-  knownMembers,
-  mergeCandidates,
-  scoreCandidates,
-  termCells,
-  type HeldPhrases,
-} from './lexical-candidates.ts';
+import { addMembers, applyGroup, BY_BIT, knownMembers, mergeCandidates, scoreCandidates, termCells } from './lexical-candidates.ts';
 import { typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
 
 export type MatchClass = 'exact' | 'prefix' | 'typo' | 'operator' | ConceptRelation;
@@ -80,16 +70,8 @@ export interface LexicalIndex {
    * filtered documents matching, best BM25 first, at most `k`, and how many match in all (`estimated`
    * when the index stopped counting: very frequent words). With `counted: false` the caller needs the
    * ranked list only: `total` may then be `seqs.length` and the index may skip counting past it.
-   * With `withPhrases` an index that knows them may add `phrases`: bit i of `phrases[r]` set when
-   * `seqs[r]` holds the expression's i-th phrase (left to right; at most 32 phrases), so the planner
-   * need not ask `within` which candidates hold a group.
    */
-  search(
-    match: string,
-    k: number,
-    counted?: boolean,
-    withPhrases?: boolean,
-  ): Promise<{ seqs: number[]; total: number; estimated?: boolean; phrases?: Uint32Array }>;
+  search(match: string, k: number, counted?: boolean): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
   /** which of `seqs` match */
   within(match: string, seqs: number[]): Promise<Set<number>>;
   /** index terms (Porter stems) starting with `prefix`, with their document counts across the index */
@@ -267,26 +249,10 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     ? (await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' AND '), o.column), o.depth, false)).seqs
     : [];
   if (expanded) lists.push(allTerms);
-  // the any-term list, with the phrases each of its documents holds when the index knows them
-  const anyTerm = n > 1 ? await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth, false, true) : null;
-  if (anyTerm) lists.push(anyTerm.seqs);
+  if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth, false)).seqs);
   const c = mergeCandidates(lists, allTerms);
   const m = c.seqs.length;
   if (m === 0) return { ...empty, corrections };
-  const phraseCount = groups.reduce((a, g) => a + g.phrases.length, 0);
-  const held: HeldPhrases | null = anyTerm?.phrases && phraseCount <= 32 ? heldPhrases(c, anyTerm.seqs, anyTerm.phrases) : null;
-  // each group's phrase bits in the any-term expression: its phrases are numbered as written there,
-  // term by term, each term's groups in order (termExpr)
-  const phraseMask = new Map<Group, number>();
-  if (held) {
-    let at = 0;
-    for (let i = 0; i < n; i++)
-      for (const g of groups.filter((h) => h.term === i)) {
-        let mask = 0;
-        for (let k = 0; k < g.phrases.length; k++, at++) mask = (mask | (1 << at)) >>> 0;
-        phraseMask.set(g, mask);
-      }
-  }
 
   // Members known without asking the index: a complete exact match holds every exact word, and a
   // document of an all-terms list holds, for each term with one group that matches anything, that
@@ -299,7 +265,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     let member: Uint8Array | null = null;
     if (!sole1) {
       const sole = matching.filter((h) => h.term === g.term).length === 1;
-      const known = knownMembers(c, g.cls === 'exact', sole, held, phraseMask.get(g) ?? 0);
+      const known = knownMembers(c, g.cls === 'exact', sole);
       member = known.member;
       if (known.rest.length > 0) addMembers(c, member, await index.within(scoped(orOf(g.phrases), o.column), known.rest));
     }
