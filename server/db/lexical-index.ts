@@ -4,7 +4,6 @@ import type { Scope } from '../domain/scope.ts';
 import type { AssetFilters } from './assets.ts';
 import type { ProductFilters, StoreScope } from './products.ts';
 import { assetFtsTable, productFtsTable, type FtsTable } from './lexical-tables.ts';
-import { createSearchChanges } from './search-changes.ts';
 
 /**
  * Counting through the scope join stops at this many matches of an expression; past it the count is
@@ -13,14 +12,6 @@ import { createSearchChanges } from './search-changes.ts';
  * word costs the same as one with `COUNT_CAP` matches.
  */
 export const COUNT_CAP = 2000;
-/**
- * When the scope holds the whole table, the ranked pass reads FTS5 alone and drops the rows failing the
- * request's filters here, if those are at most this share of the table (a status filter); a selective
- * filter (a collection) keeps the join, which checks each match in the row's index.
- */
-const FTS_ONLY_SHARE = 0.25;
-/** Changed rows replayed into a cached set of filtered-out seqs; more and the set is read again. */
-const REPLAY_LIMIT = 512;
 
 /** Smallest string greater than every string starting with `prefix` (for an FTS5 vocabulary range). */
 function rangeEnd(prefix: string): string {
@@ -49,17 +40,15 @@ export function createLexicalIndexes(db: Database) {
 
   /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
   const sizes = new Map<string, { key: string; n: number }>();
-  const changes = createSearchChanges(db);
-  /** Seqs failing a filter shape (null: too many), as of a `search_changes` head, by table, SQL and parameters. */
-  const failing = new Map<string, { head: number; seqs: Set<number> | null }>();
 
   /** @param head the change-log head the caller read for this request (read again where needed when absent) */
   const port = (t: FtsTable, head?: number): LexicalIndex => {
     const bm25 = `bm25(${t.fts}, ${t.weights.map((w) => w.toFixed(1)).join(', ')})`;
     /**
-     * The database state as of this request's first size or count: one request reads one state. The change-log head when the caller gave it (every insert and delete of an asset or product,
-     * all that the cached counts depend on, moves it); else the database change counter (two statements
-     * once, not on every count).
+     * The database state as of this request's first size or count: one request reads one state. The
+     * change-log head when the caller gave it (every insert and delete of an asset or product, all that
+     * the cached counts depend on, moves it); else the database change counter (two statements once,
+     * not on every count).
      */
     let requestKey: string | undefined;
     const changed = (): string => (requestKey ??= head !== undefined ? `h${head}` : changeKey());
@@ -120,71 +109,6 @@ export function createLexicalIndexes(db: Database) {
       const table = cached(t.table, `SELECT count(*) AS n FROM ${t.table}`, []);
       return table === cached(`${t.all}|${JSON.stringify(t.scopeParams)}`, `SELECT count(*) AS n ${t.all}`, t.scopeParams);
     };
-    /**
-     * The seqs of the table failing the request's filters, when the scope holds the whole table and
-     * they are at most FTS_ONLY_SHARE of it; null otherwise (the ranked pass then joins the rows).
-     * Cached per filter shape and parameters, and kept current by replaying `search_changes` (every
-     * write to a filtered column, product status and type, asset kind, category, size, collection
-     * membership, is logged there by triggers, migration 0046).
-     */
-    const failingSeqs = (): Set<number> | null => {
-      if (!coversTable()) return null;
-      if (t.filters.sql === '') return new Set();
-      if (!t.scannable) return null;
-      const id = `${t.table}|${t.filters.sql}|${JSON.stringify(t.filters.params)}`;
-      const hit = failing.get(id);
-      // the request's head when the caller read it (else read here); a set kept at that head or a later one answers
-      const at = head ?? changes.head();
-      if (hit && hit.head >= at) return hit.seqs;
-      const table = sizes.get(t.table)?.n ?? Infinity;
-      // a selective filter stays selective until a tenth of the table changed
-      if (hit && hit.seqs === null && at - hit.head < table / 10) return null;
-      const test = `NOT coalesce((1${t.filters.sql}), 0)`;
-      let seqs: Set<number> | null;
-      // the log holds every kind of change: past a few times REPLAY_LIMIT entries, reading it costs more than a scan
-      const replayable = hit?.seqs && at - hit.head <= 4 * REPLAY_LIMIT && !changes.gap(hit.head);
-      const moved = replayable ? changes.since(hit.head).filter((c) => c.kind === t.kind) : null;
-      if (hit?.seqs && moved && moved.length <= REPLAY_LIMIT) {
-        seqs = hit.seqs;
-        const changed = [...new Set(moved.map((c) => c.seq))];
-        for (const q of changed) seqs.delete(q);
-        const fail = prep(`SELECT ${t.seq} FROM ${t.rows} WHERE ${t.seq} IN (SELECT value FROM json_each(?)) AND ${test}`)
-          .pluck()
-          .all(JSON.stringify(changed), ...t.filters.params) as number[];
-        for (const q of fail) seqs.add(q);
-      } else {
-        seqs = new Set(
-          prep(`SELECT ${t.seq} FROM ${t.rows} WHERE ${test}`)
-            .pluck()
-            .all(...t.filters.params) as number[],
-        );
-      }
-      if (seqs.size > table * FTS_ONLY_SHARE) seqs = null;
-      if (failing.size > 64) failing.clear();
-      failing.set(id, { head: at, seqs });
-      return seqs;
-    };
-    /**
-     * The newest `lim` matches under the snapshot bound and the filters, with their BM25 score, newest
-     * first: from FTS5 alone, dropping `fail` here, in batches sized for the share of filtered-out rows.
-     */
-    const ftsRanked = (match: string, lim: number, fail: Set<number>): [number, number][] => {
-      const st = prep(`SELECT rowid, ${bm25} FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`).raw();
-      const share = fail.size / Math.max(1, sizes.get(t.table)?.n ?? 1);
-      const out: [number, number][] = [];
-      let hi = t.snapshotMax ?? Number.MAX_SAFE_INTEGER;
-      for (;;) {
-        const batch = Math.ceil((lim - out.length) * (1 + 2 * share)) + 16;
-        const got = st.all(match, hi, batch) as [number, number][];
-        for (const r of got) {
-          if (fail.has(r[0])) continue;
-          out.push(r);
-          if (out.length === lim) return out;
-        }
-        if (got.length < batch) return out;
-        hi = got[got.length - 1]![0] - 1;
-      }
-    };
     // One port serves one request: a match expression is counted once (the planner asks again for totals).
     const counts = new Map<string, { n: number; estimated: boolean }>();
     const count = (match: string): { n: number; estimated: boolean } => {
@@ -208,8 +132,7 @@ export function createLexicalIndexes(db: Database) {
         // those rows (here, or in SQLite when nothing is filtered). A frequent expression is ranked
         // within its newest matches and its total estimated: BM25 never runs over every match.
         const lim = Math.max(COUNT_CAP, k);
-        const fail = failingSeqs();
-        if (fail && fail.size === 0 && t.filters.sql === '') {
+        if (t.filters.sql === '' && coversTable()) {
           // The scope is the whole table and nothing is filtered out: the window is the newest `lim`
           // matches under the snapshot bound, so its size is the doclist count (capped), sorted by the
           // same key as below, by SQLite handing back the first k seqs alone.
@@ -224,11 +147,12 @@ export function createLexicalIndexes(db: Database) {
           // the scope count of the whole table is exact (the window holds the newest min(count, lim))
           return { seqs, total: count(match).n, estimated: false };
         }
-        const rows = fail
-          ? ftsRanked(match, lim, fail)
-          : (prep(`SELECT ${t.seq} AS seq, ${bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`)
-              .raw()
-              .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][]);
+        // through the scope join, which checks the filters on each match
+        const rows = prep(
+          `SELECT ${t.seq} AS seq, ${bm25} AS r ${t.from}${t.snapshot.sql}${t.filters.sql} ORDER BY ${t.rowid} DESC LIMIT ?`,
+        )
+          .raw()
+          .all(match, ...t.scopeParams, ...t.snapshot.params, ...t.filters.params, lim) as [number, number][];
         let c: { n: number; estimated: boolean };
         if (rows.length < lim || !counted) c = { n: rows.length, estimated: false };
         // without request filters the total is the scope's count of the same match

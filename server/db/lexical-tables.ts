@@ -13,10 +13,6 @@ export interface FtsTable {
   table: string;
   /** the content table with the alias the SQL fragments use (`assets a`) */
   rows: string;
-  /** `search_changes` kind of the content table's rows */
-  kind: 'asset' | 'product';
-  /** whether the rows failing `filters` can be listed by one scan of a covering index */
-  scannable: boolean;
   fts: string;
   vocab: string;
   /** `FROM … WHERE <fts> MATCH ? AND <scope>` and the scope parameters (after the MATCH parameter) */
@@ -48,10 +44,10 @@ export const PRODUCT_FTS_COLUMNS = {
   weights: [10, 4, 2, 3, 4, 1, 2],
 } as const;
 
-/** The asset FTS5 table itself: its name, its fts5vocab table, its change-log kind, columns and weights. */
-export const ASSET_FTS = { fts: 'assets_fts', vocab: 'assets_fts_vocab', kind: 'asset', ...ASSET_FTS_COLUMNS } as const;
-/** The product FTS5 table itself: its name, its fts5vocab table, its change-log kind, columns and weights. */
-export const PRODUCT_FTS = { fts: 'products_fts', vocab: 'products_fts_vocab', kind: 'product', ...PRODUCT_FTS_COLUMNS } as const;
+/** The asset FTS5 table itself: its name, its fts5vocab table, columns and weights. */
+export const ASSET_FTS = { fts: 'assets_fts', vocab: 'assets_fts_vocab', ...ASSET_FTS_COLUMNS } as const;
+/** The product FTS5 table itself: its name, its fts5vocab table, columns and weights. */
+export const PRODUCT_FTS = { fts: 'products_fts', vocab: 'products_fts_vocab', ...PRODUCT_FTS_COLUMNS } as const;
 
 /** The asset FTS5 table of a workspace; `f` filters `search` (kind, category, subtype, orientation, excluded seq). */
 export function assetFtsTable(scope: Scope, f: AssetFilters): FtsTable {
@@ -66,8 +62,6 @@ export function assetFtsTable(scope: Scope, f: AssetFilters): FtsTable {
     ...ASSET_FTS,
     table: 'assets',
     rows: 'assets a',
-    // asset filters read the row itself: a scan of the table per filter shape costs more than the join
-    scannable: false,
     from: `FROM assets_fts CROSS JOIN ${join} ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND a.tenant_id = ? AND a.workspace_id = ?`,
     all: 'FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?',
     rowid: 'assets_fts.rowid',
@@ -90,8 +84,6 @@ export function productFtsTable(scope: StoreScope, f: ProductFilters): FtsTable 
     ...PRODUCT_FTS,
     table: 'products',
     rows: 'products p',
-    // status and type are in products_seq_scope (migration 0047); a collection is a join of its own
-    scannable: !rest.collection,
     from: 'FROM products_fts CROSS JOIN products p INDEXED BY products_seq_scope ON p.seq = products_fts.rowid WHERE products_fts MATCH ? AND p.store_id = ?',
     all: 'FROM products p WHERE p.store_id = ?',
     rowid: 'products_fts.rowid',
