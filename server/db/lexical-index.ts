@@ -130,8 +130,10 @@ export function createLexicalIndexes(db: Database) {
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
         // FTS5 rowid order; fewer rows than that is the exact count, and the ranking is a sort of
         // those rows (here, or in SQLite when nothing is filtered). A frequent expression is ranked
-        // within its newest matches and its total estimated: BM25 never runs over every match.
-        const lim = Math.max(COUNT_CAP, k);
+        // within its newest matches and its total estimated: BM25 never runs over every match. A list
+        // that only adds candidates (uncounted) is ranked within its newest k matches: BM25 per match is
+        // most of a search's cost, and those lists rank below the counted one's complete matches.
+        const lim = counted ? Math.max(COUNT_CAP, k) : k;
         if (t.filters.sql === '' && coversTable()) {
           // The scope is the whole table and nothing is filtered out: the window is the newest `lim`
           // matches under the snapshot bound, so its size is the doclist count (capped), sorted by the

@@ -69,7 +69,8 @@ export interface LexicalIndex {
   /**
    * filtered documents matching, best BM25 first, at most `k`, and how many match in all (`estimated`
    * when the index stopped counting: very frequent words). With `counted: false` the caller needs the
-   * ranked list only: `total` may then be `seqs.length` and the index may skip counting past it.
+   * ranked list only: `total` may then be `seqs.length`, the index may skip counting past it and
+   * rank only the newest `k` matches.
    */
   search(match: string, k: number, counted?: boolean): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
   /** which of `seqs` match */
