@@ -26,6 +26,7 @@ export default defineConfig({
       'e2e/mcp/blob-gc.test.ts',
       'e2e/mcp/blob-keys.test.ts',
       'e2e/mcp/blob-urls.test.ts',
+      'e2e/mcp/catalog-image-sizes.test.ts',
       'e2e/mcp/catalog-scoping.test.ts',
       'e2e/mcp/catalog-sync.test.ts',
       'e2e/mcp/catalog.test.ts',

@@ -3,6 +3,7 @@ import type { StoreScope } from '../db/ports/product-store.ts';
 import type { CatalogProductInput } from '../domain/catalog.ts';
 import { ServiceError } from '../errors.ts';
 import type { CatalogDeps } from './deps.ts';
+import { measureProductImages, type ImageMeasurePolicy, type ImageMeasureReport } from './image-dimensions.ts';
 import { parseShopifyCsv } from './shopify-csv.ts';
 import { parseShopifyProductsJson } from './shopify-rest-json.ts';
 
@@ -17,6 +18,8 @@ export interface CatalogImportResult {
   embedded: number;
   /** why embedding failed (products stay pending and are embedded later); null when it worked or no embedder is set */
   embed_error: string | null;
+  /** images the file gave no width/height for, and how many of them were measured by fetching them; null when not measured */
+  image_sizes: ImageMeasureReport | null;
 }
 
 const BATCH = 500;
@@ -26,7 +29,9 @@ const BATCH = 500;
  * (format chosen by extension, else by the first character). The whole file is validated before the
  * first write; products are upserted by GID, so re-importing updates them. With `collection`, every
  * product is added to that collection (created with the given handle). Then `catalog_synced_at` is set
- * and the new or changed products are embedded with the current embedder.
+ * and the new or changed products are embedded with the current embedder. With `measureImages`, images
+ * the file gives no size for (every image of a product CSV) are fetched and measured before the write
+ * (catalog/image-dimensions.ts); those that cannot be fetched keep null width/height.
  * @param file name (for errors and format detection) and contents
  * @throws ServiceError invalid_argument naming the file, row/path and rule
  */
@@ -38,6 +43,7 @@ export async function importCatalogFile(
     collection?: { handle: string; title: string };
     onProgress?: (done: number, total: number, phase: 'write' | 'embed') => void;
     signal?: AbortSignal;
+    measureImages?: ImageMeasurePolicy;
   } = {},
 ): Promise<CatalogImportResult> {
   const ext = path.extname(file.name).toLowerCase();
@@ -52,6 +58,7 @@ export async function importCatalogFile(
       throw new ServiceError('invalid_argument', 'collection', 'must be a handle: lower-case letters, digits and hyphens');
     for (const p of parsed) p.collections.push({ handle, title: opts.collection.title, gid: null });
   }
+  const imageSizes = opts.measureImages ? await measureProductImages(parsed, opts.measureImages, deps.log) : null;
   const existing = new Set(await deps.products.gidsOfStore(scope));
   const at = new Date().toISOString();
   for (let i = 0; i < parsed.length; i += BATCH) {
@@ -80,5 +87,6 @@ export async function importCatalogFile(
     variants: parsed.reduce((n, p) => n + p.variants.length, 0),
     embedded,
     embed_error: embedError,
+    image_sizes: imageSizes,
   };
 }

@@ -72,9 +72,25 @@ export function registerCatalogCommands(program: Command, kit: CliKit): void {
     .argument('<files...>', '.csv (Shopify product CSV) or .json (products.json) files')
     .option('--store <id>', 'target store (required when several active stores exist)')
     .option('--collection <handle>', 'also add every imported product to this collection (default: none)')
+    .option(
+      '--no-measure-images',
+      'do not fetch product images to measure the width/height a CSV does not give (they stay null; offline imports)',
+    )
     .option('--json', 'print one JSON summary {"store_id","files":[…]}')
-    .action(async (files: string[], o: { store?: string; collection?: string; json?: boolean }) => {
+    .action(async (files: string[], o: { store?: string; collection?: string; json?: boolean; measureImages: boolean }) => {
       const { app } = await boot();
+      // the URL-import guard and limits: a catalog file is as untrusted as a URL an agent passes
+      const measureImages = o.measureImages
+        ? {
+            fetch: {
+              maxBytes: app.config.maxImportBytes,
+              timeoutMs: app.config.fetchTimeoutMs,
+              maxRedirects: 5,
+              allowPrivate: app.config.allowPrivateUrls,
+            },
+            concurrency: 4,
+          }
+        : undefined;
       const scope = await storeScope(app, kit, o.store);
       const results: CatalogImportResult[] = [];
       try {
@@ -89,7 +105,11 @@ export function registerCatalogCommands(program: Command, kit: CliKit): void {
                 app.catalog.deps,
                 scope,
                 { name: path.basename(abs), text: fs.readFileSync(abs, 'utf8') },
-                { ...(collection ? { collection } : {}), onProgress: (d, t, phase) => b.update(d, t, phase) },
+                {
+                  ...(collection ? { collection } : {}),
+                  ...(measureImages ? { measureImages } : {}),
+                  onProgress: (d, t, phase) => b.update(d, t, phase),
+                },
               ),
             );
           } finally {
@@ -107,7 +127,7 @@ export function registerCatalogCommands(program: Command, kit: CliKit): void {
         results
           .map(
             (r) =>
-              `${r.file}: ${r.products} products (${r.created} new, ${r.updated} updated), ${r.variants} variants, ${r.embedded} embedded${r.embed_error ? ` — embedding failed: ${r.embed_error}` : ''}`,
+              `${r.file}: ${r.products} products (${r.created} new, ${r.updated} updated), ${r.variants} variants, ${r.embedded} embedded${r.image_sizes?.missing ? `, ${r.image_sizes.measured} of ${r.image_sizes.missing} image sizes measured` : ''}${r.embed_error ? ` — embedding failed: ${r.embed_error}` : ''}`,
           )
           .join('\n'),
       );

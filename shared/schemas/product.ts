@@ -124,8 +124,8 @@ export type GetProductArgs = z.infer<typeof GetProductArgsSchema>;
 export const ProductImageSchema = z.object({
   url: z.string().describe('image URL on the platform CDN'),
   alt_text: z.string(),
-  width: z.number().int().nullable().describe('px; null when the source did not say'),
-  height: z.number().int().nullable().describe('px; null when the source did not say'),
+  width: z.number().int().nullable().describe('px; null when the source gave none and the image could not be measured'),
+  height: z.number().int().nullable().describe('px; null as for width'),
 });
 
 export const SelectedOptionSchema = z.object({ name: z.string(), value: z.string() });
