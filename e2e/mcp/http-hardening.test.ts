@@ -278,7 +278,7 @@ describe('listener limits and bind rules (issue 36)', () => {
     }
   });
 
-  it('refuses to start /mcp on a non-loopback address without ATELIER_ALLOWED_HOSTS, and checks Host when it has them', async () => {
+  it('refuses to start /mcp on a non-loopback address without ATELIER_ALLOWED_HOSTS, and checks Host on /mcp and /oauth when it has them', async () => {
     const srv = await startTestServer({ env: { ATELIER_ENRICHMENT: '0' } });
     const srv2 = await startTestServer({ env: { ATELIER_ENRICHMENT: '0', ATELIER_ALLOWED_HOSTS: 'atelier.test' } });
     const silent = pino({ level: 'silent' });
@@ -291,6 +291,13 @@ describe('listener limits and bind rules (issue 36)', () => {
         expect(evil.status).toBe(403);
         const ok = await request(h.mcpUrl, { method: 'POST', headers: { ...headers, host: 'atelier.test:3333' }, body: INIT });
         expect(ok.status).toBe(200);
+        // the OAuth sign-in pages and metadata (cookies) are guarded like /mcp; the CDN and /healthz are not
+        const origin = new URL(h.mcpUrl).origin;
+        for (const p of ['/oauth/auth', '/.well-known/oauth-authorization-server/oauth', '/.well-known/oauth-protected-resource/mcp'])
+          expect((await request(`${origin}${p}`, { headers: { host: 'evil.example' } })).status, p).toBe(403);
+        const meta = await request(`${origin}/.well-known/oauth-authorization-server/oauth`, { headers: { host: 'atelier.test' } });
+        expect(meta.status).toBe(200);
+        expect((await request(`${origin}/healthz`, { headers: { host: 'evil.example' } })).status).toBe(200);
       } finally {
         await h.close();
       }

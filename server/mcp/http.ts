@@ -9,7 +9,7 @@ import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { oauthMount } from '../oauth/mount.ts';
+import { OAUTH_PATH, oauthMount } from '../oauth/mount.ts';
 import { authenticate } from '../tenancy/admin.ts';
 import { cdnRouter } from './cdn.ts';
 import {
@@ -126,7 +126,11 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     if (app.config.corsOrigins) web.use('/mcp', corsFor(app.config.corsOrigins));
     const modernLeg = (modern = modernHttpLeg(app.server, principalFromExtra, log));
     const hostGuard = hostGuardFor(opts.host, app.config.allowedHosts);
-    if (oauth) web.use(oauth.router);
+    if (oauth) {
+      // the sign-in pages set cookies: a rebinding Host must not reach them any more than /mcp
+      web.use([OAUTH_PATH, '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource'], hostGuard);
+      web.use(oauth.router);
+    }
     const auth = bearerAuth(byCredential, log.child({ mod: 'auth' }), (presented) =>
       oauth ? oauth.challenge(presented ? 'invalid_token' : null) : 'Bearer realm="atelier"',
     );
