@@ -2,7 +2,7 @@
  * list_products latency at 50k synthetic products generated from the 60 real Shopify demo products
  * (demo/catalog/*.csv), end to end through the use case: lexical (planner + FTS5/BM25) and hybrid
  * (lexical + the int8 WebAssembly scan with exact re-rank over the static GloVe+SIF embeddings, fused
- * by calibrated relevance, domain/fusion.ts), next to @orama/orama on the same documents and queries in
+ * by calibrated relevance, domain/search/fusion.ts), next to @orama/orama on the same documents and queries in
  * the same process (full-text with the same field boosts; hybrid with the same 100-d vectors).
  * Queries are generated from random products' own attributes (1–3 words, ~20% with the last word cut
  * to a prefix), as in research/perf-anchors.md.
@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { create, insertMultiple, search, MODE_HYBRID_SEARCH } from '@orama/orama';
-import { createCursorCodec } from '../server/domain/cursor.ts';
+import { createCursorCodec } from '../server/domain/search/cursor.ts';
 import { createProductIndexer } from '../server/catalog/indexer.ts';
 import { listProducts } from '../server/catalog/list.ts';
 import { parseShopifyCsv } from '../server/catalog/shopify-csv.ts';

@@ -19,7 +19,7 @@ import { refreshStaleAssets } from '../server/db/postgres/asset-lexicon.ts';
 import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';
 import { syntheticAsset } from '../server/db/synthetic-asset.ts';
-import { runLexical, type LexicalIndex } from '../server/domain/lexical.ts';
+import { runLexical, type LexicalIndex } from '../server/domain/search/lexical.ts';
 import { wordnetDictDir } from '../server/providers/wordnet.ts';
 import { backendTable, percentile, table, timeIt } from './stats.ts';
 import { mulberry32 } from './random.ts';

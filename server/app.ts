@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from './config.ts';
-import type { Thesaurus } from './domain/concepts.ts';
-import { nameWords } from './domain/alt-text.ts';
+import type { Thesaurus } from './domain/search/concepts.ts';
+import { nameWords } from './domain/media/alt-text.ts';
 import { defaultWordVectorCacheDir } from './providers/embedder-static.ts';
 import { loadWordnet } from './providers/wordnet.ts';
 import type { Database } from './db/connection.ts';
 import { openPgStores, openSqliteStores, type Stores } from './stores.ts';
 import { createUploadService } from './library/upload.ts';
-import { createCursorCodec } from './domain/cursor.ts';
+import { createCursorCodec } from './domain/search/cursor.ts';
 import { imageWork, type LibraryDeps } from './library/deps.ts';
 import { configureSharp, createImagePool, IMAGE_PRIORITY } from './library/image-pool.ts';
 import { createGenerator } from './library/generate.ts';

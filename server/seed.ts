@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AssetCategorySchema, AssetSubtypeSchema } from '../shared/schemas/asset.ts';
 import { TagSchema } from '../shared/schemas/common.ts';
 import type { App } from './app.ts';
-import { nameWordList } from './domain/asset-meta.ts';
+import { nameWordList } from './domain/media/asset-meta.ts';
 import { packagePath } from './package-root.ts';
 import type { Scope } from './domain/scope.ts';
 import { storeAsset } from './library/import.ts';

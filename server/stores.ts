@@ -49,7 +49,7 @@ import { createSqliteTenancyStore } from './db/tenancy-store.ts';
 import { createUploadQueries } from './db/uploads.ts';
 import { createSqliteVectorStore } from './db/vector-store.ts';
 import { createVectorQueries } from './db/vectors.ts';
-import type { LexicalIndex } from './domain/lexical.ts';
+import type { LexicalIndex } from './domain/search/lexical.ts';
 import type { Scope } from './domain/scope.ts';
 import type { TestHooks } from './test-hooks.ts';
 import { PartitionBudget } from './vector-scan/partition-budget.ts';

@@ -18,7 +18,7 @@ import { createProductQueries } from '../db/products.ts';
 import { createSqliteSynonymStore } from '../db/synonym-store.ts';
 import { createSqliteTenancyStore } from '../db/tenancy-store.ts';
 import { createSqliteCalibrationStore } from '../db/calibration-store.ts';
-import { createCursorCodec } from '../domain/cursor.ts';
+import { createCursorCodec } from '../domain/search/cursor.ts';
 import { createLogger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { createTenant } from '../tenancy/admin.ts';

@@ -1,7 +1,7 @@
 import type { ProductStore, StoreScope } from '../db/ports/product-store.ts';
 import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
-import type { CursorCodec } from '../domain/cursor.ts';
+import type { CursorCodec } from '../domain/search/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { ServiceError } from '../errors.ts';

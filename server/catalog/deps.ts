@@ -2,10 +2,10 @@ import type { ProductFilters, ProductStore, StoreScope } from '../db/ports/produ
 import type { ProductVectorStore } from '../db/ports/product-vectors.ts';
 import type { CalibrationStore } from '../db/ports/calibration-store.ts';
 import type { SynonymStore } from '../db/ports/synonym-store.ts';
-import type { Thesaurus } from '../domain/concepts.ts';
-import type { LexicalIndex } from '../domain/lexical.ts';
+import type { Thesaurus } from '../domain/search/concepts.ts';
+import type { LexicalIndex } from '../domain/search/lexical.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
-import type { CursorCodec } from '../domain/cursor.ts';
+import type { CursorCodec } from '../domain/search/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import type { ProductIndexer } from './indexer.ts';

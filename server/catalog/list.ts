@@ -14,16 +14,16 @@ import {
   semanticRelevance,
   standardScore,
   type NullModel,
-} from '../domain/calibration.ts';
-import { STOP_WORDS } from '../domain/fts-query.ts';
-import { fuse } from '../domain/fusion.ts';
-import { Ranked, type Fused } from '../domain/hit-lists.ts';
-import { runLexical, type LexicalResult } from '../domain/lexical.ts';
-import { correctedQuery } from '../domain/lexical-words.ts';
+} from '../domain/search/calibration.ts';
+import { STOP_WORDS } from '../domain/search/fts-query.ts';
+import { fuse } from '../domain/search/fusion.ts';
+import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
+import { runLexical, type LexicalResult } from '../domain/search/lexical.ts';
+import { correctedQuery } from '../domain/search/lexical-words.ts';
 import { nearHandles } from '../domain/catalog.ts';
 import { ServiceError } from '../errors.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
-import { rankedCacheOf } from '../domain/ranked-cache.ts';
+import { rankedCacheOf } from '../domain/search/ranked-cache.ts';
 import type { CatalogDeps } from './deps.ts';
 
 /** Candidates per ranked list (lexical, KNN) before fusion and paging. */
@@ -36,7 +36,7 @@ const MIN_SUGGESTION_RELEVANCE = 0.1;
 type Ref = { seq: number; gid: string; handle: string };
 
 /**
- * The null model of a store's product vectors under the current model (domain/calibration.ts),
+ * The null model of a store's product vectors under the current model (domain/search/calibration.ts),
  * estimated on first use and again when the store's embedded products changed by a quarter.
  * @throws what the embedder throws
  */
@@ -101,11 +101,11 @@ async function assertCollection(deps: CatalogDeps, scope: StoreScope, collection
  * only, each with a relevance in [0, 1] and how it matched; near non-matches come back apart as
  * `suggestions` when a query matches nothing or very little.
  * - Browse (no query, no related id) orders by title.
- * - Lexical runs the shared planner (domain/lexical.ts): exact words, an unfinished last word, typo
+ * - Lexical runs the shared planner (domain/search/lexical.ts): exact words, an unfinished last word, typo
  *   correction, WordNet concepts and the store's synonym list.
  * - Semantic is KNN over product embeddings, a hit accepted only when its similarity is significant
- *   under the store's calibrated null model (domain/calibration.ts).
- * - Hybrid fuses both (domain/fusion.ts): a complete lexical match always ranks above a
+ *   under the store's calibrated null model (domain/search/calibration.ts).
+ * - Hybrid fuses both (domain/search/fusion.ts): a complete lexical match always ranks above a
  *   semantic-only one.
  * - Related ranks by embedding distance from the given product (calibrated the same way), else by
  *   shared collections, type and tags.
@@ -123,7 +123,7 @@ export async function listProducts(
 ): Promise<ListProductsResult> {
   const { products, cursors } = deps;
   const query = args.query && args.query.length > 0 ? args.query : undefined;
-  // frozen: its stable JSON is computed once for the ranked-pass cache and the cursor (domain/cursor.ts)
+  // frozen: its stable JSON is computed once for the ranked-pass cache and the cursor (domain/search/cursor.ts)
   const cursorKey = Object.freeze({
     t: scope.tenantId,
     w: scope.workspaceId,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { SynonymRow } from '../db/synonyms.ts';
-import type { SynonymRule } from '../domain/lexical-words.ts';
+import type { SynonymRule } from '../domain/search/lexical-words.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';
 

@@ -22,7 +22,7 @@ export interface AssetRow {
   source_sha256: string;
   converted_from: string | null;
   name: string;
-  /** readable words of the file name (domain/alt-text.ts nameWords), indexed with it; null until computed */
+  /** readable words of the file name (domain/media/alt-text.ts nameWords), indexed with it; null until computed */
   name_words: string | null;
   alt_text: string | null;
   tags: string;

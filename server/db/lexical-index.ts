@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { LexicalIndex } from '../domain/lexical.ts';
+import type { LexicalIndex } from '../domain/search/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { AssetFilters } from './assets.ts';
 import type { ProductFilters, StoreScope } from './products.ts';
@@ -19,7 +19,7 @@ function rangeEnd(prefix: string): string {
 }
 
 /**
- * The `LexicalIndex` port (domain/lexical.ts) over the asset and product FTS5 tables and their
+ * The `LexicalIndex` port (domain/search/lexical.ts) over the asset and product FTS5 tables and their
  * fts5vocab vocabularies (migration 0020): FTS5 answers every question. Statements are prepared once
  * per SQL shape. Scope sizes are cached until the database changes (`PRAGMA data_version` for other
  * connections, `total_changes()` for this one).

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { SynonymRule } from '../domain/lexical-words.ts';
+import type { SynonymRule } from '../domain/search/lexical-words.ts';
 import type { SynonymStore } from './ports/synonym-store.ts';
 import { createSynonymQueries } from './synonyms.ts';
 

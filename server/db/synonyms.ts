@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { SynonymRule } from '../domain/lexical-words.ts';
+import type { SynonymRule } from '../domain/search/lexical-words.ts';
 import type { Scope } from '../domain/scope.ts';
 
 /** A stored synonym rule (migration 0021). */

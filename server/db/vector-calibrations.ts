@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import type { NullModel } from '../domain/calibration.ts';
+import type { NullModel } from '../domain/search/calibration.ts';
 
-/** Stored null models of vector spaces per scope (migration 0023, domain/calibration.ts). */
+/** Stored null models of vector spaces per scope (migration 0023, domain/search/calibration.ts). */
 export function createCalibrationQueries(db: Database) {
   const s = {
     get: db.prepare('SELECT items, pairs, center, spread FROM vector_calibrations WHERE space = ? AND scope_id = ?'),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ProductStatus } from '../../shared/schemas/product.ts';
-import { boundedOsa } from './typo.ts';
+import { boundedOsa } from './search/typo.ts';
 
 /**
  * A product as every catalog source (Admin GraphQL sync, Shopify CSV, products.json) hands it to the
@@ -94,7 +94,7 @@ export function productEmbeddingText(p: {
 
 /**
  * The handles to offer when a filter names a collection the store does not have: those within two edits
- * (optimal string alignment, domain/typo.ts) or sharing a word with it, nearest first, then by handle;
+ * (optimal string alignment, domain/search/typo.ts) or sharing a word with it, nearest first, then by handle;
  * when none is near, the store's first handles, so the caller always sees real ones.
  * @param handles the store's handles, lower-cased
  * @returns at most `max` handles

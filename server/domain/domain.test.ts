@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../errors.ts';
-import { createCursorCodec, stableJson } from './cursor.ts';
-import { isobmffTruncation } from './isobmff.ts';
-import { queryTerms } from './fts-query.ts';
+import { createCursorCodec, stableJson } from './search/cursor.ts';
+import { isobmffTruncation } from './media/isobmff.ts';
+import { queryTerms } from './search/fts-query.ts';
 import { resolveWorkspace } from './scope.ts';
 
 describe('cursor codec', () => {
@@ -84,7 +84,7 @@ describe('workspace resolution', () => {
 describe('usage hints', () => {
   const base = { kind: 'image', purpose: null, category: null, subtype: null };
   it('follows purpose, kind and proportions', async () => {
-    const { usageHint } = await import('./asset-meta.ts');
+    const { usageHint } = await import('./media/asset-meta.ts');
     expect(usageHint({ ...base, purpose: 'hero_bg', width: 10, height: 10 })).toBe('hero bg');
     expect(usageHint({ ...base, kind: 'svg', width: 120, height: 40 })).toMatch(/logo/);
     expect(usageHint({ ...base, width: 2560, height: 1200 })).toMatch(/^hero or full-width/);
@@ -92,7 +92,7 @@ describe('usage hints', () => {
     expect(usageHint({ ...base, width: 800, height: 800 })).toMatch(/\(square\)$/);
     expect(usageHint({ ...base, width: 3024, height: 4032 })).toMatch(/\(portrait\)$/);
     // the proportions word follows the asset's orientation (5% rule): 900×1000 is portrait, not square
-    const { orientationOf } = await import('./alt-text.ts');
+    const { orientationOf } = await import('./media/alt-text.ts');
     expect(orientationOf(900, 1000)).toBe('portrait');
     expect(usageHint({ ...base, width: 900, height: 1000 })).toMatch(/\(portrait\)$/);
     expect(usageHint({ ...base, width: 1000, height: 980 })).toMatch(/\(square\)$/);

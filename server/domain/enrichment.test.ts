@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cleanOcr, embeddingText, fallbackEmbeddingText, machineAltText, nameWords, orientationOf } from './alt-text.ts';
-import { colourName, dominantColours, srgbToLab, visualDescriptor, VISUAL_DIMENSIONS } from './colour.ts';
-import { cosine, sifWeight, tokenize } from './sif.ts';
+import { cleanOcr, embeddingText, fallbackEmbeddingText, machineAltText, nameWords, orientationOf } from './media/alt-text.ts';
+import { colourName, dominantColours, srgbToLab, visualDescriptor, VISUAL_DIMENSIONS } from './media/colour.ts';
+import { cosine, sifWeight, tokenize } from './search/sif.ts';
 
 describe('sif', () => {
   it('tokenises file names, camelCase and diacritics', () => {

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { CapabilityEntry } from '../../shared/schemas/asset.ts';
 import { ServiceError } from '../errors.ts';
 import { openAiSize } from '../providers/openai.ts';
-import { resolveCapability } from './capability.ts';
-import { defaultAspectRatio, defaultImageSize, dimensionsFor } from './image-size.ts';
-import { placementBox, planPlacements } from './placement.ts';
-import { paletteFor, planRecipe } from './procedural.ts';
-import { backoffMs, nextDelayMs, parseGoogleDuration, retryAfterMs } from './retry.ts';
+import { resolveCapability } from './generation/capability.ts';
+import { defaultAspectRatio, defaultImageSize, dimensionsFor } from './media/image-size.ts';
+import { placementBox, planPlacements } from './generation/placement.ts';
+import { paletteFor, planRecipe } from './generation/procedural.ts';
+import { backoffMs, nextDelayMs, parseGoogleDuration, retryAfterMs } from './generation/retry.ts';
 
 describe('image geometry', () => {
   it('maps ratio and size labels to pixels (long edge = size, multiples of 8 or 16, optional pixel cap)', () => {

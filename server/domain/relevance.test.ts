@@ -10,12 +10,12 @@ import {
   visualRelevance,
   NEAR_DUPLICATE,
   SEMANTIC_MAX,
-} from './calibration.ts';
-import { chooseSenses, expandConcept, nounLemma, type Thesaurus } from './concepts.ts';
-import { fuse } from './fusion.ts';
-import { LexicalHits } from './hit-lists.ts';
-import { correctedQuery, operatorSynonyms, surfaceWord } from './lexical-words.ts';
-import { boundedOsa, typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
+} from './search/calibration.ts';
+import { chooseSenses, expandConcept, nounLemma, type Thesaurus } from './search/concepts.ts';
+import { fuse } from './search/fusion.ts';
+import { LexicalHits } from './search/hit-lists.ts';
+import { correctedQuery, operatorSynonyms, surfaceWord } from './search/lexical-words.ts';
+import { boundedOsa, typoBudget, typoCandidates, typoPrefixes } from './search/typo.ts';
 
 describe('typo tolerance', () => {
   it('budgets typos like Meilisearch: none under 5 letters, one up to 8, two beyond', () => {

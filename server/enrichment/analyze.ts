@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { autoTags, cleanOcr, machineAltText, nameWords, orientationOf } from '../domain/alt-text.ts';
-import { dominantColours, visualDescriptor, type DominantColour } from '../domain/colour.ts';
+import { autoTags, cleanOcr, machineAltText, nameWords, orientationOf } from '../domain/media/alt-text.ts';
+import { dominantColours, visualDescriptor, type DominantColour } from '../domain/media/colour.ts';
 import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { Logger } from '../log.ts';
 import type { OcrEngine } from './ocr.ts';

@@ -13,9 +13,9 @@ import {
   SAMPLE_DOCS,
   standardScore,
   type NullModel,
-} from '../domain/calibration.ts';
-import type { Thesaurus } from '../domain/concepts.ts';
-import { STOP_WORDS } from '../domain/fts-query.ts';
+} from '../domain/search/calibration.ts';
+import type { Thesaurus } from '../domain/search/concepts.ts';
+import { STOP_WORDS } from '../domain/search/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { ImageSpaceSearch, VectorResult } from '../library/search.ts';
 import type { Logger } from '../log.ts';
@@ -57,7 +57,7 @@ export async function embedImageBytes(model: ImageTextModel, bytes: Buffer, imag
 
 /**
  * Search in the image–text model's space (`asset_image`), calibrated like semantic search
- * (domain/calibration.ts): a text query is embedded by the model's text encoder and compared with the
+ * (domain/search/calibration.ts): a text query is embedded by the model's text encoder and compared with the
  * images; its null model is fitted, per workspace, on the cosines of probe words (the workspace's own
  * words and frequent WordNet nouns) against sampled images whose text lacks them, exactly as the text
  * space's, so an unrelated word finds nothing at the same family-wise rate. `similar` compares image

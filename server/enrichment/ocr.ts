@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.ts';
 import { packagePath } from '../package-root.ts';
-import type { OcrWord } from '../domain/alt-text.ts';
+import type { OcrWord } from '../domain/media/alt-text.ts';
 
 /** Result of one OCR pass: plain text, page confidence (0–100) and word confidences. */
 export interface OcrResult {

@@ -4,10 +4,10 @@ import type { CalibrationStore } from '../db/ports/calibration-store.ts';
 import type { JobLease, JobQueue, JobRow } from '../db/ports/job-queue.ts';
 import { VectorSpaceRetiredError, type SpaceRow, type VectorStore } from '../db/ports/vector-store.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { Thesaurus } from '../domain/concepts.ts';
-import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/alt-text.ts';
-import { broaderWords } from '../domain/concepts.ts';
-import { COLOUR_NAMES, VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/colour.ts';
+import type { Thesaurus } from '../domain/search/concepts.ts';
+import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/media/alt-text.ts';
+import { broaderWords } from '../domain/search/concepts.ts';
+import { COLOUR_NAMES, VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/media/colour.ts';
 import type { AssetStoredHook } from '../library/deps.ts';
 import type { AssetVectorSearch } from '../library/search.ts';
 import type { Logger } from '../log.ts';
@@ -46,7 +46,7 @@ export interface EnrichmentDeps {
   retryBaseMs: number;
   /** stored null models of the vector spaces (calibrated acceptance) */
   calibrations: CalibrationStore;
-  /** family-wise false-match rate of semantic and visual acceptance (domain/calibration.ts) */
+  /** family-wise false-match rate of semantic and visual acceptance (domain/search/calibration.ts) */
   matchAlpha: number;
   /** WordNet nouns for calibration's background probes (null when unavailable) */
   thesaurus: () => Promise<Thesaurus | null>;

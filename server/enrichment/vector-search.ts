@@ -11,9 +11,9 @@ import {
   SAMPLE_DOCS,
   standardScore,
   type NullModel,
-} from '../domain/calibration.ts';
-import type { Thesaurus } from '../domain/concepts.ts';
-import { STOP_WORDS } from '../domain/fts-query.ts';
+} from '../domain/search/calibration.ts';
+import type { Thesaurus } from '../domain/search/concepts.ts';
+import { STOP_WORDS } from '../domain/search/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { AssetVectorSearch, VectorHit, VectorResult } from '../library/search.ts';
 import type { Logger } from '../log.ts';
@@ -23,7 +23,7 @@ import type { TextEmbedder } from '../providers/embedder-types.ts';
 const SUGGESTION_DEPTH_Z = 5;
 
 /**
- * The documents a text null model is fitted on (domain/calibration.ts `estimateTextNull`): a fixed
+ * The documents a text null model is fitted on (domain/search/calibration.ts `estimateTextNull`): a fixed
  * sample of the space's vectors, each with everything that can be in the asset's embedded text
  * (automatic tags hold the colours of wordless assets), so probes it contains are left out.
  */
@@ -57,7 +57,7 @@ export async function calibrationDocs(
 
 /**
  * `AssetVectorSearch` over the enrichment vector spaces, with calibrated acceptance
- * (domain/calibration.ts): each hit carries its standard score under the null model of its space in
+ * (domain/search/calibration.ts): each hit carries its standard score under the null model of its space in
  * the workspace, and the result the score a match needs (Bonferroni over the workspace's vectors).
  * Null models are estimated on first use and re-estimated when the workspace's vector count has
  * changed by a quarter. `semantic` returns null (search degrades to lexical) when there is no text

@@ -1,11 +1,11 @@
 import type { AssetStore } from '../db/ports/asset-store.ts';
 import type { AssetFilters } from '../db/assets.ts';
 import type { SynonymStore } from '../db/ports/synonym-store.ts';
-import type { LexicalIndex } from '../domain/lexical.ts';
+import type { LexicalIndex } from '../domain/search/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { Thesaurus } from '../domain/concepts.ts';
+import type { Thesaurus } from '../domain/search/concepts.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
-import type { CursorCodec } from '../domain/cursor.ts';
+import type { CursorCodec } from '../domain/search/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { UrlBuilder } from '../storage/urls.ts';

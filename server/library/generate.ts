@@ -2,7 +2,7 @@ import { precheckQuota } from './quota.ts';
 import sharp from 'sharp';
 import type { GenerateArgs, GeneratedAsset } from '../../shared/schemas/generate.ts';
 import type { CreditStore } from '../db/credits.ts';
-import { resolveCapability } from '../domain/capability.ts';
+import { resolveCapability } from '../domain/generation/capability.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import { encodeAs } from '../providers/encode.ts';

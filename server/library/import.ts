@@ -3,9 +3,9 @@ import type { ImportArgs, ImportedAsset } from '../../shared/schemas/asset.ts';
 import type { AssetRow, NewAsset } from '../db/assets.ts';
 import type { HoldSettlement } from '../db/ports/credit-store.ts';
 import { isUniqueViolation } from '../db/ports/errors.ts';
-import { deriveFilename, taxonomyForPurpose } from '../domain/asset-meta.ts';
+import { deriveFilename, taxonomyForPurpose } from '../domain/media/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
-import { nameWords } from '../domain/alt-text.ts';
+import { nameWords } from '../domain/media/alt-text.ts';
 import { ServiceError } from '../errors.ts';
 import { sha256Hex } from '../storage/blob-store.ts';
 import { imageWork, type LibraryDeps } from './deps.ts';
@@ -14,7 +14,7 @@ import { IMAGE_PRIORITY, type ImportSlot } from './image-pool.ts';
 import { prepareImage, type PreparedImage } from './media.ts';
 import { asQuotaError, precheckQuota, quotaCheck } from './quota.ts';
 import { jsonArray, toImportedAsset } from './present.ts';
-import { safeFileName } from '../domain/file-name.ts';
+import { safeFileName } from '../domain/media/file-name.ts';
 
 /** User-authored metadata; stays authoritative during enrichment (spec §2 Imported asset). */
 export interface UserMetadata {

@@ -1,10 +1,10 @@
 import { categoryOfSubtype, subtypesOf } from '../../shared/schemas/asset.ts';
 import { USER_FIELDS, type DeleteAssetsResult, type UpdateAssetArgs, type UpdateAssetResult } from '../../shared/schemas/manage.ts';
 import type { AssetRow } from '../db/assets.ts';
-import { taxonomyForPurpose } from '../domain/asset-meta.ts';
+import { taxonomyForPurpose } from '../domain/media/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
-import { nameWords } from '../domain/alt-text.ts';
-import { safeFileName } from '../domain/file-name.ts';
+import { nameWords } from '../domain/media/alt-text.ts';
+import { safeFileName } from '../domain/media/file-name.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
 import { cardOf, jsonArray, toAsset } from './present.ts';

@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
-import { isobmffTruncation } from '../domain/isobmff.ts';
+import { isobmffTruncation } from '../domain/media/isobmff.ts';
 import { ServiceError } from '../errors.ts';
 import type { RgbaImage } from './heic-worker.ts';
 import { rasteriseSvg, sanitiseSvg } from './svg-render.ts';

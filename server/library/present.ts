@@ -1,8 +1,8 @@
 import type { Asset, ImportedAsset, MatchKind } from '../../shared/schemas/asset.ts';
 import type { AssetCard } from '../db/asset-cards.ts';
 import type { AssetRow, RenditionRow } from '../db/assets.ts';
-import { orientationOf } from '../domain/alt-text.ts';
-import { usageHint } from '../domain/asset-meta.ts';
+import { orientationOf } from '../domain/media/alt-text.ts';
+import { usageHint } from '../domain/media/asset-meta.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
 
 /** Parse a JSON string array column (null and `[]`, the common empty forms, without a parse). */

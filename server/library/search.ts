@@ -1,16 +1,16 @@
 import type { AssetPage, ImageModelReport, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
 import type { AssetFilters } from '../db/assets.ts';
-import { semanticRelevance, visualRelevance } from '../domain/calibration.ts';
-import type { FtsColumn } from '../domain/fts-query.ts';
-import { fuse } from '../domain/fusion.ts';
-import { Ranked, type Fused } from '../domain/hit-lists.ts';
-import { runLexical, type LexicalResult } from '../domain/lexical.ts';
-import { correctedQuery } from '../domain/lexical-words.ts';
+import { semanticRelevance, visualRelevance } from '../domain/search/calibration.ts';
+import type { FtsColumn } from '../domain/search/fts-query.ts';
+import { fuse } from '../domain/search/fusion.ts';
+import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
+import { runLexical, type LexicalResult } from '../domain/search/lexical.ts';
+import { correctedQuery } from '../domain/search/lexical-words.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
 import { toAsset } from './present.ts';
-import { rankedCacheOf } from '../domain/ranked-cache.ts';
+import { rankedCacheOf } from '../domain/search/ranked-cache.ts';
 
 /** A vector hit: asset seq, cosine similarity, and its standard score under the space's null model (null when uncalibrated). */
 export interface VectorHit {
@@ -18,7 +18,7 @@ export interface VectorHit {
   similarity: number;
   z: number | null;
 }
-/** Hits nearest first, and the standard score a hit needs to be a match (domain/calibration.ts). */
+/** Hits nearest first, and the standard score a hit needs to be a match (domain/search/calibration.ts). */
 export interface VectorResult {
   hits: VectorHit[];
   accept: number;
@@ -90,7 +90,7 @@ export interface AssetMatches {
 /**
  * Rank a query's candidates and decide which match (shared by search, select and the picker's facets,
  * so counts agree). Exact-field modes and the lexical half of `all` run the lexical planner
- * (domain/lexical.ts) — typos everywhere, WordNet concepts and operator synonyms in `all` only;
+ * (domain/search/lexical.ts) — typos everywhere, WordNet concepts and operator synonyms in `all` only;
  * `semantic` and `all` add calibrated embedding matches; `similar` calibrated visual matches. When the
  * vector index is unavailable, `semantic` and `all` return lexical results with `degradedFrom` set.
  * @param deepest how far the caller pages (offset + limit + 1): complete exact matches are fetched that deep
@@ -209,7 +209,7 @@ export async function searchAssets(
 ): Promise<AssetPage> {
   const { assets, cursors, urls } = deps;
   const query = args.query && args.query.length > 0 ? args.query : undefined;
-  // frozen: its stable JSON is computed once for the ranked-pass cache and the cursor (domain/cursor.ts)
+  // frozen: its stable JSON is computed once for the ranked-pass cache and the cursor (domain/search/cursor.ts)
   const cursorKey = Object.freeze({
     t: scope.tenantId,
     w: scope.workspaceId,

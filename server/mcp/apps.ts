@@ -6,7 +6,7 @@
  * `registerAppResource` registers the panel HTML (it adds `RESOURCE_MIME_TYPE`). `registerAppTool` is not
  * used: it only normalises `_meta` and calls `McpServer.registerTool`, whose tools/list cannot be filtered
  * per client (panel-only tools must stay out of a plain client's list), whose input schema is generated
- * from zod in full (ours is the compact per-action union of domain/tool-schema.ts) and whose input
+ * from zod in full (ours is the compact per-action union of mcp/tool-schema.ts) and whose input
  * validation answers in plain text instead of our structured error. Our own tools/list writes the same
  * `_meta` the helper would: `ui.resourceUri` plus the flat `RESOURCE_URI_META_KEY`, and `ui.visibility`.
  */

@@ -11,7 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { actionsOf, findAction, isRouterName, ROUTERS, type RouterDef, type ToolAnnotationsSpec } from '../../shared/actions.ts';
-import { routerInputSchema, type ListingMemory } from '../domain/tool-schema.ts';
+import { routerInputSchema, type ListingMemory } from './tool-schema.ts';
 import type { Principal } from '../domain/scope.ts';
 import { fromZodError, ServiceError, toErrorResult } from '../errors.ts';
 import { withCallLog } from '../call-context.ts';
@@ -37,7 +37,7 @@ export type PrincipalResolver = (extra: Extra) => Principal | Promise<Principal>
 
 /**
  * The MCP tool definition of a router: `{action, args}` input where `action` is the enum of the router's
- * actions and `args` their compact per-action schemas (domain/tool-schema.ts); the full schemas are in
+ * actions and `args` their compact per-action schemas (mcp/tool-schema.ts); the full schemas are in
  * svc_discover. `_meta.ui` links the panel (MCP Apps).
  */
 export function toolDefinition(def: RouterDef, opts: { panels: boolean; memory?: ListingMemory } = { panels: true }): Tool {

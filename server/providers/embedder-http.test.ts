@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cosine } from '../domain/sif.ts';
+import { cosine } from '../domain/search/sif.ts';
 import { createHttpEmbedder } from './embedder-http.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from './embedder-static.ts';
 

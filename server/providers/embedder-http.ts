@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normalize } from '../domain/sif.ts';
+import { normalize } from '../domain/search/sif.ts';
 import type { TextEmbedder } from './embedder-types.ts';
 import { postOpenAiJson } from './openai-compatible.ts';
 

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from '../log.ts';
 import { packagePath } from '../package-root.ts';
-import { sifCombine, sifWeight, tokenize } from '../domain/sif.ts';
+import { sifCombine, sifWeight, tokenize } from '../domain/search/sif.ts';
 import type { TextEmbedder } from './embedder-types.ts';
 import { buildWordVectors } from './word-vectors-build.ts';
 import { loadWordVectors, wordVector, type WordVectors } from './word-vectors.ts';

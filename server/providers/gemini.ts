@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { z } from 'zod';
 import type { CapabilityEntry } from '../../shared/schemas/asset.ts';
-import { composePrompt } from '../domain/prompt.ts';
-import { isRetryableStatus, parseGoogleDuration } from '../domain/retry.ts';
+import { composePrompt } from '../domain/generation/prompt.ts';
+import { isRetryableStatus, parseGoogleDuration } from '../domain/generation/retry.ts';
 import { ServiceError } from '../errors.ts';
 import { sendWithRetry, type HttpAttempt, type RetryPolicy } from './http-retry.ts';
 import type { ImageProvider, ImageRequest, ImageResult, InputImage } from './types.ts';

@@ -1,4 +1,4 @@
-import { isRetryableStatus, nextDelayMs, retryAfterMs } from '../domain/retry.ts';
+import { isRetryableStatus, nextDelayMs, retryAfterMs } from '../domain/generation/retry.ts';
 import { ServiceError } from '../errors.ts';
 
 /** Retry and timeout settings of a paid-API client (from config). */

@@ -1,6 +1,6 @@
 import sharp, { type OverlayOptions, type Sharp } from 'sharp';
-import { planPlacements, placementBox, type Placement } from '../domain/placement.ts';
-import { planRecipe } from '../domain/procedural.ts';
+import { planPlacements, placementBox, type Placement } from '../domain/generation/placement.ts';
+import { planRecipe } from '../domain/generation/procedural.ts';
 import { renderRecipe, rgbOf } from './local-render.ts';
 import type { ImageRequest, InputImage } from './types.ts';
 
@@ -59,7 +59,7 @@ function describe(p: Placement, i: number, box: { left: number; top: number; wid
 /**
  * Composite: with 2+ references the last is the background (cover-cropped to `w`×`h`) and the others
  * are subjects; with 1 reference it is the subject on a procedural background (or on a transparent
- * canvas when `transparent`). Placement comes from the prompt's placement words (domain/placement.ts).
+ * canvas when `transparent`). Placement comes from the prompt's placement words (domain/generation/placement.ts).
  */
 export async function composite(req: ImageRequest, w: number, h: number): Promise<Composed> {
   const notes: string[] = [];

@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import { hexToRgb, luminance, mix, type Recipe } from '../domain/procedural.ts';
+import { hexToRgb, luminance, mix, type Recipe } from '../domain/generation/procedural.ts';
 
 /**
  * Procedural rendering for the local provider: gradients and patterns are SVG documents rasterised by

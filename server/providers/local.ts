@@ -1,6 +1,6 @@
 import type { CapabilityEntry } from '../../shared/schemas/asset.ts';
-import { dimensionsFor } from '../domain/image-size.ts';
-import { planRecipe } from '../domain/procedural.ts';
+import { dimensionsFor } from '../domain/media/image-size.ts';
+import { planRecipe } from '../domain/generation/procedural.ts';
 import { encodeAs } from './encode.ts';
 import { composite, maskEdit, type Composed } from './local-composite.ts';
 import { renderRecipe } from './local-render.ts';
@@ -14,7 +14,7 @@ const HONEST =
 /**
  * The always-on offline provider: a deterministic procedural generator and compositor built on sharp
  * (gradients, textures, patterns, masks, composites). It is not a diffusion model. 0 credits.
- * - generate: a recipe from prompt/style/purpose (domain/procedural.ts) in `brand_colors`, at the
+ * - generate: a recipe from prompt/style/purpose (domain/generation/procedural.ts) in `brand_colors`, at the
  *   requested ratio and size;
  * - edit with a mask: the edit applies inside the mask only (local-composite.ts `maskEdit`);
  * - edit without a mask: composite (subjects placed by the prompt's placement words on the last

@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { z } from 'zod';
 import type { CapabilityEntry } from '../../shared/schemas/asset.ts';
-import { dimensionsFor } from '../domain/image-size.ts';
-import { composePrompt } from '../domain/prompt.ts';
+import { dimensionsFor } from '../domain/media/image-size.ts';
+import { composePrompt } from '../domain/generation/prompt.ts';
 import { ServiceError } from '../errors.ts';
 import { headerRetry, sendWithRetry, type RetryPolicy } from './http-retry.ts';
 import type { ImageProvider, ImageRequest, ImageResult } from './types.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { normalize } from '../domain/sif.ts';
+import { normalize } from '../domain/search/sif.ts';
 import { quantizeRow, WORD_VECTORS_HEADER_BYTES, WORD_VECTORS_MAGIC, wordVector, type WordVectors } from './word-vectors.ts';
 
 /** Words used to estimate the common component (the most frequent ones dominate it). */

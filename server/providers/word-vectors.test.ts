@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cosine } from '../domain/sif.ts';
+import { cosine } from '../domain/search/sif.ts';
 import { buildWordVectors } from './word-vectors-build.ts';
 import { loadWordVectors, quantizeRow, wordVector, type WordVectors } from './word-vectors.ts';
 

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { Thesaurus } from '../domain/concepts.ts';
+import type { Thesaurus } from '../domain/search/concepts.ts';
 import type { Logger } from '../log.ts';
 
 /**

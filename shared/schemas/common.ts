@@ -53,7 +53,7 @@ export function cleanText(text: string): string {
   return text.normalize('NFC').replace(NAME_BREAKS, ' ').replace(NAME_UNSAFE, '').replace(/ {2,}/g, ' ').trim();
 }
 
-/** A file name as stored: `cleanText`. Every path that sets a name applies it (and server/domain/file-name.ts after it). */
+/** A file name as stored: `cleanText`. Every path that sets a name applies it (and server/domain/media/file-name.ts after it). */
 export const cleanFileName = cleanText;
 
 /** A user-authored tag: 1–64 characters after `cleanText` (no controls or bidi characters). */
@@ -63,7 +63,7 @@ export const TagSchema = z.string().overwrite(cleanText).min(1, 'must not be emp
 export const AltTextSchema = z.string().overwrite(cleanText).max(1000, 'must be at most 1000 characters');
 
 /**
- * A file name argument, taken as written: the server stores it made safe (server/domain/file-name.ts
+ * A file name argument, taken as written: the server stores it made safe (server/domain/media/file-name.ts
  * `safeFileName`: basename, no control or bidi characters, the real format's extension, ≤ 255 bytes) and
  * says in `name_changed` what it had to change, so the schema must not clean it first.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allWordsMatch } from '../../domain/lexical-words.ts';
-import type { LexicalIndex } from '../../domain/lexical.ts';
+import { allWordsMatch } from '../../domain/search/lexical-words.ts';
+import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetFilters, AssetStore } from '../ports/asset-store.ts';
 import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './fixture.ts';
@@ -35,7 +35,7 @@ const otherTenant = OTHER_TENANT;
 const asset = contractAsset;
 
 /**
- * What the asset `LexicalIndex` (domain/lexical.ts; SQLite FTS5 server/db/lexical-index.ts, PostgreSQL
+ * What the asset `LexicalIndex` (domain/search/lexical.ts; SQLite FTS5 server/db/lexical-index.ts, PostgreSQL
  * server/db/postgres/lexical-index.ts) must answer for words: which assets match (every field, both tag
  * kinds but not automatic colour words, stems, folded diacritics, all words required), scope isolation,
  * filters, limits with totals, the index following enrichment's writes, updates and deletes, and the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LexicalIndex } from '../../domain/lexical.ts';
+import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetFilters, AssetStore } from '../ports/asset-store.ts';
 import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './fixture.ts';
@@ -22,7 +22,7 @@ const asset = contractAsset;
 const sorted = (xs: Iterable<number>): number[] => [...xs].sort((a, b) => a - b);
 
 /**
- * The behaviour every asset `LexicalIndex` (domain/lexical.ts) must have for the FTS5 expressions the
+ * The behaviour every asset `LexicalIndex` (domain/search/lexical.ts) must have for the FTS5 expressions the
  * planner writes: match sets of words, stems, folded diacritics, stemmed prefixes, phrases (never across
  * fields), AND/OR and field filters; automatic colour tags are no words; counts and sizes under the
  * snapshot bound but not the filters, `search` under both; the vocabulary with document counts; scope

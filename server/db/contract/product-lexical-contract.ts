@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogProductInput } from '../../domain/catalog.ts';
-import type { LexicalIndex } from '../../domain/lexical.ts';
+import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { ProductFilters, ProductStore } from '../ports/product-store.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
 import type { StoreFixture } from './fixture.ts';
@@ -29,7 +29,7 @@ const variant = (title: string, sku: string): CatalogProductInput['variants'][nu
 });
 
 /**
- * The behaviour every product `LexicalIndex` must have for the lexical planner (domain/lexical.ts), as
+ * The behaviour every product `LexicalIndex` must have for the lexical planner (domain/search/lexical.ts), as
  * vitest cases on SQLite FTS5 and PostgreSQL alike: Porter stems of every FTS5 column (title, handle,
  * vendor, type, tags, description, variant titles and SKUs), phrases, prefixes, AND/OR, the title's
  * weight over the description's, the request filters in `search` only, the snapshot bound, store

@@ -15,7 +15,7 @@ export function newAssetBytes(a: Pick<NewAsset, 'size_bytes' | 'renditions'>): n
 /** The user-editable metadata of an asset, replaced as a whole by `updateMetadata`. */
 export interface AssetMetadataUpdate {
   name: string;
-  /** readable words of the name (domain/alt-text.ts nameWords) */
+  /** readable words of the name (domain/media/alt-text.ts nameWords) */
   name_words: string;
   /** the user's alt text, null for none, or `{ machine: true }` for the machine alt text enrichment keeps (null when not analysed yet) */
   alt_text: string | null | { machine: true };

@@ -1,9 +1,9 @@
-import type { NullModel } from '../../domain/calibration.ts';
+import type { NullModel } from '../../domain/search/calibration.ts';
 
-export type { NullModel } from '../../domain/calibration.ts';
+export type { NullModel } from '../../domain/search/calibration.ts';
 
 /**
- * Port: the stored null models of calibrated acceptance (domain/calibration.ts), one per vector space
+ * Port: the stored null models of calibrated acceptance (domain/search/calibration.ts), one per vector space
  * and scope. `space` names the model (`asset_text:<model>:<dims>`, `asset_visual:<model>:<dims>`,
  * `product:<model>`), `scopeId` the workspace (assets) or store (products) whose data it was estimated
  * on. Values come back exactly as written (float64 `center` and `spread`, integer `items` and `pairs`).

@@ -1,4 +1,4 @@
-import type { SynonymRule } from '../../domain/lexical-words.ts';
+import type { SynonymRule } from '../../domain/search/lexical-words.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { SynonymRow } from '../synonyms.ts';
 
@@ -6,7 +6,7 @@ export type { SynonymRow } from '../synonyms.ts';
 
 /**
  * Port: the operator synonym lists (`atelier synonyms …`, applied by asset search and list_products
- * through the lexical planner, domain/lexical.ts). A rule without a store belongs to the workspace and
+ * through the lexical planner, domain/search/lexical.ts). A rule without a store belongs to the workspace and
  * applies to its asset search and every store of it; a rule with a store applies to that store's
  * list_products only. Every scoped method takes the server-derived scope first; a rule of another
  * tenant or workspace behaves as missing. Lists are oldest first (created_at, then id). Rows have the

@@ -84,7 +84,7 @@ export interface VectorStore {
   /**
    * Up to `limit` vectors of the scope in a fixed pseudo-random order (Knuth's multiplicative hash of
    * the seq, seq × 2654435761 mod 2^32, ascending): the same corpus always gives the same sample, on
-   * every backend. For calibration (domain/calibration.ts).
+   * every backend. For calibration (domain/search/calibration.ts).
    */
   sample(scope: Scope, space: SpaceRow, limit: number): Promise<{ seq: number; vector: Float32Array }[]>;
   /**

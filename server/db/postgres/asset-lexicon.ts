@@ -1,4 +1,4 @@
-import { COLOUR_NAMES } from '../../domain/colour.ts';
+import { COLOUR_NAMES } from '../../domain/media/colour.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { TsWeight } from './fts-tsquery.ts';
 import { weightedTsvector } from './porter-tokens.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { orOf, quote, scoped } from '../../domain/lexical-words.ts';
-import { allWordsMatch } from '../../domain/lexical-words.ts';
+import { orOf, quote, scoped } from '../../domain/search/lexical-words.ts';
+import { allWordsMatch } from '../../domain/search/lexical-words.ts';
 import { ftsToTsquery, FtsSubsetError, type TsWeight } from './fts-tsquery.ts';
 import { porterTokens } from './porter-tokens.ts';
 

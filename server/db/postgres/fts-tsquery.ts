@@ -1,11 +1,11 @@
-import { FtsSubsetError, parseFtsSubset, type FtsNode } from '../../domain/fts-expression.ts';
+import { FtsSubsetError, parseFtsSubset, type FtsNode } from '../../domain/search/fts-expression.ts';
 import { fitsLexeme, porterTokens } from './porter-tokens.ts';
 
 export { FtsSubsetError };
 
 /**
- * Translation of the FTS5 MATCH expressions the lexical planner writes (domain/lexical.ts with
- * domain/lexical-words.ts `quote`, `orOf`, `scoped`; `allWordsMatch`) into
+ * Translation of the FTS5 MATCH expressions the lexical planner writes (domain/search/lexical.ts with
+ * domain/search/lexical-words.ts `quote`, `orOf`, `scoped`; `allWordsMatch`) into
  * PostgreSQL tsquery text, for an index whose tsvector holds `porterTokens` lexemes and one weight
  * letter per FTS5 column. The accepted subset, and nothing else:
  *

@@ -1,4 +1,4 @@
-import type { LexicalIndex } from '../../domain/lexical.ts';
+import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetFilters } from '../ports/asset-store.ts';
 import { ASSET_COLUMN_WEIGHTS, refreshStaleAssets } from './asset-lexicon.ts';
@@ -30,7 +30,7 @@ function rangeEnd(prefix: string): string {
 }
 
 /**
- * The `LexicalIndex` port (domain/lexical.ts) on PostgreSQL: the planner's FTS5 MATCH expressions become
+ * The `LexicalIndex` port (domain/search/lexical.ts) on PostgreSQL: the planner's FTS5 MATCH expressions become
  * tsqueries (fts-tsquery.ts) over `assets.lexical_vector` (asset-lexicon.ts, migration 0010: the stems
  * FTS5 would index, columns as weights), and the vocabulary is the workspace's `asset_terms`. The same
  * factory shape as SQLite's `createLexicalIndexes(db).assets(scope, filters)`.

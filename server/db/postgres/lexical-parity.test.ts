@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Thesaurus } from '../../domain/concepts.ts';
-import { LEXICAL_MATCH, runLexical, type LexicalOptions, type LexicalResult } from '../../domain/lexical.ts';
-import type { SynonymRule } from '../../domain/lexical-words.ts';
+import type { Thesaurus } from '../../domain/search/concepts.ts';
+import { LEXICAL_MATCH, runLexical, type LexicalOptions, type LexicalResult } from '../../domain/search/lexical.ts';
+import type { SynonymRule } from '../../domain/search/lexical-words.ts';
 import { loadWordnet } from '../../providers/wordnet.ts';
 import { createSqliteAssetStore } from '../asset-store.ts';
 import { contractAsset, CONTRACT_SCOPE } from '../contract/fixture.ts';
@@ -15,7 +15,7 @@ import type { AssetStore, NewAsset } from '../ports/asset-store.ts';
 import { createPgAssetStore } from './assets.ts';
 import { createPgLexicalIndexes } from './lexical-index.ts';
 
-// The lexical planner (domain/lexical.ts) unchanged on both backends: the same corpus in a SQLite file
+// The lexical planner (domain/search/lexical.ts) unchanged on both backends: the same corpus in a SQLite file
 // and a PostgreSQL schema, the same queries through `runLexical`, the same answers. Counts, sizes and
 // vocabularies agree, so relevance, provenance, corrections and expansions agree exactly; only the
 // order among equal relevance may differ (BM25 vs ts_rank_cd), so hits are compared as sets.

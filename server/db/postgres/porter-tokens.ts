@@ -2,11 +2,11 @@ import { stemmer } from 'stemmer';
 
 /**
  * The terms SQLite FTS5's `porter unicode61 remove_diacritics 2` tokenizer makes of a text, computed in
- * JavaScript so a PostgreSQL index can hold exactly the terms the lexical planner (domain/lexical.ts)
+ * JavaScript so a PostgreSQL index can hold exactly the terms the lexical planner (domain/search/lexical.ts)
  * reasons about: it stems query words with the same `stemmer` package and asks the index which stems
  * it holds (`known`, `vocabulary`).
  *
- * Splitting and folding are those of the planner's own query splitter (domain/fts-query.ts
+ * Splitting and folding are those of the planner's own query splitter (domain/search/fts-query.ts
  * `queryTerms`): NFKD, combining marks removed, lower case, runs of Unicode letters and digits. That is
  * unicode61 with remove_diacritics for the texts this library holds; it differs on compatibility
  * characters, which NFKD maps and unicode61 keeps ("ﬁsh" is "fish" here, "ﬁsh" in FTS5; "²" is "2").

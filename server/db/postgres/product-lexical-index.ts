@@ -1,4 +1,4 @@
-import type { LexicalIndex } from '../../domain/lexical.ts';
+import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { ProductFilters, StoreScope } from '../ports/product-store.ts';
 import { ftsToTsquery } from './fts-tsquery.ts';
 import type { PgPool } from './pool.ts';
@@ -23,7 +23,7 @@ function rangeEnd(prefix: string): string {
 }
 
 /**
- * The `LexicalIndex` port (domain/lexical.ts) of a store's products on PostgreSQL: the planner's FTS5
+ * The `LexicalIndex` port (domain/search/lexical.ts) of a store's products on PostgreSQL: the planner's FTS5
  * MATCH expressions become tsqueries (fts-tsquery.ts) over `products.lexical_vector` (product-lexicon.ts,
  * migration 0007: the stems FTS5 would index, columns as weights), and the vocabulary is the store's
  * `product_terms`. The same factory shape as SQLite's `createLexicalIndexes(db).products(scope, filters)`.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SynonymRule } from '../../domain/lexical-words.ts';
+import type { SynonymRule } from '../../domain/search/lexical-words.ts';
 import type { SynonymRow, SynonymStore } from '../ports/synonym-store.ts';
 import { isoOf, type PgPool } from './pool.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Query words as the FTS5 unicode61 tokenizer splits text (so user text never becomes FTS5 operators:
- * domain/lexical.ts quotes each word). Stop words are dropped unless the query is nothing but stop words.
+ * domain/search/lexical.ts quotes each word). Stop words are dropped unless the query is nothing but stop words.
  * FTS5 query grammar: https://www.sqlite.org/fts5.html#full_text_query_syntax
  */
 export const STOP_WORDS = new Set(

@@ -1,5 +1,5 @@
 /**
- * The dense part of the lexical planner (domain/lexical.ts), pure and over typed arrays: merging the
+ * The dense part of the lexical planner (domain/search/lexical.ts), pure and over typed arrays: merging the
  * candidate lists, marking which candidates each match group holds, and scoring every candidate into
  * `LexicalHits`. Kept apart from the planner's async function so that these loops run as small
  * functions V8 optimises on their own (inside the planner they ran several times slower).

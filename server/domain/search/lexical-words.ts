@@ -1,5 +1,5 @@
 /**
- * Query words for the lexical planner (domain/lexical.ts): splitting and FTS5 phrase syntax
+ * Query words for the lexical planner (domain/search/lexical.ts): splitting and FTS5 phrase syntax
  * (https://www.sqlite.org/fts5.html#full_text_query_syntax), operator synonym rules, spelling
  * corrections written back into the query, and the written form of a stem. Pure functions.
  */

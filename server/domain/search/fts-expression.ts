@@ -1,5 +1,5 @@
 /**
- * The FTS5 MATCH expressions the lexical planner writes (domain/lexical.ts with domain/lexical-words.ts
+ * The FTS5 MATCH expressions the lexical planner writes (domain/search/lexical.ts with domain/search/lexical-words.ts
  * `quote`, `orOf`, `scoped`; `allWordsMatch`), parsed into a tree that every lexical index other than
  * FTS5 itself evaluates (PostgreSQL tsquery, db/postgres/fts-tsquery.ts). The accepted subset, and nothing else:
  *

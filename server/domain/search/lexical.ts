@@ -8,7 +8,7 @@
  * - prefix (0.8): only the last word, only when it is no dictionary word and matches nothing exactly
  *   (an unfinished word: "flo" → flower), so "cat" never ranks "catalog";
  * - typo (0.8 for one edit, 0.7 for two): vocabulary terms within the typo budget of a word that
- *   matches nothing (domain/typo.ts);
+ *   matches nothing (domain/search/typo.ts);
  * - operator (0.9): the workspace's or store's synonym list, always applied;
  * - synonym (0.85) and hyponym (0.75) from WordNet, for words that match fewer than
  *   `WEAK_MATCHES` documents; hypernym (0.5) for words that match nothing else.

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../errors.ts';
 
 /**
  * Opaque, versioned, tamper-evident page cursors bound to the query that made them.

@@ -1,4 +1,4 @@
-import { cleanFileName } from '../../shared/schemas/common.ts';
+import { cleanFileName } from '../../../shared/schemas/common.ts';
 
 /**
  * Safe stored file names (issue 34): hosts and panels offer an asset's `name` for downloads, so a name

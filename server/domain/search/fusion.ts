@@ -3,8 +3,8 @@
  * (mode all) and list_products (hybrid).
  *
  * Both inputs are already calibrated to [0, 1] with 0.5 as the least a match has: lexical relevance
- * (domain/lexical.ts) and semantic relevance from the standard score under the space's null model
- * (domain/calibration.ts, capped at SEMANTIC_MAX = 0.74). The fused relevance is
+ * (domain/search/lexical.ts) and semantic relevance from the standard score under the space's null model
+ * (domain/search/calibration.ts, capped at SEMANTIC_MAX = 0.74). The fused relevance is
  * max(lexical, semantic) + 0.15 · min(lexical, semantic), capped at 1, so evidence from both sides
  * ranks a document above either side alone, while a complete lexical match (≥ 0.75) always ranks
  * above a meaning-only one: fusion never demotes a strong lexical match below a semantic-only hit.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MatchKind } from '../../shared/schemas/asset.ts';
+import type { MatchKind } from '../../../shared/schemas/asset.ts';
 import { appendMatchedBy, LexicalHits, packMatchedBy, Ranked, unpackMatchedBy } from './hit-lists.ts';
 import { stableDescending } from './stable-order.ts';
 

@@ -19,7 +19,7 @@
  * stronger evidence. The family counts at least `MIN_FAMILY` documents: in a small library the null
  * rests on few documents, so the test stays as strict as for 20. (Benjamini–Hochberg was tried:
  * with a null that underestimates topical neighbours it let a strong hit license weak ones.)
- * Near-duplicates (`similar`): cosine ≥ 0.9 on the visual descriptor (domain/colour.ts). Measured on
+ * Near-duplicates (`similar`): cosine ≥ 0.9 on the visual descriptor (domain/media/colour.ts). Measured on
  * the 21 decodable demo photos: copies resized to 300 or 800 px wide and re-encoded as JPEG q55/q80,
  * brightened 15% or converted to PNG score 0.85–1.0 (0.93+ for most), a 5%-per-side crop 0.84–0.93,
  * while different photos score at most 0.64 (median 0.37) — except the same print with text labels

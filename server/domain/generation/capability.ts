@@ -1,6 +1,6 @@
-import type { CapabilityEntry } from '../../shared/schemas/asset.ts';
-import { ServiceError } from '../errors.ts';
-import { defaultAspectRatio, defaultImageSize } from './image-size.ts';
+import type { CapabilityEntry } from '../../../shared/schemas/asset.ts';
+import { ServiceError } from '../../errors.ts';
+import { defaultAspectRatio, defaultImageSize } from '../media/image-size.ts';
 
 /** The request values that a capability entry constrains (spec §4.3, §4.4). */
 export interface CapabilityRequest {

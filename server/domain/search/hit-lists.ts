@@ -1,11 +1,11 @@
 /**
  * Ranked hit lists in parallel typed arrays (pure): the lexical planner's candidates (`LexicalHits`,
- * domain/lexical.ts) and the fused ranking of a query (`Ranked`, domain/fusion.ts). A ranked pass holds
- * hundreds of candidates and is kept per cursor snapshot (domain/ranked-cache.ts), while a page shows
+ * domain/search/lexical.ts) and the fused ranking of a query (`Ranked`, domain/search/fusion.ts). A ranked pass holds
+ * hundreds of candidates and is kept per cursor snapshot (domain/search/ranked-cache.ts), while a page shows
  * twenty: entries are objects only when read (`at`, `matchRange`, `suggestions`), so a pass costs a few
  * arrays instead of an object and a `matched_by` array per candidate.
  */
-import type { MatchKind } from '../../shared/schemas/asset.ts';
+import type { MatchKind } from '../../../shared/schemas/asset.ts';
 
 /** How a hit matched, as reported to the agent (shared/schemas `matched_by`, lexical part). */
 export type LexicalMatchedBy = 'text' | 'typo' | 'concept';
