@@ -66,6 +66,8 @@ export interface PanelHarness {
   client: TestClient;
   hosts: HostServers;
   page: Page;
+  /** the server's MCP endpoint, `http://127.0.0.1:<port>/mcp` */
+  mcpUrl: string;
   /** Play the host's part of one tool call: read the `ui://` resource, start the call, mount the View, send tool-input then tool-result. */
   open(
     router: string,
@@ -78,6 +80,8 @@ export interface PanelHarness {
   events(type?: string): Promise<HostEvent[]>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
   setContext(partial: Record<string, unknown>): Promise<void>;
+  /** From now on the host connects with this bearer credential (an OAuth access token) instead of the tenant's API key. */
+  authorize(bearer: string): Promise<void>;
   /** Stop the HTTP listener (the server is down: calls fail with "fetch failed"). */
   stopServer(): Promise<void>;
   /** Start it again on the same port; its sessions are gone (the next call of an old session gets 404). */
@@ -183,11 +187,10 @@ export const test = base.extend<
         ? await backend.library!
         : await createTenant(server.app.library.tenancy, `panel test ${testInfo.title}`);
     const mcpUrl = (): URL => new URL(`http://127.0.0.1:${backend.port}/mcp`);
+    let credential = tenant.api_key;
     const connect = async (ui: boolean): Promise<Client> => {
       const c = new Client({ name: 'atelier-test-host', version: '0' }, { capabilities: ui ? UI_CAPABILITIES : {} });
-      await c.connect(
-        new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { Authorization: `Bearer ${tenant.api_key}` } } }),
-      );
+      await c.connect(new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }));
       return c;
     };
     let ui = true;
@@ -250,6 +253,7 @@ export const test = base.extend<
       client,
       hosts,
       page,
+      mcpUrl: mcpUrl().href,
       async open(router, action, args, opts = {}) {
         if ((opts.noUiExtension ?? false) === ui) {
           ui = !opts.noUiExtension;
@@ -317,6 +321,12 @@ export const test = base.extend<
       },
       async setContext(partial) {
         await page.evaluate((c) => window.__host.setContext(c), partial);
+      },
+      async authorize(bearer) {
+        credential = bearer;
+        await sdk.close().catch(() => undefined);
+        sdk = await connect(ui);
+        tools = null;
       },
       async stopServer() {
         if (!backend.up) return;
