@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { SignJWT, decodeJwt, importJWK, type JWK } from 'jose';
 import type { HttpHandle } from '../../server/mcp/http.ts';
-import { createWorkspace } from '../../server/tenancy/admin.ts';
+import { createGrantKey, createTenant, createWorkspace } from '../../server/tenancy/admin.ts';
 import { backendEnv, demoFile, ON_PGLITE, REPO_ROOT, startTestServer, type TestServer } from '../mcp/harness.ts';
 import { CLI } from '../mcp/processes.ts';
 import { authorizeUrl, b64url, discover, mcpWith, register, signInAndConsent, statusWith, token, type Discovered } from './oauth-host.ts';
@@ -268,6 +268,73 @@ test.describe('OAuth remote connector (issue 37)', () => {
       'invalid_grant',
     );
     await mcp.close().catch(() => undefined);
+  });
+
+  test('the grants page: sign in, see the connector and its workspace, revoke it; CSRF and other tenants refused', async ({ page }) => {
+    const clientId = await register(d, redirectUri, 'OAuth test host');
+    const verifier = b64url(randomBytes(32));
+    const challenge = b64url(createHash('sha256').update(verifier).digest());
+    const signIn = await page.context().newPage();
+    const back = await signInAndConsent(signIn, authorizeUrl(d, clientId, redirectUri, challenge, 'g'), redirectUri, srv.tenant.api_key, [
+      'Test tenant',
+    ]);
+    await signIn.close();
+    const t = await token(d, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    expect(t.status).toBe(200);
+    const grantId = decodeJwt(t.json.access_token!).gid as string;
+    expect(await statusWith(http.mcpUrl, t.json.access_token!)).toBe(200);
+    // another tenant's grant, to aim at with this tenant's session
+    const other = await createTenant(srv.app.library.tenancy, 'Other tenant');
+    await createGrantKey(srv.app.library.tenancy, other.tenant_id, 'other-tenant-grant', 'Other host', [other.workspace_id]);
+
+    const grantsUrl = `${d.issuer}/grants`;
+    const first = await page.goto(grantsUrl);
+    expect(first!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    await page.getByLabel('Or an API key of your tenant').fill('atl_wrong');
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    await expect(page.getByRole('alert')).toHaveText('That API key is not valid.');
+    await page.getByLabel('Or an API key of your tenant').fill(srv.tenant.api_key);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    const row = page.locator(`tr[data-grant-id="${grantId}"]`);
+    await expect(row).toContainText('OAuth test host');
+    await expect(row).toContainText('Test tenant');
+    await expect(page.locator('tr[data-grant-id="other-tenant-grant"]')).toHaveCount(0);
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'atelier_grants')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/oauth/grants' });
+    const cookieHeader = (await page.context().cookies())
+      .filter((c) => c.path.startsWith('/oauth/grants'))
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
+    const postRevoke = (id: string, headers: Record<string, string>) =>
+      fetch(`${grantsUrl}/${id}/revoke`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      });
+    // a cross-site form post with the session is refused, and so is one without a session
+    expect(
+      (await postRevoke(grantId, { cookie: cookieHeader, origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' })).status,
+    ).toBe(403);
+    expect((await postRevoke(grantId, {})).status).toBe(401);
+    // another tenant's grant is not found with this session, and stays live
+    expect((await postRevoke('other-tenant-grant', { cookie: cookieHeader })).status).toBe(404);
+    expect((await srv.app.library.tenancy.operator.keyById('other-tenant-grant'))!.revoked_at).toBeNull();
+    expect(await statusWith(http.mcpUrl, t.json.access_token!)).toBe(200);
+
+    await row.getByRole('button', { name: 'Revoke OAuth test host' }).click();
+    await expect(row).toContainText('revoked');
+    expect(await statusWith(http.mcpUrl, t.json.access_token!)).toBe(401);
+    expect((await token(d, { grant_type: 'refresh_token', refresh_token: t.json.refresh_token!, client_id: clientId })).json.error).toBe(
+      'invalid_grant',
+    );
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page.getByLabel('Or an API key of your tenant')).toBeVisible();
   });
 
   // last: it spends this address's token-request budget for the minute

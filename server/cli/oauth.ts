@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { boot } from '../main.ts';
+import { listGrants, revokeGrant } from '../oauth/grants.ts';
 import { rotateSigningKeys } from '../oauth/keys.ts';
 import { hashPassword } from '../oauth/passwords.ts';
 import type { CliKit } from './catalog.ts';
@@ -68,17 +69,7 @@ export function registerOAuthCommands(program: Command, kit: CliKit): void {
     .option('--json', 'print {"grants":[{"grant_id","client","workspace_ids","created_at","revoked_at"}]}')
     .action(async (o: { tenant: string; json?: boolean }) => {
       const { app } = await boot();
-      const t = app.library.tenancy;
-      const rows = (await t.allKeysOfTenant(o.tenant)).filter((k) => k.prefix === 'oauth');
-      const out = [];
-      for (const k of rows)
-        out.push({
-          grant_id: k.id,
-          client: k.name.replace(/^oauth: /, ''),
-          workspace_ids: await t.grantsOfKey(k.id),
-          created_at: k.created_at,
-          revoked_at: k.revoked_at,
-        });
+      const out = await listGrants(app.library.tenancy, o.tenant);
       await app.close();
       kit.emit(
         !!o.json,
@@ -94,13 +85,10 @@ export function registerOAuthCommands(program: Command, kit: CliKit): void {
     .option('--json', 'print {"grant_id","revoked"}')
     .action(async (grantId: string, o: { json?: boolean }) => {
       const { app } = await boot();
-      const row = await app.library.tenancy.operator.keyById(grantId);
-      if (!row || row.prefix !== 'oauth') kit.fail(`grant ${grantId} does not exist`);
-      const revoked = await app.library.tenancy.revokeKey(row.tenant_id, grantId, new Date().toISOString());
-      // the authorization server's side: the grant and every code and refresh token of it
-      await app.stores.oauth.revokeByGrantId(grantId);
-      await app.stores.oauth.destroy('Grant', grantId);
+      const outcome = await revokeGrant(app.library.tenancy, app.stores.oauth, grantId);
       await app.close();
+      if (outcome === 'not_found') kit.fail(`grant ${grantId} does not exist`);
+      const revoked = outcome === 'revoked';
       kit.emit(!!o.json, { grant_id: grantId, revoked }, revoked ? `revoked ${grantId}` : `${grantId} was already revoked`);
     });
 }

@@ -3,10 +3,10 @@ import type Provider from 'oidc-provider';
 import type { OAuthStore } from '../db/ports/oauth-store.ts';
 import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { Logger } from '../log.ts';
-import { authenticate, createGrantKey } from '../tenancy/admin.ts';
+import { createGrantKey } from '../tenancy/admin.ts';
 import type { SignInLimits } from './limits.ts';
 import { consentPage, loginPage, sendPage } from './pages.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { operatorSignIn, type SignInForm } from './sign-in.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -15,7 +15,7 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
  * its `_interaction` cookie (SameSite=Lax, so a cross-site POST arrives without it and `interactionDetails`
  * refuses); a POST whose Origin (or Sec-Fetch-Site) says another site is refused before that.
  */
-function sameOrigin(req: Request): boolean {
+export function sameOrigin(req: Request): boolean {
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return false;
   const origin = req.headers.origin;
@@ -40,9 +40,8 @@ export function interactionsRouter(
   deps: { tenancy: TenancyStore; oauth: OAuthStore; limits: SignInLimits },
   log: Logger,
 ): Router {
-  const { tenancy, limits } = deps;
-  // an unknown name is checked against this hash, so it takes as long as a wrong password
-  let dummy: Promise<string> | null = null;
+  const { tenancy } = deps;
+  const signIn = operatorSignIn(deps, log);
   const r = express.Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
 
@@ -85,31 +84,10 @@ export function interactionsRouter(
       if (!sameOrigin(req)) return void res.status(403).type('text').send('cross-site form submission refused');
       const d = await provider().interactionDetails(req, res);
       if (d.prompt.name !== 'login') throw new Error('not a login prompt');
-      const body = (req.body ?? {}) as { api_key?: unknown; name?: unknown; password?: unknown };
-      const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-      const name = str(body.name).trim() || null;
       const address = req.socket.remoteAddress ?? 'unknown';
-      const lockedS = await limits.lockedFor(name, address);
-      const who = { account: name, remote: address, client_id: d.params.client_id };
-      if (lockedS > 0) {
-        log.warn({ reason: 'locked', ...who }, 'oauth sign-in refused: too many failures');
-        return render(req, res, d, `Too many failed sign-ins. Try again in ${Math.ceil(lockedS / 60)} minutes.`, 429);
-      }
-      let tenantId: string | null;
-      if (name) {
-        const op = await deps.oauth.operatorByName(name);
-        const ok = await verifyPassword(str(body.password), op?.password_hash ?? (await (dummy ??= hashPassword('unused'))));
-        tenantId = op && ok ? op.tenant_id : null;
-      } else {
-        const key = str(body.api_key);
-        tenantId = key ? ((await authenticate(tenancy, key))?.tenantId ?? null) : null;
-      }
-      if (!tenantId) {
-        await limits.failed(name, address);
-        log.warn({ reason: name ? 'wrong_password' : 'unknown_key', ...who }, 'oauth sign-in failed');
-        return render(req, res, d, name ? 'Wrong user name or password.' : 'That API key is not valid.', 401);
-      }
-      if (name) await limits.succeeded(name);
+      const r = await signIn.signIn((req.body ?? {}) as SignInForm, address, { client_id: d.params.client_id });
+      if (!('tenantId' in r)) return render(req, res, d, r.message, r.status);
+      const tenantId = r.tenantId;
       await provider().interactionFinished(req, res, { login: { accountId: tenantId } }, { mergeWithLastSubmission: false });
     }),
   );

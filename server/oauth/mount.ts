@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
 import type { Logger } from '../log.ts';
+import { grantsPageRouter } from './grants-page.ts';
 import { interactionsRouter } from './interactions.ts';
 import { cookieKeys, publicKeys, signingKeys } from './keys.ts';
 import { signInLimits } from './limits.ts';
@@ -33,6 +34,7 @@ export function oauthMount(app: App, log: Logger): OAuthMount {
   let provider: Provider | null = null;
   let rs: ResourceServer | null = null;
   let issuer: string | null = null;
+  let pageKeys: string[] | null = null;
   const plog = log.child({ mod: 'oauth' });
   const r = express.Router();
   r.use(
@@ -70,6 +72,11 @@ export function oauthMount(app: App, log: Logger): OAuthMount {
     ready,
     interactionsRouter(() => provider!, { tenancy: app.library.tenancy, oauth: app.stores.oauth, limits }, plog),
   );
+  r.use(
+    OAUTH_PATH,
+    ready,
+    grantsPageRouter(() => pageKeys, { tenancy: app.library.tenancy, oauth: app.stores.oauth, limits }, plog),
+  );
   r.use(OAUTH_PATH, ready, (req, res) => void provider!.callback()(req, res));
   return {
     router: r,
@@ -84,7 +91,7 @@ export function oauthMount(app: App, log: Logger): OAuthMount {
         resource: rs.resource,
         store,
         jwks,
-        cookieKeys: await cookieKeys(store),
+        cookieKeys: (pageKeys = await cookieKeys(store)),
         accessTokenTtlS: app.config.env.ATELIER_OAUTH_ACCESS_TOKEN_TTL_S,
         refreshTokenTtlS: app.config.env.ATELIER_OAUTH_REFRESH_TOKEN_TTL_S,
         proxy: Boolean(app.config.env.ATELIER_PUBLIC_URL),
