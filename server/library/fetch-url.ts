@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import { Agent, fetch as undiciFetch, request } from 'undici';
 import { fetchFailedError, ServiceError, type FetchFailure } from '../errors.ts';
 
 export interface FetchPolicy {
@@ -152,6 +152,23 @@ function guardedAgent(allowPrivate: boolean): Agent {
       },
     },
   });
+}
+
+/**
+ * A WHATWG `fetch` with the URL import's address rule (for fetches the server makes on a caller's behalf that
+ * are not imports, e.g. OAuth Client ID Metadata Documents): private, loopback and link-local targets are
+ * refused, both as IP literals and after DNS (the guarded agent), unless `allowPrivate`.
+ * @throws TypeError "fetch failed" (as fetch does) with `cause.code` `EPRIVATE` for a refused address
+ */
+export function guardedFetch(allowPrivate: boolean): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  const dispatcher = guardedAgent(allowPrivate);
+  return async (url, init) => {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (net.isIP(host) && !allowPrivate && isPrivateAddress(host))
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error(`blocked private address ${host}`), { code: 'EPRIVATE' }) });
+    const { dispatcher: _theirs, ...rest } = (init ?? {}) as RequestInit & { dispatcher?: unknown };
+    return (await undiciFetch(url, { ...(rest as Parameters<typeof undiciFetch>[1]), dispatcher })) as unknown as Response;
+  };
 }
 
 /**

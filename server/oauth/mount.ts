@@ -2,6 +2,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
+import { guardedFetch } from '../library/fetch-url.ts';
 import type { Logger } from '../log.ts';
 import { grantsPageRouter } from './grants-page.ts';
 import { interactionsRouter } from './interactions.ts';
@@ -95,6 +96,7 @@ export function oauthMount(app: App, log: Logger): OAuthMount {
         accessTokenTtlS: app.config.env.ATELIER_OAUTH_ACCESS_TOKEN_TTL_S,
         refreshTokenTtlS: app.config.env.ATELIER_OAUTH_REFRESH_TOKEN_TTL_S,
         proxy: Boolean(app.config.env.ATELIER_PUBLIC_URL),
+        fetch: guardedFetch(app.config.env.ATELIER_ALLOW_PRIVATE_URLS),
         onGrantDestroyed: async (grantId) => {
           const row = await app.library.tenancy.operator.keyById(grantId);
           if (row?.prefix === 'oauth' && (await app.library.tenancy.revokeKey(row.tenant_id, grantId, new Date().toISOString())))

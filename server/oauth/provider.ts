@@ -23,6 +23,11 @@ export interface ProviderOptions {
   onGrantDestroyed(grantId: string): Promise<void>;
   /** trust X-Forwarded-Proto/Host (behind a TLS-terminating proxy, ATELIER_PUBLIC_URL set) */
   proxy: boolean;
+  /**
+   * the fetch of Client ID Metadata Documents: the URL import's guarded fetch (library/fetch-url.ts), so
+   * ATELIER_ALLOW_PRIVATE_URLS governs both; oidc-provider's own special-use-address guard is the same rule
+   */
+  fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
 /**
@@ -40,6 +45,7 @@ export function createProvider(o: ProviderOptions): Provider {
   const mountPath = new URL(o.issuer).pathname.replace(/\/+$/, '');
   const configuration: Configuration = {
     adapter: adapterFactory(o.store, (grantId) => o.onGrantDestroyed(grantId)),
+    fetch: (url, options) => o.fetch(url instanceof Request ? url.url : url, options),
     jwks: { keys: o.jwks },
     cookies: {
       keys: o.cookieKeys,
