@@ -63,12 +63,12 @@ export const EnvSchema = z.object({
   ATELIER_VECTOR_MEMORY_BYTES: int(1024 * 1024, 2 ** 46)
     .default(DEFAULT_PARTITION_BUDGET_BYTES)
     .describe(
-      "bound of the in-memory search partitions of one process (SQLite: each searched workspace's asset vectors, as int8 + float32 copies, and result cards; each store's product vectors), bytes (default 1 GiB; ≈ 77 MB per 100,000 vectors of 100 dimensions, ≈ 1.0 GB per 100,000 of 1,536, ≈ 45 MB per 100,000 result cards); beyond it the least recently searched are dropped and reload from the database on their next search",
+      "bound of the in-memory search partitions of one process (SQLite: each searched workspace's asset vectors, as int8 + float32 copies; each store's product vectors), bytes (default 1 GiB; ≈ 77 MB per 100,000 vectors of 100 dimensions, ≈ 1.0 GB per 100,000 of 1,536); beyond it the least recently searched are dropped and reload from the database on their next search",
     ),
   ATELIER_SEARCH_WARM_MS: int(0, 10 * 60_000)
     .default(20_000)
     .describe(
-      'before a server takes requests it loads what the first searches would (WordNet, the local embedder, the result cards and vectors of the most recently written workspaces, the vectors of the most recently written stores) until this much time has passed, ms (0: off, searches load on first use)',
+      'before a server takes requests it loads what the first searches would (WordNet, the local embedder, the vectors of the most recently written workspaces, the vectors of the most recently written stores) until this much time has passed, ms (0: off, searches load on first use)',
     ),
   ATELIER_ALLOW_PRIVATE_URLS: bool.default(false).describe('allow URL imports from private/loopback addresses (tests only)'),
   ATELIER_MAX_IMPORT_BYTES: int(1024, 1024 * 1024 * 1024)

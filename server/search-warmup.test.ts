@@ -82,7 +82,6 @@ describe('search warm-up before serving', () => {
     expect(report.thesaurus).toBe(true);
     expect(wordnetLoads).toBe(1);
     expect(report.embedder).toBe(true);
-    expect(report.cards).toBe(2);
     expect(report.workspaces).toBe(2);
     // both workspaces' partitions are in memory: the first semantic search of each loads nothing
     expect(l.budget.partitions).toBe(2);
@@ -96,7 +95,7 @@ describe('search warm-up before serving', () => {
   it('loads nothing with no budget, and stops starting steps once the budget is spent', async () => {
     const l = await library();
     const off = await warmSearch({ assets: l.assets, vectors: l.search, localEmbedder: l.embedder }, 0, createLogger('silent'));
-    expect(off).toMatchObject({ embedder: false, thesaurus: false, cards: 0, workspaces: 0 });
+    expect(off).toMatchObject({ embedder: false, thesaurus: false, workspaces: 0 });
     expect(l.budget.partitions).toBe(0);
     // a budget spent by the first step: WordNet loads, no workspace is started
     const slow = async () => {
@@ -109,7 +108,7 @@ describe('search warm-up before serving', () => {
       10,
       createLogger('silent'),
     );
-    expect(short).toMatchObject({ thesaurus: true, embedder: false, cards: 0, workspaces: 0 });
+    expect(short).toMatchObject({ thesaurus: true, embedder: false, workspaces: 0 });
     expect(l.budget.partitions).toBe(0);
   });
 

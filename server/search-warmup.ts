@@ -13,8 +13,6 @@ export interface WarmReport {
   embedder: boolean;
   /** WordNet (concept expansion) was loaded */
   thesaurus: boolean;
-  /** workspaces whose result cards were loaded (held in memory: SQLite) */
-  cards: number;
   /** workspaces whose text vectors and null model were loaded */
   workspaces: number;
   /** stores whose product vectors and null model were loaded */
@@ -25,7 +23,7 @@ export interface WarmReport {
 
 /**
  * Load, before a server takes requests, what the first searches of a process would otherwise load
- * while an agent waits: WordNet, the local embedder's word vectors, the result cards (SQLite: about 0.6 s per 100,000 assets),
+ * while an agent waits: WordNet, the local embedder's word vectors,
  * text-vector partitions and stored null models of the most recently written workspaces (about 2.3 s per
  * 100,000 vectors), then the product vectors and null models of the most recently written stores,
  * newest first, until `budgetMs` has passed (a step under way
@@ -36,7 +34,7 @@ export interface WarmReport {
  */
 export async function warmSearch(
   d: {
-    assets: Pick<AssetStore, 'recentScopes' | 'warmCards'>;
+    assets: Pick<AssetStore, 'recentScopes'>;
     vectors: AssetVectorSearch | null;
     /** the embedder to load when it is local (null: none, or one behind an API that needs no loading) */
     localEmbedder: TextEmbedder | null;
@@ -49,7 +47,7 @@ export async function warmSearch(
   log: Logger,
 ): Promise<WarmReport> {
   const t0 = performance.now();
-  const report: WarmReport = { embedder: false, thesaurus: false, cards: 0, workspaces: 0, stores: 0, ms: 0 };
+  const report: WarmReport = { embedder: false, thesaurus: false, workspaces: 0, stores: 0, ms: 0 };
   if (budgetMs <= 0) return report;
   const left = (): boolean => performance.now() - t0 < budgetMs;
   try {
@@ -58,10 +56,9 @@ export async function warmSearch(
       await d.localEmbedder.embed(['warm up']);
       report.embedder = true;
     }
-    if (d.assets.warmCards || d.vectors?.warm)
+    if (d.vectors?.warm)
       for (const scope of await d.assets.recentScopes(WARM_WORKSPACES)) {
         if (!left()) break;
-        if (d.assets.warmCards && (await d.assets.warmCards(scope)) > 0) report.cards++;
         if (d.vectors?.warm && (await d.vectors.warm(scope))) report.workspaces++;
       }
     if (d.catalog && left())

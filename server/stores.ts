@@ -92,10 +92,9 @@ export interface Stores {
 /**
  * The SQLite stores over one connection (migrations run on open). One `LexicalIndexes`, one set of
  * product queries and one vector query set are shared, so their in-memory partitions and vocabularies
- * stay in step with the writes; the asset and product vector partitions and the asset result cards
- * (db/asset-card-partitions.ts) share one memory bound.
+ * stay in step with the writes; the asset and product vector partitions share one memory bound.
  * @param dbPath the database file (`:memory:` for a throwaway database)
- * @param o.vectorMemoryBytes bound of the in-memory vector and card partitions together, bytes (default
+ * @param o.vectorMemoryBytes bound of the in-memory vector partitions together, bytes (default
  *   DEFAULT_PARTITION_BUDGET_BYTES; the least recently searched are dropped beyond it and reload on use)
  */
 export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorMemoryBytes?: number } = {}): Stores {
@@ -108,7 +107,7 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
     sqlite: db,
     pg: null,
     tenancy: createSqliteTenancyStore(db),
-    assets: createSqliteAssetStore(db, budget),
+    assets: createSqliteAssetStore(db),
     lexical,
     synonyms: createSqliteSynonymStore(db),
     facets: createSqliteAssetFacetStore(db),

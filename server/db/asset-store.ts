@@ -1,25 +1,19 @@
 import type { Database } from 'better-sqlite3';
-import { PartitionBudget } from '../vector-scan/partition-budget.ts';
-import { createAssetCardPartitions } from './asset-card-partitions.ts';
 import { createAssetQueries } from './assets.ts';
 import { creditSettlement } from './credits.ts';
 import { newAssetBytes, type AssetStore } from './ports/asset-store.ts';
 import { enforceQuota } from './ports/storage-quota.ts';
 import { storageUsageQuery } from './storage-usage.ts';
-import { createSearchChanges } from './search-changes.ts';
 
 /**
  * The SQLite `AssetStore`: an adapter over the synchronous queries of server/db/assets.ts (tables of
  * migrations 0001, 0022, 0045, 0046), which it does not change. better-sqlite3 is synchronous: each
- * method does its work before it returns its promise. Result cards come from the workspace's cards held
- * in memory (db/asset-card-partitions.ts), counted against `budget`.
- * @param budget the process's partition memory bound (default: one of its own)
+ * method does its work before it returns its promise.
  */
-export function createSqliteAssetStore(db: Database, budget: PartitionBudget = new PartitionBudget()): AssetStore {
+export function createSqliteAssetStore(db: Database): AssetStore {
   const q = createAssetQueries(db);
   const settle = creditSettlement(db);
   const usage = storageUsageQuery(db);
-  const cards = createAssetCardPartitions(db, createSearchChanges(db), budget);
   return {
     insert: async (a, o) => {
       const h = o?.settle;
@@ -47,11 +41,10 @@ export function createSqliteAssetStore(db: Database, budget: PartitionBudget = n
     maxSeq: async (scope) => q.maxSeq(scope),
     recentScopes: async (limit) => q.recentScopes(limit),
     bySeqs: async (scope, seqs) => q.bySeqs(scope, seqs),
-    cardsBySeqs: async (scope, seqs, head) => (seqs.length === 0 ? [] : (cards.cards(scope, seqs, head) ?? q.cardsBySeqs(scope, seqs))),
+    cardsBySeqs: async (scope, seqs) => (seqs.length === 0 ? [] : q.cardsBySeqs(scope, seqs)),
     changeHead: async () => q.changeHead(),
     searchSnapshot: async (scope) => q.searchSnapshot(scope),
     enrichmentBacklog: async (scope) => q.enrichmentBacklog(scope),
-    warmCards: async (scope) => cards.warm(scope),
     browse: async (scope, f, offset, limit) => q.browse(scope, f, offset, limit),
   };
 }

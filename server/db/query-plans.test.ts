@@ -1,15 +1,12 @@
 import type { Database } from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../tenancy/admin.ts';
-import { PartitionBudget } from '../vector-scan/partition-budget.ts';
-import { createAssetCardPartitions } from './asset-card-partitions.ts';
 import { createAssetFacetQueries } from './asset-facets.ts';
 import { syntheticAsset } from './synthetic-asset.ts';
 import { createAssetQueries } from './assets.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
-import { createSearchChanges } from './search-changes.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 import { createVectorQueries } from './vectors.ts';
 import { syntheticProduct } from './synthetic-product.ts';
@@ -57,8 +54,6 @@ describe('query plans of the hot search paths', () => {
     assets.cardsBySeqs(scope, [1, 2, 3]);
     assets.changeHead();
     assets.searchSnapshot(scope);
-    const cards = createAssetCardPartitions(db, createSearchChanges(db), new PartitionBudget());
-    cards.cards(scope, [1, 2, 3]);
     assets.updateMetadata(scope, 1, {
       name: 'n.png',
       name_words: 'n',
@@ -69,7 +64,6 @@ describe('query plans of the hot search paths', () => {
       subtype: null,
       user_fields: [],
     });
-    cards.cards(scope, [1]);
     vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
     // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
     const u = await createTenant(tenancy, 'u');
@@ -158,15 +152,11 @@ describe('query plans of the hot search paths', () => {
     noTableScan(products);
   });
 
-  it('loads the result cards held in memory by the workspace index, and a changed card by rowid', () => {
-    const load = plan(
-      (s) => s.startsWith('SELECT a.seq, a.id, a.kind,') && s.endsWith('FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?'),
-    );
-    expect(load[0]).toMatch(/^SEARCH a USING INDEX assets_scope_(seq|created) \(tenant_id=\? AND workspace_id=\?\)/);
-    noTableScan(load);
-    const one = plan((s) => s.startsWith('SELECT a.seq, a.id, a.kind,') && s.includes('WHERE a.seq = ? AND a.tenant_id = ?'));
-    expect(one[0]).toMatch(/^SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
-    noTableScan(one);
+  it('reads a result page of cards by rowid, with its thumbnail from the renditions primary key', () => {
+    const cards = plan((s) => s.startsWith('SELECT a.seq, a.id, a.kind,') && s.includes('WHERE a.seq IN ('));
+    expect(cards[0]).toMatch(/^SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(cards.join(' | ')).toMatch(/SEARCH r USING (PRIMARY KEY|INDEX)/);
+    noTableScan(cards);
   });
 
   it('drives asset lexical search and counts from the FTS5 match, one primary-key lookup per hit', () => {

@@ -269,7 +269,7 @@ export async function searchAssets(
   // hydration: the page's cards (with their thumbnails) in one query
   const shown = [...pageRows.map((p) => p.seq), ...suggestions.map((s) => s.seq)];
   // with the index state: how much of the workspace enrichment has yet to analyse (one indexed count)
-  const [shownCards, backlog] = await Promise.all([assets.cardsBySeqs(scope, shown, head), assets.enrichmentBacklog(scope)]);
+  const [shownCards, backlog] = await Promise.all([assets.cardsBySeqs(scope, shown), assets.enrichmentBacklog(scope)]);
   const cards = new Map(shownCards.map((c) => [c.seq, c]));
   const present = (p: { seq: number; relevance: number | null; matchedBy: Fused['matchedBy'] | null }) => {
     const card = cards.get(p.seq);

@@ -19,8 +19,7 @@ interface Entry {
 
 /**
  * A memory bound shared by every in-memory search partition of a process (the asset vector partitions
- * of db/asset-vector-index.ts, the product partitions of db/product-vector-index.ts and the result cards
- * of db/asset-card-partitions.ts, each held in a `PartitionMap`): when the partitions hold more than `maxBytes` together, the least recently used
+ * of db/asset-vector-index.ts and the product partitions of db/product-vector-index.ts, each held in a `PartitionMap`): when the partitions hold more than `maxBytes` together, the least recently used
  * ones are dropped from their maps (they load again from the database on their next use, as on their
  * first). The partition just used is never dropped, so one larger than the whole budget still serves
  * its searches (alone). Sizes are re-read at every use, so a partition that grew by replayed writes is

@@ -109,10 +109,8 @@ export interface AssetStore {
   /**
    * Cards (what a search result shows: `AssetCard`) by seq, scoped, in the order given (missing and
    * foreign seqs dropped).
-   * @param head the change-log head the caller read for this request (`searchSnapshot`): a store holding
-   *   cards in memory brings them up to it without reading the log again
    */
-  cardsBySeqs(scope: Scope, seqs: number[], head?: number): Promise<AssetCard[]>;
+  cardsBySeqs(scope: Scope, seqs: number[]): Promise<AssetCard[]>;
   /** Highest id of the search change log: grows with every insert, update and delete of an asset. */
   changeHead(): Promise<number>;
   /**
@@ -125,12 +123,6 @@ export interface AssetStore {
   enrichmentBacklog(scope: Scope): Promise<{ pending: number; total: number }>;
   /** `maxSeq` and `changeHead` in one read: what a new result set starts from. */
   searchSnapshot(scope: Scope): Promise<{ maxSeq: number; changeHead: number }>;
-  /**
-   * Load now what the workspace's first result page would read, in a store that holds result cards in
-   * memory (SQLite: db/asset-card-partitions.ts); absent in one that reads them per page.
-   * @returns cards held for the workspace
-   */
-  warmCards?(scope: Scope): Promise<number>;
   /** Browse newest first (created_at, then seq, descending) under filters. @returns one page and the total under the filters */
   browse(scope: Scope, f: AssetFilters, offset: number, limit: number): Promise<{ rows: AssetRow[]; total: number }>;
 }
