@@ -6,7 +6,9 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { createHash } from 'node:crypto';
 import { demoFile } from '../e2e/mcp/harness.ts';
+import { chunkCount, chunkRange } from '../shared/upload-chunks.ts';
 
 export interface LoadPlan {
   mcpUrl: string;
@@ -78,6 +80,28 @@ function uniqueJpeg(bytes: Buffer, tag: string): Buffer {
 
 type Call = (name: string, action: string, args: Record<string, unknown>) => Promise<CallToolResult>;
 
+/** Bytes whose base64 fits one request under the server's default body cap (1 MiB) with room for the envelope. */
+const INLINE_MAX_BYTES = 700 * 1024;
+
+/**
+ * Import `bytes` as an agent would: inline `data` when they fit one request, else through the chunked
+ * upload (svc_asset_upload_app begin, every chunk, complete — which imports). @returns the last call's result
+ */
+async function importBytes(call: Call, bytes: Buffer, filename: string): Promise<CallToolResult> {
+  if (bytes.length <= INLINE_MAX_BYTES)
+    return call('svc_asset_import', 'import', { data: bytes.toString('base64'), mime_type: 'image/jpeg', filename });
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const begun = await call('svc_asset_upload_app', 'begin', { filename, size_bytes: bytes.length, sha256 });
+  if (begun.isError) return begun;
+  const { upload_id, chunk_size_bytes } = begun.structuredContent as { upload_id: string; chunk_size_bytes: number };
+  for (let i = 0; i < chunkCount(bytes.length, chunk_size_bytes); i++) {
+    const { start, end } = chunkRange(bytes.length, chunk_size_bytes, i);
+    const r = await call('svc_asset_upload_app', 'chunk', { upload_id, index: i, data: bytes.subarray(start, end).toString('base64') });
+    if (r.isError) return r;
+  }
+  return call('svc_asset_upload_app', 'complete', { upload_id });
+}
+
 async function run(plan: LoadPlan): Promise<LoadResult> {
   const cpu0 = process.cpuUsage();
   const clients: Client[] = [];
@@ -142,13 +166,13 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   };
   const importer = async (call: Call, who: number): Promise<void> => {
     for (let n = 0; browsing; n++) {
-      const data = uniqueJpeg(demoFile(IMPORT_FILES[(who + n) % IMPORT_FILES.length]!), `${who}-${n}`).toString('base64');
+      const bytes = uniqueJpeg(demoFile(IMPORT_FILES[(who + n) % IMPORT_FILES.length]!), `${who}-${n}`);
       for (;;) {
         importsInFlight++;
         const t = performance.now();
         let res: CallToolResult | null = null;
         try {
-          res = await call('svc_asset_import', 'import', { data, mime_type: 'image/jpeg', filename: `load-${who}-${n}.jpg` });
+          res = await importBytes(call, bytes, `load-${who}-${n}.jpg`);
         } catch (e) {
           errors.push(`import: ${(e as Error).message}`);
         } finally {
