@@ -13,6 +13,9 @@ import { assetFtsTable, productFtsTable, type FtsTable } from './lexical-tables.
  */
 export const COUNT_CAP = 2000;
 
+/** Stems remembered per vocabulary table between writes (the `known` memo) before it starts over. */
+const VOCAB_MEMO_MAX = 50_000;
+
 /** Smallest string greater than every string starting with `prefix` (for an FTS5 vocabulary range). */
 function rangeEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
@@ -40,6 +43,13 @@ export function createLexicalIndexes(db: Database) {
 
   /** Scope sizes by scope, snapshot and database change counter (a count over the scope's index otherwise). */
   const sizes = new Map<string, { key: string; n: number }>();
+  /**
+   * Per vocabulary table, which stems are in it and which are not, as of one database state (`key`): the
+   * planner asks this for every WordNet neighbour of every query word, and each fts5vocab lookup walks the
+   * term's doclist in every segment, so repeated queries between writes ask the vocabulary nothing.
+   * Emptied when the state moves; bounded by VOCAB_MEMO_MAX stems.
+   */
+  const vocabMemo = new Map<string, { key: string; held: Set<string>; absent: Set<string> }>();
 
   /** @param head the change-log head the caller read for this request (read again where needed when absent) */
   const port = (t: FtsTable, head?: number): LexicalIndex => {
@@ -200,10 +210,18 @@ export function createLexicalIndexes(db: Database) {
       },
       async known(stems) {
         if (stems.length === 0) return new Set();
-        const held = prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`)
-          .pluck()
-          .all(JSON.stringify(stems)) as string[];
-        return new Set(held);
+        const key = changed();
+        let memo = vocabMemo.get(t.vocab);
+        if (!memo || memo.key !== key || memo.held.size + memo.absent.size > VOCAB_MEMO_MAX)
+          vocabMemo.set(t.vocab, (memo = { key, held: new Set(), absent: new Set() }));
+        const ask = stems.filter((x) => !memo.held.has(x) && !memo.absent.has(x));
+        if (ask.length) {
+          const held = new Set(
+            prep(`SELECT term FROM ${t.vocab} WHERE term IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(ask)) as string[],
+          );
+          for (const x of ask) (held.has(x) ? memo.held : memo.absent).add(x);
+        }
+        return new Set(stems.filter((x) => memo.held.has(x)));
       },
       async sampleText(match) {
         const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(
