@@ -10,6 +10,7 @@ import { createSqliteOAuthStore } from './db/oauth-store.ts';
 import { createJobQueue } from './db/enrichment-jobs.ts';
 import { createLexicalIndexes } from './db/lexical-index.ts';
 import { createPickerQueries } from './db/pickers.ts';
+import { createToolTaskQueries } from './db/tool-tasks.ts';
 import type { AssetEnrichmentStore } from './db/ports/asset-enrichment-store.ts';
 import type { AssetFacetStore } from './db/ports/asset-facet-store.ts';
 import type { AssetStore } from './db/ports/asset-store.ts';
@@ -22,6 +23,7 @@ import type { ProductFilters, ProductStore, StoreScope } from './db/ports/produc
 import type { ProductVectorStore } from './db/ports/product-vectors.ts';
 import type { SynonymStore } from './db/ports/synonym-store.ts';
 import type { TenancyStore } from './db/ports/tenancy-store.ts';
+import type { ToolTaskStore } from './db/ports/tool-task-store.ts';
 import type { UploadStore } from './db/ports/upload-store.ts';
 import type { VectorStore } from './db/ports/vector-store.ts';
 import { createPgAssetEnrichmentStore } from './db/postgres/asset-enrichment.ts';
@@ -40,6 +42,7 @@ import { createPgProductVectors } from './db/postgres/product-vectors.ts';
 import { createPgProductStore } from './db/postgres/products.ts';
 import { createPgSynonymStore } from './db/postgres/synonyms.ts';
 import { createPgTenancyStore } from './db/postgres/tenancy.ts';
+import { createPgToolTaskStore } from './db/postgres/tool-tasks.ts';
 import { createPgUploadStore } from './db/postgres/uploads.ts';
 import { createPgVectorStore } from './db/postgres/vector-store.ts';
 import { createSqliteProductStore, createSqliteProductVectors } from './db/product-store.ts';
@@ -80,6 +83,8 @@ export interface Stores {
   jobs: JobQueue;
   uploads: UploadStore;
   pickers: PickerStore;
+  /** tool calls run as MCP tasks (server/mcp/tasks.ts) */
+  toolTasks: ToolTaskStore;
   credits: CreditStore;
   products: ProductStore;
   productVectors: ProductVectorStore;
@@ -117,6 +122,7 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
     jobs: createJobQueue(db),
     uploads: createUploadQueries(db),
     pickers: createPickerQueries(db),
+    toolTasks: createToolTaskQueries(db),
     credits: createCreditQueries(db),
     products: createSqliteProductStore(db, productQueries),
     productVectors: createSqliteProductVectors(db, productQueries),
@@ -167,6 +173,7 @@ export async function openPgStores(o: { url: string; schema: string | null; pool
     jobs: createPgJobQueue(pool),
     uploads: createPgUploadStore(pool),
     pickers: createPgPickerStore(pool),
+    toolTasks: createPgToolTaskStore(pool),
     credits: createPgCreditStore(pool),
     products: createPgProductStore(pool),
     productVectors: createPgProductVectors(pool),
