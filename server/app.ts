@@ -24,6 +24,7 @@ import type { Logger } from './log.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
 import { createInflightCalls } from './mcp/inflight.ts';
+import { createToolTasks } from './mcp/tasks.ts';
 import { createImageProviders, type ProviderRegistry } from './providers/registry.ts';
 import { assetImportRouter } from './routers/asset-import.ts';
 import { assetUploadAppRouter } from './routers/asset-upload-app.ts';
@@ -262,17 +263,18 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   closers.push(() => catalog.close());
   // Generation with the credit ledger.
   const credits = stores.credits;
+  // a hold outlives the longest generation: every attempt timing out plus the retry waits, plus a margin
+  const holdTtlMs =
+    (env.ATELIER_GENERATION_MAX_RETRIES + 1) * env.ATELIER_GENERATION_TIMEOUT_MS +
+    env.ATELIER_GENERATION_MAX_RETRIES * env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS +
+    10 * 60_000;
   const generator = createGenerator({
     library,
     providers,
     credits,
     defaultBudget: env.ATELIER_CREDIT_BUDGET ?? null,
     heartbeatMs: env.ATELIER_GENERATION_HEARTBEAT_MS,
-    // a hold outlives the longest generation: every attempt timing out plus the retry waits, plus a margin
-    holdTtlMs:
-      (env.ATELIER_GENERATION_MAX_RETRIES + 1) * env.ATELIER_GENERATION_TIMEOUT_MS +
-      env.ATELIER_GENERATION_MAX_RETRIES * env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS +
-      10 * 60_000,
+    holdTtlMs,
   });
   // Picker and panel-only actions; ui:// panel resources.
   const pickerDeps = { library, pickers: stores.pickers, ttlMs: config.env.ATELIER_PICKER_TTL_MS };
@@ -304,6 +306,18 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     log.child({ mod: 'rate-limits' }),
   );
   const routers = withRateLimits(unlimited, rateLimits);
+  // Generations of 2026-07-28 clients that declare the Tasks extension run as tasks: progress lines and the
+  // cancel check at the generation heartbeat; kept an hour past the longest generation (the credit hold's TTL).
+  const inflight = createInflightCalls();
+  const tasks = createToolTasks({
+    store: stores.toolTasks,
+    log: log.child({ mod: 'tasks' }),
+    tickMs: env.ATELIER_GENERATION_HEARTBEAT_MS,
+    ttlMs: holdTtlMs + 60 * 60_000,
+    inflight,
+  });
+  // runs before the database closes: tasks still running end as failed (the server stopped)
+  closers.push(() => tasks.close());
   // Background workers (enrichment runner, catalog backfill, upload sweeper, blob GC) start only with
   // `startWorkers` (serve/start): a one-shot CLI command opens the same core without claiming jobs.
   let workers: { close(): Promise<void> } | null = null;
@@ -312,10 +326,12 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     enrichment?.start();
     catalog.start();
     // One sweep on one timer: expired upload sessions with their bytes, then expired OAuth state (codes,
-    // sessions, tokens past their expiry: read as absent already, deleted here so the table stays small).
+    // sessions, tokens past their expiry: read as absent already, deleted here so the table stays small),
+    // then tool tasks past their TTL (likewise).
     const sweep = async (): Promise<void> => {
       await uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
       await stores.oauth.sweep().catch((err: unknown) => log.error({ err }, 'OAuth state sweep failed'));
+      await tasks.sweep().catch((err: unknown) => log.error({ err }, 'tool task sweep failed'));
     };
     let sweeping: Promise<unknown> = sweep();
     const sweeper = setInterval(() => {
@@ -340,7 +356,8 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   closers.push(() => workers?.close());
   const server: ServerDeps = {
     version: VERSION,
-    inflight: createInflightCalls(),
+    inflight,
+    tasks,
     log: log.child({ mod: 'mcp' }),
     routers,
     registerResources: registerPanelResources,

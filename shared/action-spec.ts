@@ -15,6 +15,12 @@ export interface ActionSpec {
   args: z.ZodType;
   result: z.ZodType;
   formerNames: readonly string[];
+  /**
+   * `optional`: a long call (it waits on a remote provider) that a client declaring the MCP Tasks extension
+   * gets as a task (`io.modelcontextprotocol/tasks`, revision 2026-07-28), polled to its result; every other
+   * client, and every action without it, gets the result synchronously. The word is MCP's `taskSupport`.
+   */
+  taskSupport?: 'optional';
 }
 
 /** MCP tool annotations of a router tool. */

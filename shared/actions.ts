@@ -116,6 +116,7 @@ export const REGISTRY = {
         description: 'Generate one image, or edit/composite the reference_images; it is saved to the library.',
         args: GenerateArgsSchema,
         result: GeneratedAssetSchema,
+        taskSupport: 'optional',
         formerNames: [
           'generate_asset',
           'generate_image',
@@ -350,6 +351,8 @@ export interface ActionDef {
   args: z.ZodType;
   result: z.ZodType;
   formerNames: readonly string[];
+  /** runs as an MCP task for clients that declared the Tasks extension (see `ActionSpec.taskSupport`) */
+  taskSupport?: 'optional';
 }
 
 /** Router-level metadata in flat form. */

@@ -18,7 +18,7 @@ export interface RemoteProviders {
  * TEST ONLY: register the hooks of a test file that generates through the openai and gemini providers:
  * local fakes speaking their wire formats (e2e/fixtures/fake-image-apis.ts), a server with both providers
  * enabled (openai models gpt-image-1.5 and gpt-image-2; 100 ms progress heartbeat; no enrichment), one
- * client; before each case the fakes' scripts, recordings and delays are cleared and the budget lifted.
+ * client; before each case the fakes' scripts, recordings, delays and gates are cleared and the budget lifted.
  * @returns the shared state, filled in by `beforeAll` (read it inside tests and hooks, not at module level)
  */
 export function useRemoteProviders(): RemoteProviders {
@@ -50,9 +50,13 @@ export function useRemoteProviders(): RemoteProviders {
     s.openai.requests.length = 0;
     s.openai.script.length = 0;
     s.openai.image.opaque = false;
+    s.openai.gate = null;
+    s.openai.aborted = 0;
     s.gemini.requests.length = 0;
     s.gemini.script.length = 0;
     s.gemini.delayMs = 0;
+    s.gemini.gate = null;
+    s.gemini.aborted = 0;
     await s.credits.setBudget(s.scope, null);
   });
   return s;

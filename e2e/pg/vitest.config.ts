@@ -43,6 +43,7 @@ export default defineConfig({
       'e2e/mcp/generate-edit.test.ts',
       'e2e/mcp/generate-local.test.ts',
       'e2e/mcp/generate-remote.test.ts',
+      'e2e/mcp/generate-tasks.test.ts',
       'e2e/mcp/heavy-formats.test.ts',
       'e2e/mcp/http-hardening.test.ts',
       'e2e/mcp/image-pipeline.test.ts',

@@ -14,6 +14,8 @@ import type { RouterImpls } from '../routers/types.ts';
 import { APPS_SERVER_CAPABILITY } from './apps.ts';
 import type { InflightCalls } from './inflight.ts';
 import { registerRouters, type PrincipalResolver } from './register-router.ts';
+import { registerTaskMethods } from './task-methods.ts';
+import { TASKS_SERVER_CAPABILITY, type ToolTasks } from './tasks.ts';
 
 /** Everything one MCP session needs; shared across sessions. */
 export interface ServerDeps {
@@ -26,6 +28,8 @@ export interface ServerDeps {
   inflight?: InflightCalls;
   /** What an API key reaches (svc_discover scope), for the initialize instructions. */
   describeScope?: (principal: Principal) => Promise<Omit<ScopeResult, 'storage'>>;
+  /** tool calls run as MCP tasks (2026-07-28 clients that declare the Tasks extension); none: every call is synchronous */
+  tasks?: ToolTasks;
 }
 
 const BASE_INSTRUCTIONS =
@@ -68,10 +72,14 @@ const CACHE_HINTS: Partial<Record<'tools/list' | 'resources/list' | 'resources/r
 
 /**
  * The server capabilities of an era: tools and MCP Apps for both; `logging` only for 2025-era clients (the
- * 2026-07-28 revision deprecates it, SEP-2577; Atelier sends no log messages to clients either way).
+ * 2026-07-28 revision deprecates it, SEP-2577; Atelier sends no log messages to clients either way); the
+ * Tasks extension (`io.modelcontextprotocol/tasks`, an empty object) for 2026-07-28 clients when `tasks`.
  */
-export function capabilitiesFor(era: ProtocolEra): NonNullable<McpServerOptions['capabilities']> {
-  return era === 'modern' ? { ...APPS_SERVER_CAPABILITY } : { logging: {}, ...APPS_SERVER_CAPABILITY };
+export function capabilitiesFor(era: ProtocolEra, tasks = false): NonNullable<McpServerOptions['capabilities']> {
+  if (era !== 'modern') return { logging: {}, ...APPS_SERVER_CAPABILITY };
+  return tasks
+    ? { extensions: { ...APPS_SERVER_CAPABILITY.extensions, ...TASKS_SERVER_CAPABILITY.extensions } }
+    : { ...APPS_SERVER_CAPABILITY };
 }
 
 /**
@@ -90,12 +98,13 @@ export async function createServer(
   const server = new McpServer(
     { name: 'atelier', title: 'Atelier asset library and product catalog', version: deps.version },
     {
-      capabilities: capabilitiesFor(era),
+      capabilities: capabilitiesFor(era, deps.tasks !== undefined),
       instructions: instructionsFor(scope),
       cacheHints: CACHE_HINTS,
     },
   );
-  registerRouters(server, deps.routers, resolvePrincipal, deps.log, deps.inflight, era);
+  registerRouters(server, deps.routers, resolvePrincipal, deps.log, deps.inflight, era, deps.tasks);
+  if (era === 'modern' && deps.tasks) registerTaskMethods(server, deps.tasks, resolvePrincipal);
   deps.registerResources?.(server);
   guardToolCallParams(server);
   return server;

@@ -10,7 +10,16 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { actionsOf, findAction, isRouterName, ROUTERS, type RouterDef, type ToolAnnotationsSpec } from '../../shared/actions.ts';
+import {
+  actionsOf,
+  findAction,
+  isRouterName,
+  ROUTERS,
+  type ActionDef,
+  type RouterDef,
+  type RouterName,
+  type ToolAnnotationsSpec,
+} from '../../shared/actions.ts';
 import { routerInputSchema, type ListingMemory } from './tool-schema.ts';
 import type { Principal } from '../domain/scope.ts';
 import { fromZodError, ServiceError, toErrorResult } from '../errors.ts';
@@ -19,6 +28,7 @@ import type { Logger } from '../log.ts';
 import type { ActionContext, ActionOutput, InputRequiredOutput, RouterImpls } from '../routers/types.ts';
 import { clientRendersPanels, isPanelOnly, toolUiMeta } from './apps.ts';
 import type { InflightCalls } from './inflight.ts';
+import { clientDeclaresTasks, type ToolTasks } from './tasks.ts';
 
 export type Extra = ServerContext;
 
@@ -85,10 +95,111 @@ function toolsFor(panels: boolean): readonly Tool[] {
   return panels ? (listings.panels ??= listing(true)) : (listings.plain ??= listing(false));
 }
 
+/** An action handler as the dispatcher calls it (the registry types are erased at this one dynamic boundary). */
+type DynamicHandler = (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown> | InputRequiredOutput>;
+
+/** A tools/call whose caller, action and args passed every check: ready to run, here or as a task. */
+interface CheckedCall {
+  principal: Principal;
+  def: ActionDef;
+  handler: DynamicHandler;
+  args: unknown;
+}
+
+/**
+ * Authenticate the caller and check the action and its args (the action's own schema), before anything runs.
+ * @throws ServiceError unauthenticated | invalid_argument (field named)
+ */
+async function checkCall(
+  name: RouterName,
+  input: Record<string, unknown>,
+  routers: RouterImpls,
+  resolvePrincipal: PrincipalResolver,
+  extra: Extra,
+): Promise<CheckedCall> {
+  const principal = await resolvePrincipal(extra);
+  // The one dynamic boundary: the action name arrives as a string and its args are parsed by the
+  // action's own schema below, so the handler receives exactly the type `Handlers<R>` promised.
+  const handlers = routers[name].handlers as unknown as Record<string, DynamicHandler>;
+  const action = input.action;
+  const allowed = Object.keys(handlers);
+  if (typeof action !== 'string' || !allowed.includes(action)) {
+    throw new ServiceError(
+      'invalid_argument',
+      'action',
+      `must be one of: ${allowed.join(', ')}${typeof action === 'string' ? ` (got "${action}")` : ''}`,
+      { details: { allowed } },
+    );
+  }
+  const unknownKeys = Object.keys(input).filter((k) => k !== 'action' && k !== 'args');
+  if (unknownKeys.length)
+    throw new ServiceError(
+      'invalid_argument',
+      unknownKeys[0]!,
+      `unknown field(s): ${unknownKeys.join(', ')}; put action parameters inside args`,
+    );
+  const def = findAction(name, action)!;
+  const rawArgs = input.args ?? {};
+  if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))
+    throw new ServiceError('invalid_argument', 'args', 'must be an object');
+  const parsed = def.args.safeParse(rawArgs);
+  if (!parsed.success) throw fromZodError(parsed.error);
+  return { principal, def, handler: handlers[action]!, args: parsed.data };
+}
+
+/**
+ * Run a checked call and map its output to the tool result: `structuredContent` validated against the
+ * action's result schema plus the text; a `ServiceError` → `isError` result with `{code, field, message}`;
+ * anything else → `internal` (logged with stack, generic message out).
+ * @param note receives the outcome for the log line (`ok`, `input_required` or the error code)
+ */
+async function runCall(
+  call: CheckedCall,
+  ctx: ActionContext,
+  log: Logger,
+  note: (outcome: string) => void,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { def } = call;
+  try {
+    const out = await call.handler(call.args, ctx);
+    if ('inputRequired' in out) {
+      note('input_required');
+      return out.inputRequired;
+    }
+    const checked = def.result.safeParse(out.structuredContent);
+    if (!checked.success) {
+      log.error({ router: def.router, action: def.action, issues: checked.error.issues.slice(0, 5) }, 'result does not match its schema');
+      throw new Error(`result of ${def.router}.${def.action} does not match its schema`);
+    }
+    note('ok');
+    return {
+      content: [...(out.content ?? []), { type: 'text', text: out.text }],
+      structuredContent: out.structuredContent as Record<string, unknown>,
+      ...(out._meta ? { _meta: out._meta } : {}),
+    };
+  } catch (e) {
+    return errorResult(e, log, def.router, def.action, note);
+  }
+}
+
+/** The tool result of an error: `ServiceError` → its payload; anything else → `internal` (logged). */
+function errorResult(e: unknown, log: Logger, router: string, action: unknown, note: (outcome: string) => void): CallToolResult {
+  if (e instanceof ServiceError) {
+    note(e.code);
+    return toErrorResult(e.toPayload());
+  }
+  note('internal');
+  log.error({ err: e, router, action }, 'action failed');
+  return toErrorResult({ code: 'internal', field: null, message: 'internal error; the request was not completed (see server log)' });
+}
+
 /**
  * Install tools/list and tools/call for the router tools on an McpServer. This is the only catch site:
  * `ServiceError` → `isError: true` result with `{code, field, message}`; anything else → `internal`
  * (logged with stack, generic message out). Unknown tools stay protocol errors (ProtocolError -32602).
+ * With `tasks`, on a 2026-07-28 request whose client declared the Tasks extension, an action the registry
+ * marks `taskSupport: 'optional'` answers a `CreateTaskResult` at once and runs in the background
+ * (mcp/tasks.ts); its task then holds the very tool result the call would have returned.
  */
 export function registerRouters(
   mcp: McpServer,
@@ -97,6 +208,7 @@ export function registerRouters(
   log: Logger,
   inflight?: InflightCalls,
   era: ProtocolEra = 'legacy',
+  tasks?: ToolTasks,
 ): void {
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: false } });
@@ -110,86 +222,63 @@ export function registerRouters(
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult | InputRequiredResult> => {
     const name = request.params.name;
     if (!isRouterName(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
-    // The one dynamic boundary: the action name arrives as a string and its args are parsed by the
-    // action's own schema below, so the handler receives exactly the type `Handlers<R>` promised.
-    const handlers = routers[name].handlers as unknown as Record<
-      string,
-      (args: unknown, ctx: ActionContext) => Promise<ActionOutput<unknown> | InputRequiredOutput>
-    >;
     const started = performance.now();
     const input = request.params.arguments ?? {};
     const action = input.action;
     let principal: Principal | undefined;
     let outcome = 'ok';
+    const note = (o: string): void => void (outcome = o);
     const settled = inflight?.begin();
     const logged = await withCallLog(async (): Promise<CallToolResult | InputRequiredResult> => {
+      let call: CheckedCall;
       try {
-        principal = await resolvePrincipal(extra);
-        const allowed = Object.keys(handlers);
-        if (typeof action !== 'string' || !allowed.includes(action)) {
-          throw new ServiceError(
-            'invalid_argument',
-            'action',
-            `must be one of: ${allowed.join(', ')}${typeof action === 'string' ? ` (got "${action}")` : ''}`,
-            { details: { allowed } },
-          );
-        }
-        const unknownKeys = Object.keys(input).filter((k) => k !== 'action' && k !== 'args');
-        if (unknownKeys.length)
-          throw new ServiceError(
-            'invalid_argument',
-            unknownKeys[0]!,
-            `unknown field(s): ${unknownKeys.join(', ')}; put action parameters inside args`,
-          );
-        const def = findAction(name, action)!;
-        const rawArgs = input.args ?? {};
-        if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))
-          throw new ServiceError('invalid_argument', 'args', 'must be an object');
-        const parsed = def.args.safeParse(rawArgs);
-        if (!parsed.success) throw fromZodError(parsed.error);
-        const progressToken = extra.mcpReq._meta?.progressToken;
-        const clientCapabilities = clientCapabilitiesOf(mcp, extra);
-        const ctx: ActionContext = {
-          principal,
-          signal: extra.mcpReq.signal,
-          sessionId: extra.sessionId,
-          clientCapabilities,
-          clientRendersPanels: clientRendersPanels(clientCapabilities),
-          mcpContext: extra,
-          era,
-          log,
-          progress: async (progress, total, message) => {
-            if (progressToken === undefined) return;
-            await extra.mcpReq.notify({
-              method: 'notifications/progress',
-              params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
-            });
-          },
-        };
-        const out = await handlers[action]!(parsed.data, ctx);
-        if ('inputRequired' in out) {
-          outcome = 'input_required';
-          return out.inputRequired;
-        }
-        const checked = def.result.safeParse(out.structuredContent);
-        if (!checked.success) {
-          log.error({ router: name, action, issues: checked.error.issues.slice(0, 5) }, 'result does not match its schema');
-          throw new Error(`result of ${name}.${action} does not match its schema`);
-        }
-        return {
-          content: [...(out.content ?? []), { type: 'text', text: out.text }],
-          structuredContent: out.structuredContent as Record<string, unknown>,
-          ...(out._meta ? { _meta: out._meta } : {}),
-        };
+        call = await checkCall(name, input, routers, resolvePrincipal, extra);
+        principal = call.principal;
       } catch (e) {
-        if (e instanceof ServiceError) {
-          outcome = e.code;
-          return toErrorResult(e.toPayload());
-        }
-        outcome = 'internal';
-        log.error({ err: e, router: name, action }, 'action failed');
-        return toErrorResult({ code: 'internal', field: null, message: 'internal error; the request was not completed (see server log)' });
+        return errorResult(e, log, name, action, note);
       }
+      const progressToken = extra.mcpReq._meta?.progressToken;
+      const clientCapabilities = clientCapabilitiesOf(mcp, extra);
+      const ctxWith = (signal: AbortSignal, progress: ActionContext['progress']): ActionContext => ({
+        principal: call.principal,
+        signal,
+        sessionId: extra.sessionId,
+        clientCapabilities,
+        clientRendersPanels: clientRendersPanels(clientCapabilities),
+        mcpContext: extra,
+        era,
+        log,
+        progress,
+      });
+      if (tasks && era === 'modern' && call.def.taskSupport === 'optional' && clientDeclaresTasks(clientCapabilities)) {
+        try {
+          const task = await tasks.start(call.principal, name, call.def.action, (signal, report) =>
+            runTask(
+              call,
+              ctxWith(signal, async (_p, _t, message) => report(message ?? '')),
+              log,
+            ),
+          );
+          note('task');
+          // A CreateTaskResult in place of the CallToolResult (Tasks extension: `resultType: "task"`); the SDK
+          // passes a non-`complete` resultType of tools/call through on revision 2026-07-28.
+          return task as unknown as CallToolResult;
+        } catch (e) {
+          return errorResult(e, log, name, action, note);
+        }
+      }
+      return runCall(
+        call,
+        ctxWith(extra.mcpReq.signal, async (progress, total, message) => {
+          if (progressToken === undefined) return;
+          await extra.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+          });
+        }),
+        log,
+        note,
+      );
     }).finally(() => settled?.());
     log.info(
       {
@@ -204,4 +293,24 @@ export function registerRouters(
     );
     return logged.result;
   });
+}
+
+/** The background run of a call started as a task, with its own log line (the call's own line says `task`). */
+async function runTask(call: CheckedCall, ctx: ActionContext, log: Logger): Promise<CallToolResult> {
+  const started = performance.now();
+  let outcome = 'ok';
+  const logged = await withCallLog(() => runCall(call, ctx, log, (o) => void (outcome = o)));
+  log.info(
+    {
+      router: call.def.router,
+      action: call.def.action,
+      duration_ms: Math.round(performance.now() - started),
+      outcome,
+      tenant_id: call.principal.tenantId,
+      ...logged.fields,
+    },
+    'tool task call',
+  );
+  // a task never asks for input (no action that answers input_required is marked for tasks)
+  return logged.result as CallToolResult;
 }

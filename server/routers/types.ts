@@ -6,15 +6,15 @@ import type { ActionName, ArgsOf, ResultOf, RouterName } from '../../shared/acti
 /** Per-call context handed to every action handler by the dispatcher. */
 export interface ActionContext {
   principal: Principal;
-  /** aborted when the client cancels the request or the session closes */
+  /** aborted when the client cancels the request or the session closes (a call run as an MCP task: on `tasks/cancel`, or when the server stops) */
   signal: AbortSignal;
-  /** MCP progress notification; a no-op when the client sent no progress token */
+  /** MCP progress notification; a no-op when the client sent no progress token (a call run as an MCP task: its status message) */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** capabilities the client declared (elicitation, MCP Apps extension …): at initialize, or in this request's `_meta` (2026-07-28) */
   clientCapabilities: ClientCapabilities | undefined;
   /** the client declared MCP Apps (it renders panels): see server/mcp/apps.ts */
   clientRendersPanels: boolean;
-  /** the SDK's context of this request (elicitation on a 2025-era connection, `input_required` state on 2026-07-28) */
+  /** the SDK's context of this request (elicitation on a 2025-era connection, `input_required` state on 2026-07-28); a call run as an MCP task has answered its request already: send nothing through it */
   mcpContext: ServerContext;
   /** `modern` for a 2026-07-28 request (no session, no server-initiated requests), `legacy` for a 2025-era one */
   era: ProtocolEra;
