@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BLOB_STORE_ENV, blobStoreConfig, blobStoreProblems, type BlobStoreConfig } from './config-blob-store.ts';
 import { bool, int } from './config-fields.ts';
+import { externalIdpConfig, OAUTH_ENV, oauthProblems, type ExternalIdpConfig } from './config-oauth.ts';
 import { DEFAULT_PARTITION_BUDGET_BYTES } from './vector-scan/partition-budget.ts';
 
 /**
@@ -123,13 +124,7 @@ export const EnvSchema = z.object({
     .describe(
       'on SIGTERM/SIGINT or (stdio) end of stdin, how long tool calls in progress may finish before the process closes the database and exits, ms',
     ),
-  ATELIER_OAUTH: bool
-    .default(true)
-    .describe('serve the built-in OAuth authorization server (/oauth) and accept its access tokens on /mcp beside API keys'),
-  ATELIER_OAUTH_ACCESS_TOKEN_TTL_S: int(30, 86_400).default(600).describe('lifetime of an OAuth access token, seconds'),
-  ATELIER_OAUTH_REFRESH_TOKEN_TTL_S: int(3600, 31_536_000)
-    .default(30 * 86_400)
-    .describe('lifetime of an OAuth refresh token and of its grant, seconds (each refresh rotates the refresh token)'),
+  ...OAUTH_ENV,
   ATELIER_CORS_ORIGINS: z
     .string()
     .optional()
@@ -353,6 +348,8 @@ export interface Config {
   /** Origins allowed to call `/mcp` from a browser (CORS); `['*']` = any origin; null = CORS off. */
   corsOrigins: string[] | null;
   logLevel: z.infer<typeof EnvSchema>['ATELIER_LOG_LEVEL'];
+  /** The external identity provider whose tokens /mcp accepts (ATELIER_OAUTH_EXTERNAL_ISSUER), or null for the built-in server. */
+  oauthExternal: ExternalIdpConfig | null;
   /** TEST ONLY pause points (ATELIER_TEST_PAUSE_AT / _DIR); empty outside tests */
   testPause: { points: string[]; dir: string | null };
   /** Every parsed variable, for module-specific settings (read them in the composition root only). */
@@ -394,7 +391,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
-  const problems = blobStoreProblems(e);
+  const problems = [...blobStoreProblems(e), ...oauthProblems(e)];
   if (problems.length > 0) throw new ConfigError(problems);
   const dataDir = path.resolve(e.ATELIER_DATA_DIR);
   return {
@@ -426,6 +423,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           .filter(Boolean)
       : null,
     logLevel: e.ATELIER_LOG_LEVEL,
+    oauthExternal: externalIdpConfig(e),
     testPause: {
       points: (e.ATELIER_TEST_PAUSE_AT ?? '')
         .split(',')
