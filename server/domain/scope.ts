@@ -6,10 +6,16 @@ export interface Scope {
   workspaceId: string;
 }
 
-/** The caller as authenticated by an API key. */
+/** The caller as authenticated by an API key (or an access token standing for one). */
 export interface Principal {
   tenantId: string;
+  /** the key (or grant) row; for an external identity provider's token a stable id of its issuer, subject and tenant (no row) */
   apiKeyId: string;
+  /**
+   * The workspace ids the credential itself reaches, resolved when the request was authenticated (an external
+   * identity provider's token: server/oauth/external.ts); absent = the key's grants (`api_keys` workspace rows).
+   */
+  workspaceIds?: readonly string[];
 }
 
 export interface Candidate {

@@ -1,15 +1,25 @@
 import { noteCallScope } from '../call-context.ts';
 import type { ScopeResult } from '../../shared/schemas/scope.ts';
-import type { TenancyStore, ThemeRow } from '../db/ports/tenancy-store.ts';
+import type { TenancyStore, ThemeRow, WorkspaceRow } from '../db/ports/tenancy-store.ts';
 import { resolveStore, resolveWorkspace, type Principal, type Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
+
+/**
+ * The workspaces (any status) a caller reaches, oldest first: its key's grants, or the tenant's workspaces its
+ * token lists (`Principal.workspaceIds`). Either way nothing of another tenant.
+ */
+async function reachableOf(tenancy: TenancyStore, principal: Principal): Promise<WorkspaceRow[]> {
+  if (!principal.workspaceIds) return tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
+  const listed = new Set(principal.workspaceIds);
+  return (await tenancy.workspacesOfTenant(principal.tenantId)).filter((w) => listed.has(w.id));
+}
 
 /**
  * Resolve the workspace scope of a call from the caller's API key and `args.workspace_id`.
  * @throws ServiceError not_found | ambiguous_scope (field args.workspace_id)
  */
 export async function scopeFor(tenancy: TenancyStore, principal: Principal, workspaceId: string | undefined): Promise<Scope> {
-  const reachable = await tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
+  const reachable = await reachableOf(tenancy, principal);
   const ws = resolveWorkspace(reachable, workspaceId);
   noteCallScope({ workspaceId: ws.id });
   return { tenantId: principal.tenantId, workspaceId: ws.id };
@@ -65,7 +75,7 @@ export async function themeFor(
  * active store of that workspace, and that workspace's default theme (to pass as theme_id).
  */
 export async function describeScope(tenancy: TenancyStore, principal: Principal): Promise<Omit<ScopeResult, 'storage'>> {
-  const reachable = await tenancy.reachableWorkspaces(principal.apiKeyId, principal.tenantId);
+  const reachable = await reachableOf(tenancy, principal);
   const workspaces = await Promise.all(
     reachable.map(async (w) => ({
       id: w.id,
