@@ -70,48 +70,48 @@ export function hostGuard(bindHost: string, allowedHosts: string[] | null): Requ
  * without a valid key is answered 401 and its connection closed without reading its body. Failures are
  * logged (reason, client address, user agent; never the key). On success `req.auth` carries the principal
  * (`req.auth.extra.principal`, the shape the MCP SDK passes on as `authInfo`).
- * The 401 carries `challenge(presented)` as `WWW-Authenticate` (with OAuth on: the resource metadata URL,
- * RFC 9728 §5.1, and `error="invalid_token"` when a credential was presented).
- * @param authenticate the principal of a presented key or access token, or null when none matches
+ * The 401 carries `challenge(error)` as `WWW-Authenticate` (with OAuth on: the resource metadata URL,
+ * RFC 9728 §5.1, and `error="invalid_token"` when a credential was presented); a valid token that reaches
+ * nothing here is answered 403 with `error="insufficient_scope"` (RFC 6750 §3.1).
+ * @param authenticate the principal of a presented key or access token, null when none matches, or
+ *   `{ insufficientScope }` (the reason) when it is valid but grants nothing here
  */
 export function bearerAuth(
-  authenticate: (key: string) => Promise<Principal | null>,
+  authenticate: (key: string) => Promise<Principal | null | { insufficientScope: string }>,
   log: Logger,
-  challenge: (presented: boolean) => string = () => 'Bearer realm="atelier"',
+  challenge: (error: 'invalid_token' | 'insufficient_scope' | null) => string = () => 'Bearer realm="atelier"',
 ): RequestHandler {
   return (req, res, next) => {
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     void (m ? authenticate(m[1]!) : Promise.resolve(null)).then(
-      (principal) => {
-        if (!principal) {
+      (verdict) => {
+        const refused = (status: 401 | 403, reason: string, message: string): void => {
           log.warn(
-            {
-              reason: m
-                ? m[1]!.startsWith('atl_')
-                  ? 'unknown_key'
-                  : 'invalid_token'
-                : req.headers.authorization
-                  ? 'malformed_authorization'
-                  : 'missing_authorization',
-              remote: req.socket.remoteAddress,
-              user_agent: req.headers['user-agent'],
-              method: req.method,
-              path: req.path,
-            },
+            { reason, remote: req.socket.remoteAddress, user_agent: req.headers['user-agent'], method: req.method, path: req.path },
             'authentication failed',
           );
           // the body stays unread: closing the connection spares reading it
           res.setHeader('Connection', 'close');
-          res.setHeader('WWW-Authenticate', challenge(Boolean(m)));
-          const what = !m
-            ? 'missing API key: send Authorization: Bearer <key>'
-            : m[1]!.startsWith('atl_')
-              ? 'invalid API key'
-              : 'invalid or expired access token';
-          rpcError(res, 401, -32000, what);
-          return;
+          res.setHeader('WWW-Authenticate', challenge(status === 403 ? 'insufficient_scope' : m ? 'invalid_token' : null));
+          rpcError(res, status, -32000, message);
+        };
+        if (verdict && 'insufficientScope' in verdict) return refused(403, 'insufficient_scope', verdict.insufficientScope);
+        if (!m)
+          return refused(
+            401,
+            req.headers.authorization ? 'malformed_authorization' : 'missing_authorization',
+            'missing API key: send Authorization: Bearer <key>',
+          );
+        if (!verdict) {
+          const key = m[1]!.startsWith('atl_');
+          return refused(401, key ? 'unknown_key' : 'invalid_token', key ? 'invalid API key' : 'invalid or expired access token');
         }
-        (req as Request & { auth?: unknown }).auth = { token: m![1]!, clientId: principal.apiKeyId, scopes: [], extra: { principal } };
+        (req as Request & { auth?: unknown }).auth = {
+          token: m[1]!,
+          clientId: verdict.apiKeyId,
+          scopes: [],
+          extra: { principal: verdict },
+        };
         next();
       },
       (err: unknown) => next(err),

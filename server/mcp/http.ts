@@ -9,6 +9,7 @@ import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { externalOAuthMount } from '../oauth/external-mount.ts';
 import { OAUTH_PATH, oauthMount } from '../oauth/mount.ts';
 import { authenticate } from '../tenancy/admin.ts';
 import { cdnRouter } from './cdn.ts';
@@ -105,8 +106,11 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   web.disable('x-powered-by');
   web.use(securityHeaders());
   const byKey = (key: string) => authenticate(app.library.tenancy, key);
-  // OAuth (issue 37): API keys (`atl_…`) keep working; any other bearer credential is an access token
-  const oauth = opts.mcp && app.config.env.ATELIER_OAUTH ? oauthMount(app, log) : null;
+  // OAuth (issue 37): API keys (`atl_…`) keep working; any other bearer credential is an access token, of the
+  // built-in authorization server or of the external identity provider configured instead
+  const external = app.config.oauthExternal;
+  const oauth =
+    opts.mcp && app.config.env.ATELIER_OAUTH ? (external ? externalOAuthMount(app, external, log) : oauthMount(app, log)) : null;
   const byCredential = (token: string) => (token.startsWith('atl_') || !oauth ? byKey(token) : oauth.verify(token));
   // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
   // `instance` (ATELIER_INSTANCE_ID) names the process among several behind one proxy.
@@ -131,8 +135,8 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
       web.use([OAUTH_PATH, '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource'], hostGuard);
       web.use(oauth.router);
     }
-    const auth = bearerAuth(byCredential, log.child({ mod: 'auth' }), (presented) =>
-      oauth ? oauth.challenge(presented ? 'invalid_token' : null) : 'Bearer realm="atelier"',
+    const auth = bearerAuth(byCredential, log.child({ mod: 'auth' }), (error) =>
+      oauth ? oauth.challenge(error) : 'Bearer realm="atelier"',
     );
     const perKey = requestRateLimit((p) => app.rateLimits.consumeRequest(p), log.child({ mod: 'rate-limits' }));
     const sessionOf = (req: Request, res: Response): Session | null => {

@@ -1,7 +1,6 @@
 import express, { type RequestHandler, type Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
-import type { Principal } from '../domain/scope.ts';
 import { guardedFetch } from '../library/fetch-url.ts';
 import type { Logger } from '../log.ts';
 import { grantsPageRouter } from './grants-page.ts';
@@ -9,7 +8,14 @@ import { interactionsRouter } from './interactions.ts';
 import { cookieKeys, publicKeys, signingKeys } from './keys.ts';
 import { signInLimits } from './limits.ts';
 import { createProvider } from './provider.ts';
-import { protectedResourceRouter, resourceServer, type ResourceServer } from './resource.ts';
+import {
+  bearerChallenge,
+  protectedResourceRouter,
+  resourceServer,
+  type ChallengeError,
+  type ResourceServer,
+  type TokenVerdict,
+} from './resource.ts';
 
 /** Where the authorization server is mounted; the issuer is `<public url>/oauth`. */
 export const OAUTH_PATH = '/oauth';
@@ -19,10 +25,10 @@ export interface OAuthMount {
   router: Router;
   /** build the provider for the listener's URL (ATELIER_PUBLIC_URL, else the bound `http://host:port`); routes answer 503 before */
   start(boundUrl: string): Promise<void>;
-  /** the principal of an access token, or null (see ResourceServer.verify) */
-  verify(token: string): Promise<Principal | null>;
-  /** the WWW-Authenticate challenge of a 401 on /mcp, naming the resource metadata (RFC 9728 §5.1) */
-  challenge(error: 'invalid_token' | null): string;
+  /** the principal of an access token, null, or a 403 refusal (see ResourceServer.verify) */
+  verify(token: string): Promise<TokenVerdict>;
+  /** the WWW-Authenticate challenge of a 401/403 on /mcp, naming the resource metadata (RFC 9728 §5.1) */
+  challenge(error: ChallengeError): string;
 }
 
 /**
@@ -107,7 +113,6 @@ export function oauthMount(app: App, log: Logger): OAuthMount {
       provider = p;
     },
     verify: (token) => (rs ? rs.verify(token) : Promise.resolve(null)),
-    challenge: (error) =>
-      `Bearer realm="atelier"${rs ? `, resource_metadata="${rs.metadataUrl}", scope="mcp"` : ''}${error ? `, error="${error}"` : ''}`,
+    challenge: (error) => bearerChallenge(rs, error),
   };
 }

@@ -4,18 +4,27 @@ import type { TenancyStore } from '../db/ports/tenancy-store.ts';
 import type { Principal } from '../domain/scope.ts';
 import { MCP_SCOPE } from './provider.ts';
 
+/**
+ * What checking an access token gave: the principal; null when the token is not valid here (HTTP 401
+ * `invalid_token`); or `insufficientScope` when it is valid but reaches nothing here (HTTP 403
+ * `insufficient_scope`, RFC 6750 §3.1), with the reason for the caller.
+ */
+export type TokenVerdict = Principal | null | { insufficientScope: string };
+
 export interface ResourceServer {
   /** this server's resource identifier (RFC 8707), `<public url>/mcp` */
   resource: string;
   /** the Protected Resource Metadata URL a 401 names (RFC 9728 §5.1) */
   metadataUrl: string;
+  /** the scopes a token needs, published as `scopes_supported` and in the challenge; may be empty */
+  scopes: string[];
   /**
    * The principal of a JWT access token, or null when it is not one Atelier issued for this resource:
    * signature (the authorization server's keys), `iss`, `aud` = `resource`, `exp` (no leeway), `typ`
    * `at+jwt` (RFC 9068), the `mcp` scope, and its grant row (`gid`, an `api_keys` row of the tenant `sub`)
    * still live, so a revoked grant is refused on the next request.
    */
-  verify(token: string): Promise<Principal | null>;
+  verify(token: string): Promise<TokenVerdict>;
 }
 
 /**
@@ -29,6 +38,7 @@ export function resourceServer(o: { baseUrl: string; issuer: string; jwks: JWK[]
   return {
     resource,
     metadataUrl: `${o.baseUrl}/.well-known/oauth-protected-resource/mcp`,
+    scopes: [MCP_SCOPE],
     async verify(token) {
       let payload;
       try {
@@ -54,7 +64,7 @@ export function resourceServer(o: { baseUrl: string; issuer: string; jwks: JWK[]
 
 /**
  * `GET /.well-known/oauth-protected-resource` and its path-suffixed form `…/mcp` (RFC 9728 §3.1): the
- * resource, its authorization server, the scope and that tokens go in the Authorization header.
+ * resource, its authorization server (built-in or external), the scopes and that tokens go in the Authorization header.
  */
 export function protectedResourceRouter(get: () => ResourceServer | null, issuer: () => string | null): Router {
   const r = express.Router();
@@ -67,7 +77,7 @@ export function protectedResourceRouter(get: () => ResourceServer | null, issuer
     res.json({
       resource: rs.resource,
       authorization_servers: [iss],
-      scopes_supported: [MCP_SCOPE],
+      ...(rs.scopes.length ? { scopes_supported: rs.scopes } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'Atelier',
     });
@@ -75,4 +85,16 @@ export function protectedResourceRouter(get: () => ResourceServer | null, issuer
   r.get('/.well-known/oauth-protected-resource', send);
   r.get('/.well-known/oauth-protected-resource/mcp', send);
   return r;
+}
+
+/** Why a request to /mcp was refused, as the `error` of its challenge (RFC 6750 §3.1); null when no credential came. */
+export type ChallengeError = 'invalid_token' | 'insufficient_scope' | null;
+
+/**
+ * The `WWW-Authenticate` value of a 401/403 on /mcp: the resource metadata URL (RFC 9728 §5.1), the scopes
+ * a token needs (RFC 6750 §3) and the error, once `rs` is known (before: the realm only).
+ */
+export function bearerChallenge(rs: ResourceServer | null, error: ChallengeError): string {
+  const meta = rs ? `, resource_metadata="${rs.metadataUrl}"${rs.scopes.length ? `, scope="${rs.scopes.join(' ')}"` : ''}` : '';
+  return `Bearer realm="atelier"${meta}${error ? `, error="${error}"` : ''}`;
 }
