@@ -8,6 +8,13 @@
  * - hit@k: 1 when any relevant item is in the top k.
  * - unrelated@k: results in the top k judged 0 (honesty: a confident list of unrelated results is a bug).
  * No-match queries (nothing judged relevant) are scored apart: a false positive is any result at all.
+ * Errors in both directions, per query (the results are the matches a mode returned, at most a page of 10):
+ * - false positives: results judged 0 (on any query), and no-match queries answered with anything;
+ * - false negatives: match queries answered with nothing, and relevant items missing from the page
+ *   (min(relevant, 10) − relevant returned, so a query with more relevant items than a page is not
+ *   charged for the page size).
+ * Halves (`halfOf`): the judged queries split by a hash of their text into a development half, on
+ * which changes may be tuned, and a held-out half, reported beside it and never tuned on.
  */
 
 /** Judged grades by item key; absent = 0. */
@@ -48,6 +55,26 @@ export function unrelatedAt(ranked: string[], rel: Judgements, k: number): numbe
   return ranked.slice(0, k).filter((key) => (rel[key] ?? 0) === 0).length;
 }
 
+/** Relevant items (grade ≥ 1) a page of `k` could hold but `ranked` lacks: min(relevant, k) − relevant in the top k. */
+export function missingAt(ranked: string[], rel: Judgements, k: number): number {
+  const relevant = Object.keys(rel).filter((key) => (rel[key] ?? 0) > 0);
+  const top = new Set(ranked.slice(0, k));
+  return Math.min(relevant.length, k) - relevant.filter((key) => top.has(key)).length;
+}
+
+/** The two halves of a judged query set. */
+export type Half = 'dev' | 'held-out';
+
+/**
+ * The half a query belongs to: FNV-1a (32 bit) of its lower-cased UTF-8 text, even = development.
+ * Fixed by the text alone, so a query keeps its half whatever else the set holds.
+ */
+export function halfOf(q: string): Half {
+  let h = 2166136261;
+  for (const b of new TextEncoder().encode(q.toLowerCase())) h = Math.imul(h ^ b, 16777619);
+  return (h >>> 0) % 2 === 0 ? 'dev' : 'held-out';
+}
+
 /** One judged query and what a mode returned for it. */
 export interface QueryRun {
   q: string;
@@ -69,6 +96,10 @@ export interface QueryScore {
   hit3: number;
   unrelated10: number;
   returned: number;
+  /** results judged 0 (in the page of at most 10) */
+  fp: number;
+  /** relevant items missing from the page: min(relevant, 10) − relevant returned (0 on no-match queries) */
+  fn: number;
 }
 
 /** Aggregate over a query set for one mode. */
@@ -83,6 +114,12 @@ export interface Summary {
   noMatchQueries: number;
   /** no-match queries that returned at least one result */
   falsePositives: number;
+  /** results judged 0, summed over every query (pages of at most 10) */
+  fpResults: number;
+  /** match queries answered with nothing */
+  emptyAnswers: number;
+  /** relevant items missing from the pages of match queries, summed */
+  fnMissing: number;
   /** per query type: mean nDCG@10 (match types) or false positives (no_match) */
   byType: Record<string, { n: number; ndcg10: number; hit3: number }>;
 }
@@ -100,6 +137,8 @@ export function scoreRun(runs: QueryRun[]): QueryScore[] {
       hit3: hitAt(r.ranked, r.rel, 3),
       unrelated10: unrelatedAt(r.ranked, r.rel, 10),
       returned: r.ranked.length,
+      fp: unrelatedAt(r.ranked, r.rel, 10),
+      fn: noMatch ? 0 : missingAt(r.ranked, r.rel, 10),
     };
   });
 }
@@ -123,6 +162,9 @@ export function summarize(scores: QueryScore[]): Summary {
     unrelated10: mean(match.map((s) => s.unrelated10)),
     noMatchQueries: none.length,
     falsePositives: none.filter((s) => s.returned > 0).length,
+    fpResults: scores.reduce((a, s) => a + s.fp, 0),
+    emptyAnswers: match.filter((s) => s.returned === 0).length,
+    fnMissing: match.reduce((a, s) => a + s.fn, 0),
     byType,
   };
 }

@@ -10,11 +10,14 @@
  *   products   the demo catalog (demo/catalog, Shopify's demo CSVs)
  * Modes: assets all and semantic; products hybrid (default), lexical and semantic.
  * Metrics (eval/metrics.ts): nDCG@10, recall@3, hit@3, unrelated results in the top 10 of match queries,
- * and false positives (any result) on no-match queries.
+ * and false positives (any result) on no-match queries; false positives and false negatives per query
+ * (results judged 0; empty answers and relevant items missing), summed per set and mode, for all
+ * queries and for each half (development / held-out, `halfOf`: a hash of the query text).
  *
  * Options: --sets curated,filenames,neutral,products  --save <label> (eval/results/<label>.json)
  *          --compare <label> (print deltas against a saved run)  --verbose (per-query top results)
  *          --no-ocr (faster; OCR is on by default, as in production)
+ *          --half dev|held-out (run one half only: tune on dev, never look at held-out per query)
  *          --backend sqlite|pglite (default sqlite; pglite: the same server on PostgreSQL with pgvector —
  *          PGlite in this process over the wire protocol, one connection — to compare the backends)
  */
@@ -25,7 +28,7 @@ import { DEMO_DIR, startTestServer, type TestClient, type TestServer } from '../
 import { startPgliteServer } from '../server/db/postgres/pglite-server.ts';
 import type { Scope } from '../server/domain/scope.ts';
 import { listImageFiles, seedDemo } from '../server/seed.ts';
-import { scoreRun, summarize, type Judgements, type QueryRun, type QueryScore, type Summary } from './metrics.ts';
+import { halfOf, scoreRun, summarize, type Half, type Judgements, type QueryRun, type QueryScore, type Summary } from './metrics.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const IMAGES = path.join(DEMO_DIR, 'images');
@@ -44,8 +47,12 @@ interface JudgedQuery {
   type: string;
   rel: Judgements;
 }
+const onlyHalf = arg('half');
+if (onlyHalf !== undefined && onlyHalf !== 'dev' && onlyHalf !== 'held-out') throw new Error(`--half must be dev or held-out (got ${onlyHalf})`);
 const loadQueries = (file: string): JudgedQuery[] =>
-  (JSON.parse(fs.readFileSync(path.join(here, 'queries', file), 'utf8')) as { queries: JudgedQuery[] }).queries;
+  (JSON.parse(fs.readFileSync(path.join(here, 'queries', file), 'utf8')) as { queries: JudgedQuery[] }).queries.filter(
+    (q) => !onlyHalf || halfOf(q.q) === onlyHalf,
+  );
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -111,6 +118,8 @@ interface ModeResult {
   set: string;
   mode: string;
   summary: Summary;
+  /** the same runs scored per half */
+  halves: Record<Half, Summary>;
   scores: QueryScore[];
   runs: QueryRun[];
 }
@@ -118,7 +127,8 @@ const results: ModeResult[] = [];
 
 function record(set: string, mode: string, runs: QueryRun[]): void {
   const scores = scoreRun(runs);
-  results.push({ set, mode, summary: summarize(scores), scores, runs });
+  const half = (h: Half) => summarize(scores.filter((x) => halfOf(x.q) === h));
+  results.push({ set, mode, summary: summarize(scores), halves: { dev: half('dev'), 'held-out': half('held-out') }, scores, runs });
   if (verbose) {
     process.stdout.write(`\n### ${set} / ${mode}\n`);
     for (const [i, r] of runs.entries()) {
@@ -128,7 +138,7 @@ function record(set: string, mode: string, runs: QueryRun[]): void {
         .map((k) => `${k.split('/').pop()}${r.rel[k] ? `(${r.rel[k]})` : ''}`)
         .join(', ');
       process.stdout.write(
-        `${s.ndcg10.toFixed(2)}  ${r.type.padEnd(11)} ${JSON.stringify(r.q).padEnd(26)} total ${String(r.total).padStart(2)}: ${top || '—'}\n`,
+        `${s.ndcg10.toFixed(2)}  ${halfOf(r.q) === 'dev' ? 'D' : 'H'} ${r.type.padEnd(11)} ${JSON.stringify(r.q).padEnd(26)} FP ${s.fp} FN ${s.noMatch ? '-' : s.returned === 0 ? 'empty' : s.fn} total ${String(r.total).padStart(2)}: ${top || '—'}\n`,
       );
     }
   }
@@ -203,8 +213,16 @@ if (sets.includes('neutral')) {
 // ── report ──
 const f3 = (x: number): string => x.toFixed(3);
 const compareLabel = arg('compare');
+/** A saved run, scored again from its stored runs with this version's metrics (older files lack some). */
+const rescored = (r: ModeResult): ModeResult => {
+  const scores = scoreRun(r.runs);
+  const half = (h: Half) => summarize(scores.filter((x) => halfOf(x.q) === h));
+  return { ...r, scores, summary: summarize(scores), halves: { dev: half('dev'), 'held-out': half('held-out') } };
+};
 const before = compareLabel
-  ? (JSON.parse(fs.readFileSync(path.join(here, 'results', `${compareLabel}.json`), 'utf8')) as { results: ModeResult[] }).results
+  ? (JSON.parse(fs.readFileSync(path.join(here, 'results', `${compareLabel}.json`), 'utf8')) as { results: ModeResult[] }).results.map(
+      rescored,
+    )
   : null;
 const delta = (set: string, mode: string, pick: (s: Summary) => number, now: number): string => {
   const b = before?.find((r) => r.set === set && r.mode === mode);
@@ -221,6 +239,21 @@ for (const r of results) {
     `| ${r.set} | ${r.mode} | ${s.queries} | ${f3(s.ndcg10)}${delta(r.set, r.mode, (x) => x.ndcg10, s.ndcg10)} | ${f3(s.recall3)}${delta(r.set, r.mode, (x) => x.recall3, s.recall3)} | ${f3(s.hit3)} | ${s.unrelated10.toFixed(2)}${delta(r.set, r.mode, (x) => x.unrelated10, s.unrelated10)} | ${s.falsePositives}/${s.noMatchQueries} |\n`,
   );
 }
+process.stdout.write(
+  `\nErrors in both directions, per half (dev = development, tuned on; held-out = never tuned on). FP = results judged 0 (pages of 10) + no-match queries answered; FN = match queries answered with nothing + relevant items missing from the page\n\n| set | mode | half | match queries | nDCG@10 | FP results | no-match answered | FN empty answers | FN relevant missing |\n|---|---|---|---|---|---|---|---|---|\n`,
+);
+for (const r of results)
+  for (const h of ['dev', 'held-out', 'all'] as const) {
+    const s = h === 'all' ? r.summary : r.halves[h];
+    const pick = (x: ModeResult) => (h === 'all' ? x.summary : x.halves[h]);
+    const b = before?.find((x) => x.set === r.set && x.mode === r.mode);
+    const bs = b ? pick(b) : null;
+    const d = (now: number, was: number | undefined, digits: number) =>
+      was === undefined ? '' : ` (${now - was >= 0 ? '+' : ''}${(now - was).toFixed(digits)})`;
+    process.stdout.write(
+      `| ${r.set} | ${r.mode} | ${h} | ${s.queries} | ${f3(s.ndcg10)}${d(s.ndcg10, bs?.ndcg10, 3)} | ${s.fpResults}${d(s.fpResults, bs?.fpResults, 0)} | ${s.falsePositives}/${s.noMatchQueries} | ${s.emptyAnswers}/${s.queries} | ${s.fnMissing}${d(s.fnMissing, bs?.fnMissing, 0)} |\n`,
+    );
+  }
 const types = [...new Set(results.flatMap((r) => Object.keys(r.summary.byType)))];
 process.stdout.write(
   `\nnDCG@10 by query type (no_match: share answered with nothing)\n\n| set | mode | ${types.join(' | ')} |\n|${'---|'.repeat(types.length + 2)}\n`,
