@@ -24,6 +24,7 @@ import { nearHandles } from '../domain/catalog.ts';
 import { ServiceError } from '../errors.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { rankedCacheOf } from '../domain/search/ranked-cache.ts';
+import { agreeingProducts } from './agreement.ts';
 import type { CatalogDeps } from './deps.ts';
 
 /** Candidates per ranked list (lexical, KNN) before fusion and paging. */
@@ -106,7 +107,9 @@ async function assertCollection(deps: CatalogDeps, scope: StoreScope, collection
  * - Semantic is KNN over product embeddings, a hit accepted only when its similarity is significant
  *   under the store's calibrated null model (domain/search/calibration.ts).
  * - Hybrid fuses both (domain/search/fusion.ts): a complete lexical match always ranks above a
- *   semantic-only one.
+ *   semantic-only one, and a semantic-only product is a match only when its type, tags or collections
+ *   agree with the query (catalog/agreement.ts); otherwise it may come back as a suggestion. Semantic
+ *   mode, asked for meaning alone, keeps every calibrated hit.
  * - Related ranks by embedding distance from the given product (calibrated the same way), else by
  *   shared collections, type and tags.
  * Whenever the embedder is missing, failing or still indexing the store, or the vector store cannot
@@ -240,21 +243,21 @@ export async function listProducts(
       degradedFrom = mode;
       mode = 'lexical';
     }
+    let agreeing: Set<number> | null = null;
     if (mode !== 'semantic') {
+      const thesaurus = await deps.search.thesaurus();
+      const synonyms = await deps.search.synonyms.forStore(scope, scope.storeId, head);
       lexical = await runLexical(
         query!,
         deps.search.lexical.products(scope, filters, head),
-        {
-          column: null,
-          thesaurus: await deps.search.thesaurus(),
-          typos: true,
-          synonyms: await deps.search.synonyms.forStore(scope, scope.storeId, head),
-          depth: RANKED_DEPTH,
-        },
+        { column: null, thesaurus, typos: true, synonyms, depth: RANKED_DEPTH },
         offset + limit + 1,
       );
+      // hybrid: a meaning-only product counts only when its labels agree with the query (catalog/agreement.ts)
+      if (mode === 'hybrid' && semantic) agreeing = await agreeingProducts(deps, scope, lexical, semantic, { thesaurus, synonyms });
     }
-    return { ranked: fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic), lexical, mode, degradedFrom };
+    const agrees = agreeing ? (seq: number) => agreeing.has(seq) : null;
+    return { ranked: fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic, 'meaning', null, agrees), lexical, mode, degradedFrom };
   };
 
   let pass: Pass | null = null;

@@ -9,16 +9,23 @@ import {
   FAMILY_ALPHA,
   isStale,
   SAMPLE_DOCS,
+  STALE_SHARE,
   standardScore,
   type NullModel,
 } from '../domain/search/calibration.ts';
 import type { Thesaurus } from '../domain/search/concepts.ts';
 import { STOP_WORDS } from '../domain/search/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { AssetVectorSearch, VectorHit, VectorResult } from '../library/search.ts';
+import { assetFacts, estimateWordNull } from '../domain/search/coverage.ts';
+import { COLOUR_NAMES } from '../domain/media/colour.ts';
+import type { AssetVectorSearch, VectorHit, VectorResult, WordSpace } from '../library/search.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 
+/** Floats of word vectors kept in memory per instance (32 MB; cleared past it): 80,000 words of 100 dimensions. */
+const WORD_FLOATS_KEPT = 8_000_000;
+/** Workspaces whose word statistics are kept in memory (cleared past it; the null is also stored). */
+const WORKSPACES_KEPT = 1000;
 /** Standard deviations below the acceptance score still fetched (as suggestions). */
 const SUGGESTION_DEPTH_Z = 5;
 
@@ -118,6 +125,56 @@ export function createAssetVectorSearch(o: {
     return model;
   };
 
+  // Word vectors by word (an embedder is fixed per instance): queries and their candidates repeat words.
+  const wordVectors = new Map<string, Float32Array>();
+  const vectorsOf = async (embedder: TextEmbedder, ws: string[]): Promise<ReadonlyMap<string, Float32Array>> => {
+    const missing = [...new Set(ws.filter((w) => !wordVectors.has(w)))];
+    if (missing.length > 0) {
+      if ((wordVectors.size + missing.length) * embedder.dimensions > WORD_FLOATS_KEPT) wordVectors.clear();
+      const vs = await embedder.embed(missing);
+      missing.forEach((w, i) => wordVectors.set(w, vs[i]!));
+    }
+    const out = new Map<string, Float32Array>();
+    for (const w of ws) {
+      const v = wordVectors.get(w);
+      if (v && v.some((x) => x !== 0)) out.set(w, v);
+    }
+    return out;
+  };
+  /** Per workspace: the word null and colour shares, estimated on a sample (the null also stored), and the count they were made at. */
+  const wordStats = new Map<string, { items: number; model: NullModel | null; colourShare: Map<string, number> }>();
+  const wordsOf = async (space: SpaceRow, embedder: TextEmbedder, scope: Scope, items: number) => {
+    const memoKey = `${space.model_id}:${space.dimensions}:${scope.workspaceId}`;
+    const memo = wordStats.get(memoKey);
+    if (memo && Math.abs(items - memo.items) <= Math.max(2, STALE_SHARE * memo.items)) return memo;
+    const key = `asset_words:${space.model_id}:${space.dimensions}`;
+    const sample = await o.vectors.sample(scope, space, SAMPLE_DOCS);
+    const rows = await o.assets.bySeqs(
+      scope,
+      sample.map((x) => x.seq),
+    );
+    const thesaurus = await o.thesaurus();
+    const facts = rows.map((r) => assetFacts(r, thesaurus));
+    const colourShare = new Map<string, number>();
+    for (const f of facts) for (const c of f.colours) colourShare.set(c, (colourShare.get(c) ?? 0) + 1 / Math.max(1, facts.length));
+    let model = await o.calibrations.get(key, scope.workspaceId);
+    if (!model || isStale(model, items)) {
+      model = await estimateWordNull({
+        docs: facts,
+        items,
+        vectorsOf: (ws) => vectorsOf(embedder, ws),
+        background: thesaurus?.frequentNouns(200) ?? [],
+        stop: STOP_WORDS,
+        exclude: COLOUR_NAMES,
+      });
+      if (model) await o.calibrations.put(key, scope.workspaceId, model);
+    }
+    const stats = { items, model, colourShare };
+    if (wordStats.size >= WORKSPACES_KEPT) wordStats.clear();
+    wordStats.set(memoKey, stats);
+    return stats;
+  };
+
   const scored = (hits: { seq: number; similarity: number }[], model: NullModel | null): VectorHit[] =>
     hits.map((h) => ({ ...h, z: model ? standardScore(model, h.similarity) : null }));
   /** Lowest cosine worth fetching: suggestions reach `SUGGESTION_DEPTH_Z` below the acceptance score. */
@@ -146,6 +203,20 @@ export function createAssetVectorSearch(o: {
         return null;
       }
       return { hits: scored(await o.vectors.nearest(scope, space, q, k, filters, floorOf(model, accept), head), model), accept };
+    },
+    async words(scope, head): Promise<WordSpace | null> {
+      const space = await o.textSpace();
+      const embedder = o.embedder;
+      if (!space || space.status !== 'ready' || !embedder) return null;
+      const items = await o.vectors.count(scope, space, head);
+      if (items === 0) return null;
+      try {
+        const stats = await wordsOf(space, embedder, scope, items);
+        return { vectorsOf: (ws) => vectorsOf(embedder, ws), null: stats.model, alpha, colourShare: stats.colourShare, items };
+      } catch (err) {
+        o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'word calibration failed; coverage uses words and colours only');
+        return null;
+      }
     },
     async warm(scope): Promise<boolean> {
       const space = await o.textSpace();

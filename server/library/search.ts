@@ -1,6 +1,6 @@
 import type { AssetPage, ImageModelReport, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
 import type { AssetFilters } from '../db/assets.ts';
-import { semanticRelevance, visualRelevance } from '../domain/search/calibration.ts';
+import { semanticRelevance, visualRelevance, type NullModel } from '../domain/search/calibration.ts';
 import type { FtsColumn } from '../domain/search/fts-query.ts';
 import { fuse } from '../domain/search/fusion.ts';
 import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
@@ -9,6 +9,7 @@ import { correctedQuery } from '../domain/search/lexical-words.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
+import { coverQuery } from './coverage.ts';
 import { toAsset } from './present.ts';
 import { rankedCacheOf } from '../domain/search/ranked-cache.ts';
 
@@ -42,6 +43,26 @@ export interface AssetVectorSearch {
   warm?(scope: Scope): Promise<boolean>;
   /** the image–text model's space, when ATELIER_IMAGE_MODEL is set */
   image?: ImageSpaceSearch;
+  /**
+   * The text embedder's words in a scope, for query coverage (library/coverage.ts): word vectors, the
+   * calibrated null of a word's best match among a document's descriptive words, and the measured colours'
+   * document shares. null when there is no ready text space or embedder (coverage then uses words and
+   * measured colours only, no embeddings, and no colour weights).
+   */
+  words?(scope: Scope, head?: number): Promise<WordSpace | null>;
+}
+
+/** A scope's word space (see `AssetVectorSearch.words`). */
+export interface WordSpace {
+  /** L2-normalised vectors of the words the embedder knows (unknown words absent) */
+  vectorsOf(words: string[]): Promise<ReadonlyMap<string, Float32Array>>;
+  /** the null of a word's best match among a document's words; null when too few null pairs: no embedding matches */
+  null: NullModel | null;
+  /** family-wise false-match rate of the scope's acceptance tests */
+  alpha: number;
+  /** share of sampled documents with each measured colour, and the scope's document count */
+  colourShare: ReadonlyMap<string, number>;
+  items: number;
 }
 
 /**
@@ -91,7 +112,10 @@ export interface AssetMatches {
  * Rank a query's candidates and decide which match (shared by search, select and the picker's facets,
  * so counts agree). Exact-field modes and the lexical half of `all` run the lexical planner
  * (domain/search/lexical.ts) — typos everywhere, WordNet concepts and operator synonyms in `all` only;
- * `semantic` and `all` add calibrated embedding matches; `similar` calibrated visual matches. When the
+ * `semantic` and `all` add calibrated embedding matches; `similar` calibrated visual matches. In `all`
+ * the text side also counts the query's coverage by each candidate's descriptive words (word embeddings
+ * under a calibrated null) and measured colours, and a meaning match counts only when that coverage
+ * corroborates it (library/coverage.ts); `semantic`, asked for meaning alone, keeps every calibrated hit. When the
  * vector index is unavailable, `semantic` and `all` return lexical results with `degradedFrom` set.
  * @param deepest how far the caller pages (offset + limit + 1): complete exact matches are fetched that deep
  * @param head the change-log head read for this request (`searchSnapshot`), handed to the lexical index
@@ -179,7 +203,11 @@ export async function matchAssets(
   const pictures = image
     ? image.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, image.accept) }))
     : null;
-  const ranked = fuse(lexical?.hits ?? null, vector, 'meaning', pictures);
+  // mode all: the query's coverage by each candidate's own words and measured colours (library/coverage.ts)
+  // widens the text side and decides whether a meaning match is corroborated
+  const covered =
+    mode === 'all' && lexical ? await coverQuery(deps, scope, lexical, semantic, semantic ? ((await vectors?.words?.(scope, head)) ?? null) : null) : null;
+  const ranked = fuse(covered?.hits ?? lexical?.hits ?? null, vector, 'meaning', pictures, covered?.agrees ?? null);
   let match: AssetPage['request']['match'] = 'none';
   if (ranked.matches > 0) {
     if (mode === 'semantic') match = 'vector';

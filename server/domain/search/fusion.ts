@@ -15,6 +15,11 @@
  * (enrichment/image-embedding.ts), joins the semantic side: a document's vector evidence is the
  * stronger of the two (both calibrated the same way, both capped at SEMANTIC_MAX), reported as
  * `visual` when the image list accepts it.
+ * Corroboration (issue 33): with `agrees`, a document that only the text-embedding list accepts (no
+ * lexical match, no image match) is a match only when `agrees` says another signal backs it (some of the
+ * query's words in its text, its type, tags or collections for a product, catalog/agreement.ts; the
+ * coverage of the query by its words and measured colours for an asset, library/coverage.ts); otherwise it
+ * stays a suggestion candidate, its relevance kept below 0.5, reported as `meaning`.
  */
 import { SEMANTIC_MAX } from './calibration.ts';
 import { appendMatchedBy, Ranked, type LexicalHits } from './hit-lists.ts';
@@ -37,6 +42,7 @@ export interface VectorRelevance {
  * `runLexical` makes them).
  * @param vectorKind how a vector match is reported (`meaning` for text embeddings, `visual` for `similar`)
  * @param image the image–text model's calibrated hits of the query (absent: no image model), reported as `visual`
+ * @param agrees whether a meaning-only document is corroborated (absent: meaning alone suffices)
  * @returns every document of either list, matches first, best first (relevance rounded to 0.001)
  */
 export function fuse(
@@ -44,6 +50,7 @@ export function fuse(
   vector: VectorRelevance[] | null,
   vectorKind: 'meaning' | 'visual' = 'meaning',
   image: VectorRelevance[] | null = null,
+  agrees: ((seq: number) => boolean) | null = null,
 ): Ranked {
   const nl = lexical?.length ?? 0;
   // the lexical documents in their order, then the vector-only ones in theirs; each document's place in
@@ -77,7 +84,8 @@ export function fuse(
     const a = j < nl ? lexical!.relevance[j]! : 0;
     const bText = Math.min(SEMANTIC_MAX, v?.relevance ?? 0);
     const b = Math.max(bText, c);
-    const isMatch = a >= LEXICAL_MATCH || b >= MATCH;
+    const meaningAlone = a < LEXICAL_MATCH && c < MATCH && bText >= MATCH;
+    const isMatch = a >= LEXICAL_MATCH || c >= MATCH || (bText >= MATCH && (!meaningAlone || !agrees || agrees(s)));
     let r = Math.min(1, Math.max(a, b) + SUPPORT * Math.min(a, b));
     if (vectorKind === 'visual') r = v?.relevance ?? 0;
     if (!isMatch) r = Math.min(r, MATCH - 0.01);

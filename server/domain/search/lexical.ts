@@ -108,6 +108,14 @@ export interface LexicalResult {
   expanded: string[];
   /** how many query terms there were (0 = nothing searchable) */
   terms: number;
+  /** the query's terms (distinct stems, query order) and the IDF weights the relevance uses (see the module note) */
+  termWords: { word: string; stem: string }[];
+  weights: number[];
+  /** documents of the scope matching each term (any of its groups), and documents of the scope: the weights' counts */
+  counts: number[];
+  size: number;
+  /** a candidate's best quality per term (indexed as `termWords`), or undefined for a seq that is no candidate */
+  termQuality(seq: number): Float64Array | undefined;
 }
 
 interface Group {
@@ -140,6 +148,12 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     corrections: [],
     expanded: [],
     terms: terms.length,
+    termWords: terms,
+    // no document matches any term: every count is 0, so every IDF weight is the same
+    weights: terms.map(() => 1),
+    counts: terms.map(() => 0),
+    size: 0,
+    termQuality: () => undefined,
   };
   if (terms.length === 0) return empty;
 
@@ -284,7 +298,16 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const groupsOf = terms.map((_, i) => groups.filter((g) => g.term === i).map((g) => ({ quality: g.quality, kind: MATCHED_BY[g.cls] })));
   const hits = scoreCandidates(c, cells, weights, groupsOf);
   const usedConcepts = groups.filter((g) => g.cls !== 'exact' && g.cls !== 'typo' && g.cls !== 'prefix');
+  const termQuality = (seq: number): Float64Array | undefined => {
+    const j = c.at.get(seq);
+    return j < 0 ? undefined : cells.quality.slice(j * n, j * n + n);
+  };
   return {
+    termWords: terms,
+    weights,
+    counts,
+    size,
+    termQuality,
     hits,
     exactTotal: s1.total,
     exactFetched: s1.seqs.length,
@@ -296,7 +319,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
 }
 
 /** A word's concept expansion with the Porter stems of every related text (a pure function of the thesaurus and the word). */
-interface Expansion {
+export interface Expansion {
   related: ConceptWord[];
   /** synonyms and hyponyms, in `related` order, and the distinct stems of their words */
   near: string[];
@@ -313,7 +336,7 @@ const expansions = new WeakMap<Thesaurus, Map<string, Expansion>>();
 const EXPANSIONS_KEPT = 256;
 
 /** `expandConcept(t, word)` with the stems of its texts, computed once per thesaurus and word. */
-function expansionOf(t: Thesaurus, word: string): Expansion {
+export function expansionOf(t: Thesaurus, word: string): Expansion {
   let byWord = expansions.get(t);
   if (!byWord) expansions.set(t, (byWord = new Map<string, Expansion>()));
   let e = byWord.get(word);

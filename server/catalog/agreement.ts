@@ -1,0 +1,56 @@
+import type { StoreScope } from '../db/ports/product-store.ts';
+import type { Thesaurus } from '../domain/search/concepts.ts';
+import { labelsAgree, termConcepts } from '../domain/search/coverage.ts';
+import { MATCH } from '../domain/search/fusion.ts';
+import type { LexicalResult } from '../domain/search/lexical.ts';
+import type { SynonymRule } from '../domain/search/lexical-words.ts';
+import type { CatalogDeps } from './deps.ts';
+
+/** The JSON array of strings a product row keeps its tags in ([] when malformed). */
+function tagList(json: string): string[] {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The meaning matches of a hybrid pass that another signal corroborates (issue 33): of the semantic hits
+ * accepted under the store's null model (relevance ≥ 0.5) that the lexical side does not match, those with
+ * some query word in their text (a partial lexical match), and those whose type, a tag or a collection
+ * handle agrees with the query (domain/search/coverage.ts `labelsAgree`: a query
+ * word, its correction, an operator synonym or a WordNet relative of it, as whole words). The others stay
+ * suggestions: "leather jacket" is near a sofa in the embedding, but nothing a sofa is labelled with is a jacket.
+ * @param semantic calibrated KNN hits (domain/search/calibration.ts `semanticRelevance`)
+ * @returns seqs of the corroborated products among the accepted semantic hits
+ * @throws what the product store throws
+ */
+export async function agreeingProducts(
+  deps: Pick<CatalogDeps, 'products'>,
+  scope: StoreScope,
+  lexical: LexicalResult,
+  semantic: readonly { seq: number; relevance: number }[],
+  o: { thesaurus: Thesaurus | null; synonyms: readonly SynonymRule[] },
+): Promise<Set<number>> {
+  const out = new Set<number>();
+  const worded = new Set<number>();
+  for (let i = 0; i < lexical.hits.length; i++) if (lexical.hits.relevance[i]! > 0) worded.add(lexical.hits.seq[i]!);
+  // a query word in its own text (too little to match lexically) already backs a meaning match
+  for (const h of semantic) if (h.relevance >= MATCH && worded.has(h.seq)) out.add(h.seq);
+  const alone = semantic.filter((h) => h.relevance >= MATCH && !worded.has(h.seq)).map((h) => h.seq);
+  if (alone.length === 0) return out;
+  const corrected = new Map(lexical.corrections.map((c) => [c.from, c.to]));
+  const concepts = lexical.termWords.map((t) =>
+    termConcepts(o.thesaurus, t.word, { correction: corrected.get(t.word), synonyms: o.synonyms }),
+  );
+  const [rows, collections] = await Promise.all([deps.products.bySeqs(scope, alone), deps.products.collectionsOf(alone)]);
+  const handles = new Map<number, string[]>();
+  for (const c of collections) handles.set(c.product_seq, [...(handles.get(c.product_seq) ?? []), c.handle]);
+  for (const r of rows) {
+    const labels = [r.product_type, ...tagList(r.tags), ...(handles.get(r.seq) ?? [])].filter((l) => l.trim().length > 0);
+    if (labelsAgree(concepts, labels)) out.add(r.seq);
+  }
+  return out;
+}

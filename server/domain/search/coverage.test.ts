@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { fitNull, SEMANTIC_MAX } from './calibration.ts';
+import type { Thesaurus } from './concepts.ts';
+import {
+  assetFacts,
+  colourWeight,
+  COLOUR_QUALITY,
+  coverage,
+  labelsAgree,
+  termConcepts,
+  wordNullCosines,
+  type CoverageTerm,
+  type WordNull,
+} from './coverage.ts';
+import { fuse } from './fusion.ts';
+import { LexicalHits } from './hit-lists.ts';
+
+/** furniture > seat > {sofa = couch, chair}; garment > coat > jacket. */
+function thesaurus(): Thesaurus {
+  const synsets = [
+    { words: ['furniture', 'piece of furniture'], hyper: [], hypo: [1] },
+    { words: ['seat'], hyper: [0], hypo: [2, 3] },
+    { words: ['sofa', 'couch', 'lounge'], hyper: [1], hypo: [] },
+    { words: ['chair'], hyper: [1], hypo: [] },
+    { words: ['garment'], hyper: [], hypo: [5] },
+    { words: ['coat'], hyper: [4], hypo: [6] },
+    { words: ['jacket'], hyper: [5], hypo: [] },
+    { words: ['leather'], hyper: [], hypo: [] },
+  ];
+  const senses = new Map<string, { synset: number; tagCount: number }[]>();
+  synsets.forEach((s, i) => s.words.forEach((w) => senses.set(w, [...(senses.get(w) ?? []), { synset: i, tagCount: 1 }])));
+  return {
+    senses: (l) => senses.get(l) ?? [],
+    lemmasOf: (s) => synsets[s]?.words ?? [],
+    hypernymsOf: (s) => synsets[s]?.hyper ?? [],
+    hyponymsOf: (s) => synsets[s]?.hypo ?? [],
+    isWord: (l) => senses.has(l),
+    mainlyNoun: () => true,
+    frequentNouns: () => [],
+  };
+}
+
+describe('label agreement (products)', () => {
+  const t = thesaurus();
+  const concepts = (q: string) => q.split(' ').map((w) => termConcepts(t, w, {}));
+  it('agrees through the word, a synonym, a hyponym or the same stem, as whole words', () => {
+    expect(labelsAgree(concepts('couch'), ['Indoor', 'Sofa'])).toBe(true);
+    expect(labelsAgree(concepts('furniture'), ['Chair'])).toBe(true);
+    expect(labelsAgree(concepts('gardener'), ['home-and-garden'])).toBe(true);
+    expect(labelsAgree(concepts('jacket'), ['Outerwear', 'coat'])).toBe(true); // one level up
+  });
+  it('does not agree when no label is what a query word stands for', () => {
+    expect(labelsAgree(concepts('leather jacket'), ['Indoor', 'Couch', 'Wood', 'home-and-garden'])).toBe(false);
+    expect(labelsAgree(concepts('sofa'), ['sofabed'])).toBe(false); // a longer word is not the word
+    expect(labelsAgree(concepts('seat'), [])).toBe(false);
+  });
+  it('counts the correction and the operator synonyms of a word', () => {
+    expect(labelsAgree([termConcepts(t, 'sofaa', { correction: 'sofa' })], ['Couch'])).toBe(true);
+    const synonyms = [{ kind: 'two_way' as const, input: null, words: ['trainers', 'sneakers'] }];
+    expect(labelsAgree([termConcepts(t, 'trainers', { synonyms })], ['Sneakers'])).toBe(true);
+  });
+});
+
+/** A unit vector at `deg` degrees in the plane of axes 0 and 1 (the cosine of two is the cosine of their angle). */
+const at = (deg: number): Float32Array => Float32Array.from([Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180), 0]);
+
+describe('coverage of a query by a document (assets)', () => {
+  // a null whose unrelated best-word cosines spread around 0.3 (Fisher z), so 0.95 is far above it
+  const model = fitNull(
+    Array.from({ length: 60 }, (_, i) => 0.2 + (i % 10) * 0.02),
+    100,
+  )!;
+  const words: WordNull = { model, accept: 3 };
+  const term = (word: string, vector: Float32Array | null, weight = 1, colour = false): CoverageTerm => ({
+    word,
+    stem: word,
+    weight,
+    colour,
+    vector,
+  });
+  const doc = (o: { vectors?: Float32Array[]; colours?: string[]; stems?: string[]; lexical?: number[] }) => ({
+    stems: new Set(o.stems ?? []),
+    words: (o.vectors ?? []).map((vector, i) => ({ word: `w${i}`, vector })),
+    colours: new Set(o.colours ?? []),
+    lexical: o.lexical ? Float64Array.from(o.lexical) : undefined,
+  });
+
+  it('covers a word by a significantly close word of the document, below the word itself', () => {
+    const c = coverage([term('ski', at(0))], doc({ vectors: [at(90), at(15)] }), words);
+    expect(c.meaning).toBe(true);
+    expect(c.relevance).toBeGreaterThanOrEqual(0.5);
+    expect(c.relevance).toBeLessThanOrEqual(SEMANTIC_MAX);
+    expect(coverage([term('ski', at(0))], doc({ vectors: [at(75)] }), words).relevance).toBe(0);
+    expect(coverage([term('ski', at(0))], doc({ stems: ['ski'] }), words).relevance).toBe(1);
+  });
+
+  it('needs most of the query weight: one covered word of two weighs what it weighs', () => {
+    const terms = [term('ski', at(0), 1), term('slope', Float32Array.from([0, 0, 1]), 3)];
+    const c = coverage(terms, doc({ vectors: [at(10)] }), words);
+    expect(c.relevance).toBeLessThan(0.5);
+    expect(c.complete).toBe(false);
+    const both = coverage(terms, doc({ vectors: [at(5)], lexical: [0, 1] }), words);
+    expect(both.relevance).toBeGreaterThan(0.5);
+    expect(both.complete).toBe(true);
+  });
+
+  it('matches a colour word by the measured colours only, never by an embedding', () => {
+    const pink = term('pink', null, 1, true);
+    expect(coverage([pink], doc({ colours: ['pink', 'green'] }), words)).toMatchObject({ relevance: COLOUR_QUALITY, colour: true });
+    // even a document word with the very same vector does not cover a colour word
+    expect(coverage([{ ...pink, vector: at(0) }], doc({ vectors: [at(0)], colours: ['green'] }), words).relevance).toBe(0);
+    // the text saying it still counts
+    expect(coverage([pink], doc({ lexical: [1], colours: ['green'] }), words).relevance).toBe(1);
+  });
+
+  it('weighs a colour by how many documents show it, not only by how many say it', () => {
+    // no text says "pink", one photo in ten shows it: rare, so it weighs, whatever the planner's missing-word rule gave
+    expect(colourWeight({ plannerWeight: 0.4, textCount: 0, share: 0.1, size: 100 })).toBeCloseTo(Math.log(1 + 100 / 11), 10);
+    // texts say it more often than the sample shows it: the texts' count
+    expect(colourWeight({ plannerWeight: 0.4, textCount: 30, share: 0.1, size: 100 })).toBeCloseTo(Math.log(1 + 100 / 31), 10);
+    expect(colourWeight({ plannerWeight: 0.4, textCount: 0, share: 0, size: 100 })).toBe(0.4);
+  });
+
+  it('reads descriptive words and measured colours from an asset row, colour names apart', () => {
+    const f = assetFacts({
+      name_words: 'red barn',
+      alt_text: 'A red barn in a snowy field',
+      tags: '["farm","barn"]',
+      auto_tags: '["white","text","red"]',
+      user_fields: '["alt_text","tags"]',
+      purpose: null,
+    });
+    expect(f.words).toEqual(['barn', 'snowy', 'field', 'farm']);
+    expect([...f.colours].sort()).toEqual(['red', 'white']);
+  });
+
+  it('fits the word null on documents that lack the probe', () => {
+    const docs = [
+      { stems: new Set(['ski']), vectors: [at(0)] },
+      { stems: new Set(['dune']), vectors: [at(80), at(60)] },
+    ];
+    expect(wordNullCosines(docs, [{ stem: 'ski', vector: at(0) }])).toEqual([expect.closeTo(Math.cos(Math.PI / 3), 6)]);
+  });
+});
+
+describe('corroborated fusion', () => {
+  const lexical = LexicalHits.of([{ seq: 1, relevance: 1, matchedBy: ['text'], complete: true }]);
+  const vector = [
+    { seq: 2, relevance: 0.6 },
+    { seq: 3, relevance: 0.55 },
+  ];
+  it('keeps a meaning-only document out of the matches unless it is corroborated', () => {
+    const r = fuse(lexical, vector, 'meaning', null, (seq) => seq === 3);
+    expect(r.matchSeqs()).toEqual([1, 3]);
+    const two = r.toArray().find((f) => f.seq === 2)!;
+    expect(two).toMatchObject({ match: false, matchedBy: ['meaning'] });
+    expect(two.relevance).toBeLessThan(0.5);
+    expect(fuse(lexical, vector).matchSeqs()).toEqual([1, 2, 3]); // without the rule, meaning alone suffices
+  });
+});

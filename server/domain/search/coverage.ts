@@ -1,0 +1,336 @@
+/**
+ * Coverage of a query by a document's own words and measured facts, and the agreement of a product's
+ * labels with a query (pure).
+ *
+ * Why. A document embedding's similarity to a query says that the two are about related things, not
+ * that the document is what the query asks for: the static embedder rates "leather jacket" close to a
+ * sofa and "ski slope" close to sand dunes. So in the fused modes a meaning-only hit must be corroborated
+ * before it counts as a match (issue 33): a product by its type, tags or collections (`labelsAgree`), an
+ * asset by covering most of the query with its own words or measured colours (`coverage`).
+ *
+ * Coverage extends the lexical planner's relevance (domain/search/lexical.ts: Σ w_t·q_t / Σ w_t over the
+ * query's terms, IDF weights w_t) with two more ways a term can be matched:
+ * - a word of the document's descriptive text (name words, alt text, tags) whose embedding is significantly
+ *   close to the term's: the cosine of the term's vector and its nearest document word, as a standard
+ *   score under the null distribution of that same statistic for unrelated (probe word, document) pairs
+ *   of the scope (`estimateWordNull`, the method of calibration.ts: Fisher z, median and MAD), accepted at
+ *   the family-wise level of calibration.ts (Bonferroni over the query's terms × the documents), quality
+ *   `semanticRelevance` (0.5 at the acceptance score, at most SEMANTIC_MAX). This is soft term matching
+ *   (Kusner et al., "From word embeddings to document distances", ICML 2015, match words by embedding
+ *   distance), with a calibrated threshold in place of a fixed one;
+ * - a colour word (one of the names enrichment measures, domain/media/colour.ts): the asset's measured
+ *   dominant colours (its automatic colour tags, share ≥ 15%), quality `COLOUR_QUALITY`. Colour words
+ *   are matched only by the words or the measurement, never by embeddings (every colour word is close to
+ *   every other in a word space), and colour words of a document take no part in embedding matches.
+ * Word embeddings place a word's incompatible alternatives close to it ("winter" and "spring", "beer" and
+ * "wine": distributional similarity does not tell them apart). Co-hyponyms, words under the same
+ * hypernym in WordNet, are such alternatives (Cruse, "Lexical Semantics", 1986, on co-hyponyms as
+ * incompatibles), so a document word that is a co-hyponym of a query term is never its embedding match
+ * (`coHyponyms`).
+ * A document covering at least `LEXICAL_MATCH` (half the query's weight, as the planner's any-term rule)
+ * is a match.
+ */
+import { stemmer } from 'stemmer';
+import {
+  BACKGROUND_PROBES,
+  fitNull,
+  IN_DOMAIN_PROBES,
+  probeWords,
+  semanticRelevance,
+  standardScore,
+  type NullModel,
+} from './calibration.ts';
+import { COLOUR_NAMES } from '../media/colour.ts';
+import { broaderWords, chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
+import { STOP_WORDS } from './fts-query.ts';
+import { expansionOf } from './lexical.ts';
+import { operatorSynonyms, words, type SynonymRule } from './lexical-words.ts';
+
+/**
+ * Quality of a colour term matched by the measured colours: a measured colour is a fact of the whole
+ * picture, not necessarily of the thing the other words name, so it counts as a WordNet synonym does
+ * (CLASS_QUALITY.synonym), below the word itself; set a priori, not fitted.
+ */
+export const COLOUR_QUALITY = 0.85;
+
+/** A query term as coverage scores it. */
+export interface CoverageTerm {
+  word: string;
+  stem: string;
+  /** the planner's IDF weight */
+  weight: number;
+  /** a colour word: matched by text or measured colours only */
+  colour: boolean;
+  /** the term's word vector (null: unknown to the embedder, or a colour word) */
+  vector: Float32Array | null;
+  /** document words that name an incompatible alternative of the term (`coHyponyms`): never an embedding match */
+  incompatible?: ReadonlySet<string>;
+}
+
+/** What coverage knows of one document. */
+export interface CoverageDoc {
+  /** the planner's best quality per term (undefined: the document is no lexical candidate) */
+  lexical?: Float64Array | undefined;
+  /** stems of the document's descriptive words */
+  stems: ReadonlySet<string>;
+  /** its descriptive words that are no colour words, with their vectors (L2-normalised; words the embedder lacks left out) */
+  words: readonly { word: string; vector: Float32Array }[];
+  /** measured dominant colours (names) */
+  colours: ReadonlySet<string>;
+}
+
+/** The calibrated word space: the null of the best-word cosine and the standard score a term needs. */
+export interface WordNull {
+  model: NullModel;
+  accept: number;
+}
+
+/** A document's coverage of the query. */
+export interface Coverage {
+  /** Σ w_t·q_t / Σ w_t, in [0, 1] */
+  relevance: number;
+  /** every term matched by some class */
+  complete: boolean;
+  /** some term's best quality came from a word embedding */
+  meaning: boolean;
+  /** some term's best quality came from the measured colours */
+  colour: boolean;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+/** Cosine of `v` and its nearest vector among `vs` (all L2-normalised); −1 when `vs` is empty. */
+export function bestCosine(v: Float32Array, vs: readonly Float32Array[]): number {
+  let best = -1;
+  for (const u of vs) best = Math.max(best, dot(v, u));
+  return best;
+}
+
+/**
+ * The coverage of the query `terms` by one document (see the module note).
+ * @param words the calibrated word space, or null (no embedder or too few null pairs: no embedding matches)
+ */
+export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words: WordNull | null): Coverage {
+  let sum = 0;
+  let wsum = 0;
+  let complete = true;
+  let meaning = false;
+  let colour = false;
+  terms.forEach((t, i) => {
+    let q = Math.max(doc.lexical?.[i] ?? 0, doc.stems.has(t.stem) ? 1 : 0);
+    if (t.colour) {
+      if (doc.colours.has(t.word) && COLOUR_QUALITY > q) {
+        q = COLOUR_QUALITY;
+        colour = true;
+      }
+    } else if (words && t.vector && q < 1 && doc.words.length > 0) {
+      const near = doc.words.filter((w) => !t.incompatible?.has(w.word)).map((w) => w.vector);
+      const z = near.length > 0 ? standardScore(words.model, bestCosine(t.vector, near)) : -Infinity;
+      const e = z >= words.accept ? semanticRelevance(z, words.accept) : 0;
+      if (e > q) {
+        q = e;
+        meaning = true;
+      }
+    }
+    if (q <= 0) complete = false;
+    sum += t.weight * q;
+    wsum += t.weight;
+  });
+  return { relevance: wsum > 0 ? Math.min(1, sum / wsum) : 0, complete: complete && terms.length > 0, meaning, colour };
+}
+
+/**
+ * The nouns that are incompatible alternatives of a word: the lemmas of the other direct hyponyms of its
+ * chosen senses' hypernyms (its co-hyponyms), in the senses those lemmas are mostly read in, without the
+ * word's own synonyms. "winter" → spring, summer, autumn, … (all under "season").
+ * @returns an empty set when the thesaurus does not know the word
+ */
+export function coHyponyms(t: Thesaurus, word: string): Set<string> {
+  const lemma = nounLemma(t, word);
+  if (!lemma) return new Set();
+  const own = new Set(chooseSenses(t.senses(lemma)));
+  const synonyms = new Set([...own].flatMap((s) => t.lemmasOf(s)));
+  const out = new Set<string>();
+  for (const s of own)
+    for (const h of t.hypernymsOf(s))
+      for (const sibling of t.hyponymsOf(h)) {
+        if (own.has(sibling)) continue;
+        for (const l of t.lemmasOf(sibling))
+          if (!synonyms.has(l) && !l.includes(' ') && chooseSenses(t.senses(l)).includes(sibling)) out.add(l);
+      }
+  return out;
+}
+
+/** Whether a document word names one of `incompatible` (as written or as its noun lemma). */
+export function namesOneOf(t: Thesaurus, word: string, incompatible: ReadonlySet<string>): boolean {
+  if (incompatible.has(word)) return true;
+  const lemma = nounLemma(t, word);
+  return lemma !== null && incompatible.has(lemma);
+}
+
+/** Fewest letters of a descriptive word (shorter tokens are initials, units and noise). */
+const MIN_WORD = 3;
+
+/**
+ * The descriptive words of a text: distinct lower-case letter runs of at least three letters, no stop
+ * words, no words of `exclude` (the colour names), in order.
+ */
+export function descriptiveWords(text: string, stop: ReadonlySet<string>, exclude: ReadonlySet<string>): string[] {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().match(/\p{L}+/gu) ?? []) if (w.length >= MIN_WORD && !stop.has(w) && !exclude.has(w)) out.add(w);
+  return [...out];
+}
+
+/**
+ * Best-word cosines of unrelated (probe, document) pairs: for every probe and every document whose stems
+ * lack the probe's stem, the cosine of the probe and the document's nearest word.
+ */
+export function wordNullCosines(
+  docs: readonly { stems: ReadonlySet<string>; vectors: readonly Float32Array[] }[],
+  probes: readonly { stem: string; vector: Float32Array }[],
+): number[] {
+  const out: number[] = [];
+  for (const p of probes) {
+    if (!p.vector.some((x) => x !== 0)) continue;
+    for (const d of docs) if (d.vectors.length > 0 && !d.stems.has(p.stem)) out.push(bestCosine(p.vector, d.vectors));
+  }
+  return out;
+}
+
+/**
+ * Estimate the word-level null model of a scope (see the module note): probes are in-domain words of the
+ * sampled documents and frequent English nouns (as `estimateTextNull`), colour names left out.
+ * @param docs sampled documents: their descriptive words (`descriptiveWords`)
+ * @param items corpus size (recorded with the estimate)
+ * @param vectorsOf L2-normalised word vectors by word (unknown words absent or zero)
+ * @returns null when there are too few null pairs (calibration.ts MIN_PAIRS)
+ * @throws what `vectorsOf` throws
+ */
+export async function estimateWordNull(o: {
+  docs: readonly { words: readonly string[] }[];
+  items: number;
+  vectorsOf: (words: string[]) => Promise<ReadonlyMap<string, Float32Array>>;
+  background: readonly string[];
+  stop: ReadonlySet<string>;
+  exclude: ReadonlySet<string>;
+}): Promise<NullModel | null> {
+  const probes = [
+    ...new Set([
+      ...probeWords(
+        o.docs.map((d) => d.words.join(' ')),
+        IN_DOMAIN_PROBES,
+        new Set([...o.stop, ...o.exclude]),
+      ),
+      ...o.background.filter((w) => !o.exclude.has(w)).slice(0, BACKGROUND_PROBES),
+    ]),
+  ];
+  const vocabulary = [...new Set([...probes, ...o.docs.flatMap((d) => d.words)])];
+  if (probes.length === 0 || o.docs.length === 0) return null;
+  const vectors = await o.vectorsOf(vocabulary);
+  const known = (ws: readonly string[]) => ws.flatMap((w) => (vectors.get(w)?.some((x) => x !== 0) ? [vectors.get(w)!] : []));
+  const docs = o.docs.map((d) => ({ stems: new Set(d.words.map((w) => stemmer(w))), vectors: known(d.words) }));
+  const ps = probes.flatMap((w) => (vectors.get(w) ? [{ stem: stemmer(w), vector: vectors.get(w)! }] : []));
+  return fitNull(wordNullCosines(docs, ps), o.items);
+}
+
+/**
+ * The texts a query term stands for, as space-joined Porter stems: the word, the planner's correction of
+ * it, the scope's operator synonyms, and its WordNet synonyms, hyponyms and close hypernyms
+ * (domain/search/concepts.ts, the planner's expansion).
+ */
+export function termConcepts(
+  t: Thesaurus | null,
+  word: string,
+  o: { correction?: string | undefined; synonyms?: readonly SynonymRule[] },
+): Set<string> {
+  const out = new Set<string>();
+  const add = (text: string) => {
+    const ws = words(text).map((w) => stemmer(w));
+    if (ws.length > 0) out.add(ws.join(' '));
+  };
+  const heads = [word, ...(o.correction ? [o.correction] : [])];
+  for (const w of heads) {
+    add(w);
+    for (const s of operatorSynonyms(o.synonyms ?? [], w)) add(s);
+    if (t) for (const stems of expansionOf(t, w).stems.values()) if (stems.length > 0) out.add(stems.join(' '));
+  }
+  return out;
+}
+
+/**
+ * Whether a product's labels (its type, each tag, each collection) agree with the query: some label holds,
+ * as a run of whole words (Porter stems), one of the texts some query term stands for (`termConcepts`).
+ * "couch" agrees with the tag "Sofa" (a synonym), "furniture" with "Chair" (a hyponym), "gardener" with the
+ * collection "home-and-garden" (the same stem); "leather jacket" with nothing a sofa is labelled with.
+ * @param concepts per query term, from `termConcepts`
+ * @param labels the product's type, tags and collection handles or titles (empty ones are skipped)
+ */
+export function labelsAgree(concepts: readonly ReadonlySet<string>[], labels: readonly string[]): boolean {
+  for (const label of labels) {
+    const stems = words(label).map((w) => stemmer(w));
+    for (let i = 0; i < stems.length; i++)
+      for (let j = i + 1; j <= stems.length; j++) {
+        const run = stems.slice(i, j).join(' ');
+        if (concepts.some((c) => c.has(run))) return true;
+      }
+  }
+  return false;
+}
+
+/** The JSON array of strings a row keeps tags in ([] when empty or malformed). */
+function jsonWords(text: string | null): string[] {
+  if (!text || text === '[]') return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What coverage reads of an asset row: the descriptive words of its name words, alt text and user tags
+ * (colour names left out: colours are judged by the measurement) — with, for an asset that has nothing but
+ * a file name, the name's broader WordNet words, as its text vector has them — and its measured dominant colours (the
+ * colour names among its automatic tags, which enrichment writes for colours covering ≥ 15% of the picture).
+ * @param row the asset row's text columns as stored (`tags` and `auto_tags` JSON arrays)
+ */
+export function assetFacts(
+  row: { name_words: string | null; alt_text: string | null; tags: string; auto_tags: string; user_fields: string; purpose: string | null },
+  thesaurus: Thesaurus | null = null,
+): {
+  words: string[];
+  colours: Set<string>;
+} {
+  const tags = jsonWords(row.tags);
+  // an asset with nothing but a file name is embedded with its name's broader WordNet words
+  // (enrichment/service.ts): coverage reads the same words
+  const bare = !jsonWords(row.user_fields).includes('alt_text') && tags.length === 0 && !row.purpose;
+  const names = (row.name_words ?? '').split(' ').filter(Boolean);
+  const broader = bare && thesaurus ? broaderWords(thesaurus, names) : [];
+  const text = [row.name_words ?? '', row.alt_text ?? '', tags.join(' '), broader.join(' ')].join(' ');
+  return {
+    words: descriptiveWords(text, STOP_WORDS, COLOUR_NAMES),
+    colours: new Set(jsonWords(row.auto_tags).filter((t) => COLOUR_NAMES.has(t))),
+  };
+}
+
+/** Whether a query word is a colour the enrichment measures. */
+export const isColourWord = (word: string): boolean => COLOUR_NAMES.has(word);
+
+/**
+ * The IDF weight of a colour term, counting the documents that show the colour: ln(1 + N / (1 + n)) (the
+ * planner's formula) with n the larger of the documents whose text says it and the documents measured to
+ * have it (`share` of a calibration sample × N). The planner counts only the texts, and a colour no text
+ * names would weigh as its "missing word" rule says (as much as the query's most specific word), though the
+ * pixels show it is common, or rare.
+ * @param plannerWeight the planner's weight, kept when neither count knows the colour
+ */
+export function colourWeight(o: { plannerWeight: number; textCount: number; share: number; size: number }): number {
+  const n = Math.max(o.textCount, Math.round(o.share * o.size));
+  return n > 0 && o.size > 0 ? Math.log(1 + o.size / (1 + n)) : o.plannerWeight;
+}

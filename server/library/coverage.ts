@@ -1,0 +1,145 @@
+import { stemmer } from 'stemmer';
+import { acceptanceScore } from '../domain/search/calibration.ts';
+import type { Scope } from '../domain/scope.ts';
+import {
+  assetFacts,
+  colourWeight,
+  coverage,
+  coHyponyms,
+  isColourWord,
+  namesOneOf,
+  type CoverageDoc,
+  type CoverageTerm,
+  type WordNull,
+} from '../domain/search/coverage.ts';
+import { appendMatchedBy, LexicalHits } from '../domain/search/hit-lists.ts';
+import type { LexicalResult } from '../domain/search/lexical.ts';
+import { stableDescending } from '../domain/search/stable-order.ts';
+import type { LibraryDeps } from './deps.ts';
+import type { VectorResult, WordSpace } from './search.ts';
+
+/** Candidates scored for coverage: the best this many of the lexical candidates and of the vector hits each. */
+export const COVERAGE_DEPTH = 200;
+
+/** The query's text side after coverage, and which documents a meaning match may stand on. */
+export interface Covered {
+  /** lexical candidates with relevance raised to their coverage, and candidates only coverage found; best first */
+  hits: LexicalHits;
+  /**
+   * Whether a document the text embedding accepts is corroborated: some query term is covered by its words,
+   * a concept, a word embedding or its measured colours, and no colour word of the query is contradicted by
+   * its measured colours (it has measured colours, none of them the word's, and its text does not say it).
+   */
+  agrees(seq: number): boolean;
+}
+
+/**
+ * Coverage of a query by its candidate assets (domain/search/coverage.ts), for mode `all`: the best lexical
+ * candidates and vector hits (up to `COVERAGE_DEPTH` of each) are scored by how much of the query their
+ * words (the planner's matches, and embeddings of their descriptive words) and measured colours cover, and
+ * that coverage is their text-side relevance. A candidate covering at least half the query's weight is a
+ * text-side match (a descriptive query whose words the alt text holds only as synonyms, related words or
+ * colours; a colour word weighs by how many pictures show the colour, so a flower of another colour no
+ * longer half-matches "pink flower"); the rest tell the fusion whether a meaning match is corroborated.
+ * @param words the scope's word space (null: words and measured colours only)
+ * @throws what the asset store or the embedder throws
+ */
+export async function coverQuery(
+  deps: Pick<LibraryDeps, 'assets' | 'thesaurus'>,
+  scope: Scope,
+  lexical: LexicalResult,
+  semantic: VectorResult | null,
+  words: WordSpace | null,
+): Promise<Covered> {
+  const h = lexical.hits;
+  const seqs: number[] = [];
+  const seen = new Set<number>();
+  const take = (seq: number) => {
+    if (!seen.has(seq)) (seen.add(seq), seqs.push(seq));
+  };
+  for (let i = 0; i < Math.min(h.length, COVERAGE_DEPTH); i++) take(h.seq[i]!);
+  for (const v of (semantic?.hits ?? []).slice(0, COVERAGE_DEPTH)) take(v.seq);
+  if (seqs.length === 0 || lexical.termWords.length === 0) return { hits: h, agrees: () => false };
+
+  const rows = await deps.assets.bySeqs(scope, seqs);
+  const thesaurus = await deps.thesaurus();
+  const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus)]));
+  const vocabulary = [...new Set([...lexical.termWords.map((t) => t.word), ...[...facts.values()].flatMap((f) => f.words)])];
+  const vectors = words?.null ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
+  const terms: CoverageTerm[] = lexical.termWords.map((t, i) => {
+    const colour = isColourWord(t.word);
+    const w = lexical.weights[i]!;
+    const siblings = thesaurus && !colour ? coHyponyms(thesaurus, t.word) : null;
+    return {
+      word: t.word,
+      stem: t.stem,
+      weight: colour
+        ? colourWeight({ plannerWeight: w, textCount: lexical.counts[i]!, share: words?.colourShare.get(t.word) ?? 0, size: lexical.size })
+        : w,
+      colour,
+      vector: colour ? null : (vectors.get(t.word) ?? null),
+      ...(siblings?.size ? { incompatible: new Set(vocabulary.filter((v) => namesOneOf(thesaurus!, v, siblings))) } : {}),
+    };
+  });
+  // one family of tests per query: each term's word match against each of the scope's documents
+  // (Bonferroni over terms × documents, as calibration.ts does over documents), so a query of several
+  // words about none of the documents finds no word match as often as a one-word query does
+  const tested = terms.filter((t) => !t.colour).length;
+  const wordNull: WordNull | null = words?.null ? { model: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) } : null;
+  const scored = new Map<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean; agrees: boolean }>();
+  for (const seq of seqs) {
+    const f = facts.get(seq);
+    if (!f) continue;
+    const doc: CoverageDoc = {
+      lexical: lexical.termQuality(seq),
+      stems: new Set(f.words.map((w) => stemmer(w))),
+      words: f.words.flatMap((w) => (vectors.has(w) ? [{ word: w, vector: vectors.get(w)! }] : [])),
+      colours: f.colours,
+    };
+    const c = coverage(terms, doc, wordNull);
+    // a colour word the measurement contradicts: measured colours known, not this one, and no text says it
+    const contradicted = terms.some((t, i) => t.colour && f.colours.size > 0 && !f.colours.has(t.word) && (doc.lexical?.[i] ?? 0) === 0);
+    scored.set(seq, { ...c, agrees: c.relevance > 0 && !contradicted });
+  }
+  return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? false };
+}
+
+/** Lexical hits with each scored candidate's relevance raised to its coverage (and the kinds that did it), candidates only coverage found appended; best first, ties in the old order. */
+function merge(h: LexicalHits, scored: ReadonlyMap<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean }>): LexicalHits {
+  const listed = new Set(h.seq);
+  const extra = [...scored.keys()].filter((seq) => !listed.has(seq) && scored.get(seq)!.relevance > 0);
+  const n = h.length + extra.length;
+  const seq = new Float64Array(n);
+  const relevance = new Float64Array(n);
+  const by = new Uint16Array(n);
+  const complete = new Uint8Array(n);
+  for (let j = 0; j < n; j++) {
+    const s = j < h.length ? h.seq[j]! : extra[j - h.length]!;
+    const c = scored.get(s);
+    let r = j < h.length ? h.relevance[j]! : 0;
+    let code = j < h.length ? h.by[j]! : 0;
+    let all = j < h.length ? h.complete[j]! : 0;
+    // coverage holds the planner's qualities per term: it replaces the planner's relevance (they differ by
+    // the classes coverage adds and by a colour term's weight)
+    if (c) {
+      if (c.meaning && c.relevance > r) code = appendMatchedBy(code, 'meaning');
+      if (c.colour) code = appendMatchedBy(code, 'visual');
+      r = c.relevance;
+      all = c.complete ? 1 : 0;
+    }
+    seq[j] = s;
+    relevance[j] = r;
+    by[j] = code;
+    complete[j] = all;
+  }
+  const order = stableDescending(relevance);
+  const out = new LexicalHits(new Float64Array(n), new Float64Array(n), new Uint16Array(n), new Uint8Array(n));
+  for (let i = 0; i < n; i++) {
+    const j = order[i]!;
+    out.seq[i] = seq[j]!;
+    out.relevance[i] = relevance[j]!;
+    out.by[i] = by[j]!;
+    out.complete[i] = complete[j]!;
+  }
+  return out;
+}
