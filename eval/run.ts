@@ -48,7 +48,8 @@ interface JudgedQuery {
   rel: Judgements;
 }
 const onlyHalf = arg('half');
-if (onlyHalf !== undefined && onlyHalf !== 'dev' && onlyHalf !== 'held-out') throw new Error(`--half must be dev or held-out (got ${onlyHalf})`);
+if (onlyHalf !== undefined && onlyHalf !== 'dev' && onlyHalf !== 'held-out')
+  throw new Error(`--half must be dev or held-out (got ${onlyHalf})`);
 const loadQueries = (file: string): JudgedQuery[] =>
   (JSON.parse(fs.readFileSync(path.join(here, 'queries', file), 'utf8')) as { queries: JudgedQuery[] }).queries.filter(
     (q) => !onlyHalf || halfOf(q.q) === onlyHalf,

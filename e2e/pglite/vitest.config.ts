@@ -34,6 +34,7 @@ export default defineConfig({
   test: {
     include: [
       'e2e/pglite/pglite-database.test.ts',
+      'e2e/mcp/calibration.test.ts',
       'e2e/mcp/catalog-semantic.test.ts',
       'e2e/mcp/cross-process-semantic.test.ts',
       'e2e/mcp/enrichment.test.ts',

@@ -257,7 +257,12 @@ export async function listProducts(
       if (mode === 'hybrid' && semantic) agreeing = await agreeingProducts(deps, scope, lexical, semantic, { thesaurus, synonyms });
     }
     const agrees = agreeing ? (seq: number) => agreeing.has(seq) : null;
-    return { ranked: fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic, 'meaning', null, agrees), lexical, mode, degradedFrom };
+    return {
+      ranked: fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic, 'meaning', null, agrees),
+      lexical,
+      mode,
+      degradedFrom,
+    };
   };
 
   let pass: Pass | null = null;

@@ -18,7 +18,8 @@ import { STOP_WORDS } from '../domain/search/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
 import { assetFacts, estimateWordNull } from '../domain/search/coverage.ts';
 import { COLOUR_NAMES } from '../domain/media/colour.ts';
-import type { AssetVectorSearch, VectorHit, VectorResult, WordSpace } from '../library/search.ts';
+import type { WordSpace } from '../library/coverage.ts';
+import type { AssetVectorSearch, VectorHit, VectorResult } from '../library/search.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 
@@ -214,7 +215,10 @@ export function createAssetVectorSearch(o: {
         const stats = await wordsOf(space, embedder, scope, items);
         return { vectorsOf: (ws) => vectorsOf(embedder, ws), null: stats.model, alpha, colourShare: stats.colourShare, items };
       } catch (err) {
-        o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'word calibration failed; coverage uses words and colours only');
+        o.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'word calibration failed; coverage uses words and colours only',
+        );
         return null;
       }
     },

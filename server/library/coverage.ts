@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { acceptanceScore } from '../domain/search/calibration.ts';
+import { acceptanceScore, type NullModel } from '../domain/search/calibration.ts';
 import type { Scope } from '../domain/scope.ts';
 import {
   assetFacts,
@@ -16,7 +16,19 @@ import { appendMatchedBy, LexicalHits } from '../domain/search/hit-lists.ts';
 import type { LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
 import type { LibraryDeps } from './deps.ts';
-import type { VectorResult, WordSpace } from './search.ts';
+
+/** A scope's word space (library/search.ts `AssetVectorSearch.words`). */
+export interface WordSpace {
+  /** L2-normalised vectors of the words the embedder knows (unknown words absent) */
+  vectorsOf(words: string[]): Promise<ReadonlyMap<string, Float32Array>>;
+  /** the null of a word's best match among a document's words; null when too few null pairs: no embedding matches */
+  null: NullModel | null;
+  /** family-wise false-match rate of the scope's acceptance tests */
+  alpha: number;
+  /** share of sampled documents with each measured colour, and the scope's document count */
+  colourShare: ReadonlyMap<string, number>;
+  items: number;
+}
 
 /** Candidates scored for coverage: the best this many of the lexical candidates and of the vector hits each. */
 export const COVERAGE_DEPTH = 200;
@@ -41,6 +53,7 @@ export interface Covered {
  * text-side match (a descriptive query whose words the alt text holds only as synonyms, related words or
  * colours; a colour word weighs by how many pictures show the colour, so a flower of another colour no
  * longer half-matches "pink flower"); the rest tell the fusion whether a meaning match is corroborated.
+ * @param semantic the text-embedding hits, nearest first
  * @param words the scope's word space (null: words and measured colours only)
  * @throws what the asset store or the embedder throws
  */
@@ -48,17 +61,19 @@ export async function coverQuery(
   deps: Pick<LibraryDeps, 'assets' | 'thesaurus'>,
   scope: Scope,
   lexical: LexicalResult,
-  semantic: VectorResult | null,
+  semantic: readonly { seq: number }[] | null,
   words: WordSpace | null,
 ): Promise<Covered> {
   const h = lexical.hits;
   const seqs: number[] = [];
   const seen = new Set<number>();
   const take = (seq: number) => {
-    if (!seen.has(seq)) (seen.add(seq), seqs.push(seq));
+    if (seen.has(seq)) return;
+    seen.add(seq);
+    seqs.push(seq);
   };
   for (let i = 0; i < Math.min(h.length, COVERAGE_DEPTH); i++) take(h.seq[i]!);
-  for (const v of (semantic?.hits ?? []).slice(0, COVERAGE_DEPTH)) take(v.seq);
+  for (const v of (semantic ?? []).slice(0, COVERAGE_DEPTH)) take(v.seq);
   if (seqs.length === 0 || lexical.termWords.length === 0) return { hits: h, agrees: () => false };
 
   const rows = await deps.assets.bySeqs(scope, seqs);
@@ -85,7 +100,9 @@ export async function coverQuery(
   // (Bonferroni over terms × documents, as calibration.ts does over documents), so a query of several
   // words about none of the documents finds no word match as often as a one-word query does
   const tested = terms.filter((t) => !t.colour).length;
-  const wordNull: WordNull | null = words?.null ? { model: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) } : null;
+  const wordNull: WordNull | null = words?.null
+    ? { model: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
+    : null;
   const scored = new Map<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean; agrees: boolean }>();
   for (const seq of seqs) {
     const f = facts.get(seq);
@@ -98,14 +115,17 @@ export async function coverQuery(
     };
     const c = coverage(terms, doc, wordNull);
     // a colour word the measurement contradicts: measured colours known, not this one, and no text says it
-    const contradicted = terms.some((t, i) => t.colour && f.colours.size > 0 && !f.colours.has(t.word) && (doc.lexical?.[i] ?? 0) === 0);
+    const contradicted = terms.some((t, i) => t.colour && f.colours.size > 0 && !f.colours.has(t.word) && (doc.lexical?.[i] ?? 0) < 1);
     scored.set(seq, { ...c, agrees: c.relevance > 0 && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? false };
 }
 
 /** Lexical hits with each scored candidate's relevance raised to its coverage (and the kinds that did it), candidates only coverage found appended; best first, ties in the old order. */
-function merge(h: LexicalHits, scored: ReadonlyMap<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean }>): LexicalHits {
+function merge(
+  h: LexicalHits,
+  scored: ReadonlyMap<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean }>,
+): LexicalHits {
   const listed = new Set(h.seq);
   const extra = [...scored.keys()].filter((seq) => !listed.has(seq) && scored.get(seq)!.relevance > 0);
   const n = h.length + extra.length;

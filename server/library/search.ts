@@ -1,6 +1,6 @@
 import type { AssetPage, ImageModelReport, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
 import type { AssetFilters } from '../db/assets.ts';
-import { semanticRelevance, visualRelevance, type NullModel } from '../domain/search/calibration.ts';
+import { semanticRelevance, visualRelevance } from '../domain/search/calibration.ts';
 import type { FtsColumn } from '../domain/search/fts-query.ts';
 import { fuse } from '../domain/search/fusion.ts';
 import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
@@ -9,7 +9,7 @@ import { correctedQuery } from '../domain/search/lexical-words.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
-import { coverQuery } from './coverage.ts';
+import { coverQuery, type WordSpace } from './coverage.ts';
 import { toAsset } from './present.ts';
 import { rankedCacheOf } from '../domain/search/ranked-cache.ts';
 
@@ -50,19 +50,6 @@ export interface AssetVectorSearch {
    * measured colours only, no embeddings, and no colour weights).
    */
   words?(scope: Scope, head?: number): Promise<WordSpace | null>;
-}
-
-/** A scope's word space (see `AssetVectorSearch.words`). */
-export interface WordSpace {
-  /** L2-normalised vectors of the words the embedder knows (unknown words absent) */
-  vectorsOf(words: string[]): Promise<ReadonlyMap<string, Float32Array>>;
-  /** the null of a word's best match among a document's words; null when too few null pairs: no embedding matches */
-  null: NullModel | null;
-  /** family-wise false-match rate of the scope's acceptance tests */
-  alpha: number;
-  /** share of sampled documents with each measured colour, and the scope's document count */
-  colourShare: ReadonlyMap<string, number>;
-  items: number;
 }
 
 /**
@@ -206,8 +193,11 @@ export async function matchAssets(
   // mode all: the query's coverage by each candidate's own words and measured colours (library/coverage.ts)
   // widens the text side and decides whether a meaning match is corroborated
   const covered =
-    mode === 'all' && lexical ? await coverQuery(deps, scope, lexical, semantic, semantic ? ((await vectors?.words?.(scope, head)) ?? null) : null) : null;
-  const ranked = fuse(covered?.hits ?? lexical?.hits ?? null, vector, 'meaning', pictures, covered?.agrees ?? null);
+    mode === 'all' && lexical
+      ? await coverQuery(deps, scope, lexical, semantic?.hits ?? null, semantic ? ((await vectors?.words?.(scope, head)) ?? null) : null)
+      : null;
+  const agrees = covered ? (seq: number) => covered.agrees(seq) : null;
+  const ranked = fuse(covered?.hits ?? lexical?.hits ?? null, vector, 'meaning', pictures, agrees);
   let match: AssetPage['request']['match'] = 'none';
   if (ranked.matches > 0) {
     if (mode === 'semantic') match = 'vector';

@@ -109,8 +109,9 @@ describe('coverage of a query by a document (assets)', () => {
     expect(coverage([pink], doc({ colours: ['pink', 'green'] }), words)).toMatchObject({ relevance: COLOUR_QUALITY, colour: true });
     // even a document word with the very same vector does not cover a colour word
     expect(coverage([{ ...pink, vector: at(0) }], doc({ vectors: [at(0)], colours: ['green'] }), words).relevance).toBe(0);
-    // the text saying it still counts
+    // the text saying it still counts; a WordNet noun sense of the word ("pink", a flower) does not
     expect(coverage([pink], doc({ lexical: [1], colours: ['green'] }), words).relevance).toBe(1);
+    expect(coverage([pink], doc({ lexical: [0.5], colours: ['green'] }), words).relevance).toBe(0);
   });
 
   it('weighs a colour by how many documents show it, not only by how many say it', () => {

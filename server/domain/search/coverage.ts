@@ -121,7 +121,9 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
   let meaning = false;
   let colour = false;
   terms.forEach((t, i) => {
-    let q = Math.max(doc.lexical?.[i] ?? 0, doc.stems.has(t.stem) ? 1 : 0);
+    const lex = doc.lexical?.[i] ?? 0;
+    // a colour word counts in the text only as itself: WordNet's noun senses ("pink", a flower) are not the colour
+    let q = Math.max(t.colour ? (lex >= 1 ? 1 : 0) : lex, doc.stems.has(t.stem) ? 1 : 0);
     if (t.colour) {
       if (doc.colours.has(t.word) && COLOUR_QUALITY > q) {
         q = COLOUR_QUALITY;

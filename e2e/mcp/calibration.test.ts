@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
+import { waitForEnrichment } from './enrichment-helpers.ts';
+import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+
+/** Calibration in both directions (issue 33 item 2), through an MCP client against the real server. */
+interface Hit {
+  name: string;
+  relevance: number;
+  matched_by: string[];
+}
+interface Ref {
+  handle: string;
+  relevance: number;
+  matched_by: string[];
+}
+
+/** Photos whose alt text names no colour; a long caption dilutes the falcon's document vector. */
+const LIBRARY = [
+  {
+    file: 'images/nature/prairie_falcon.jpg',
+    alt_text:
+      'Photographed on the spring survey near the visitor centre car park, late afternoon, long telephoto lens: a prairie falcon in flight beside a pale limestone cliff',
+    tags: ['survey'],
+  },
+  { file: 'images/nature/cyclamen_persicum.jpg', alt_text: 'A single cyclamen bowing on its stem', tags: ['plant'] },
+  { file: 'images/nature/notocactus_minimus.jpg', alt_text: 'A round cactus crowned with blossoms', tags: ['plant'] },
+  { file: 'images/nature/wood_anemones.jpg', alt_text: 'Carpet of wood anemones on a forest floor', tags: ['flower'] },
+  { file: 'images/metadata/mongolels.jpg', alt_text: 'Wind-rippled sand dunes in warm evening light', tags: ['desert'] },
+  { file: 'images/formats/denali.webp', alt_text: 'Snow-capped peaks of the Alaska Range above a gravel road', tags: ['mountain'] },
+];
+
+describe('calibration in both directions (issue 33)', () => {
+  let srv: TestServer;
+  let c: TestClient;
+  let theme: string;
+  let store: string;
+  const search = async (query: string) => {
+    const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query });
+    expect(r.error, query).toBeUndefined();
+    return { assets: r.structured.assets as Hit[], suggestions: r.structured.suggestions as Hit[] };
+  };
+  const products = async (query: string) => {
+    const r = await c.call('svc_catalog', 'list_products', { store_id: store, query, search_mode: 'hybrid', limit: 50 });
+    expect(r.error, query).toBeUndefined();
+    expect(r.structured.degraded_from, query).toBeNull();
+    return { items: r.structured.items as Ref[], suggestions: r.structured.suggestions as Ref[], total: r.structured.total as number };
+  };
+  beforeAll(async () => {
+    srv = await startTestServer();
+    c = await srv.connect();
+    theme = srv.tenant.theme_id;
+    store = srv.tenant.store_id;
+    for (const s of LIBRARY) {
+      const r = await c.call('svc_asset_import', 'import', {
+        data: demoFile(s.file).toString('base64'),
+        mime_type: s.file.endsWith('.webp') ? 'image/webp' : 'image/jpeg',
+        filename: s.file.split('/').pop(),
+        alt_text: s.alt_text,
+        tags: s.tags,
+      });
+      expect(r.error).toBeUndefined();
+    }
+    await waitForEnrichment(c, theme);
+    await seedDemoCatalog(srv.app, srv.tenant, { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
+    await srv.app.catalog.deps.indexer.embedPending(null);
+  });
+  afterAll(async () => srv.close());
+
+  describe('(a) a meaning-only match needs another signal', () => {
+    it('does not count sofas, armchairs or bracelets as leather jackets; the jackets and leather goods stay', async () => {
+      const r = await products('leather jacket');
+      const handles = r.items.map((p) => p.handle);
+      for (const h of ['classic-leather-jacket', 'navy-sport-jacket', 'dark-winter-jacket', 'zipped-jacket', 'olive-green-jacket'])
+        expect(handles, h).toContain(h);
+      for (const h of ['cream-sofa', 'grey-sofa', 'yellow-sofa', 'pink-armchair', 'chain-bracelet', 'brown-throw-pillows'])
+        expect(handles, h).not.toContain(h);
+      // every match has its own evidence beyond the embedding: words of the query in its text
+      for (const p of r.items)
+        expect(
+          p.matched_by.some((m) => m === 'text' || m === 'typo' || m === 'concept'),
+          p.handle,
+        ).toBe(true);
+      expect(r.total).toBe(r.items.length);
+    });
+
+    it('lists a meaning-only product without agreeing labels as a suggestion, not a match', async () => {
+      // throw pillows are near "warm clothes" in the embedding, but nothing they are labelled with is clothing
+      const r = await products('warm clothes for winter');
+      expect(r.items.map((p) => p.handle)).toContain('dark-winter-jacket');
+      expect(r.items.map((p) => p.handle)).not.toContain('knitted-throw-pillows');
+      const pillows = r.suggestions.find((p) => p.handle === 'knitted-throw-pillows');
+      expect(pillows?.matched_by).toEqual(['meaning']);
+      expect(pillows!.relevance).toBeLessThan(0.5);
+    });
+  });
+
+  describe('(b) descriptive queries match by covering most of their words', () => {
+    it('finds the falcon for a description that shares no word with its long caption', async () => {
+      const r = await search('raptor flying beside a crag');
+      expect(r.assets.map((a) => a.name)).toEqual(['prairie_falcon.jpg']);
+      expect(r.assets[0]!.relevance).toBeGreaterThanOrEqual(0.5);
+      expect(r.assets[0]!.matched_by).toEqual(expect.arrayContaining(['concept', 'meaning']));
+    });
+  });
+
+  describe('(c) colour words weigh against the measured colours', () => {
+    it('answers "pink flower" with the pink photo only, though no alt text says pink', async () => {
+      const r = await search('pink flower');
+      expect(r.assets.map((a) => a.name)).toEqual(['cyclamen_persicum.jpg']);
+      expect(r.assets[0]!.matched_by).toContain('visual');
+      // the flowers of other colours are no matches, at most suggestions
+      for (const s of r.suggestions) expect(s.relevance).toBeLessThan(0.5);
+    });
+  });
+});
