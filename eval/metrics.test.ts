@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hitAt, ndcgAt, recallAt, scoreRun, summarize, unrelatedAt } from './metrics.ts';
+import { halfOf, hitAt, missingAt, ndcgAt, recallAt, scoreRun, summarize, unrelatedAt } from './metrics.ts';
 
 describe('eval metrics', () => {
   const rel = { a: 2, b: 1, c: 0 };
@@ -28,5 +28,23 @@ describe('eval metrics', () => {
     expect(s.noMatchQueries).toBe(2);
     expect(s.falsePositives).toBe(1);
     expect(s.byType.no_match).toEqual({ n: 2, ndcg10: 0.5, hit3: 0 });
+  });
+  it('counts errors in both directions per query', () => {
+    expect(missingAt(['x', 'a'], rel, 10)).toBe(1); // b missing
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`r${i}`, 1]));
+    expect(missingAt(['r0'], many, 10)).toBe(9); // a page of 10 can hold 10 of the 12
+    const s = summarize(
+      scoreRun([
+        { q: 'm', type: 'plain', rel, ranked: ['x', 'a'], total: 2 },
+        { q: 'e', type: 'plain', rel, ranked: [], total: 0 },
+        { q: 'n', type: 'no_match', rel: {}, ranked: ['y', 'z'], total: 2 },
+      ]),
+    );
+    expect(s).toMatchObject({ fpResults: 3, emptyAnswers: 1, fnMissing: 3, falsePositives: 1 });
+  });
+  it('splits queries into halves by their text alone', () => {
+    expect(halfOf('Falcon')).toBe(halfOf('falcon'));
+    const halves = ['falcon', 'cactus', 'snow', 'beer', 'chart', 'meadow', 'tree', 'pub'].map(halfOf);
+    expect(new Set(halves)).toEqual(new Set(['dev', 'held-out']));
   });
 });
