@@ -1,14 +1,18 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blobShaOf, demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
+import { createTenant } from '../../server/tenancy/admin.ts';
 import { APP, sha256, uploadFile } from './upload-helpers.ts';
 
 describe('import admission: a saturated image pool answers busy and loses nothing', () => {
   let srv: TestServer;
   let c: TestClient;
   beforeAll(async () => {
-    // One import at a time; the test holds that one slot itself, as a long import would.
-    srv = await startTestServer({ env: { ATELIER_IMPORT_MAX_ACTIVE: '1', ATELIER_ENRICHMENT: '0' } });
+    // Two imports at a time, so one per tenant while it is alone (its fair share: half); the first test
+    // holds the tenant's one slot itself, as a long import would.
+    srv = await startTestServer({ env: { ATELIER_IMPORT_MAX_ACTIVE: '2', ATELIER_ENRICHMENT: '0', ATELIER_ALLOW_PRIVATE_URLS: '1' } });
     c = await srv.connect();
   });
   afterAll(async () => {
@@ -23,7 +27,7 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     const photo = demoFile('images/text/japanese-shop.jpg');
     const upload = demoFile('images/nature/prairie_falcon.jpg');
     const attachment = demoFile('images/nature/silver_fir.jpg');
-    const held = srv.app.library.images.admit();
+    const held = srv.app.library.images.admit(srv.tenant.tenant_id);
 
     const data = {
       data: photo.toString('base64'),
@@ -94,7 +98,7 @@ describe('import admission: a saturated image pool answers busy and loses nothin
 
   it('an identical-bytes import is answered from the library even while the pool is full', async () => {
     const photo = demoFile('images/text/japanese-shop.jpg');
-    const held = srv.app.library.images.admit();
+    const held = srv.app.library.images.admit(srv.tenant.tenant_id);
     try {
       const again = await c.call('svc_asset_import', 'import', { data: photo.toString('base64'), mime_type: 'image/jpeg' });
       expect(again.error).toBeUndefined();
@@ -116,5 +120,45 @@ describe('import admission: a saturated image pool answers busy and loses nothin
     );
     expect(r.isError).toBeFalsy();
     expect(messages.some((m) => /derived 4 renditions/.test(m))).toBe(true);
+  });
+
+  it("one tenant's slow imports hold only its fair share: another tenant's import is admitted and completes", async () => {
+    // An origin that answers nothing until the test says so: the URL imports of tenant A hold their slots meanwhile.
+    const waiting: http.ServerResponse[] = [];
+    let arrived: () => void = () => undefined;
+    const origin = http.createServer((_req, res) => {
+      // only the first download is held: any other answers at once (404), so a wrongly admitted import ends
+      if (waiting.length > 0) return void res.writeHead(404).end();
+      waiting.push(res);
+      arrived();
+    });
+    await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    try {
+      const first = new Promise<void>((r) => (arrived = r));
+      const slow = c.call('svc_asset_import', 'import', { url: `${base}/slow-1.jpg` });
+      await first; // admitted: its download has started
+      // A's second import is past its share (half the server's 2 slots while it is alone), though a slot is free.
+      const second = await c.call('svc_asset_import', 'import', { url: `${base}/slow-2.jpg` });
+      expect(second.error).toMatchObject({ code: 'busy', details: { active_imports: 1, tenant_active_imports: 1, tenant_share: 1 } });
+      expect(second.error?.message).toMatch(/fair share/);
+      expect(waiting).toHaveLength(1);
+
+      const other = await createTenant(srv.app.library.tenancy, 'Other tenant');
+      const b = await srv.connect(other.api_key);
+      const photo = await sharp(demoFile('images/nature/tanners_ridge.jpg')).resize(500).jpeg().toBuffer();
+      const imported = await b.call('svc_asset_import', 'import', { data: photo.toString('base64'), mime_type: 'image/jpeg' });
+      expect(imported.error).toBeUndefined();
+      expect(imported.structured).toMatchObject({ width: 500, deduplicated: false });
+      expect(waiting).toHaveLength(1); // A's import still holds its slot
+
+      const bytes = await sharp(demoFile('images/nature/silver_fir.jpg')).resize(400).jpeg().toBuffer();
+      waiting[0]!.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': bytes.length }).end(bytes);
+      expect((await slow).structured).toMatchObject({ width: 400, deduplicated: false });
+      expect(srv.app.library.images.stats().activeImports).toBe(0);
+    } finally {
+      for (const res of waiting) if (!res.writableEnded) res.destroy();
+      await new Promise((r) => origin.close(r));
+    }
   });
 });

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import sharp from 'sharp';
-import { busyError } from '../errors.ts';
 import { createHeicWorker, type RgbaImage } from './heic-worker.ts';
+import { createImportAdmission, type ImportSlot } from './import-admission.ts';
 import { createSvgRenderer } from './svg-render.ts';
 import { createThreadPriority } from './thread-priority.ts';
 
@@ -15,7 +15,10 @@ export const IMAGE_PRIORITY = { view: 2, import: 1, background: 0 } as const;
 export interface ImagePoolOptions {
   /** sharp operations (one decode or one encode, each one libvips thread) running at once per lane, ≥ 1 */
   concurrency: number;
-  /** imports in progress at once (waiting for or using the pool); the next one is refused with `busy`, ≥ 1 */
+  /**
+   * imports in progress at once (waiting for or using the pool), ≥ 1; one tenant holds at most its fair
+   * share of them (import-admission.ts `fairShare`); the next one is refused with `busy`
+   */
   maxActiveImports: number;
   /**
    * nice value (0–19) of the threads that do the pixel work (libvips workers, the HEIC and video-poster decoders) on Linux,
@@ -26,10 +29,7 @@ export interface ImagePoolOptions {
   svgRenderTimeoutMs?: number;
 }
 
-/** An admitted import; `release` once it has finished (stored or failed). Idempotent. */
-export interface ImportSlot {
-  release(): void;
-}
+export type { ImportSlot } from './import-admission.ts';
 
 /** Counters of the pool, for logs, tests and the bench. */
 export interface ImagePoolStats {
@@ -46,8 +46,9 @@ export interface ImagePoolStats {
  * Every sharp operation of the request path runs through `run`: imports and enrichment share the bulk
  * lane (at most `concurrency` libvips threads whatever the number of callers, so memory stays bounded
  * by that many decodes); `view` has a lane of the same size of its own, so a preview never waits for
- * an import's encodes. `admit` caps how many imports may be in progress; past the cap it refuses at
- * once with a retryable `busy` error instead of queueing without bound.
+ * an import's encodes. `admit` caps how many imports may be in progress, on the server and per tenant
+ * (a fair share, so one tenant's flood of slow imports never takes every slot); past the cap it refuses
+ * at once with a retryable `busy` error instead of queueing without bound.
  */
 export interface ImagePool {
   /** Run one sharp operation when a slot of its lane is free (higher `priority` first, FIFO within a priority). */
@@ -70,11 +71,13 @@ export interface ImagePool {
    */
   sanitizeSvg(svg: Buffer): Promise<Buffer>;
   /**
-   * Admit one import before any of its work starts (before a download, before staged bytes are
-   * touched), so a refusal changes nothing.
-   * @throws ServiceError busy with `details.retry_after_ms` (ms until a slot is likely free) and `details.active_imports`
+   * Admit one import of `tenantId` before any of its work starts (before a download, before staged bytes
+   * are touched), so a refusal changes nothing. Past the server's limit, or past the tenant's fair share
+   * of it while other tenants import (alone: half), it is refused.
+   * @throws ServiceError busy with `details.retry_after_ms` (ms until a slot is likely free), `details.active_imports`,
+   *   `details.tenant_active_imports` and `details.tenant_share` (import-admission.ts)
    */
-  admit(): ImportSlot;
+  admit(tenantId: string): ImportSlot;
   stats(): ImagePoolStats;
   /** nice value (0–19) the pool's image threads run at (`ImagePoolOptions.nice`); workers started for image work take it too */
   readonly nice: number;
@@ -82,12 +85,6 @@ export interface ImagePool {
   close(): Promise<void>;
 }
 
-/** Weight of the newest duration in the moving average behind the retry hint. */
-const EWMA_ALPHA = 0.3;
-/** Retry hint before any import has finished, and its bounds, ms. */
-const DEFAULT_IMPORT_MS = 2000;
-const MIN_RETRY_MS = 250;
-const MAX_RETRY_MS = 60_000;
 /** The HEIC worker thread exits after this long without work, ms. */
 const HEIC_WORKER_IDLE_MS = 30_000;
 /** SVG render processes. Renders waiting beyond them are bounded so SVG imports hold at most half the import slots. */
@@ -105,11 +102,7 @@ export function configureSharp(): void {
   sharp.concurrency(1);
 }
 
-/**
- * Create the pool. Queueing is p-queue (https://github.com/sindresorhus/p-queue); the retry hint
- * follows Little's law: with `n` imports in progress, each taking `t` ms from admission to release on
- * average, one finishes about every `t / n` ms.
- */
+/** Create the pool. Queueing is p-queue (https://github.com/sindresorhus/p-queue); admission is import-admission.ts. */
 export function createImagePool(opts: ImagePoolOptions): ImagePool {
   if (!(opts.concurrency >= 1) || !(opts.maxActiveImports >= 1)) throw new RangeError('image pool limits must be ≥ 1');
   const bulk = new PQueue({ concurrency: opts.concurrency });
@@ -133,36 +126,15 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
       threads.sweep();
     }
   };
-  let activeImports = 0;
-  let avgImportMs = DEFAULT_IMPORT_MS;
+  const admission = createImportAdmission(opts.maxActiveImports);
   return {
     run: (fn, priority) => lane(priority).add(() => lowered(fn), { priority }),
     decodeHeic: (bytes, priority) => lane(priority).add(() => heic.decode(bytes), { priority }),
     renderSvg: (bytes, canvasWidth, targetWidth, maxPixels) => svg.render(bytes, canvasWidth, targetWidth, maxPixels),
     sanitizeSvg: (bytes) => svg.sanitize(bytes),
-    admit() {
-      if (activeImports >= opts.maxActiveImports) {
-        const retryAfterMs = Math.round(Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, avgImportMs / activeImports)));
-        throw busyError(
-          `the server is processing ${activeImports} imports, its limit; nothing was imported or changed. Retry the same call in about ${retryAfterMs} ms`,
-          retryAfterMs,
-          { active_imports: activeImports },
-        );
-      }
-      activeImports++;
-      const started = performance.now();
-      let released = false;
-      return {
-        release() {
-          if (released) return;
-          released = true;
-          activeImports--;
-          avgImportMs = EWMA_ALPHA * (performance.now() - started) + (1 - EWMA_ALPHA) * avgImportMs;
-        },
-      };
-    },
+    admit: (tenantId) => admission.admit(tenantId),
     nice,
-    stats: () => ({ running: bulk.pending + interactive.pending, waiting: bulk.size + interactive.size, activeImports }),
+    stats: () => ({ running: bulk.pending + interactive.pending, waiting: bulk.size + interactive.size, activeImports: admission.active }),
     close: async () => {
       await Promise.all([heic.close(), svg.close()]);
     },

@@ -40,7 +40,7 @@ export interface StoreInput {
   /**
    * Admission to the image pool: a slot the caller already holds (it releases it), or `'admit'` to be
    * admitted after the duplicate check (an identical-bytes hit needs no image work) and refused with
-   * `busy` when the server is at its import limit. Omitted: no admission (seed, CLI, generation: work
+   * `busy` when the server is at its import limit or the tenant at its fair share of it (import-admission.ts). Omitted: no admission (seed, CLI, generation: work
    * already paid for waits its turn in the pool instead of being refused).
    */
   admission?: ImportSlot | 'admit' | undefined;
@@ -90,7 +90,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   const quotaLimit = OPERATOR_SOURCES.has(input.source) ? 0 : policy.tenantQuotaBytes;
   if (quotaLimit > 0) await precheckQuota(deps, scope, input.field, input.bytes.length, input.fromUpload);
 
-  const slot = input.admission === 'admit' ? deps.images.admit() : null;
+  const slot = input.admission === 'admit' ? deps.images.admit(scope.tenantId) : null;
   let prepared: PreparedImage;
   try {
     const { running, waiting } = deps.images.stats();
@@ -217,7 +217,7 @@ export async function importAsset(
 ) {
   const user: UserMetadata = { filename: args.filename, alt_text: args.alt_text, tags: args.tags, purpose: args.purpose };
   if (args.url !== undefined) {
-    const slot = deps.images.admit();
+    const slot = deps.images.admit(scope.tenantId);
     try {
       const body = await fetchUrl(args.url, {
         maxBytes: deps.policy.maxImportBytes,
@@ -249,7 +249,7 @@ export async function importAsset(
   if (!attachments)
     throw new ServiceError('unsupported', 'args.attachments', 'attachment import is not available on this server; use url or data');
   // One slot for the whole batch: its items are processed one after another.
-  const slot = deps.images.admit();
+  const slot = deps.images.admit(scope.tenantId);
   try {
     return await importAttachments(deps, scope, args, items, attachments, slot, onProgress);
   } finally {

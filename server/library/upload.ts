@@ -277,7 +277,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
       if (first.status === 'failed' || first.status === 'aborted') throw closedError(first);
       // Admission before anything changes: a `busy` refusal leaves the upload as it was, so the same
       // complete can be retried (parts not yet assembled, nothing imported).
-      const slot = args.import ? library.images.admit() : null;
+      const slot = args.import ? library.images.admit(scope.tenantId) : null;
       let hold: CompletionHold | null = null;
       try {
         const open = async (): Promise<boolean> => {
