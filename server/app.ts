@@ -112,6 +112,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     maxActiveImports: config.env.ATELIER_IMPORT_MAX_ACTIVE,
     nice: config.env.ATELIER_IMAGE_NICE,
     svgRenderTimeoutMs: config.env.ATELIER_SVG_RENDER_TIMEOUT_MS,
+    timeoutS: config.env.ATELIER_IMAGE_TIMEOUT_S,
   });
   // WordNet (concept expansion, calibration background probes): loaded once, on first use.
   const thesaurus = createThesaurusLoader(

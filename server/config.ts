@@ -154,6 +154,11 @@ export const EnvSchema = z.object({
     .describe(
       'longest an SVG may take to render at import, ms; a slower document (filters such as feTurbulence cost work per pixel) is stopped and refused',
     ),
+  ATELIER_IMAGE_TIMEOUT_S: int(0, 3600)
+    .default(30)
+    .describe(
+      'longest one image operation (a decode and resize, or an encode) of an import, view or generation input may run, whole s; a slower one is stopped and the call refused with conversion_failed; 0 = no limit',
+    ),
   ATELIER_IMPORT_MAX_ACTIVE: int(1, 10_000)
     .default(8)
     .describe(

@@ -62,5 +62,6 @@ export function imageWork(pool: ImagePool, priority: (typeof IMAGE_PRIORITY)[key
     renderSvg: (svg, canvasWidth, targetWidth, maxPixels) => pool.renderSvg(svg, canvasWidth, targetWidth, maxPixels),
     sanitizeSvg: (svg) => pool.sanitizeSvg(svg),
     nice: pool.nice,
+    timeoutS: pool.timeoutS,
   };
 }

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import sharp from 'sharp';
 import { createHeicWorker, type RgbaImage } from './heic-worker.ts';
 import { createImportAdmission, type ImportSlot } from './import-admission.ts';
+import { DEFAULT_IMAGE_TIMEOUT_S } from './image-timeout.ts';
 import { createSvgRenderer } from './svg-render.ts';
 import { createThreadPriority } from './thread-priority.ts';
 
@@ -27,6 +28,8 @@ export interface ImagePoolOptions {
   nice?: number;
   /** longest an SVG may take to render before its process is killed and the import refused, ms (default 10 s) */
   svgRenderTimeoutMs?: number;
+  /** time limit of every sharp pipeline run for the pool's callers, whole s (image-timeout.ts); 0 = none, absent = 30 s */
+  timeoutS?: number;
 }
 
 export type { ImportSlot } from './import-admission.ts';
@@ -81,6 +84,8 @@ export interface ImagePool {
   stats(): ImagePoolStats;
   /** nice value (0–19) the pool's image threads run at (`ImagePoolOptions.nice`); workers started for image work take it too */
   readonly nice: number;
+  /** time limit of one sharp pipeline, whole s (`ImagePoolOptions.timeoutS`); 0 = none */
+  readonly timeoutS: number;
   /** Stop the worker thread and the SVG processes; sharp operations already queued still run. */
   close(): Promise<void>;
 }
@@ -134,6 +139,7 @@ export function createImagePool(opts: ImagePoolOptions): ImagePool {
     sanitizeSvg: (bytes) => svg.sanitize(bytes),
     admit: (tenantId) => admission.admit(tenantId),
     nice,
+    timeoutS: opts.timeoutS ?? DEFAULT_IMAGE_TIMEOUT_S,
     stats: () => ({ running: bulk.pending + interactive.pending, waiting: bulk.size + interactive.size, activeImports: admission.active }),
     close: async () => {
       await Promise.all([heic.close(), svg.close()]);

@@ -3,6 +3,7 @@ import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
 import { isobmffTruncation } from '../domain/media/isobmff.ts';
 import { ServiceError } from '../errors.ts';
 import type { RgbaImage } from './heic-worker.ts';
+import { imageTimeoutError, isSharpTimeout, mapImageTimeout, timedSharp } from './image-timeout.ts';
 import { rasteriseSvg, sanitiseSvg } from './svg-render.ts';
 import { probeVideo, videoThumbnail } from './video.ts';
 
@@ -66,6 +67,8 @@ export interface ImageWork {
   sanitizeSvg(svg: Buffer): Promise<Buffer>;
   /** nice value (0–19) for a worker thread this work starts (the video poster decoder); absent = 0 */
   nice?: number;
+  /** time limit of every sharp pipeline this work runs, whole s (ATELIER_IMAGE_TIMEOUT_S); absent or 0 = none */
+  timeoutS?: number;
 }
 
 function tooLarge(field: string, w: number, h: number, max: number): ServiceError {
@@ -158,11 +161,12 @@ async function readOriginal(
     try {
       pixels = await work.decodeHeic(bytes);
       png = await work.run(() =>
-        sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
+        timedSharp(work.timeoutS, pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
           .png()
           .toBuffer(),
       );
     } catch (e) {
+      if (work.timeoutS && isSharpTimeout(e)) throw imageTimeoutError(field, work.timeoutS, e);
       throw new ServiceError(
         'conversion_failed',
         field,
@@ -217,6 +221,10 @@ const svgOriginal = (bytes: Buffer, w: number, h: number): Original => ({
 const corrupt = (field: string, format: string, e: unknown): ServiceError =>
   new ServiceError('invalid_argument', field, `could not be decoded as ${format}: the file is corrupt or truncated`, { cause: e });
 
+/** Why a decode failed: it ran past the time limit of `work` (conversion_failed), or the bytes are corrupt. */
+const decodeError = (field: string, format: string, e: unknown, work: Pick<ImageWork, 'timeoutS'>): ServiceError =>
+  work.timeoutS && isSharpTimeout(e) ? imageTimeoutError(field, work.timeoutS, e) : corrupt(field, format, e);
+
 /**
  * Validate and normalise input bytes without deriving renditions (generation inputs). HEIC/HEIF
  * (HEVC-coded; prebuilt libvips cannot decode it) is converted to PNG on the image pool's worker thread.
@@ -238,10 +246,13 @@ export async function normaliseOriginal(
   if (original.kind === 'video' || pixels) return { original, svgPixels: null };
   try {
     await work.run(() =>
-      sharp(bytes, { limitInputPixels: opts.maxInputPixels, failOn: 'error' }).resize(8, 8, { fit: 'inside' }).raw().toBuffer(),
+      timedSharp(work.timeoutS, bytes, { limitInputPixels: opts.maxInputPixels, failOn: 'error' })
+        .resize(8, 8, { fit: 'inside' })
+        .raw()
+        .toBuffer(),
     );
   } catch (e) {
-    throw corrupt(field, original.format, e);
+    throw decodeError(field, original.format, e, work);
   }
   return { original, svgPixels: null };
 }
@@ -335,7 +346,7 @@ export async function prepareImage(
 export function makeRenditions(
   o: Original,
   maxInputPixels: number,
-  work: Pick<ImageWork, 'run' | 'nice'> = { run: (op) => op() },
+  work: Pick<ImageWork, 'run' | 'nice' | 'timeoutS'> = { run: (op) => op() },
 ): Promise<Rendition[]> {
   return deriveRenditions(o, null, 'original', maxInputPixels, work);
 }
@@ -345,13 +356,20 @@ async function deriveRenditions(
   pixels: RgbaImage | null,
   field: string,
   maxInputPixels: number,
-  work: Pick<ImageWork, 'run' | 'nice'>,
+  work: Pick<ImageWork, 'run' | 'nice' | 'timeoutS'>,
 ): Promise<Rendition[]> {
   if (original.kind === 'video') {
     // The poster frame as the thumbnail; no srcset or fallback (the video itself is what is shown). A frame
     // over the pixel limit is not decoded: the decompression-bomb guard applies to frames too.
     if ((original.width ?? 0) * (original.height ?? 0) > maxInputPixels) return [];
-    const t = await work.run(() => videoThumbnail(original.bytes, original.durationS ?? null, THUMBNAIL_EDGE, maxInputPixels, work.nice));
+    const t = await mapImageTimeout(
+      () =>
+        work.run(() =>
+          videoThumbnail(original.bytes, original.durationS ?? null, THUMBNAIL_EDGE, maxInputPixels, work.nice, work.timeoutS),
+        ),
+      field,
+      work.timeoutS,
+    );
     return t ? [{ role: 'thumbnail', width: t.width, height: t.height, format: 'jpeg', bytes: t.bytes }] : [];
   }
   if (!original.width || !original.height) return [];
@@ -362,18 +380,20 @@ async function deriveRenditions(
   try {
     master = await work.run(() => {
       const input = pixels
-        ? sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
-        : sharp(original.bytes, { limitInputPixels: maxInputPixels, failOn: 'error', sequentialRead: true }).rotate();
+        ? timedSharp(work.timeoutS, pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
+        : timedSharp(work.timeoutS, original.bytes, { limitInputPixels: maxInputPixels, failOn: 'error', sequentialRead: true }).rotate();
       const sized = masterWidth === original.width ? input : input.resize(masterWidth, masterHeight, { fit: 'fill' });
       return sized.raw().toBuffer({ resolveWithObject: true });
     });
   } catch (e) {
-    throw corrupt(field, original.convertedFrom ?? original.format, e);
+    throw decodeError(field, original.convertedFrom ?? original.format, e, work);
   }
   const raw = { raw: { width: master.info.width, height: master.info.height, channels: master.info.channels } };
   const derive = (r: RenditionSpec): Promise<Rendition> =>
+    mapImageTimeout(() => encode(r), field, work.timeoutS);
+  const encode = (r: RenditionSpec): Promise<Rendition> =>
     work.run(async () => {
-      let img = sharp(master.data, raw);
+      let img = timedSharp(work.timeoutS, master.data, raw);
       if (r.width !== master.info.width || r.height !== master.info.height) img = img.resize(r.width, r.height, { fit: 'fill' });
       if (r.role === 'thumbnail') img = img.flatten({ background: '#ffffff' }).jpeg({ quality: 78, mozjpeg: true });
       else if (r.format === 'webp') img = img.webp({ quality: 80 });
@@ -399,21 +419,22 @@ export async function viewJpeg(
   maxBytes = 1024 * 1024,
 ): Promise<{ data: Buffer; width: number; height: number }> {
   const input = (): Sharp =>
-    sharp(bytes, { limitInputPixels: false, sequentialRead: true })
+    timedSharp(work.timeoutS, bytes, { limitInputPixels: false, sequentialRead: true })
       .rotate()
       .resize(maxEdge, maxEdge, { fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' });
+  const run = <T>(op: () => Promise<T>): Promise<T> => mapImageTimeout(() => work.run(op), null, work.timeoutS);
   // The first quality almost always fits: one pool operation, straight from the stored bytes.
-  const first = await work.run(() => input().jpeg({ quality: 85 }).toBuffer({ resolveWithObject: true }));
+  const first = await run(() => input().jpeg({ quality: 85 }).toBuffer({ resolveWithObject: true }));
   if (first.data.length <= maxBytes) return { data: first.data, width: first.info.width, height: first.info.height };
-  const decoded = await work.run(() => input().raw().toBuffer({ resolveWithObject: true }));
+  const decoded = await run(() => input().raw().toBuffer({ resolveWithObject: true }));
   const raw = { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } };
   let edge = maxEdge;
   for (;;) {
     const e = edge;
     for (const quality of edge === maxEdge ? [75, 65, 55, 40] : [85, 75, 65, 55, 40]) {
-      const r = await work.run(() =>
-        sharp(decoded.data, raw)
+      const r = await run(() =>
+        timedSharp(work.timeoutS, decoded.data, raw)
           .resize(e, e, { fit: 'inside', withoutEnlargement: true })
           .jpeg({ quality })
           .toBuffer({ resolveWithObject: true }),

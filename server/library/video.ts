@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ALL_FORMATS, BufferSource, Input } from 'mediabunny';
-import sharp from 'sharp';
+import { timedSharp } from './image-timeout.ts';
 
 /** What the container says about a video's picture. */
 export interface VideoInfo {
@@ -96,6 +96,7 @@ export async function videoPoster(bytes: Buffer, durationS: number | null, nice 
  * The thumbnail of a video: its poster frame as a JPEG with the longest edge `edgePx` (the same role and
  * size as an image's thumbnail, so `thumbnail_url` is a real preview).
  * @param nice the poster decoder's nice value (see `videoPoster`)
+ * @param timeoutS time limit of the resize and encode, whole s (image-timeout.ts `timedSharp`); absent = none
  * @returns null when no poster can be made (see `videoPoster`)
  */
 export async function videoThumbnail(
@@ -104,10 +105,11 @@ export async function videoThumbnail(
   edgePx: number,
   maxInputPixels: number,
   nice = 0,
+  timeoutS?: number,
 ): Promise<{ bytes: Buffer; width: number; height: number } | null> {
   const png = await videoPoster(bytes, durationS, nice);
   if (!png) return null;
-  const r = await sharp(png, { limitInputPixels: maxInputPixels })
+  const r = await timedSharp(timeoutS, png, { limitInputPixels: maxInputPixels })
     .resize(edgePx, edgePx, { fit: 'inside', withoutEnlargement: true })
     .jpeg({ quality: 78, mozjpeg: true })
     .toBuffer({ resolveWithObject: true });
