@@ -1,14 +1,26 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app.ts';
 import { createLogger } from '../../server/log.ts';
 import { createApiKey, createTenant, createWorkspace } from '../../server/tenancy/admin.ts';
-import { connectApp, ON_PGLITE, startTestServer, tempConfig, type CallResult, type TestClient, type TestServer } from './harness.ts';
-import { resume, waitPaused } from './processes.ts';
+import {
+  backendEnv,
+  connectApp,
+  ON_PGLITE,
+  REPO_ROOT,
+  startTestServer,
+  tempConfig,
+  type CallResult,
+  type TestClient,
+  type TestServer,
+} from './harness.ts';
+import { CLI, resume, waitPaused } from './processes.ts';
 import { APP, uploadFile } from './upload-helpers.ts';
 
 /**
@@ -36,6 +48,7 @@ const importPng = (c: TestClient, bytes: Buffer): Promise<CallResult> =>
 
 interface Storage {
   quota_bytes: number | null;
+  quota_source: 'tenant' | 'default';
   used_bytes: number;
   asset_bytes: number;
   staged_bytes: number;
@@ -84,6 +97,53 @@ describe('per-tenant storage quota', () => {
     expect((await a.call('svc_asset_manage', 'delete', { asset_ids: [id] })).error).toBeUndefined();
     expect((await storageOf(a)).used_bytes).toBe(0);
     expect((await importPng(a, big2)).error).toBeUndefined();
+  });
+
+  it("an operator's per-tenant quota (atelier tenant quota set) overrides the default for that tenant only; default restores it", async () => {
+    const t = await createTenant(srv.app.library.tenancy, 'Own quota');
+    const c = await srv.connect(t.api_key);
+    const env = {
+      ...process.env,
+      ...backendEnv(path.basename(srv.config.dataDir)),
+      ATELIER_DATA_DIR: srv.config.dataDir,
+      ATELIER_LOG_LEVEL: 'silent',
+      ATELIER_TENANT_QUOTA_BYTES: String(QUOTA),
+    };
+    const quota = async (value: string): Promise<Record<string, unknown>> =>
+      JSON.parse(
+        (
+          await promisify(execFile)(process.execPath, [CLI, 'tenant', 'quota', 'set', t.tenant_id, value, '--json'], {
+            env,
+            cwd: REPO_ROOT,
+          })
+        ).stdout,
+      ) as Record<string, unknown>;
+    expect(await storageOf(c)).toMatchObject({ quota_bytes: QUOTA, quota_source: 'default' });
+
+    // Smaller than the default: the 128 px image fits, the 256 px one no longer does.
+    expect(await quota('150000')).toEqual({ tenant_id: t.tenant_id, quota_bytes: 150_000, quota_source: 'tenant' });
+    expect(await storageOf(c)).toMatchObject({ quota_bytes: 150_000, quota_source: 'tenant', used_bytes: 0 });
+    const refused = await importPng(c, await noisePng(256, 11));
+    expect(refused.error).toMatchObject({ code: 'quota_exceeded', details: { limit_bytes: 150_000 } });
+    expect((await importPng(c, await noisePng(128, 12))).error).toBeUndefined();
+    expect((await storageOf(await srv.connect())).quota_bytes).toBe(QUOTA); // other tenants keep the default
+
+    // Unlimited: past the default quota.
+    expect(await quota('unlimited')).toMatchObject({ quota_bytes: null, quota_source: 'tenant' });
+    for (const seed of [13, 14]) expect((await importPng(c, await noisePng(256, seed))).error).toBeUndefined();
+    const used = await storageOf(c);
+    expect(used).toMatchObject({ quota_bytes: null, quota_source: 'tenant' });
+    expect(used.used_bytes).toBeGreaterThan(QUOTA);
+
+    // Back to the default, which the tenant is now over: the next import is refused.
+    expect(await quota('default')).toMatchObject({ quota_bytes: QUOTA, quota_source: 'default' });
+    expect((await importPng(c, await noisePng(128, 15))).error).toMatchObject({ code: 'quota_exceeded', details: { limit_bytes: QUOTA } });
+
+    const bad = await promisify(execFile)(process.execPath, [CLI, 'tenant', 'quota', 'set', t.tenant_id, '10GB'], {
+      env,
+      cwd: REPO_ROOT,
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("'unlimited' or 'default'") });
   });
 
   it('counts uploads still receiving or staged, refuses a begin past the quota, and counts an imported attachment once', async () => {

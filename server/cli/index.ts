@@ -292,7 +292,7 @@ program
   });
 
 registerCatalogCommands(program, { emit, fail });
-registerTenancyCommands(program, { emit, fail }, { workspace, keys });
+registerTenancyCommands(program, { emit, fail }, { tenant, workspace, keys });
 registerCreditCommands(program, { emit, fail });
 registerSynonymCommands(program, { emit, fail });
 registerMigrateBackendCommand(program, { emit, fail });

@@ -1,7 +1,20 @@
 import type { Command } from 'commander';
+import { tenantQuota } from '../library/quota.ts';
 import { boot } from '../main.ts';
 import { createStore, createTheme, revokeApiKey } from '../tenancy/admin.ts';
 import type { CliKit } from './catalog.ts';
+
+/**
+ * The value of `tenant quota set`: `unlimited` → 0, `default` → null (the server's ATELIER_TENANT_QUOTA_BYTES),
+ * else a whole number of bytes ≥ 1 (digits only, at most 2^53 − 1). @returns undefined when it is none of these
+ */
+export function parseQuotaValue(v: string): number | null | undefined {
+  if (v === 'unlimited') return 0;
+  if (v === 'default') return null;
+  if (!/^[1-9][0-9]*$/.test(v)) return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
 
 /** Open the app and the workspace named by an operator (any tenant, any status). */
 async function openWorkspace(kit: CliKit, workspaceId: string) {
@@ -13,11 +26,16 @@ async function openWorkspace(kit: CliKit, workspaceId: string) {
 
 /**
  * Operator commands that match what `svc_discover scope` shows an agent: `atelier theme create|list`,
- * `atelier store create|list`, `atelier workspace archive`, `atelier keys list|revoke`. Output is one
+ * `atelier store create|list`, `atelier workspace archive`, `atelier keys list|revoke`, `atelier tenant quota set|show`. Output is one
  * JSON object with `--json` (stable keys), else `key: value` lines.
  * @param groups the existing `workspace` and `keys` command groups of the CLI
  */
-export function registerTenancyCommands(program: Command, kit: CliKit, groups: { workspace: Command; keys: Command }): void {
+export function registerTenancyCommands(
+  program: Command,
+  kit: CliKit,
+  groups: { tenant: Command; workspace: Command; keys: Command },
+): void {
+  registerQuotaCommands(kit, groups.tenant);
   const theme = program.command('theme').description("a workspace's themes (brand kits): asset search and select need a theme_id");
   theme
     .command('create')
@@ -168,5 +186,49 @@ export function registerTenancyCommands(program: Command, kit: CliKit, groups: {
           .map(([k, v]) => `${k}: ${v}`)
           .join('\n'),
       );
+    });
+}
+
+/** `atelier tenant quota set|show`: a tenant's own storage quota (tenants.quota_bytes) over ATELIER_TENANT_QUOTA_BYTES. */
+function registerQuotaCommands(kit: CliKit, tenant: Command): void {
+  const quota = tenant.command('quota').description("a tenant's storage quota: its own, or the server's ATELIER_TENANT_QUOTA_BYTES");
+  const show = async (o: { json?: boolean }, tenantId: string, app: Awaited<ReturnType<typeof boot>>['app']) => {
+    const q = await tenantQuota(app.library, tenantId);
+    await app.close();
+    const out = { tenant_id: tenantId, quota_bytes: q.limitBytes > 0 ? q.limitBytes : null, quota_source: q.source };
+    kit.emit(
+      !!o.json,
+      out,
+      `tenant_id: ${tenantId}\nquota_bytes: ${out.quota_bytes ?? 'unlimited'}\nquota_source: ${q.source === 'tenant' ? 'tenant (its own)' : 'default (ATELIER_TENANT_QUOTA_BYTES)'}`,
+    );
+  };
+  quota
+    .command('set')
+    .description("give a tenant its own storage quota: bytes, 'unlimited', or 'default' (back to ATELIER_TENANT_QUOTA_BYTES)")
+    .argument('<tenant>', 'tenant id')
+    .argument('<quota>', "bytes (a whole number ≥ 1), 'unlimited' or 'default'")
+    .option('--json', 'print {"tenant_id","quota_bytes","quota_source"} (quota_bytes null = unlimited; quota_source tenant | default)')
+    .action(async (tenantId: string, value: string, o: { json?: boolean }) => {
+      const bytes = parseQuotaValue(value);
+      if (bytes === undefined) kit.fail(`quota must be a whole number of bytes ≥ 1, 'unlimited' or 'default'; got '${value}'`);
+      const { app } = await boot();
+      if (!(await app.library.tenancy.setTenantQuota(tenantId, bytes))) {
+        await app.close();
+        kit.fail(`tenant ${tenantId} does not exist`);
+      }
+      await show(o, tenantId, app);
+    });
+  quota
+    .command('show')
+    .description("a tenant's storage quota in force and whether it is its own or the default")
+    .argument('<tenant>', 'tenant id')
+    .option('--json', 'print {"tenant_id","quota_bytes","quota_source"}')
+    .action(async (tenantId: string, o: { json?: boolean }) => {
+      const { app } = await boot();
+      if (!(await app.library.tenancy.tenant(tenantId))) {
+        await app.close();
+        kit.fail(`tenant ${tenantId} does not exist`);
+      }
+      await show(o, tenantId, app);
     });
 }

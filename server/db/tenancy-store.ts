@@ -16,6 +16,8 @@ export function createSqliteTenancyStore(db: Database): TenancyStore {
     insertTenant: async (id, name, at) => q.insertTenant(id, name, at),
     tenant: async (id) => q.tenant(id),
     tenantByName: async (name) => q.tenantByName(name),
+    tenantQuota: async (id) => q.tenantQuota(id),
+    setTenantQuota: async (id, bytes) => q.setTenantQuota(id, bytes),
     async createWorkspace(w, theme, store, grantLiveKeys) {
       q.transaction(() => {
         q.insertWorkspace(w.id, w.tenant_id, w.name, w.created_at);

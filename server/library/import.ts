@@ -12,7 +12,7 @@ import { imageWork, type LibraryDeps } from './deps.ts';
 import { fetchUrl } from './fetch-url.ts';
 import { IMAGE_PRIORITY, type ImportSlot } from './image-pool.ts';
 import { prepareImage, type PreparedImage } from './media.ts';
-import { asQuotaError, precheckQuota, quotaCheck } from './quota.ts';
+import { asQuotaError, precheckQuota, quotaCheck, tenantQuota } from './quota.ts';
 import { jsonArray, toImportedAsset } from './present.ts';
 import { safeFileName } from '../domain/media/file-name.ts';
 
@@ -87,8 +87,8 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   const sourceSha = sha256Hex(input.bytes);
   const existing = await assets.bySourceSha(scope, sourceSha);
   if (existing) return { asset: await duplicateOf(deps, existing, input.user), row: existing };
-  const quotaLimit = OPERATOR_SOURCES.has(input.source) ? 0 : policy.tenantQuotaBytes;
-  if (quotaLimit > 0) await precheckQuota(deps, scope, input.field, input.bytes.length, input.fromUpload);
+  const quotaLimit = OPERATOR_SOURCES.has(input.source) ? 0 : (await tenantQuota(deps, scope.tenantId)).limitBytes;
+  if (quotaLimit > 0) await precheckQuota(deps, scope, input.field, input.bytes.length, input.fromUpload, quotaLimit);
 
   const slot = input.admission === 'admit' ? deps.images.admit(scope.tenantId) : null;
   let prepared: PreparedImage;

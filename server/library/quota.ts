@@ -42,31 +42,63 @@ export function asQuotaError(e: unknown, field: string): unknown {
   return e instanceof QuotaExceededError ? quotaExceededError(field, e.limitBytes, e.usage, e.requestedBytes) : e;
 }
 
+/** The storage quota in force for a tenant and where it comes from. */
+export interface TenantQuota {
+  /** bytes; 0 = unlimited */
+  limitBytes: number;
+  /** `tenant`: its own (`atelier tenant quota set`, tenants.quota_bytes); `default`: ATELIER_TENANT_QUOTA_BYTES */
+  source: 'tenant' | 'default';
+}
+
+/** The tenant's own quota when an operator set one, else the server's default (one indexed read by primary key). */
+export async function tenantQuota(deps: Pick<LibraryDeps, 'tenancy' | 'policy'>, tenantId: string): Promise<TenantQuota> {
+  const own = await deps.tenancy.tenantQuota(tenantId);
+  return own === null || own === undefined
+    ? { limitBytes: deps.policy.tenantQuotaBytes, source: 'default' }
+    : { limitBytes: own, source: 'tenant' };
+}
+
 /**
  * Refuse early, before any image work or blob write, a store of `bytes` that cannot fit: the insert's own
  * check (in its transaction) stays the one that decides, since renditions and conversions change the size.
+ * @param knownLimit the tenant's quota in force when the caller has read it (`tenantQuota`), bytes (0 = unlimited); absent: read here
  * @throws ServiceError quota_exceeded on `field`
  */
-export async function precheckQuota(deps: LibraryDeps, scope: Scope, field: string, bytes: number, exceptUploadId?: string): Promise<void> {
-  const limit = deps.policy.tenantQuotaBytes;
+export async function precheckQuota(
+  deps: LibraryDeps,
+  scope: Scope,
+  field: string,
+  bytes: number,
+  exceptUploadId?: string,
+  knownLimit?: number,
+): Promise<void> {
+  const limit = knownLimit ?? (await tenantQuota(deps, scope.tenantId)).limitBytes;
   if (limit <= 0) return;
   const usage = await deps.assets.storageUsage(scope.tenantId, Date.now(), exceptUploadId);
   if (usage.assetBytes + usage.stagedBytes + bytes > limit) throw quotaExceededError(field, limit, usage, bytes);
 }
 
 /**
- * The tenant's storage as `svc_discover` `scope` reports it, bytes (`quota_bytes` null = unlimited).
+ * The tenant's storage as `svc_discover` `scope` reports it, bytes (`quota_bytes` null = unlimited;
+ * `quota_source` whether the quota is the tenant's own or the server's default).
  * @param nowMs epoch ms (uploads expired by then do not count)
  */
 export async function tenantStorage(
-  deps: Pick<LibraryDeps, 'assets' | 'policy'>,
+  deps: Pick<LibraryDeps, 'assets' | 'policy' | 'tenancy'>,
   tenantId: string,
   nowMs = Date.now(),
-): Promise<{ quota_bytes: number | null; used_bytes: number; asset_bytes: number; staged_bytes: number }> {
+): Promise<{
+  quota_bytes: number | null;
+  quota_source: TenantQuota['source'];
+  used_bytes: number;
+  asset_bytes: number;
+  staged_bytes: number;
+}> {
   const u = await deps.assets.storageUsage(tenantId, nowMs);
-  const limit = deps.policy.tenantQuotaBytes;
+  const { limitBytes: limit, source } = await tenantQuota(deps, tenantId);
   return {
     quota_bytes: limit > 0 ? limit : null,
+    quota_source: source,
     used_bytes: u.assetBytes + u.stagedBytes,
     asset_bytes: u.assetBytes,
     staged_bytes: u.stagedBytes,

@@ -20,7 +20,7 @@ import type { ImportSlot } from './image-pool.ts';
 import { holdCompletion, type CompletionHold } from './upload-lease.ts';
 import { storeAsset, type AttachmentResolver } from './import.ts';
 import { toImportedAsset } from './present.ts';
-import { asQuotaError, quotaCheck } from './quota.ts';
+import { asQuotaError, quotaCheck, tenantQuota } from './quota.ts';
 import { closedError, sessionView, userOf } from './upload-view.ts';
 
 /** Limits of the upload channel, from config. */
@@ -195,7 +195,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
         );
       }
       const id = randomUUID();
-      const quota = quotaCheck(library.policy.tenantQuotaBytes, now);
+      const quota = quotaCheck((await tenantQuota(library, scope.tenantId)).limitBytes, now);
       await uploads
         .insert(
           {

@@ -33,9 +33,10 @@ function describeScopeText(s: Omit<ScopeResult, 'storage'>): string {
 
 /** Text of the tenant's storage line. */
 function describeStorageText(st: ScopeResult['storage']): string {
+  const own = st.quota_source === 'tenant' ? "this tenant's own " : '';
   return st.quota_bytes === null
-    ? `Storage: ${st.used_bytes} bytes used (no quota).`
-    : `Storage: ${st.used_bytes} of ${st.quota_bytes} bytes used (${st.asset_bytes} in assets, ${st.staged_bytes} in staged uploads).`;
+    ? `Storage: ${st.used_bytes} bytes used (no ${own}quota).`
+    : `Storage: ${st.used_bytes} of ${st.quota_bytes} bytes used, ${own}quota (${st.asset_bytes} in assets, ${st.staged_bytes} in staged uploads).`;
 }
 
 /**

@@ -44,6 +44,9 @@ export const ScopeResultSchema = z.object({
   storage: z
     .object({
       quota_bytes: z.number().int().nullable().describe("the tenant's storage quota, bytes; null = unlimited"),
+      quota_source: z
+        .enum(['tenant', 'default'])
+        .describe("tenant: the operator set this tenant's own quota; default: the server's quota for every tenant"),
       used_bytes: z.number().int().describe('bytes counted against it: asset_bytes + staged_bytes'),
       asset_bytes: z.number().int().describe("originals and renditions of the tenant's assets (all workspaces), bytes"),
       staged_bytes: z.number().int().describe('declared sizes of uploads still receiving or staged (attachments not imported), bytes'),

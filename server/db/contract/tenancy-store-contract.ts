@@ -64,6 +64,20 @@ export function tenancyStoreContract(name: string, f: StoreFixture<TenancyStore>
       expect(await s.getSetting('race')).toBe(raced[0]);
     });
 
+    it("a tenant's own storage quota: null until set, bytes or 0 (unlimited), null again; false for an unknown tenant", async () => {
+      const { store: s } = await f.create();
+      await s.insertTenant('tq', 'Quota', T0);
+      expect(await s.tenantQuota('tq')).toBeNull();
+      expect(await s.tenantQuota('nobody')).toBeUndefined();
+      expect(await s.setTenantQuota('tq', 5_000_000_000)).toBe(true); // past 2^32: a bigint on PostgreSQL
+      expect(await s.tenantQuota('tq')).toBe(5_000_000_000);
+      expect(await s.setTenantQuota('tq', 0)).toBe(true);
+      expect(await s.tenantQuota('tq')).toBe(0);
+      expect(await s.setTenantQuota('tq', null)).toBe(true);
+      expect(await s.tenantQuota('tq')).toBeNull();
+      expect(await s.setTenantQuota('nobody', 1)).toBe(false);
+    });
+
     it('tenants and a new workspace read back with the exact SQLite row shapes', async () => {
       const { store: s } = await f.create();
       await s.insertTenant('t1', 'Acme', '2026-03-01T10:00:00.123Z');

@@ -38,6 +38,13 @@ export interface TenancyStore {
   tenant(id: string): Promise<TenantRow | undefined>;
   /** The oldest tenant with this name. */
   tenantByName(name: string): Promise<TenantRow | undefined>;
+  /**
+   * The tenant's own storage quota (`tenants.quota_bytes`), bytes, 0 = unlimited; null when it takes the
+   * server's default (ATELIER_TENANT_QUOTA_BYTES); undefined when the tenant does not exist.
+   */
+  tenantQuota(id: string): Promise<number | null | undefined>;
+  /** Set the tenant's own storage quota (bytes ≥ 0, 0 = unlimited) or, with null, return it to the default. @returns false when the tenant does not exist */
+  setTenantQuota(id: string, bytes: number | null): Promise<boolean>;
 
   /**
    * Create an active workspace with its default theme and its store, in one transaction; with

@@ -61,6 +61,12 @@ export function createPgTenancyStore(pool: PgPool): TenancyStore {
     },
     tenant: (id) => one<TenantRow>(pool, `SELECT ${TENANT} FROM tenants WHERE id = $1`, [id]),
     tenantByName: (name) => one<TenantRow>(pool, `SELECT ${TENANT} FROM tenants WHERE name = $1 ORDER BY created_at LIMIT 1`, [name]),
+    async tenantQuota(id) {
+      return (await pool.query<{ q: number | null }>('SELECT quota_bytes AS q FROM tenants WHERE id = $1', [id])).rows[0]?.q;
+    },
+    async setTenantQuota(id, bytes) {
+      return (await pool.query('UPDATE tenants SET quota_bytes = $1 WHERE id = $2', [bytes, id])).rowCount === 1;
+    },
     createWorkspace: (w, theme, store, grantLiveKeys) =>
       inTransaction(pool, async (c) => {
         await c.query(`INSERT INTO workspaces (id, tenant_id, name, status, created_at) VALUES ($1, $2, $3, 'active', $4)`, [
