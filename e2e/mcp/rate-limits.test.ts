@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app.ts';
 import { createLogger } from '../../server/log.ts';
@@ -108,5 +109,90 @@ describe('rate limits per API key and per tenant', () => {
     expect(retry).toBeLessThanOrEqual(60);
     expect(await over.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('retry after') } });
     expect((await post(other.api_key)).status).toBe(400);
+  });
+});
+
+/**
+ * Issue 36 fair shares: once a key is refused for a cost class, its further calls of that class are
+ * answered at the HTTP layer (one JSON response) until the window resets, without the MCP session
+ * dispatch and SSE stream a served call costs; calls of another class still reach the MCP layer.
+ */
+describe('a refused key is answered before the MCP layer', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({
+      env: { ATELIER_ENRICHMENT: '0', ATELIER_RATE_CHEAP_PER_KEY: '2', ATELIER_RATE_REQUESTS_PER_KEY: '100' },
+    });
+  });
+  afterAll(async () => srv.close());
+
+  it("answers the key's later calls of the refused class with the same rate_limited result, as JSON", async () => {
+    const http = await srv.listen();
+    const base = {
+      authorization: `Bearer ${srv.tenant.api_key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rate-limit-fast-path', version: '0' } };
+    const opened = await fetch(http.mcpUrl, {
+      method: 'POST',
+      headers: base,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: init }),
+    });
+    await opened.text();
+    const headers = { ...base, 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+    await (
+      await fetch(http.mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+    ).text();
+    const call = async (id: number, name: string, action: string, args: Record<string, unknown>, h: Record<string, string> = headers) => {
+      const r = await fetch(http.mcpUrl, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { action, args } } }),
+      });
+      return { status: r.status, type: r.headers.get('content-type') ?? '', text: await r.text() };
+    };
+    const search = (id: number) => call(id, 'svc_asset_library', 'search', { theme_id: srv.tenant.theme_id });
+    for (const id of [1, 2]) expect((await search(id)).type).toMatch(/^text\/event-stream/);
+    const first = await search(3); // refused by the limiter, through the MCP layer
+    expect(first.type).toMatch(/^text\/event-stream/);
+    expect(first.text).toContain('"rate_limited"');
+
+    const later = await search(4);
+    expect(later.status).toBe(200);
+    expect(later.type).toMatch(/^application\/json/);
+    const answer = JSON.parse(later.text) as { jsonrpc: string; id: number; result: { isError: boolean; structuredContent: unknown } };
+    expect(answer).toMatchObject({
+      jsonrpc: '2.0',
+      id: 4,
+      result: {
+        isError: true,
+        structuredContent: { error: { code: 'rate_limited', field: null, details: { scope: 'api_key', cost_class: 'cheap', limit: 2 } } },
+      },
+    });
+    // a call of another class is the MCP layer's to answer (a costly budget of its own)
+    const costly = await call(5, APP, 'begin', { filename: 'f.jpg', size_bytes: fir.length, sha256: sha256(fir) });
+    expect(costly.type).toMatch(/^text\/event-stream/);
+    expect(costly.text).not.toContain('"rate_limited"');
+    // the session is still checked: an unknown one is refused as before
+    expect((await call(7, 'svc_asset_library', 'search', {}, { ...headers, 'mcp-session-id': 'nope' })).status).toBe(404);
+
+    // the SDK client takes the JSON answer as the tool result
+    const client = new Client({ name: 'rate-limit-fast-path-sdk', version: '0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(http.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${srv.tenant.api_key}` } },
+      }),
+    );
+    try {
+      const r = await client.callTool({
+        name: 'svc_asset_library',
+        arguments: { action: 'search', args: { theme_id: srv.tenant.theme_id } },
+      });
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({ error: { code: 'rate_limited' } });
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -7,7 +7,8 @@ import cors from 'cors';
 import express, { type Request, type Response } from 'express';
 import type { App } from '../app.ts';
 import type { Principal } from '../domain/scope.ts';
-import { ServiceError } from '../errors.ts';
+import { findAction, isRouterName } from '../../shared/actions.ts';
+import { ServiceError, toErrorResult } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { externalOAuthMount } from '../oauth/external-mount.ts';
 import { OAUTH_PATH, oauthMount } from '../oauth/mount.ts';
@@ -168,7 +169,25 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
         void s.transport.close().catch(() => undefined);
       }
     };
-    web.post('/mcp', hostGuard, auth, perKey, mcpBody(app.config.env.ATELIER_MAX_REQUEST_BYTES), refuseBatches(), async (req, res) => {
+    /**
+     * A session's tool call whose key or tenant this process has refused for the call's cost class, in a
+     * window that has not reset, is answered here with the same `rate_limited` result, as one JSON response
+     * (a server may answer a POST with application/json or an SSE stream): a refused flood then costs no
+     * MCP session dispatch, argument parsing or SSE stream, the work that slowed other tenants' calls.
+     */
+    const refuseKnownLimited = (req: Request, res: Response, next: () => void): void => {
+      const msg = req.body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: { action?: unknown } } };
+      const name = msg?.params?.name;
+      const action = msg?.params?.arguments?.action;
+      if (msg?.method !== 'tools/call' || typeof req.headers['mcp-session-id'] !== 'string') return next();
+      if (typeof name !== 'string' || typeof action !== 'string' || !isRouterName(name) || !findAction(name, action)) return next();
+      const refusal = app.rateLimits.refusedFromMemory(principalOf(req), name, action);
+      if (!refusal) return next();
+      if (!sessionOf(req, res)) return;
+      res.status(200).json({ jsonrpc: '2.0', id: msg.id, result: toErrorResult(refusal.toPayload()) });
+    };
+    const body = mcpBody(app.config.env.ATELIER_MAX_REQUEST_BYTES);
+    web.post('/mcp', hostGuard, auth, perKey, body, refuseBatches(), refuseKnownLimited, async (req, res) => {
       try {
         // 2026-07-28 requests (per-request `_meta` envelope, no session) go to the stateless leg (eras.ts)
         if (!(await isLegacyHttpRequest(req))) {

@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLi
 import { ROUTER } from '../../shared/routers.ts';
 import type { PgPool } from '../db/postgres/pool.ts';
 import type { Principal } from '../domain/scope.ts';
-import { rateLimitedError, type RateLimitScope } from '../errors.ts';
+import { rateLimitedError, type RateLimitScope, type ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ActionContext, ActionOutput, RouterImpls } from '../routers/types.ts';
 
@@ -48,6 +48,14 @@ export interface RateLimits {
    * @returns null when allowed, else the seconds until the key's window resets (for `Retry-After`, ≥ 1)
    */
   consumeRequest(principal: Principal): Promise<number | null>;
+  /**
+   * The `rate_limited` refusal a call of `principal` would get, known without counting: this process saw its
+   * key (or its tenant) refused for the action's cost class and that window has not reset. A refused caller
+   * stays refused until then whatever it sends (the limiters block it in memory too), so the HTTP layer
+   * answers such a call before the MCP layer does any work for it.
+   * @returns the error to answer with, or null when `consume` must decide
+   */
+  refusedFromMemory(principal: Principal, router: string, action: string): ServiceError | null;
 }
 
 /** The fixed window of every limit, s. */
@@ -112,14 +120,39 @@ export function createRateLimits(store: RateLimitStore, s: RateLimitSettings, lo
   };
   const refuse = (scope: RateLimitScope, cls: LimitClass, limiter: RateLimiterAbstract, retryAfterMs: number) =>
     rateLimitedError({ scope, costClass: cls, limit: limiter.points, windowMs: WINDOW_S * 1000, retryAfterMs });
+  /** `<class>:<scope>:<id>` → epoch ms its window resets, for the ids refused lately (expired ones pruned past 1000) */
+  const refusedUntil = new Map<string, number>();
+  const remember = (cls: CostClass, scope: RateLimitScope, id: string, waitMs: number): void => {
+    const now = Date.now();
+    if (refusedUntil.size >= 1000) for (const [k, until] of refusedUntil) if (until <= now) refusedUntil.delete(k);
+    refusedUntil.set(`${cls}:${scope}:${id}`, now + waitMs);
+  };
+  const waitFor = (cls: CostClass, scope: RateLimitScope, id: string, now: number): number | null => {
+    const until = refusedUntil.get(`${cls}:${scope}:${id}`);
+    return until !== undefined && until > now ? until - now : null;
+  };
   return {
     async consume(principal, router, action) {
       const cls = costClassOf(router, action);
       const { key, tenant } = limiters[cls];
       const keyWait = await spend(key, principal.apiKeyId);
-      if (keyWait !== null) throw refuse('api_key', cls, key, keyWait);
+      if (keyWait !== null) {
+        remember(cls, 'api_key', principal.apiKeyId, keyWait);
+        throw refuse('api_key', cls, key, keyWait);
+      }
       const tenantWait = await spend(tenant, principal.tenantId);
-      if (tenantWait !== null) throw refuse('tenant', cls, tenant, tenantWait);
+      if (tenantWait !== null) {
+        remember(cls, 'tenant', principal.tenantId, tenantWait);
+        throw refuse('tenant', cls, tenant, tenantWait);
+      }
+    },
+    refusedFromMemory(principal, router, action) {
+      const cls = costClassOf(router, action);
+      const now = Date.now();
+      const keyWait = waitFor(cls, 'api_key', principal.apiKeyId, now);
+      if (keyWait !== null) return refuse('api_key', cls, limiters[cls].key, keyWait);
+      const tenantWait = waitFor(cls, 'tenant', principal.tenantId, now);
+      return tenantWait === null ? null : refuse('tenant', cls, limiters[cls].tenant, tenantWait);
     },
     async consumeRequest(principal) {
       const wait = await spend(requests, principal.apiKeyId);
