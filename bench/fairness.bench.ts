@@ -7,13 +7,16 @@
  * the server's event loop (on one machine they still share its cores with the server). With limits the loaded phase starts at the noisy
  * key's first refusal, past its allowed burst, and is short enough to end inside that window: what is
  * measured is a noisy key being refused (the issue's "done when"); without limits it starts after RAMP_MS.
+ * The second row times only refusals: the noisy key's cheap budget is spent before its flood, and its
+ * request limit is out of reach, so each of its searches is answered rate_limited (by the HTTP layer once
+ * its key is known refused, server/mcp/http.ts `refuseKnownLimited`) and none gets HTTP 429.
  */
 import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { demoFile, startTestServer, type TestClient, type TestServer } from '../e2e/mcp/harness.ts';
-import { createTenant } from '../server/tenancy/admin.ts';
+import { authenticate, createTenant } from '../server/tenancy/admin.ts';
 import type { FairnessPlan, NoisyCounts } from './fairness-client.ts';
 import { percentile, table } from './stats.ts';
 
@@ -80,11 +83,20 @@ function noisyRun(plan: FairnessPlan): { refused: Promise<void>; stop(): Promise
   };
 }
 
-/** One server: quiet p95 alone, then with the flood. @returns the table row */
-async function measure(label: string, env: Record<string, string>, limited: boolean): Promise<(string | number)[]> {
+/**
+ * One server: quiet p95 alone, then with the flood. With `spent` the noisy key's cheap budget is used up
+ * before the flood starts (through the server's own limiter), so every search it sends while the quiet
+ * tenant is timed is refused with rate_limited (the request limit is raised out of the way).
+ * @returns the table row
+ */
+async function measure(label: string, env: Record<string, string>, limited: boolean, spent = false): Promise<(string | number)[]> {
   const srv: TestServer = await startTestServer({ env: { ATELIER_ENRICHMENT: '0', ...env } });
   try {
     const noisyTenant = await createTenant(srv.app.library.tenancy, 'Noisy tenant');
+    if (spent) {
+      const p = (await authenticate(srv.app.library.tenancy, noisyTenant.api_key))!;
+      for (let i = 0; i < Number(env.ATELIER_RATE_CHEAP_PER_KEY); i++) await srv.app.rateLimits.consume(p, 'svc_asset_library', 'search');
+    }
     await seed(await srv.connect());
     await seed(await srv.connect(noisyTenant.api_key));
     const http = await srv.listen();
@@ -125,7 +137,16 @@ async function measure(label: string, env: Record<string, string>, limited: bool
 }
 
 export default async function fairnessBench(): Promise<void> {
-  const rows = [await measure('limits: README defaults', DEFAULT_LIMITS, true), await measure('limits: off', {}, false)];
+  const rows = [
+    await measure('limits: README defaults', DEFAULT_LIMITS, true),
+    await measure(
+      'limits: defaults, noisy key refused throughout',
+      { ...DEFAULT_LIMITS, ATELIER_RATE_REQUESTS_PER_KEY: '1000000' },
+      true,
+      true,
+    ),
+    await measure('limits: off', {}, false),
+  ];
   table(
     [
       'server',
