@@ -4,7 +4,7 @@ import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import { imageWork, type LibraryDeps } from './deps.ts';
 import { IMAGE_PRIORITY } from './image-pool.ts';
-import { viewJpeg } from './media.ts';
+import { viewJpeg } from './view-jpeg.ts';
 import { allTags } from './present.ts';
 
 /** Longest edge (px) and payload cap (bytes) of the `view` image block (spec §4.5; vision models downscale beyond 1568 px). */
