@@ -24,14 +24,14 @@ module.exports = {
       severity: 'error',
       comment: 'server/domain/ is pure logic: no persistence, providers, storage, transport or file system',
       from: { path: '^server/domain/' },
-      to: { path: '^server/(db|providers|storage|mcp|routers|library|catalog|enrichment)/|^node:fs' },
+      to: { path: '^server/(db|providers|storage|mcp|routers|assets|catalog|enrichment)/|^node:fs' },
     },
     {
       name: 'db-below-use-cases',
       severity: 'error',
       comment: 'server/db/ knows shared/ and domain/ types, never routers, transport, providers or use cases',
       from: { path: '^server/db/' },
-      to: { path: '^server/(routers|mcp|providers|library|catalog|enrichment)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^server/(routers|mcp|providers|assets|catalog|enrichment)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'ports-import-no-adapter',
@@ -43,8 +43,8 @@ module.exports = {
     {
       name: 'use-cases-below-transport',
       severity: 'error',
-      comment: 'use cases (library/, catalog/, enrichment/) do not know MCP or the routers',
-      from: { path: '^server/(library|catalog|enrichment)/' },
+      comment: 'use cases (assets/, catalog/, enrichment/) do not know MCP or the routers',
+      from: { path: '^server/(assets|catalog|enrichment)/' },
       to: { path: '^server/(mcp|routers)/' },
     },
     {
@@ -59,7 +59,7 @@ module.exports = {
       severity: 'error',
       comment: 'server/mcp/ is transport and registration: it reaches use cases through the routers',
       from: { path: '^server/mcp/' },
-      to: { path: '^server/(library|catalog|enrichment|db)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^server/(assets|catalog|enrichment|db)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'ui-apart-from-server',

@@ -34,7 +34,7 @@ import { TEST_POSTGRES_URL } from '../server/db/postgres/test-database.ts';
 import type { SpaceRow } from '../server/db/ports/vector-store.ts';
 import type { Scope } from '../server/domain/scope.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
-import { searchAssets, type AssetVectorSearch } from '../server/library/search.ts';
+import { searchAssets, type AssetVectorSearch } from '../server/assets/search.ts';
 import { createLogger } from '../server/log.ts';
 import type { TextEmbedder } from '../server/providers/embedder-types.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';

@@ -17,8 +17,8 @@ import os from 'node:os';
 import convertHeic from 'heic-convert';
 import PQueue from 'p-queue';
 import sharp, { type Sharp } from 'sharp';
-import { createHeicWorker } from '../server/library/heic-worker.ts';
-import { SRCSET_WIDTHS, THUMBNAIL_EDGE } from '../server/library/media.ts';
+import { createHeicWorker } from '../server/assets/heic-worker.ts';
+import { SRCSET_WIDTHS, THUMBNAIL_EDGE } from '../server/assets/media.ts';
 
 /** Rendition widths (px) for an image `width` px wide: the WebP srcset steps below it, plus itself up to 2560. */
 function webpWidths(width: number): number[] {

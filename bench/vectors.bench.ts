@@ -23,7 +23,7 @@ import { createSqliteAssetStore } from '../server/db/asset-store.ts';
 import { createSqliteCalibrationStore } from '../server/db/calibration-store.ts';
 import { createSqliteVectorStore } from '../server/db/vector-store.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
-import { matchAssets, searchAssets } from '../server/library/search.ts';
+import { matchAssets, searchAssets } from '../server/assets/search.ts';
 import { warmSearch } from '../server/search-warmup.ts';
 import { createLogger } from '../server/log.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';

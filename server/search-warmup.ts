@@ -1,6 +1,6 @@
 import type { AssetStore } from './db/ports/asset-store.ts';
 import type { ProductStore, StoreScope } from './db/ports/product-store.ts';
-import type { AssetVectorSearch } from './library/search.ts';
+import type { AssetVectorSearch } from './assets/search.ts';
 import type { Logger } from './log.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
 

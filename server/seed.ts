@@ -7,7 +7,7 @@ import type { App } from './app.ts';
 import { nameWordList } from './domain/media/asset-meta.ts';
 import { packagePath } from './package-root.ts';
 import type { Scope } from './domain/scope.ts';
-import { storeAsset } from './library/import.ts';
+import { storeAsset } from './assets/import.ts';
 import { seedDemoCatalog } from './catalog/seed-demo.ts';
 import { createApiKey, createTenant, type TenantBundle } from './tenancy/admin.ts';
 

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { IMAGE_PRIORITY } from '../../server/library/image-pool.ts';
+import { IMAGE_PRIORITY } from '../../server/assets/image-pool.ts';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 describe('svc_assets view and capabilities, svc_discover, tools/list', () => {

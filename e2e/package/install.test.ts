@@ -99,8 +99,8 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     expect(files).toContain('dist/word-vectors/wordnet-3.1.LICENSE');
     expect(files).toContain('dist/tessdata/eng.traineddata.gz');
     // Worker-thread entry points, loaded by URL beside the compiled modules that start them.
-    expect(files).toContain('dist/server/library/heic-decode.worker.mjs');
-    expect(files).toContain('dist/server/library/video-poster.worker.mjs');
+    expect(files).toContain('dist/server/assets/heic-decode.worker.mjs');
+    expect(files).toContain('dist/server/assets/video-poster.worker.mjs');
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('.test.') || f.startsWith('server/') || f.startsWith('ui/'))).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import sharp from 'sharp';
 import type { CatalogProductInput } from '../domain/catalog.ts';
-import { fetchUrl, type FetchPolicy } from '../library/fetch-url.ts';
+import { fetchUrl, type FetchPolicy } from '../assets/fetch-url.ts';
 import type { Logger } from '../log.ts';
 
 /** How `measureProductImages` fetches: the URL-import guard (no private targets unless allowed) with a small body cap. */

@@ -10,7 +10,7 @@ import { registerOAuthCommands } from './oauth.ts';
 import { registerTenancyCommands } from './tenancy.ts';
 import { registerSynonymCommands } from './synonyms.ts';
 import { collectBlobGarbage } from '../storage/blob-gc.ts';
-import { storeAsset } from '../library/import.ts';
+import { storeAsset } from '../assets/import.ts';
 import { boot, serveHttp, serveStdio, StartError, type Running } from '../main.ts';
 import { DEMO_IMAGES_DIR, listImageFiles, metadataFromPath, seedDemo, type DemoBundle } from '../seed.ts';
 import { createApiKey, createTenant, createWorkspace } from '../tenancy/admin.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { tenantQuota } from '../library/quota.ts';
+import { tenantQuota } from '../assets/quota.ts';
 import { boot } from '../main.ts';
 import { createStore, createTheme, revokeApiKey } from '../tenancy/admin.ts';
 import type { CliKit } from './catalog.ts';

@@ -17,7 +17,7 @@ import {
 import type { Thesaurus } from '../domain/search/concepts.ts';
 import { STOP_WORDS } from '../domain/search/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { ImageSpaceSearch, VectorResult } from '../library/search.ts';
+import type { ImageSpaceSearch, VectorResult } from '../assets/search.ts';
 import type { Logger } from '../log.ts';
 import type { ImageTextModel, ImageTextModelHandle, RgbImage } from '../providers/image-text-model.ts';
 import type { ImageRunner } from './analyze.ts';

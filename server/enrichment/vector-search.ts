@@ -18,8 +18,8 @@ import { STOP_WORDS } from '../domain/search/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
 import { assetFacts, estimateWordNull } from '../domain/search/coverage.ts';
 import { COLOUR_NAMES } from '../domain/media/colour.ts';
-import type { WordSpace } from '../library/coverage.ts';
-import type { AssetVectorSearch, VectorHit, VectorResult } from '../library/search.ts';
+import type { WordSpace } from '../assets/coverage.ts';
+import type { AssetVectorSearch, VectorHit, VectorResult } from '../assets/search.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 

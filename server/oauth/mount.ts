@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
-import { guardedFetch } from '../library/fetch-url.ts';
+import { guardedFetch } from '../assets/fetch-url.ts';
 import type { Logger } from '../log.ts';
 import { grantsPageRouter } from './grants-page.ts';
 import { interactionsRouter } from './interactions.ts';

@@ -24,7 +24,7 @@ export interface ProviderOptions {
   /** trust X-Forwarded-Proto/Host (behind a TLS-terminating proxy, ATELIER_PUBLIC_URL set) */
   proxy: boolean;
   /**
-   * the fetch of Client ID Metadata Documents: the URL import's guarded fetch (library/fetch-url.ts), so
+   * the fetch of Client ID Metadata Documents: the URL import's guarded fetch (assets/fetch-url.ts), so
    * ATELIER_ALLOW_PRIVATE_URLS governs both; oidc-provider's own special-use-address guard is the same rule
    */
   fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;

@@ -1,8 +1,8 @@
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
 import type { ImportedAsset } from '../../shared/schemas/asset.ts';
 import { printable } from '../domain/printable.ts';
-import type { LibraryDeps } from '../library/deps.ts';
-import { importAsset, type AttachmentResolver } from '../library/import.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
+import { importAsset, type AttachmentResolver } from '../assets/import.ts';
 import { scopeFor } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
 

@@ -1,6 +1,6 @@
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
-import type { LibraryDeps } from '../library/deps.ts';
-import { searchAssets, type AssetVectorSearch } from '../library/search.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
+import { searchAssets, type AssetVectorSearch } from '../assets/search.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
 import { describeAssetPage } from './text.ts';

@@ -1,6 +1,6 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { LibraryDeps } from '../library/deps.ts';
-import { deleteAssets, updateAsset, type AssetChangedHook } from '../library/manage.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
+import { deleteAssets, updateAsset, type AssetChangedHook } from '../assets/manage.ts';
 import { scopeFor } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
 import { printable } from '../domain/printable.ts';

@@ -1,8 +1,8 @@
 import { ROUTER } from '../../shared/actions.ts';
 import type { AssetFacetStore } from '../db/ports/asset-facet-store.ts';
-import { facetsFor, thumbnailsFor } from '../library/panel-data.ts';
-import { searchAssets, type AssetVectorSearch } from '../library/search.ts';
-import { submitSelection, type PickerDeps } from '../library/select.ts';
+import { facetsFor, thumbnailsFor } from '../assets/panel-data.ts';
+import { searchAssets, type AssetVectorSearch } from '../assets/search.ts';
+import { submitSelection, type PickerDeps } from '../assets/select.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
 import { describeSelection } from './asset-select.ts';
 import { defineRouter, type RouterImpl } from './types.ts';

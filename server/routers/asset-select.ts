@@ -12,8 +12,8 @@ import {
   type ElicitAnswer,
   type PickerChannel,
   type PickerDeps,
-} from '../library/select.ts';
-import type { AssetVectorSearch } from '../library/search.ts';
+} from '../assets/select.ts';
+import type { AssetVectorSearch } from '../assets/search.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
 import { indexingNote } from './text.ts';
 import type { Scope } from '../domain/scope.ts';

@@ -1,7 +1,7 @@
 import { ROUTER } from '../../shared/actions.ts';
 import type { UploadSession } from '../../shared/schemas/upload.ts';
-import type { LibraryDeps } from '../library/deps.ts';
-import type { UploadService } from '../library/upload.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
+import type { UploadService } from '../assets/upload.ts';
 import { scopeFor } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
 import { printable } from '../domain/printable.ts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
 import type { UploadPanelResult } from '../../shared/schemas/upload.ts';
-import type { LibraryDeps } from '../library/deps.ts';
-import type { UploadService } from '../library/upload.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
+import type { UploadService } from '../assets/upload.ts';
 import { scopeFor, themeFor } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
 

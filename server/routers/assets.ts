@@ -1,6 +1,6 @@
 import { ROUTER } from '../../shared/actions.ts';
-import type { LibraryDeps } from '../library/deps.ts';
-import { viewAsset } from '../library/view.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
+import { viewAsset } from '../assets/view.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { scopeFor } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';

@@ -1,7 +1,7 @@
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
 import type { GeneratedAsset } from '../../shared/schemas/generate.ts';
-import type { LibraryDeps } from '../library/deps.ts';
-import type { Generator } from '../library/generate.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
+import type { Generator } from '../assets/generate.ts';
 import { scopeFor } from '../tenancy/scope.ts';
 import { defineRouter, type RouterImpl } from './types.ts';
 

@@ -18,7 +18,7 @@ export interface BlobGcReport {
  * that happens while the pass runs keeps its bytes. Temp files of writes that died before their rename
  * are removed past the same grace period (S3: incomplete multipart uploads, aborted); blobs a killed pass
  * had moved aside go back when referenced, and are dropped past the grace period otherwise.
- * Race safety on every backend also needs the writer's half (library/import.ts): a `put` that only
+ * Race safety on every backend also needs the writer's half (assets/import.ts): a `put` that only
  * renewed existing bytes is followed, after the row commits, by `has` and a new `put` when they are gone.
  * @param referenced whether a row names the sha256 (checked per blob, indexed)
  * @param graceMs minimum age (ms) of an unreferenced blob or temp file before removal

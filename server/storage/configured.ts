@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import type { LibraryDeps } from '../library/deps.ts';
+import type { LibraryDeps } from '../assets/deps.ts';
 import type { Logger } from '../log.ts';
 import type { createTestHooks } from '../test-hooks.ts';
 import { collectBlobGarbage } from './blob-gc.ts';

@@ -6,7 +6,7 @@ export type { FacetCount } from '../asset-facets.ts';
 
 /**
  * Port: category and subtype counts for the picker's category browser (`svc_asset_panel` `facets`,
- * server/library/panel-data.ts `facetsFor`). One row per (category, subtype) present, `category` and
+ * server/assets/panel-data.ts `facetsFor`). One row per (category, subtype) present, `category` and
  * `subtype` null for unclassified assets, `n` ≥ 1; rows in no particular order. Every method takes the
  * server-derived scope first and never counts an asset of another tenant or workspace.
  * Implementations: SQLite (server/db/asset-facet-store.ts over server/db/asset-facets.ts) and

@@ -18,7 +18,7 @@
  * Corroboration (issue 33): with `agrees`, a document that only the text-embedding list accepts (no
  * lexical match, no image match) is a match only when `agrees` says another signal backs it (some of the
  * query's words in its text, its type, tags or collections for a product, catalog/agreement.ts; the
- * coverage of the query by its words and measured colours for an asset, library/coverage.ts); otherwise it
+ * coverage of the query by its words and measured colours for an asset, assets/coverage.ts); otherwise it
  * stays a suggestion candidate, its relevance kept below 0.5, reported as `meaning`.
  */
 import { SEMANTIC_MAX } from './calibration.ts';

@@ -44,7 +44,7 @@ export interface AssetVectorSearch {
   /** the image–text model's space, when ATELIER_IMAGE_MODEL is set */
   image?: ImageSpaceSearch;
   /**
-   * The text embedder's words in a scope, for query coverage (library/coverage.ts): word vectors, the
+   * The text embedder's words in a scope, for query coverage (assets/coverage.ts): word vectors, the
    * calibrated null of a word's best match among a document's descriptive words, and the measured colours'
    * document shares. null when there is no ready text space or embedder (coverage then uses words and
    * measured colours only, no embeddings, and no colour weights).
@@ -102,7 +102,7 @@ export interface AssetMatches {
  * `semantic` and `all` add calibrated embedding matches; `similar` calibrated visual matches. In `all`
  * the text side also counts the query's coverage by each candidate's descriptive words (word embeddings
  * under a calibrated null) and measured colours, and a meaning match counts only when that coverage
- * corroborates it (library/coverage.ts); `semantic`, asked for meaning alone, keeps every calibrated hit. When the
+ * corroborates it (assets/coverage.ts); `semantic`, asked for meaning alone, keeps every calibrated hit. When the
  * vector index is unavailable, `semantic` and `all` return lexical results with `degradedFrom` set.
  * @param deepest how far the caller pages (offset + limit + 1): complete exact matches are fetched that deep
  * @param head the change-log head read for this request (`searchSnapshot`), handed to the lexical index
@@ -190,7 +190,7 @@ export async function matchAssets(
   const pictures = image
     ? image.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, image.accept) }))
     : null;
-  // mode all: the query's coverage by each candidate's own words and measured colours (library/coverage.ts)
+  // mode all: the query's coverage by each candidate's own words and measured colours (assets/coverage.ts)
   // widens the text side and decides whether a meaning match is corroborated
   const covered =
     mode === 'all' && lexical

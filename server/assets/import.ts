@@ -70,11 +70,11 @@ async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata)
 
 /**
  * Store bytes as a library asset: sniff and validate, convert HEIC/HEIF to PNG, derive renditions from
- * one decode on the image pool (server/library/media.ts `prepareImage`), write blobs, insert the row
+ * one decode on the image pool (server/assets/media.ts `prepareImage`), write blobs, insert the row
  * (FTS kept by triggers) and notify enrichment. Identical bytes already in the workspace return the
  * existing asset with `deduplicated: true` (also under concurrent imports), and so do bytes whose stored
  * file (after conversion) is identical to an existing asset's (two concurrent such imports may both be kept).
- * Counted against the tenant's storage quota (library/quota.ts) unless the operator stores it (seed, CLI).
+ * Counted against the tenant's storage quota (assets/quota.ts) unless the operator stores it (seed, CLI).
  * @throws ServiceError invalid_argument | conversion_failed | busy (with `admission: 'admit'`) | quota_exceeded
  *   (nothing is stored on error)
  */
@@ -192,7 +192,7 @@ async function restoreCollected(blobs: LibraryDeps['blobs'], written: Buffer[]):
 }
 
 /**
- * Resolves a staged attachment id (a verified upload of the same scope, server/library/upload.ts) to its
+ * Resolves a staged attachment id (a verified upload of the same scope, server/assets/upload.ts) to its
  * bytes and the metadata given when it was uploaded; null when missing, foreign, unfinished or expired.
  * `imported` records the asset the attachment became, so its staged bytes stop counting against the
  * tenant's quota and its workspace's open-upload cap (the asset counts instead).

@@ -1,4 +1,4 @@
-// Worker thread of server/library/heic.ts: decodes HEIC/HEIF (HEVC) with heic-decode (libheif compiled
+// Worker thread of server/assets/heic.ts: decodes HEIC/HEIF (HEVC) with heic-decode (libheif compiled
 // to WebAssembly) off the main thread, where it would block every other request for the length of the
 // decode. Plain JavaScript so it loads the same under node, tsx and vitest.
 // Message in: { id, bytes: Uint8Array }. Out: { id, width, height, data: Uint8Array (RGBA) } or { id, error }.

@@ -19,7 +19,7 @@ export interface ImportPolicy {
   maxInputPixels: number;
   fetchTimeoutMs: number;
   allowPrivateUrls: boolean;
-  /** storage quota of each tenant, bytes (0 = unlimited); server/library/quota.ts */
+  /** storage quota of each tenant, bytes (0 = unlimited); server/assets/quota.ts */
   tenantQuotaBytes: number;
 }
 

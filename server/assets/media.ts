@@ -55,7 +55,7 @@ export interface Original {
   convertedFrom: string | null;
 }
 
-/** Where image work runs: the image pool (server/library/image-pool.ts) at one priority. */
+/** Where image work runs: the image pool (server/assets/image-pool.ts) at one priority. */
 export interface ImageWork {
   /** run one sharp operation */
   run<T>(op: () => Promise<T>): Promise<T>;

@@ -1,4 +1,4 @@
-// Worker thread of server/library/video.ts `videoPoster`: decode one frame of a video with ffmpeg.wasm
+// Worker thread of server/assets/video.ts `videoPoster`: decode one frame of a video with ffmpeg.wasm
 // (@ffmpeg/core, an optional dependency) and post it back as PNG bytes. Plain JavaScript because worker
 // threads do not inherit the tsx loader of the main thread. One worker per poster; the caller terminates it.
 // workerData: { bytes: Uint8Array, atS: number, module: WebAssembly.Module, nice: number }  →  message: { png: Uint8Array | null, log: string[] }

@@ -17,7 +17,7 @@ import type { LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
 import type { LibraryDeps } from './deps.ts';
 
-/** A scope's word space (library/search.ts `AssetVectorSearch.words`). */
+/** A scope's word space (assets/search.ts `AssetVectorSearch.words`). */
 export interface WordSpace {
   /** L2-normalised vectors of the words the embedder knows (unknown words absent) */
   vectorsOf(words: string[]): Promise<ReadonlyMap<string, Float32Array>>;
