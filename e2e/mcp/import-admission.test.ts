@@ -10,7 +10,7 @@ describe('import admission: a saturated image pool answers busy and loses nothin
   let srv: TestServer;
   let c: TestClient;
   beforeAll(async () => {
-    // Two imports at a time, so one per tenant while it is alone (its fair share: half); the first test
+    // Two imports at a time, so one per tenant while it is alone (its fair share: all but one of the 2); the first test
     // holds the tenant's one slot itself, as a long import would.
     srv = await startTestServer({ env: { ATELIER_IMPORT_MAX_ACTIVE: '2', ATELIER_ENRICHMENT: '0', ATELIER_ALLOW_PRIVATE_URLS: '1' } });
     c = await srv.connect();
@@ -138,7 +138,7 @@ describe('import admission: a saturated image pool answers busy and loses nothin
       const first = new Promise<void>((r) => (arrived = r));
       const slow = c.call('svc_asset_import', 'import', { url: `${base}/slow-1.jpg` });
       await first; // admitted: its download has started
-      // A's second import is past its share (half the server's 2 slots while it is alone), though a slot is free.
+      // A's second import is past its share (all but one of the server's 2 slots while it is alone), though a slot is free.
       const second = await c.call('svc_asset_import', 'import', { url: `${base}/slow-2.jpg` });
       expect(second.error).toMatchObject({ code: 'busy', details: { active_imports: 1, tenant_active_imports: 1, tenant_share: 1 } });
       expect(second.error?.message).toMatch(/fair share/);

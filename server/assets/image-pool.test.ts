@@ -11,7 +11,8 @@ function gate(): { promise: Promise<void>; open(): void } {
 
 describe('image pool', () => {
   it('admits up to the limit, then refuses with a retryable busy; a released slot admits again', async () => {
-    const pool = createImagePool({ concurrency: 1, maxActiveImports: 4 });
+    // a lone tenant's limit is all but one slot: 2 of 3
+    const pool = createImagePool({ concurrency: 1, maxActiveImports: 3 });
     const a = pool.admit('t1');
     const b = pool.admit('t1');
     expect(pool.stats().activeImports).toBe(2);
@@ -37,19 +38,19 @@ describe('image pool', () => {
     await pool.close();
   });
 
-  it('gives each tenant its fair share: half alone, an equal part with others; slots freed above it go to newcomers', async () => {
+  it('gives each tenant its fair share: all but one slot alone, an equal part with others; slots freed above it go to newcomers', async () => {
     const pool = createImagePool({ concurrency: 1, maxActiveImports: 4 });
-    const a = [pool.admit('a'), pool.admit('a')];
-    expect(() => pool.admit('a')).toThrow(/fair share/); // alone: half of 4, though 2 slots are free
-    const b = [pool.admit('b'), pool.admit('b')]; // 2 tenants: 2 each
+    const a = [pool.admit('a'), pool.admit('a'), pool.admit('a')];
+    expect(() => pool.admit('a')).toThrow(/fair share/); // alone: 3 of 4, one slot kept for another tenant
+    const b = [pool.admit('b')]; // the slot kept free
     expect(() => pool.admit('c')).toThrow(/its limit/); // server full
     a[0]!.release();
-    // 3 tenants would hold imports: ⌊4 / 3⌋ = 1 each; a and b, at or above it, are refused; the free slot is c's
+    // 3 tenants want slots: ⌊4 / 3⌋ = 1 each; a and b, at or above it, are refused; the free slot is c's
     expect(() => pool.admit('a')).toThrow(/fair share/);
     expect(() => pool.admit('b')).toThrow(/fair share/);
     const c = pool.admit('c');
     expect(pool.stats().activeImports).toBe(4);
-    for (const s of [a[1]!, ...b, c]) s.release();
+    for (const s of [a[1]!, a[2]!, ...b, c]) s.release();
     expect(pool.stats().activeImports).toBe(0);
     await pool.close();
   });

@@ -31,14 +31,15 @@ const WAIT_GRACE_MS = 1000;
 
 /**
  * The share of `max` import slots one tenant may hold while `tenants` tenants (itself included) hold
- * imports or were refused one lately (they are retrying): an equal part, max(1, ⌊max / n⌋), and never more than half while it is alone (n counts as at
- * least 2), so a second tenant always finds a free slot however hard the first one imports. A tenant
+ * imports or were refused one lately (they are retrying): an equal part, max(1, ⌊max / n⌋); alone, every slot
+ * but one (a single-tenant server loses one slot, not half), so a second tenant always finds a free slot
+ * however hard the first one imports. A tenant
  * above its share (others arrived after it took its slots) keeps what it holds but is admitted again only
  * once below it, so the slots it frees go to the newcomers. Processor sharing among the tenants with
  * demand, as in max-min fair allocation (Bertsekas & Gallager, Data Networks, §6.5.2).
  */
 export function fairShare(max: number, tenants: number): number {
-  return Math.max(1, Math.floor(max / Math.max(2, tenants)));
+  return tenants <= 1 ? Math.max(1, max - 1) : Math.max(1, Math.floor(max / tenants));
 }
 
 /**
