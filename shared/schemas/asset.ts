@@ -137,7 +137,7 @@ export const MatchedBySchema = z
   .array(MatchKindSchema)
   .nullable()
   .describe(
-    'how this hit matched: text (the query words), typo (after correcting a misspelling), concept (synonym, narrower or broader term), meaning (embedding similarity above the calibrated threshold), visual (the picture: mode similar, or the image model); null when browsing',
+    'how this hit matched: text (the query words), typo (after correcting a misspelling), concept (synonym, narrower or broader term), meaning (embedding similarity above the calibrated threshold), visual (the picture: its measured colours, mode similar, or the image model); null when browsing',
   );
 export const RelevanceSchema = z
   .number()
