@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import { listGrants, revokeGrant, type GrantView } from './grants.ts';
 import { sameOrigin } from './interactions.ts';
 import type { SignInLimits } from './limits.ts';
-import { esc, sendPage } from './pages.ts';
+import { esc, sendPage, signInForms } from './pages.ts';
 import { operatorSignIn, type SignInForm } from './sign-in.ts';
 
 /** Name of the grants page's session cookie. */
@@ -102,13 +102,7 @@ function signInBody(action: string, error: string | null): string {
   return `<h1>Connected applications</h1>
 <p>Sign in to see and revoke the applications connected to your Atelier.</p>
 ${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}
-<form method="post" action="${esc(action)}/login">
-<label>User name<input type="text" name="name" autocomplete="username" required></label>
-<label>Password<input type="password" name="password" autocomplete="current-password" required></label>
-<button type="submit">Sign in</button></form>
-<form method="post" action="${esc(action)}/login" autocomplete="off">
-<label>Or an API key of your tenant<input type="password" name="api_key" required></label>
-<button type="submit">Sign in with the key</button></form>`;
+${signInForms(action)}`;
 }
 
 function grantsBody(action: string, grants: GrantView[], workspaces: Map<string, string>, error: string | null): string {

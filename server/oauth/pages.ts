@@ -42,7 +42,15 @@ export function loginPage(action: string, clientName: string, error: string | nu
   return `<h1>Sign in to Atelier</h1>
 <p><strong>${esc(clientName)}</strong> wants to connect to Atelier.</p>
 ${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}
-<form method="post" action="${esc(action)}/login">
+${signInForms(action)}`;
+}
+
+/**
+ * The two sign-in forms, both posting to `<action>/login`: an operator account (name + password) and an
+ * API key of the tenant. Shared by the consent flow's sign-in and the grants page.
+ */
+export function signInForms(action: string): string {
+  return `<form method="post" action="${esc(action)}/login">
 <label>User name<input type="text" name="name" autocomplete="username" required></label>
 <label>Password<input type="password" name="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button></form>
