@@ -1,5 +1,6 @@
 import type { AssetEnrichmentStore, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
 import { JobLeaseLostError } from '../ports/job-queue.ts';
+import { refreshAssetVectors } from './asset-lexicon.ts';
 import { PG_NOW_MS } from './job-queue.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
@@ -8,9 +9,9 @@ const FACT_COLUMNS =
 
 /**
  * The PostgreSQL `AssetEnrichmentStore`: the enrichment columns of `assets` and the `asset_enrichment`
- * facts rows (postgres/migrations/0003). Writing `ocr_text`, `auto_tags` or `alt_text` refreshes the
- * asset's tsvector and logs a search change through the triggers of migrations 0003 and 0004, as the
- * FTS5 triggers do on SQLite. `alt_text` is taken from the analysis only when the asset's `user_fields`
+ * facts rows (postgres/migrations/0003). Writing `ocr_text`, `auto_tags` or `alt_text` rewrites the
+ * asset's lexical vector in the same transaction and logs a search change through the triggers of
+ * migration 0003, as the FTS5 triggers do on SQLite. `alt_text` is taken from the analysis only when the asset's `user_fields`
  * JSON does not list it (decided in the UPDATE itself, so a user's edit committed first always wins).
  * An analysis given its job's lease is written only while the lease is held (locked `FOR SHARE`).
  */
@@ -44,6 +45,9 @@ export function createPgAssetEnrichmentStore(pool: PgPool): AssetEnrichmentStore
           [seq, a.ocrText, JSON.stringify(a.autoTags), a.machineAltText],
         );
         if ((updated.rowCount ?? 0) === 0) return false;
+        // committed with its vector: a null one (stale, migration 0010) would hide the asset from the
+        // questions a search already under way asks after its one refresh of the scope
+        await refreshAssetVectors(c, [seq]);
         await c.query(
           `INSERT INTO asset_enrichment (asset_seq, colors, orientation, ocr_confidence, machine_alt_text, caption, caption_model_id, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, now())

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contractAsset, CONTRACT_SCOPE, OTHER_WORKSPACE } from '../contract/fixture.ts';
 import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
+import { createPgAssetEnrichmentStore } from './asset-enrichment.ts';
 import { createPgAssetStore } from './assets.ts';
 import { FtsSubsetError } from './fts-tsquery.ts';
 import { COUNT_CAP, createPgLexicalIndexes } from './lexical-index.ts';
@@ -48,6 +49,28 @@ describe('PostgreSQL lexical index', () => {
     expect(await stale()).toBe(0);
     const terms = await pool.query<{ term: string }>('SELECT term FROM asset_terms WHERE docs > 0 ORDER BY term');
     expect(terms.rows.map((r) => r.term)).toEqual(['fox', 'jpg', 'low', 'pier', 'red', 'redfox', 'tide', 'untitl']);
+  });
+
+  it('an analysis written while a search runs leaves the asset findable: the vector is written in its transaction', async () => {
+    const { pool } = await seeded();
+    const assets = createPgAssetStore(pool);
+    const seq = await assets.insert(contractAsset({ name: 'fir.jpg', name_words: 'fir' }));
+    // a request's index has refreshed the scope (its first question) before enrichment commits; a vector
+    // left null by that commit would hide the asset from every later question of the same request
+    const idx = createPgLexicalIndexes(pool).assets(CONTRACT_SCOPE, {});
+    expect(await idx.known(['fir'])).toEqual(new Set(['fir']));
+    await createPgAssetEnrichmentStore(pool).writeAnalysis(seq, {
+      colorsJson: '[]',
+      orientation: 'landscape',
+      ocrText: 'EVERGREEN',
+      ocrConfidence: 90,
+      autoTags: ['tree'],
+      machineAltText: 'a fir tree in snow',
+      caption: null,
+      captionModelId: null,
+    });
+    expect((await idx.search('"fir"', 10)).seqs).toEqual([seq]);
+    expect(await idx.count('"evergreen" AND "snow"')).toBe(1);
   });
 
   it('indexes rows written without a vector on the first read, without logging a search change', async () => {
