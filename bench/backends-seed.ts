@@ -15,7 +15,7 @@
  * the load, as autovacuum would on a server that has been running (without the VACUUM the visibility map
  * is empty, and a count(*) over the workspace reads every heap page instead of the index alone).
  */
-import type { NewAsset } from '../server/db/assets.ts';
+import type { NewAsset } from '../server/db/ports/asset-store.ts';
 import { assetLexicalVector } from '../server/db/postgres/asset-lexicon.ts';
 import type { PgPool } from '../server/db/postgres/pool.ts';
 import type { SpaceRow } from '../server/db/ports/vector-store.ts';

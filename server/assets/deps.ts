@@ -1,5 +1,4 @@
-import type { AssetStore } from '../db/ports/asset-store.ts';
-import type { AssetFilters } from '../db/assets.ts';
+import type { AssetFilters, AssetStore } from '../db/ports/asset-store.ts';
 import type { SynonymStore } from '../db/ports/synonym-store.ts';
 import type { LexicalIndex } from '../domain/search/lexical.ts';
 import type { Scope } from '../domain/scope.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportArgs, ImportedAsset } from '../../shared/schemas/asset.ts';
-import type { AssetRow, NewAsset } from '../db/assets.ts';
+import type { AssetRow, NewAsset } from '../db/ports/asset-store.ts';
 import type { HoldSettlement } from '../db/ports/credit-store.ts';
 import { isUniqueViolation } from '../db/ports/errors.ts';
 import { deriveFilename, taxonomyForPurpose } from '../domain/media/asset-meta.ts';

@@ -1,6 +1,6 @@
 import { categoryOfSubtype, subtypesOf } from '../../shared/schemas/asset.ts';
 import { USER_FIELDS, type DeleteAssetsResult, type UpdateAssetArgs, type UpdateAssetResult } from '../../shared/schemas/manage.ts';
-import type { AssetRow } from '../db/assets.ts';
+import type { AssetRow } from '../db/ports/asset-store.ts';
 import { taxonomyForPurpose } from '../domain/media/asset-meta.ts';
 import type { Scope } from '../domain/scope.ts';
 import { nameWords } from '../domain/media/alt-text.ts';

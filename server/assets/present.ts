@@ -1,6 +1,5 @@
 import type { Asset, ImportedAsset, MatchKind } from '../../shared/schemas/asset.ts';
-import type { AssetCard } from '../db/asset-cards.ts';
-import type { AssetRow, RenditionRow } from '../db/assets.ts';
+import type { AssetCard, AssetRow, RenditionRow } from '../db/ports/asset-store.ts';
 import { orientationOf } from '../domain/media/alt-text.ts';
 import { usageHint } from '../domain/media/asset-meta.ts';
 import type { UrlBuilder } from '../storage/urls.ts';

@@ -1,5 +1,5 @@
 import type { AssetPage, ImageModelReport, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
-import type { AssetFilters } from '../db/assets.ts';
+import type { AssetFilters } from '../db/ports/asset-store.ts';
 import { semanticRelevance, visualRelevance } from '../domain/search/calibration.ts';
 import type { FtsColumn } from '../domain/search/fts-query.ts';
 import { fuse } from '../domain/search/fusion.ts';

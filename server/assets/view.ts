@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { AssetRow, RenditionRow } from '../db/assets.ts';
+import type { AssetRow, RenditionRow } from '../db/ports/asset-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import { imageWork, type LibraryDeps } from './deps.ts';

@@ -5,7 +5,7 @@ import cliProgress from 'cli-progress';
 import type { App } from '../app.ts';
 import { importCatalogFile, type CatalogImportResult } from '../catalog/import-file.ts';
 import { syncCatalog } from '../catalog/sync.ts';
-import type { StoreScope } from '../db/products.ts';
+import type { StoreScope } from '../db/ports/product-store.ts';
 import { ServiceError } from '../errors.ts';
 import { boot } from '../main.ts';
 

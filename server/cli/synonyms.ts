@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { SynonymRow } from '../db/synonyms.ts';
+import type { SynonymRow } from '../db/ports/synonym-store.ts';
 import type { SynonymRule } from '../domain/search/lexical-words.ts';
 import { boot } from '../main.ts';
 import type { CliKit } from './catalog.ts';

@@ -1,28 +1,4 @@
-import type { AssetRow } from './assets.ts';
-
-/**
- * What a search result shows of an asset (`toAsset`): the card's columns and its thumbnail rendition
- * (the narrowest; null when it has none). Read by `cardsBySeqs` in one query, without the columns only
- * detail views need (OCR text, provenance, user fields, source). Blobs are named by their public key in the
- * tenant's URLs (`key`: the row's `blob_key`, server/db/blob-keys.ts), 22 characters.
- */
-export type AssetCard = Pick<
-  AssetRow,
-  | 'seq'
-  | 'id'
-  | 'kind'
-  | 'format'
-  | 'width'
-  | 'height'
-  | 'name'
-  | 'alt_text'
-  | 'tags'
-  | 'auto_tags'
-  | 'purpose'
-  | 'category'
-  | 'subtype'
-  | 'enrichment_status'
-> & { key: string; thumbnail: { key: string; format: string } | null };
+import type { AssetCard } from './ports/asset-store.ts';
 
 /**
  * The card columns of `a` and its narrowest thumbnail (two probes of the renditions' primary key), in

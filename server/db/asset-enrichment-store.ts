@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import { createAssetEnrichmentQueries, type EnrichmentRow } from './asset-enrichment.ts';
-import type { AssetEnrichmentStore } from './ports/asset-enrichment-store.ts';
+import { createAssetEnrichmentQueries } from './asset-enrichment.ts';
+import type { AssetEnrichmentStore, EnrichmentRow } from './ports/asset-enrichment-store.ts';
 
 /** The facts columns of the port's `EnrichmentRow` (the SQLite row also holds `updated_at`). */
 const factsOf = (r: EnrichmentRow): EnrichmentRow => ({

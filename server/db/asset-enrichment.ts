@@ -1,33 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
-import type { AssetRow } from './assets.ts';
+import type { AssetRow } from './ports/asset-store.ts';
 import { SQLITE_NOW_MS } from './enrichment-jobs.ts';
 import { JobLeaseLostError, type JobLease } from './ports/job-queue.ts';
-
-/** Machine-derived facts of one asset (`asset_enrichment`). */
-export interface EnrichmentRow {
-  asset_seq: number;
-  colors: string;
-  orientation: 'landscape' | 'portrait' | 'square' | null;
-  ocr_confidence: number | null;
-  machine_alt_text: string | null;
-  text_model_id: string | null;
-  visual_model_id: string | null;
-  caption: string | null;
-  caption_model_id: string | null;
-}
-
-/** What the analyze job writes; user-authored fields are protected by the SQL itself. */
-export interface AnalysisWrite {
-  colorsJson: string;
-  orientation: EnrichmentRow['orientation'];
-  ocrText: string | null;
-  ocrConfidence: number | null;
-  autoTags: string[];
-  machineAltText: string | null;
-  caption: string | null;
-  captionModelId: string | null;
-}
+import type { AnalysisWrite, EnrichmentRow } from './ports/asset-enrichment-store.ts';
 
 /**
  * The enrichment columns of `assets` and the `asset_enrichment` facts (SQLite, synchronous). They belong

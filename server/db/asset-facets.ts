@@ -2,13 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { Orientation } from '../../shared/schemas/asset.ts';
 import type { Scope } from '../domain/scope.ts';
 import { orientationSql } from './assets.ts';
-
-/** Count of assets per (category, subtype); `category`/`subtype` null for unclassified assets. */
-export interface FacetCount {
-  category: string | null;
-  subtype: string | null;
-  n: number;
-}
+import type { FacetCount } from './ports/asset-facet-store.ts';
 
 /**
  * Facet counts for the picker's category browser (`svc_asset_panel` `facets`). Counts come from one

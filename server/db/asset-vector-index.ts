@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import { PartitionBudget, PartitionMap } from '../vector-scan/partition-budget.ts';
 import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.ts';
-import type { AssetFilters } from './assets.ts';
+import type { AssetFilters } from './ports/asset-store.ts';
 import { replayChanges, type SearchChanges } from './search-changes.ts';
 
 /** The space columns the partition reads (a subset of db/vectors.ts SpaceRow). */

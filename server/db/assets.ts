@@ -1,73 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { Orientation } from '../../shared/schemas/asset.ts';
-import { CARD_COLUMNS, cardOfValues, type AssetCard } from './asset-cards.ts';
+import { CARD_COLUMNS, cardOfValues } from './asset-cards.ts';
+import type { AssetCard, AssetFilters, AssetRow, NewAsset, RenditionRow } from './ports/asset-store.ts';
 import { createBlobKeyQueries } from './blob-key-queries.ts';
-
-/** One row of `assets`, JSON columns still as text. */
-export interface AssetRow {
-  seq: number;
-  id: string;
-  tenant_id: string;
-  workspace_id: string;
-  kind: 'image' | 'video' | 'svg';
-  format: string;
-  mime_type: string;
-  width: number | null;
-  height: number | null;
-  size_bytes: number;
-  sha256: string;
-  /** public key of the stored original in this tenant's URLs (`/a/<blob_key>.<ext>`, server/db/blob-keys.ts) */
-  blob_key: string;
-  source_sha256: string;
-  converted_from: string | null;
-  name: string;
-  /** readable words of the file name (domain/media/alt-text.ts nameWords), indexed with it; null until computed */
-  name_words: string | null;
-  alt_text: string | null;
-  tags: string;
-  auto_tags: string;
-  purpose: string | null;
-  category: string | null;
-  subtype: string | null;
-  user_fields: string;
-  ocr_text: string | null;
-  source: string;
-  source_url: string | null;
-  provenance: string | null;
-  processing_status: 'ready' | 'failed';
-  enrichment_status: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
-  created_at: string;
-}
-
-export interface RenditionRow {
-  asset_seq: number;
-  role: 'thumbnail' | 'fallback' | 'webp';
-  width: number;
-  height: number;
-  format: string;
-  sha256: string;
-  /** public key of the rendition's blob in the tenant's URLs, as `AssetRow.blob_key` */
-  blob_key: string;
-  size_bytes: number;
-}
-
-/** A row to insert; the store computes the public blob keys (`blob_key`) from the tenant's secret. */
-export type NewAsset = Omit<AssetRow, 'seq' | 'tags' | 'auto_tags' | 'user_fields' | 'ocr_text' | 'processing_status' | 'blob_key'> & {
-  tags: string[];
-  user_fields: string[];
-  renditions: Omit<RenditionRow, 'asset_seq' | 'blob_key'>[];
-};
-
-/** Filters shared by every search mode; all optional. `maxSeq` is the cursor's snapshot bound. */
-export interface AssetFilters {
-  kind?: string | undefined;
-  category?: string | undefined;
-  subtype?: string | undefined;
-  orientation?: Orientation | undefined;
-  maxSeq?: number | undefined;
-  excludeSeq?: number | undefined;
-}
 
 /**
  * SQL condition for an orientation filter on `${alias}.width`/`height` (px), matching

@@ -6,7 +6,8 @@ import type { CatalogProductInput } from '../domain/catalog.ts';
 import { createTenant } from '../tenancy/admin.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
-import { createProductQueries, type StoreScope } from './products.ts';
+import { createProductQueries } from './products.ts';
+import type { StoreScope } from './ports/product-store.ts';
 import { syntheticProduct } from './synthetic-product.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 

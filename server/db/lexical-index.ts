@@ -1,8 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { LexicalIndex } from '../domain/search/lexical.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { AssetFilters } from './assets.ts';
-import type { ProductFilters, StoreScope } from './products.ts';
+import type { AssetFilters } from './ports/asset-store.ts';
+import type { ProductFilters, StoreScope } from './ports/product-store.ts';
 import { assetFtsTable, productFtsTable, type FtsTable } from './lexical-tables.ts';
 
 /**

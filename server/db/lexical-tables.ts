@@ -1,6 +1,8 @@
 import type { Scope } from '../domain/scope.ts';
-import { assetFilterSql, type AssetFilters } from './assets.ts';
-import { productFilterSql, type ProductFilters, type StoreScope } from './products.ts';
+import { assetFilterSql } from './assets.ts';
+import { productFilterSql } from './products.ts';
+import type { AssetFilters } from './ports/asset-store.ts';
+import type { ProductFilters, StoreScope } from './ports/product-store.ts';
 
 /**
  * The asset and product FTS5 tables as the lexical index (db/lexical-index.ts) searches them: the SQL of

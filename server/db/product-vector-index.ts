@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { PartitionBudget, PartitionMap } from '../vector-scan/partition-budget.ts';
 import { QuantisedIndex, type ScanFilter } from '../vector-scan/quantised-index.ts';
-import type { ProductFilters, StoreScope } from './products.ts';
+import type { ProductFilters, StoreScope } from './ports/product-store.ts';
 import { replayChanges, type SearchChanges } from './search-changes.ts';
 
 const STATUS = 0,

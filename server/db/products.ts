@@ -3,11 +3,11 @@ import type { Database, Statement } from 'better-sqlite3';
 import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../domain/catalog.ts';
 import { createProductVectorPartitions } from './product-vector-index.ts';
 import { createProductVectorIndex } from './product-vectors.ts';
-import { productFilterSql, type ImageRow, type ProductFilters, type ProductRow, type StoreScope, type VariantRow } from './product-rows.ts';
+import { productFilterSql } from './product-rows.ts';
+import type { ImageRow, ProductFilters, ProductRow, StoreScope, VariantRow } from './ports/product-store.ts';
 import { createSearchChanges } from './search-changes.ts';
 import type { PartitionBudget } from '../vector-scan/partition-budget.ts';
 
-export type { ImageRow, ProductFilters, ProductRow, StoreScope, VariantRow } from './product-rows.ts';
 export { productFilterSql } from './product-rows.ts';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');

@@ -2,18 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { SynonymRule } from '../domain/search/lexical-words.ts';
 import type { Scope } from '../domain/scope.ts';
-
-/** A stored synonym rule (migration 0021). */
-export interface SynonymRow {
-  id: string;
-  workspace_id: string;
-  /** null: the workspace's list (asset search and every store of it) */
-  store_id: string | null;
-  kind: 'two_way' | 'one_way';
-  input: string | null;
-  words: string[];
-  created_at: string;
-}
+import type { SynonymRow } from './ports/synonym-store.ts';
 
 interface RawRow extends Omit<SynonymRow, 'words'> {
   words: string;

@@ -1,4 +1,4 @@
-import type { NewAsset } from './assets.ts';
+import type { NewAsset } from './ports/asset-store.ts';
 
 /**
  * A synthetic asset row for tests and benches that fill a library directly through `assets.insert`

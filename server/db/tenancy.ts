@@ -1,42 +1,5 @@
 import type { Database } from 'better-sqlite3';
-
-export interface WorkspaceRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  status: 'active' | 'archived';
-  created_at: string;
-}
-export interface ThemeRow {
-  id: string;
-  tenant_id: string;
-  workspace_id: string;
-  name: string;
-  brand_colors: string;
-  brand_tone: string | null;
-  is_default: 0 | 1;
-  created_at: string;
-}
-export interface StoreRow {
-  id: string;
-  tenant_id: string;
-  workspace_id: string;
-  name: string;
-  platform: string;
-  shop_domain: string | null;
-  status: 'active' | 'archived';
-  catalog_synced_at: string | null;
-  created_at: string;
-}
-export interface ApiKeyRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  prefix: string;
-  key_hash: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+import type { ApiKeyRow, StoreRow, ThemeRow, WorkspaceRow } from './ports/tenancy-store.ts';
 
 /** Queries over tenants, workspaces, themes, stores and API keys. Statements are prepared once. */
 export function createTenancyQueries(db: Database) {

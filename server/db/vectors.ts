@@ -1,22 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
-import type { AssetFilters } from './assets.ts';
+import type { AssetFilters } from './ports/asset-store.ts';
 import { createAssetVectorIndex } from './asset-vector-index.ts';
-import { VectorSpaceRetiredError } from './ports/vector-store.ts';
+import { VectorSpaceRetiredError, type SpacePurpose, type SpaceRow } from './ports/vector-store.ts';
 import type { PartitionBudget } from '../vector-scan/partition-budget.ts';
 import { createSearchChanges } from './search-changes.ts';
-
-export type SpacePurpose = 'asset_text' | 'asset_visual' | 'asset_image';
-
-/** A vector space: one model id + dimension, one vec0 table. */
-export interface SpaceRow {
-  id: number;
-  purpose: SpacePurpose;
-  model_id: string;
-  dimensions: number;
-  status: 'building' | 'ready' | 'retired';
-  created_at: string;
-}
 
 /** Asset metadata copied into a space's vec0 metadata columns, so filters run inside the KNN. */
 export interface VectorMeta {

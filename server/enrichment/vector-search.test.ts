@@ -6,7 +6,8 @@ import { createAssetQueries } from '../db/assets.ts';
 import { syntheticAsset } from '../db/synthetic-asset.ts';
 import { openDb, type Database } from '../db/connection.ts';
 import { createSqliteTenancyStore } from '../db/tenancy-store.ts';
-import { createVectorQueries, type SpaceRow } from '../db/vectors.ts';
+import { createVectorQueries } from '../db/vectors.ts';
+import type { SpaceRow } from '../db/ports/vector-store.ts';
 import { createTenant } from '../tenancy/admin.ts';
 import { OVERSAMPLE } from '../vector-scan/quantised-index.ts';
 

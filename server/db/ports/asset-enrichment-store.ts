@@ -1,8 +1,30 @@
-import type { AnalysisWrite, EnrichmentRow } from '../asset-enrichment.ts';
-import type { AssetRow } from '../assets.ts';
+import type { AssetRow } from './asset-store.ts';
 import type { JobLease } from './job-queue.ts';
 
-export type { AnalysisWrite, EnrichmentRow } from '../asset-enrichment.ts';
+/** Machine-derived facts of one asset (`asset_enrichment`). */
+export interface EnrichmentRow {
+  asset_seq: number;
+  colors: string;
+  orientation: 'landscape' | 'portrait' | 'square' | null;
+  ocr_confidence: number | null;
+  machine_alt_text: string | null;
+  text_model_id: string | null;
+  visual_model_id: string | null;
+  caption: string | null;
+  caption_model_id: string | null;
+}
+
+/** What the analyze job writes; user-authored fields are protected by the SQL itself. */
+export interface AnalysisWrite {
+  colorsJson: string;
+  orientation: EnrichmentRow['orientation'];
+  ocrText: string | null;
+  ocrConfidence: number | null;
+  autoTags: string[];
+  machineAltText: string | null;
+  caption: string | null;
+  captionModelId: string | null;
+}
 
 /**
  * Port: what background enrichment writes about an asset — its `enrichment_status`, the machine-derived

@@ -1,8 +1,12 @@
 import type { Orientation } from '../../../shared/schemas/asset.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { FacetCount } from '../asset-facets.ts';
 
-export type { FacetCount } from '../asset-facets.ts';
+/** Count of assets per (category, subtype); `category`/`subtype` null for unclassified assets. */
+export interface FacetCount {
+  category: string | null;
+  subtype: string | null;
+  n: number;
+}
 
 /**
  * Port: category and subtype counts for the picker's category browser (`svc_asset_panel` `facets`,

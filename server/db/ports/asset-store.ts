@@ -1,11 +1,96 @@
+import type { Orientation } from '../../../shared/schemas/asset.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { AssetCard } from '../asset-cards.ts';
-import type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
 import type { HoldSettlement } from './credit-store.ts';
 import type { QuotaCheck, StorageUsage } from './storage-quota.ts';
 
-export type { AssetCard } from '../asset-cards.ts';
-export type { AssetFilters, AssetRow, NewAsset, RenditionRow } from '../assets.ts';
+/** One row of `assets`, JSON columns still as text. */
+export interface AssetRow {
+  seq: number;
+  id: string;
+  tenant_id: string;
+  workspace_id: string;
+  kind: 'image' | 'video' | 'svg';
+  format: string;
+  mime_type: string;
+  width: number | null;
+  height: number | null;
+  size_bytes: number;
+  sha256: string;
+  /** public key of the stored original in this tenant's URLs (`/a/<blob_key>.<ext>`, server/db/blob-keys.ts) */
+  blob_key: string;
+  source_sha256: string;
+  converted_from: string | null;
+  name: string;
+  /** readable words of the file name (domain/media/alt-text.ts nameWords), indexed with it; null until computed */
+  name_words: string | null;
+  alt_text: string | null;
+  tags: string;
+  auto_tags: string;
+  purpose: string | null;
+  category: string | null;
+  subtype: string | null;
+  user_fields: string;
+  ocr_text: string | null;
+  source: string;
+  source_url: string | null;
+  provenance: string | null;
+  processing_status: 'ready' | 'failed';
+  enrichment_status: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+  created_at: string;
+}
+
+export interface RenditionRow {
+  asset_seq: number;
+  role: 'thumbnail' | 'fallback' | 'webp';
+  width: number;
+  height: number;
+  format: string;
+  sha256: string;
+  /** public key of the rendition's blob in the tenant's URLs, as `AssetRow.blob_key` */
+  blob_key: string;
+  size_bytes: number;
+}
+
+/** A row to insert; the store computes the public blob keys (`blob_key`) from the tenant's secret. */
+export type NewAsset = Omit<AssetRow, 'seq' | 'tags' | 'auto_tags' | 'user_fields' | 'ocr_text' | 'processing_status' | 'blob_key'> & {
+  tags: string[];
+  user_fields: string[];
+  renditions: Omit<RenditionRow, 'asset_seq' | 'blob_key'>[];
+};
+
+/** Filters shared by every search mode; all optional. `maxSeq` is the cursor's snapshot bound. */
+export interface AssetFilters {
+  kind?: string | undefined;
+  category?: string | undefined;
+  subtype?: string | undefined;
+  orientation?: Orientation | undefined;
+  maxSeq?: number | undefined;
+  excludeSeq?: number | undefined;
+}
+
+/**
+ * What a search result shows of an asset (`toAsset`): the card's columns and its thumbnail rendition
+ * (the narrowest; null when it has none). Read by `cardsBySeqs` in one query, without the columns only
+ * detail views need (OCR text, provenance, user fields, source). Blobs are named by their public key in the
+ * tenant's URLs (`key`: the row's `blob_key`, server/db/blob-keys.ts), 22 characters.
+ */
+export type AssetCard = Pick<
+  AssetRow,
+  | 'seq'
+  | 'id'
+  | 'kind'
+  | 'format'
+  | 'width'
+  | 'height'
+  | 'name'
+  | 'alt_text'
+  | 'tags'
+  | 'auto_tags'
+  | 'purpose'
+  | 'category'
+  | 'subtype'
+  | 'enrichment_status'
+> & { key: string; thumbnail: { key: string; format: string } | null };
 
 /** Bytes an asset adds to its tenant's storage usage: its original and its renditions. */
 export function newAssetBytes(a: Pick<NewAsset, 'size_bytes' | 'renditions'>): number {

@@ -1,7 +1,63 @@
+import type { ProductStatus } from '../../../shared/schemas/product.ts';
 import type { CatalogProductInput } from '../../domain/catalog.ts';
-import type { ImageRow, ProductFilters, ProductRow, StoreScope, VariantRow } from '../product-rows.ts';
+import type { Scope } from '../../domain/scope.ts';
 
-export type { ImageRow, ProductFilters, ProductRow, StoreScope, VariantRow } from '../product-rows.ts';
+/** Scope of every catalog query: tenant, workspace and the store resolved by `storeScopeFor` (rule 8). */
+export type StoreScope = Scope & { storeId: string };
+
+export interface ProductRow {
+  seq: number;
+  store_id: string;
+  gid: string;
+  handle: string;
+  title: string;
+  description_html: string;
+  description_text: string;
+  status: ProductStatus;
+  total_inventory: number;
+  product_type: string;
+  vendor: string;
+  tags: string;
+  options: string;
+  selling_plan_groups: string;
+  source: 'sync' | 'csv' | 'json';
+  platform_updated_at: string | null;
+  synced_at: string;
+  embed_text: string;
+  embed_sha256: string;
+}
+
+export interface VariantRow {
+  product_seq: number;
+  position: number;
+  gid: string;
+  title: string;
+  price: string;
+  compare_at_price: string | null;
+  sku: string;
+  available: 0 | 1;
+  inventory_quantity: number | null;
+  image_url: string | null;
+  selected_options: string;
+}
+
+export interface ImageRow {
+  product_seq: number;
+  position: number;
+  url: string;
+  alt_text: string;
+  width: number | null;
+  height: number | null;
+}
+
+/** Filters of `list_products`; `maxSeq` is the cursor's snapshot bound. */
+export interface ProductFilters {
+  statuses: ProductStatus[];
+  collection?: string | undefined;
+  productType?: string | undefined;
+  maxSeq?: number | undefined;
+  excludeSeq?: number | undefined;
+}
 
 /** Incremental sync marks of a store (platform strings, kept exactly as given). */
 export interface CatalogSyncState {

@@ -1,4 +1,4 @@
-import type { ProductFilters, StoreScope } from '../product-rows.ts';
+import type { ProductFilters, StoreScope } from './product-store.ts';
 import type { VectorAvailability } from './vector-store.ts';
 
 export type { VectorAvailability } from './vector-store.ts';

@@ -1,8 +1,17 @@
 import type { SynonymRule } from '../../domain/search/lexical-words.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { SynonymRow } from '../synonyms.ts';
 
-export type { SynonymRow } from '../synonyms.ts';
+/** A stored synonym rule (migration 0021). */
+export interface SynonymRow {
+  id: string;
+  workspace_id: string;
+  /** null: the workspace's list (asset search and every store of it) */
+  store_id: string | null;
+  kind: 'two_way' | 'one_way';
+  input: string | null;
+  words: string[];
+  created_at: string;
+}
 
 /**
  * Port: the operator synonym lists (`atelier synonyms …`, applied by asset search and list_products

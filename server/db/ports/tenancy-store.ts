@@ -1,6 +1,43 @@
-import type { ApiKeyRow, StoreRow, ThemeRow, WorkspaceRow } from '../tenancy.ts';
+export interface WorkspaceRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  status: 'active' | 'archived';
+  created_at: string;
+}
 
-export type { ApiKeyRow, StoreRow, ThemeRow, WorkspaceRow } from '../tenancy.ts';
+export interface ThemeRow {
+  id: string;
+  tenant_id: string;
+  workspace_id: string;
+  name: string;
+  brand_colors: string;
+  brand_tone: string | null;
+  is_default: 0 | 1;
+  created_at: string;
+}
+
+export interface StoreRow {
+  id: string;
+  tenant_id: string;
+  workspace_id: string;
+  name: string;
+  platform: string;
+  shop_domain: string | null;
+  status: 'active' | 'archived';
+  catalog_synced_at: string | null;
+  created_at: string;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
 
 /** One tenant; `created_at` ISO 8601 UTC with ms. */
 export interface TenantRow {

@@ -1,8 +1,17 @@
 import type { Scope } from '../../domain/scope.ts';
-import type { AssetFilters } from '../assets.ts';
-import type { SpacePurpose, SpaceRow } from '../vectors.ts';
+import type { AssetFilters } from './asset-store.ts';
 
-export type { SpacePurpose, SpaceRow } from '../vectors.ts';
+export type SpacePurpose = 'asset_text' | 'asset_visual' | 'asset_image';
+
+/** A vector space: one model id + dimension, one vec0 table. */
+export interface SpaceRow {
+  id: number;
+  purpose: SpacePurpose;
+  model_id: string;
+  dimensions: number;
+  status: 'building' | 'ready' | 'retired';
+  created_at: string;
+}
 
 /** Whether a store can serve vectors; when not, `reason` says why and what fixes it (for the start log and `degraded_from`). */
 export type VectorAvailability = { ok: true } | { ok: false; reason: string };
