@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.ts';
-import type { CreditStore } from '../../server/db/credits.ts';
+import type { CreditStore } from '../../server/db/ports/credit-store.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { createLogger } from '../../server/log.ts';
 import type { FakeApi } from '../fixtures/fake-image-apis.ts';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CreditStore } from '../../server/db/credits.ts';
+import type { CreditStore } from '../../server/db/ports/credit-store.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import type { FakeApi } from '../fixtures/fake-image-apis.ts';
 import type { TestClient, TestServer } from './harness.ts';

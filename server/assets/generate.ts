@@ -1,7 +1,7 @@
 import { precheckQuota } from './quota.ts';
 import sharp from 'sharp';
 import type { GenerateArgs, GeneratedAsset } from '../../shared/schemas/generate.ts';
-import type { CreditStore } from '../db/credits.ts';
+import type { CreditStore } from '../db/ports/credit-store.ts';
 import { resolveCapability } from '../domain/generation/capability.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Asset, AssetPage, SearchArgs } from '../../shared/schemas/asset.ts';
 import type { SelectedAsset, SelectionState, SelectResult } from '../../shared/schemas/panel.ts';
-import type { PickerDelivery, PickerRow, PickerStore } from '../db/pickers.ts';
+import type { PickerDelivery, PickerRow, PickerStore } from '../db/ports/picker-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';

@@ -1,6 +1,6 @@
 import type { UploadSession } from '../../shared/schemas/upload.ts';
 import { cleanFileName } from '../../shared/schemas/common.ts';
-import type { UploadRow } from '../db/uploads.ts';
+import type { UploadRow } from '../db/ports/upload-store.ts';
 import { ServiceError } from '../errors.ts';
 import type { UserMetadata } from './import.ts';
 

@@ -10,7 +10,7 @@ import {
   type UploadSession,
 } from '../../shared/schemas/upload.ts';
 import { chunkCount, chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
-import type { UploadRow, UploadStatus, UploadStore } from '../db/uploads.ts';
+import type { UploadRow, UploadStatus, UploadStore } from '../db/ports/upload-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';

@@ -21,8 +21,6 @@ export function creditSettlement(db: Database): (scope: Scope, holdId: string, c
   };
 }
 
-export type { CreditCharge, CreditEntry, CreditReservation, CreditStore } from './ports/credit-store.ts';
-
 /**
  * The SQLite `CreditStore` (migrations 0004, 0009, 0050): the embedded default. `reserve` and `settle`
  * run in `BEGIN IMMEDIATE` transactions, so concurrent callers (in this or another process on the same

@@ -1,8 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { FinishResult, JobKind, JobQueue, JobRow } from './ports/job-queue.ts';
 
-export type { FinishResult, JobKind, JobQueue, JobRow, JobState } from './ports/job-queue.ts';
-
 const JOB_COLUMNS = 'id, asset_seq, kind, state, attempts, rerun, run_after, last_error';
 
 /** SQLite's clock as epoch ms, read in the statement (the clock leases are set and compared by). */

@@ -2,8 +2,6 @@ import type { Database } from 'better-sqlite3';
 import type { Scope } from '../domain/scope.ts';
 import type { NewPicker, PickerDelivery, PickerRow, PickerStatus, PickerStore } from './ports/picker-store.ts';
 
-export type { NewPicker, PickerDelivery, PickerRow, PickerStatus, PickerStore } from './ports/picker-store.ts';
-
 interface RawRow {
   id: string;
   tenant_id: string;

@@ -1,8 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { NewToolTask, ToolTaskRenewal, ToolTaskRow, ToolTaskStatus, ToolTaskStore } from './ports/tool-task-store.ts';
 
-export type { ToolTaskRow, ToolTaskStore } from './ports/tool-task-store.ts';
-
 interface RawRow {
   id: string;
   tenant_id: string;

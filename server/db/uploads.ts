@@ -4,8 +4,6 @@ import { enforceQuota, type QuotaCheck } from './ports/storage-quota.ts';
 import type { NewUpload, UploadFinish, UploadRow, UploadStore } from './ports/upload-store.ts';
 import { storageUsageQuery } from './storage-usage.ts';
 
-export type { NewUpload, UploadFinish, UploadMeta, UploadRow, UploadStatus, UploadStore } from './ports/upload-store.ts';
-
 /**
  * The SQLite `UploadStore` (tables `uploads` and `upload_chunks`, migrations 0005, 0013 and 0059): the
  * embedded default. Completion leases are set and compared by SQLite's clock in the statements. better-sqlite3 is synchronous: each method does its work before it returns its promise.
