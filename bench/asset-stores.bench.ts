@@ -11,19 +11,19 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createSqliteAssetStore } from '../server/db/asset-store.ts';
-import { createLexicalIndexes } from '../server/db/lexical-index.ts';
+import { createSqliteAssetStore } from '../server/db/sqlite/asset-store.ts';
+import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
 import { allWordsMatch } from '../server/domain/search/lexical-words.ts';
 import type { LexicalIndex } from '../server/domain/search/lexical.ts';
 import type { Scope } from '../server/domain/scope.ts';
-import { openDb } from '../server/db/connection.ts';
+import { openDb } from '../server/db/sqlite/connection.ts';
 import type { AssetStore, NewAsset } from '../server/db/ports/asset-store.ts';
 import type { TenancyStore } from '../server/db/ports/tenancy-store.ts';
 import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
 import { createPgAssetStore } from '../server/db/postgres/assets.ts';
 import { createPgTenancyStore } from '../server/db/postgres/tenancy.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';
-import { createSqliteTenancyStore } from '../server/db/tenancy-store.ts';
+import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy-store.ts';
 import { backendTable } from './stats.ts';
 
 interface Backend {

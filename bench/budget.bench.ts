@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { startTestServer } from '../e2e/mcp/harness.ts';
 import { waitForEnrichment } from '../e2e/mcp/enrichment-helpers.ts';
 import { APPS_CLIENT_CAPABILITIES, connectWeighing, jsonBytes } from '../e2e/mcp/wire-size.ts';
-import { createAssetQueries } from '../server/db/assets.ts';
+import { createAssetQueries } from '../server/db/sqlite/assets.ts';
 import { seedDemo } from '../server/seed.ts';
 import { table } from './stats.ts';
 

@@ -16,13 +16,13 @@ import { createProductIndexer } from '../server/catalog/indexer.ts';
 import { listProducts } from '../server/catalog/list.ts';
 import { parseShopifyCsv } from '../server/catalog/shopify-csv.ts';
 import type { CatalogDeps } from '../server/catalog/deps.ts';
-import { openDb } from '../server/db/connection.ts';
-import { createLexicalIndexes } from '../server/db/lexical-index.ts';
-import { createSqliteSynonymStore } from '../server/db/synonym-store.ts';
-import { createSqliteCalibrationStore } from '../server/db/calibration-store.ts';
-import { createSqliteProductStore, createSqliteProductVectors } from '../server/db/product-store.ts';
-import { createProductQueries } from '../server/db/products.ts';
-import { createSqliteTenancyStore } from '../server/db/tenancy-store.ts';
+import { openDb } from '../server/db/sqlite/connection.ts';
+import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
+import { createSqliteSynonymStore } from '../server/db/sqlite/synonym-store.ts';
+import { createSqliteCalibrationStore } from '../server/db/sqlite/calibration-store.ts';
+import { createSqliteProductStore, createSqliteProductVectors } from '../server/db/sqlite/product-store.ts';
+import { createProductQueries } from '../server/db/sqlite/products.ts';
+import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy-store.ts';
 import { htmlToText, stableProductGid, stableVariantGid, type CatalogProductInput } from '../server/domain/catalog.ts';
 import { createLogger } from '../server/log.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';
@@ -210,7 +210,7 @@ export default async function catalogBench(): Promise<void> {
     const ourHyb = await time(queries, async (q) => {
       if ((await listProducts(deps, scope, args(q, 'hybrid'))).degraded_from) degraded++;
     });
-    // The vector leg alone: the in-memory int8 partition (db/product-vector-index.ts) against what the
+    // The vector leg alone: the in-memory int8 partition (db/sqlite/product-vector-index.ts) against what the
     // database alone can do over the same stored vectors (sqlite-vec's exact cosine over every BLOB of
     // the store), so the partition's keep is measured, not assumed (issue 32: at least 3x and 2 ms).
     phase('vector leg: partition vs sqlite-vec scan');

@@ -1,5 +1,5 @@
 /**
- * The asset lexical index on SQLite (FTS5, server/db/lexical-index.ts) and PostgreSQL (the asset lexicon,
+ * The asset lexical index on SQLite (FTS5, server/db/sqlite/lexical-index.ts) and PostgreSQL (the asset lexicon,
  * server/db/postgres/lexical-index.ts) over the same library of `BENCH_LEXICON_N` assets (default
  * 100,000): names, tags and alt texts drawn from WordNet nouns with Zipf frequencies. Reports p50/p95 of
  * the port's operations and of whole `runLexical` plans (no thesaurus) side by side, interleaved per
@@ -12,9 +12,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDb } from '../server/db/connection.ts';
-import { createAssetQueries } from '../server/db/assets.ts';
-import { createLexicalIndexes } from '../server/db/lexical-index.ts';
+import { openDb } from '../server/db/sqlite/connection.ts';
+import { createAssetQueries } from '../server/db/sqlite/assets.ts';
+import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
 import { refreshStaleAssets } from '../server/db/postgres/asset-lexicon.ts';
 import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';

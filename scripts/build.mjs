@@ -2,7 +2,7 @@
 // `npm run build` (and `prepack`, so `npm pack` always ships a fresh build): everything an installed
 // package runs, under dist/ —
 //   dist/server/, dist/shared/   the server compiled by tsc (tsconfig.build.json), one .js per .ts
-//   dist/server/db/migrations/   the SQL migrations, copied beside the compiled runner
+//   dist/server/db/sqlite/migrations/   the SQL migrations, copied beside the compiled runner
 //   dist/server/**/*.worker.mjs  worker-thread scripts (HEIC decode, video poster), copied beside their callers
 //   dist/server/db/postgres/migrations/  the PostgreSQL migrations, beside server/db/postgres/migrate.js (which
 //                                reads the folder next to itself)
@@ -55,7 +55,7 @@ step('copy worker scripts (server/**/*.worker.mjs)', () => {
 
 step('copy migrations (SQLite and PostgreSQL)', () => {
   for (const dir of [
-    ['server', 'db', 'migrations'],
+    ['server', 'db', 'sqlite', 'migrations'],
     ['server', 'db', 'postgres', 'migrations'],
   ]) {
     const from = path.join(root, ...dir);

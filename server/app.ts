@@ -4,7 +4,7 @@ import type { Thesaurus } from './domain/search/concepts.ts';
 import { nameWords } from './domain/media/alt-text.ts';
 import { defaultWordVectorCacheDir } from './providers/embedder-static.ts';
 import { loadWordnet } from './providers/wordnet.ts';
-import type { Database } from './db/connection.ts';
+import type { Database } from './db/sqlite/connection.ts';
 import { openPgStores, openSqliteStores, type Stores } from './stores.ts';
 import { createUploadService } from './assets/upload.ts';
 import { createCursorCodec } from './domain/search/cursor.ts';

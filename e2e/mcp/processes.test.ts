@@ -83,7 +83,7 @@ describe('processes sharing a data dir', () => {
     expect({ a: ra.code, b: rb.code, errors: `${ra.stderr}${rb.stderr}` }).toEqual({ a: 0, b: 0, errors: '' });
     // each version is applied once (its row's key): every migration of the backend has a row
     const [applied] = await queryDataDir<{ n: number }>(dataDir, 'SELECT count(*) AS n FROM schema_migrations');
-    const dir = backendEnv(path.basename(dataDir)).ATELIER_DATABASE_URL ? 'server/db/postgres/migrations' : 'server/db/migrations';
+    const dir = backendEnv(path.basename(dataDir)).ATELIER_DATABASE_URL ? 'server/db/postgres/migrations' : 'server/db/sqlite/migrations';
     expect(applied!.n).toBe(fs.readdirSync(path.join(REPO_ROOT, dir)).filter((f) => f.endsWith('.sql')).length);
   }, 120_000);
 

@@ -85,7 +85,7 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     for (const f of [
       'bin/atelier.mjs',
       'dist/server/cli/index.js',
-      'dist/server/db/migrations/0001_create_tenancy_and_assets.sql',
+      'dist/server/db/sqlite/migrations/0001_create_tenancy_and_assets.sql',
       'dist/ui/asset-picker.html',
       'dist/ui/search-results.html',
       'dist/ui/upload.html',

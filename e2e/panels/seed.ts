@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ASSET_TAXONOMY } from '../../shared/schemas/asset.ts';
-import { createAssetQueries } from '../../server/db/assets.ts';
+import { createAssetQueries } from '../../server/db/sqlite/assets.ts';
 import type { App } from '../../server/app.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { demoFile, type TestClient } from '../mcp/harness.ts';

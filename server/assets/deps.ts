@@ -44,7 +44,7 @@ export interface LibraryDeps {
   testHooks?: TestHooks;
   /**
    * the asset lexical index of a request's scope and filters, the lexical planner's port: SQLite FTS5
-   * (db/lexical-index.ts `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/lexical-index.ts)
+   * (db/sqlite/lexical-index.ts `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/lexical-index.ts)
    */
   lexical: { assets(scope: Scope, f: AssetFilters, head?: number): LexicalIndex };
   /** operator synonym lists */

@@ -28,7 +28,7 @@ export interface CatalogDeps {
 /** What product search shares with asset search: the lexical port, synonym lists, WordNet, calibration. */
 export interface CatalogSearchDeps {
   /**
-   * the product lexical index of a request's store and filters: SQLite FTS5 (db/lexical-index.ts
+   * the product lexical index of a request's store and filters: SQLite FTS5 (db/sqlite/lexical-index.ts
    * `createLexicalIndexes(db)`) or PostgreSQL (db/postgres/product-lexical-index.ts)
    */
   lexical: { products(scope: StoreScope, f: ProductFilters, head?: number): LexicalIndex };

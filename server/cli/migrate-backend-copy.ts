@@ -73,7 +73,7 @@ export const COPIED_TABLES: readonly TableSpec[] = [
 /** Transient tables: not copied, but a target holding rows in them is not empty either. */
 export const TRANSIENT_TABLES = ['uploads', 'upload_chunks', 'pickers', 'credit_holds'] as const;
 
-/** SQLite's asset seq high-water mark (server/db/assets.ts): seqs of deleted assets are never reused. */
+/** SQLite's asset seq high-water mark (server/db/sqlite/assets.ts): seqs of deleted assets are never reused. */
 const SEQ_HIGH_WATER = 'asset_seq_high_water';
 
 /** `products.lexical_vector` from the row and its variants, as postgres/products.ts derives it on write. */

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createJobQueue } from '../db/enrichment-jobs.ts';
+import { createJobQueue } from '../db/sqlite/enrichment-jobs.ts';
 import type { JobQueue } from '../db/ports/job-queue.ts';
 import { createPgJobQueue } from '../db/postgres/job-queue.ts';
 import { createTestSchema, type TestSchema } from '../db/postgres/test-database.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate } from '../db/sqlite/migrate.ts';
 import { createLogger } from '../log.ts';
 import { backoffMs, createJobRunner } from './queue.ts';
 

@@ -73,7 +73,7 @@ export async function calibrationDocs(
  * while the visual space is being rebuilt or when the store holds no vectors (PostgreSQL without
  * pgvector). A source not analysed yet gets its visual vector computed on demand. Nearest neighbours
  * come from the `VectorStore` port, filters applied inside the search: on SQLite the quantised
- * in-memory partitions (db/asset-vector-index.ts, through db/vector-store.ts), on PostgreSQL pgvector
+ * in-memory partitions (db/sqlite/asset-vector-index.ts, through db/sqlite/vector-store.ts), on PostgreSQL pgvector
  * (db/postgres/vector-store.ts); this module does not know which.
  */
 export function createAssetVectorSearch(o: {

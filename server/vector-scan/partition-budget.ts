@@ -19,7 +19,7 @@ interface Entry {
 
 /**
  * A memory bound shared by every in-memory search partition of a process (the asset vector partitions
- * of db/asset-vector-index.ts and the product partitions of db/product-vector-index.ts, each held in a `PartitionMap`): when the partitions hold more than `maxBytes` together, the least recently used
+ * of db/sqlite/asset-vector-index.ts and the product partitions of db/sqlite/product-vector-index.ts, each held in a `PartitionMap`): when the partitions hold more than `maxBytes` together, the least recently used
  * ones are dropped from their maps (they load again from the database on their next use, as on their
  * first). The partition just used is never dropped, so one larger than the whole budget still serves
  * its searches (alone). Sizes are re-read at every use, so a partition that grew by replayed writes is
@@ -74,7 +74,7 @@ export class PartitionBudget {
 /**
  * The loaded partitions of one index by key, under a `PartitionBudget`: a `Map` whose `use` marks a
  * partition as just used, and whose `set`, `delete` and `clear` keep the budget's count (so code that
- * drops partitions as a plain `Map`, like db/search-changes.ts `replayChanges`, stays correct). A
+ * drops partitions as a plain `Map`, like db/sqlite/search-changes.ts `replayChanges`, stays correct). A
  * partition may be dropped by the budget whenever another one of any map is used or set.
  */
 export class PartitionMap<P extends Sized> extends Map<string, P> {

@@ -35,7 +35,7 @@ const otherTenant = OTHER_TENANT;
 const asset = contractAsset;
 
 /**
- * What the asset `LexicalIndex` (domain/search/lexical.ts; SQLite FTS5 server/db/lexical-index.ts, PostgreSQL
+ * What the asset `LexicalIndex` (domain/search/lexical.ts; SQLite FTS5 server/db/sqlite/lexical-index.ts, PostgreSQL
  * server/db/postgres/lexical-index.ts) must answer for words: which assets match (every field, both tag
  * kinds but not automatic colour words, stems, folded diacritics, all words required), scope isolation,
  * filters, limits with totals, the index following enrichment's writes, updates and deletes, and the

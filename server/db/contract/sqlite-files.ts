@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { openDb, type Database } from '../connection.ts';
+import { openDb, type Database } from '../sqlite/connection.ts';
 
 /**
  * TEST ONLY: fresh migrated SQLite files for the contract cases of one test file, in a temp directory

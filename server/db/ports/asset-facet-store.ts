@@ -13,7 +13,7 @@ export interface FacetCount {
  * server/assets/panel-data.ts `facetsFor`). One row per (category, subtype) present, `category` and
  * `subtype` null for unclassified assets, `n` ≥ 1; rows in no particular order. Every method takes the
  * server-derived scope first and never counts an asset of another tenant or workspace.
- * Implementations: SQLite (server/db/asset-facet-store.ts over server/db/asset-facets.ts) and
+ * Implementations: SQLite (server/db/sqlite/asset-facet-store.ts over server/db/sqlite/asset-facets.ts) and
  * PostgreSQL (server/db/postgres/asset-facets.ts); both pass server/db/contract/asset-facet-store-contract.ts.
  */
 export interface AssetFacetStore {
@@ -21,7 +21,7 @@ export interface AssetFacetStore {
   countsOf(scope: Scope, seqs: number[]): Promise<FacetCount[]>;
   /**
    * Counts over the scope's assets, optionally only those matching `match` and of a kind and orientation
-   * (the orientation rule of server/db/assets.ts `orientationSql`).
+   * (the orientation rule of server/db/sqlite/assets.ts `orientationSql`).
    * @param opts.match an FTS5 MATCH expression of the lexical planner's subset (server/db/postgres/fts-tsquery.ts), or null for every asset
    * @throws FtsSubsetError (PostgreSQL) for an expression outside that subset
    */

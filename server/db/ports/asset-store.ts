@@ -121,7 +121,7 @@ export interface AssetMetadataUpdate {
  * backend: JSON columns (`tags`, `auto_tags`, `user_fields`, `provenance`) as JSON text, `created_at` as
  * ISO 8601 UTC with ms, sizes in bytes and dimensions in px as numbers. A `seq` is never reused, even
  * after its asset is deleted (cursor snapshots are `seq <= max`). Implementations: SQLite
- * (server/db/asset-store.ts over server/db/assets.ts) and PostgreSQL (server/db/postgres/assets.ts);
+ * (server/db/sqlite/asset-store.ts over server/db/sqlite/assets.ts) and PostgreSQL (server/db/postgres/assets.ts);
  * both pass server/db/contract/asset-store-contract.ts.
  *
  * Not carried over from the SQLite queries: `insert`'s synchronous `within` hook; what must commit with

@@ -36,7 +36,7 @@ export type CreditReservation = { ok: true; holdId: string } | { ok: false; used
  * Port: workspace credit budgets, the ledger of charges and the holds of generations in flight (spec §8
  * "image credit cost"). Holds live in the store, not in one process's memory, so several server
  * processes cannot together overspend a budget. Every scoped method takes the scope first. Credits are
- * integers ≥ 0. Implementations: SQLite (server/db/credits.ts) and PostgreSQL
+ * integers ≥ 0. Implementations: SQLite (server/db/sqlite/credits.ts) and PostgreSQL
  * (server/db/postgres/credits.ts); both pass server/db/contract/credit-store-contract.ts.
  */
 export interface CreditStore {

@@ -40,7 +40,7 @@ export type FinishResult = 'settled' | 'requeued' | false;
  * to the queue. Times are epoch ms. Leases are timed by the database's clock alone (callers pass
  * durations), so processes whose clocks disagree still agree on which leases are live; `run_after` (when
  * a job is due) comes from the callers' clocks, where a skew only moves a retry earlier or later.
- * Implementations: SQLite (server/db/enrichment-jobs.ts) and
+ * Implementations: SQLite (server/db/sqlite/enrichment-jobs.ts) and
  * PostgreSQL (server/db/postgres/job-queue.ts); both pass server/db/contract/job-queue-contract.ts.
  */
 export interface JobQueue {

@@ -19,7 +19,7 @@ export interface OperatorRow {
 /**
  * Port: the built-in authorization server's state, keyed by (model, id), with the lookups of the
  * oidc-provider adapter contract (by uid, by user code, all of a grant). Rows past `expiresAt` read as
- * absent. Also the operator accounts that sign in. Implementations: SQLite (server/db/oauth-store.ts,
+ * absent. Also the operator accounts that sign in. Implementations: SQLite (server/db/sqlite/oauth-store.ts,
  * migration 0061) and PostgreSQL (server/db/postgres/oauth-state.ts, migration 0019).
  */
 export interface OAuthStore {

@@ -29,7 +29,7 @@ export type NewPicker = Omit<PickerRow, 'tenantId' | 'workspaceId'>;
  * Port: the durable state of asset pickers (svc_asset_select, spec §4.2), so get_selection answers after
  * a panel remount, a reconnect, a restart or on another server process. Every lookup takes the
  * server-derived scope first; a picker of another tenant or workspace behaves as missing. Implementations:
- * SQLite (server/db/pickers.ts) and PostgreSQL (server/db/postgres/pickers.ts); both pass
+ * SQLite (server/db/sqlite/pickers.ts) and PostgreSQL (server/db/postgres/pickers.ts); both pass
  * server/db/contract/picker-store-contract.ts.
  */
 export interface PickerStore {

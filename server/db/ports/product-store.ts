@@ -86,7 +86,7 @@ export interface ProductRef {
  * and the seqs of one store commit in order, so `maxSeq` bounds a cursor snapshot: products inserted
  * later have a higher seq. (SQLite may hand out again the seq of the highest product after it was
  * deleted, as its rowids do; PostgreSQL never reuses one.)
- * Implementations: SQLite (server/db/product-store.ts over server/db/products.ts) and PostgreSQL
+ * Implementations: SQLite (server/db/sqlite/product-store.ts over server/db/sqlite/products.ts) and PostgreSQL
  * (server/db/postgres/products.ts); both pass server/db/contract/product-store-contract.ts.
  */
 export interface ProductStore {

@@ -61,7 +61,7 @@ export type NewApiKey = Omit<ApiKeyRow, 'revoked_at'>;
  * (`createWorkspace`, `addTheme`, `setDefaultTheme`, `insertKey`), each atomic on its backend, because
  * an async port cannot hand a caller an open transaction. Lookups that take a tenant (and workspace)
  * return nothing of another tenant. Times are ISO 8601 UTC with ms as the caller passed them.
- * Implementations: SQLite (server/db/tenancy-store.ts over server/db/tenancy.ts) and PostgreSQL
+ * Implementations: SQLite (server/db/sqlite/tenancy-store.ts over server/db/sqlite/tenancy.ts) and PostgreSQL
  * (server/db/postgres/tenancy.ts); both pass server/db/contract/tenancy-store-contract.ts.
  */
 export interface TenancyStore {

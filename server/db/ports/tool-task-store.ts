@@ -56,7 +56,7 @@ export type ToolTaskRenewal = { cancelRequested: boolean } | null;
  * tenant id first: a task of another tenant behaves as missing. A task expires `ttlMs` after creation
  * (reads as missing, deleted by `sweep`). The process running a task holds a lease on it, renewed while it
  * works; a task whose lease ran out (its process died) is ended as `failed` by `abandonStale`.
- * Implementations: SQLite (server/db/tool-tasks.ts) and PostgreSQL (server/db/postgres/tool-tasks.ts); both
+ * Implementations: SQLite (server/db/sqlite/tool-tasks.ts) and PostgreSQL (server/db/postgres/tool-tasks.ts); both
  * pass server/db/contract/tool-task-store-contract.ts.
  */
 export interface ToolTaskStore {

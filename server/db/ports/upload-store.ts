@@ -61,7 +61,7 @@ export interface UploadFinish {
  * id of a session the caller already found through a scoped read (or the sweeper). Completing a session
  * is a lease in its row (`claimCompletion`): one process at a time, by the database's clock, renewed
  * while it works; a lease whose process died lapses and another complete takes over. Implementations:
- * SQLite (server/db/uploads.ts) and PostgreSQL (server/db/postgres/uploads.ts); both pass
+ * SQLite (server/db/sqlite/uploads.ts) and PostgreSQL (server/db/postgres/uploads.ts); both pass
  * server/db/contract/upload-store-contract.ts.
  */
 export interface UploadStore {

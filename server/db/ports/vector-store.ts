@@ -50,7 +50,7 @@ export class VectorSpaceRetiredError extends Error {
  * process (`count` 0, `get` null, `sample` and `nearest` none, `remove` does nothing), until
  * `ensureSpace` revives it empty. Every method taking a `Scope` takes it first and never reads or
  * writes a vector of an asset of another tenant or workspace (it behaves as missing); a vector goes
- * with its asset when the asset is deleted. Vectors are float32; similarity is cosine. Implementations: SQLite (server/db/vector-store.ts over server/db/vectors.ts:
+ * with its asset when the asset is deleted. Vectors are float32; similarity is cosine. Implementations: SQLite (server/db/sqlite/vector-store.ts over server/db/sqlite/vectors.ts:
  * sqlite-vec tables, searched by the quantised in-memory scan) and PostgreSQL (server/db/postgres/
  * vector-store.ts, pgvector); both pass server/db/contract/vector-store-contract.ts.
  */

@@ -9,10 +9,10 @@ import { inTransaction, type PgClient, type PgPool } from './pool.ts';
  * tsvector of the lexemes SQLite's `assets_fts` holds (porter-tokens.ts, the planner's own stemmer),
  * built here in JavaScript because PostgreSQL has no Porter stemmer that splits text as FTS5 does.
  * Each FTS5 column is a weight letter, so `{col} : …` filters and field weights work as in FTS5
- * (bm25 weights name 4, tags 3, alt text 2, OCR text 1; server/db/lexical-index.ts):
+ * (bm25 weights name 4, tags 3, alt text 2, OCR text 1; server/db/sqlite/lexical-index.ts):
  *   A  name and its readable words        B  user tags, then automatic tags without colour words
  *   C  alt_text                           D  ocr_text
- * the same column texts as the SQLite triggers (server/db/migrations 0022). Positions run on across
+ * the same column texts as the SQLite triggers (server/db/sqlite/migrations 0022). Positions run on across
  * columns with a gap of one, so a phrase never spans two columns (FTS5 phrases stay in one column).
  *
  * A null vector is stale: inserts and updates by the asset store write it (postgres/assets.ts), a

@@ -8,7 +8,7 @@ import {
 } from '../ports/asset-store.ts';
 import { enforceQuota } from '../ports/storage-quota.ts';
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
-import { orientationSql } from '../assets.ts';
+import { orientationSql } from '../sqlite/assets.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
 import { createPgBlobKeys } from './blob-keys.ts';
 import { settleIn } from './credits.ts';
@@ -34,7 +34,7 @@ const BACKFILL_BATCH = 500;
 
 /**
  * SQL conditions (` AND …`) and parameters of asset filters on `${alias}`, numbered from `$first`: the
- * PostgreSQL twin of `assetFilterSql` (server/db/assets.ts), sharing its orientation rule.
+ * PostgreSQL twin of `assetFilterSql` (server/db/sqlite/assets.ts), sharing its orientation rule.
  */
 export function pgAssetFilterSql(f: AssetFilters, first: number, alias = 'a'): { sql: string; params: unknown[] } {
   const parts: string[] = [];

@@ -8,7 +8,7 @@ const BACKFILL_BATCH = 500;
 
 /**
  * PostgreSQL queries of public blob keys (migration 0020, server/db/blob-keys.ts): the twin of
- * server/db/blob-key-queries.ts. Secrets are cached once read from a committed row (written once, never
+ * server/db/sqlite/blob-key-queries.ts. Secrets are cached once read from a committed row (written once, never
  * changed); one made inside a transaction is not, as that transaction may still roll back.
  */
 export function createPgBlobKeys(pool: PgPool) {

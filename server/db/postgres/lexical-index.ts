@@ -10,7 +10,7 @@ import type { PgPool } from './pool.ts';
  * Counting stops at this many matches, newest first; past it the count is estimated (see `capped`),
  * and the ranked pass ranks the newest this-many matches (plus `k`): a frequent expression costs the
  * same as one with COUNT_CAP matches. The same cap, and the same answer below it, as the SQLite index
- * (server/db/lexical-index.ts COUNT_CAP).
+ * (server/db/sqlite/lexical-index.ts COUNT_CAP).
  */
 export const COUNT_CAP = 2000;
 /**
@@ -35,7 +35,7 @@ function rangeEnd(prefix: string): string {
  * FTS5 would index, columns as weights), and the vocabulary is the workspace's `asset_terms`. The same
  * factory shape as SQLite's `createLexicalIndexes(db).assets(scope, filters)`.
  *
- * Semantics as in server/db/lexical-index.ts: `count`, `size`, `vocabulary`, `known` and `sampleText`
+ * Semantics as in server/db/sqlite/lexical-index.ts: `count`, `size`, `vocabulary`, `known` and `sampleText`
  * ignore the request's filters (`count`, `size` and `sampleText` keep the snapshot bound `maxSeq`);
  * `search` applies them; `within` checks given seqs of the scope. Differences, by design:
  * - ranking: ts_rank_cd with the field weights (RANK_WEIGHTS) instead of BM25, ties newest seq first;
@@ -216,7 +216,7 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
           const q = tsquery(match);
           await fresh();
           if (!q) return null;
-          // the text the SQLite index returns (server/db/lexical-index.ts `text`): user tags as their JSON text, no automatic tags
+          // the text the SQLite index returns (server/db/sqlite/lexical-index.ts `text`): user tags as their JSON text, no automatic tags
           const r = await pool.query<{ t: string }>(
             `SELECT a.name || ' ' || coalesce(a.name_words, '') || ' ' || coalesce(a.alt_text, '') || ' ' || a.tags || ' ' || coalesce(a.ocr_text, '') AS t
              FROM assets a WHERE ${scopeSql} AND a.lexical_vector @@ $${next}::tsquery ORDER BY a.seq LIMIT 5`,

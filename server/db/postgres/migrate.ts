@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestHooks } from '../../test-hooks.ts';
-import { loadMigrations, type Migration } from '../migrate.ts';
+import { loadMigrations, type Migration } from '../sqlite/migrate.ts';
 import type { PgPool } from './pool.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -42,7 +42,7 @@ export async function ensurePgSchema(pool: PgPool, schema: string): Promise<void
  * migration, and a failing migration leaves nothing applied. Applied versions are recorded in
  * `schema_migrations` of the first schema of the connection's search_path.
  * @param hooks TEST ONLY pause point `migrate` (inside the lock, after reading the applied versions, before
- *   the first pending migration is applied), as in the SQLite migrator (server/db/migrate.ts)
+ *   the first pending migration is applied), as in the SQLite migrator (server/db/sqlite/migrate.ts)
  * @returns the versions applied now
  * @throws the driver's error of a failing statement (nothing applied)
  */

@@ -7,7 +7,7 @@ import { pgProductFilterSql } from './products.ts';
 
 /**
  * The ranked pass reads at most this many matches, newest first, and ranks them here: a frequent
- * expression is ranked within its newest matches, as the SQLite index does (server/db/lexical-index.ts
+ * expression is ranked within its newest matches, as the SQLite index does (server/db/sqlite/lexical-index.ts
  * COUNT_CAP); the total is still an exact count.
  */
 export const PRODUCT_RANK_WINDOW = 2000;
@@ -28,7 +28,7 @@ function rangeEnd(prefix: string): string {
  * migration 0007: the stems FTS5 would index, columns as weights), and the vocabulary is the store's
  * `product_terms`. The same factory shape as SQLite's `createLexicalIndexes(db).products(scope, filters)`.
  *
- * Semantics as in server/db/lexical-index.ts: `count`, `size`, `vocabulary`, `known` and `sampleText`
+ * Semantics as in server/db/sqlite/lexical-index.ts: `count`, `size`, `vocabulary`, `known` and `sampleText`
  * ignore the request's filters (`count`, `size` and `sampleText` keep the snapshot bound `maxSeq`);
  * `search` applies them (statuses, collection, product type, excluded seq); `within` checks given seqs
  * of the store. Differences, by design (as for assets on PostgreSQL):
@@ -135,7 +135,7 @@ export function createPgProductLexicalIndexes(pool: PgPool): { products(scope: S
         async sampleText(match) {
           const q = tsquery(match);
           if (!q) return null;
-          // the text the SQLite index returns (server/db/lexical-index.ts `text`): tags as their JSON text
+          // the text the SQLite index returns (server/db/sqlite/lexical-index.ts `text`): tags as their JSON text
           const r = await pool.query<{ t: string }>(
             `SELECT p.title || ' ' || p.handle || ' ' || p.product_type || ' ' || p.tags || ' ' || p.description_text AS t
              FROM products p WHERE ${scopeSql} AND p.lexical_vector @@ $${next}::tsquery ORDER BY p.seq LIMIT 5`,

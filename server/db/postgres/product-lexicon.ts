@@ -6,9 +6,9 @@ import { weightedTsvector } from './porter-tokens.ts';
  * the terms SQLite's `products_fts` holds (porter-tokens.ts, the planner's own stemmer), built here in
  * JavaScript because PostgreSQL has no Porter stemmer that splits text as FTS5 does. The seven FTS5
  * columns fall into PostgreSQL's four weight letters by their bm25 weights (title 10, handle 4,
- * vendor 2, product_type 3, tags 4, description 1, variants 2; server/db/lexical-index.ts):
+ * vendor 2, product_type 3, tags 4, description 1, variants 2; server/db/sqlite/lexical-index.ts):
  *   A  title (10)      B  handle, tags (4)      C  product_type, vendor, variants (3, 2, 2)      D  description (1)
- * ranked with ts_rank_cd weights PRODUCT_RANK_WEIGHTS. Column texts are those db/products.ts writes
+ * ranked with ts_rank_cd weights PRODUCT_RANK_WEIGHTS. Column texts are those db/sqlite/products.ts writes
  * into products_fts. Positions run on across columns with a gap of one, so a phrase never spans two
  * columns (FTS5 phrases stay in one column).
  */
@@ -30,7 +30,7 @@ export const PRODUCT_COLUMN_WEIGHTS: Readonly<Record<string, TsWeight>> = {
 /** ts_rank_cd weights {D, C, B, A}: description 1, type/vendor/variants 2.5, handle/tags 4, title 10 (the bm25 weights, scaled to A = 1). */
 export const PRODUCT_RANK_WEIGHTS = '{0.1,0.25,0.4,1}';
 
-/** The FTS5 column texts of a product, as db/products.ts writes its products_fts row. */
+/** The FTS5 column texts of a product, as db/sqlite/products.ts writes its products_fts row. */
 export interface ProductText {
   title: string;
   handle: string;

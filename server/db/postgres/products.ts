@@ -18,7 +18,7 @@ const toRow = (r: RawRow): ProductRow => ({ ...r, synced_at: isoOf(r.synced_at)!
 
 /**
  * SQL conditions (` AND …`) and parameters of `list_products` filters on `${alias}`, numbered from
- * `$first`: the PostgreSQL twin of `productFilterSql` (server/db/product-rows.ts). Product types compare
+ * `$first`: the PostgreSQL twin of `productFilterSql` (server/db/sqlite/product-rows.ts). Product types compare
  * ASCII case-insensitively (lower() of a "C" value, as SQLite's NOCASE).
  */
 export function pgProductFilterSql(f: ProductFilters, first: number, alias = 'p'): { sql: string; params: unknown[] } {
@@ -41,7 +41,7 @@ export function pgProductFilterSql(f: ProductFilters, first: number, alias = 'p'
   return { sql: ` AND ${parts.join(' AND ')}`, params };
 }
 
-/** The row values of one product as the SQLite writer derives them (db/products.ts `writeOne`). */
+/** The row values of one product as the SQLite writer derives them (db/sqlite/products.ts `writeOne`). */
 function rowValues(storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string): unknown[] {
   const description_text = htmlToText(p.description_html);
   const embed_text = productEmbeddingText({ ...p, description_text, variant_titles: p.variants.map((v) => v.title) });
