@@ -41,6 +41,13 @@ module.exports = {
       to: { path: '^server/db/(?!ports/)' },
     },
     {
+      name: 'adapters-apart',
+      severity: 'error',
+      comment: 'the SQLite and PostgreSQL adapters share only ports and backend-neutral db/ modules, never each other',
+      from: { path: '^server/db/(sqlite|postgres)/' },
+      to: { path: '^server/db/(sqlite|postgres)/', pathNot: '^server/db/$1/' },
+    },
+    {
       name: 'use-cases-below-transport',
       severity: 'error',
       comment: 'use cases (assets/, catalog/, enrichment/) do not know MCP or the routers',

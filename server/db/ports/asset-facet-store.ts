@@ -21,7 +21,7 @@ export interface AssetFacetStore {
   countsOf(scope: Scope, seqs: number[]): Promise<FacetCount[]>;
   /**
    * Counts over the scope's assets, optionally only those matching `match` and of a kind and orientation
-   * (the orientation rule of server/db/sqlite/assets.ts `orientationSql`).
+   * (the orientation rule of server/db/orientation-sql.ts).
    * @param opts.match an FTS5 MATCH expression of the lexical planner's subset (server/db/postgres/fts-tsquery.ts), or null for every asset
    * @throws FtsSubsetError (PostgreSQL) for an expression outside that subset
    */

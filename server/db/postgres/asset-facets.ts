@@ -1,4 +1,4 @@
-import { orientationSql } from '../sqlite/assets.ts';
+import { orientationSql } from '../orientation-sql.ts';
 import type { AssetFacetStore, FacetCount } from '../ports/asset-facet-store.ts';
 import { ASSET_COLUMN_WEIGHTS, refreshStaleAssets } from './asset-lexicon.ts';
 import { ftsToTsquery } from './fts-tsquery.ts';

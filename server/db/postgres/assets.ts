@@ -8,7 +8,7 @@ import {
 } from '../ports/asset-store.ts';
 import { enforceQuota } from '../ports/storage-quota.ts';
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
-import { orientationSql } from '../sqlite/assets.ts';
+import { orientationSql } from '../orientation-sql.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
 import { createPgBlobKeys } from './blob-keys.ts';
 import { settleIn } from './credits.ts';

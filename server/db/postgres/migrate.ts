@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestHooks } from '../../test-hooks.ts';
-import { loadMigrations, type Migration } from '../sqlite/migrate.ts';
+import { readMigrationFiles, type Migration } from '../migration-files.ts';
 import type { PgPool } from './pool.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -11,7 +11,7 @@ const MIGRATION_LOCK_KEY = 0x6174656c69657200n;
 
 /** The PostgreSQL migrations (`postgres/migrations/NNNN_verb_noun.sql`) in version order. @throws Error on a duplicate number */
 export function loadPgMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return loadMigrations(dir);
+  return readMigrationFiles(dir);
 }
 
 /** SQLSTATE unique_violation, and the index PostgreSQL keeps schema names unique with. */

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Orientation } from '../../../shared/schemas/asset.ts';
 import type { Scope } from '../../domain/scope.ts';
-import { orientationSql } from './assets.ts';
+import { orientationSql } from '../orientation-sql.ts';
 import type { FacetCount } from '../ports/asset-facet-store.ts';
 
 /**

@@ -25,7 +25,7 @@ const ORIENTATIONS = { landscape: 1, portrait: 2, square: 3 } as const;
 /** A partition is reloaded whole when more of its rows changed than this share (bulk imports). */
 const RELOAD_SHARE = 0.25;
 
-/** Orientation code from width/height (px), the same rule as db/sqlite/assets.ts `orientationSql`. */
+/** Orientation code from width/height (px), the same rule as db/orientation-sql.ts. */
 function orientationCode(w: number | null, h: number | null): number {
   if (!w || !h || w <= 0 || h <= 0) return 0;
   if (w > h * 1.05) return ORIENTATIONS.landscape;

@@ -1,23 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../../domain/scope.ts';
-import type { Orientation } from '../../../shared/schemas/asset.ts';
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
 import type { AssetCard, AssetFilters, AssetRow, NewAsset, RenditionRow } from '../ports/asset-store.ts';
 import { createBlobKeyQueries } from './blob-key-queries.ts';
-
-/**
- * SQL condition for an orientation filter on `${alias}.width`/`height` (px), matching
- * `orientationOf`: landscape when w/h > 1.05, portrait when w/h < 0.95, else square. Assets without a
- * known size never match.
- */
-export function orientationSql(orientation: Orientation, alias = 'a'): string {
-  const w = `${alias}.width`,
-    h = `${alias}.height`;
-  const known = `${w} > 0 AND ${h} > 0`;
-  if (orientation === 'landscape') return `(${known} AND ${w} > ${h} * 1.05)`;
-  if (orientation === 'portrait') return `(${known} AND ${w} < ${h} * 0.95)`;
-  return `(${known} AND ${w} BETWEEN ${h} * 0.95 AND ${h} * 1.05)`;
-}
+import { orientationSql } from '../orientation-sql.ts';
 
 /** Every column of `assets` in table order (`SELECT *`), read by `rowOf`. */
 const ROW_COLUMNS =

@@ -1,37 +1,17 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
 import type { TestHooks } from '../../test-hooks.ts';
+import { readMigrationFiles, type Migration } from '../migration-files.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** A numbered migration file `NNNN_verb_noun.sql`. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
 /**
- * Read `db/sqlite/migrations/*.sql` in version order. Numbers must be unique; gaps are allowed (numbers are
- * reserved per feature, see migrations/README.md), because applied versions are tracked individually.
+ * Read `db/sqlite/migrations/*.sql` in version order (migration-files.ts).
  * @throws Error on a duplicate number
  */
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  const files = fs
-    .readdirSync(dir)
-    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
-    .sort();
-  const migrations = files.map((f) => ({ version: Number(f.slice(0, 4)), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
-  for (let i = 1; i < migrations.length; i++) {
-    if (migrations[i]!.version === migrations[i - 1]!.version) {
-      throw new Error(
-        `duplicate migration number ${migrations[i]!.name.slice(0, 4)}: ${migrations[i - 1]!.name} and ${migrations[i]!.name} (see server/db/sqlite/migrations/README.md for reserved numbers)`,
-      );
-    }
-  }
-  return migrations;
+  return readMigrationFiles(dir);
 }
 
 /** How long a process waits for another one's migration (first open of a data dir by several processes), ms. */
