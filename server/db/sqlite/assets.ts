@@ -1,9 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Scope } from '../../domain/scope.ts';
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
-import type { AssetCard, AssetFilters, AssetRow, NewAsset, RenditionRow } from '../ports/asset-store.ts';
-import { createBlobKeyQueries } from './blob-key-queries.ts';
 import { orientationSql } from '../orientation-sql.ts';
+import type { AssetCard, AssetFilters, AssetMetadataUpdate, AssetRow, NewAsset, RenditionRow } from '../ports/asset-store.ts';
+import { createBlobKeyQueries } from './blob-key-queries.ts';
 
 /** Every column of `assets` in table order (`SELECT *`), read by `rowOf`. */
 const ROW_COLUMNS =
@@ -189,20 +189,7 @@ export function createAssetQueries(db: Database) {
      * Replace the user-editable metadata of one asset of the workspace (the FTS row follows by trigger).
      * `alt_text: { machine: true }` takes the machine alt text of enrichment (null when not analysed yet).
      */
-    updateMetadata(
-      scope: Scope,
-      seq: number,
-      m: {
-        name: string;
-        name_words: string;
-        alt_text: string | null | { machine: true };
-        tags: string[];
-        purpose: string | null;
-        category: string | null;
-        subtype: string | null;
-        user_fields: string[];
-      },
-    ): void {
+    updateMetadata(scope: Scope, seq: number, m: AssetMetadataUpdate): void {
       s.updateMeta.run({
         seq,
         tenant_id: scope.tenantId,
