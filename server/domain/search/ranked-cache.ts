@@ -30,6 +30,11 @@ export class RankedCache<T> {
     return value;
   }
 
+  /** Drop every pass: the next page of any result set ranks afresh (bench/vectors.bench.ts times that). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   /** Store a pass just computed (a first page). */
   put(key: unknown, snapshot: number, head: number, value: T): void {
     const k = `${stableJson(key)}|${snapshot}|${head}`;
