@@ -1,11 +1,9 @@
-import { stemmer } from 'stemmer';
 import { acceptanceScore, type NullModel } from '../domain/search/calibration.ts';
 import type { Scope } from '../domain/scope.ts';
 import {
   assetFacts,
   colourWeight,
   coverage,
-  coHyponyms,
   isColourWord,
   namesOneOf,
   type CoverageDoc,
@@ -15,6 +13,7 @@ import {
 import { appendMatchedBy, LexicalHits } from '../domain/search/hit-lists.ts';
 import type { LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
+import { wordMemoOf } from '../domain/search/word-memo.ts';
 import type { LibraryDeps } from './deps.ts';
 
 /** A scope's word space (assets/search.ts `AssetVectorSearch.words`). */
@@ -30,8 +29,13 @@ export interface WordSpace {
   items: number;
 }
 
-/** Candidates scored for coverage: the best this many of the lexical candidates and of the vector hits each. */
-export const COVERAGE_DEPTH = 200;
+/**
+ * Candidates scored for coverage: the best this many of the lexical candidates and of the vector hits each.
+ * Twice the largest page (`limit` ≤ 50). Coverage costs the same per candidate (its row, words and word
+ * vectors), so the depth sets its price: with 200 of each, hybrid `all` at 100k assets took 2.6 times as long
+ * as without coverage (`npm run bench vectors`).
+ */
+export const COVERAGE_DEPTH = 100;
 
 /** The query's text side after coverage, and which documents a meaning match may stand on. */
 export interface Covered {
@@ -78,13 +82,14 @@ export async function coverQuery(
 
   const rows = await deps.assets.bySeqs(scope, seqs);
   const thesaurus = await deps.thesaurus();
-  const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus)]));
+  const memo = wordMemoOf(thesaurus);
+  const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus ? memo.broader : null)]));
   const vocabulary = [...new Set([...lexical.termWords.map((t) => t.word), ...[...facts.values()].flatMap((f) => f.words)])];
   const vectors = words?.null ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
   const terms: CoverageTerm[] = lexical.termWords.map((t, i) => {
     const colour = isColourWord(t.word);
     const w = lexical.weights[i]!;
-    const siblings = thesaurus && !colour ? coHyponyms(thesaurus, t.word) : null;
+    const siblings = colour ? null : memo.siblings(t.word);
     return {
       word: t.word,
       stem: t.stem,
@@ -93,7 +98,7 @@ export async function coverQuery(
         : w,
       colour,
       vector: colour ? null : (vectors.get(t.word) ?? null),
-      ...(siblings?.size ? { incompatible: new Set(vocabulary.filter((v) => namesOneOf(thesaurus!, v, siblings))) } : {}),
+      ...(siblings?.size ? { incompatible: new Set(vocabulary.filter((v) => namesOneOf(v, memo.lemma(v), siblings))) } : {}),
     };
   });
   // one family of tests per query: each term's word match against each of the scope's documents
@@ -109,7 +114,7 @@ export async function coverQuery(
     if (!f) continue;
     const doc: CoverageDoc = {
       lexical: lexical.termQuality(seq),
-      stems: new Set(f.words.map((w) => stemmer(w))),
+      stems: new Set(f.words.map(memo.stem)),
       words: f.words.flatMap((w) => (vectors.has(w) ? [{ word: w, vector: vectors.get(w)! }] : [])),
       colours: f.colours,
     };

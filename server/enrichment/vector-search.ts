@@ -17,6 +17,7 @@ import type { Thesaurus } from '../domain/search/concepts.ts';
 import { STOP_WORDS } from '../domain/search/fts-query.ts';
 import type { Scope } from '../domain/scope.ts';
 import { assetFacts, estimateWordNull } from '../domain/search/coverage.ts';
+import { wordMemoOf } from '../domain/search/word-memo.ts';
 import { COLOUR_NAMES } from '../domain/media/colour.ts';
 import type { WordSpace } from '../assets/coverage.ts';
 import type { AssetVectorSearch, VectorHit, VectorResult } from '../assets/search.ts';
@@ -127,18 +128,19 @@ export function createAssetVectorSearch(o: {
   };
 
   // Word vectors by word (an embedder is fixed per instance): queries and their candidates repeat words.
-  const wordVectors = new Map<string, Float32Array>();
+  // (null: a word the embedder does not know, its vector all zeros)
+  const wordVectors = new Map<string, Float32Array | null>();
   const vectorsOf = async (embedder: TextEmbedder, ws: string[]): Promise<ReadonlyMap<string, Float32Array>> => {
     const missing = [...new Set(ws.filter((w) => !wordVectors.has(w)))];
     if (missing.length > 0) {
       if ((wordVectors.size + missing.length) * embedder.dimensions > WORD_FLOATS_KEPT) wordVectors.clear();
       const vs = await embedder.embed(missing);
-      missing.forEach((w, i) => wordVectors.set(w, vs[i]!));
+      missing.forEach((w, i) => wordVectors.set(w, vs[i]!.some((x) => x !== 0) ? vs[i]! : null));
     }
     const out = new Map<string, Float32Array>();
     for (const w of ws) {
       const v = wordVectors.get(w);
-      if (v && v.some((x) => x !== 0)) out.set(w, v);
+      if (v) out.set(w, v);
     }
     return out;
   };
@@ -155,7 +157,7 @@ export function createAssetVectorSearch(o: {
       sample.map((x) => x.seq),
     );
     const thesaurus = await o.thesaurus();
-    const facts = rows.map((r) => assetFacts(r, thesaurus));
+    const facts = rows.map((r) => assetFacts(r, thesaurus ? wordMemoOf(thesaurus).broader : null));
     const colourShare = new Map<string, number>();
     for (const f of facts) for (const c of f.colours) colourShare.set(c, (colourShare.get(c) ?? 0) + 1 / Math.max(1, facts.length));
     let model = await o.calibrations.get(key, scope.workspaceId);

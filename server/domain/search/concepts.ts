@@ -131,23 +131,37 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
  * the lemmas of its first sense's hypernyms up to `levels` up ("falcon", "hawk"). Used to give an
  * embedding of a bare file name ("prairie_falcon.jpg") the general words queries use ("bird").
  * @param words lower-case words in order
+ * @param lemmaOf `nounLemma` or a memo of it; @param above `hypernymLemmas` or a memo of it (coverage keeps both across queries)
  */
-export function broaderWords(t: Thesaurus, words: string[], levels = 2): string[] {
+export function broaderWords(
+  t: Thesaurus,
+  words: string[],
+  levels = 2,
+  lemmaOf: (word: string) => string | null = (w) => nounLemma(t, w),
+  above: (lemma: string) => readonly string[] = (l) => hypernymLemmas(t, l, levels),
+): string[] {
+  const out = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    const pair = i + 1 < words.length ? lemmaOf(`${words[i]} ${words[i + 1]}`) : null;
+    const lemma = pair ?? lemmaOf(words[i]!);
+    if (pair) i++;
+    if (!lemma || !t.mainlyNoun(lemma)) continue;
+    for (const l of above(lemma)) out.add(l);
+  }
+  return [...out];
+}
+
+/** The first lemmas of the hypernyms of a lemma's first sense, up to `levels` up, depth first. */
+export function hypernymLemmas(t: Thesaurus, lemma: string, levels = 2): string[] {
   const out: string[] = [];
   const add = (synset: number, depth: number): void => {
     for (const h of t.hypernymsOf(synset)) {
-      const lemma = t.lemmasOf(h)[0];
-      if (lemma && !out.includes(lemma)) out.push(lemma);
+      const first = t.lemmasOf(h)[0];
+      if (first && !out.includes(first)) out.push(first);
       if (depth + 1 < levels) add(h, depth + 1);
     }
   };
-  for (let i = 0; i < words.length; i++) {
-    const pair = i + 1 < words.length ? nounLemma(t, `${words[i]} ${words[i + 1]}`) : null;
-    const lemma = pair ?? nounLemma(t, words[i]!);
-    if (pair) i++;
-    if (!lemma || !t.mainlyNoun(lemma)) continue;
-    const sense = t.senses(lemma)[0];
-    if (sense) add(sense.synset, 0);
-  }
+  const sense = t.senses(lemma)[0];
+  if (sense) add(sense.synset, 0);
   return out;
 }

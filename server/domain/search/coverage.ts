@@ -41,7 +41,7 @@ import {
   type NullModel,
 } from './calibration.ts';
 import { COLOUR_NAMES } from '../media/colour.ts';
-import { broaderWords, chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
+import { chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
 import { STOP_WORDS } from './fts-query.ts';
 import { expansionOf } from './lexical.ts';
 import { operatorSynonyms, words, type SynonymRule } from './lexical-words.ts';
@@ -167,11 +167,12 @@ export function coHyponyms(t: Thesaurus, word: string): Set<string> {
   return out;
 }
 
-/** Whether a document word names one of `incompatible` (as written or as its noun lemma). */
-export function namesOneOf(t: Thesaurus, word: string, incompatible: ReadonlySet<string>): boolean {
-  if (incompatible.has(word)) return true;
-  const lemma = nounLemma(t, word);
-  return lemma !== null && incompatible.has(lemma);
+/**
+ * Whether a document word names one of `incompatible` (as written or as its noun lemma).
+ * @param lemma the word's noun lemma (`nounLemma`), null when the thesaurus has none
+ */
+export function namesOneOf(word: string, lemma: string | null, incompatible: ReadonlySet<string>): boolean {
+  return incompatible.has(word) || (lemma !== null && incompatible.has(lemma));
 }
 
 /** Fewest letters of a descriptive word (shorter tokens are initials, units and noise). */
@@ -300,10 +301,12 @@ function jsonWords(text: string | null): string[] {
  * a file name, the name's broader WordNet words, as its text vector has them — and its measured dominant colours (the
  * colour names among its automatic tags, which enrichment writes for colours covering ≥ 15% of the picture).
  * @param row the asset row's text columns as stored (`tags` and `auto_tags` JSON arrays)
+ * @param broader the broader words of the name words (`broaderWords` over the thesaurus, or its memo in
+ *   word-memo.ts); null without a thesaurus
  */
 export function assetFacts(
   row: { name_words: string | null; alt_text: string | null; tags: string; auto_tags: string; user_fields: string; purpose: string | null },
-  thesaurus: Thesaurus | null = null,
+  broader: ((names: string[]) => string[]) | null = null,
 ): {
   words: string[];
   colours: Set<string>;
@@ -313,8 +316,8 @@ export function assetFacts(
   // (enrichment/service.ts): coverage reads the same words
   const bare = !jsonWords(row.user_fields).includes('alt_text') && tags.length === 0 && !row.purpose;
   const names = (row.name_words ?? '').split(' ').filter(Boolean);
-  const broader = bare && thesaurus ? broaderWords(thesaurus, names) : [];
-  const text = [row.name_words ?? '', row.alt_text ?? '', tags.join(' '), broader.join(' ')].join(' ');
+  const more = bare && broader ? broader(names) : [];
+  const text = [row.name_words ?? '', row.alt_text ?? '', tags.join(' '), more.join(' ')].join(' ');
   return {
     words: descriptiveWords(text, STOP_WORDS, COLOUR_NAMES),
     colours: new Set(jsonWords(row.auto_tags).filter((t) => COLOUR_NAMES.has(t))),
