@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ROUTER } from '../../shared/routers.ts';
 import type { PgPool } from '../db/postgres/pool.ts';
@@ -75,6 +75,28 @@ export function unnamedStatements(pool: PgPool): { query(q: { text: string; valu
 }
 
 /**
+ * better-sqlite3 as RateLimiterSQLite's `storeClient`, each SQL text prepared once. The library prepares its
+ * upsert again on every call (`_upsertTransactionBetterSQLite3`: `conn.prepare(upsertQuery).get(…)`), and
+ * with three limiters counted per tool call that re-preparing was 40% of the limiters' cost in the load
+ * profile (bench/load-profile.ts). The library tells better-sqlite3 from sqlite3 by `prepare` present and
+ * `run` absent, which this object keeps.
+ */
+export function preparedOnce(db: Database): Pick<Database, 'prepare' | 'transaction'> {
+  const statements = new Map<string, Statement>();
+  return {
+    prepare: ((sql: string) => {
+      let st = statements.get(sql);
+      if (!st) {
+        st = db.prepare(sql);
+        statements.set(sql, st);
+      }
+      return st;
+    }) as Database['prepare'],
+    transaction: (fn) => db.transaction(fn),
+  };
+}
+
+/**
  * Per-key and per-tenant fixed-window limits (one minute) by cost class, counted by rate-limiter-flexible
  * in the configured database: RateLimiterSQLite on better-sqlite3, RateLimiterPostgres on the pool (also
  * PGlite, through `unnamedStatements`). The table `rate_limits` is made by our migrations (SQLite 0058,
@@ -98,7 +120,7 @@ export function createRateLimits(store: RateLimitStore, s: RateLimitSettings, lo
       insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_S }),
     };
     return store.kind === 'sqlite'
-      ? new RateLimiterSQLite({ ...common, storeClient: store.db, storeType: 'better-sqlite3' })
+      ? new RateLimiterSQLite({ ...common, storeClient: preparedOnce(store.db), storeType: 'better-sqlite3' })
       : new RateLimiterPostgres({ ...common, storeClient: unnamedStatements(store.pool), storeType: 'pool' });
   };
   const limiters = {
