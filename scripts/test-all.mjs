@@ -202,7 +202,8 @@ if (hasPanels) {
       'Playwright: panels in a test MCP Apps host (Chromium)',
       bin('playwright'),
       ['test', '--reporter=list,json'],
-      { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, CHROMIUM_PATH: CHROMIUM },
+      // the CLI children of the panel tests (oauth.spec.ts) run the compiled server too, as vitest's do
+      { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, CHROMIUM_PATH: CHROMIUM, ATELIER_TEST_CLI: 'dist/server/cli/index.js' },
       'Playwright',
     );
     if (fs.existsSync(pwJson)) {
