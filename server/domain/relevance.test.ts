@@ -13,6 +13,7 @@ import {
 } from './search/calibration.ts';
 import { chooseSenses, expandConcept, nounLemma, type Thesaurus } from './search/concepts.ts';
 import { fuse } from './search/fusion.ts';
+import { handBuiltThesaurus } from './search/hand-built-thesaurus.ts';
 import { LexicalHits } from './search/hit-lists.ts';
 import { correctedQuery, operatorSynonyms, surfaceWord } from './search/lexical-words.ts';
 import { boundedOsa, typoBudget, typoCandidates, typoPrefixes } from './search/typo.ts';
@@ -56,27 +57,21 @@ describe('typo tolerance', () => {
 
 /** A hand-built noun hierarchy: entity > plant > flower > {cyclamen, anemone}; flower = bloom = blossom. */
 function tinyThesaurus(): Thesaurus {
-  const synsets = [
-    { words: ['plant', 'flora'], hyper: [], hypo: [1] },
-    { words: ['flower', 'bloom', 'blossom'], hyper: [0], hypo: [2, 3] },
-    { words: ['cyclamen'], hyper: [1], hypo: [] },
-    { words: ['anemone', 'windflower'], hyper: [1], hypo: [] },
-    { words: ['sea anemone', 'anemone'], hyper: [], hypo: [] },
-    { words: ['blue', 'blue sky'], hyper: [], hypo: [] },
-  ];
-  const senses = new Map<string, { synset: number; tagCount: number }[]>();
-  synsets.forEach((s, i) =>
-    s.words.forEach((w) => senses.set(w, [...(senses.get(w) ?? []), { synset: i, tagCount: w === 'anemone' ? (i === 3 ? 9 : 1) : 1 }])),
+  return handBuiltThesaurus(
+    [
+      { words: ['plant', 'flora'], hyper: [], hypo: [1] },
+      { words: ['flower', 'bloom', 'blossom'], hyper: [0], hypo: [2, 3] },
+      { words: ['cyclamen'], hyper: [1], hypo: [] },
+      { words: ['anemone', 'windflower'], hyper: [1], hypo: [] },
+      { words: ['sea anemone', 'anemone'], hyper: [], hypo: [] },
+      { words: ['blue', 'blue sky'], hyper: [], hypo: [] },
+    ],
+    {
+      tagCount: (w, i) => (w === 'anemone' ? (i === 3 ? 9 : 1) : 1),
+      mainlyNoun: (l) => l !== 'blue',
+      frequentNouns: ['plant', 'flower'],
+    },
   );
-  return {
-    senses: (l) => senses.get(l) ?? [],
-    lemmasOf: (s) => synsets[s]?.words ?? [],
-    hypernymsOf: (s) => synsets[s]?.hyper ?? [],
-    hyponymsOf: (s) => synsets[s]?.hypo ?? [],
-    isWord: (l) => senses.has(l),
-    mainlyNoun: (l) => l !== 'blue',
-    frequentNouns: () => ['plant', 'flower'],
-  };
 }
 
 describe('concept expansion (WordNet shape)', () => {

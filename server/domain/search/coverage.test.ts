@@ -13,11 +13,12 @@ import {
   type WordNull,
 } from './coverage.ts';
 import { fuse } from './fusion.ts';
+import { handBuiltThesaurus } from './hand-built-thesaurus.ts';
 import { LexicalHits } from './hit-lists.ts';
 
 /** furniture > seat > {sofa = couch, chair}; garment > coat > jacket. */
 function thesaurus(): Thesaurus {
-  const synsets = [
+  return handBuiltThesaurus([
     { words: ['furniture', 'piece of furniture'], hyper: [], hypo: [1] },
     { words: ['seat'], hyper: [0], hypo: [2, 3] },
     { words: ['sofa', 'couch', 'lounge'], hyper: [1], hypo: [] },
@@ -26,18 +27,7 @@ function thesaurus(): Thesaurus {
     { words: ['coat'], hyper: [4], hypo: [6] },
     { words: ['jacket'], hyper: [5], hypo: [] },
     { words: ['leather'], hyper: [], hypo: [] },
-  ];
-  const senses = new Map<string, { synset: number; tagCount: number }[]>();
-  synsets.forEach((s, i) => s.words.forEach((w) => senses.set(w, [...(senses.get(w) ?? []), { synset: i, tagCount: 1 }])));
-  return {
-    senses: (l) => senses.get(l) ?? [],
-    lemmasOf: (s) => synsets[s]?.words ?? [],
-    hypernymsOf: (s) => synsets[s]?.hyper ?? [],
-    hyponymsOf: (s) => synsets[s]?.hypo ?? [],
-    isWord: (l) => senses.has(l),
-    mainlyNoun: () => true,
-    frequentNouns: () => [],
-  };
+  ]);
 }
 
 describe('label agreement (products)', () => {

@@ -2,30 +2,23 @@ import { stemmer } from 'stemmer';
 import { describe, expect, it } from 'vitest';
 import { broaderWords, nounLemma, type Thesaurus } from './concepts.ts';
 import { coHyponyms } from './coverage.ts';
+import { handBuiltThesaurus } from './hand-built-thesaurus.ts';
 import { memoised, wordMemoOf } from './word-memo.ts';
 
 /** animal > bird > {falcon > prairie falcon, hawk}; vehicle > car. */
 function birds(): Thesaurus {
-  const synsets = [
-    { words: ['animal'], hyper: [], hypo: [1] },
-    { words: ['bird'], hyper: [0], hypo: [2, 4] },
-    { words: ['falcon'], hyper: [1], hypo: [3] },
-    { words: ['prairie falcon'], hyper: [2], hypo: [] },
-    { words: ['hawk'], hyper: [1], hypo: [] },
-    { words: ['vehicle'], hyper: [], hypo: [6] },
-    { words: ['car', 'automobile'], hyper: [5], hypo: [] },
-  ];
-  const senses = new Map<string, { synset: number; tagCount: number }[]>();
-  synsets.forEach((s, i) => s.words.forEach((w) => senses.set(w, [...(senses.get(w) ?? []), { synset: i, tagCount: 5 }])));
-  return {
-    senses: (l) => senses.get(l) ?? [],
-    lemmasOf: (s) => synsets[s]?.words ?? [],
-    hypernymsOf: (s) => synsets[s]?.hyper ?? [],
-    hyponymsOf: (s) => synsets[s]?.hypo ?? [],
-    isWord: (l) => senses.has(l),
-    mainlyNoun: () => true,
-    frequentNouns: () => [],
-  };
+  return handBuiltThesaurus(
+    [
+      { words: ['animal'], hyper: [], hypo: [1] },
+      { words: ['bird'], hyper: [0], hypo: [2, 4] },
+      { words: ['falcon'], hyper: [1], hypo: [3] },
+      { words: ['prairie falcon'], hyper: [2], hypo: [] },
+      { words: ['hawk'], hyper: [1], hypo: [] },
+      { words: ['vehicle'], hyper: [], hypo: [6] },
+      { words: ['car', 'automobile'], hyper: [5], hypo: [] },
+    ],
+    { tagCount: () => 5 },
+  );
 }
 
 describe('word memo', () => {
