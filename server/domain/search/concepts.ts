@@ -131,7 +131,8 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
  * the lemmas of its first sense's hypernyms up to `levels` up ("falcon", "hawk"). Used to give an
  * embedding of a bare file name ("prairie_falcon.jpg") the general words queries use ("bird").
  * @param words lower-case words in order
- * @param lemmaOf `nounLemma` or a memo of it; @param above `hypernymLemmas` or a memo of it (coverage keeps both across queries)
+ * @param lemmaOf `nounLemma` or a memo of it; asked for single words and for two-word pairs
+ * @param above `hypernymLemmas` or a memo of it (coverage keeps both across queries)
  */
 export function broaderWords(
   t: Thesaurus,
