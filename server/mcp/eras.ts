@@ -3,11 +3,12 @@
  * 2025 deployment running"): a request that carries the 2026-07-28 per-request `_meta` envelope goes to the
  * SDK's stateless `createMcpHandler` (a fresh McpServer per request, no `Mcp-Session-Id`); everything else
  * (`initialize`, requests of a 2025-06-18 / 2025-11-25 session) stays on the sessionful wiring of http.ts.
- * The split is the SDK's own classification (`isLegacyRequest`), so the two legs never disagree with it.
+ * The split is the SDK's own classification (`classifyInboundRequest`, the step its `isLegacyRequest` and
+ * `createMcpHandler` run), so the two legs never disagree with it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ServerDeps } from './create-server.ts';
 import { createServer } from './create-server.ts';
 import type { Principal } from '../domain/scope.ts';
@@ -20,18 +21,28 @@ function principalOfAuth(authInfo: AuthInfo | undefined): Principal | undefined 
 }
 
 /**
- * Whether a parsed `/mcp` request is a 2025-era one (no per-request envelope claim), by the SDK's
- * `isLegacyRequest`. Only the headers are copied into the `Request` it reads: the body is the one
- * express.json() already parsed (an import's base64 is not serialised a second time).
+ * Whether a parsed `/mcp` POST is a 2025-era one (no per-request envelope claim). This is what the SDK's
+ * `isLegacyRequest(request, parsedBody)` decides: a POST without a parsed JSON body is legacy, anything else
+ * is what `classifyInboundRequest` says of its method, its three MCP headers and the body. It is called
+ * with those facts directly: building a WHATWG `Request` (URL, `Headers`) for every call only to read three
+ * headers back cost more than the decision (bench/load-profile.ts). The body is the one express.json()
+ * already parsed.
  */
-export async function isLegacyHttpRequest(req: IncomingMessage & { body?: unknown }): Promise<boolean> {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (typeof v === 'string') headers.set(k, v);
-    else if (Array.isArray(v)) for (const one of v) headers.append(k, one);
-  }
-  const request = new Request(new URL(req.url ?? '/mcp', 'http://atelier.invalid'), { method: req.method ?? 'POST', headers });
-  return isLegacyRequest(request, req.body);
+export function isLegacyHttpRequest(req: IncomingMessage & { body?: unknown }): boolean {
+  if (req.body === undefined) return true;
+  // as `Headers.get` reads them: repeated values joined by ", "
+  const header = (name: string): string | undefined => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  };
+  const outcome = classifyInboundRequest({
+    httpMethod: (req.method ?? 'POST').toUpperCase(),
+    protocolVersionHeader: header('mcp-protocol-version'),
+    mcpMethodHeader: header('mcp-method'),
+    mcpNameHeader: header('mcp-name'),
+    body: req.body,
+  });
+  return outcome.kind === 'legacy';
 }
 
 /** The 2026-07-28 leg: serve one request (after auth: `req.auth` holds the principal) and shut down. */

@@ -190,7 +190,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
     web.post('/mcp', hostGuard, auth, perKey, body, refuseBatches(), refuseKnownLimited, async (req, res) => {
       try {
         // 2026-07-28 requests (per-request `_meta` envelope, no session) go to the stateless leg (eras.ts)
-        if (!(await isLegacyHttpRequest(req))) {
+        if (!isLegacyHttpRequest(req)) {
           await modernLeg.handle(req, res);
           return;
         }
