@@ -75,11 +75,15 @@ export function unnamedStatements(pool: PgPool): { query(q: { text: string; valu
 }
 
 /**
- * better-sqlite3 as RateLimiterSQLite's `storeClient`, each SQL text prepared once. The library prepares its
- * upsert again on every call (`_upsertTransactionBetterSQLite3`: `conn.prepare(upsertQuery).get(…)`), and
- * with three limiters counted per tool call that re-preparing was 40% of the limiters' cost in the load
- * profile (bench/load-profile.ts). The library tells better-sqlite3 from sqlite3 by `prepare` present and
- * `run` absent, which this object keeps.
+ * better-sqlite3 as RateLimiterSQLite's `storeClient`, each SQL text prepared once and run as its own
+ * statement. The library prepares its upsert again on every call (`_upsertTransactionBetterSQLite3`:
+ * `conn.transaction(() => conn.prepare(upsertQuery).get(…))()`), and with three limiters counted per tool
+ * call that re-preparing was 40% of the limiters' cost in the load profile (bench/load-profile.ts). The
+ * transaction it opens holds that one statement only, and one SQLite statement is atomic on its own
+ * (https://www.sqlite.org/lang_transaction.html: "any command that accesses the database … will
+ * automatically start a transaction"), so `transaction` here runs the function as it is: BEGIN and COMMIT
+ * around it, and the wrapper better-sqlite3 builds per call, were half of what was left. The library tells
+ * better-sqlite3 from sqlite3 by `prepare` present and `run` absent, which this object keeps.
  */
 export function preparedOnce(db: Database): Pick<Database, 'prepare' | 'transaction'> {
   const statements = new Map<string, Statement>();
@@ -92,7 +96,8 @@ export function preparedOnce(db: Database): Pick<Database, 'prepare' | 'transact
       }
       return st;
     }) as Database['prepare'],
-    transaction: (fn) => db.transaction(fn),
+    // the upsert alone, in SQLite's automatic transaction (see above)
+    transaction: ((fn: (...args: unknown[]) => unknown) => fn) as unknown as Database['transaction'],
   };
 }
 
