@@ -90,6 +90,19 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
       expect(await idx().within('"zebra"', all)).toEqual(new Set());
     });
 
+    it('answers which candidates hold a counted expression, and how many hold any of several, as a fresh index does', async () => {
+      const { s, idx } = await library();
+      const all = Object.values(s);
+      const exprs = ['"lake"', '("beach" OR "flowers")', '"fox"', '"zebra"', '"mountain" AND "lake"'];
+      const one = idx();
+      for (const e of exprs) await one.count(e);
+      for (const e of exprs) expect([e, sorted(await one.within(e, all))]).toEqual([e, sorted(await idx().within(e, all))]);
+      const union = '("lake" OR "beach" OR "flowers" OR "fox")';
+      expect(await one.countAny(['"lake"', '("beach" OR "flowers")', '"fox"'], union)).toBe(await idx().count(union));
+      expect(await idx().countAny(['"lake"', '"fox"'], '("lake" OR "fox")')).toBe(2);
+      expect(await one.countAny(['"zebra"', '"fox"'], '("zebra" OR "fox")')).toBe(1);
+    });
+
     it('limits an expression to one field with {column}', async () => {
       const { s, idx } = await library();
       const cases: [string, number[]][] = [

@@ -106,6 +106,8 @@ export function createPgProductLexicalIndexes(pool: PgPool): { products(scope: S
           const total = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM products p WHERE ${where}`, params)).rows[0]!.n;
           return { seqs, total };
         },
+        // one query for the union (a round trip per group's list would cost more than it saves)
+        countAny: (_matches, union) => count(union),
         async within(match, seqs) {
           const q = tsquery(match);
           if (!q || seqs.length === 0) return new Set();

@@ -3,7 +3,7 @@ import { createTenant } from '../../tenancy/admin.ts';
 import { createAssetQueries } from './assets.ts';
 import { syntheticAsset } from '../synthetic-asset.ts';
 import { openDb } from './connection.ts';
-import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
+import { COUNT_CAP, createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 
 /**
@@ -92,5 +92,35 @@ describe('lexical index on frequent words', () => {
         expect(plain.total).toBe(filtered.total);
       }
     }
+  });
+});
+
+/** Counting a rare expression keeps its documents for `within` and `countAny`; a frequent one is asked again. */
+describe('lexical index member lists', () => {
+  it.each([
+    ['the workspace holds every row', 0],
+    ['another workspace shares the table', 300],
+  ])('answers within and countAny as a fresh index does, below and past MEMBERS_CAP (%s)', async (_label, others) => {
+    const N = MEMBERS_CAP * 3;
+    const { db, scope } = await library(N, others);
+    const indexes = createLexicalIndexes(db);
+    const seqs = (
+      db.prepare('SELECT seq FROM assets WHERE workspace_id = ? ORDER BY seq').pluck().all(scope.workspaceId) as number[]
+    ).filter((_, i) => i % 7 === 0);
+    const exprs = ['"lighthouse"', '"harbour" AND "lighthouse"', '("lighthouse" OR "zebra")', '"harbour"', '"zebra"'];
+    const counted = indexes.assets(scope, {});
+    for (const e of exprs) await counted.count(e);
+    for (const e of exprs) {
+      const fresh = await indexes.assets(scope, {}).within(e, seqs);
+      expect([e, [...(await counted.within(e, seqs))].sort()]).toEqual([e, [...fresh].sort()]);
+    }
+    // both rare, then one frequent: the union is counted as one expression would be
+    const union = async (ms: string[], u: string) => [await counted.countAny(ms, u), await indexes.assets(scope, {}).count(u)];
+    const [kept, asked] = await union(['"lighthouse"', '"zebra"'], '("lighthouse" OR "zebra")');
+    expect(kept).toBe(Math.ceil(N / 100));
+    expect(kept).toBe(asked);
+    const [mixed, direct] = await union(['"lighthouse"', '"harbour"'], '("lighthouse" OR "harbour")');
+    expect(mixed).toBe(direct);
+    expect(mixed).toBe(N);
   });
 });

@@ -13,6 +13,15 @@ import { assetFtsTable, productFtsTable, type FtsTable } from './lexical-tables.
  */
 export const COUNT_CAP = 2000;
 
+/**
+ * An expression counted with at most this many matches in the scope is counted by listing them, and the
+ * list answers the request's later `within` questions about it: the planner counts each group of a query
+ * word and then asks which candidates hold it, and the second FTS5 pass over the same (often long) OR
+ * expression was as costly as the first. Past it, `count(*)` as before (a frequent word's list would cost
+ * more than it saves).
+ */
+export const MEMBERS_CAP = 256;
+
 /** Stems remembered per vocabulary table between writes (the `known` memo) before it starts over. */
 const VOCAB_MEMO_MAX = 50_000;
 
@@ -119,12 +128,31 @@ export function createLexicalIndexes(db: Database) {
       const table = cached(t.table, `SELECT count(*) AS n FROM ${t.table}`, []);
       return table === cached(`${t.all}|${JSON.stringify(t.scopeParams)}`, `SELECT count(*) AS n ${t.all}`, t.scopeParams);
     };
+    /** The scope's matches of the expressions counted with at most MEMBERS_CAP of them (see there), by expression. */
+    const members = new Map<string, Set<number>>();
+    /** The scope's matches of `match` when there are at most MEMBERS_CAP (then kept in `members`), else null. */
+    const listed = (match: string): number[] | null => {
+      const seqs = (
+        coversTable()
+          ? prep(`SELECT rowid FROM ${t.fts} WHERE ${t.fts} MATCH ? AND rowid <= ? LIMIT ${MEMBERS_CAP + 1}`)
+              .pluck()
+              .all(match, t.snapshotMax ?? Number.MAX_SAFE_INTEGER)
+          : prep(`SELECT ${t.seq} ${t.from}${t.snapshot.sql} LIMIT ${MEMBERS_CAP + 1}`)
+              .pluck()
+              .all(match, ...t.scopeParams, ...t.snapshot.params)
+      ) as number[];
+      if (seqs.length > MEMBERS_CAP) return null;
+      members.set(match, new Set(seqs));
+      return seqs;
+    };
     // One port serves one request: a match expression is counted once (the planner asks again for totals).
     const counts = new Map<string, { n: number; estimated: boolean }>();
     const count = (match: string): { n: number; estimated: boolean } => {
       let c = counts.get(match);
       if (c === undefined) {
-        c = coversTable() ? { n: ftsCount(match, t.snapshotMax ?? Number.MAX_SAFE_INTEGER), estimated: false } : capped(match);
+        const few = listed(match);
+        if (few) c = { n: few.length, estimated: false };
+        else c = coversTable() ? { n: ftsCount(match, t.snapshotMax ?? Number.MAX_SAFE_INTEGER), estimated: false } : capped(match);
         counts.set(match, c);
       }
       return c;
@@ -182,8 +210,17 @@ export function createLexicalIndexes(db: Database) {
         const seqs = (rows.length > k ? rows.slice(0, k) : rows).map((r) => r[0]);
         return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
       },
+      async countAny(matches, union) {
+        const sets = matches.map((m) => (count(m), members.get(m)));
+        if (sets.some((x) => x === undefined)) return count(union).n;
+        const all = new Set<number>();
+        for (const x of sets) for (const q of x!) all.add(q);
+        return all.size;
+      },
       async within(match, seqs) {
         if (seqs.length === 0) return new Set();
+        const known = members.get(match);
+        if (known) return new Set(seqs.filter((q) => known.has(q)));
         // One pass over the expression's doclists within the candidates' rowid range, intersected here:
         // `rowid IN (…)` would make FTS5 evaluate the expression once per candidate (a seek per rowid).
         const want = new Set(seqs);

@@ -5,7 +5,7 @@ import { createAssetFacetQueries } from './asset-facets.ts';
 import { syntheticAsset } from '../synthetic-asset.ts';
 import { createAssetQueries } from './assets.ts';
 import { openDb } from './connection.ts';
-import { createLexicalIndexes } from './lexical-index.ts';
+import { createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 import { createVectorQueries } from './vectors.ts';
@@ -68,9 +68,12 @@ describe('query plans of the hot search paths', () => {
     // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
     const u = await createTenant(tenancy, 'u');
     assets.insert(syntheticAsset(99, u, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
+    // more matches of "crowd" than a count lists (MEMBERS_CAP): its count is the capped count
+    for (let i = 0; i <= MEMBERS_CAP; i++) assets.insert(syntheticAsset(100 + i, t, { name: `crowd ${i}.png`, name_words: 'crowd' }));
     const lex = createLexicalIndexes(db);
     const idx = lex.assets(scope, { category: 'background', maxSeq: max });
     await idx.count('"fox"');
+    await lex.assets(scope, { category: 'background' }).count('"crowd"');
     await idx.search('"fox"', 1);
     await lex.assets(scope, { maxSeq: max }).search('"fox" OR "red"', 1);
     createAssetFacetQueries(db).counts(scope, { match: '"fox"' });
@@ -96,8 +99,13 @@ describe('query plans of the hot search paths', () => {
     products.knn(store, 'm', Float32Array.from([1, 0, 0, 0]), { statuses: ['ACTIVE'], productType: 'print' }, 10);
     products.bySeqs(store, [1]);
     products.refsBySeqs(store, [1]);
+    const crowd = Array.from({ length: MEMBERS_CAP + 1 }, (_, i) => ({
+      ...syntheticProduct(10 + i, { gid: `gid://shopify/Product/${10 + i}`, title: 'Crowd print', product_type: 'Print' }),
+    }));
+    products.upsertMany(store, crowd, 'json', { at: 'x', replaceCollections: false });
     const pidx = lex.products(store, { statuses: ['ACTIVE'], maxSeq: 1 });
     await pidx.count('"fox"');
+    await lex.products(store, { statuses: ['ACTIVE'] }).count('"crowd"');
     await pidx.search('"fox"', 1);
     // a database whose one workspace and store hold every row: the ranked pass reads FTS5 alone
     const solo = openDb(':memory:');
@@ -171,7 +179,13 @@ describe('query plans of the hot search paths', () => {
     expect(unfiltered[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
     expect(unfiltered.join(' | ')).toMatch(/SEARCH a USING COVERING INDEX assets_scope_seq \(tenant_id=\? AND workspace_id=\? AND seq=\?/);
     expect(unfiltered.join(' | ')).not.toMatch(/TEMP B-TREE/);
-    // the capped count reads the first matches in FTS5 rowid order (no sort of every match)
+    // a count lists the first matches in FTS5 rowid order (no sort of every match)
+    const listed = plan((s) => s.startsWith('SELECT a.seq FROM assets_fts') && s.includes(`LIMIT ${MEMBERS_CAP + 1}`));
+    expect(listed[0]).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
+    expect(listed.join(' | ')).toMatch(/SEARCH a USING (INTEGER PRIMARY KEY \(rowid=\?\)|COVERING INDEX assets_scope_seq)/);
+    expect(listed.join(' | ')).not.toMatch(/TEMP B-TREE/);
+    noTableScan(listed);
+    // so does the capped count of an expression with more matches
     const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('assets_fts')).filter(
       (l) => !/CO-ROUTINE|SCAN \(subquery/.test(l),
     );
@@ -231,6 +245,10 @@ describe('query plans of the hot search paths', () => {
     const count = plan((s) => s.startsWith('SELECT count(*) AS n, max(seq) AS hi FROM (SELECT') && s.includes('products_fts'));
     expect(count.join(' | ')).toMatch(/SEARCH p USING COVERING INDEX products_seq_scope/);
     expect(count.join(' | ')).not.toMatch(/TEMP B-TREE/);
+    const listed = plan((s) => s.startsWith('SELECT p.seq FROM products_fts') && s.includes(`LIMIT ${MEMBERS_CAP + 1}`));
+    expect(listed[0]).toMatch(/^SCAN products_fts VIRTUAL TABLE INDEX/);
+    expect(listed.join(' | ')).toMatch(/SEARCH p USING COVERING INDEX products_seq_scope/);
+    expect(listed.join(' | ')).not.toMatch(/TEMP B-TREE/);
   });
 
   it('reads FTS5 alone when one scope holds every row and nothing is filtered', () => {

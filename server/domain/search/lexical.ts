@@ -75,6 +75,12 @@ export interface LexicalIndex {
   search(match: string, k: number, counted?: boolean): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
   /** which of `seqs` match */
   within(match: string, seqs: number[]): Promise<Set<number>>;
+  /**
+   * documents of the scope matching any of `matches` (each an expression `count` was asked of): a query
+   * word's count across its groups. `union` is one expression matching the same documents, for an index
+   * that has to ask (one that kept the groups' documents takes their union instead).
+   */
+  countAny(matches: string[], union: string): Promise<number>;
   /** index terms (Porter stems) starting with `prefix`, with their document counts across the index */
   vocabulary(prefix: string): Promise<{ term: string; docs: number }[]>;
   /** which of these stems the index holds */
@@ -287,9 +293,20 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     applyGroup(cells, g.term, g.quality, BY_BIT[MATCHED_BY[g.cls]], member);
   }
   const size = await index.size();
+  // A word's count is that of the documents holding any of its groups: a group's own when it is the
+  // only one that matches anything, else asked of the index.
   const counts: number[] = [];
-  for (let i = 0; i < n; i++)
-    counts.push(groups.some((g) => g.term === i && g.cls !== 'exact') ? await index.count(scoped(termExpr(i), o.column)) : exactCounts[i]!);
+  for (let i = 0; i < n; i++) {
+    const found = groups.filter((g) => g.term === i && g.count > 0);
+    if (found.length <= 1) counts.push(found[0]?.count ?? 0);
+    else
+      counts.push(
+        await index.countAny(
+          found.map((g) => scoped(orOf(g.phrases), o.column)),
+          scoped(termExpr(i), o.column),
+        ),
+      );
+  }
   // A word the library lacks weighs as much as the most specific word it has: half the words, matched
   // exactly, is the least a partial match needs.
   const idf = counts.map((c) => Math.log(1 + size / (1 + c)));
