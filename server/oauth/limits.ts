@@ -1,6 +1,6 @@
 import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Stores } from '../stores.ts';
-import { unnamedStatements } from '../tenancy/rate-limits.ts';
+import { preparedOnce, unnamedStatements } from '../tenancy/rate-limits.ts';
 
 /** Wrong sign-ins of one account before it is locked (issue 37 done-when 4). */
 export const ACCOUNT_FAILURES = 5;
@@ -32,7 +32,8 @@ export function signInLimits(stores: Stores): SignInLimits {
   const make = (keyPrefix: string, points: number, duration = LOCK_S): RateLimiterAbstract => {
     const common = { tableName: 'oauth_sign_in_limits', tableCreated: true, keyPrefix, points, duration, blockDuration: duration };
     return stores.sqlite
-      ? new RateLimiterSQLite({ ...common, storeClient: stores.sqlite, storeType: 'better-sqlite3' })
+      ? // each statement prepared once, as the tool-call limits do (tenancy/rate-limits.ts): token requests come in floods
+        new RateLimiterSQLite({ ...common, storeClient: preparedOnce(stores.sqlite), storeType: 'better-sqlite3' })
       : new RateLimiterPostgres({ ...common, storeClient: unnamedStatements(stores.pg!), storeType: 'pool' });
   };
   const account = make('acct', ACCOUNT_FAILURES);
