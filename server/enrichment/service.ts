@@ -2,18 +2,17 @@ import type { AssetEnrichmentStore } from '../db/ports/asset-enrichment-store.ts
 import type { AssetRow, AssetStore } from '../db/ports/asset-store.ts';
 import type { CalibrationStore } from '../db/ports/calibration-store.ts';
 import type { JobLease, JobQueue, JobRow } from '../db/ports/job-queue.ts';
-import { VectorSpaceRetiredError, type SpaceRow, type VectorStore } from '../db/ports/vector-store.ts';
-import type { Scope } from '../domain/scope.ts';
+import type { VectorStore } from '../db/ports/vector-store.ts';
 import type { Thesaurus } from '../domain/search/concepts.ts';
-import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/media/alt-text.ts';
-import { broaderWords } from '../domain/search/concepts.ts';
-import { COLOUR_NAMES, VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/media/colour.ts';
+import { VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/media/colour.ts';
 import type { AssetStoredHook } from '../assets/deps.ts';
 import type { AssetVectorSearch } from '../assets/search.ts';
 import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { analyzeImage, type ImageRunner } from './analyze.ts';
+import { assetEmbeddingText, jsonList, nameOnly, promptOf } from './asset-text.ts';
+import { processSpaces } from './spaces.ts';
 import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { OcrEngine } from './ocr.ts';
 import { createJobRunner, type JobOutcome } from './queue.ts';
@@ -68,34 +67,6 @@ export interface Enrichment {
   close(): Promise<void>;
 }
 
-/** Auto tags left out of the embedding text (still shown and lexically searchable). */
-const DESCRIPTIVE_ONLY_TAGS = COLOUR_NAMES;
-/** Tesseract page confidence from which OCR text joins the embedding text. */
-const OCR_EMBED_MIN_CONFIDENCE = 75;
-
-function jsonList(text: string | null): string[] {
-  if (!text) return [];
-  const v: unknown = JSON.parse(text);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/** Colour names of the `asset_enrichment.colors` JSON, largest share first. */
-function colourNames(json: string | null): string[] {
-  if (!json) return [];
-  const v: unknown = JSON.parse(json);
-  return Array.isArray(v)
-    ? [...new Set(v.map((c) => (c as { name?: unknown }).name).filter((n): n is string => typeof n === 'string'))].slice(0, 3)
-    : [];
-}
-
-function promptOf(row: AssetRow): string | null {
-  if (!row.provenance) return null;
-  const p = JSON.parse(row.provenance) as { prompt?: unknown };
-  return typeof p.prompt === 'string' ? p.prompt : null;
-}
-
-const scopeOf = (row: AssetRow): Scope => ({ tenantId: row.tenant_id, workspaceId: row.workspace_id });
-
 /**
  * Asynchronous enrichment (spec §2 "Imported asset", §3): after import an `analyze` job computes OCR
  * text, dominant colours, orientation, auto tags, machine alt text (only stored as `alt_text` when
@@ -117,9 +88,7 @@ const scopeOf = (row: AssetRow): Scope => ({ tenantId: row.tenant_id, workspaceI
 export function createEnrichment(d: EnrichmentDeps): Enrichment {
   const { assets, jobs, enrichment, vectors, log } = d;
 
-  let visualSpace: SpaceRow | null = null;
-  let textSpace: SpaceRow | null = null;
-  let imageSpace: SpaceRow | null = null;
+  const spaces = processSpaces(vectors, enrichment, log);
   let vectorsAvailable = false;
   // The vector spaces of the configured models, their backfill jobs (a new space is built in the
   // background), and the promotion of a space whose build finished while no process ran. Awaited by
@@ -134,14 +103,12 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       return;
     }
     vectorsAvailable = true;
-    const visual = await setupSpace('asset_visual', VISUAL_MODEL_ID, VISUAL_DIMENSIONS, 'analyze');
-    visualSpace = visual.space;
-    const text = d.embedder ? await setupSpace('asset_text', d.embedder.modelId, d.embedder.dimensions, 'embed_text') : null;
-    textSpace = text?.space ?? null;
+    const visual = await spaces.setUp('asset_visual', VISUAL_MODEL_ID, VISUAL_DIMENSIONS);
+    const text = d.embedder ? await spaces.setUp('asset_text', d.embedder.modelId, d.embedder.dimensions) : null;
     if (visual.backfill.length) await jobs.enqueueMany(visual.backfill, 'analyze');
     if (text?.backfill.length) await jobs.enqueueMany(text.backfill, 'embed_text');
-    if (visualSpace.status === 'building' && (await jobs.pendingKind('analyze')) === 0) visualSpace = await promote(visualSpace);
-    if (textSpace?.status === 'building' && (await jobs.pendingKind('embed_text')) === 0) textSpace = await promote(textSpace);
+    await spaces.promoteIfBuilt('asset_visual', () => jobs.pendingKind('analyze'));
+    await spaces.promoteIfBuilt('asset_text', () => jobs.pendingKind('embed_text'));
   })();
   ready.catch((err: unknown) => log.error({ err }, 'enrichment setup failed: vector spaces were not backfilled'));
   const settledSetup = (): Promise<void> => ready.catch(() => undefined);
@@ -156,105 +123,18 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
       if (!d.imageModel || !vectorsAvailable) return false;
       const model = await d.imageModel.load();
       if (!model) return false;
-      const image = await setupSpace('asset_image', model.modelId, model.dimensions, 'embed_image');
-      imageSpace = image.space;
+      const image = await spaces.setUp('asset_image', model.modelId, model.dimensions);
       if (image.backfill.length) {
         await jobs.enqueueMany(image.backfill, 'embed_image');
         runner.kick();
       }
-      if (imageSpace.status === 'building' && (await jobs.pendingKind('embed_image')) === 0) imageSpace = await promote(imageSpace);
-      return imageSpace !== null;
+      await spaces.promoteIfBuilt('asset_image', () => jobs.pendingKind('embed_image'));
+      return spaces.held('asset_image') !== null;
     })().catch((err: unknown) => {
       log.error({ err }, 'image model space setup failed: image embeddings are off until a restart');
       return false;
     }));
 
-  /**
-   * Find or create the space of a model; a new space over existing assets is built in the background
-   * (`backfill`: the assets to queue for it). A ready space retires the other live ones of its purpose.
-   */
-  async function setupSpace(
-    purpose: SpaceRow['purpose'],
-    modelId: string,
-    dims: number,
-    job: 'analyze' | 'embed_text' | 'embed_image',
-  ): Promise<{ space: SpaceRow; backfill: number[] }> {
-    const live = await vectors.liveSpaces(purpose);
-    const space = live.find((s) => s.model_id === modelId && s.dimensions === dims);
-    if (space) {
-      if (space.status === 'ready') for (const s of live) if (s.id !== space.id) await vectors.retire(s);
-      return { space, backfill: [] };
-    }
-    const existing = job === 'embed_text' ? await enrichment.analyzedSeqs() : await enrichment.imageSeqs();
-    const created = await vectors.ensureSpace(purpose, modelId, dims, existing.length > 0 ? 'building' : 'ready');
-    if (existing.length > 0)
-      log.info({ purpose, model: modelId, assets: existing.length }, 'vector model changed: re-embedding in the background');
-    else for (const s of live) if (s.id !== created.id) await vectors.retire(s);
-    return { space: created, backfill: existing };
-  }
-
-  /**
-   * Make a built space ready and retire the other live spaces of its purpose.
-   * @returns the space as ready, or null when another process retired it meanwhile (see `retiredElsewhere`)
-   */
-  async function promote(space: SpaceRow): Promise<SpaceRow | null> {
-    try {
-      await vectors.setStatus(space, 'ready');
-    } catch (err) {
-      if (err instanceof VectorSpaceRetiredError) return retiredElsewhere(space);
-      throw err;
-    }
-    for (const s of await vectors.liveSpaces(space.purpose)) if (s.id !== space.id) await vectors.retire(s);
-    log.info({ purpose: space.purpose, model: space.model_id }, 'vector space ready');
-    return { ...space, status: 'ready' };
-  }
-
-  /**
-   * This process's space of a purpose was retired by another process (one configured with another
-   * model made its own space ready): its vectors are gone and this process's model is no longer the
-   * live one, so it stops storing and searching vectors of that purpose (jobs still succeed; semantic or
-   * similar search degrades to lexical) rather than fight over the live space. A restart with the live
-   * model's configuration, or with this one (which revives the space and rebuilds it), settles it.
-   * @returns null, the process's new space of that purpose
-   */
-  function retiredElsewhere(space: SpaceRow): null {
-    log.warn(
-      { purpose: space.purpose, model: space.model_id },
-      "vector space retired by another process (another model is live): this process's vectors of that purpose stop until a restart",
-    );
-    if (space.purpose === 'asset_text' && textSpace?.id === space.id) textSpace = null;
-    if (space.purpose === 'asset_visual' && visualSpace?.id === space.id) visualSpace = null;
-    if (space.purpose === 'asset_image' && imageSpace?.id === space.id) imageSpace = null;
-    return null;
-  }
-
-  /**
-   * A space of this process as the store has it now. A space seen `building` is read again (one small
-   * query per search while it builds): another process on the same model may have run the last backfill
-   * job and promoted it, and this process would otherwise keep searching without it until a job of its
-   * own or a restart. A space no longer live is left as it was (its puts meet the retire).
-   */
-  async function current(space: SpaceRow | null): Promise<SpaceRow | null> {
-    if (!space || space.status !== 'building') return space;
-    return (await vectors.liveSpaces(space.purpose)).find((s) => s.id === space.id) ?? space;
-  }
-
-  /**
-   * Put an asset's vector into this process's space of a purpose.
-   * @returns 'stored'; 'no-asset' when the asset left its scope; 'retired' when another process retired
-   *   the space (see `retiredElsewhere`), nothing stored
-   */
-  async function store(space: SpaceRow, row: AssetRow, v: Float32Array): Promise<'stored' | 'no-asset' | 'retired'> {
-    try {
-      return (await vectors.put(scopeOf(row), space, row.seq, v)) ? 'stored' : 'no-asset';
-    } catch (err) {
-      if (!(err instanceof VectorSpaceRetiredError)) throw err;
-      retiredElsewhere(space);
-      return 'retired';
-    }
-  }
-
-  /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
   /**
    * The bytes an asset's pixels are analysed from: the stored file, except for SVG, whose widest raster
    * rendition is read instead (rendered once at import under a time limit; the document itself could
@@ -265,6 +145,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const widest = (await assets.renditions(row.seq)).sort((a, b) => b.width * b.height - a.width * a.height)[0];
     return d.blobs.get(widest?.sha256 ?? row.sha256);
   };
+  /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
   const sameAsset = async (row: AssetRow): Promise<boolean> => (await assets.bySeq(row.seq))?.id === row.id;
 
   // Handlers check `signal` before each write: it aborts when the runner closes or the job's lease was
@@ -304,11 +185,13 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (!written) return 'skipped'; // deleted since
     signal.throwIfAborted();
     // the store takes the vector's filter metadata (kind, category, subtype) from the row as it is now
-    if (visualSpace && (await store(visualSpace, row, a.visual)) === 'stored') await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
+    const visualSpace = spaces.held('asset_visual');
+    if (visualSpace && (await spaces.store(visualSpace, row, a.visual)) === 'stored')
+      await enrichment.setVisualModel(row.seq, VISUAL_MODEL_ID);
     // The follow-up jobs are due as of this job's own due time, so they come before the analyses queued
     // after it (the queue claims oldest due first): each asset is done (searchable by meaning, counted out
     // of `request.indexing`) right after its analysis, not after the whole batch has been analysed.
-    if (d.embedder && textSpace) await jobs.enqueue(row.seq, 'embed_text', job.run_after);
+    if (d.embedder && spaces.held('asset_text')) await jobs.enqueue(row.seq, 'embed_text', job.run_after);
     if (d.imageModel && d.imageModel.state().status !== 'unavailable') await jobs.enqueue(row.seq, 'embed_image', job.run_after);
     return 'success';
   };
@@ -316,7 +199,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
   /** The image–text model's embedding of an image asset, on the image pool at the enrichment's priority. */
   const embedImage = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
     if (!(await imageReady())) return 'skipped';
-    const space = imageSpace;
+    const space = spaces.held('asset_image');
     const model = d.imageModel?.state().model;
     const row = await assets.bySeq(job.asset_seq);
     if (!row || row.kind === 'video' || !space || !model) return 'skipped';
@@ -324,46 +207,25 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     signal.throwIfAborted();
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
     signal.throwIfAborted();
-    await store(space, row, v);
+    await spaces.store(space, row, v);
     return 'success';
   };
 
   const embedText = async (job: JobRow, signal: AbortSignal): Promise<JobOutcome> => {
     const row = await assets.bySeq(job.asset_seq);
-    const space = textSpace;
+    const space = spaces.held('asset_text');
     if (!row || !d.embedder || !space) return 'skipped';
-    const userFields = new Set(jsonList(row.user_fields));
     const facts = await enrichment.facts(row.seq);
-    let text = embeddingText({
-      name: row.name,
-      // the user's words, else a vision model's caption (the heuristic alt text only restates other fields)
-      userAltText: userFields.has('alt_text') ? row.alt_text : (facts?.caption ?? null),
-      tags: jsonList(row.tags),
-      purpose: row.purpose,
-      // Photo OCR is mostly fragments ("JPA HOPADILLO BBH") that pull the mean vector off-topic; it stays
-      // searchable lexically. Confident pages (documents, screenshots) are embedded.
-      ocrText: (facts?.ocr_confidence ?? 0) >= OCR_EMBED_MIN_CONFIDENCE ? row.ocr_text : null,
-      // Colour tags are on nearly every photo and would make all photos look alike.
-      autoTags: jsonList(row.auto_tags).filter((t) => !DESCRIPTIVE_ONLY_TAGS.has(t)),
-      prompt: promptOf(row),
-    });
-    // Every analysed asset gets a text vector: without any words (IMG_2682.heic, no metadata, no text
-    // in the picture) or without any word the embedder knows, it is embedded from its kind, orientation
-    // and colours instead.
-    const fallback = fallbackEmbeddingText({ kind: row.kind, colours: colourNames(facts?.colors ?? null) });
-    // With nothing but a file name ("prairie_falcon.jpg"), the name's nouns also bring their broader
-    // WordNet words ("falcon", "hawk"), the general words queries use.
-    const bare = !userFields.has('alt_text') && !facts?.caption && jsonList(row.tags).length === 0 && !row.purpose && !promptOf(row);
-    const thesaurus = bare ? await d.thesaurus() : null;
-    const broader = thesaurus ? broaderWords(thesaurus, nameWords(row.name).split(' ').filter(Boolean)) : [];
-    if (broader.length) text = `${text}. ${broader.join(', ')}`;
+    // Every analysed asset gets a text vector: its words, else (or when the embedder knows none of them)
+    // the fallback of its kind, orientation and colours.
+    const { text, fallback } = assetEmbeddingText(row, facts, nameOnly(row, facts) ? await d.thesaurus() : null);
     let [v] = await d.embedder.embed([text.trim() ? text : fallback], signal);
     if (v && !v.some((x) => x !== 0) && text.trim()) [v] = await d.embedder.embed([`${text}. ${fallback}`], signal);
     if (!v) throw new Error('embedder returned no vector');
     if (!(await sameAsset(row))) return 'skipped'; // deleted while it was embedded
     signal.throwIfAborted();
     // the space retired meanwhile: no text vector of this model is kept anywhere
-    if (v.some((x) => x !== 0) && (await store(space, row, v)) === 'retired') return 'skipped';
+    if (v.some((x) => x !== 0) && (await spaces.store(space, row, v)) === 'retired') return 'skipped';
     signal.throwIfAborted();
     await enrichment.setTextModel(row.seq, d.embedder.modelId);
     return 'success';
@@ -382,12 +244,8 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
         const row = await assets.bySeq(job.asset_seq);
         if (row) await enrichment.setAssetStatus(row.seq, row.kind === 'video' ? 'skipped' : failed ? 'failed' : 'done');
       }
-      if (job.kind === 'embed_text' && textSpace?.status === 'building' && (await jobs.pendingKind('embed_text')) === 0)
-        textSpace = await promote(textSpace);
-      if (job.kind === 'analyze' && visualSpace?.status === 'building' && (await jobs.pendingKind('analyze')) === 0)
-        visualSpace = await promote(visualSpace);
-      if (job.kind === 'embed_image' && imageSpace?.status === 'building' && (await jobs.pendingKind('embed_image')) === 0)
-        imageSpace = await promote(imageSpace);
+      const purpose = ({ analyze: 'asset_visual', embed_text: 'asset_text', embed_image: 'asset_image' } as const)[job.kind];
+      await spaces.promoteIfBuilt(purpose, () => jobs.pendingKind(job.kind));
     },
   });
 
@@ -406,10 +264,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
             log,
             space: async () => {
               void imageReady(); // a process that runs no job runner loads the model on its first search
-              const seen = imageSpace;
-              const now = await current(seen);
-              if (imageSpace === seen) imageSpace = now;
-              return imageSpace;
+              return spaces.current('asset_image');
             },
           }),
         }
@@ -435,18 +290,11 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
         embedder: d.embedder,
         textSpace: async () => {
           await settledSetup();
-          const seen = textSpace;
-          const now = await current(seen);
-          // unless a promotion or retire of this process replaced it meanwhile
-          if (textSpace === seen) textSpace = now;
-          return textSpace;
+          return spaces.current('asset_text');
         },
         visualSpace: async () => {
           await settledSetup();
-          const seen = visualSpace;
-          const now = await current(seen);
-          if (visualSpace === seen) visualSpace = now;
-          return visualSpace;
+          return spaces.current('asset_visual');
         },
         computeVisual: async (seq) => {
           const row = await assets.bySeq(seq);

@@ -1,0 +1,78 @@
+/**
+ * What text an asset is embedded with (the `embed_text` job of service.ts): pure functions of the asset row,
+ * its enrichment facts and, for an asset with nothing but a file name, the WordNet thesaurus.
+ */
+import type { EnrichmentRow } from '../db/ports/asset-enrichment-store.ts';
+import type { AssetRow } from '../db/ports/asset-store.ts';
+import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/media/alt-text.ts';
+import { COLOUR_NAMES } from '../domain/media/colour.ts';
+import { broaderWords, type Thesaurus } from '../domain/search/concepts.ts';
+
+/** Auto tags left out of the embedding text (still shown and lexically searchable). */
+const DESCRIPTIVE_ONLY_TAGS = COLOUR_NAMES;
+/** Tesseract page confidence from which OCR text joins the embedding text. */
+const OCR_EMBED_MIN_CONFIDENCE = 75;
+
+/** The strings of a stored JSON array column (`tags`, `auto_tags`, `user_fields`); [] for null. @throws SyntaxError on malformed JSON */
+export function jsonList(text: string | null): string[] {
+  if (!text) return [];
+  const v: unknown = JSON.parse(text);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Colour names of the `asset_enrichment.colors` JSON, largest share first, at most 3. */
+function colourNames(json: string | null): string[] {
+  if (!json) return [];
+  const v: unknown = JSON.parse(json);
+  return Array.isArray(v)
+    ? [...new Set(v.map((c) => (c as { name?: unknown }).name).filter((n): n is string => typeof n === 'string'))].slice(0, 3)
+    : [];
+}
+
+/** The generation prompt in an asset's `provenance` JSON, or null for an asset that was not generated. */
+export function promptOf(row: AssetRow): string | null {
+  if (!row.provenance) return null;
+  const p = JSON.parse(row.provenance) as { prompt?: unknown };
+  return typeof p.prompt === 'string' ? p.prompt : null;
+}
+
+/**
+ * Whether the asset has nothing but its file name to say what it shows: no user alt text, no caption, no
+ * tags, no purpose, no prompt. Such an asset's text also gets its name's broader WordNet words.
+ */
+export function nameOnly(row: AssetRow, facts: EnrichmentRow | undefined): boolean {
+  return (
+    !jsonList(row.user_fields).includes('alt_text') && !facts?.caption && jsonList(row.tags).length === 0 && !row.purpose && !promptOf(row)
+  );
+}
+
+/**
+ * The text to embed for an asset, and the fallback embedded instead when the text is empty or has no word
+ * the embedder knows (IMG_2682.heic, no metadata, no text in the picture): the asset's kind, orientation
+ * and colours.
+ * @param thesaurus WordNet, given for a `nameOnly` asset: its name's nouns bring their broader words
+ *   ("prairie_falcon.jpg" → "falcon", "hawk"), the general words queries use; null otherwise
+ */
+export function assetEmbeddingText(
+  row: AssetRow,
+  facts: EnrichmentRow | undefined,
+  thesaurus: Thesaurus | null,
+): { text: string; fallback: string } {
+  const userAlt = jsonList(row.user_fields).includes('alt_text');
+  let text = embeddingText({
+    name: row.name,
+    // the user's words, else a vision model's caption (the heuristic alt text only restates other fields)
+    userAltText: userAlt ? row.alt_text : (facts?.caption ?? null),
+    tags: jsonList(row.tags),
+    purpose: row.purpose,
+    // Photo OCR is mostly fragments ("JPA HOPADILLO BBH") that pull the mean vector off-topic; it stays
+    // searchable lexically. Confident pages (documents, screenshots) are embedded.
+    ocrText: (facts?.ocr_confidence ?? 0) >= OCR_EMBED_MIN_CONFIDENCE ? row.ocr_text : null,
+    // Colour tags are on nearly every photo and would make all photos look alike.
+    autoTags: jsonList(row.auto_tags).filter((t) => !DESCRIPTIVE_ONLY_TAGS.has(t)),
+    prompt: promptOf(row),
+  });
+  const broader = thesaurus ? broaderWords(thesaurus, nameWords(row.name).split(' ').filter(Boolean)) : [];
+  if (broader.length) text = `${text}. ${broader.join(', ')}`;
+  return { text, fallback: fallbackEmbeddingText({ kind: row.kind, colours: colourNames(facts?.colors ?? null) }) };
+}
