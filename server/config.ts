@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { BLOB_STORE_ENV, blobStoreConfig, blobStoreProblems, type BlobStoreConfig } from './config-blob-store.ts';
+import { CATALOG_ENV } from './config-catalog.ts';
 import { bool, int } from './config-fields.ts';
+import { GENERATION_ENV } from './config-generation.ts';
 import { externalIdpConfig, OAUTH_ENV, oauthProblems, type ExternalIdpConfig } from './config-oauth.ts';
 import { DEFAULT_PARTITION_BUDGET_BYTES } from './vector-scan/partition-budget.ts';
 
@@ -166,27 +168,7 @@ export const EnvSchema = z.object({
     ),
   ATELIER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ── catalog ──
-  ATELIER_SHOPIFY_SHOP: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('shop domain for `atelier catalog sync`, e.g. my-shop.myshopify.com (or pass --shop)'),
-  ATELIER_SHOPIFY_ACCESS_TOKEN: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Admin API access token (custom app, scope read_products) for catalog sync'),
-  ATELIER_SHOPIFY_API_VERSION: z
-    .string()
-    .regex(/^\d{4}-\d{2}$|^unstable$/, 'must be a Shopify API version like 2025-01')
-    .default('2025-01')
-    .describe('Admin GraphQL API version'),
-  ATELIER_SHOPIFY_ADMIN_URL: z
-    .string()
-    .url('must be an absolute URL')
-    .optional()
-    .describe('full Admin GraphQL endpoint overriding https://<shop>/admin/api/<version>/graphql.json (proxies, tests)'),
-  ATELIER_SHOPIFY_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('Admin API request timeout, ms'),
+  ...CATALOG_ENV,
   // ── enrichment ──
   ATELIER_EMBEDDER: z
     .enum(['static', 'http', 'fail', 'none'])
@@ -245,46 +227,7 @@ export const EnvSchema = z.object({
   ATELIER_VISION_MODEL: z.string().min(1).default('gpt-4o-mini').describe('vision model name for machine alt text'),
   ATELIER_VISION_TIMEOUT_MS: int(100, 600_000).default(60_000).describe('vision caption request timeout, ms'),
   // ── generation ──
-  ATELIER_DEFAULT_PROVIDER: z
-    .string()
-    .min(1)
-    .default('local')
-    .describe('image provider used when asset_generate omits provider: local, openai or gemini (must be enabled)'),
-  ATELIER_OPENAI_API_KEY: z.string().min(1).optional().describe('enables the openai image provider (Images API)'),
-  ATELIER_OPENAI_BASE_URL: z
-    .string()
-    .url('must be an absolute URL')
-    .default('https://api.openai.com/v1')
-    .describe('OpenAI API base URL up to /v1'),
-  ATELIER_OPENAI_IMAGE_MODELS: z
-    .string()
-    .min(1)
-    .default('gpt-image-1.5,gpt-image-1,gpt-image-1-mini,gpt-image-2')
-    .describe('comma-separated OpenAI image models to offer; the first is the default'),
-  ATELIER_GEMINI_API_KEY: z.string().min(1).optional().describe('enables the gemini image provider (generateContent)'),
-  ATELIER_GEMINI_BASE_URL: z
-    .string()
-    .url('must be an absolute URL')
-    .default('https://generativelanguage.googleapis.com/v1beta')
-    .describe('Gemini API base URL up to /v1beta'),
-  ATELIER_GEMINI_IMAGE_MODELS: z
-    .string()
-    .min(1)
-    .default('gemini-3.1-flash-image-preview,gemini-2.5-flash-image,gemini-3-pro-image-preview,gemini-2.5-flash-image-preview')
-    .describe('comma-separated Gemini image models to offer (lite, flash, pro, legacy tiers); the first is the default'),
-  ATELIER_GENERATION_TIMEOUT_MS: int(1000, 1_800_000)
-    .default(300_000)
-    .describe('per-attempt timeout of a remote image request, ms (high-quality images can take minutes)'),
-  ATELIER_GENERATION_MAX_RETRIES: int(0, 10).default(2).describe('retries of a remote image request on 408/409/429/5xx and network errors'),
-  ATELIER_GENERATION_MAX_RETRY_WAIT_MS: int(0, 600_000)
-    .default(60_000)
-    .describe('longest server retry hint (retry-after, RetryInfo) waited for in-process, ms'),
-  ATELIER_GENERATION_HEARTBEAT_MS: int(100, 600_000)
-    .default(5_000)
-    .describe('interval of MCP progress notifications while a provider works, ms'),
-  ATELIER_CREDIT_BUDGET: int(0, 1_000_000_000)
-    .optional()
-    .describe('credit budget applied to workspaces without their own budget; unset = unlimited'),
+  ...GENERATION_ENV,
   // ── panels / upload ──
   ATELIER_UPLOAD_CHUNK_BYTES: int(1024, 512 * 1024)
     .default(512 * 1024)
