@@ -211,10 +211,13 @@ export function createLexicalIndexes(db: Database) {
         return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
       },
       async countAny(matches, union) {
-        const sets = matches.map((m) => (count(m), members.get(m)));
-        if (sets.some((x) => x === undefined)) return count(union).n;
         const all = new Set<number>();
-        for (const x of sets) for (const q of x!) all.add(q);
+        for (const m of matches) {
+          count(m); // lists the expression's documents when it has few (`listed`)
+          const kept = members.get(m);
+          if (!kept) return count(union).n;
+          for (const q of kept) all.add(q);
+        }
         return all.size;
       },
       async within(match, seqs) {
