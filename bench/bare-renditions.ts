@@ -18,7 +18,7 @@ import convertHeic from 'heic-convert';
 import PQueue from 'p-queue';
 import sharp, { type Sharp } from 'sharp';
 import { createHeicWorker } from '../server/assets/heic-worker.ts';
-import { SRCSET_WIDTHS, THUMBNAIL_EDGE } from '../server/assets/media.ts';
+import { SRCSET_WIDTHS, THUMBNAIL_EDGE } from '../server/domain/media/rendition-plan.ts';
 
 /** Rendition widths (px) for an image `width` px wide: the WebP srcset steps below it, plus itself up to 2560. */
 function webpWidths(width: number): number[] {
