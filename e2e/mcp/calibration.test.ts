@@ -104,6 +104,22 @@ describe('calibration in both directions (issue 33)', () => {
     });
   });
 
+  describe('(b) related words stand in only for words the library does not say', () => {
+    it('answers a word the library holds with what says it, not with photos of related things', async () => {
+      // plants and landscapes lie close to "cactus" and "dunes" in a word space; the library says both words
+      for (const [query, only] of [
+        ['cactus', 'notocactus_minimus.jpg'],
+        ['sand dunes', 'mongolels.jpg'],
+      ] as const) {
+        const r = await search(query);
+        expect(
+          r.assets.map((a) => a.name),
+          query,
+        ).toEqual([only]);
+      }
+    });
+  });
+
   describe('(c) colour words weigh against the measured colours', () => {
     it('answers "pink flower" with the pink photo only, though no alt text says pink', async () => {
       const r = await search('pink flower');

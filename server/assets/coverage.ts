@@ -6,6 +6,7 @@ import {
   coverage,
   isColourWord,
   namesOneOf,
+  softTerms,
   type CoverageDoc,
   type CoverageTerm,
   type WordNull,
@@ -86,6 +87,7 @@ export async function coverQuery(
   const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus ? memo.broader : null)]));
   const vocabulary = [...new Set([...lexical.termWords.map((t) => t.word), ...[...facts.values()].flatMap((f) => f.words)])];
   const vectors = words?.null ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
+  const soft = softTerms(lexical.termWords.map((t, i) => ({ count: lexical.counts[i]!, colour: isColourWord(t.word) })));
   const terms: CoverageTerm[] = lexical.termWords.map((t, i) => {
     const colour = isColourWord(t.word);
     const w = lexical.weights[i]!;
@@ -97,14 +99,14 @@ export async function coverQuery(
         ? colourWeight({ plannerWeight: w, textCount: lexical.counts[i]!, share: words?.colourShare.get(t.word) ?? 0, size: lexical.size })
         : w,
       colour,
-      vector: colour ? null : (vectors.get(t.word) ?? null),
+      vector: soft[i] ? (vectors.get(t.word) ?? null) : null,
       ...(siblings?.size ? { incompatible: new Set(vocabulary.filter((v) => namesOneOf(v, memo.lemma(v), siblings))) } : {}),
     };
   });
   // one family of tests per query: each term's word match against each of the scope's documents
   // (Bonferroni over terms × documents, as calibration.ts does over documents), so a query of several
   // words about none of the documents finds no word match as often as a one-word query does
-  const tested = terms.filter((t) => !t.colour).length;
+  const tested = soft.filter(Boolean).length;
   const wordNull: WordNull | null = words?.null
     ? { model: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
     : null;

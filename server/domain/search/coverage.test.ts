@@ -7,6 +7,7 @@ import {
   COLOUR_QUALITY,
   coverage,
   labelsAgree,
+  softTerms,
   termConcepts,
   wordNullCosines,
   type CoverageTerm,
@@ -131,6 +132,17 @@ describe('coverage of a query by a document (assets)', () => {
       { stems: new Set(['dune']), vectors: [at(80), at(60)] },
     ];
     expect(wordNullCosines(docs, [{ stem: 'ski', vector: at(0) }])).toEqual([expect.closeTo(Math.cos(Math.PI / 3), 6)]);
+  });
+
+  it('lets related words stand in for a term only where the library lacks it, or in a descriptive query', () => {
+    const term = (count: number, colour = false) => ({ count, colour });
+    // "cactus" said by one document: no soft match; "pub" said by none: soft match
+    expect(softTerms([term(1)])).toEqual([false]);
+    expect(softTerms([term(0)])).toEqual([true]);
+    expect(softTerms([term(4), term(0)])).toEqual([false, true]);
+    // three content words: every word may be matched by related words; a colour word never is
+    expect(softTerms([term(2), term(1), term(0, true), term(5)])).toEqual([true, true, false, true]);
+    expect(softTerms([term(2), term(0, true), term(5)])).toEqual([false, false, false]);
   });
 });
 

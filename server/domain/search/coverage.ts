@@ -27,6 +27,13 @@
  * hypernym in WordNet, are such alternatives (Cruse, "Lexical Semantics", 1986, on co-hyponyms as
  * incompatibles), so a document word that is a co-hyponym of a query term is never its embedding match
  * (`coHyponyms`).
+ * Soft matching bridges a vocabulary gap (Furnas et al., "The vocabulary problem in human-system
+ * communication", CACM 1987): a term no document of the scope says, by itself or a WordNet concept of it,
+ * is matched by related words. A term the scope's text already holds names something the library has, so
+ * a document saying only a related word ("fir" or "anemone" for "cactus", "rocks" for "dunes") shows a
+ * different thing; its embedding match is left out, except in a query of `DESCRIPTIVE_TERMS` or more
+ * content words, where a document must cover most of several words at once to match and a related word is
+ * one piece of evidence among others (`softTerms`).
  * A document covering at least `LEXICAL_MATCH` (half the query's weight, as the planner's any-term rule)
  * is a match.
  */
@@ -143,6 +150,20 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
     wsum += t.weight;
   });
   return { relevance: wsum > 0 ? Math.min(1, sum / wsum) : 0, complete: complete && terms.length > 0, meaning, colour };
+}
+
+/** Content words (no colour words) from which a query is descriptive: every term may be matched by related words. */
+export const DESCRIPTIVE_TERMS = 3;
+
+/**
+ * Which query terms may be matched by word embeddings (see the module note): those no document of the scope
+ * matches through the planner (`count` 0), or all but colour words in a descriptive query.
+ * @param terms per term: the planner's document count in the scope and whether it is a colour word
+ * @returns one flag per term, in order
+ */
+export function softTerms(terms: readonly { count: number; colour: boolean }[]): boolean[] {
+  const descriptive = terms.filter((t) => !t.colour).length >= DESCRIPTIVE_TERMS;
+  return terms.map((t) => !t.colour && (descriptive || t.count === 0));
 }
 
 /**
