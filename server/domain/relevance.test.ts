@@ -109,6 +109,28 @@ describe('concept expansion (WordNet shape)', () => {
       ]),
     ).toEqual([1, 2, 3]);
   });
+
+  it('leaves out a concept word whose stem belongs to a more frequent noun of another sense', () => {
+    // sport > {boxing, bicycling, skiing}; "box" (a container) and "bicycle" are read more often than
+    // the sports and share their Porter stems; "ski" is read less often than "skiing"
+    const t = handBuiltThesaurus(
+      [
+        { words: ['sport', 'athletics'], hyper: [], hypo: [1, 2, 3] },
+        { words: ['boxing', 'pugilism'], hyper: [0], hypo: [] },
+        { words: ['bicycling', 'cycling'], hyper: [0], hypo: [] },
+        { words: ['skiing'], hyper: [0], hypo: [] },
+        { words: ['box'], hyper: [], hypo: [] },
+        { words: ['bicycle', 'bike'], hyper: [], hypo: [] },
+        { words: ['ski'], hyper: [], hypo: [] },
+        // the same stem in the same sense is no other word: "woods" is a synset of "wood" too
+        { words: ['forest', 'wood', 'woods'], hyper: [8], hypo: [] },
+        { words: ['vegetation'], hyper: [], hypo: [7] },
+      ],
+      { tagCount: (w) => ({ box: 30, bicycle: 12, skiing: 4, ski: 2, wood: 40 })[w] ?? 1 },
+    );
+    expect(expandConcept(t, 'sport').map((c) => c.text)).toEqual(['athletics', 'pugilism', 'cycling', 'skiing']);
+    expect(expandConcept(t, 'vegetation').map((c) => c.text)).toEqual(['forest', 'wood', 'woods']);
+  });
 });
 
 describe('operator synonyms and corrections', () => {

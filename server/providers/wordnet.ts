@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { stemmer } from 'stemmer';
 import type { Thesaurus } from '../domain/search/concepts.ts';
 import type { Logger } from '../log.ts';
 
@@ -154,6 +155,20 @@ function thesaurusOf(c: CompactWordnet): Thesaurus {
   const byLemma = new Map<string, number>();
   c.lemmas.forEach((l, i) => byLemma.set(l, i));
   const other = new Set(c.mainlyOther);
+  /** Porter stem → single-word lemmas with a tagged sense; built on first use (stemming every lemma once) */
+  let byStem: Map<string, string[]> | null = null;
+  const stemIndex = (): Map<string, string[]> => {
+    if (byStem) return byStem;
+    byStem = new Map();
+    c.lemmas.forEach((l, id) => {
+      if (l.includes(' ') || !c.tagCounts[id]!.some((n) => n > 0)) return;
+      const st = stemmer(l);
+      const kin = byStem!.get(st);
+      if (kin) kin.push(l);
+      else byStem!.set(st, [l]);
+    });
+    return byStem;
+  };
   return {
     senses(lemma) {
       const id = byLemma.get(lemma);
@@ -166,6 +181,7 @@ function thesaurusOf(c: CompactWordnet): Thesaurus {
     isWord: (lemma) => byLemma.has(lemma) && c.senses[byLemma.get(lemma)!]!.length > 0,
     mainlyNoun: (lemma) => !other.has(byLemma.get(lemma) ?? -1),
     frequentNouns: (n) => c.frequent.slice(0, n).map((id) => c.lemmas[id]!),
+    taggedWithStem: (stem) => stemIndex().get(stem) ?? [],
   };
 }
 

@@ -8,10 +8,14 @@
  * too small to tell, the first three. A hyponym or hypernym lemma is kept only when the synset it was
  * reached through is one of that lemma's own chosen senses ("black" is a hyponym of clothing in one
  * rare sense, but means the colour) and the lemma is mainly a noun, so expansion does not drift
- * through rare senses.
+ * through rare senses. Nor when its Porter stem, which the index searches, belongs to a more frequent noun
+ * of another sense (`stemBelongsElsewhere`): "sports" reaches "boxing", "bicycling" and "singles", whose
+ * stems would find a box, a parked bicycle and a single flower.
  * Lemmatisation follows WordNet's morphy detachment rules for nouns
  * (https://wordnet.princeton.edu/documentation/morphy7wn), without its exception lists.
  */
+
+import { stemmer } from 'stemmer';
 
 /** Read access to a noun thesaurus; synsets are opaque ids. */
 export interface Thesaurus {
@@ -26,6 +30,8 @@ export interface Thesaurus {
   mainlyNoun(lemma: string): boolean;
   /** the `n` single-word nouns used most often (SemCor), most frequent first */
   frequentNouns(n: number): string[];
+  /** the single-word lemmas with at least one tagged sense whose Porter stem is `stem`, in any order */
+  taggedWithStem(stem: string): readonly string[];
 }
 
 export type ConceptRelation = 'synonym' | 'hyponym' | 'hypernym';
@@ -79,6 +85,22 @@ export function chooseSenses(senses: { synset: number; tagCount: number }[]): nu
   return senses.filter((s, i) => i === 0 || s.tagCount >= floor).map((s) => s.synset);
 }
 
+/** How often a lemma is read as a noun: its tagged senses in all (SemCor). */
+function usage(t: Thesaurus, lemma: string): number {
+  return t.senses(lemma).reduce((n, s) => n + s.tagCount, 0);
+}
+
+/**
+ * Whether searching `lemma` (reached through `synset`) by its Porter stem would mostly find another word: a
+ * noun with the same stem that is read more often and not in that sense ("box" for "boxing", "bicycle" for
+ * "bicycling"). Phrases are searched word by word in order, so they are left alone.
+ */
+export function stemBelongsElsewhere(t: Thesaurus, lemma: string, synset: number): boolean {
+  if (lemma.includes(' ')) return false;
+  const own = usage(t, lemma);
+  return t.taggedWithStem(stemmer(lemma)).some((k) => k !== lemma && usage(t, k) > own && !chooseSenses(t.senses(k)).includes(synset));
+}
+
 /**
  * Synonyms, hyponyms and close hypernyms of a word. The word itself (and its lemma) are left out;
  * a word reached by several relations keeps the closest one (synonym, then hyponym, then hypernym).
@@ -113,7 +135,7 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
       visited.add(s);
       for (const l of t.lemmasOf(s)) {
         if (hyponyms >= maxHyponyms) break;
-        if (!dominant(l, s)) continue;
+        if (!dominant(l, s) || stemBelongsElsewhere(t, l, s)) continue;
         const before = out.length;
         add(l, 'hyponym');
         hyponyms += out.length - before;
@@ -122,7 +144,9 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
     }
     frontier = next;
   }
-  for (const s of senses) for (const h of t.hypernymsOf(s)) for (const l of t.lemmasOf(h)) if (dominant(l, h)) add(l, 'hypernym');
+  for (const s of senses)
+    for (const h of t.hypernymsOf(s))
+      for (const l of t.lemmasOf(h)) if (dominant(l, h) && !stemBelongsElsewhere(t, l, h)) add(l, 'hypernym');
   return out;
 }
 

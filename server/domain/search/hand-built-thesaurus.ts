@@ -2,6 +2,7 @@
  * A small noun hierarchy in the shape of the WordNet `Thesaurus` port, built by hand for unit tests of the
  * search logic (concept expansion, coverage, memos), so each test states its hierarchy in a few lines.
  */
+import { stemmer } from 'stemmer';
 import type { Thesaurus } from './concepts.ts';
 
 /** One synset: its lemmas, and the indexes (into the same list) of its hypernyms and hyponyms. */
@@ -29,6 +30,9 @@ export function handBuiltThesaurus(synsets: HandSynset[], options: HandThesaurus
   const senses = new Map<string, { synset: number; tagCount: number }[]>();
   synsets.forEach((s, i) => s.words.forEach((w) => senses.set(w, [...(senses.get(w) ?? []), { synset: i, tagCount: tagCount(w, i) }])));
   const frequent = options.frequentNouns ?? [];
+  const byStem = new Map<string, string[]>();
+  for (const [w, ss] of senses)
+    if (!w.includes(' ') && ss.some((x) => x.tagCount > 0)) byStem.set(stemmer(w), [...(byStem.get(stemmer(w)) ?? []), w]);
   return {
     senses: (l) => senses.get(l) ?? [],
     lemmasOf: (s) => synsets[s]?.words ?? [],
@@ -37,5 +41,6 @@ export function handBuiltThesaurus(synsets: HandSynset[], options: HandThesaurus
     isWord: (l) => senses.has(l),
     mainlyNoun: options.mainlyNoun ?? (() => true),
     frequentNouns: () => frequent,
+    taggedWithStem: (stem) => byStem.get(stem) ?? [],
   };
 }
