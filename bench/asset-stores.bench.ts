@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createSqliteAssetStore } from '../server/db/sqlite/asset-store.ts';
 import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
-import { allWordsMatch } from '../server/domain/search/lexical-words.ts';
+import { allWords } from '../server/domain/search/lexical-query.ts';
 import type { LexicalIndex } from '../server/domain/search/lexical.ts';
 import type { Scope } from '../server/domain/scope.ts';
 import { openDb } from '../server/db/sqlite/connection.ts';
@@ -149,10 +149,10 @@ export default async function assetStoresBench(): Promise<void> {
           await timed(`bySeqs (${PAGE})`, () => b.assets.bySeqs(scope, page));
           await timed(`cardsBySeqs (${PAGE}: a search page)`, () => b.assets.cardsBySeqs(scope, page));
           await timed(`browse first page (${PAGE})`, () => b.assets.browse(scope, {}, 0, PAGE));
-          await timed('search rare word "zebra"', () => b.lexical(scope).search(allWordsMatch(['zebra']), PAGE));
-          await timed('search common word (~10 %)', () => b.lexical(scope).search(allWordsMatch([WORDS[i % WORDS.length]!]), PAGE));
+          await timed('search rare word "zebra"', () => b.lexical(scope).search(allWords(['zebra']), PAGE));
+          await timed('search common word (~10 %)', () => b.lexical(scope).search(allWords([WORDS[i % WORDS.length]!]), PAGE));
           await timed('search two words', () =>
-            b.lexical(scope).search(allWordsMatch([WORDS[i % WORDS.length]!, WORDS[(i + 5) % WORDS.length]!]), PAGE),
+            b.lexical(scope).search(allWords([WORDS[i % WORDS.length]!, WORDS[(i + 5) % WORDS.length]!]), PAGE),
           );
         }
       }

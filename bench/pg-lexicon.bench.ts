@@ -19,6 +19,7 @@ import { refreshStaleAssets } from '../server/db/postgres/asset-lexicon.ts';
 import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';
 import { syntheticAsset } from '../server/db/synthetic-asset.ts';
+import { allWords, inColumn, phrase, prefixPhrase } from '../server/domain/search/lexical-query.ts';
 import { runLexical, type LexicalIndex } from '../server/domain/search/lexical.ts';
 import { wordnetDictDir } from '../server/providers/wordnet.ts';
 import { backendTable, percentile, table, timeIt } from './stats.ts';
@@ -113,12 +114,12 @@ export default async function run(): Promise<void> {
     const stems = words.slice(1000, 1300);
     const prefixes = ['ca', 'st', 'pa', 'mo', 'tr', 'ba', 'li', 'gr'];
     const ops: [string, (i: LexicalIndex, k: number) => Promise<unknown>][] = [
-      [`count frequent "${frequent}"`, (i) => i.count(`"${frequent}"`)],
-      [`count rare "${rare}"`, (i) => i.count(`"${rare}"`)],
-      [`search frequent k 500`, (i) => i.search(`"${frequent}"`, 500)],
-      [`search rare k 500`, (i) => i.search(`"${rare}"`, 500)],
-      [`search prefix "${mid[0]!.slice(0, 3)}"* k 500`, (i) => i.search(`"${mid[0]!.slice(0, 3)}"*`, 500)],
-      [`search {tags} two words k 500`, (i) => i.search(`{tags} : ("${mid[0]}" AND "${mid[1]}")`, 500)],
+      [`count frequent "${frequent}"`, (i) => i.count(phrase(frequent))],
+      [`count rare "${rare}"`, (i) => i.count(phrase(rare))],
+      [`search frequent k 500`, (i) => i.search(phrase(frequent), 500)],
+      [`search rare k 500`, (i) => i.search(phrase(rare), 500)],
+      [`search prefix "${mid[0]!.slice(0, 3)}"* k 500`, (i) => i.search(prefixPhrase(mid[0]!.slice(0, 3)), 500)],
+      [`search {tags} two words k 500`, (i) => i.search(inColumn(allWords(mid), 'tags'), 500)],
       ['vocabulary(2-letter prefix)', (i, k) => i.vocabulary(prefixes[k % prefixes.length]!)],
       ['known(300 stems)', (i) => i.known(stems)],
       [

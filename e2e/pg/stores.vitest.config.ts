@@ -10,7 +10,7 @@ import { defineConfig } from 'vitest/config';
  * contract stays in `npm test` (vitest.config.ts), which leaves these files out.
  */
 export const POSTGRES_STORE_TESTS = [
-  // all but the pure FTS5 → tsquery translation, which needs no database and stays in `npm test`
+  // all but the pure expression → tsquery compilation, which needs no database and stays in `npm test`
   'server/db/postgres/!(fts-tsquery).test.ts',
   'server/enrichment/service-postgres.test.ts',
   'e2e/mcp/migrate-backend.test.ts',

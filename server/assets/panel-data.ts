@@ -115,7 +115,7 @@ export async function facetsFor(
           await matchAssets(deps, scope, { query: opts.query, mode }, { kind: opts.kind, orientation: opts.orientation }, vectors)
         ).ranked.matchSeqs(),
       )
-    : await facets.counts(scope, { match: null, kind: opts.kind, orientation: opts.orientation });
+    : await facets.counts(scope, { kind: opts.kind, orientation: opts.orientation });
   const byCat = new Map<string, { count: number; subtypes: Map<string, number> }>();
   let total = 0;
   let uncategorized = 0;

@@ -7,8 +7,6 @@ import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from './
 export interface AssetFacetStoreHandle {
   facets: AssetFacetStore;
   assets: AssetStore;
-  /** TEST ONLY: what enrichment writes (OCR text, automatic tags as a JSON array), as a plain UPDATE. */
-  setEnrichedText: (seq: number, ocrText: string | null, autoTags: string[]) => Promise<void>;
 }
 
 export interface AssetFacetStoreFixture {
@@ -45,39 +43,20 @@ export function assetFacetStoreContract(name: string, f: AssetFacetStoreFixture)
 
     it('counts the scope by category and subtype, under a kind and an orientation', async () => {
       const { facets } = await library();
-      expect(sorted(await facets.counts(scope, { match: null }))).toEqual([
+      expect(sorted(await facets.counts(scope, {}))).toEqual([
         { category: null, subtype: null, n: 1 },
         { category: 'hero', subtype: null, n: 1 },
         { category: 'hero', subtype: 'banner', n: 2 },
         { category: 'icon', subtype: 'line', n: 1 },
       ]);
-      expect(await facets.counts(scope, { match: null, kind: 'svg' })).toEqual([{ category: 'icon', subtype: 'line', n: 1 }]);
-      expect(await facets.counts(scope, { match: null, orientation: 'portrait' })).toEqual([{ category: 'hero', subtype: 'banner', n: 1 }]);
+      expect(await facets.counts(scope, { kind: 'svg' })).toEqual([{ category: 'icon', subtype: 'line', n: 1 }]);
+      expect(await facets.counts(scope, { orientation: 'portrait' })).toEqual([{ category: 'hero', subtype: 'banner', n: 1 }]);
       // 1000×1000 (the fixture's size) is square; the svg has no size and matches no orientation
-      expect(sorted(await facets.counts(scope, { match: null, orientation: 'square' }))).toEqual([
+      expect(sorted(await facets.counts(scope, { orientation: 'square' }))).toEqual([
         { category: null, subtype: null, n: 1 },
         { category: 'hero', subtype: null, n: 1 },
       ]);
-      expect(await facets.counts({ tenantId: 'tenant-b', workspaceId: 'ws-a' }, { match: null })).toEqual([]);
-    });
-
-    it('counts the assets matching an expression of the planner, including text enrichment wrote', async () => {
-      const { facets, setEnrichedText, s } = await library();
-      expect(sorted(await facets.counts(scope, { match: '"harbour"' }))).toEqual([
-        { category: null, subtype: null, n: 1 },
-        { category: 'hero', subtype: 'banner', n: 2 },
-      ]);
-      expect(sorted(await facets.counts(scope, { match: '"boats"' }))).toEqual([
-        { category: 'hero', subtype: null, n: 1 },
-        { category: 'hero', subtype: 'banner', n: 1 },
-      ]);
-      expect(await facets.counts(scope, { match: '{tags} : ("boat")' })).toEqual([{ category: 'hero', subtype: 'banner', n: 1 }]);
-      expect(await facets.counts(scope, { match: '"harbour" AND "boat"', orientation: 'landscape' })).toEqual([]);
-      expect(await facets.counts(scope, { match: '"zebra"' })).toEqual([]);
-      await setEnrichedText(s.icon, 'HARBOUR MAP', []);
-      expect(sorted(await facets.counts(scope, { match: '"harbour"', kind: 'svg' }))).toEqual([
-        { category: 'icon', subtype: 'line', n: 1 },
-      ]);
+      expect(await facets.counts({ tenantId: 'tenant-b', workspaceId: 'ws-a' }, {})).toEqual([]);
     });
 
     it('counts given seqs of the scope only', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allWordsMatch } from '../../domain/search/lexical-words.ts';
+import { allWords } from '../../domain/search/lexical-query.ts';
 import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetFilters, AssetStore } from '../ports/asset-store.ts';
@@ -24,7 +24,7 @@ interface WordSearch {
 }
 const wordSearch = (lexical: AssetLexicalIndexHandle['lexical']): WordSearch => ({
   async search(scope, words, f, k) {
-    const r = await lexical(scope, f).search(allWordsMatch(words), k);
+    const r = await lexical(scope, f).search(allWords(words), k);
     return { seqs: r.seqs, total: r.total };
   },
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { allOf, anyOf, inColumn, phrase, prefixPhrase, type LexicalExpr } from '../../domain/search/lexical-query.ts';
 import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetFilters, AssetStore } from '../ports/asset-store.ts';
@@ -20,10 +21,12 @@ export interface LexicalIndexFixture {
 const scope = CONTRACT_SCOPE;
 const asset = contractAsset;
 const sorted = (xs: Iterable<number>): number[] => [...xs].sort((a, b) => a - b);
+/** A case's label in a failure message. */
+const label = (e: LexicalExpr): string => JSON.stringify(e);
 
 /**
- * The behaviour every asset `LexicalIndex` (domain/search/lexical.ts) must have for the FTS5 expressions the
- * planner writes: match sets of words, stems, folded diacritics, stemmed prefixes, phrases (never across
+ * The behaviour every asset `LexicalIndex` (domain/search/lexical.ts) must have for the expressions the
+ * planner builds (domain/search/lexical-query.ts): match sets of words, stems, folded diacritics, stemmed prefixes, phrases (never across
  * fields), AND/OR and field filters; automatic colour tags are no words; counts and sizes under the
  * snapshot bound but not the filters, `search` under both; the vocabulary with document counts; scope
  * isolation; the index following updates, enrichment writes and deletes; and the one ranking every
@@ -54,73 +57,78 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
 
     it('matches words in every field: stems, folded diacritics, stemmed prefixes, phrases within one field, AND/OR, empty phrases', async () => {
       const { s, idx } = await library();
-      const cases: [string, number[]][] = [
-        ['"redfox"', [s.fileName]],
-        ['"0042"', [s.fileName]],
-        ['"mountains"', [s.nameWords]],
-        ['"flowers"', [s.userTag]],
-        ['"cafe"', [s.alt]],
-        ['"Café"', [s.alt]],
-        ['"tables"', [s.alt]],
-        ['"sale"', [s.ocr]],
-        ['"beach"', [s.ocr]],
+      const lakeOrBeach = anyOf([phrase('lake'), phrase('beach')]);
+      const cases: [LexicalExpr, number[]][] = [
+        [phrase('redfox'), [s.fileName]],
+        [phrase('0042'), [s.fileName]],
+        [phrase('mountains'), [s.nameWords]],
+        [phrase('flowers'), [s.userTag]],
+        [phrase('cafe'), [s.alt]],
+        [phrase('Café'), [s.alt]],
+        [phrase('tables'), [s.alt]],
+        [phrase('sale'), [s.ocr]],
+        [phrase('beach'), [s.ocr]],
         // a user tag is a word; the same word as an automatic colour tag is not
-        ['"blue"', [s.userTag]],
-        // FTS5 stems a prefix: "runs"* is run*, which finds "running" (run) and "rune"
-        ['"runs"*', [s.runner, s.rune]],
-        ['"flo"*', [s.userTag]],
-        ['"red jpg"', [s.split]],
-        ['"jpg fox"', []],
-        ['"rune stone"', [s.rune]],
-        ['"stone rune"', []],
-        ['("lake" OR "beach")', [s.nameWords, s.ocr]],
-        ['"mountain" AND "lake"', [s.nameWords]],
-        ['"mountain" AND "beach"', []],
-        ['"fox" AND ("zebra" OR "red")', [s.split]],
-        ['""', []],
-        ['"zebra"', []],
+        [phrase('blue'), [s.userTag]],
+        // a prefix is stemmed: "runs"* is run*, which finds "running" (run) and "rune"
+        [prefixPhrase('runs'), [s.runner, s.rune]],
+        [prefixPhrase('flo'), [s.userTag]],
+        [phrase('red jpg'), [s.split]],
+        [phrase('jpg fox'), []],
+        [phrase('rune stone'), [s.rune]],
+        [phrase('stone rune'), []],
+        [lakeOrBeach, [s.nameWords, s.ocr]],
+        [allOf([phrase('mountain'), phrase('lake')]), [s.nameWords]],
+        [allOf([phrase('mountain'), phrase('beach')]), []],
+        [allOf([phrase('fox'), anyOf([phrase('zebra'), phrase('red')])]), [s.split]],
+        [phrase(''), []],
+        [phrase('zebra'), []],
       ];
       for (const [match, want] of cases) {
-        expect([match, await idx().count(match)]).toEqual([match, want.length]);
-        expect([match, sorted((await idx().search(match, 50)).seqs)]).toEqual([match, want]);
+        expect([label(match), await idx().count(match)]).toEqual([label(match), want.length]);
+        expect([label(match), sorted((await idx().search(match, 50)).seqs)]).toEqual([label(match), want]);
       }
       const all = Object.values(s);
-      expect(sorted(await idx().within('("lake" OR "beach")', all))).toEqual([s.nameWords, s.ocr]);
-      expect(sorted(await idx().within('("lake" OR "beach")', [s.ocr, s.alt]))).toEqual([s.ocr]);
-      expect(await idx().within('"zebra"', all)).toEqual(new Set());
+      expect(sorted(await idx().within(lakeOrBeach, all))).toEqual([s.nameWords, s.ocr]);
+      expect(sorted(await idx().within(lakeOrBeach, [s.ocr, s.alt]))).toEqual([s.ocr]);
+      expect(await idx().within(phrase('zebra'), all)).toEqual(new Set());
     });
 
     it('answers which candidates hold a counted expression, and how many hold any of several, as a fresh index does', async () => {
       const { s, idx } = await library();
       const all = Object.values(s);
-      const exprs = ['"lake"', '("beach" OR "flowers")', '"fox"', '"zebra"', '"mountain" AND "lake"'];
+      const lake = phrase('lake');
+      const beachOrFlowers = anyOf([phrase('beach'), phrase('flowers')]);
+      const fox = phrase('fox');
+      const zebra = phrase('zebra');
+      const exprs = [lake, beachOrFlowers, fox, zebra, allOf([phrase('mountain'), phrase('lake')])];
       const one = idx();
       for (const e of exprs) await one.count(e);
-      for (const e of exprs) expect([e, sorted(await one.within(e, all))]).toEqual([e, sorted(await idx().within(e, all))]);
-      const union = '("lake" OR "beach" OR "flowers" OR "fox")';
-      expect(await one.countAny(['"lake"', '("beach" OR "flowers")', '"fox"'], union)).toBe(await idx().count(union));
-      expect(await idx().countAny(['"lake"', '"fox"'], '("lake" OR "fox")')).toBe(2);
-      expect(await one.countAny(['"zebra"', '"fox"'], '("zebra" OR "fox")')).toBe(1);
+      for (const e of exprs) expect([label(e), sorted(await one.within(e, all))]).toEqual([label(e), sorted(await idx().within(e, all))]);
+      const union = anyOf([phrase('lake'), phrase('beach'), phrase('flowers'), phrase('fox')]);
+      expect(await one.countAny([lake, beachOrFlowers, fox], union)).toBe(await idx().count(union));
+      expect(await idx().countAny([lake, fox], anyOf([lake, fox]))).toBe(2);
+      expect(await one.countAny([zebra, fox], anyOf([zebra, fox]))).toBe(1);
     });
 
-    it('limits an expression to one field with {column}', async () => {
+    it('limits an expression to one field (inColumn)', async () => {
       const { s, idx } = await library();
-      const cases: [string, number[]][] = [
-        ['{name} : ("red")', [s.split]],
-        ['{tags} : ("red")', []],
-        ['{tags} : ("fox")', [s.split]],
-        ['{name} : ("fox")', []],
-        ['{name} : ("lake")', [s.nameWords]],
-        ['{alt_text} : ("tables")', [s.alt]],
-        ['{ocr_text} : ("sale")', [s.ocr]],
-        ['{tags} : ("sale")', []],
-        ['{tags} : ("beach")', [s.ocr]],
-        ['{name} : (("mountain" OR "zebra") AND "lake")', [s.nameWords]],
-        ['{name} : ("runs"*)', [s.runner]],
+      const cases: [LexicalExpr, number[]][] = [
+        [inColumn(phrase('red'), 'name'), [s.split]],
+        [inColumn(phrase('red'), 'tags'), []],
+        [inColumn(phrase('fox'), 'tags'), [s.split]],
+        [inColumn(phrase('fox'), 'name'), []],
+        [inColumn(phrase('lake'), 'name'), [s.nameWords]],
+        [inColumn(phrase('tables'), 'alt_text'), [s.alt]],
+        [inColumn(phrase('sale'), 'ocr_text'), [s.ocr]],
+        [inColumn(phrase('sale'), 'tags'), []],
+        [inColumn(phrase('beach'), 'tags'), [s.ocr]],
+        [inColumn(allOf([anyOf([phrase('mountain'), phrase('zebra')]), phrase('lake')]), 'name'), [s.nameWords]],
+        [inColumn(prefixPhrase('runs'), 'name'), [s.runner]],
       ];
       for (const [match, want] of cases) {
-        expect([match, await idx().count(match)]).toEqual([match, want.length]);
-        expect([match, sorted((await idx().search(match, 50)).seqs)]).toEqual([match, want]);
+        expect([label(match), await idx().count(match)]).toEqual([label(match), want.length]);
+        expect([label(match), sorted((await idx().search(match, 50)).seqs)]).toEqual([label(match), want]);
       }
     });
 
@@ -143,9 +151,9 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
 
     it('returns the text of matching assets, to find a word as written', async () => {
       const { idx } = await library();
-      expect(await idx().sampleText('"runs"*')).toContain('running');
-      expect(await idx().sampleText('"tabl"*')).toContain('table');
-      expect(await idx().sampleText('"zebra"')).toBeNull();
+      expect(await idx().sampleText(prefixPhrase('runs'))).toContain('running');
+      expect(await idx().sampleText(prefixPhrase('tabl'))).toContain('table');
+      expect(await idx().sampleText(phrase('zebra'))).toBeNull();
     });
 
     it('counts the scope under the snapshot bound; search alone applies the filters', async () => {
@@ -155,8 +163,9 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
       const svg = await assets.insert(asset({ tags: ['tree'], kind: 'svg' }));
       await assets.insert(asset({ tags: ['bush'] }));
       const idx = (fl: AssetFilters): LexicalIndex => indexes.assets(scope, fl);
+      const tree = phrase('tree');
       const hits = async (fl: AssetFilters): Promise<[number[], number]> => {
-        const r = await idx(fl).search('"tree"', 10);
+        const r = await idx(fl).search(tree, 10);
         return [sorted(r.seqs), r.total];
       };
       expect(await hits({})).toEqual([[wide, tall, svg], 3]);
@@ -166,16 +175,16 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
       expect(await hits({ maxSeq: tall })).toEqual([[wide, tall], 2]);
       expect(await hits({ maxSeq: tall, excludeSeq: wide })).toEqual([[tall], 1]);
       expect(await hits({ subtype: 'nothing' })).toEqual([[], 0]);
-      expect(await idx({ kind: 'svg' }).count('"tree"')).toBe(3);
-      expect(await idx({ maxSeq: tall, kind: 'svg' }).count('"tree"')).toBe(2);
+      expect(await idx({ kind: 'svg' }).count(tree)).toBe(3);
+      expect(await idx({ maxSeq: tall, kind: 'svg' }).count(tree)).toBe(2);
       expect(await idx({ kind: 'svg' }).size()).toBe(4);
       expect(await idx({ maxSeq: tall }).size()).toBe(2);
-      expect(await idx({ maxSeq: tall }).sampleText('"tree"')).not.toBeNull();
-      expect(await idx({ maxSeq: wide - 1 }).sampleText('"tree"')).toBeNull();
-      const top = await idx({}).search('"tree"', 2);
+      expect(await idx({ maxSeq: tall }).sampleText(tree)).not.toBeNull();
+      expect(await idx({ maxSeq: wide - 1 }).sampleText(tree)).toBeNull();
+      const top = await idx({}).search(tree, 2);
       // equal text: newest first; the total counts every match
       expect(top).toMatchObject({ seqs: [svg, tall], total: 3 });
-      expect((await idx({}).search('"tree"', 2, false)).seqs).toEqual([svg, tall]);
+      expect((await idx({}).search(tree, 2, false)).seqs).toEqual([svg, tall]);
     });
 
     it('never counts, returns or samples an asset of another workspace or tenant', async () => {
@@ -184,13 +193,13 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
       await assets.insert(asset({ name: 'lighthouse-secret.jpg' }, OTHER_WORKSPACE));
       await assets.insert(asset({ name: 'lighthouse-foreign.jpg' }, OTHER_TENANT));
       const idx = indexes.assets(scope, {});
-      expect(await idx.count('"lighthouse"')).toBe(1);
+      expect(await idx.count(phrase('lighthouse'))).toBe(1);
       expect(await idx.size()).toBe(1);
-      expect(await idx.search('"lighthouse"', 10)).toMatchObject({ seqs: [mine], total: 1 });
-      const text = await idx.sampleText('"lighthouse"');
+      expect(await idx.search(phrase('lighthouse'), 10)).toMatchObject({ seqs: [mine], total: 1 });
+      const text = await idx.sampleText(phrase('lighthouse'));
       expect(text).not.toMatch(/secret|foreign/);
-      expect(await indexes.assets(OTHER_WORKSPACE, {}).count('"secret"')).toBe(1);
-      expect(await indexes.assets({ tenantId: 'tenant-b', workspaceId: 'ws-a' }, {}).count('"lighthouse"')).toBe(0);
+      expect(await indexes.assets(OTHER_WORKSPACE, {}).count(phrase('secret'))).toBe(1);
+      expect(await indexes.assets({ tenantId: 'tenant-b', workspaceId: 'ws-a' }, {}).count(phrase('lighthouse'))).toBe(0);
     });
 
     it('the same word alone in a heavier field ranks first (name, tags, alt text, OCR text), whatever the age', async () => {
@@ -208,7 +217,7 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
       const inTags = await doc('tags', 2);
       const inAlt = await doc('alt', 3);
       const inOcr = await doc('ocr', 4);
-      expect((await indexes.assets(scope, {}).search('"harbour"', 10)).seqs).toEqual([inName, inTags, inAlt, inOcr]);
+      expect((await indexes.assets(scope, {}).search(phrase('harbour'), 10)).seqs).toEqual([inName, inTags, inAlt, inOcr]);
     });
 
     it('follows metadata updates, enrichment writes and deletes', async () => {
@@ -218,19 +227,19 @@ export function lexicalIndexContract(name: string, f: LexicalIndexFixture): void
       const seq = await assets.insert(a);
       expect(await idx().known(['oak'])).toEqual(new Set(['oak']));
       await assets.updateMetadata(scope, seq, { ...a, name_words: '', tags: ['pine'], alt_text: 'snowy ridge' });
-      expect(await idx().count('"oak"')).toBe(0);
+      expect(await idx().count(phrase('oak'))).toBe(0);
       expect(await idx().vocabulary('oa')).toEqual([]);
       expect(await idx().known(['oak', 'pine', 'ridg'])).toEqual(new Set(['pine', 'ridg']));
-      expect((await idx().search('{alt_text} : ("ridge")', 10)).seqs).toEqual([seq]);
+      expect((await idx().search(inColumn(phrase('ridge'), 'alt_text'), 10)).seqs).toEqual([seq]);
       await setEnrichedText(seq, 'WINTER SALE', ['forest', 'green']);
-      expect((await idx().search('"sale" AND "forest"', 10)).seqs).toEqual([seq]);
-      expect(await idx().count('"green"')).toBe(0);
+      expect((await idx().search(allOf([phrase('sale'), phrase('forest')]), 10)).seqs).toEqual([seq]);
+      expect(await idx().count(phrase('green'))).toBe(0);
       expect(await idx().vocabulary('fores')).toEqual([{ term: 'forest', docs: 1 }]);
       await setEnrichedText(seq, null, []);
-      expect(await idx().count('"sale"')).toBe(0);
+      expect(await idx().count(phrase('sale'))).toBe(0);
       expect(await idx().known(['forest', 'pine'])).toEqual(new Set(['pine']));
       await assets.deleteMany(scope, [seq]);
-      expect(await idx().count('"pine"')).toBe(0);
+      expect(await idx().count(phrase('pine'))).toBe(0);
       expect(await idx().known(['pine', 'ridg'])).toEqual(new Set());
       expect(await idx().size()).toBe(0);
     });

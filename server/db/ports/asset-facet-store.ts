@@ -20,13 +20,8 @@ export interface AssetFacetStore {
   /** Counts over the given assets of the scope (a query's matches); foreign and missing seqs count nothing. */
   countsOf(scope: Scope, seqs: number[]): Promise<FacetCount[]>;
   /**
-   * Counts over the scope's assets, optionally only those matching `match` and of a kind and orientation
-   * (the orientation rule of server/db/orientation-sql.ts).
-   * @param opts.match an FTS5 MATCH expression of the lexical planner's subset (server/db/postgres/fts-tsquery.ts), or null for every asset
-   * @throws FtsSubsetError (PostgreSQL) for an expression outside that subset
+   * Counts over the scope's assets, optionally only those of a kind and orientation (the orientation rule
+   * of server/db/orientation-sql.ts): the picker's category browser before any query.
    */
-  counts(
-    scope: Scope,
-    opts: { match: string | null; kind?: string | undefined; orientation?: Orientation | undefined },
-  ): Promise<FacetCount[]>;
+  counts(scope: Scope, opts: { kind?: string | undefined; orientation?: Orientation | undefined }): Promise<FacetCount[]>;
 }

@@ -1,14 +1,10 @@
 import { orientationSql } from '../orientation-sql.ts';
 import type { AssetFacetStore, FacetCount } from '../ports/asset-facet-store.ts';
-import { ASSET_COLUMN_WEIGHTS, refreshStaleAssets } from './asset-lexicon.ts';
-import { ftsToTsquery } from './fts-tsquery.ts';
 import type { PgPool } from './pool.ts';
 
 /**
  * The PostgreSQL `AssetFacetStore`: one GROUP BY over the scope's assets (index `assets_scope_category`
- * of postgres/migrations/0003), a MATCH expression translated to a tsquery over `assets.lexical_vector`
- * (fts-tsquery.ts, asset-lexicon.ts; the scope's stale vectors are written first). Not wired into the
- * server yet (see pool.ts).
+ * of postgres/migrations/0003), or over a given set of assets.
  */
 export function createPgAssetFacetStore(pool: PgPool): AssetFacetStore {
   return {
@@ -25,13 +21,6 @@ export function createPgAssetFacetStore(pool: PgPool): AssetFacetStore {
     async counts(scope, opts) {
       const params: unknown[] = [scope.tenantId, scope.workspaceId];
       let where = 'a.tenant_id = $1 AND a.workspace_id = $2';
-      if (opts.match) {
-        const q = ftsToTsquery(opts.match, ASSET_COLUMN_WEIGHTS);
-        if (q === null) return [];
-        await refreshStaleAssets(pool, scope);
-        params.push(q);
-        where += ` AND a.lexical_vector @@ $${params.length}::tsquery`;
-      }
       if (opts.kind) {
         params.push(opts.kind);
         where += ` AND a.kind = $${params.length}`;

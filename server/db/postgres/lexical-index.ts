@@ -1,9 +1,10 @@
+import type { LexicalExpr } from '../../domain/search/lexical-query.ts';
 import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetFilters } from '../ports/asset-store.ts';
 import { ASSET_COLUMN_WEIGHTS, refreshStaleAssets } from './asset-lexicon.ts';
 import { pgAssetFilterSql } from './assets.ts';
-import { ftsToTsquery } from './fts-tsquery.ts';
+import { toTsquery } from './fts-tsquery.ts';
 import type { PgPool } from './pool.ts';
 
 /**
@@ -30,7 +31,7 @@ function rangeEnd(prefix: string): string {
 }
 
 /**
- * The `LexicalIndex` port (domain/search/lexical.ts) on PostgreSQL: the planner's FTS5 MATCH expressions become
+ * The `LexicalIndex` port (domain/search/lexical.ts) on PostgreSQL: the planner's expressions become
  * tsqueries (fts-tsquery.ts) over `assets.lexical_vector` (asset-lexicon.ts, migration 0010: the stems
  * FTS5 would index, columns as weights), and the vocabulary is the workspace's `asset_terms`. The same
  * factory shape as SQLite's `createLexicalIndexes(db).assets(scope, filters)`.
@@ -52,7 +53,7 @@ function rangeEnd(prefix: string): string {
  * and subtracts the rows past the snapshot bound; so does an unfiltered estimate past COUNT_CAP.
  * Each port serves one request: the first call writes the scope's stale vectors (asset-lexicon.ts),
  * and a count is asked of the database once per expression.
- * @throws FtsSubsetError (from every method taking `match`) for an expression outside the subset the planner writes
+ * @throws Error (from every method taking an expression) for a column the index does not have
  */
 export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: AssetFilters): LexicalIndex } {
   return {
@@ -65,7 +66,7 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
       const next = scopeParams.length + 1;
       let ready: Promise<unknown> | null = null;
       const fresh = (): Promise<unknown> => (ready ??= refreshStaleAssets(pool, scope));
-      const tsquery = (match: string): string | null => ftsToTsquery(match, ASSET_COLUMN_WEIGHTS);
+      const tsquery = (match: LexicalExpr): string | null => toTsquery(match, ASSET_COLUMN_WEIGHTS);
       const counts = new Map<string, number>();
       let size: Promise<number> | null = null;
       /**
@@ -141,13 +142,13 @@ export function createPgLexicalIndexes(pool: PgPool): { assets(scope: Scope, f: 
         return { n: await estimate(r.lo, filter), estimated: true };
       };
 
-      const count = async (match: string): Promise<number> => {
+      const count = async (match: LexicalExpr): Promise<number> => {
         const q = tsquery(match);
         await fresh();
-        let n = counts.get(match);
+        let n = counts.get(q ?? '');
         if (n === undefined) {
           n = q ? (await capped(`a.lexical_vector @@ $${next}::tsquery`, [q], { sql: '', params: [] })).n : 0;
-          counts.set(match, n);
+          counts.set(q ?? '', n);
         }
         return n;
       };

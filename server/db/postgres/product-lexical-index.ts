@@ -1,6 +1,7 @@
+import type { LexicalExpr } from '../../domain/search/lexical-query.ts';
 import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { ProductFilters, StoreScope } from '../ports/product-store.ts';
-import { ftsToTsquery } from './fts-tsquery.ts';
+import { toTsquery } from './fts-tsquery.ts';
 import type { PgPool } from './pool.ts';
 import { PRODUCT_COLUMN_WEIGHTS, PRODUCT_RANK_WEIGHTS } from './product-lexicon.ts';
 import { pgProductFilterSql } from './products.ts';
@@ -23,7 +24,7 @@ function rangeEnd(prefix: string): string {
 }
 
 /**
- * The `LexicalIndex` port (domain/search/lexical.ts) of a store's products on PostgreSQL: the planner's FTS5
+ * The `LexicalIndex` port (domain/search/lexical.ts) of a store's products on PostgreSQL: the planner's
  * MATCH expressions become tsqueries (fts-tsquery.ts) over `products.lexical_vector` (product-lexicon.ts,
  * migration 0007: the stems FTS5 would index, columns as weights), and the vocabulary is the store's
  * `product_terms`. The same factory shape as SQLite's `createLexicalIndexes(db).products(scope, filters)`.
@@ -41,7 +42,7 @@ function rangeEnd(prefix: string): string {
  * products) less the products past the snapshot bound (an index range, empty on a first
  * page), in one statement, so it is exact whatever other processes write.
  * Each port serves one request: a count is asked of the database once per expression.
- * @throws FtsSubsetError (from every method taking `match`) for an expression outside the subset the planner writes
+ * @throws Error (from every method taking an expression) for a column the index does not have
  */
 export function createPgProductLexicalIndexes(pool: PgPool): { products(scope: StoreScope, f: ProductFilters): LexicalIndex } {
   return {
@@ -51,13 +52,13 @@ export function createPgProductLexicalIndexes(pool: PgPool): { products(scope: S
       const scopeParams: unknown[] = maxSeq !== undefined ? [scope.storeId, maxSeq] : [scope.storeId];
       /** `$n` of the next parameter after the scope's */
       const next = scopeParams.length + 1;
-      const tsquery = (match: string): string | null => ftsToTsquery(match, PRODUCT_COLUMN_WEIGHTS);
+      const tsquery = (match: LexicalExpr): string | null => toTsquery(match, PRODUCT_COLUMN_WEIGHTS);
       const counts = new Map<string, number>();
       let size: Promise<number> | null = null;
 
-      const count = async (match: string): Promise<number> => {
+      const count = async (match: LexicalExpr): Promise<number> => {
         const q = tsquery(match);
-        let n = counts.get(match);
+        let n = counts.get(q ?? '');
         if (n === undefined) {
           n = q
             ? (
@@ -67,7 +68,7 @@ export function createPgProductLexicalIndexes(pool: PgPool): { products(scope: S
                 )
               ).rows[0]!.n
             : 0;
-          counts.set(match, n);
+          counts.set(q ?? '', n);
         }
         return n;
       };

@@ -42,9 +42,6 @@ assetFacetStoreContract('PostgreSQL', {
     return {
       facets: createPgAssetFacetStore(pool),
       assets: createPgAssetStore(pool),
-      async setEnrichedText(seq, ocrText, autoTags) {
-        await pool.query('UPDATE assets SET ocr_text = $1, auto_tags = $2 WHERE seq = $3', [ocrText, JSON.stringify(autoTags), seq]);
-      },
     };
   },
 });

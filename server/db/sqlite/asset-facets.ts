@@ -6,8 +6,8 @@ import type { FacetCount } from '../ports/asset-facet-store.ts';
 
 /**
  * Facet counts for the picker's category browser (`svc_asset_panel` `facets`). Counts come from one
- * GROUP BY over the scoped assets (index `assets_scope_category`), optionally restricted to an FTS5
- * MATCH expression, a kind and an orientation; or over a given set of assets (a query's matches).
+ * GROUP BY over the scoped assets (index `assets_scope_category`), optionally restricted to a kind and an
+ * orientation; or over a given set of assets (a query's matches).
  */
 export function createAssetFacetQueries(db: Database) {
   return {
@@ -21,17 +21,10 @@ export function createAssetFacetQueries(db: Database) {
         )
         .all(scope.tenantId, scope.workspaceId, JSON.stringify(seqs)) as FacetCount[];
     },
-    /** @param match FTS5 MATCH expression or null for the whole library */
-    counts(scope: Scope, opts: { match: string | null; kind?: string | undefined; orientation?: Orientation | undefined }): FacetCount[] {
+    /** Counts over the scope's assets of a kind and orientation (each optional). */
+    counts(scope: Scope, opts: { kind?: string | undefined; orientation?: Orientation | undefined }): FacetCount[] {
       const params: unknown[] = [];
-      let sql = 'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n';
-      if (opts.match) {
-        // CROSS JOIN: the FTS match drives (else SQLite may run it once per row of the workspace)
-        sql += ' FROM assets_fts CROSS JOIN assets a ON a.seq = assets_fts.rowid WHERE assets_fts MATCH ? AND';
-        params.push(opts.match);
-      } else {
-        sql += ' FROM assets a WHERE';
-      }
+      let sql = 'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a WHERE';
       sql += ' a.tenant_id = ? AND a.workspace_id = ?';
       params.push(scope.tenantId, scope.workspaceId);
       if (opts.kind) {

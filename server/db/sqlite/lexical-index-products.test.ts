@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CatalogProductInput } from '../../domain/catalog.ts';
+import { phrase } from '../../domain/search/lexical-query.ts';
 import { createTenant } from '../../tenancy/admin.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
@@ -18,6 +19,8 @@ const product = (i: number, status: 'ACTIVE' | 'DRAFT'): CatalogProductInput =>
     status,
     product_type: i % 2 ? 'Print' : 'Poster',
   });
+
+const fox = phrase('fox');
 
 /** A store holding every product of the database: the newest `drafts` products are drafts, the rest active. */
 async function catalog(file: string, n: number, drafts: number) {
@@ -53,18 +56,18 @@ describe('product lexical search of a store holding every product', () => {
     // the newest 1000 are drafts: the newest COUNT_CAP matches hold fewer than COUNT_CAP active rows
     const { db, scope } = await catalog(':memory:', 6000, 1000);
     const idx = createLexicalIndexes(db).products(scope, { statuses: ['ACTIVE'] });
-    const r = await idx.search('"fox"', 100);
+    const r = await idx.search(fox, 100);
     expect(r.seqs).toEqual(reference(db, scope, ['ACTIVE'], COUNT_CAP, 100));
     expect(r.seqs.every((s) => s <= 5000)).toBe(true);
     expect(r.estimated).toBe(true); // past the cap under a filter: estimated, as through the join
     const both = await createLexicalIndexes(db)
       .products(scope, { statuses: ['ACTIVE', 'DRAFT'] })
-      .search('"fox"', 100);
+      .search(fox, 100);
     expect(both.seqs).toEqual(reference(db, scope, ['ACTIVE', 'DRAFT'], COUNT_CAP, 100));
     // a selective filter (only drafts: most rows filtered out) goes through the join, with the same answer
     const drafts = await createLexicalIndexes(db)
       .products(scope, { statuses: ['DRAFT'] })
-      .search('"fox"', 100);
+      .search(fox, 100);
     expect(drafts.seqs).toEqual(reference(db, scope, ['DRAFT'], COUNT_CAP, 100));
     expect(drafts.total).toBe(1000);
   });
@@ -75,12 +78,12 @@ describe('product lexical search of a store holding every product', () => {
       const file = path.join(dir, 'db.sqlite');
       const { db, scope, products } = await catalog(file, 300, 0);
       const lex = createLexicalIndexes(db);
-      const first = await lex.products(scope, { statuses: ['ACTIVE'] }).search('"fox"', 5);
+      const first = await lex.products(scope, { statuses: ['ACTIVE'] }).search(fox, 5);
       expect(first.total).toBe(300);
       const top = first.seqs[0]!;
       // this connection drafts the best match
       products.upsertMany(scope, [product(top, 'DRAFT')], 'json', { at: 'y', replaceCollections: false });
-      const second = await lex.products(scope, { statuses: ['ACTIVE'] }).search('"fox"', 5);
+      const second = await lex.products(scope, { statuses: ['ACTIVE'] }).search(fox, 5);
       expect(second.seqs).not.toContain(top);
       expect(second.total).toBe(299);
       // another connection makes it active again, and drafts the next one
@@ -88,7 +91,7 @@ describe('product lexical search of a store holding every product', () => {
       other.prepare("UPDATE products SET status = 'ACTIVE' WHERE seq = ?").run(top);
       other.prepare("UPDATE products SET status = 'DRAFT' WHERE seq = ?").run(second.seqs[0]);
       other.close();
-      const third = await lex.products(scope, { statuses: ['ACTIVE'] }).search('"fox"', 5);
+      const third = await lex.products(scope, { statuses: ['ACTIVE'] }).search(fox, 5);
       expect(third.seqs).toContain(top);
       expect(third.seqs).not.toContain(second.seqs[0]);
       expect(third.seqs).toEqual(reference(db, scope, ['ACTIVE'], COUNT_CAP, 5));

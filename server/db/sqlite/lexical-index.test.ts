@@ -4,6 +4,7 @@ import { createAssetQueries } from './assets.ts';
 import { syntheticAsset } from '../synthetic-asset.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
+import { allOf, anyOf, phrase, type LexicalExpr } from '../../domain/search/lexical-query.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 
 /**
@@ -27,24 +28,30 @@ async function library(N: number, others: number) {
 }
 
 /** Bounded cost on frequent words: counting stops at COUNT_CAP, past it the total is an estimate and says so. */
+const harbour = phrase('harbour');
+const lighthouse = phrase('lighthouse');
+const zebra = phrase('zebra');
+/** A case's label in a failure message. */
+const label = (e: LexicalExpr): string => JSON.stringify(e);
+
 describe('lexical index on frequent words', () => {
   const N = Math.round(COUNT_CAP * 1.5);
 
   it('counts exactly below the cap', async () => {
     const { db, scope } = await library(N, 300);
     const idx = createLexicalIndexes(db).assets(scope, {});
-    expect(await idx.count('"lighthouse"')).toBe(N / 100);
-    const r = await idx.search('"lighthouse"', 10);
+    expect(await idx.count(lighthouse)).toBe(N / 100);
+    const r = await idx.search(lighthouse, 10);
     expect(r).toMatchObject({ total: N / 100, estimated: false });
   });
 
   it('estimates past the cap when other workspaces share the index, says so, and ranks by BM25 within the newest COUNT_CAP matches', async () => {
     const { db, scope } = await library(N, 300);
     const idx = createLexicalIndexes(db).assets(scope, {});
-    const n = await idx.count('"harbour"');
+    const n = await idx.count(harbour);
     expect(n).not.toBe(N);
     expect(Math.abs(n - N) / N).toBeLessThan(0.05);
-    const r = await idx.search('"harbour"', 50);
+    const r = await idx.search(harbour, 50);
     expect(r.estimated).toBe(true);
     expect(r.seqs).toHaveLength(50);
     // BM25 prefers the documents saying "harbour" twice: every tenth asset of the workspace, among its newest COUNT_CAP
@@ -59,7 +66,7 @@ describe('lexical index on frequent words', () => {
         .map((row) => [row.seq, row.alt_text]),
     );
     expect(r.seqs.every((s) => seqOf.get(s)?.startsWith('harbour view harbour'))).toBe(true);
-    const filtered = await createLexicalIndexes(db).assets(scope, { category: 'background' }).search('"harbour"', 10);
+    const filtered = await createLexicalIndexes(db).assets(scope, { category: 'background' }).search(harbour, 10);
     expect(filtered.estimated).toBe(false); // half of the rows: below the cap, counted exactly
     expect(filtered.total).toBe(N / 2);
   });
@@ -67,12 +74,12 @@ describe('lexical index on frequent words', () => {
   it('counts exactly from the FTS5 index alone when the workspace holds every row, and still ranks within the newest COUNT_CAP', async () => {
     const { db, scope } = await library(N, 0);
     const idx = createLexicalIndexes(db).assets(scope, {});
-    expect(await idx.count('"harbour"')).toBe(N);
-    const r = await idx.search('"harbour"', 50);
+    expect(await idx.count(harbour)).toBe(N);
+    const r = await idx.search(harbour, 50);
     expect(r).toMatchObject({ total: N, estimated: false });
     expect(r.seqs.every((s) => (s - 1) % 10 === 0 && s > N - COUNT_CAP)).toBe(true);
     // under a snapshot bound the count stops at the bound
-    expect(await createLexicalIndexes(db).assets(scope, { maxSeq: 100 }).count('"harbour"')).toBe(100);
+    expect(await createLexicalIndexes(db).assets(scope, { maxSeq: 100 }).count(harbour)).toBe(100);
   });
 
   it('ranks in SQLite without filters exactly as the filtered pass ranks here (BM25, then newest first on ties)', async () => {
@@ -80,10 +87,10 @@ describe('lexical index on frequent words', () => {
     const lex = createLexicalIndexes(db);
     // every asset is an image: the kind filter drops nothing but takes the path that sorts the window in JS
     for (const [match, k] of [
-      ['"harbour"', 50],
-      ['"harbour"', COUNT_CAP + 10],
-      ['"lighthouse" OR "view"', 500],
-      ['"lighthouse"', 7],
+      [harbour, 50],
+      [harbour, COUNT_CAP + 10],
+      [anyOf([lighthouse, phrase('view')]), 500],
+      [lighthouse, 7],
     ] as const) {
       for (const maxSeq of [undefined, 1000]) {
         const plain = await lex.assets(scope, { maxSeq }).search(match, k);
@@ -107,19 +114,19 @@ describe('lexical index member lists', () => {
     const seqs = (
       db.prepare('SELECT seq FROM assets WHERE workspace_id = ? ORDER BY seq').pluck().all(scope.workspaceId) as number[]
     ).filter((_, i) => i % 7 === 0);
-    const exprs = ['"lighthouse"', '"harbour" AND "lighthouse"', '("lighthouse" OR "zebra")', '"harbour"', '"zebra"'];
+    const exprs = [lighthouse, allOf([harbour, lighthouse]), anyOf([lighthouse, zebra]), harbour, zebra];
     const counted = indexes.assets(scope, {});
     for (const e of exprs) await counted.count(e);
     for (const e of exprs) {
       const fresh = await indexes.assets(scope, {}).within(e, seqs);
-      expect([e, [...(await counted.within(e, seqs))].sort()]).toEqual([e, [...fresh].sort()]);
+      expect([label(e), [...(await counted.within(e, seqs))].sort()]).toEqual([label(e), [...fresh].sort()]);
     }
     // both rare, then one frequent: the union is counted as one expression would be
-    const union = async (ms: string[], u: string) => [await counted.countAny(ms, u), await indexes.assets(scope, {}).count(u)];
-    const [kept, asked] = await union(['"lighthouse"', '"zebra"'], '("lighthouse" OR "zebra")');
+    const union = async (ms: LexicalExpr[]) => [await counted.countAny(ms, anyOf(ms)), await indexes.assets(scope, {}).count(anyOf(ms))];
+    const [kept, asked] = await union([lighthouse, zebra]);
     expect(kept).toBe(Math.ceil(N / 100));
     expect(kept).toBe(asked);
-    const [mixed, direct] = await union(['"lighthouse"', '"harbour"'], '("lighthouse" OR "harbour")');
+    const [mixed, direct] = await union([lighthouse, harbour]);
     expect(mixed).toBe(direct);
     expect(mixed).toBe(N);
   });

@@ -3,6 +3,7 @@ import type { LexicalIndex } from '../../domain/search/lexical.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AssetFilters } from '../ports/asset-store.ts';
 import type { ProductFilters, StoreScope } from '../ports/product-store.ts';
+import { toFts5Match } from './fts5-match.ts';
 import { assetFtsTable, productFtsTable, type FtsTable } from './lexical-tables.ts';
 
 /**
@@ -32,7 +33,8 @@ function rangeEnd(prefix: string): string {
 
 /**
  * The `LexicalIndex` port (domain/search/lexical.ts) over the asset and product FTS5 tables and their
- * fts5vocab vocabularies (migration 0020): FTS5 answers every question. Statements are prepared once
+ * fts5vocab vocabularies (migration 0020): FTS5 answers every question, each expression compiled to
+ * MATCH text (fts5-match.ts). Statements are prepared once
  * per SQL shape. Scope sizes are cached until the database changes (`PRAGMA data_version` for other
  * connections, `total_changes()` for this one).
  */
@@ -158,13 +160,16 @@ export function createLexicalIndexes(db: Database) {
       return c;
     };
     return {
-      async count(match) {
-        return count(match).n;
+      async count(expr) {
+        const match = toFts5Match(expr);
+        return match === null ? 0 : count(match).n;
       },
       async size() {
         return scopeSize();
       },
-      async search(match, k, counted = true) {
+      async search(expr, k, counted = true) {
+        const match = toFts5Match(expr);
+        if (match === null) return { seqs: [], total: 0, estimated: false };
         // One pass: the newest max(COUNT_CAP, k) matches under the filters with their BM25 score, in
         // FTS5 rowid order; fewer rows than that is the exact count, and the ranking is a sort of
         // those rows (here, or in SQLite when nothing is filtered). A frequent expression is ranked
@@ -210,9 +215,13 @@ export function createLexicalIndexes(db: Database) {
         const seqs = (rows.length > k ? rows.slice(0, k) : rows).map((r) => r[0]);
         return { seqs, total: seqs.length < k ? seqs.length : c.n, estimated: c.estimated && seqs.length >= k };
       },
-      async countAny(matches, union) {
+      async countAny(exprs, unionExpr) {
+        const union = toFts5Match(unionExpr);
+        if (union === null) return 0;
         const all = new Set<number>();
-        for (const m of matches) {
+        for (const e of exprs) {
+          const m = toFts5Match(e);
+          if (m === null) continue;
           count(m); // lists the expression's documents when it has few (`listed`)
           const kept = members.get(m);
           if (!kept) return count(union).n;
@@ -220,8 +229,9 @@ export function createLexicalIndexes(db: Database) {
         }
         return all.size;
       },
-      async within(match, seqs) {
-        if (seqs.length === 0) return new Set();
+      async within(expr, seqs) {
+        const match = toFts5Match(expr);
+        if (seqs.length === 0 || match === null) return new Set();
         const known = members.get(match);
         if (known) return new Set(seqs.filter((q) => known.has(q)));
         // One pass over the expression's doclists within the candidates' rowid range, intersected here:
@@ -263,7 +273,9 @@ export function createLexicalIndexes(db: Database) {
         }
         return new Set(stems.filter((x) => memo.held.has(x)));
       },
-      async sampleText(match) {
+      async sampleText(expr) {
+        const match = toFts5Match(expr);
+        if (match === null) return null;
         const rows = prep(`SELECT ${t.text} AS t ${t.from}${t.snapshot.sql} LIMIT 5`).all(
           match,
           ...t.scopeParams,

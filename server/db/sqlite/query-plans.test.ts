@@ -1,9 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../tenancy/admin.ts';
-import { createAssetFacetQueries } from './asset-facets.ts';
 import { syntheticAsset } from '../synthetic-asset.ts';
 import { createAssetQueries } from './assets.ts';
+import { anyOf, phrase } from '../../domain/search/lexical-query.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
@@ -71,12 +71,12 @@ describe('query plans of the hot search paths', () => {
     // more matches of "crowd" than a count lists (MEMBERS_CAP): its count is the capped count
     for (let i = 0; i <= MEMBERS_CAP; i++) assets.insert(syntheticAsset(100 + i, t, { name: `crowd ${i}.png`, name_words: 'crowd' }));
     const lex = createLexicalIndexes(db);
+    const fox = phrase('fox');
     const idx = lex.assets(scope, { category: 'background', maxSeq: max });
-    await idx.count('"fox"');
-    await lex.assets(scope, { category: 'background' }).count('"crowd"');
-    await idx.search('"fox"', 1);
-    await lex.assets(scope, { maxSeq: max }).search('"fox" OR "red"', 1);
-    createAssetFacetQueries(db).counts(scope, { match: '"fox"' });
+    await idx.count(fox);
+    await lex.assets(scope, { category: 'background' }).count(phrase('crowd'));
+    await idx.search(fox, 1);
+    await lex.assets(scope, { maxSeq: max }).search(anyOf([fox, phrase('red')]), 1);
     const products = createProductQueries(db);
     const product = (gid: string) => syntheticProduct(1, { gid, title: 'Red fox print', product_type: 'Print' });
     // a product of another store too (see the second workspace above)
@@ -104,9 +104,9 @@ describe('query plans of the hot search paths', () => {
     }));
     products.upsertMany(store, crowd, 'json', { at: 'x', replaceCollections: false });
     const pidx = lex.products(store, { statuses: ['ACTIVE'], maxSeq: 1 });
-    await pidx.count('"fox"');
-    await lex.products(store, { statuses: ['ACTIVE'] }).count('"crowd"');
-    await pidx.search('"fox"', 1);
+    await pidx.count(fox);
+    await lex.products(store, { statuses: ['ACTIVE'] }).count(phrase('crowd'));
+    await pidx.search(fox, 1);
     // a database whose one workspace and store hold every row: the ranked pass reads FTS5 alone
     const solo = openDb(':memory:');
     const soloPrepare = solo.prepare.bind(solo);
@@ -120,14 +120,14 @@ describe('query plans of the hot search paths', () => {
     const soloProducts = createProductQueries(solo);
     soloProducts.upsertMany(soloStore, [product('gid://shopify/Product/3')], 'json', { at: 'x', replaceCollections: false });
     const soloLex = createLexicalIndexes(solo);
-    await soloLex.assets(soloStore, { maxSeq: 1 }).search('"fox"', 1);
-    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);
-    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);
+    await soloLex.assets(soloStore, { maxSeq: 1 }).search(fox, 1);
+    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search(fox, 1);
+    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search(fox, 1);
     soloProducts.upsertMany(soloStore, [{ ...product('gid://shopify/Product/3'), status: 'DRAFT' }], 'json', {
       at: 'y',
       replaceCollections: false,
     });
-    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search('"fox"', 1);
+    await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search(fox, 1);
   });
 
   /** The plan's detail lines for the first captured statement that `pick` selects. */
@@ -193,12 +193,6 @@ describe('query plans of the hot search paths', () => {
     expect(count.join(' | ')).toMatch(/SEARCH a USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     expect(count.join(' | ')).not.toMatch(/TEMP B-TREE/);
     noTableScan(count);
-  });
-
-  it('drives facet counts of a query from the FTS5 match', () => {
-    const lines = plan((s) => s.includes('assets_fts') && s.includes('GROUP BY'));
-    expect(lines.find((l) => !l.startsWith('USE TEMP'))).toMatch(/^SCAN assets_fts VIRTUAL TABLE INDEX/);
-    noTableScan(lines);
   });
 
   it('hydrates a page by key: asset rows, and cards with their thumbnails', () => {

@@ -45,9 +45,6 @@ assetFacetStoreContract('SQLite', {
     return {
       facets: createSqliteAssetFacetStore(db),
       assets: createSqliteAssetStore(db),
-      async setEnrichedText(seq, ocrText, autoTags) {
-        db.prepare('UPDATE assets SET ocr_text = ?, auto_tags = ? WHERE seq = ?').run(ocrText, JSON.stringify(autoTags), seq);
-      },
     };
   },
 });

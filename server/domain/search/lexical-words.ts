@@ -1,6 +1,5 @@
 /**
- * Query words for the lexical planner (domain/search/lexical.ts): splitting and FTS5 phrase syntax
- * (https://www.sqlite.org/fts5.html#full_text_query_syntax), operator synonym rules, spelling
+ * Query words for the lexical planner (domain/search/lexical.ts): splitting, operator synonym rules, spelling
  * corrections written back into the query, and the written form of a stem. Pure functions.
  */
 import { stemmer } from 'stemmer';
@@ -13,25 +12,12 @@ export interface SynonymRule {
   words: string[];
 }
 
-/** An FTS5 phrase: `text` in double quotes, inner quotes doubled. */
-export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
-/** An FTS5 MATCH expression requiring every word: each a quoted phrase (never an operator), AND'ed. https://www.sqlite.org/fts5.html#fts5_strings */
-export const allWordsMatch = (ws: string[]): string => ws.map(quote).join(' AND ');
 /** The lower-case letter/digit runs of `text` (Unicode). */
 export const words = (text: string): string[] =>
   text
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
-
-/** FTS5 OR of phrases (parenthesised when more than one). */
-export function orOf(phrases: string[]): string {
-  return phrases.length === 1 ? phrases[0]! : `(${phrases.join(' OR ')})`;
-}
-/** An FTS5 expression limited to one column (`{col} : (…)`), or unchanged for all columns. */
-export function scoped(expr: string, column: string | null): string {
-  return column ? `{${column}} : (${expr})` : expr;
-}
 
 /** Operator synonyms of a query word: the other words of two-way rules holding it, the words of one-way rules from it. */
 export function operatorSynonyms(rules: readonly SynonymRule[], word: string): string[] {

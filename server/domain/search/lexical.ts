@@ -22,7 +22,8 @@
 import { stemmer } from 'stemmer';
 import { expandConcept, nounLemma, type ConceptRelation, type ConceptWord, type Thesaurus } from './concepts.ts';
 import { queryTerms } from './fts-query.ts';
-import { operatorSynonyms, orOf, quote, scoped, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
+import { allOf, allWords, anyOf, inColumn, phrase, prefixPhrase, type LexicalExpr } from './lexical-query.ts';
+import { operatorSynonyms, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
 import { LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
 import { addMembers, applyGroup, BY_BIT, knownMembers, mergeCandidates, scoreCandidates, termCells } from './lexical-candidates.ts';
 import { typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
@@ -53,7 +54,7 @@ const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = {
 export const WEAK_MATCHES = 10;
 /** Lowest lexical relevance of a match. */
 export const LEXICAL_MATCH = 0.5;
-/** Concept words kept per group after the vocabulary filter (keeps MATCH expressions small). */
+/** Concept words kept per group after the vocabulary filter (keeps the expressions small). */
 const MAX_CONCEPT_WORDS = 400;
 
 /**
@@ -62,8 +63,8 @@ const MAX_CONCEPT_WORDS = 400;
  * `search` and `within` apply them.
  */
 export interface LexicalIndex {
-  /** documents of the scope matching an FTS5 MATCH expression */
-  count(match: string): Promise<number>;
+  /** documents of the scope matching an expression */
+  count(match: LexicalExpr): Promise<number>;
   /** documents of the scope */
   size(): Promise<number>;
   /**
@@ -72,25 +73,25 @@ export interface LexicalIndex {
    * ranked list only: `total` may then be `seqs.length`, the index may skip counting past it and
    * rank only the newest `k` matches.
    */
-  search(match: string, k: number, counted?: boolean): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
+  search(match: LexicalExpr, k: number, counted?: boolean): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
   /** which of `seqs` match */
-  within(match: string, seqs: number[]): Promise<Set<number>>;
+  within(match: LexicalExpr, seqs: number[]): Promise<Set<number>>;
   /**
    * documents of the scope matching any of `matches` (each an expression `count` was asked of): a query
    * word's count across its groups. `union` is one expression matching the same documents, for an index
    * that has to ask (one that kept the groups' documents takes their union instead).
    */
-  countAny(matches: string[], union: string): Promise<number>;
+  countAny(matches: LexicalExpr[], union: LexicalExpr): Promise<number>;
   /** index terms (Porter stems) starting with `prefix`, with their document counts across the index */
   vocabulary(prefix: string): Promise<{ term: string; docs: number }[]>;
   /** which of these stems the index holds */
   known(stems: string[]): Promise<Set<string>>;
   /** the text of a few scope documents matching `match` (to find a word as written from its stem) */
-  sampleText(match: string): Promise<string | null>;
+  sampleText(match: LexicalExpr): Promise<string | null>;
 }
 
 export interface LexicalOptions {
-  /** restrict every expression to one FTS5 column (exact-field modes) */
+  /** restrict every expression to one column of the index (exact-field modes) */
   column: string | null;
   /** WordNet expansion (null = off: exact-field modes, or the thesaurus failed to load) */
   thesaurus: Thesaurus | null;
@@ -128,8 +129,8 @@ interface Group {
   term: number;
   cls: MatchClass;
   quality: number;
-  /** FTS5 phrases, already quoted (`"word"`, `"two words"`, `"pre"*`) */
-  phrases: string[];
+  /** its phrases (`"word"`, `"two words"`, `"pre"*`) */
+  phrases: LexicalExpr[];
   /** the words behind the phrases (for the echo) */
   words: string[];
   /** documents of the scope matching the group's phrases (`count` of the port) */
@@ -168,21 +169,21 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const n = terms.length;
   const exactCounts: number[] = [];
   for (const [i, t] of terms.entries()) {
-    const exact = quote(t.word);
-    const c = await index.count(scoped(exact, o.column));
+    const exact = phrase(t.word);
+    const c = await index.count(inColumn(exact, o.column));
     groups.push({ term: i, cls: 'exact', quality: 1, phrases: [exact], words: [t.word], count: c });
     exactCounts.push(c);
     let found = c;
     const ops = operatorSynonyms(o.synonyms, t.word);
     if (ops.length) {
-      const oc = await index.count(scoped(orOf(ops.map(quote)), o.column));
-      groups.push({ term: i, cls: 'operator', quality: CLASS_QUALITY.operator, phrases: ops.map(quote), words: ops, count: oc });
+      const oc = await index.count(inColumn(anyOf(ops.map(phrase)), o.column));
+      groups.push({ term: i, cls: 'operator', quality: CLASS_QUALITY.operator, phrases: ops.map(phrase), words: ops, count: oc });
       found += oc;
     }
     const dictionary = o.thesaurus ? nounLemma(o.thesaurus, t.word) !== null : false;
     if (found === 0 && i === n - 1 && !dictionary && t.word.length >= 2) {
-      const pre = `${quote(t.word)}*`;
-      const pc = await index.count(scoped(pre, o.column));
+      const pre = prefixPhrase(t.word);
+      const pc = await index.count(inColumn(pre, o.column));
       if (pc > 0) {
         groups.push({ term: i, cls: 'prefix', quality: CLASS_QUALITY.prefix, phrases: [pre], words: [`${t.word}…`], count: pc });
         found += pc;
@@ -203,13 +204,13 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
           if (cand.distance !== best || kept.length >= 3) break;
           // An index term is a stem ("turquois"); FTS5 would stem it again, so search a word as written
           // whose stem it is, found in a document holding it (a prefix query finds those documents).
-          const text = await index.sampleText(scoped(`${quote(cand.term)}*`, o.column));
+          const text = await index.sampleText(inColumn(prefixPhrase(cand.term), o.column));
           const surface = text ? surfaceWord(text, cand.term) : null;
-          if (surface && (await index.count(scoped(quote(surface), o.column))) > 0) kept.push({ surface, distance: cand.distance });
+          if (surface && (await index.count(inColumn(phrase(surface), o.column))) > 0) kept.push({ surface, distance: cand.distance });
         }
         if (kept.length > 0) {
-          const phrases = kept.map((k) => quote(k.surface));
-          const tc = await index.count(scoped(orOf(phrases), o.column));
+          const phrases = kept.map((k) => phrase(k.surface));
+          const tc = await index.count(inColumn(anyOf(phrases), o.column));
           groups.push({
             term: i,
             cls: 'typo',
@@ -236,21 +237,21 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
           .map((r) => r.text)
           .slice(0, MAX_CONCEPT_WORDS);
         if (ws.length === 0) continue;
-        const c2 = await index.count(scoped(orOf(ws.map(quote)), o.column));
+        const c2 = await index.count(inColumn(anyOf(ws.map(phrase)), o.column));
         if (c2 === 0) continue;
-        groups.push({ term: i, cls: rel, quality: CLASS_QUALITY[rel] * conceptScale, phrases: ws.map(quote), words: ws, count: c2 });
+        groups.push({ term: i, cls: rel, quality: CLASS_QUALITY[rel] * conceptScale, phrases: ws.map(phrase), words: ws, count: c2 });
         found += c2;
       }
       if (found === 0) {
         const ok = await keepIndexed(index, e.hyper, e.hyperStems, e.stems);
         const ws = e.hyper.filter((h) => ok.has(h));
-        const hc = ws.length ? await index.count(scoped(orOf(ws.map(quote)), o.column)) : 0;
+        const hc = ws.length ? await index.count(inColumn(anyOf(ws.map(phrase)), o.column)) : 0;
         if (hc > 0) {
           groups.push({
             term: i,
             cls: 'hypernym',
             quality: CLASS_QUALITY.hypernym * conceptScale,
-            phrases: ws.map(quote),
+            phrases: ws.map(phrase),
             words: ws,
             count: hc,
           });
@@ -259,18 +260,16 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     }
   }
 
-  const termExpr = (i: number): string => orOf(groups.filter((g) => g.term === i).flatMap((g) => g.phrases));
-  const exactAll = scoped(terms.map((t) => quote(t.word)).join(' AND '), o.column);
+  const termExpr = (i: number): LexicalExpr => anyOf(groups.filter((g) => g.term === i).flatMap((g) => g.phrases));
+  const exactAll = inColumn(allWords(terms.map((t) => t.word)), o.column);
   const expanded = groups.some((g) => g.cls !== 'exact');
   const lists: number[][] = [];
   const s1 = await index.search(exactAll, Math.max(o.depth, deepest));
   lists.push(s1.seqs);
   // the other lists only add candidates: their totals are never used, so the index need not count them
-  const allTerms = expanded
-    ? (await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' AND '), o.column), o.depth, false)).seqs
-    : [];
+  const allTerms = expanded ? (await index.search(inColumn(allOf(terms.map((_, i) => termExpr(i))), o.column), o.depth, false)).seqs : [];
   if (expanded) lists.push(allTerms);
-  if (n > 1) lists.push((await index.search(scoped(terms.map((_, i) => termExpr(i)).join(' OR '), o.column), o.depth, false)).seqs);
+  if (n > 1) lists.push((await index.search(inColumn(anyOf(terms.map((_, i) => termExpr(i))), o.column), o.depth, false)).seqs);
   const c = mergeCandidates(lists, allTerms);
   const m = c.seqs.length;
   if (m === 0) return { ...empty, corrections };
@@ -288,7 +287,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
       const sole = matching.filter((h) => h.term === g.term).length === 1;
       const known = knownMembers(c, g.cls === 'exact', sole);
       member = known.member;
-      if (known.rest.length > 0) addMembers(c, member, await index.within(scoped(orOf(g.phrases), o.column), known.rest));
+      if (known.rest.length > 0) addMembers(c, member, await index.within(inColumn(anyOf(g.phrases), o.column), known.rest));
     }
     applyGroup(cells, g.term, g.quality, BY_BIT[MATCHED_BY[g.cls]], member);
   }
@@ -302,8 +301,8 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     else
       counts.push(
         await index.countAny(
-          found.map((g) => scoped(orOf(g.phrases), o.column)),
-          scoped(termExpr(i), o.column),
+          found.map((g) => inColumn(anyOf(g.phrases), o.column)),
+          inColumn(termExpr(i), o.column),
         ),
       );
   }
