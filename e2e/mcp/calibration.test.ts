@@ -95,6 +95,15 @@ describe('calibration in both directions (issue 33)', () => {
     });
   });
 
+  describe('(a) a word vector close to a query word is no second signal', () => {
+    it('does not count dunes "in warm evening light" as a sunset sky; they stay a suggestion', async () => {
+      // the dunes' meaning is near the query, and "evening" is near "sunset" in the same word vectors
+      const r = await search('sunset sky');
+      expect(r.assets.map((a) => a.name)).toEqual([]);
+      expect(r.suggestions.map((a) => a.name)).toContain('mongolels.jpg');
+    });
+  });
+
   describe('(b) descriptive queries match by covering most of their words', () => {
     it('finds the falcon for a description that shares no word with its long caption', async () => {
       const r = await search('raptor flying beside a crag');

@@ -44,7 +44,8 @@ export interface Covered {
   hits: LexicalHits;
   /**
    * Whether a document the text embedding accepts is corroborated: some query term is covered by its words,
-   * a concept, a word embedding or its measured colours, and no colour word of the query is contradicted by
+   * a concept or its measured colours (not by a word embedding alone: that reads the same word vectors as
+   * the document's meaning, so it is no second signal), and no colour word of the query is contradicted by
    * its measured colours (it has measured colours, none of them the word's, and its text does not say it).
    */
   agrees(seq: number): boolean;
@@ -123,7 +124,7 @@ export async function coverQuery(
     const c = coverage(terms, doc, wordNull);
     // a colour word the measurement contradicts: measured colours known, not this one, and no text says it
     const contradicted = terms.some((t, i) => t.colour && f.colours.size > 0 && !f.colours.has(t.word) && (doc.lexical?.[i] ?? 0) < 1);
-    scored.set(seq, { ...c, agrees: c.relevance > 0 && !contradicted });
+    scored.set(seq, { ...c, agrees: c.grounded && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? false };
 }

@@ -85,6 +85,15 @@ describe('coverage of a query by a document (assets)', () => {
     expect(coverage([term('ski', at(0))], doc({ stems: ['ski'] }), words).relevance).toBe(1);
   });
 
+  it("is grounded only by the document's own words or measured colours, not by a close word vector", () => {
+    expect(coverage([term('ski', at(0))], doc({ vectors: [at(5)] }), words)).toMatchObject({ meaning: true, grounded: false });
+    expect(coverage([term('ski', at(0))], doc({ stems: ['ski'] }), words).grounded).toBe(true);
+    expect(coverage([term('ski', at(0)), term('pink', null, 1, true)], doc({ vectors: [at(5)], colours: ['pink'] }), words).grounded).toBe(
+      true,
+    );
+    expect(coverage([term('ski', at(0))], doc({ lexical: [0.75] }), words).grounded).toBe(true);
+  });
+
   it('needs most of the query weight: one covered word of two weighs what it weighs', () => {
     const terms = [term('ski', at(0), 1), term('slope', Float32Array.from([0, 0, 1]), 3)];
     const c = coverage(terms, doc({ vectors: [at(10)] }), words);

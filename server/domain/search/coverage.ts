@@ -100,6 +100,8 @@ export interface Coverage {
   complete: boolean;
   /** some term's best quality came from a word embedding */
   meaning: boolean;
+  /** some term is matched by the document's own words (the planner's classes, the same stem) or its measured colours: evidence apart from word embeddings */
+  grounded: boolean;
   /** some term's best quality came from the measured colours */
   colour: boolean;
 }
@@ -127,16 +129,17 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
   let complete = true;
   let meaning = false;
   let colour = false;
+  let grounded = false;
   terms.forEach((t, i) => {
     const lex = doc.lexical?.[i] ?? 0;
     // a colour word counts in the text only as itself: WordNet's noun senses ("pink", a flower) are not the colour
     let q = Math.max(t.colour ? (lex >= 1 ? 1 : 0) : lex, doc.stems.has(t.stem) ? 1 : 0);
-    if (t.colour) {
-      if (doc.colours.has(t.word) && COLOUR_QUALITY > q) {
-        q = COLOUR_QUALITY;
-        colour = true;
-      }
-    } else if (words && t.vector && q < 1 && doc.words.length > 0) {
+    if (t.colour && doc.colours.has(t.word) && COLOUR_QUALITY > q) {
+      q = COLOUR_QUALITY;
+      colour = true;
+    }
+    if (q > 0) grounded = true;
+    if (!t.colour && words && t.vector && q < 1 && doc.words.length > 0) {
       const near = doc.words.filter((w) => !t.incompatible?.has(w.word)).map((w) => w.vector);
       const z = near.length > 0 ? standardScore(words.model, bestCosine(t.vector, near)) : -Infinity;
       const e = z >= words.accept ? semanticRelevance(z, words.accept) : 0;
@@ -149,7 +152,7 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
     sum += t.weight * q;
     wsum += t.weight;
   });
-  return { relevance: wsum > 0 ? Math.min(1, sum / wsum) : 0, complete: complete && terms.length > 0, meaning, colour };
+  return { relevance: wsum > 0 ? Math.min(1, sum / wsum) : 0, complete: complete && terms.length > 0, meaning, colour, grounded };
 }
 
 /** Content words (no colour words) from which a query is descriptive: every term may be matched by related words. */
