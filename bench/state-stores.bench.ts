@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb } from '../server/db/sqlite/connection.ts';
-import { createCreditQueries } from '../server/db/sqlite/credits.ts';
+import { createSqliteCreditStore } from '../server/db/sqlite/credits.ts';
 import { createJobQueue } from '../server/db/sqlite/enrichment-jobs.ts';
-import { createPickerQueries } from '../server/db/sqlite/pickers.ts';
+import { createSqlitePickerStore } from '../server/db/sqlite/pickers.ts';
 import type { CreditStore } from '../server/db/ports/credit-store.ts';
 import type { JobQueue } from '../server/db/ports/job-queue.ts';
 import type { PickerStore } from '../server/db/ports/picker-store.ts';
@@ -44,7 +44,12 @@ export default async function stateStoresBench(): Promise<void> {
   const pa = schema.pool();
   const pb = schema.pool();
   const backends: Stores[] = [
-    { name: 'SQLite', credits: [createCreditQueries(a), createCreditQueries(b)], pickers: createPickerQueries(a), jobs: createJobQueue(a) },
+    {
+      name: 'SQLite',
+      credits: [createSqliteCreditStore(a), createSqliteCreditStore(b)],
+      pickers: createSqlitePickerStore(a),
+      jobs: createJobQueue(a),
+    },
     {
       name: 'PostgreSQL',
       credits: [createPgCreditStore(pa), createPgCreditStore(pb)],

@@ -21,7 +21,7 @@ import { createAssetQueries } from '../server/db/sqlite/assets.ts';
 import { createVectorQueries } from '../server/db/sqlite/vectors.ts';
 import type { SpaceRow } from '../server/db/ports/vector-store.ts';
 import { createSqliteAssetStore } from '../server/db/sqlite/asset-store.ts';
-import { createSqliteCalibrationStore } from '../server/db/sqlite/calibration-store.ts';
+import { createSqliteCalibrationStore } from '../server/db/sqlite/calibrations.ts';
 import { createSqliteVectorStore } from '../server/db/sqlite/vector-store.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { matchAssets, searchAssets } from '../server/assets/search.ts';

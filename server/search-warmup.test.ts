@@ -7,7 +7,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createSqliteAssetStore } from './db/sqlite/asset-store.ts';
 import { createAssetQueries } from './db/sqlite/assets.ts';
-import { createSqliteCalibrationStore } from './db/sqlite/calibration-store.ts';
+import { createSqliteCalibrationStore } from './db/sqlite/calibrations.ts';
 import { openDb } from './db/sqlite/connection.ts';
 import { syntheticAsset } from './db/synthetic-asset.ts';
 import { syntheticProduct } from './db/synthetic-product.ts';

@@ -1,15 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import { openDb } from './db/sqlite/connection.ts';
-import { createSqliteAssetEnrichmentStore } from './db/sqlite/asset-enrichment-store.ts';
-import { createSqliteAssetFacetStore } from './db/sqlite/asset-facet-store.ts';
+import { createSqliteAssetEnrichmentStore } from './db/sqlite/asset-enrichment.ts';
+import { createSqliteAssetFacetStore } from './db/sqlite/asset-facets.ts';
 import { createSqliteAssetStore } from './db/sqlite/asset-store.ts';
-import { createSqliteCalibrationStore } from './db/sqlite/calibration-store.ts';
-import { createCreditQueries } from './db/sqlite/credits.ts';
+import { createSqliteCalibrationStore } from './db/sqlite/calibrations.ts';
+import { createSqliteCreditStore } from './db/sqlite/credits.ts';
 import { createSqliteOAuthStore } from './db/sqlite/oauth-store.ts';
 import { createJobQueue } from './db/sqlite/enrichment-jobs.ts';
 import { createLexicalIndexes } from './db/sqlite/lexical-index.ts';
-import { createPickerQueries } from './db/sqlite/pickers.ts';
-import { createToolTaskQueries } from './db/sqlite/tool-tasks.ts';
+import { createSqlitePickerStore } from './db/sqlite/pickers.ts';
+import { createSqliteToolTaskStore } from './db/sqlite/tool-tasks.ts';
 import type { AssetEnrichmentStore } from './db/ports/asset-enrichment-store.ts';
 import type { AssetFacetStore } from './db/ports/asset-facet-store.ts';
 import type { AssetFilters, AssetStore } from './db/ports/asset-store.ts';
@@ -46,9 +46,9 @@ import { createPgUploadStore } from './db/postgres/uploads.ts';
 import { createPgVectorStore } from './db/postgres/vector-store.ts';
 import { createSqliteProductStore, createSqliteProductVectors } from './db/sqlite/product-store.ts';
 import { createProductQueries } from './db/sqlite/products.ts';
-import { createSqliteSynonymStore } from './db/sqlite/synonym-store.ts';
+import { createSqliteSynonymStore } from './db/sqlite/synonyms.ts';
 import { createSqliteTenancyStore } from './db/sqlite/tenancy-store.ts';
-import { createUploadQueries } from './db/sqlite/uploads.ts';
+import { createSqliteUploadStore } from './db/sqlite/uploads.ts';
 import { createSqliteVectorStore } from './db/sqlite/vector-store.ts';
 import { createVectorQueries } from './db/sqlite/vectors.ts';
 import type { LexicalIndex } from './domain/search/lexical.ts';
@@ -119,10 +119,10 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
     calibrations: createSqliteCalibrationStore(db),
     vectors: createSqliteVectorStore(db, createVectorQueries(db, budget)),
     jobs: createJobQueue(db),
-    uploads: createUploadQueries(db),
-    pickers: createPickerQueries(db),
-    toolTasks: createToolTaskQueries(db),
-    credits: createCreditQueries(db),
+    uploads: createSqliteUploadStore(db),
+    pickers: createSqlitePickerStore(db),
+    toolTasks: createSqliteToolTaskStore(db),
+    credits: createSqliteCreditStore(db),
     products: createSqliteProductStore(db, productQueries),
     productVectors: createSqliteProductVectors(db, productQueries),
     oauth: createSqliteOAuthStore(db),

@@ -34,7 +34,7 @@ export interface AnalysisWrite {
  * seqs, not scopes); a seq whose asset is gone changes nothing. User-authored metadata is never
  * overwritten: `alt_text` is written only when `user_fields` does not list it, whatever the backend.
  * Rows have the SQLite shape on every backend (`colors` as JSON text, `ocr_confidence` 0–100 or null).
- * Implementations: SQLite (server/db/sqlite/asset-enrichment-store.ts over server/db/sqlite/asset-enrichment.ts) and
+ * Implementations: SQLite (server/db/sqlite/asset-enrichment.ts) and
  * PostgreSQL (server/db/postgres/asset-enrichment.ts); both pass
  * server/db/contract/asset-enrichment-store-contract.ts.
  */

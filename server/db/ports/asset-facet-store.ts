@@ -13,7 +13,7 @@ export interface FacetCount {
  * server/assets/panel-data.ts `facetsFor`). One row per (category, subtype) present, `category` and
  * `subtype` null for unclassified assets, `n` ≥ 1; rows in no particular order. Every method takes the
  * server-derived scope first and never counts an asset of another tenant or workspace.
- * Implementations: SQLite (server/db/sqlite/asset-facet-store.ts over server/db/sqlite/asset-facets.ts) and
+ * Implementations: SQLite (server/db/sqlite/asset-facets.ts) and
  * PostgreSQL (server/db/postgres/asset-facets.ts); both pass server/db/contract/asset-facet-store-contract.ts.
  */
 export interface AssetFacetStore {

@@ -7,7 +7,7 @@ export type { NullModel } from '../../domain/search/calibration.ts';
  * and scope. `space` names the model (`asset_text:<model>:<dims>`, `asset_visual:<model>:<dims>`,
  * `product:<model>`), `scopeId` the workspace (assets) or store (products) whose data it was estimated
  * on. Values come back exactly as written (float64 `center` and `spread`, integer `items` and `pairs`).
- * Implementations: SQLite (server/db/sqlite/calibration-store.ts over server/db/sqlite/vector-calibrations.ts) and
+ * Implementations: SQLite (server/db/sqlite/calibrations.ts) and
  * PostgreSQL (server/db/postgres/calibrations.ts); both pass server/db/contract/calibration-store-contract.ts.
  */
 export interface CalibrationStore {

@@ -20,7 +20,7 @@ export interface SynonymRow {
  * list_products only. Every scoped method takes the server-derived scope first; a rule of another
  * tenant or workspace behaves as missing. Lists are oldest first (created_at, then id). Rows have the
  * SQLite shape on every backend (`created_at` ISO 8601 UTC with ms, `words` an array). Implementations:
- * SQLite (server/db/sqlite/synonym-store.ts over server/db/sqlite/synonyms.ts) and PostgreSQL
+ * SQLite (server/db/sqlite/synonyms.ts) and PostgreSQL
  * (server/db/postgres/synonyms.ts); both pass server/db/contract/synonym-store-contract.ts.
  */
 export interface SynonymStore {

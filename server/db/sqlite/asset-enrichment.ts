@@ -1,21 +1,32 @@
 import type { Database } from 'better-sqlite3';
-import type { Scope } from '../../domain/scope.ts';
-import type { AssetRow } from '../ports/asset-store.ts';
 import { SQLITE_NOW_MS } from './enrichment-jobs.ts';
-import { JobLeaseLostError, type JobLease } from '../ports/job-queue.ts';
-import type { AnalysisWrite, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
+import { JobLeaseLostError } from '../ports/job-queue.ts';
+import type { AssetEnrichmentStore, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
+
+/** The facts columns of the port's `EnrichmentRow` (the SQLite row also holds `updated_at`). */
+const factsOf = (r: EnrichmentRow): EnrichmentRow => ({
+  asset_seq: r.asset_seq,
+  colors: r.colors,
+  orientation: r.orientation,
+  ocr_confidence: r.ocr_confidence,
+  machine_alt_text: r.machine_alt_text,
+  text_model_id: r.text_model_id,
+  visual_model_id: r.visual_model_id,
+  caption: r.caption,
+  caption_model_id: r.caption_model_id,
+});
+const ascending = (xs: number[]): number[] => xs.sort((a, b) => a - b);
 
 /**
- * The enrichment columns of `assets` and the `asset_enrichment` facts (SQLite, synchronous). They belong
- * to the asset store and move with it; the job queue is a port of its own (ports/job-queue.ts). Writes
- * never touch user-authored metadata: `alt_text` is only set when `user_fields` does not list it.
+ * The SQLite `AssetEnrichmentStore`: the enrichment columns of `assets` and the `asset_enrichment` facts
+ * (tables of migrations 0001, 0003, 0007). They belong to the asset store and move with it; the job queue
+ * is a port of its own (ports/job-queue.ts). Writes never touch user-authored metadata: `alt_text` is
+ * only set when `user_fields` does not list it. better-sqlite3 is synchronous: each method does its work
+ * before it returns its promise.
  */
-export function createAssetEnrichmentQueries(db: Database) {
+export function createSqliteAssetEnrichmentStore(db: Database): AssetEnrichmentStore {
   const now = () => new Date().toISOString();
   const s = {
-    counts: db.prepare(
-      `SELECT a.enrichment_status AS status, count(*) AS n FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ? GROUP BY a.enrichment_status`,
-    ),
     setStatus: db.prepare(`UPDATE assets SET enrichment_status = ? WHERE seq = ?`),
     allAnalyzed: db.prepare(`SELECT e.asset_seq AS seq FROM asset_enrichment e JOIN assets a ON a.seq = e.asset_seq`),
     allSeqs: db.prepare(`SELECT seq FROM assets WHERE kind <> 'video'`),
@@ -42,23 +53,14 @@ export function createAssetEnrichmentQueries(db: Database) {
   };
 
   return {
-    setAssetStatus: (seq: number, status: AssetRow['enrichment_status']) => void s.setStatus.run(status, seq),
-    /** Count of assets per enrichment status in a workspace. */
-    statusCounts(scope: Scope): Record<string, number> {
-      const rows = s.counts.all(scope.tenantId, scope.workspaceId) as { status: string; n: number }[];
-      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    setAssetStatus: async (seq, status) => void s.setStatus.run(status, seq),
+    analyzedSeqs: async () => ascending((s.allAnalyzed.all() as { seq: number }[]).map((r) => r.seq)),
+    imageSeqs: async () => ascending((s.allSeqs.all() as { seq: number }[]).map((r) => r.seq)),
+    async facts(seq) {
+      const r = s.facts.get(seq) as EnrichmentRow | undefined;
+      return r ? factsOf(r) : undefined;
     },
-    /** Seqs of assets with an analysis (facts row). */
-    analyzedSeqs: () => (s.allAnalyzed.all() as { seq: number }[]).map((r) => r.seq),
-    /** Seqs of every asset that is not a video. */
-    imageSeqs: () => (s.allSeqs.all() as { seq: number }[]).map((r) => r.seq),
-    facts: (seq: number) => s.facts.get(seq) as EnrichmentRow | undefined,
-    /**
-     * Store an analysis: facts row plus OCR text, auto tags and (unless user-authored) alt text.
-     * @returns false (nothing written) when the asset no longer exists
-     * @throws JobLeaseLostError when `lease` is given and no longer held (checked under the write lock)
-     */
-    writeAnalysis(seq: number, a: AnalysisWrite, lease?: JobLease): boolean {
+    async writeAnalysis(seq, a, lease) {
       return db
         .transaction(() => {
           if (lease && !s.leaseHeld.get(lease.jobId, lease.owner)) throw new JobLeaseLostError(lease);
@@ -78,8 +80,7 @@ export function createAssetEnrichmentQueries(db: Database) {
         })
         .immediate();
     },
-    setTextModel: (seq: number, modelId: string | null) => void s.setModel.run(modelId, now(), seq),
-    setVisualModel: (seq: number, modelId: string | null) => void s.setVisualModel.run(modelId, now(), seq),
+    setTextModel: async (seq, modelId) => void s.setModel.run(modelId, now(), seq),
+    setVisualModel: async (seq, modelId) => void s.setVisualModel.run(modelId, now(), seq),
   };
 }
-export type AssetEnrichmentQueries = ReturnType<typeof createAssetEnrichmentQueries>;

@@ -1,18 +1,16 @@
 import type { Database } from 'better-sqlite3';
-import type { Orientation } from '../../../shared/schemas/asset.ts';
-import type { Scope } from '../../domain/scope.ts';
 import { orientationSql } from '../orientation-sql.ts';
-import type { FacetCount } from '../ports/asset-facet-store.ts';
+import type { AssetFacetStore, FacetCount } from '../ports/asset-facet-store.ts';
 
 /**
- * Facet counts for the picker's category browser (`svc_asset_panel` `facets`). Counts come from one
- * GROUP BY over the scoped assets (index `assets_scope_category`), optionally restricted to a kind and an
- * orientation; or over a given set of assets (a query's matches).
+ * The SQLite `AssetFacetStore`: facet counts for the picker's category browser (`svc_asset_panel`
+ * `facets`), from one GROUP BY over the scoped assets (index `assets_scope_category`), optionally
+ * restricted to a kind and an orientation; or over a given set of assets (a query's matches).
+ * better-sqlite3 is synchronous: each method does its work before it returns its promise.
  */
-export function createAssetFacetQueries(db: Database) {
+export function createSqliteAssetFacetStore(db: Database): AssetFacetStore {
   return {
-    /** Counts over given assets of the scope (a query's matches). */
-    countsOf(scope: Scope, seqs: number[]): FacetCount[] {
+    async countsOf(scope, seqs) {
       if (seqs.length === 0) return [];
       return db
         .prepare(
@@ -21,12 +19,10 @@ export function createAssetFacetQueries(db: Database) {
         )
         .all(scope.tenantId, scope.workspaceId, JSON.stringify(seqs)) as FacetCount[];
     },
-    /** Counts over the scope's assets of a kind and orientation (each optional). */
-    counts(scope: Scope, opts: { kind?: string | undefined; orientation?: Orientation | undefined }): FacetCount[] {
-      const params: unknown[] = [];
-      let sql = 'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a WHERE';
-      sql += ' a.tenant_id = ? AND a.workspace_id = ?';
-      params.push(scope.tenantId, scope.workspaceId);
+    async counts(scope, opts) {
+      const params: unknown[] = [scope.tenantId, scope.workspaceId];
+      let sql =
+        'SELECT a.category AS category, a.subtype AS subtype, count(*) AS n FROM assets a WHERE a.tenant_id = ? AND a.workspace_id = ?';
       if (opts.kind) {
         sql += ' AND a.kind = ?';
         params.push(opts.kind);
@@ -37,4 +33,3 @@ export function createAssetFacetQueries(db: Database) {
     },
   };
 }
-export type AssetFacetQueries = ReturnType<typeof createAssetFacetQueries>;

@@ -27,7 +27,7 @@ export function creditSettlement(db: Database): (scope: Scope, holdId: string, c
  * database file) are serialised and cannot overspend together. better-sqlite3 is synchronous: each
  * method does its work before it returns its promise.
  */
-export function createCreditQueries(db: Database): CreditStore {
+export function createSqliteCreditStore(db: Database): CreditStore {
   const s = {
     used: db.prepare('SELECT coalesce(sum(credits), 0) AS n FROM credit_ledger WHERE tenant_id = ? AND workspace_id = ?'),
     budget: db.prepare('SELECT budget_credits FROM credit_budgets WHERE tenant_id = ? AND workspace_id = ?'),

@@ -1,6 +1,6 @@
-import { createSqliteAssetEnrichmentStore } from './asset-enrichment-store.ts';
+import { createSqliteAssetEnrichmentStore } from './asset-enrichment.ts';
 import { createSqliteAssetStore } from './asset-store.ts';
-import { createSqliteCalibrationStore } from './calibration-store.ts';
+import { createSqliteCalibrationStore } from './calibrations.ts';
 import { createJobQueue } from './enrichment-jobs.ts';
 import { assetEnrichmentStoreContract } from '../contract/asset-enrichment-store-contract.ts';
 import { calibrationStoreContract } from '../contract/calibration-store-contract.ts';

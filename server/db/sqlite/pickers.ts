@@ -33,7 +33,7 @@ const toRow = (r: RawRow): PickerRow => ({
  * lookup takes the server-derived scope first; a picker of another tenant or workspace behaves as
  * missing. better-sqlite3 is synchronous: each method does its work before it returns its promise.
  */
-export function createPickerQueries(db: Database): PickerStore {
+export function createSqlitePickerStore(db: Database): PickerStore {
   const s = {
     insert: db.prepare(
       `INSERT INTO pickers (id, tenant_id, workspace_id, theme_id, delivery, status, request, selection, created_at, confirmed_at)

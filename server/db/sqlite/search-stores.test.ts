@@ -1,7 +1,7 @@
 import { assetFacetStoreContract } from '../contract/asset-facet-store-contract.ts';
-import { createSqliteAssetFacetStore } from './asset-facet-store.ts';
+import { createSqliteAssetFacetStore } from './asset-facets.ts';
 import { synonymStoreContract } from '../contract/synonym-store-contract.ts';
-import { createSqliteSynonymStore } from './synonym-store.ts';
+import { createSqliteSynonymStore } from './synonyms.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
 import { createSqliteAssetStore } from './asset-store.ts';
 import { lexicalIndexContract } from '../contract/lexical-index-contract.ts';

@@ -6,11 +6,11 @@ import { pickerStoreContract } from '../contract/picker-store-contract.ts';
 import { toolTaskStoreContract } from '../contract/tool-task-store-contract.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';
 import { uploadStoreContract } from '../contract/upload-store-contract.ts';
-import { createCreditQueries } from './credits.ts';
+import { createSqliteCreditStore } from './credits.ts';
 import { createJobQueue } from './enrichment-jobs.ts';
-import { createPickerQueries } from './pickers.ts';
-import { createToolTaskQueries } from './tool-tasks.ts';
-import { createUploadQueries } from './uploads.ts';
+import { createSqlitePickerStore } from './pickers.ts';
+import { createSqliteToolTaskStore } from './tool-tasks.ts';
+import { createSqliteUploadStore } from './uploads.ts';
 
 // The SQLite implementations of the state ports against their contracts (server/db/contract/); the
 // PostgreSQL ones run the same suites in postgres/state-stores.test.ts. Each store gets a fresh database
@@ -32,9 +32,9 @@ function fixture<S>(make: (db: Database) => S, foreignKeys = true): StoreFixture
   };
 }
 
-pickerStoreContract('SQLite', fixture(createPickerQueries));
-uploadStoreContract('SQLite', fixture(createUploadQueries));
-creditStoreContract('SQLite', fixture(createCreditQueries));
-toolTaskStoreContract('SQLite', fixture(createToolTaskQueries));
+pickerStoreContract('SQLite', fixture(createSqlitePickerStore));
+uploadStoreContract('SQLite', fixture(createSqliteUploadStore));
+creditStoreContract('SQLite', fixture(createSqliteCreditStore));
+toolTaskStoreContract('SQLite', fixture(createSqliteToolTaskStore));
 // enrichment_jobs.asset_seq references assets(seq), which belong to the asset store: no asset rows here.
 jobQueueContract('SQLite', fixture(createJobQueue, false));

@@ -36,7 +36,7 @@ const toRow = (r: RawRow): ToolTaskRow => ({
  * conditional statement, so concurrent processes on the file (WAL) never both end a task. better-sqlite3 is
  * synchronous: each method does its work before it returns its promise.
  */
-export function createToolTaskQueries(db: Database): ToolTaskStore {
+export function createSqliteToolTaskStore(db: Database): ToolTaskStore {
   const s = {
     create: db.prepare(
       `INSERT INTO tool_tasks (id, tenant_id, tool, action, status, owner, lease_until, created_at, updated_at, ttl_ms, expires_at)

@@ -12,7 +12,7 @@ const COLUMNS = `id, tenant_id, workspace_id, status, filename, size_bytes, sha2
   chunk_size_bytes, chunk_count, asset_id, error, created_at, updated_at, expires_at_ms, panel_id`;
 const LIVE = `(completing_owner IS NOT NULL AND completing_until >= ${NOW})`;
 
-export function createUploadQueries(db: Database): UploadStore {
+export function createSqliteUploadStore(db: Database): UploadStore {
   const s = {
     insert: db.prepare(
       `INSERT INTO uploads (id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,

@@ -1,8 +1,13 @@
 import type { Database } from 'better-sqlite3';
 import type { NullModel } from '../../domain/search/calibration.ts';
+import type { CalibrationStore } from '../ports/calibration-store.ts';
 
-/** Stored null models of vector spaces per scope (migration 0023, domain/search/calibration.ts). */
-export function createCalibrationQueries(db: Database) {
+/**
+ * The SQLite `CalibrationStore`: stored null models of vector spaces per scope (migration 0023,
+ * domain/search/calibration.ts). better-sqlite3 is synchronous: each method does its work before it
+ * returns its promise.
+ */
+export function createSqliteCalibrationStore(db: Database): CalibrationStore {
   const s = {
     get: db.prepare('SELECT items, pairs, center, spread FROM vector_calibrations WHERE space = ? AND scope_id = ?'),
     put: db.prepare(
@@ -11,10 +16,7 @@ export function createCalibrationQueries(db: Database) {
     ),
   };
   return {
-    /** The stored model of a space in a scope (workspace or store id), or null. */
-    get: (space: string, scopeId: string): NullModel | null => (s.get.get(space, scopeId) as NullModel | undefined) ?? null,
-    put: (space: string, scopeId: string, m: NullModel): void =>
-      void s.put.run(space, scopeId, m.items, m.pairs, m.center, m.spread, new Date().toISOString()),
+    get: async (space, scopeId) => (s.get.get(space, scopeId) as NullModel | undefined) ?? null,
+    put: async (space, scopeId, m) => void s.put.run(space, scopeId, m.items, m.pairs, m.center, m.spread, new Date().toISOString()),
   };
 }
-export type CalibrationQueries = ReturnType<typeof createCalibrationQueries>;
