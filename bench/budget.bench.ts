@@ -16,6 +16,7 @@ import { APPS_CLIENT_CAPABILITIES, connectWeighing, jsonBytes } from '../e2e/mcp
 import { createAssetQueries } from '../server/db/sqlite/assets.ts';
 import { seedDemo } from '../server/seed.ts';
 import { table } from './stats.ts';
+import { sqliteOf } from '../server/stores.ts';
 
 const KB = 1024;
 
@@ -44,11 +45,11 @@ export default async function budgetBench(): Promise<void> {
     // Clone every demo asset twice under new names with its real metadata, so a default page holds 50.
     const scope = { tenantId: demo.tenant_id, workspaceId: demo.workspace_id };
     // the bench writes through the SQLite queries directly (inside one transaction)
-    const assets = createAssetQueries(srv.app.sqlite());
+    const assets = createAssetQueries(sqliteOf(srv.app.stores));
     const originals = assets.browse(scope, { maxSeq: assets.maxSeq(scope) }, 0, 100).rows;
     // the query module inserts user fields only; the copies take the originals' automatic tags as well
-    const copyAutoTags = srv.app.sqlite().prepare('UPDATE assets SET auto_tags = ? WHERE id = ?');
-    srv.app.sqlite().transaction(() => {
+    const copyAutoTags = sqliteOf(srv.app.stores).prepare('UPDATE assets SET auto_tags = ? WHERE id = ?');
+    sqliteOf(srv.app.stores).transaction(() => {
       for (const copy of [2, 3]) {
         for (const row of originals) {
           const dot = row.name.lastIndexOf('.');

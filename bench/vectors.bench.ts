@@ -32,6 +32,7 @@ import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/provi
 import { createTenant } from '../server/tenancy/admin.ts';
 import { wordPicker } from './random.ts';
 import { percentile, table, timeInterleaved, timeIt } from './stats.ts';
+import { sqliteOf } from '../server/stores.ts';
 
 const SCALES = (process.env.BENCH_SCALES ?? '10000,30000,100000,300000').split(',').map(Number);
 const DETAIL_AT = Number(process.env.BENCH_DETAIL_AT ?? 100_000);
@@ -84,15 +85,15 @@ export default async function run(): Promise<void> {
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
     const pick = await wordPicker(42);
-    const vq = createVectorQueries(app.sqlite());
+    const vq = createVectorQueries(sqliteOf(app.stores));
     // rows are written through the SQLite queries directly, many per transaction
-    const rows = createAssetQueries(app.sqlite());
+    const rows = createAssetQueries(sqliteOf(app.stores));
     const space: SpaceRow = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
     const vectors = createAssetVectorSearch({
       // the port over the same queries: one set of partitions, searched by the bench and the use case alike
-      vectors: createSqliteVectorStore(app.sqlite(), vq),
-      assets: createSqliteAssetStore(app.sqlite()),
-      calibrations: createSqliteCalibrationStore(app.sqlite()),
+      vectors: createSqliteVectorStore(sqliteOf(app.stores), vq),
+      assets: createSqliteAssetStore(sqliteOf(app.stores)),
+      calibrations: createSqliteCalibrationStore(sqliteOf(app.stores)),
       thesaurus: app.library.thesaurus,
       embedder,
       textSpace: async () => space,
@@ -114,7 +115,7 @@ export default async function run(): Promise<void> {
       let t0 = performance.now();
       const now = new Date().toISOString();
       const fresh: string[] = [];
-      app.sqlite().transaction(() => {
+      sqliteOf(app.stores).transaction(() => {
         for (let i = n; i < target; i++) {
           const text = Array.from({ length: 6 }, pick).join(' ');
           texts.push(text);
@@ -152,7 +153,7 @@ export default async function run(): Promise<void> {
       const rowsS = (performance.now() - t0) / 1000;
       t0 = performance.now();
       const vecs = await embedder.embed(fresh);
-      app.sqlite().transaction(() => {
+      sqliteOf(app.stores).transaction(() => {
         vecs.forEach((v, j) => {
           all.push(v);
           vq.put(space, n + j + 1, scope.workspaceId, v, {
@@ -217,7 +218,7 @@ export default async function run(): Promise<void> {
         const rss0 = process.memoryUsage().rss;
         const other = await buildApp(config, createLogger('silent'));
         try {
-          const db = other.sqlite();
+          const db = sqliteOf(other.stores);
           const vs = createAssetVectorSearch({
             vectors: createSqliteVectorStore(db, createVectorQueries(db)),
             assets: createSqliteAssetStore(db),

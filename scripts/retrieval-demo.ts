@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEMO_DIR, startTestServer } from '../e2e/mcp/harness.ts';
+import { sqliteOf } from '../server/stores.ts';
 
 const t0 = performance.now();
 const srv = await startTestServer({ env: { ATELIER_OCR: '1' } });
@@ -35,7 +36,10 @@ for (const f of files) {
 }
 const tImport = performance.now();
 for (;;) {
-  const st = srv.app.sqlite().prepare(`SELECT enrichment_status s, count(*) n FROM assets GROUP BY 1`).all() as { s: string; n: number }[];
+  const st = sqliteOf(srv.app.stores).prepare(`SELECT enrichment_status s, count(*) n FROM assets GROUP BY 1`).all() as {
+    s: string;
+    n: number;
+  }[];
   if (!st.some((x) => x.s === 'pending' || x.s === 'running')) {
     console.log('enrichment:', JSON.stringify(st));
     break;
@@ -72,8 +76,7 @@ for (const q of ['cosmic void', 'weekend warrior', 'quick brown dog', 'clearing 
 for (const src of ['portrait.jpg', 'simple.png', 'silver_fir.jpg'])
   await show(`similar to ${src}`, { mode: 'similar', similar_to_asset_id: ids.get(src) });
 await show('all "falcon"', { mode: 'all', query: 'falcon' });
-const alt = srv.app
-  .sqlite()
+const alt = sqliteOf(srv.app.stores)
   .prepare(`SELECT name, alt_text, auto_tags, substr(coalesce(ocr_text,''),1,80) ocr FROM assets ORDER BY seq`)
   .all();
 console.log('\nalt text / auto tags / OCR (first 80 chars):');

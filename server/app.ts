@@ -4,7 +4,6 @@ import type { Thesaurus } from './domain/search/concepts.ts';
 import { nameWords } from './domain/media/alt-text.ts';
 import { defaultWordVectorCacheDir } from './providers/embedder-static.ts';
 import { loadWordnet } from './providers/wordnet.ts';
-import type { Database } from './db/sqlite/connection.ts';
 import { openPgStores, openSqliteStores, type Stores } from './stores.ts';
 import { createUploadService } from './assets/upload.ts';
 import { createCursorCodec } from './domain/search/cursor.ts';
@@ -57,11 +56,6 @@ export interface App {
   catalog: Catalog;
   /** every durable port, on the configured backend (SQLite or PostgreSQL) */
   stores: Stores;
-  /**
-   * The SQLite connection, for operator tools and tests that read the file directly.
-   * @throws Error on PostgreSQL (ATELIER_DATABASE_URL): there is no SQLite file then
-   */
-  sqlite(): Database;
   library: LibraryDeps;
   /** the upload channel's staging area (chunks and staged files; beside the blobs) */
   staging: StagingStore;
@@ -296,7 +290,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   };
   // per-key and per-tenant call limits by cost class, counted in the configured database
   const rateLimits = createRateLimits(
-    stores.pg ? { kind: 'postgres', pool: stores.pg } : { kind: 'sqlite', db: stores.sqlite! },
+    stores.database,
     {
       cheapPerKey: env.ATELIER_RATE_CHEAP_PER_KEY,
       cheapPerTenant: env.ATELIER_RATE_CHEAP_PER_TENANT,
@@ -369,10 +363,6 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     embedder,
     catalog,
     stores,
-    sqlite() {
-      if (!stores.sqlite) throw new Error('this server runs on PostgreSQL (ATELIER_DATABASE_URL): there is no SQLite database to open');
-      return stores.sqlite;
-    },
     dataId,
     rateLimits,
     library,

@@ -56,6 +56,19 @@ import type { Scope } from './domain/scope.ts';
 import type { TestHooks } from './test-hooks.ts';
 import { PartitionBudget } from './vector-scan/partition-budget.ts';
 
+/** The SQLite connection or the PostgreSQL pool behind a `Stores`. */
+export type DatabaseHandle = { kind: 'sqlite'; db: Database } | { kind: 'postgres'; pool: PgPool };
+
+/**
+ * The SQLite connection of SQLite stores: for operator tools and tests that read or copy the file directly.
+ * @throws Error on PostgreSQL (ATELIER_DATABASE_URL): there is no SQLite file then
+ */
+export function sqliteOf(stores: Pick<Stores, 'database'>): Database {
+  if (stores.database.kind !== 'sqlite')
+    throw new Error('this server runs on PostgreSQL (ATELIER_DATABASE_URL): there is no SQLite database to open');
+  return stores.database.db;
+}
+
 /**
  * Every durable port the use cases run on, from one backend: the embedded SQLite file (default) or
  * PostgreSQL (`ATELIER_DATABASE_URL`). The use cases see only these interfaces; which backend answers
@@ -63,10 +76,12 @@ import { PartitionBudget } from './vector-scan/partition-budget.ts';
  */
 export interface Stores {
   backend: 'sqlite' | 'postgres';
-  /** the SQLite connection (null on PostgreSQL): operator tools and tests that read the file directly */
-  sqlite: Database | null;
-  /** the PostgreSQL pool (null on SQLite): for libraries that keep their own table in the database (rate-limit and sign-in counters) */
-  pg: PgPool | null;
+  /**
+   * The connection the ports run on, for what keeps its own tables beside them (the rate-limit and
+   * sign-in counters of rate-limiter-flexible) and for operator tools that copy a whole database
+   * (`atelier migrate-backend`, `sqliteOf`).
+   */
+  database: DatabaseHandle;
   tenancy: TenancyStore;
   assets: AssetStore;
   /** the lexical planner's port over assets and over products (FTS5, or the PostgreSQL lexicon) */
@@ -108,8 +123,7 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
   const productQueries = createProductQueries(db, budget);
   return {
     backend: 'sqlite',
-    sqlite: db,
-    pg: null,
+    database: { kind: 'sqlite', db },
     tenancy: createSqliteTenancyStore(db),
     assets: createSqliteAssetStore(db),
     lexical,
@@ -159,8 +173,7 @@ export async function openPgStores(o: { url: string; schema: string | null; pool
   const productLexicon = createPgProductLexicalIndexes(pool);
   return {
     backend: 'postgres',
-    sqlite: null,
-    pg: pool,
+    database: { kind: 'postgres', pool },
     tenancy: createPgTenancyStore(pool),
     assets: createPgAssetStore(pool),
     lexical: { assets: (scope, f) => assetLexicon.assets(scope, f), products: (scope, f) => productLexicon.products(scope, f) },

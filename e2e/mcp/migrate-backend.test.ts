@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { importCatalogFile } from '../../server/catalog/import-file.ts';
 import { startPgliteServer } from '../../server/db/postgres/pglite-server.ts';
 import { createTestSchema, TEST_POSTGRES_URL, type TestSchema } from '../../server/db/postgres/test-database.ts';
-import { openPgStores } from '../../server/stores.ts';
+import { openPgStores, sqliteOf } from '../../server/stores.ts';
 import { waitForEnrichment } from './enrichment-helpers.ts';
 import { backendEnv, DEMO_DIR, demoFile, ON_S3, startTestServer, type TestClient } from './harness.ts';
 import { resume, spawnCli, waitPaused } from './processes.ts';
@@ -218,7 +218,7 @@ describe('atelier migrate-backend', () => {
     const scope = { tenantId: src.tenant.tenant_id, workspaceId: src.tenant.workspace_id };
     const [space] = await src.app.stores.vectors.liveSpaces('asset_text');
     expect(space).toBeDefined();
-    const seqs = (src.app.stores.sqlite!.prepare('SELECT seq FROM assets ORDER BY seq').all() as { seq: number }[]).map((r) => r.seq);
+    const seqs = (sqliteOf(src.app.stores).prepare('SELECT seq FROM assets ORDER BY seq').all() as { seq: number }[]).map((r) => r.seq);
     const before = await Promise.all(seqs.map((q) => src.app.stores.vectors.get(scope, space!, q)));
     expect(before.every((v) => v !== null)).toBe(true);
     await src.close();

@@ -4,6 +4,7 @@ import { createAssetQueries } from '../../server/db/sqlite/assets.ts';
 import type { App } from '../../server/app.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { demoFile, type TestClient } from '../mcp/harness.ts';
+import { sqliteOf } from '../../server/stores.ts';
 
 /** Real demo images imported through the public `svc_asset_import` action (real thumbnails). */
 export const NATURE = [
@@ -45,7 +46,7 @@ const PAIRS = Object.entries(ASSET_TAXONOMY).flatMap(([c, subs]) => subs.map((s)
  */
 export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: string; templateIds: string[] }): string[] {
   // rows go in through the SQLite queries directly, all in one transaction
-  const assets = createAssetQueries(app.sqlite());
+  const assets = createAssetQueries(sqliteOf(app.stores));
   const templates = opts.templateIds.map((id) => {
     const row = assets.byId(scope, id);
     if (!row) throw new Error(`template ${id} missing`);
@@ -53,7 +54,7 @@ export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: 
   });
   const ids: string[] = [];
   const base = Date.parse('2024-01-01T00:00:00Z');
-  app.sqlite().transaction(() => {
+  sqliteOf(app.stores).transaction(() => {
     for (let i = 1; i <= count; i++) {
       const t = templates[i % templates.length]!;
       const [category, subtype] = PAIRS[i % PAIRS.length]!;

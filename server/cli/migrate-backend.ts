@@ -5,7 +5,7 @@ import { loadConfig } from '../config.ts';
 import { createPgPool } from '../db/postgres/pool.ts';
 import { createLocalBlobStore, type BlobStore } from '../storage/blob-store.ts';
 import { createS3BlobStore } from '../storage/blob-store-s3.ts';
-import { openPgStores, openSqliteStores } from '../stores.ts';
+import { openPgStores, openSqliteStores, sqliteOf } from '../stores.ts';
 import type { CliKit } from './catalog.ts';
 import { createTestHooks } from '../test-hooks.ts';
 import {
@@ -94,7 +94,7 @@ async function migrateBackend(o: { from: string; fromBlobs?: string; toBlobs?: s
   const fromBlobs = createLocalBlobStore(fromBlobDir);
 
   const source = openSqliteStores(dbPath);
-  const src = source.sqlite!;
+  const src = sqliteOf(source);
   const target = await openPgStores(db);
   const pool = createPgPool(db.url, {
     max: 1,

@@ -11,7 +11,7 @@ import type { VectorStore } from '../db/ports/vector-store.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir, STATIC_MODEL_ID } from '../providers/embedder-static.ts';
 import { createLocalBlobStore, type BlobStore } from '../storage/blob-store.ts';
-import { openSqliteStores, type Stores } from '../stores.ts';
+import { openSqliteStores, sqliteOf, type Stores } from '../stores.ts';
 import { createEnrichment, type Enrichment } from './service.ts';
 
 // The enrichment module on the SQLite stores when another process retires this process's vector space
@@ -57,7 +57,7 @@ function database(): { stores: Stores; other: () => Stores } {
     return s;
   };
   const stores = connect();
-  seedContractScopes(stores.sqlite!);
+  seedContractScopes(sqliteOf(stores));
   return { stores, other: connect };
 }
 
@@ -93,7 +93,7 @@ function enrichmentOn(stores: Stores, embedder: TextEmbedder, log: pino.Logger, 
 }
 
 const jobStates = (stores: Stores): { kind: string; state: string; attempts: number }[] =>
-  stores.sqlite!.prepare('SELECT kind, state, attempts FROM enrichment_jobs ORDER BY id').all() as never;
+  sqliteOf(stores).prepare('SELECT kind, state, attempts FROM enrichment_jobs ORDER BY id').all() as never;
 
 /** A red bicycle photo imported and enriched by a process on the static text model, which then stops. @returns its seq */
 async function bicycleUnderStaticModel(stores: Stores): Promise<number> {

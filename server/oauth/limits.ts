@@ -31,10 +31,11 @@ export interface SignInLimits {
 export function signInLimits(stores: Stores): SignInLimits {
   const make = (keyPrefix: string, points: number, duration = LOCK_S): RateLimiterAbstract => {
     const common = { tableName: 'oauth_sign_in_limits', tableCreated: true, keyPrefix, points, duration, blockDuration: duration };
-    return stores.sqlite
+    const d = stores.database;
+    return d.kind === 'sqlite'
       ? // each statement prepared once, as the tool-call limits do (tenancy/rate-limits.ts): token requests come in floods
-        new RateLimiterSQLite({ ...common, storeClient: preparedOnce(stores.sqlite), storeType: 'better-sqlite3' })
-      : new RateLimiterPostgres({ ...common, storeClient: unnamedStatements(stores.pg!), storeType: 'pool' });
+        new RateLimiterSQLite({ ...common, storeClient: preparedOnce(d.db), storeType: 'better-sqlite3' })
+      : new RateLimiterPostgres({ ...common, storeClient: unnamedStatements(d.pool), storeType: 'pool' });
   };
   const account = make('acct', ACCOUNT_FAILURES);
   const address = make('addr', ADDRESS_FAILURES);
