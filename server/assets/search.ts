@@ -1,7 +1,7 @@
 import type { AssetPage, ImageModelReport, SearchArgs, SearchMode } from '../../shared/schemas/asset.ts';
 import type { AssetFilters } from '../db/ports/asset-store.ts';
 import { semanticRelevance, visualRelevance } from '../domain/search/calibration.ts';
-import type { FtsColumn } from '../domain/search/fts-query.ts';
+import type { LexicalColumn } from '../domain/search/query-words.ts';
 import { fuse } from '../domain/search/fusion.ts';
 import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
 import { runLexical, type LexicalResult } from '../domain/search/lexical.ts';
@@ -71,7 +71,7 @@ function strongest(a: { seq: number; relevance: number }[], b: { seq: number; re
   return [...best].map(([seq, relevance]) => ({ seq, relevance })).sort((x, y) => y.relevance - x.relevance);
 }
 
-const FIELD_COLUMN: Partial<Record<SearchMode, FtsColumn>> = { filename: 'name', alt_text: 'alt_text', tags: 'tags', ocr: 'ocr_text' };
+const FIELD_COLUMN: Partial<Record<SearchMode, LexicalColumn>> = { filename: 'name', alt_text: 'alt_text', tags: 'tags', ocr: 'ocr_text' };
 /** Candidates fetched per list before fusion or paging. */
 const RANKED_DEPTH = 500;
 /** Suggestions are offered when a query has fewer matches than this … */

@@ -15,7 +15,7 @@ import {
   standardScore,
   type NullModel,
 } from '../domain/search/calibration.ts';
-import { STOP_WORDS } from '../domain/search/fts-query.ts';
+import { STOP_WORDS } from '../domain/search/query-words.ts';
 import { fuse } from '../domain/search/fusion.ts';
 import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
 import { runLexical, type LexicalResult } from '../domain/search/lexical.ts';

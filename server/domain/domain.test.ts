@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../errors.ts';
 import { createCursorCodec, stableJson } from './search/cursor.ts';
 import { isobmffTruncation } from './media/isobmff.ts';
-import { queryTerms } from './search/fts-query.ts';
+import { queryTerms } from './search/query-words.ts';
 import { resolveWorkspace } from './scope.ts';
 
 describe('cursor codec', () => {

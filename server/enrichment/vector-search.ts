@@ -14,7 +14,7 @@ import {
   type NullModel,
 } from '../domain/search/calibration.ts';
 import type { Thesaurus } from '../domain/search/concepts.ts';
-import { STOP_WORDS } from '../domain/search/fts-query.ts';
+import { STOP_WORDS } from '../domain/search/query-words.ts';
 import type { Scope } from '../domain/scope.ts';
 import { assetFacts, estimateWordNull } from '../domain/search/coverage.ts';
 import { wordMemoOf } from '../domain/search/word-memo.ts';

@@ -6,7 +6,7 @@ import { stemmer } from 'stemmer';
  * reasons about: it stems query words with the same `stemmer` package and asks the index which stems
  * it holds (`known`, `vocabulary`).
  *
- * Splitting and folding are those of the planner's own query splitter (domain/search/fts-query.ts
+ * Splitting and folding are those of the planner's own query splitter (domain/search/query-words.ts
  * `queryTerms`): NFKD, combining marks removed, lower case, runs of Unicode letters and digits. That is
  * unicode61 with remove_diacritics for the texts this library holds; it differs on compatibility
  * characters, which NFKD maps and unicode61 keeps ("ﬁsh" is "fish" here, "ﬁsh" in FTS5; "²" is "2").

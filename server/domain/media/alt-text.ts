@@ -3,7 +3,7 @@
  * machine alt text, and the text an asset is embedded from.
  */
 import type { DominantColour } from './colour.ts';
-import { STOP_WORDS } from '../search/fts-query.ts';
+import { STOP_WORDS } from '../search/query-words.ts';
 
 /**
  * Camera, phone and app prefixes and generic words of machine-made file names (IMG_2682, DSC_0001,

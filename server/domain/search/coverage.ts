@@ -49,7 +49,7 @@ import {
 } from './calibration.ts';
 import { COLOUR_NAMES } from '../media/colour.ts';
 import { chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
-import { STOP_WORDS } from './fts-query.ts';
+import { STOP_WORDS } from './query-words.ts';
 import { expansionOf } from './lexical.ts';
 import { operatorSynonyms, words, type SynonymRule } from './lexical-words.ts';
 

@@ -21,7 +21,7 @@
  */
 import { stemmer } from 'stemmer';
 import { expandConcept, nounLemma, type ConceptRelation, type ConceptWord, type Thesaurus } from './concepts.ts';
-import { queryTerms } from './fts-query.ts';
+import { queryTerms } from './query-words.ts';
 import { allOf, allWords, anyOf, inColumn, phrase, prefixPhrase, type LexicalExpr } from './lexical-query.ts';
 import { operatorSynonyms, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
 import { LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';

@@ -1,7 +1,8 @@
 /**
- * Query words as the FTS5 unicode61 tokenizer splits text (so user text never becomes FTS5 operators:
- * domain/search/lexical.ts quotes each word). Stop words are dropped unless the query is nothing but stop words.
- * FTS5 query grammar: https://www.sqlite.org/fts5.html#full_text_query_syntax
+ * Query words, split as the index tokenizes documents (FTS5's unicode61 tokenizer on SQLite, and the
+ * same splitting on PostgreSQL, db/postgres/porter-tokens.ts): each word becomes a phrase of a lexical
+ * expression (domain/search/lexical-query.ts), never an operator. Stop words are dropped unless the query
+ * is nothing but stop words. unicode61: https://www.sqlite.org/fts5.html#unicode61_tokenizer
  */
 export const STOP_WORDS = new Set(
   'a an and are as at be by for from has have in is it its of on or that the this to was were will with image images photo photos picture pictures of'.split(
@@ -21,5 +22,5 @@ export function queryTerms(text: string): string[] {
   return [...new Set(content.length > 0 ? content : words)].slice(0, 16);
 }
 
-/** An FTS5 column of the asset index (exact-field search modes). */
-export type FtsColumn = 'name' | 'alt_text' | 'tags' | 'ocr_text';
+/** A column of the asset lexical index (the exact-field search modes). */
+export type LexicalColumn = 'name' | 'alt_text' | 'tags' | 'ocr_text';
