@@ -87,12 +87,14 @@ export async function coverQuery(
   const memo = wordMemoOf(thesaurus);
   const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus ? memo.broader : null)]));
   const vocabulary = [...new Set([...lexical.termWords.map((t) => t.word), ...[...facts.values()].flatMap((f) => f.words)])];
-  const vectors = words?.null ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
-  const soft = softTerms(lexical.termWords.map((t, i) => ({ count: lexical.counts[i]!, colour: isColourWord(t.word) })));
+  const colours = lexical.termWords.map((t) => isColourWord(t.word));
+  const soft = softTerms(colours.map((colour, i) => ({ count: lexical.counts[i]!, colour })));
+  // word vectors and incompatible alternatives serve embedding matches only: none when no term may have one
+  const vectors = words?.null && soft.some(Boolean) ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
   const terms: CoverageTerm[] = lexical.termWords.map((t, i) => {
-    const colour = isColourWord(t.word);
+    const colour = colours[i]!;
     const w = lexical.weights[i]!;
-    const siblings = colour ? null : memo.siblings(t.word);
+    const siblings = soft[i] ? memo.siblings(t.word) : null;
     return {
       word: t.word,
       stem: t.stem,
