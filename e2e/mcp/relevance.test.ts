@@ -48,6 +48,8 @@ const LIBRARY = [
   },
   // no typed metadata at all: only the file name says what it is
   { file: 'images/formats/denali.webp', filename: 'DSC_0042-SnowyMountainRange.webp' },
+  // nor here, and the name is one closed compound the thesaurus lacks
+  { file: 'images/nature/orychophragmus_violaceus.jpg', filename: 'violetwildflower.jpg' },
 ];
 
 describe('honest search results (issue 11)', () => {
@@ -332,6 +334,15 @@ describe('honest search results (issue 11)', () => {
       expect(names(blue)).not.toContain('IMG_1234.jpg');
       const landscape = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'landscape', mode: 'alt_text' });
       expect(landscape.structured.total).toBe(0);
+    });
+
+    it('finds a photo named by a compound word through the noun it ends in, also misspelt', async () => {
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'wildflower' });
+      expect(names(r)).toEqual(['violetwildflower.jpg']);
+      expect(assetsOf(r)[0]!.alt_text).toBe('Violetwildflower (wildflower)');
+      const typo = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'wildflowr' });
+      expect(names(typo)).toEqual(['violetwildflower.jpg']);
+      expect(request(typo).corrected_query).toBe('wildflower');
     });
 
     it('gives every analysed asset a text vector, even without any words', async () => {

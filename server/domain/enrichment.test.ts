@@ -97,6 +97,12 @@ describe('alt text and embedding text', () => {
     expect(machineAltText({ name: 'IMG_1.png', prompt: null, ocrText: 'SALE 50%' })).toBe('Image with the text "SALE 50%"');
     expect(machineAltText({ name: 'shop_sign.png', prompt: null, ocrText: 'OPEN' })).toBe('Shop sign, with the text "OPEN"');
     expect(machineAltText({ name: 'IMG_2.png', prompt: null, ocrText: null })).toBe('Image');
+    // the kinds a compound name word names follow the name, never a prompt
+    expect(machineAltText({ name: 'notocactus_minimus.jpg', prompt: null, ocrText: null, heads: ['cactus'] })).toBe(
+      'Notocactus minimus (cactus)',
+    );
+    expect(machineAltText({ name: 'x.png', prompt: 'a red door', ocrText: null, heads: ['door'] })).toBe('A red door');
+    expect(machineAltText({ name: 'unsplash-redflower.jpg', prompt: null, ocrText: null })).toBe('Redflower');
     expect(orientationOf(800, 600)).toBe('landscape');
   });
   it('embeds an asset without any words from its kind and colours (never its orientation)', () => {

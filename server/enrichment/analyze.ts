@@ -46,7 +46,7 @@ const immediate: ImageRunner = { run: (op) => op() };
  */
 export async function analyzeImage(
   bytes: Buffer,
-  info: { name: string; prompt: string | null; kind: string; wantCaption?: boolean },
+  info: { name: string; prompt: string | null; kind: string; wantCaption?: boolean; heads?: string[] },
   ocr: OcrEngine | null,
   vision?: { captioner: ImageCaptioner; log: Logger; signal?: AbortSignal },
   images: ImageRunner = immediate,
@@ -112,7 +112,7 @@ export async function analyzeImage(
     ocrText,
     ocrConfidence,
     autoTags: tags,
-    machineAltText: caption ?? machineAltText({ name: info.name, prompt: info.prompt, ocrText }),
+    machineAltText: caption ?? machineAltText({ name: info.name, prompt: info.prompt, ocrText, heads: info.heads }),
     caption,
     captionModelId: caption && vision ? vision.captioner.modelId : null,
     visual,

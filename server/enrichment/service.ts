@@ -3,7 +3,8 @@ import type { AssetRow, AssetStore } from '../db/ports/asset-store.ts';
 import type { CalibrationStore } from '../db/ports/calibration-store.ts';
 import type { JobLease, JobQueue, JobRow } from '../db/ports/job-queue.ts';
 import type { VectorStore } from '../db/ports/vector-store.ts';
-import type { Thesaurus } from '../domain/search/concepts.ts';
+import { compoundHeads, type Thesaurus } from '../domain/search/concepts.ts';
+import { nameWords } from '../domain/media/alt-text.ts';
 import { VISUAL_DIMENSIONS, VISUAL_MODEL_ID } from '../domain/media/colour.ts';
 import type { AssetStoredHook } from '../assets/deps.ts';
 import type { AssetVectorSearch } from '../assets/search.ts';
@@ -147,6 +148,12 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
   };
   /** Whether the row still exists as the same asset (rows can be deleted while a job awaits). */
   const sameAsset = async (row: AssetRow): Promise<boolean> => (await assets.bySeq(row.seq))?.id === row.id;
+  /** The kinds a file name's compound words name ("notocactus" → cactus), for its machine alt text; [] without a thesaurus. */
+  const nameHeads = async (name: string): Promise<string[]> => {
+    const words = nameWords(name).split(' ').filter(Boolean);
+    const t = words.length ? await d.thesaurus() : null;
+    return t ? compoundHeads(t, words) : [];
+  };
 
   // Handlers check `signal` before each write: it aborts when the runner closes or the job's lease was
   // lost to another runner (queue.ts), and the analysis itself is written only under the lease.
@@ -158,9 +165,10 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const bytes = await pixelsOf(row);
     signal.throwIfAborted();
     const userAlt = jsonList(row.user_fields).includes('alt_text');
+    const prompt = promptOf(row);
     const a = await analyzeImage(
       bytes,
-      { name: row.name, prompt: promptOf(row), kind: row.kind, wantCaption: !userAlt },
+      { name: row.name, prompt, kind: row.kind, wantCaption: !userAlt, heads: userAlt || prompt ? [] : await nameHeads(row.name) },
       d.ocr,
       d.captioner ? { captioner: d.captioner, log, signal } : undefined,
       d.images,

@@ -10,7 +10,7 @@ import { STOP_WORDS } from '../search/query-words.ts';
  * PXL_20240101_…, GOPR0042, Screenshot 2024-…, WhatsApp Image …): they say nothing about the picture.
  */
 const MACHINE_NAME_WORDS = new Set(
-  'img image images imag pic pict picture photo photos dsc dscn dscf dcim pxl mvimg gopr gp dji sam sdc vid video mov mvi wa whatsapp signal telegram screenshot screen shot scan scanned capture edited edit copy export final untitled unnamed download file'.split(
+  'img image images imag pic pict picture photo photos dsc dscn dscf dcim pxl mvimg gopr gp dji sam sdc vid video mov mvi wa whatsapp signal telegram screenshot screen shot scan scanned capture edited edit copy export final untitled unnamed download file unsplash pexels pixabay shutterstock istock istockphoto gettyimages adobestock'.split(
     ' ',
   ),
 );
@@ -95,13 +95,16 @@ export function autoTags(i: { colours: DominantColour[]; hasText: boolean; hasAl
 }
 
 /**
- * Machine alt text when the user gave none: the subject (generation prompt, else file-name words) and
- * up to 12 words of recognised text. Colours and orientation are facts and filters of the asset, not
- * words of its text (lexical queries would hit them by accident). Examples: `Prairie falcon`,
- * `Image with the text "SALE 50%"`.
+ * Machine alt text when the user gave none: the subject (generation prompt, else file-name words, with
+ * the kinds its compound words name) and up to 12 words of recognised text. Colours and orientation are
+ * facts and filters of the asset, not words of its text (lexical queries would hit them by accident).
+ * Examples: `Prairie falcon`, `Notocactus minimus (cactus)`, `Image with the text "SALE 50%"`.
+ * @param i.heads head nouns of the name's compound words (domain/search/concepts.ts `compoundHeads`),
+ *   shown only for a subject taken from the file name
  */
-export function machineAltText(i: { name: string; prompt: string | null; ocrText: string | null }): string {
-  const subject = (i.prompt ?? nameWords(i.name)).trim();
+export function machineAltText(i: { name: string; prompt: string | null; ocrText: string | null; heads?: string[] }): string {
+  let subject = (i.prompt ?? nameWords(i.name)).trim();
+  if (subject && i.prompt === null && i.heads?.length) subject = `${subject} (${i.heads.join(', ')})`;
   let text = subject ? `${subject.charAt(0).toUpperCase()}${subject.slice(1)}` : '';
   if (i.ocrText) {
     const ws = i.ocrText.split(/\s+/).filter(Boolean);

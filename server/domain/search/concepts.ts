@@ -168,12 +168,58 @@ export function broaderWords(
   const out = new Set<string>();
   for (let i = 0; i < words.length; i++) {
     const pair = i + 1 < words.length ? lemmaOf(`${words[i]} ${words[i + 1]}`) : null;
-    const lemma = pair ?? lemmaOf(words[i]!);
+    let lemma = pair ?? lemmaOf(words[i]!);
     if (pair) i++;
+    if (!lemma) {
+      // a word the thesaurus lacks may be a compound ending in one it has ("notocactus"): the head is
+      // what it is a kind of, so it is a broader word itself
+      lemma = headNoun(words[i]!, lemmaOf);
+      if (lemma && t.mainlyNoun(lemma)) out.add(lemma);
+    }
     if (!lemma || !t.mainlyNoun(lemma)) continue;
     for (const l of above(lemma)) out.add(l);
   }
   return [...out];
+}
+
+/**
+ * The head nouns of the compound words among a name's words (`headNoun`), in order, without repeats:
+ * what the name says its subject is a kind of when the thesaurus lacks the word itself
+ * ("notocactus minimus" → ["cactus"]).
+ * @param words lower-case words in order
+ */
+export function compoundHeads(t: Thesaurus, words: string[]): string[] {
+  const lemmaOf = (w: string): string | null => nounLemma(t, w);
+  const out = new Set<string>();
+  for (const w of words) {
+    if (lemmaOf(w)) continue;
+    const head = headNoun(w, lemmaOf);
+    if (head && t.mainlyNoun(head)) out.add(head);
+  }
+  return [...out];
+}
+
+/** Shortest head a compound's word may end in, letters (shorter ones end too many words by chance: "ama-zing"). */
+const MIN_HEAD = 5;
+/** Shortest modifier before the head, letters. */
+const MIN_MODIFIER = 3;
+
+/**
+ * The head noun of a closed compound the thesaurus lacks ("notocactus" → "cactus", "sunsetbeach" →
+ * "beach"): its longest ending of at least `MIN_HEAD` letters that is a noun, after at least
+ * `MIN_MODIFIER` letters. English and Latin compounds put the head last (right-hand head rule; Williams,
+ * "On the notions 'lexically related' and 'head of a word'", Linguistic Inquiry 12, 1981), so the whole
+ * names a kind of the head. Only for words the thesaurus lacks: a known word is never split.
+ * @param lemmaOf `nounLemma` or a memo of it
+ * @returns the head's lemma, or null when no ending is a noun
+ */
+export function headNoun(word: string, lemmaOf: (word: string) => string | null): string | null {
+  if (!/^\p{Ll}+$/u.test(word)) return null;
+  for (let k = MIN_MODIFIER; word.length - k >= MIN_HEAD; k++) {
+    const head = lemmaOf(word.slice(k));
+    if (head) return head;
+  }
+  return null;
 }
 
 /** The first lemmas of the hypernyms of a lemma's first sense, up to `levels` up, depth first. */
