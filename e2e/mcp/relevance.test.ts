@@ -254,6 +254,18 @@ describe('honest search results (issue 11)', () => {
       expect(short.structured.total).toBe(0);
     });
 
+    it("spells a word no document says against the embedder's words, so its meaning still finds the photo", async () => {
+      // no document says "raptor" (nor a typo of it): the word vectors know it, one letter away
+      const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'raptr' });
+      expect(names(r)).toEqual(['prairie_falcon.jpg']);
+      expect(request(r).corrected_query).toBe('raptor');
+      expect(r.text).toContain('Showing results for "raptor"');
+      // a word the library holds is never respelt, though the word vectors lack it
+      const own = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'violetwildflower' });
+      expect(names(own)).toEqual(['violetwildflower.jpg']);
+      expect(request(own).corrected_query).toBeNull();
+    });
+
     it('finds a product in the top 3 despite one typo', async () => {
       for (const [query, handle] of [
         ['neckalce', 'necklace'],

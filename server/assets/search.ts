@@ -6,6 +6,7 @@ import { fuse } from '../domain/search/fusion.ts';
 import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
 import { runLexical, type LexicalResult } from '../domain/search/lexical.ts';
 import { correctedQuery } from '../domain/search/lexical-words.ts';
+import { queryTerms } from '../domain/search/query-words.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
@@ -43,6 +44,8 @@ export interface AssetVectorSearch {
   warm?(scope: Scope): Promise<boolean>;
   /** the image–text model's space, when ATELIER_IMAGE_MODEL is set */
   image?: ImageSpaceSearch;
+  /** the text embedder's spelling of a word it has no vector for (`TextEmbedder.spell`); absent when it has none */
+  spell?: (word: string) => Promise<string | null>;
   /**
    * The text embedder's words in a scope, for query coverage (assets/coverage.ts): word vectors, the
    * calibrated null of a word's best match among a document's descriptive words, and the measured colours'
@@ -93,6 +96,8 @@ export interface AssetMatches {
   degradedFrom: SearchMode | null;
   match: AssetPage['request']['match'];
   lexical: LexicalResult | null;
+  /** the query as spelt against the embedder's vocabulary (`AssetVectorSearch.spell`), null when it was not changed */
+  spelledQuery: string | null;
 }
 
 /**
@@ -141,11 +146,47 @@ export async function matchAssets(
     const descriptor = r.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(h.similarity, h.z, r.accept) }));
     const pictures = img ? img.hits.map((h) => ({ seq: h.seq, relevance: visualRelevance(0, h.z, img.accept) })) : [];
     const ranked = fuse(null, strongest(descriptor, pictures), 'visual');
-    return { ranked, unfetched: 0, mode, degradedFrom: null, match: ranked.matches > 0 ? 'vector' : 'none', lexical: null };
+    return {
+      ranked,
+      unfetched: 0,
+      mode,
+      degradedFrom: null,
+      match: ranked.matches > 0 ? 'vector' : 'none',
+      lexical: null,
+      spelledQuery: null,
+    };
   }
-  if (!query) return { ranked: Ranked.EMPTY, unfetched: 0, mode, degradedFrom: null, match: 'browse', lexical: null };
+  if (!query) return { ranked: Ranked.EMPTY, unfetched: 0, mode, degradedFrom: null, match: 'browse', lexical: null, spelledQuery: null };
 
   const column = FIELD_COLUMN[mode] ?? null;
+  const lexicalOf = async (text: string): Promise<LexicalResult> =>
+    runLexical(
+      text,
+      deps.lexical.assets(scope, filters, head),
+      {
+        column,
+        thesaurus: column ? null : await deps.thesaurus(),
+        typos: true,
+        synonyms: column ? [] : await deps.synonyms.forAssets(scope, head),
+        depth: RANKED_DEPTH,
+      },
+      deepest,
+    );
+  let text = query;
+  let lexical: LexicalResult | null = null;
+  if (mode === 'all') {
+    // The library's own vocabulary corrects first (the planner's typos); a word it leaves unmatched is
+    // spelt against the embedder's, and the whole query runs again as corrected
+    lexical = await lexicalOf(query);
+    const spelled = vectors?.spell ? await spellWords(vectors.spell, unmatchedWords(lexical)) : [];
+    if (spelled.length) {
+      text = correctedQuery(query, spelled)!;
+      lexical = await lexicalOf(text);
+    }
+  } else if (mode === 'semantic' && vectors?.spell) {
+    const spelled = await spellWords(vectors.spell, queryTerms(query));
+    if (spelled.length) text = correctedQuery(query, spelled)!;
+  }
   let semantic: VectorResult | null = null;
   let image: VectorResult | null = null;
   let degradedFrom: SearchMode | null = null;
@@ -159,8 +200,8 @@ export async function matchAssets(
     }
     [semantic, image] = vectors
       ? await Promise.all([
-          vectors.semantic(scope, query, filters, RANKED_DEPTH, head),
-          vectors.image?.text(scope, query, filters, RANKED_DEPTH, head) ?? null,
+          vectors.semantic(scope, text, filters, RANKED_DEPTH, head),
+          vectors.image?.text(scope, text, filters, RANKED_DEPTH, head) ?? null,
         ])
       : [null, null];
     // The vector index exists but cannot answer now (embedder failing, re-embedding): degrade to BM25.
@@ -169,21 +210,7 @@ export async function matchAssets(
       mode = 'all';
     }
   }
-  const wantLexical = mode !== 'semantic';
-  const lexical = wantLexical
-    ? await runLexical(
-        query,
-        deps.lexical.assets(scope, filters, head),
-        {
-          column,
-          thesaurus: column ? null : await deps.thesaurus(),
-          typos: true,
-          synonyms: column ? [] : await deps.synonyms.forAssets(scope, head),
-          depth: RANKED_DEPTH,
-        },
-        deepest,
-      )
-    : null;
+  if (mode !== 'semantic' && !lexical) lexical = await lexicalOf(text);
   const vector = semantic
     ? semantic.hits.map((h) => ({ seq: h.seq, relevance: h.z === null ? 0 : semanticRelevance(h.z, semantic.accept) }))
     : null;
@@ -205,7 +232,7 @@ export async function matchAssets(
     else match = lexical?.hits.someComplete(0.5) ? 'all_terms' : 'any_term';
   }
   const unfetched = lexical ? Math.max(0, lexical.exactTotal - lexical.exactFetched) : 0;
-  return { ranked, unfetched, mode, degradedFrom, match, lexical };
+  return { ranked, unfetched, mode, degradedFrom, match, lexical, spelledQuery: text === query ? null : text };
 }
 
 /**
@@ -263,7 +290,15 @@ export async function searchAssets(
     const r = await assets.browse(scope, filters, state.offset, limit + 1);
     page = r.rows.map((row) => ({ seq: row.seq, relevance: null, matchedBy: null }));
     total = r.total;
-    result = { ranked: Ranked.EMPTY, unfetched: 0, mode: args.mode, degradedFrom: null, match: 'browse', lexical: null };
+    result = {
+      ranked: Ranked.EMPTY,
+      unfetched: 0,
+      mode: args.mode,
+      degradedFrom: null,
+      match: 'browse',
+      lexical: null,
+      spelledQuery: null,
+    };
   } else {
     // One ranked pass per result set: the first page ranks (and stores the pass), later pages of the
     // same cursor snapshot reuse it while nothing in the change log moved.
@@ -313,10 +348,28 @@ export async function searchAssets(
       similar_to_asset_id: args.similar_to_asset_id ?? null,
       degraded_from: result.degradedFrom,
       match: result.match,
-      corrected_query: query && result.lexical ? correctedQuery(query, result.lexical.corrections) : null,
+      corrected_query:
+        query && result.lexical
+          ? (correctedQuery(result.spelledQuery ?? query, result.lexical.corrections) ?? result.spelledQuery)
+          : result.spelledQuery,
       expanded_terms: result.lexical?.expanded ?? [],
       ...(vectors?.image ? { image_model: await vectors.image.status() } : {}),
       ...(backlog.pending > 0 ? { indexing: backlog } : {}),
     },
   };
+}
+
+/** The query words no document of the scope matches, itself or through a typo, concept or synonym. */
+function unmatchedWords(lexical: LexicalResult): string[] {
+  return lexical.termWords.filter((_, i) => lexical.counts[i] === 0).map((t) => t.word);
+}
+
+/** The words `spell` corrects, with their corrections (`{ from, to }`, as the planner reports its own). */
+async function spellWords(spell: (word: string) => Promise<string | null>, words: string[]): Promise<{ from: string; to: string }[]> {
+  const out: { from: string; to: string }[] = [];
+  for (const from of words) {
+    const to = await spell(from);
+    if (to) out.push({ from, to });
+  }
+  return out;
 }

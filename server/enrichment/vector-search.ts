@@ -184,7 +184,9 @@ export function createAssetVectorSearch(o: {
   const floorOf = (model: NullModel | null, accept: number): number =>
     model ? Math.tanh(model.center + model.spread * (accept - SUGGESTION_DEPTH_Z)) : 0;
 
+  const spell = o.embedder?.spell?.bind(o.embedder);
   return {
+    ...(spell ? { spell } : {}),
     async semantic(scope, query, filters, k, head): Promise<VectorResult | null> {
       const space = await o.textSpace();
       if (!space || space.status !== 'ready' || !o.embedder) return null;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Logger } from '../log.ts';
 import { packagePath } from '../package-root.ts';
 import { sifCombine, sifWeight, tokenize } from '../domain/search/sif.ts';
+import { nearestKnown } from '../domain/search/spelling.ts';
 import type { TextEmbedder } from './embedder-types.ts';
 import { buildWordVectors } from './word-vectors-build.ts';
 import { loadWordVectors, wordVector, type WordVectors } from './word-vectors.ts';
@@ -96,6 +97,11 @@ export function createStaticEmbedder(opts: { cacheDir: string; log?: Logger }): 
       const v = wv!;
       if (v.dims !== DIMS) throw new Error(`word vectors have ${v.dims} dimensions, expected ${DIMS}`);
       return texts.map((t) => embedOne(v, t));
+    },
+    async spell(word) {
+      await load();
+      // the vocabulary is ordered by corpus frequency, so a row number is a frequency rank
+      return nearestKnown(word, (w) => wv!.index.get(w));
     },
   };
 }

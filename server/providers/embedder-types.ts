@@ -13,4 +13,10 @@ export interface TextEmbedder {
    * @throws Error when the backend is unavailable (callers degrade to lexical search)
    */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * For a word the embedder has no vector for, the known word one edit away that it would embed instead
+   * (domain/search/spelling.ts); null when the word is known, or nothing near is. Only embedders with a
+   * closed vocabulary have it (word vectors); subword models embed a misspelt word themselves.
+   */
+  spell?(word: string): Promise<string | null>;
 }
