@@ -11,7 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createSqliteAssetStore } from '../server/db/sqlite/asset-store.ts';
+import { createSqliteAssetStore } from '../server/db/sqlite/assets.ts';
 import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
 import { allWords } from '../server/domain/search/lexical-query.ts';
 import type { LexicalIndex } from '../server/domain/search/lexical.ts';

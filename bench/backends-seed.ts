@@ -121,7 +121,7 @@ export async function seedBulkPg(
     for (let k = i; k < Math.min(items.length, i + BATCH); k++) {
       const a = seedAsset(k, scope, items[k]!.text, at);
       const json = { ...a, tags: JSON.stringify(a.tags), user_fields: JSON.stringify(a.user_fields) };
-      rows.push({ ...json, lexical_vector: assetLexicalVector({ ...json, auto_tags: '[]', ocr_text: null }) });
+      rows.push({ ...json, lexical_vector: assetLexicalVector({ ...a, auto_tags: [], ocr_text: null }) });
     }
     // json_populate_recordset reads each field with its column's type (text to tsvector, timestamptz, …)
     const r = await pool.query<{ seq: number }>(

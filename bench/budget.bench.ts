@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { startTestServer } from '../e2e/mcp/harness.ts';
 import { waitForEnrichment } from '../e2e/mcp/enrichment-helpers.ts';
 import { APPS_CLIENT_CAPABILITIES, connectWeighing, jsonBytes } from '../e2e/mcp/wire-size.ts';
-import { createAssetQueries } from '../server/db/sqlite/assets.ts';
+import { inSqliteTransaction } from '../server/db/sqlite/batch-transaction.ts';
 import { seedDemo } from '../server/seed.ts';
 import { table } from './stats.ts';
 import { sqliteOf } from '../server/stores.ts';
@@ -44,29 +44,27 @@ export default async function budgetBench(): Promise<void> {
     await waitForEnrichment(plain, demo.theme_id, 180_000);
     // Clone every demo asset twice under new names with its real metadata, so a default page holds 50.
     const scope = { tenantId: demo.tenant_id, workspaceId: demo.workspace_id };
-    // the bench writes through the SQLite queries directly (inside one transaction)
-    const assets = createAssetQueries(sqliteOf(srv.app.stores));
-    const originals = assets.browse(scope, { maxSeq: assets.maxSeq(scope) }, 0, 100).rows;
-    // the query module inserts user fields only; the copies take the originals' automatic tags as well
+    // the bench writes through the asset store directly (inside one transaction)
+    const assets = srv.app.stores.assets;
+    const originals = (await assets.browse(scope, { maxSeq: await assets.maxSeq(scope) }, 0, 100)).rows;
+    // the store inserts user fields only; the copies take the originals' automatic tags as well
     const copyAutoTags = sqliteOf(srv.app.stores).prepare('UPDATE assets SET auto_tags = ? WHERE id = ?');
-    sqliteOf(srv.app.stores).transaction(() => {
+    await inSqliteTransaction(sqliteOf(srv.app.stores), async () => {
       for (const copy of [2, 3]) {
         for (const row of originals) {
           const dot = row.name.lastIndexOf('.');
           const id = randomUUID();
-          assets.insert({
+          await assets.insert({
             ...row,
             id,
             name: `${row.name.slice(0, dot)}-${copy}${row.name.slice(dot)}`,
-            tags: JSON.parse(row.tags) as string[],
-            user_fields: JSON.parse(row.user_fields) as string[],
             source_sha256: `${row.source_sha256.slice(0, 60)}${String(copy).padStart(4, '0')}`,
-            renditions: assets.renditions(row.seq).map(({ asset_seq: _seq, ...r }) => r),
+            renditions: (await assets.renditions(row.seq)).map(({ asset_seq: _seq, ...r }) => r),
           });
-          copyAutoTags.run(row.auto_tags, id);
+          copyAutoTags.run(JSON.stringify(row.auto_tags), id);
         }
       }
-    })();
+    });
 
     await plain.client.listTools();
     const toolsPlain = plain.lastResult();

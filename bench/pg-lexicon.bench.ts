@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb } from '../server/db/sqlite/connection.ts';
-import { createAssetQueries } from '../server/db/sqlite/assets.ts';
+import { createSqliteAssetStore } from '../server/db/sqlite/assets.ts';
+import { inSqliteTransaction } from '../server/db/sqlite/batch-transaction.ts';
 import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
 import { refreshStaleAssets } from '../server/db/postgres/asset-lexicon.ts';
 import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
@@ -79,12 +80,11 @@ export default async function run(): Promise<void> {
     const at = new Date().toISOString();
     db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run('t', 't', at);
     db.prepare('INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES (?, ?, ?, ?)').run('w', 't', 'w', at);
-    const q = createAssetQueries(db);
-    db.transaction(() => {
-      texts.forEach((t, i) =>
-        q.insert(syntheticAsset(i, { tenant_id: 't', workspace_id: 'w' }, { name: t.name, tags: t.tags, alt_text: t.alt })),
-      );
-    })();
+    const store = createSqliteAssetStore(db);
+    await inSqliteTransaction(db, async () => {
+      for (const [i, t] of texts.entries())
+        await store.insert(syntheticAsset(i, { tenant_id: 't', workspace_id: 'w' }, { name: t.name, tags: t.tags, alt_text: t.alt }));
+    });
 
     await pool.query(`INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', now())`);
     await pool.query(`INSERT INTO workspaces (id, tenant_id, name, created_at) VALUES ('w', 't', 'w', now())`);

@@ -5,8 +5,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
-import { createSqliteAssetStore } from './db/sqlite/asset-store.ts';
-import { createAssetQueries } from './db/sqlite/assets.ts';
+import { createSqliteAssetStore } from './db/sqlite/assets.ts';
 import { createSqliteCalibrationStore } from './db/sqlite/calibrations.ts';
 import { openDb } from './db/sqlite/connection.ts';
 import { syntheticAsset } from './db/synthetic-asset.ts';
@@ -37,15 +36,14 @@ async function library() {
   const budget = new PartitionBudget();
   const vq = createVectorQueries(db, budget);
   const space = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
-  const rows = createAssetQueries(db);
+  const assets = createSqliteAssetStore(db);
   const texts = ['red chair in a sunny room', 'blue lake at dawn', 'wooden table and lamp', 'green fern leaves'];
   const vectors = await embedder.embed(texts);
   for (const [i, t] of [a, b].entries())
     for (const [j, text] of texts.entries()) {
-      const seq = rows.insert(syntheticAsset(i * 10 + j, t, { alt_text: text }));
+      const seq = await assets.insert(syntheticAsset(i * 10 + j, t, { alt_text: text }));
       vq.put(space, seq, t.workspace_id, vectors[j]!, { kind: 'image', category: null, subtype: null });
     }
-  const assets = createSqliteAssetStore(db);
   const search = createAssetVectorSearch({
     vectors: createSqliteVectorStore(db, vq),
     assets,

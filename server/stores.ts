@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { openDb } from './db/sqlite/connection.ts';
 import { createSqliteAssetEnrichmentStore } from './db/sqlite/asset-enrichment.ts';
 import { createSqliteAssetFacetStore } from './db/sqlite/asset-facets.ts';
-import { createSqliteAssetStore } from './db/sqlite/asset-store.ts';
+import { createSqliteAssetStore } from './db/sqlite/assets.ts';
 import { createSqliteCalibrationStore } from './db/sqlite/calibrations.ts';
 import { createSqliteCreditStore } from './db/sqlite/credits.ts';
 import { createSqliteOAuthStore } from './db/sqlite/oauth-store.ts';

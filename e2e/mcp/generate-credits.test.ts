@@ -139,7 +139,7 @@ describe('generation credits: exact charges, budgets, and holds across concurren
     const charges = await credits.entries(scope);
     const last = charges[charges.length - 1];
     const row = last?.asset_id ? await srv.app.stores.assets.byId(scope, last.asset_id) : undefined;
-    expect({ used: await credits.used(scope), prompt: row ? (JSON.parse(row.provenance!) as { prompt: string }).prompt : null }).toEqual({
+    expect({ used: await credits.used(scope), prompt: row ? row.provenance!.prompt : null }).toEqual({
       used: used + 1,
       prompt: 'killed after commit',
     });

@@ -90,7 +90,7 @@ describe('svc_drafts asset_generate with the local provider', () => {
       r.structured.asset_id as string,
     ))!;
     expect(row.source).toBe('generated');
-    expect(JSON.parse(row.provenance!)).toMatchObject({
+    expect(row.provenance).toMatchObject({
       prompt: 'calm horizontal gradient for the summer hero',
       style: 'abstract',
       purpose: 'hero_bg',

@@ -117,7 +117,7 @@ async function seedLibrary(server: TestServer): Promise<TenantBundle> {
   const c = await server.connect(t.api_key);
   const nature = await importNature(c, t.workspace_id);
   for (const [prefix, n] of Object.entries(SHARED_LIBRARY.rows))
-    seedRows(server.app, { tenantId: t.tenant_id, workspaceId: t.workspace_id }, n, { prefix, templateIds: nature.map((x) => x.id) });
+    await seedRows(server.app, { tenantId: t.tenant_id, workspaceId: t.workspace_id }, n, { prefix, templateIds: nature.map((x) => x.id) });
   await c.close();
   return t;
 }

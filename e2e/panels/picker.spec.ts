@@ -10,7 +10,7 @@ test('picker end to end by keyboard only: search, move, select 3 in order, confi
   const { app, tenant } = atelier.server;
   const scope = { tenantId: tenant.tenant_id, workspaceId: tenant.workspace_id };
   const nature = await importNature(atelier.client, tenant.workspace_id);
-  seedRows(app, scope, 64, { prefix: 'studio', templateIds: nature.map((n) => n.id) });
+  await seedRows(app, scope, 64, { prefix: 'studio', templateIds: nature.map((n) => n.id) });
 
   const { view, result } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id });
   // The call returns at once: not an error, a picker id, and text telling the agent to wait.
@@ -147,7 +147,7 @@ test('picker with 10,000 assets keeps a bounded DOM and follows keyboard moves t
   const { app, tenant } = atelier.server;
   const scope = { tenantId: tenant.tenant_id, workspaceId: tenant.workspace_id };
   const nature = await importNature(atelier.client, tenant.workspace_id);
-  seedRows(app, scope, 10_000, { prefix: 'bulk', templateIds: nature.map((n) => n.id) });
+  await seedRows(app, scope, 10_000, { prefix: 'bulk', templateIds: nature.map((n) => n.id) });
 
   const { view } = await atelier.open('svc_asset_select', 'select', { theme_id: tenant.theme_id });
   await expect(view.getByTestId('match-count')).toHaveText('10008 assets');

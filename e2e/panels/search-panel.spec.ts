@@ -6,7 +6,7 @@ test('search panel: read-only results with query, filters, count, pagination sta
   const { app, tenant } = atelier.server;
   const scope = { tenantId: tenant.tenant_id, workspaceId: tenant.workspace_id };
   const nature = await importNature(atelier.client, tenant.workspace_id);
-  seedRows(app, scope, 112, { prefix: 'harbour', templateIds: nature.map((n) => n.id) });
+  await seedRows(app, scope, 112, { prefix: 'harbour', templateIds: nature.map((n) => n.id) });
 
   const { view, result } = await atelier.open('svc_asset_library', 'search', {
     query: 'harbour',

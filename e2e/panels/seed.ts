@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ASSET_TAXONOMY } from '../../shared/schemas/asset.ts';
-import { createAssetQueries } from '../../server/db/sqlite/assets.ts';
+import { inSqliteTransaction } from '../../server/db/sqlite/batch-transaction.ts';
 import type { App } from '../../server/app.ts';
+import type { AssetRow, RenditionRow } from '../../server/db/ports/asset-store.ts';
 import type { Scope } from '../../server/domain/scope.ts';
 import { demoFile, type TestClient } from '../mcp/harness.ts';
 import { sqliteOf } from '../../server/stores.ts';
@@ -39,28 +40,29 @@ export async function importNature(client: TestClient, workspaceId: string): Pro
 const PAIRS = Object.entries(ASSET_TAXONOMY).flatMap(([c, subs]) => subs.map((s) => [c, s] as const));
 
 /**
- * Insert `count` library rows directly through the asset query module (one transaction), cloned from
+ * Insert `count` library rows directly through the asset store (one SQLite transaction), cloned from
  * real imported assets so every row has a real stored original and thumbnail rendition. Names are
  * `${prefix}-00001.jpg`…; categories/subtypes cycle through the taxonomy. Fast enough for 10,000 rows.
  * @returns the new ids, newest first (the browse order)
  */
-export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: string; templateIds: string[] }): string[] {
-  // rows go in through the SQLite queries directly, all in one transaction
-  const assets = createAssetQueries(sqliteOf(app.stores));
-  const templates = opts.templateIds.map((id) => {
-    const row = assets.byId(scope, id);
+export async function seedRows(app: App, scope: Scope, count: number, opts: { prefix: string; templateIds: string[] }): Promise<string[]> {
+  const assets = app.stores.assets;
+  const templates: { row: AssetRow; renditions: RenditionRow[] }[] = [];
+  for (const id of opts.templateIds) {
+    const row = await assets.byId(scope, id);
     if (!row) throw new Error(`template ${id} missing`);
-    return { row, renditions: assets.renditions(row.seq) };
-  });
+    templates.push({ row, renditions: await assets.renditions(row.seq) });
+  }
   const ids: string[] = [];
   const base = Date.parse('2024-01-01T00:00:00Z');
-  sqliteOf(app.stores).transaction(() => {
+  // the port's inserts nest in one transaction: one commit for all rows
+  await inSqliteTransaction(sqliteOf(app.stores), async () => {
     for (let i = 1; i <= count; i++) {
       const t = templates[i % templates.length]!;
       const [category, subtype] = PAIRS[i % PAIRS.length]!;
       const id = randomUUID();
       const num = String(i).padStart(5, '0');
-      assets.insert({
+      await assets.insert({
         ...t.row,
         id,
         name: `${opts.prefix}-${num}.jpg`,
@@ -80,6 +82,6 @@ export function seedRows(app: App, scope: Scope, count: number, opts: { prefix: 
       });
       ids.push(id);
     }
-  })();
+  });
   return ids.reverse();
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportArgs, ImportedAsset } from '../../shared/schemas/asset.ts';
-import type { AssetRow, NewAsset } from '../db/ports/asset-store.ts';
+import type { AssetProvenance, AssetRow, NewAsset } from '../db/ports/asset-store.ts';
 import type { HoldSettlement } from '../db/ports/credit-store.ts';
 import { isUniqueViolation } from '../db/ports/errors.ts';
 import { deriveFilename, taxonomyForPurpose } from '../domain/media/asset-meta.ts';
@@ -13,7 +13,7 @@ import { fetchUrl } from './fetch-url.ts';
 import { IMAGE_PRIORITY, type ImportSlot } from './image-pool.ts';
 import { prepareImage, type PreparedImage } from './media.ts';
 import { asQuotaError, precheckQuota, quotaCheck, tenantQuota } from './quota.ts';
-import { jsonArray, toImportedAsset } from './present.ts';
+import { toImportedAsset } from './present.ts';
 import { safeFileName } from '../domain/media/file-name.ts';
 
 /** User-authored metadata; stays authoritative during enrichment (spec §2 Imported asset). */
@@ -35,7 +35,8 @@ export interface StoreInput {
   /** category/subtype when the caller knows better than the purpose mapping (generation) */
   category?: string | undefined;
   subtype?: string | undefined;
-  provenance?: Record<string, unknown> | undefined;
+  /** how a generated asset was made (generate.ts) */
+  provenance?: AssetProvenance | undefined;
   allowVideo?: boolean | undefined;
   /**
    * Admission to the image pool: a slot the caller already holds (it releases it), or `'admit'` to be
@@ -63,7 +64,7 @@ async function duplicateOf(deps: LibraryDeps, row: AssetRow, user: UserMetadata)
   const asked = user.filename !== undefined ? safeFileName(user.filename, row.format).name : '';
   if (asked && asked !== row.name) notApplied.push('filename');
   if (user.alt_text !== undefined && (user.alt_text.trim() || null) !== row.alt_text) notApplied.push('alt_text');
-  if (user.tags !== undefined && !sameSet([...new Set(user.tags)], jsonArray(row.tags))) notApplied.push('tags');
+  if (user.tags !== undefined && !sameSet([...new Set(user.tags)], row.tags)) notApplied.push('tags');
   if (user.purpose !== undefined && (user.purpose || null) !== row.purpose) notApplied.push('purpose');
   return notApplied.length ? { ...asset, not_applied: notApplied } : asset;
 }
@@ -154,7 +155,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
       user_fields: userFields,
       source: input.source,
       source_url: input.sourceUrl ?? null,
-      provenance: input.provenance ? JSON.stringify(input.provenance) : null,
+      provenance: input.provenance ?? null,
       enrichment_status: deps.onAssetStored.length > 0 ? 'pending' : 'skipped',
       created_at: new Date().toISOString(),
       renditions: storedRenditions,

@@ -7,7 +7,7 @@ import { nameWords } from '../domain/media/alt-text.ts';
 import { safeFileName } from '../domain/media/file-name.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
-import { cardOf, jsonArray, toAsset } from './present.ts';
+import { cardOf, toAsset } from './present.ts';
 
 /** Called after an asset's text changed, so enrichment re-embeds it (and refreshes vector metadata). */
 export type AssetChangedHook = (seq: number) => void;
@@ -29,7 +29,7 @@ export async function updateAsset(
 ): Promise<UpdateAssetResult> {
   const row = await deps.assets.byId(scope, args.asset_id);
   if (!row) throw new ServiceError('not_found', 'args.asset_id', `asset ${args.asset_id} does not exist in this workspace`);
-  const userFields = new Set(jsonArray(row.user_fields) as UserField[]);
+  const userFields = new Set(row.user_fields as UserField[]);
 
   const name = args.filename !== undefined ? safeFileName(args.filename, row.format).name : row.name;
   if (!name) throw new ServiceError('invalid_argument', 'args.filename', 'must hold a letter or digit outside any path');
@@ -45,7 +45,7 @@ export async function updateAsset(
     altText = args.alt_text;
   }
 
-  const tags = args.tags !== undefined ? [...new Set(args.tags)] : jsonArray(row.tags);
+  const tags = args.tags !== undefined ? [...new Set(args.tags)] : row.tags;
   if (args.tags !== undefined) userFields.add('tags');
 
   const purpose = args.purpose !== undefined ? args.purpose : row.purpose;
@@ -89,20 +89,23 @@ export async function updateAsset(
   return {
     ...toAsset(cardOf(after, await deps.assets.renditions(after.seq)), deps.urls, null),
     purpose: after.purpose,
-    user_fields: jsonArray(after.user_fields) as UserField[],
+    user_fields: after.user_fields as UserField[],
     changed,
   };
 }
+
+/** Whether two lists hold the same strings in the same order. */
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 function diff(a: AssetRow, b: AssetRow): string[] {
   const out: string[] = [];
   if (a.name !== b.name) out.push('filename');
   if (a.alt_text !== b.alt_text) out.push('alt_text');
-  if (a.tags !== b.tags) out.push('tags');
+  if (!sameList(a.tags, b.tags)) out.push('tags');
   if (a.purpose !== b.purpose) out.push('purpose');
   if (a.category !== b.category) out.push('category');
   if (a.subtype !== b.subtype) out.push('subtype');
-  if (a.user_fields !== b.user_fields && out.length === 0) out.push('user_fields');
+  if (!sameList(a.user_fields, b.user_fields) && out.length === 0) out.push('user_fields');
   return out;
 }
 

@@ -4,21 +4,12 @@ import { orientationOf } from '../domain/media/alt-text.ts';
 import { usageHint } from '../domain/media/asset-meta.ts';
 import type { UrlBuilder } from '../storage/urls.ts';
 
-/** Parse a JSON string array column (null and `[]`, the common empty forms, without a parse). */
-export function jsonArray(text: string | null): string[] {
-  if (!text || text === '[]') return [];
-  const v: unknown = JSON.parse(text);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
 /** User tags first, then automatic tags not already present. */
 export function allTags(row: Pick<AssetRow, 'tags' | 'auto_tags'>): string[] {
-  const user = jsonArray(row.tags);
-  const auto = jsonArray(row.auto_tags);
   // nothing to merge (no automatic tags, or none yet): most cards of a result page
-  if (auto.length === 0) return user;
-  const seen = new Set(user.map((t) => t.toLowerCase()));
-  return [...user, ...auto.filter((t) => !seen.has(t.toLowerCase()))];
+  if (row.auto_tags.length === 0) return row.tags;
+  const seen = new Set(row.tags.map((t) => t.toLowerCase()));
+  return [...row.tags, ...row.auto_tags.filter((t) => !seen.has(t.toLowerCase()))];
 }
 
 /** `AssetCard` of a full row and its renditions (ordered by role, width, as `renditions` returns them). */

@@ -13,13 +13,6 @@ const DESCRIPTIVE_ONLY_TAGS = COLOUR_NAMES;
 /** Tesseract page confidence from which OCR text joins the embedding text. */
 const OCR_EMBED_MIN_CONFIDENCE = 75;
 
-/** The strings of a stored JSON array column (`tags`, `auto_tags`, `user_fields`); [] for null. @throws SyntaxError on malformed JSON */
-export function jsonList(text: string | null): string[] {
-  if (!text) return [];
-  const v: unknown = JSON.parse(text);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
 /** Colour names of the `asset_enrichment.colors` JSON, largest share first, at most 3. */
 function colourNames(json: string | null): string[] {
   if (!json) return [];
@@ -29,11 +22,10 @@ function colourNames(json: string | null): string[] {
     : [];
 }
 
-/** The generation prompt in an asset's `provenance` JSON, or null for an asset that was not generated. */
-export function promptOf(row: AssetRow): string | null {
-  if (!row.provenance) return null;
-  const p = JSON.parse(row.provenance) as { prompt?: unknown };
-  return typeof p.prompt === 'string' ? p.prompt : null;
+/** The generation prompt in an asset's `provenance`, or null for an asset that was not generated. */
+export function promptOf(row: Pick<AssetRow, 'provenance'>): string | null {
+  const prompt = row.provenance?.prompt;
+  return typeof prompt === 'string' ? prompt : null;
 }
 
 /**
@@ -41,9 +33,7 @@ export function promptOf(row: AssetRow): string | null {
  * tags, no purpose, no prompt. Such an asset's text also gets its name's broader WordNet words.
  */
 export function nameOnly(row: AssetRow, facts: EnrichmentRow | undefined): boolean {
-  return (
-    !jsonList(row.user_fields).includes('alt_text') && !facts?.caption && jsonList(row.tags).length === 0 && !row.purpose && !promptOf(row)
-  );
+  return !row.user_fields.includes('alt_text') && !facts?.caption && row.tags.length === 0 && !row.purpose && !promptOf(row);
 }
 
 /**
@@ -58,18 +48,18 @@ export function assetEmbeddingText(
   facts: EnrichmentRow | undefined,
   thesaurus: Thesaurus | null,
 ): { text: string; fallback: string } {
-  const userAlt = jsonList(row.user_fields).includes('alt_text');
+  const userAlt = row.user_fields.includes('alt_text');
   let text = embeddingText({
     name: row.name,
     // the user's words, else a vision model's caption (the heuristic alt text only restates other fields)
     userAltText: userAlt ? row.alt_text : (facts?.caption ?? null),
-    tags: jsonList(row.tags),
+    tags: row.tags,
     purpose: row.purpose,
     // Photo OCR is mostly fragments ("JPA HOPADILLO BBH") that pull the mean vector off-topic; it stays
     // searchable lexically. Confident pages (documents, screenshots) are embedded.
     ocrText: (facts?.ocr_confidence ?? 0) >= OCR_EMBED_MIN_CONFIDENCE ? row.ocr_text : null,
     // Colour tags are on nearly every photo and would make all photos look alike.
-    autoTags: jsonList(row.auto_tags).filter((t) => !DESCRIPTIVE_ONLY_TAGS.has(t)),
+    autoTags: row.auto_tags.filter((t) => !DESCRIPTIVE_ONLY_TAGS.has(t)),
     prompt: promptOf(row),
   });
   const broader = thesaurus ? broaderWords(thesaurus, nameWords(row.name).split(' ').filter(Boolean)) : [];

@@ -12,7 +12,7 @@ import type { Logger } from '../log.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { analyzeImage, type ImageRunner } from './analyze.ts';
-import { assetEmbeddingText, jsonList, nameOnly, promptOf } from './asset-text.ts';
+import { assetEmbeddingText, nameOnly, promptOf } from './asset-text.ts';
 import { processSpaces } from './spaces.ts';
 import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { OcrEngine } from './ocr.ts';
@@ -164,7 +164,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     if (row.enrichment_status === 'pending') await enrichment.setAssetStatus(row.seq, 'running');
     const bytes = await pixelsOf(row);
     signal.throwIfAborted();
-    const userAlt = jsonList(row.user_fields).includes('alt_text');
+    const userAlt = row.user_fields.includes('alt_text');
     const prompt = promptOf(row);
     const a = await analyzeImage(
       bytes,

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAssetQueries } from '../db/sqlite/assets.ts';
+import { createSqliteAssetStore } from '../db/sqlite/assets.ts';
+import { inSqliteTransaction } from '../db/sqlite/batch-transaction.ts';
 import { syntheticAsset } from '../db/synthetic-asset.ts';
 import { openDb, type Database } from '../db/sqlite/connection.ts';
 import { createSqliteTenancyStore } from '../db/sqlite/tenancy-store.ts';
@@ -38,14 +39,14 @@ describe('nearest (quantised partition scan)', () => {
     const t = await createTenant(createSqliteTenancyStore(db), 't');
     const other = await createTenant(createSqliteTenancyStore(db), 'other');
     scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
-    const assets = createAssetQueries(db);
+    const assets = createSqliteAssetStore(db);
     space = vq().ensureSpace('asset_text', 'test', DIMS, 'ready');
     vecs = [];
-    db.transaction(() => {
+    await inSqliteTransaction(db, async () => {
       for (let i = 0; i < N; i++) {
         const mine = i % 10 !== 0;
         // 1 in 250 of this workspace's assets is an svg; 1 in 4 a background
-        const seq = assets.insert(
+        const seq = await assets.insert(
           syntheticAsset(i, mine ? t : other, { kind: i % 250 === 1 ? 'svg' : 'image', category: i % 4 === 0 ? 'background' : null }),
         );
         const v = unit();
@@ -56,7 +57,7 @@ describe('nearest (quantised partition scan)', () => {
           subtype: null,
         });
       }
-    })();
+    });
   });
   afterAll(() => {
     db.close();

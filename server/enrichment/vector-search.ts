@@ -57,7 +57,9 @@ export async function calibrationDocs(
       ? [
           {
             vector: s.vector,
-            text: [r.name, r.name_words, r.alt_text, r.tags, r.auto_tags, r.purpose, r.ocr_text].filter(Boolean).join(' '),
+            text: [r.name, r.name_words, r.alt_text, r.tags.join(' '), r.auto_tags.join(' '), r.purpose, r.ocr_text]
+              .filter(Boolean)
+              .join(' '),
           },
         ]
       : [];

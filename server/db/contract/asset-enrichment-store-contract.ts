@@ -83,7 +83,7 @@ export function assetEnrichmentStoreContract(name: string, f: AssetEnrichmentSto
       });
       expect(await assets.bySeq(seq)).toMatchObject({
         ocr_text: 'SALE 50% OFF',
-        auto_tags: JSON.stringify(['red', 'text']),
+        auto_tags: ['red', 'text'],
         alt_text: 'A red banner with white text',
       });
     });
@@ -121,7 +121,7 @@ export function assetEnrichmentStoreContract(name: string, f: AssetEnrichmentSto
         text_model_id: 'text-1',
         visual_model_id: 'visual-1',
       });
-      expect(await assets.bySeq(seq)).toMatchObject({ ocr_text: null, auto_tags: '[]' });
+      expect(await assets.bySeq(seq)).toMatchObject({ ocr_text: null, auto_tags: [] });
       await enrichment.setTextModel(seq, null);
       expect((await enrichment.facts(seq))?.text_model_id).toBeNull();
     });

@@ -66,23 +66,14 @@ function asset(over: Partial<NewAsset> = {}, s = scope): NewAsset {
   };
 }
 
-/** The row an inserted asset must read back as (the SQLite row shape). */
+/** The row an inserted asset must read back as: the same plain values, lists as arrays. */
 function rowOf(a: NewAsset, seq: number): AssetRow {
-  const { renditions: _r, tags, user_fields, ...rest } = a;
-  return {
-    ...rest,
-    seq,
-    blob_key: KEY,
-    tags: JSON.stringify(tags),
-    user_fields: JSON.stringify(user_fields),
-    auto_tags: '[]',
-    ocr_text: null,
-    processing_status: 'ready',
-  };
+  const { renditions: _r, ...rest } = a;
+  return { ...rest, seq, blob_key: KEY, auto_tags: [], ocr_text: null, processing_status: 'ready' };
 }
 
 /**
- * The behaviour every `AssetStore` must have, as vitest cases: the exact SQLite row shapes, scoping of
+ * The behaviour every `AssetStore` must have, as vitest cases: the exact row shapes (plain values), scoping of
  * every scoped method (another workspace or tenant behaves as missing), the dedupe key and its unique
  * violation under concurrent writers of two processes, seqs never reused, metadata updates (with the
  * machine alt text), deletion, blob references and public blob keys, the change log head, browse filters and
@@ -90,9 +81,10 @@ function rowOf(a: NewAsset, seq: number): AssetRow {
  */
 export function assetStoreContract(name: string, f: AssetStoreFixture): void {
   describe(`AssetStore contract: ${name}`, () => {
-    it('reads an inserted asset back with the exact SQLite row and rendition shapes, only in its scope', async () => {
+    it('reads an inserted asset back with the exact row and rendition shapes, only in its scope', async () => {
       const { store } = await f.create();
-      const a = asset({ provenance: '{"prompt":"a red shoe"}', alt_text: 'A red shoe', width: null, height: null });
+      const provenance = { prompt: 'a red shoe', credit_cost: 2, reference_images: ['https://example.com/r.png'], mask_url: null };
+      const a = asset({ provenance, alt_text: 'A red shoe', width: null, height: null });
       const seq = await store.insert(a);
       expect(seq).toBeGreaterThan(0);
       expect(await store.byId(scope, a.id.toUpperCase())).toStrictEqual(rowOf(a, seq));
@@ -247,11 +239,11 @@ export function assetStoreContract(name: string, f: AssetStoreFixture): void {
         name: 'renamed.jpg',
         name_words: 'renamed',
         alt_text: 'new alt',
-        tags: '["blue"]',
+        tags: ['blue'],
         purpose: 'hero',
         category: 'banner',
         subtype: 'hero',
-        user_fields: '["filename","alt_text"]',
+        user_fields: ['filename', 'alt_text'],
       });
       await store.updateMetadata(scope, seq, { ...m, alt_text: { machine: true } });
       expect((await store.bySeq(seq))!.alt_text).toBeNull();

@@ -3,7 +3,17 @@ import type { Scope } from '../../domain/scope.ts';
 import type { HoldSettlement } from './credit-store.ts';
 import type { QuotaCheck, StorageUsage } from './storage-quota.ts';
 
-/** One row of `assets`, JSON columns still as text. */
+/**
+ * What a generated asset records of its making (server/assets/generate.ts): `prompt`, `style`, `purpose`,
+ * `provider`, `model`, `operation`, `quality`, `aspect_ratio`, `image_size`, `output_format`, the
+ * transparency asked for and found, brand colours and tone, `reference_images` and `mask_url` (URLs),
+ * `provider_params`, `revised_prompt`, `watermark`, `credit_cost` (credits) and `generated_at` (ISO 8601).
+ * Stored as written and read back unvalidated (rows of older versions may lack keys): readers check the
+ * type of each value they use.
+ */
+export type AssetProvenance = Record<string, unknown>;
+
+/** One row of `assets` (shapes and units: see `AssetStore`). */
 export interface AssetRow {
   seq: number;
   id: string;
@@ -24,18 +34,23 @@ export interface AssetRow {
   /** readable words of the file name (domain/media/alt-text.ts nameWords), indexed with it; null until computed */
   name_words: string | null;
   alt_text: string | null;
-  tags: string;
-  auto_tags: string;
+  /** the user's tags, in the order given */
+  tags: string[];
+  /** tags enrichment derived (domain/media/alt-text.ts `autoTags`: colour names, `text`, `transparent`, `vector`); [] until analysed */
+  auto_tags: string[];
   purpose: string | null;
   category: string | null;
   subtype: string | null;
-  user_fields: string;
+  /** names of the fields the user authored (`filename`, `alt_text`, `tags`, `purpose`), which enrichment never overwrites */
+  user_fields: string[];
   ocr_text: string | null;
   source: string;
   source_url: string | null;
-  provenance: string | null;
+  /** how a generated asset was made; null for every other source */
+  provenance: AssetProvenance | null;
   processing_status: 'ready' | 'failed';
   enrichment_status: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+  /** ISO 8601 UTC with milliseconds (`2026-03-01T10:00:00.123Z`); a `NewAsset` must give it in that form */
   created_at: string;
 }
 
@@ -52,9 +67,7 @@ export interface RenditionRow {
 }
 
 /** A row to insert; the store computes the public blob keys (`blob_key`) from the tenant's secret. */
-export type NewAsset = Omit<AssetRow, 'seq' | 'tags' | 'auto_tags' | 'user_fields' | 'ocr_text' | 'processing_status' | 'blob_key'> & {
-  tags: string[];
-  user_fields: string[];
+export type NewAsset = Omit<AssetRow, 'seq' | 'auto_tags' | 'ocr_text' | 'processing_status' | 'blob_key'> & {
   renditions: Omit<RenditionRow, 'asset_seq' | 'blob_key'>[];
 };
 
@@ -117,15 +130,13 @@ export interface AssetMetadataUpdate {
  * that takes a `Scope` takes it first and never returns or changes a row of another tenant or workspace
  * (it behaves as missing); the unscoped methods (`bySeq`, `renditions`, `blobReferenced`,
  * `blobByKey`, `changeHead`, `backfillNameWords`, `backfillBlobKeys`) are for callers that already hold a verified seq or
- * serve content-addressed blobs, exactly as in the SQLite queries. Rows have the SQLite shape on every
- * backend: JSON columns (`tags`, `auto_tags`, `user_fields`, `provenance`) as JSON text, `created_at` as
- * ISO 8601 UTC with ms, sizes in bytes and dimensions in px as numbers. A `seq` is never reused, even
- * after its asset is deleted (cursor snapshots are `seq <= max`). Implementations: SQLite
- * (server/db/sqlite/asset-store.ts over server/db/sqlite/assets.ts) and PostgreSQL (server/db/postgres/assets.ts);
- * both pass server/db/contract/asset-store-contract.ts.
- *
- * Not carried over from the SQLite queries: `insert`'s synchronous `within` hook; what must commit with
- * the asset is named in `insert`'s options (the credit settlement of a generated asset).
+ * serve content-addressed blobs. Rows are plain values, the same on every backend, whatever its columns
+ * hold: lists (`tags`, `auto_tags`, `user_fields`) as string arrays, `provenance` as an object, timestamps
+ * (`created_at`) as ISO 8601 UTC strings with milliseconds, sizes in bytes and dimensions in px as numbers;
+ * each adapter converts its own columns. A `seq` is never reused, even after its asset is deleted (cursor
+ * snapshots are `seq <= max`). Implementations: SQLite (server/db/sqlite/assets.ts) and PostgreSQL
+ * (server/db/postgres/assets.ts); both pass server/db/contract/asset-store-contract.ts. Reads throw
+ * SyntaxError on a row whose stored JSON is malformed (only raw SQL can write one).
  */
 export interface AssetStore {
   /**

@@ -1,5 +1,6 @@
 import { COLOUR_NAMES } from '../../domain/media/colour.ts';
 import type { Scope } from '../../domain/scope.ts';
+import { jsonStrings } from '../asset-json.ts';
 import type { TsWeight } from './fts-tsquery.ts';
 import { weightedTsvector } from './porter-tokens.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
@@ -29,32 +30,26 @@ export const ASSET_COLUMN_WEIGHTS: Readonly<Record<string, TsWeight>> = { name: 
  */
 const COLOUR_WORDS = COLOUR_NAMES;
 
-/** The text columns of an asset row the index reads (JSON arrays as the JSON text the rows hold). */
+/** The text columns of an asset row the index reads (as the port's `AssetRow` has them). */
 export interface AssetText {
   name: string;
   name_words: string | null;
   alt_text: string | null;
-  /** JSON array text of user tags */
-  tags: string;
-  /** JSON array text of automatic tags */
-  auto_tags: string;
+  /** user tags */
+  tags: readonly string[];
+  /** automatic tags */
+  auto_tags: readonly string[];
   ocr_text: string | null;
 }
-
-const jsonWords = (json: string): string[] => {
-  const v: unknown = JSON.parse(json);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-};
 
 /**
  * The `lexical_vector` of an asset as tsvector input text (`'lexeme':1A,4A 'other':3B`), lexemes
  * quoted and escaped; '' for an asset without words.
- * @throws SyntaxError when `tags` or `auto_tags` is not JSON
  */
 export function assetLexicalVector(t: AssetText): string {
   const columns: [string, TsWeight][] = [
     [`${t.name} ${t.name_words ?? ''}`, 'A'],
-    [[...jsonWords(t.tags), ...jsonWords(t.auto_tags).filter((w) => !COLOUR_WORDS.has(w))].join(' '), 'B'],
+    [[...t.tags, ...t.auto_tags.filter((w) => !COLOUR_WORDS.has(w))].join(' '), 'B'],
     [t.alt_text ?? '', 'C'],
     [t.ocr_text ?? '', 'D'],
   ];
@@ -62,6 +57,8 @@ export function assetLexicalVector(t: AssetText): string {
 }
 
 const TEXT_COLUMNS = 'seq, name, name_words, alt_text, tags, auto_tags, ocr_text';
+/** `TEXT_COLUMNS` as stored: the tag lists as JSON text (migration 0003). */
+type StoredText = Omit<AssetText, 'tags' | 'auto_tags'> & { seq: number; tags: string; auto_tags: string };
 /** Stale rows refreshed per transaction. */
 const REFRESH_BATCH = 500;
 
@@ -70,7 +67,7 @@ async function writeVectors(c: Pick<PgClient, 'query'>, seqs: number[], onlyStal
   // ORDER BY seq: concurrent refreshes lock rows in one order (no deadlock); a row another transaction
   // refreshed meanwhile is re-checked after its lock is released and skipped (no longer null)
   const rows = (
-    await c.query<AssetText & { seq: number }>(
+    await c.query<StoredText>(
       `SELECT ${TEXT_COLUMNS} FROM assets WHERE seq = ANY($1::bigint[])${onlyStale ? ' AND lexical_vector IS NULL' : ''} ORDER BY seq FOR UPDATE`,
       [seqs],
     )
@@ -78,7 +75,7 @@ async function writeVectors(c: Pick<PgClient, 'query'>, seqs: number[], onlyStal
   if (rows.length === 0) return 0;
   await c.query(
     'UPDATE assets SET lexical_vector = v.vector::tsvector FROM unnest($1::bigint[], $2::text[]) AS v (seq, vector) WHERE assets.seq = v.seq',
-    [rows.map((r) => r.seq), rows.map(assetLexicalVector)],
+    [rows.map((r) => r.seq), rows.map((r) => assetLexicalVector({ ...r, tags: jsonStrings(r.tags), auto_tags: jsonStrings(r.auto_tags) }))],
   );
   return rows.length;
 }

@@ -8,6 +8,7 @@ import {
 } from '../ports/asset-store.ts';
 import { enforceQuota } from '../ports/storage-quota.ts';
 import { CARD_COLUMNS, cardOfValues } from '../asset-cards.ts';
+import { jsonProvenance, jsonStrings, provenanceJson } from '../asset-json.ts';
 import { orientationSql } from '../orientation-sql.ts';
 import { assetLexicalVector, refreshAssetVectors } from './asset-lexicon.ts';
 import { createPgBlobKeys } from './blob-keys.ts';
@@ -16,9 +17,16 @@ import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
 import { lockTenantUsage, pgStorageUsage } from './storage-usage.ts';
 
 type Query = Pick<PgClient, 'query'>;
-type RawRow = Omit<AssetRow, 'created_at'> & { created_at: Date };
+/** A row as the driver reads it: the lists and provenance as the JSON text migration 0003 stores, `created_at` as a Date. */
+type RawRow = Omit<AssetRow, 'tags' | 'auto_tags' | 'user_fields' | 'provenance' | 'created_at'> & {
+  tags: string;
+  auto_tags: string;
+  user_fields: string;
+  provenance: string | null;
+  created_at: Date;
+};
 
-/** Every column of `assets`, so a row has exactly the keys of the SQLite row (`SELECT *` there). */
+/** Every column of `assets` the port's row has. */
 const COLUMNS = `seq, id, tenant_id, workspace_id, kind, format, mime_type, width, height, size_bytes, sha256, blob_key, source_sha256,
   converted_from, name, name_words, alt_text, tags, auto_tags, purpose, category, subtype, user_fields, ocr_text, source, source_url,
   provenance, processing_status, enrichment_status, created_at`;
@@ -27,7 +35,15 @@ const A_COLUMNS = COLUMNS.split(',')
   .join(', ');
 const RENDITION = 'asset_seq, role, width, height, format, sha256, blob_key, size_bytes';
 
-const toRow = (r: RawRow): AssetRow => ({ ...r, created_at: isoOf(r.created_at)! });
+/** The port's row of a raw row: JSON text decoded (server/db/asset-json.ts), `created_at` as ISO 8601 UTC with ms. */
+const toRow = (r: RawRow): AssetRow => ({
+  ...r,
+  tags: jsonStrings(r.tags),
+  auto_tags: jsonStrings(r.auto_tags),
+  user_fields: jsonStrings(r.user_fields),
+  provenance: jsonProvenance(r.provenance),
+  created_at: isoOf(r.created_at)!,
+});
 
 /** Most rows `backfillNameWords` updates per transaction. */
 const BACKFILL_BATCH = 500;
@@ -109,10 +125,10 @@ export function createPgAssetStore(pool: PgPool): AssetStore {
             JSON.stringify(a.user_fields),
             a.source,
             a.source_url,
-            a.provenance,
+            provenanceJson(a.provenance),
             a.enrichment_status,
             a.created_at,
-            assetLexicalVector({ ...a, tags: JSON.stringify(a.tags), auto_tags: '[]', ocr_text: null }),
+            assetLexicalVector({ ...a, auto_tags: [], ocr_text: null }),
             key(a.sha256),
           ],
         );

@@ -6,7 +6,7 @@ import type { Thesaurus } from '../../domain/search/concepts.ts';
 import { LEXICAL_MATCH, runLexical, type LexicalOptions, type LexicalResult } from '../../domain/search/lexical.ts';
 import type { SynonymRule } from '../../domain/search/lexical-words.ts';
 import { loadWordnet } from '../../providers/wordnet.ts';
-import { createSqliteAssetStore } from '../sqlite/asset-store.ts';
+import { createSqliteAssetStore } from '../sqlite/assets.ts';
 import { contractAsset, CONTRACT_SCOPE } from '../contract/fixture.ts';
 import { schemasPerCase, seedPgContractScopes } from '../contract/pg-schemas.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';

@@ -1,4 +1,4 @@
-import { createSqliteAssetStore } from './asset-store.ts';
+import { createSqliteAssetStore } from './assets.ts';
 import type { Database } from './connection.ts';
 import { assetLexicalIndexContract } from '../contract/asset-lexical-index-contract.ts';
 import { assetStoreContract, type AssetStoreFixture } from '../contract/asset-store-contract.ts';

@@ -1,5 +1,5 @@
 import { createSqliteAssetEnrichmentStore } from './asset-enrichment.ts';
-import { createSqliteAssetStore } from './asset-store.ts';
+import { createSqliteAssetStore } from './assets.ts';
 import { createSqliteCalibrationStore } from './calibrations.ts';
 import { createJobQueue } from './enrichment-jobs.ts';
 import { assetEnrichmentStoreContract } from '../contract/asset-enrichment-store-contract.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTenant } from '../../tenancy/admin.ts';
-import { createAssetQueries } from './assets.ts';
+import { createSqliteAssetStore } from './assets.ts';
+import { inSqliteTransaction } from './batch-transaction.ts';
 import { syntheticAsset } from '../synthetic-asset.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
@@ -16,14 +17,14 @@ async function library(N: number, others: number) {
   const tenancy = createSqliteTenancyStore(db);
   const t = await createTenant(tenancy, 't');
   const u = await createTenant(tenancy, 'u');
-  const assets = createAssetQueries(db);
-  db.transaction(() => {
+  const assets = createSqliteAssetStore(db);
+  await inSqliteTransaction(db, async () => {
     for (let i = 0; i < N; i++) {
       const alt = `harbour view${i % 10 === 0 ? ' harbour' : ''}${i % 100 === 0 ? ' lighthouse' : ''}`;
-      assets.insert(syntheticAsset(i, t, { name_words: 'a', alt_text: alt, category: i % 2 ? 'background' : null, created_at: 'x' }));
-      if (i < others) assets.insert(syntheticAsset(N + i, u, { name_words: 'a', alt_text: 'harbour', created_at: 'x' }));
+      await assets.insert(syntheticAsset(i, t, { name_words: 'a', alt_text: alt, category: i % 2 ? 'background' : null, created_at: 'x' }));
+      if (i < others) await assets.insert(syntheticAsset(N + i, u, { name_words: 'a', alt_text: 'harbour', created_at: 'x' }));
     }
-  })();
+  });
   return { db, scope: { tenantId: t.tenant_id, workspaceId: t.workspace_id } };
 }
 

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../tenancy/admin.ts';
 import { syntheticAsset } from '../synthetic-asset.ts';
-import { createAssetQueries } from './assets.ts';
+import { createSqliteAssetStore } from './assets.ts';
 import { anyOf, phrase } from '../../domain/search/lexical-query.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
@@ -31,11 +31,11 @@ describe('query plans of the hot search paths', () => {
     const t = await createTenant(tenancy, 't');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const store = { ...scope, storeId: t.store_id };
-    const assets = createAssetQueries(db);
+    const assets = createSqliteAssetStore(db);
     const vq = createVectorQueries(db);
     const space = vq.ensureSpace('asset_text', 'plan-test', 4, 'ready');
     for (let i = 0; i < 20; i++) {
-      const seq = assets.insert(
+      const seq = await assets.insert(
         syntheticAsset(i, t, {
           width: 10,
           height: 5,
@@ -49,12 +49,12 @@ describe('query plans of the hot search paths', () => {
       vq.put(space, seq, t.workspace_id, Float32Array.from([1, i, 0, 1]), { kind: 'image', category: null, subtype: null });
     }
     // exercise every hot statement through the public functions
-    const max = assets.maxSeq(scope);
-    assets.bySeqs(scope, [1, 2, 3]);
-    assets.cardsBySeqs(scope, [1, 2, 3]);
-    assets.changeHead();
-    assets.searchSnapshot(scope);
-    assets.updateMetadata(scope, 1, {
+    const max = await assets.maxSeq(scope);
+    await assets.bySeqs(scope, [1, 2, 3]);
+    await assets.cardsBySeqs(scope, [1, 2, 3]);
+    await assets.changeHead();
+    await assets.searchSnapshot(scope);
+    await assets.updateMetadata(scope, 1, {
       name: 'n.png',
       name_words: 'n',
       alt_text: 'edited',
@@ -67,9 +67,9 @@ describe('query plans of the hot search paths', () => {
     vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
     // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
     const u = await createTenant(tenancy, 'u');
-    assets.insert(syntheticAsset(99, u, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
+    await assets.insert(syntheticAsset(99, u, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
     // more matches of "crowd" than a count lists (MEMBERS_CAP): its count is the capped count
-    for (let i = 0; i <= MEMBERS_CAP; i++) assets.insert(syntheticAsset(100 + i, t, { name: `crowd ${i}.png`, name_words: 'crowd' }));
+    for (let i = 0; i <= MEMBERS_CAP; i++) await assets.insert(syntheticAsset(100 + i, t, { name: `crowd ${i}.png`, name_words: 'crowd' }));
     const lex = createLexicalIndexes(db);
     const fox = phrase('fox');
     const idx = lex.assets(scope, { category: 'background', maxSeq: max });
@@ -116,7 +116,7 @@ describe('query plans of the hot search paths', () => {
     };
     const s = await createTenant(createSqliteTenancyStore(solo), 's');
     const soloStore = { tenantId: s.tenant_id, workspaceId: s.workspace_id, storeId: s.store_id };
-    createAssetQueries(solo).insert(syntheticAsset(1, s, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
+    await createSqliteAssetStore(solo).insert(syntheticAsset(1, s, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
     const soloProducts = createProductQueries(solo);
     soloProducts.upsertMany(soloStore, [product('gid://shopify/Product/3')], 'json', { at: 'x', replaceCollections: false });
     const soloLex = createLexicalIndexes(solo);

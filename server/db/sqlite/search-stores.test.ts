@@ -3,7 +3,7 @@ import { createSqliteAssetFacetStore } from './asset-facets.ts';
 import { synonymStoreContract } from '../contract/synonym-store-contract.ts';
 import { createSqliteSynonymStore } from './synonyms.ts';
 import { createSqliteTenancyStore } from './tenancy-store.ts';
-import { createSqliteAssetStore } from './asset-store.ts';
+import { createSqliteAssetStore } from './assets.ts';
 import { lexicalIndexContract } from '../contract/lexical-index-contract.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';
 import { createLexicalIndexes } from './lexical-index.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PartitionBudget } from '../../vector-scan/partition-budget.ts';
-import { createSqliteAssetStore } from './asset-store.ts';
+import { createSqliteAssetStore } from './assets.ts';
 import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from '../contract/fixture.ts';
 import { CATALOG_SCOPES } from '../contract/product-store-contract.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSqliteAssetStore } from './asset-store.ts';
+import { createSqliteAssetStore } from './assets.ts';
 import { CONTRACT_SCOPE, contractAsset } from '../contract/fixture.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';
 import { vectorStoreContract } from '../contract/vector-store-contract.ts';

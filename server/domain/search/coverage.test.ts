@@ -126,9 +126,9 @@ describe('coverage of a query by a document (assets)', () => {
     const f = assetFacts({
       name_words: 'red barn',
       alt_text: 'A red barn in a snowy field',
-      tags: '["farm","barn"]',
-      auto_tags: '["white","text","red"]',
-      user_fields: '["alt_text","tags"]',
+      tags: ['farm', 'barn'],
+      auto_tags: ['white', 'text', 'red'],
+      user_fields: ['alt_text', 'tags'],
       purpose: null,
     });
     expect(f.words).toEqual(['barn', 'snowy', 'field', 'farm']);

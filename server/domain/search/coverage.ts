@@ -308,43 +308,39 @@ export function labelsAgree(concepts: readonly ReadonlySet<string>[], labels: re
   return false;
 }
 
-/** The JSON array of strings a row keeps tags in ([] when empty or malformed). */
-function jsonWords(text: string | null): string[] {
-  if (!text || text === '[]') return [];
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
 /**
  * What coverage reads of an asset row: the descriptive words of its name words, alt text and user tags
  * (colour names left out: colours are judged by the measurement) — with, for an asset that has nothing but
  * a file name, the name's broader WordNet words, as its text vector has them — and its measured dominant colours (the
  * colour names among its automatic tags, which enrichment writes for colours covering ≥ 15% of the picture).
- * @param row the asset row's text columns as stored (`tags` and `auto_tags` JSON arrays)
+ * @param row the asset row's text columns
  * @param broader the broader words of the name words (`broaderWords` over the thesaurus, or its memo in
  *   word-memo.ts); null without a thesaurus
  */
 export function assetFacts(
-  row: { name_words: string | null; alt_text: string | null; tags: string; auto_tags: string; user_fields: string; purpose: string | null },
+  row: {
+    name_words: string | null;
+    alt_text: string | null;
+    tags: readonly string[];
+    auto_tags: readonly string[];
+    user_fields: readonly string[];
+    purpose: string | null;
+  },
   broader: ((names: string[]) => string[]) | null = null,
 ): {
   words: string[];
   colours: Set<string>;
 } {
-  const tags = jsonWords(row.tags);
+  const tags = row.tags;
   // an asset with nothing but a file name is embedded with its name's broader WordNet words
   // (enrichment/service.ts): coverage reads the same words
-  const bare = !jsonWords(row.user_fields).includes('alt_text') && tags.length === 0 && !row.purpose;
+  const bare = !row.user_fields.includes('alt_text') && tags.length === 0 && !row.purpose;
   const names = (row.name_words ?? '').split(' ').filter(Boolean);
   const more = bare && broader ? broader(names) : [];
   const text = [row.name_words ?? '', row.alt_text ?? '', tags.join(' '), more.join(' ')].join(' ');
   return {
     words: descriptiveWords(text, STOP_WORDS, COLOUR_NAMES),
-    colours: new Set(jsonWords(row.auto_tags).filter((t) => COLOUR_NAMES.has(t))),
+    colours: new Set(row.auto_tags.filter((t) => COLOUR_NAMES.has(t))),
   };
 }
 
