@@ -23,7 +23,7 @@ import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
 import { createPgAssetStore } from '../server/db/postgres/assets.ts';
 import { createPgTenancyStore } from '../server/db/postgres/tenancy.ts';
 import { createTestSchema } from '../server/db/postgres/test-database.ts';
-import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy-store.ts';
+import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy.ts';
 import { backendTable } from './stats.ts';
 
 interface Backend {

@@ -22,7 +22,7 @@ import { createSqliteSynonymStore } from '../server/db/sqlite/synonyms.ts';
 import { createSqliteCalibrationStore } from '../server/db/sqlite/calibrations.ts';
 import { createSqliteProductStore, createSqliteProductVectors } from '../server/db/sqlite/product-store.ts';
 import { createProductQueries } from '../server/db/sqlite/products.ts';
-import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy-store.ts';
+import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy.ts';
 import { htmlToText, stableProductGid, stableVariantGid, type CatalogProductInput } from '../server/domain/catalog.ts';
 import { createLogger } from '../server/log.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from '../server/providers/embedder-static.ts';

@@ -19,10 +19,9 @@ import { buildApp } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
 import { createSqliteAssetStore } from '../server/db/sqlite/assets.ts';
 import { inSqliteTransaction } from '../server/db/sqlite/batch-transaction.ts';
-import { createVectorQueries } from '../server/db/sqlite/vectors.ts';
 import type { SpaceRow } from '../server/db/ports/vector-store.ts';
 import { createSqliteCalibrationStore } from '../server/db/sqlite/calibrations.ts';
-import { createSqliteVectorStore } from '../server/db/sqlite/vector-store.ts';
+import { createSqliteVectorStore, exactKnn } from '../server/db/sqlite/vector-store.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';
 import { matchAssets, searchAssets } from '../server/assets/search.ts';
 import { rankedCacheOf } from '../server/domain/search/ranked-cache.ts';
@@ -85,13 +84,13 @@ export default async function run(): Promise<void> {
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
     const pick = await wordPicker(42);
-    const vq = createVectorQueries(sqliteOf(app.stores));
+    // the vector store the bench writes through and the use case searches: one set of partitions
+    const vq = createSqliteVectorStore(sqliteOf(app.stores));
     // rows are written through the asset store directly (no import pipeline), many per transaction
     const rows = app.stores.assets;
-    const space: SpaceRow = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
+    const space: SpaceRow = await vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
     const vectors = createAssetVectorSearch({
-      // the port over the same queries: one set of partitions, searched by the bench and the use case alike
-      vectors: createSqliteVectorStore(sqliteOf(app.stores), vq),
+      vectors: vq,
       assets: createSqliteAssetStore(sqliteOf(app.stores)),
       calibrations: createSqliteCalibrationStore(sqliteOf(app.stores)),
       thesaurus: app.library.thesaurus,
@@ -153,16 +152,13 @@ export default async function run(): Promise<void> {
       const rowsS = (performance.now() - t0) / 1000;
       t0 = performance.now();
       const vecs = await embedder.embed(fresh);
-      sqliteOf(app.stores).transaction(() => {
-        vecs.forEach((v, j) => {
-          all.push(v);
-          vq.put(space, n + j + 1, scope.workspaceId, v, {
-            kind: 'image',
-            category: (n + j) % 4 === 0 ? 'background' : null,
-            subtype: null,
-          });
-        });
-      })();
+      // many puts per transaction: each put's own transaction nests in it as a savepoint
+      sqliteOf(app.stores).exec('BEGIN');
+      for (const [j, v] of vecs.entries()) {
+        all.push(v);
+        await vq.put(scope, space, n + j + 1, v);
+      }
+      sqliteOf(app.stores).exec('COMMIT');
       const vecS = (performance.now() - t0) / 1000;
       n = target;
       process.stderr.write(`[vectors.bench] ${n} assets (rows ${rowsS.toFixed(1)} s, vectors ${vecS.toFixed(1)} s); load ${load()}\n`);
@@ -220,7 +216,7 @@ export default async function run(): Promise<void> {
         try {
           const db = sqliteOf(other.stores);
           const vs = createAssetVectorSearch({
-            vectors: createSqliteVectorStore(db, createVectorQueries(db)),
+            vectors: createSqliteVectorStore(db),
             assets: createSqliteAssetStore(db),
             calibrations: createSqliteCalibrationStore(db),
             thesaurus: other.library.thesaurus,
@@ -270,23 +266,24 @@ export default async function run(): Promise<void> {
       const qv = await embedder.embed(queries);
       let qi = 0;
       const next = () => qv[qi++ % QUERIES]!;
-      const exactTop = qv.map((q) => vq.knn(space, scope.workspaceId, q, 10).map((h) => h.seq));
-      const recall = (got: (q: Float32Array) => number[]) => {
+      const knn = (q: Float32Array, k: number) => exactKnn(sqliteOf(app.stores), space, scope.workspaceId, q, k);
+      const exactTop = qv.map((q) => knn(q, 10).map((h) => h.seq));
+      const recall = async (got: (q: Float32Array) => number[] | Promise<number[]>) => {
         let hit = 0;
-        qv.forEach((q, i) => {
-          const g = new Set(got(q));
+        for (const [i, q] of qv.entries()) {
+          const g = new Set(await got(q));
           hit += exactTop[i]!.filter((s) => g.has(s)).length;
-        });
+        }
         return (hit / (QUERIES * 10)).toFixed(3);
       };
       const flat = new Float32Array(n * embedder.dimensions);
       all.forEach((v, i) => flat.set(v, i * embedder.dimensions));
-      const nearest = (q: Float32Array, k: number) => vq.nearest(space, scope, q, {}, k, -1).map((h) => h.seq);
+      const nearest = async (q: Float32Array, k: number) => (await vq.nearest(scope, space, q, k, {}, -1)).map((h) => h.seq);
       const int8k10 = await timeIt(() => nearest(next(), 10), QUERIES);
       const int8k500 = await timeIt(() => nearest(next(), 500), QUERIES);
-      const int8Filtered = await timeIt(() => vq.nearest(space, scope, next(), { category: 'background' }, 10, -1), QUERIES);
-      const vec10 = await timeIt(() => vq.knn(space, scope.workspaceId, next(), 10), QUERIES);
-      const vec500 = await timeIt(() => vq.knn(space, scope.workspaceId, next(), 500), 20);
+      const int8Filtered = await timeIt(() => vq.nearest(scope, space, next(), 10, { category: 'background' }, -1), QUERIES);
+      const vec10 = await timeIt(() => knn(next(), 10), QUERIES);
+      const vec500 = await timeIt(() => knn(next(), 500), 20);
       const scan = await timeIt(() => scanTopK(flat, embedder.dimensions, next(), 10), QUERIES);
 
       // MiniSearch (BM25+, in memory) over the same fields and queries as the lexical asset search
@@ -336,17 +333,22 @@ export default async function run(): Promise<void> {
           [
             'int8 WASM SIMD scan top-40 + Float32 re-rank, k=10 (server path)',
             p(int8k10),
-            recall((q) => nearest(q, 10)),
+            await recall((q) => nearest(q, 10)),
             ratio(int8k10, vec10),
           ],
-          ['same, k=500 (the depth search ranks)', p(int8k500), recall((q) => nearest(q, 500).slice(0, 10)), ratio(int8k500, vec10)],
+          [
+            'same, k=500 (the depth search ranks)',
+            p(int8k500),
+            await recall(async (q) => (await nearest(q, 500)).slice(0, 10)),
+            ratio(int8k500, vec10),
+          ],
           ['same, k=10, category filter in the scan (25% of rows)', p(int8Filtered), '—', ratio(int8Filtered, vec10)],
           ['sqlite-vec exact KNN float[100] cosine, k=10', p(vec10), '1.000', '1.00'],
           ['sqlite-vec exact KNN, k=500', p(vec500), '1.000', ratio(vec500, vec10)],
           [
             'plain Float32Array scan in JS, k=10',
             p(scan),
-            recall((q) => scanTopK(flat, embedder.dimensions, q, 10).map((r) => r + 1)),
+            await recall((q) => scanTopK(flat, embedder.dimensions, q, 10).map((r) => r + 1)),
             ratio(scan, vec10),
           ],
         ],

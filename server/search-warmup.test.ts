@@ -10,9 +10,8 @@ import { createSqliteCalibrationStore } from './db/sqlite/calibrations.ts';
 import { openDb } from './db/sqlite/connection.ts';
 import { syntheticAsset } from './db/synthetic-asset.ts';
 import { syntheticProduct } from './db/synthetic-product.ts';
-import { createSqliteTenancyStore } from './db/sqlite/tenancy-store.ts';
+import { createSqliteTenancyStore } from './db/sqlite/tenancy.ts';
 import { createSqliteVectorStore } from './db/sqlite/vector-store.ts';
-import { createVectorQueries } from './db/sqlite/vectors.ts';
 import { createAssetVectorSearch } from './enrichment/vector-search.ts';
 import { createLogger } from './log.ts';
 import { createStaticEmbedder, defaultWordVectorCacheDir } from './providers/embedder-static.ts';
@@ -34,18 +33,18 @@ async function library() {
   const [a, b, empty] = [await createTenant(tenancy, 'a'), await createTenant(tenancy, 'b'), await createTenant(tenancy, 'c')];
   const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
   const budget = new PartitionBudget();
-  const vq = createVectorQueries(db, budget);
-  const space = vq.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
+  const vectorStore = createSqliteVectorStore(db, { budget });
+  const space = await vectorStore.ensureSpace('asset_text', embedder.modelId, embedder.dimensions, 'ready');
   const assets = createSqliteAssetStore(db);
   const texts = ['red chair in a sunny room', 'blue lake at dawn', 'wooden table and lamp', 'green fern leaves'];
   const vectors = await embedder.embed(texts);
   for (const [i, t] of [a, b].entries())
     for (const [j, text] of texts.entries()) {
       const seq = await assets.insert(syntheticAsset(i * 10 + j, t, { alt_text: text }));
-      vq.put(space, seq, t.workspace_id, vectors[j]!, { kind: 'image', category: null, subtype: null });
+      await vectorStore.put({ tenantId: t.tenant_id, workspaceId: t.workspace_id }, space, seq, vectors[j]!);
     }
   const search = createAssetVectorSearch({
-    vectors: createSqliteVectorStore(db, vq),
+    vectors: vectorStore,
     assets,
     calibrations: createSqliteCalibrationStore(db),
     embedder,

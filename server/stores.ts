@@ -47,10 +47,9 @@ import { createPgVectorStore } from './db/postgres/vector-store.ts';
 import { createSqliteProductStore, createSqliteProductVectors } from './db/sqlite/product-store.ts';
 import { createProductQueries } from './db/sqlite/products.ts';
 import { createSqliteSynonymStore } from './db/sqlite/synonyms.ts';
-import { createSqliteTenancyStore } from './db/sqlite/tenancy-store.ts';
+import { createSqliteTenancyStore } from './db/sqlite/tenancy.ts';
 import { createSqliteUploadStore } from './db/sqlite/uploads.ts';
 import { createSqliteVectorStore } from './db/sqlite/vector-store.ts';
-import { createVectorQueries } from './db/sqlite/vectors.ts';
 import type { LexicalIndex } from './domain/search/lexical.ts';
 import type { Scope } from './domain/scope.ts';
 import type { TestHooks } from './test-hooks.ts';
@@ -110,7 +109,7 @@ export interface Stores {
 
 /**
  * The SQLite stores over one connection (migrations run on open). One `LexicalIndexes`, one set of
- * product queries and one vector query set are shared, so their in-memory partitions and vocabularies
+ * product queries and one asset vector store are shared, so their in-memory partitions and vocabularies
  * stay in step with the writes; the asset and product vector partitions share one memory bound.
  * @param dbPath the database file (`:memory:` for a throwaway database)
  * @param o.vectorMemoryBytes bound of the in-memory vector partitions together, bytes (default
@@ -131,7 +130,7 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
     facets: createSqliteAssetFacetStore(db),
     enrichment: createSqliteAssetEnrichmentStore(db),
     calibrations: createSqliteCalibrationStore(db),
-    vectors: createSqliteVectorStore(db, createVectorQueries(db, budget)),
+    vectors: createSqliteVectorStore(db, { budget }),
     jobs: createJobQueue(db),
     uploads: createSqliteUploadStore(db),
     pickers: createSqlitePickerStore(db),

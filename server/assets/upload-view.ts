@@ -4,13 +4,6 @@ import type { UploadRow } from '../db/ports/upload-store.ts';
 import { ServiceError } from '../errors.ts';
 import type { UserMetadata } from './import.ts';
 
-/** The `{code, field, message}` JSON of a failed session's `error` column, or null. */
-export function parseError(text: string | null): UploadSession['error'] {
-  if (!text) return null;
-  const e = JSON.parse(text) as { code: string; field: string | null; message: string };
-  return { code: e.code, field: e.field, message: e.message };
-}
-
 /**
  * The wire shape of a session (shared/schemas/upload.ts).
  * @param chunks the chunks received so far (only read while receiving: a staged or imported session has them all)
@@ -29,7 +22,7 @@ export function sessionView(row: UploadRow, chunks: { idx: number; size_bytes: n
     received_chunks: done ? Array.from({ length: row.chunk_count }, (_, i) => i) : chunks.map((c) => c.idx),
     received_bytes: done ? row.size_bytes : chunks.reduce((n, c) => n + c.size_bytes, 0),
     asset_id: row.asset_id,
-    error: parseError(row.error),
+    error: row.error && { code: row.error.code, field: row.error.field, message: row.error.message },
     expires_at: new Date(row.expires_at_ms).toISOString(),
     resumed,
   };
@@ -39,7 +32,7 @@ export function sessionView(row: UploadRow, chunks: { idx: number; size_bytes: n
 export const userOf = (row: UploadRow): UserMetadata => ({
   filename: row.filename,
   alt_text: row.alt_text ?? undefined,
-  tags: row.tags ? (JSON.parse(row.tags) as string[]) : undefined,
+  tags: row.tags ?? undefined,
   purpose: row.purpose ?? undefined,
 });
 
@@ -48,5 +41,5 @@ export const closedError = (row: UploadRow): ServiceError =>
   new ServiceError(
     'conflict',
     'args.upload_id',
-    `upload is ${row.status}${row.error ? ` (${parseError(row.error)?.message})` : ''}; start a new one with begin`,
+    `upload is ${row.status}${row.error ? ` (${row.error.message})` : ''}; start a new one with begin`,
   );

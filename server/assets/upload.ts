@@ -100,7 +100,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
   ): Promise<boolean> => {
     hold.check();
     const now = deps.now();
-    const error = f.error ? JSON.stringify({ code: f.error.code, field: f.error.field, message: f.error.message }) : null;
+    const error = f.error ? { code: f.error.code, field: f.error.field, message: f.error.message } : null;
     const at = { at: iso(now), expires_at_ms: now + policy.ttlMs };
     return uploads.finish(row.id, { status, asset_id: f.asset_id ?? null, error, ...at }, hold.owner);
   };
@@ -180,7 +180,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
         await uploads.updateMeta(open.id, {
           mime_type: args.mime_type ?? open.mime_type,
           alt_text: args.alt_text !== undefined ? args.alt_text.trim() || null : open.alt_text,
-          tags: args.tags !== undefined ? JSON.stringify([...new Set(args.tags)]) : open.tags,
+          tags: args.tags !== undefined ? [...new Set(args.tags)] : open.tags,
           purpose: args.purpose !== undefined ? args.purpose || null : open.purpose,
           panel_id: args.panel_id?.toLowerCase() ?? open.panel_id,
         });
@@ -206,7 +206,7 @@ export function createUploadService(deps: UploadDeps): UploadService {
             ...file,
             mime_type: args.mime_type ?? null,
             alt_text: args.alt_text?.trim() || null,
-            tags: args.tags ? JSON.stringify([...new Set(args.tags)]) : null,
+            tags: args.tags ? [...new Set(args.tags)] : null,
             purpose: args.purpose || null,
             panel_id: args.panel_id?.toLowerCase() ?? null,
             chunk_count: chunkCount(args.size_bytes, policy.chunkSizeBytes),

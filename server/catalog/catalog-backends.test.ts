@@ -16,7 +16,7 @@ import { createTestSchema, type TestSchema } from '../db/postgres/test-database.
 import { createSqliteProductStore, createSqliteProductVectors } from '../db/sqlite/product-store.ts';
 import { createProductQueries } from '../db/sqlite/products.ts';
 import { createSqliteSynonymStore } from '../db/sqlite/synonyms.ts';
-import { createSqliteTenancyStore } from '../db/sqlite/tenancy-store.ts';
+import { createSqliteTenancyStore } from '../db/sqlite/tenancy.ts';
 import { createSqliteCalibrationStore } from '../db/sqlite/calibrations.ts';
 import { createCursorCodec } from '../domain/search/cursor.ts';
 import { createLogger } from '../log.ts';

@@ -67,7 +67,7 @@ export function registerTenancyCommands(
       const themes = (await app.library.tenancy.themesOfWorkspace(ws.tenant_id, ws.id)).map((t) => ({
         theme_id: t.id,
         name: t.name,
-        default: t.is_default === 1,
+        default: t.is_default,
         created_at: t.created_at,
       }));
       await app.close();

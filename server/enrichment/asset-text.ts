@@ -2,7 +2,7 @@
  * What text an asset is embedded with (the `embed_text` job of service.ts): pure functions of the asset row,
  * its enrichment facts and, for an asset with nothing but a file name, the WordNet thesaurus.
  */
-import type { EnrichmentRow } from '../db/ports/asset-enrichment-store.ts';
+import type { EnrichmentColour, EnrichmentRow } from '../db/ports/asset-enrichment-store.ts';
 import type { AssetRow } from '../db/ports/asset-store.ts';
 import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/media/alt-text.ts';
 import { COLOUR_NAMES } from '../domain/media/colour.ts';
@@ -13,13 +13,9 @@ const DESCRIPTIVE_ONLY_TAGS = COLOUR_NAMES;
 /** Tesseract page confidence from which OCR text joins the embedding text. */
 const OCR_EMBED_MIN_CONFIDENCE = 75;
 
-/** Colour names of the `asset_enrichment.colors` JSON, largest share first, at most 3. */
-function colourNames(json: string | null): string[] {
-  if (!json) return [];
-  const v: unknown = JSON.parse(json);
-  return Array.isArray(v)
-    ? [...new Set(v.map((c) => (c as { name?: unknown }).name).filter((n): n is string => typeof n === 'string'))].slice(0, 3)
-    : [];
+/** Names of an asset's dominant colours (largest share first), without repeats, at most 3. */
+function colourNames(colors: readonly EnrichmentColour[]): string[] {
+  return [...new Set(colors.map((c) => c.name))].slice(0, 3);
 }
 
 /** The generation prompt in an asset's `provenance`, or null for an asset that was not generated. */
@@ -64,5 +60,5 @@ export function assetEmbeddingText(
   });
   const broader = thesaurus ? broaderWords(thesaurus, nameWords(row.name).split(' ').filter(Boolean)) : [];
   if (broader.length) text = `${text}. ${broader.join(', ')}`;
-  return { text, fallback: fallbackEmbeddingText({ kind: row.kind, colours: colourNames(facts?.colors ?? null) }) };
+  return { text, fallback: fallbackEmbeddingText({ kind: row.kind, colours: colourNames(facts?.colors ?? []) }) };
 }

@@ -96,7 +96,7 @@ describe('enrichment on PostgreSQL + pgvector (PGlite)', () => {
         text_model_id: STATIC_MODEL_ID,
         visual_model_id: expect.any(String),
       });
-      expect(JSON.parse((await facts.facts(bike))!.colors)).not.toEqual([]);
+      expect((await facts.facts(bike))!.colors).not.toEqual([]);
       // the text vector, in pgvector
       const vectors = createPgVectorStore(pool);
       const [text] = await vectors.liveSpaces('asset_text');

@@ -179,7 +179,7 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const written = await enrichment.writeAnalysis(
       row.seq,
       {
-        colorsJson: JSON.stringify(a.colours),
+        colors: a.colours,
         orientation: a.orientation,
         ocrText: a.ocrText,
         ocrConfidence: a.ocrConfidence,

@@ -6,8 +6,8 @@ import { createSqliteAssetStore } from '../db/sqlite/assets.ts';
 import { inSqliteTransaction } from '../db/sqlite/batch-transaction.ts';
 import { syntheticAsset } from '../db/synthetic-asset.ts';
 import { openDb, type Database } from '../db/sqlite/connection.ts';
-import { createSqliteTenancyStore } from '../db/sqlite/tenancy-store.ts';
-import { createVectorQueries } from '../db/sqlite/vectors.ts';
+import { createSqliteTenancyStore } from '../db/sqlite/tenancy.ts';
+import { createSqliteVectorStore } from '../db/sqlite/vector-store.ts';
 import type { SpaceRow } from '../db/ports/vector-store.ts';
 import { createTenant } from '../tenancy/admin.ts';
 import { OVERSAMPLE } from '../vector-scan/quantised-index.ts';
@@ -24,7 +24,8 @@ describe('nearest (quantised partition scan)', () => {
   let space: SpaceRow;
   let scope: { tenantId: string; workspaceId: string };
   let vecs: Float32Array[];
-  const vq = () => createVectorQueries(db);
+  /** A new store on the connection, with partitions of its own (loaded on its first search). */
+  const vq = () => createSqliteVectorStore(db);
   let s = 7;
   const rand = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
   const unit = () => {
@@ -40,8 +41,10 @@ describe('nearest (quantised partition scan)', () => {
     const other = await createTenant(createSqliteTenancyStore(db), 'other');
     scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const assets = createSqliteAssetStore(db);
-    space = vq().ensureSpace('asset_text', 'test', DIMS, 'ready');
+    const vectors = vq();
+    space = await vectors.ensureSpace('asset_text', 'test', DIMS, 'ready');
     vecs = [];
+    const owners: { seq: number; scope: { tenantId: string; workspaceId: string } }[] = [];
     await inSqliteTransaction(db, async () => {
       for (let i = 0; i < N; i++) {
         const mine = i % 10 !== 0;
@@ -51,12 +54,12 @@ describe('nearest (quantised partition scan)', () => {
         );
         const v = unit();
         vecs[seq] = v;
-        vq().put(space, seq, mine ? t.workspace_id : other.workspace_id, v, {
-          kind: i % 250 === 1 ? 'svg' : 'image',
-          category: i % 4 === 0 ? 'background' : null,
-          subtype: null,
-        });
+        owners.push({ seq, scope: { tenantId: (mine ? t : other).tenant_id, workspaceId: (mine ? t : other).workspace_id } });
       }
+    });
+    // the vectors through the port, in one transaction (each put is a savepoint inside it)
+    await inSqliteTransaction(db, async () => {
+      for (const o of owners) await vectors.put(o.scope, space, o.seq, vecs[o.seq]!);
     });
   });
   afterAll(() => {
@@ -84,42 +87,42 @@ describe('nearest (quantised partition scan)', () => {
   const catOf = (seq: number): string | null =>
     (db.prepare('SELECT category FROM assets WHERE seq = ?').get(seq) as { category: string | null }).category;
 
-  it('equals the exact answer (quantised scan) without filters, with a 25% filter, a 0.4% filter and a snapshot bound', () => {
+  it('equals the exact answer (quantised scan) without filters, with a 25% filter, a 0.4% filter and a snapshot bound', async () => {
     const v = vq();
     for (let i = 0; i < 5; i++) {
       const q = unit();
       // 5,400 rows of the workspace: more than OVERSAMPLE·k, so the int8 scan picks the candidates
       expect(N * 0.9).toBeGreaterThan(OVERSAMPLE * 500);
       expectSame(
-        v.nearest(space, scope, q, {}, 10, -1),
+        await v.nearest(scope, space, q, 10, {}, -1),
         exact(q, () => true, 10, -1),
       );
       expectSame(
-        v.nearest(space, scope, q, {}, 500, -1),
+        await v.nearest(scope, space, q, 500, {}, -1),
         exact(q, () => true, 500, -1),
       );
       expectSame(
-        v.nearest(space, scope, q, { category: 'background' }, 50, -1),
+        await v.nearest(scope, space, q, 50, { category: 'background' }, -1),
         exact(q, (x) => catOf(x) === 'background', 50, -1),
       );
-      const svg = v.nearest(space, scope, q, { kind: 'svg' }, 500, -1);
+      const svg = await v.nearest(scope, space, q, 500, { kind: 'svg' }, -1);
       expect(svg.length).toBeGreaterThan(10);
       expectSame(
         svg,
         exact(q, (x) => kindOf(x) === 'svg', 500, -1),
       );
       expectSame(
-        v.nearest(space, scope, q, { maxSeq: 3000, excludeSeq: 2 }, 20, -1),
+        await v.nearest(scope, space, q, 20, { maxSeq: 3000, excludeSeq: 2 }, -1),
         exact(q, (x) => x <= 3000 && x !== 2, 20, -1),
       );
     }
   });
 
-  it('follows writes of another connection through the search_changes log', () => {
+  it('follows writes of another connection through the search_changes log', async () => {
     const v = vq();
     // a direction no stored vector has (the generator above repeats itself)
     const q = Float32Array.from({ length: DIMS }, (_, i) => (i + 1) / Math.sqrt((DIMS * (DIMS + 1) * (2 * DIMS + 1)) / 6));
-    const before = v.nearest(space, scope, q, {}, 5, -1);
+    const before = await v.nearest(scope, space, q, 5, {}, -1);
     const top = before[0]!.seq;
     const other = openDb(path.join(dir, 'db.sqlite'));
     try {
@@ -127,21 +130,21 @@ describe('nearest (quantised partition scan)', () => {
       other.prepare("UPDATE assets SET category = 'texture' WHERE seq = ?").run(top);
       other.prepare('DELETE FROM assets WHERE seq = ?').run(before[1]!.seq);
       const third = before[4]!.seq;
-      createVectorQueries(other).put(space, third, scope.workspaceId, q, { kind: 'image', category: null, subtype: null });
+      expect(await createSqliteVectorStore(other).put(scope, space, third, q)).toBe(true);
       vecs[third] = q;
-      const after = v.nearest(space, scope, q, {}, 5, -1);
+      const after = await v.nearest(scope, space, q, 5, {}, -1);
       expect(after[0]!.seq).toBe(third);
       expect(after.map((h) => h.seq)).not.toContain(before[1]!.seq);
-      expect(v.nearest(space, scope, q, { category: 'texture' }, 5, -1).map((h) => h.seq)).toEqual([top]);
-      expect(v.count(space, scope)).toBe(N * 0.9 - 1);
+      expect((await v.nearest(scope, space, q, 5, { category: 'texture' }, -1)).map((h) => h.seq)).toEqual([top]);
+      expect(await v.count(scope, space)).toBe(N * 0.9 - 1);
     } finally {
       other.close();
     }
   });
 
-  it('stops at the relevance floor and never returns another workspace', () => {
+  it('stops at the relevance floor and never returns another workspace', async () => {
     const q = unit();
-    const hits = vq().nearest(space, scope, q, {}, 500, 0.8);
+    const hits = await vq().nearest(scope, space, q, 500, {}, 0.8);
     expect(hits.every((h) => h.similarity >= 0.8)).toBe(true);
     expectSame(
       hits,

@@ -43,7 +43,7 @@ export async function themeFor(
     (await tenancy.themesOfWorkspace(scope.tenantId, scope.workspaceId)).map((t) => ({
       id: t.id,
       name: t.name,
-      default: t.is_default === 1,
+      default: t.is_default,
     }));
   const listed = (c: { id: string; name: string; default: boolean }[]): string =>
     c.map((t) => `${t.id} "${t.name}"${t.default ? ' (default)' : ''}`).join(', ');
@@ -84,7 +84,7 @@ export async function describeScope(tenancy: TenancyStore, principal: Principal)
       themes: (await tenancy.themesOfWorkspace(principal.tenantId, w.id)).map((t) => ({
         id: t.id,
         name: t.name,
-        default: t.is_default === 1,
+        default: t.is_default,
       })),
       stores: (await tenancy.storesOfWorkspace(principal.tenantId, w.id)).map((st) => ({
         id: st.id,

@@ -21,7 +21,10 @@ export interface AssetEnrichmentStoreFixture {
 const scope = CONTRACT_SCOPE;
 
 const analysis = (over: Partial<AnalysisWrite> = {}): AnalysisWrite => ({
-  colorsJson: JSON.stringify([{ hex: '#a03020', name: 'red', share: 0.6 }]),
+  colors: [
+    { hex: '#a03020', name: 'red', share: 0.6 },
+    { hex: '#f0f0f0', name: 'white', share: 0.25 },
+  ],
   orientation: 'landscape',
   ocrText: 'SALE 50% OFF',
   ocrConfidence: 91.5,
@@ -72,7 +75,10 @@ export function assetEnrichmentStoreContract(name: string, f: AssetEnrichmentSto
       const other = await open();
       expect(await other.facts(seq)).toEqual({
         asset_seq: seq,
-        colors: JSON.stringify([{ hex: '#a03020', name: 'red', share: 0.6 }]),
+        colors: [
+          { hex: '#a03020', name: 'red', share: 0.6 },
+          { hex: '#f0f0f0', name: 'white', share: 0.25 },
+        ],
         orientation: 'landscape',
         ocr_confidence: 91.5,
         machine_alt_text: 'A red banner with white text',
@@ -111,9 +117,18 @@ export function assetEnrichmentStoreContract(name: string, f: AssetEnrichmentSto
       await enrichment.setVisualModel(seq, 'visual-1');
       await enrichment.writeAnalysis(
         seq,
-        analysis({ orientation: 'portrait', ocrText: null, ocrConfidence: null, autoTags: [], caption: null, captionModelId: null }),
+        analysis({
+          colors: [],
+          orientation: 'portrait',
+          ocrText: null,
+          ocrConfidence: null,
+          autoTags: [],
+          caption: null,
+          captionModelId: null,
+        }),
       );
       expect(await enrichment.facts(seq)).toMatchObject({
+        colors: [],
         orientation: 'portrait',
         ocr_confidence: null,
         caption: null,

@@ -31,7 +31,7 @@ export function jobQueueContract(name: string, f: StoreFixture<JobQueue>): void 
         kind: 'analyze',
         state: 'running',
         attempts: 1,
-        rerun: 0,
+        rerun: false,
         run_after: t - 300,
         last_error: null,
       } satisfies JobRow);
@@ -87,7 +87,7 @@ export function jobQueueContract(name: string, f: StoreFixture<JobQueue>): void 
       expect(await q.claimDue('other', 5, LEASE)).toEqual([]); // still running: not claimable
       expect(await q.finish(job!.id, 'r', 'failed', 'boom', 0)).toBe('requeued');
       const [again] = await q.claimDue('r', 1, LEASE);
-      expect(again).toMatchObject({ id: job!.id, attempts: 1, rerun: 0, state: 'running' });
+      expect(again).toMatchObject({ id: job!.id, attempts: 1, rerun: false, state: 'running' });
       expect(await q.finish(again!.id, 'r', 'done', null, again!.run_after)).toBe('settled');
       // enqueue of a settled job queues it again from scratch
       await q.enqueue(9, 'analyze');

@@ -100,9 +100,9 @@ export function tenancyStoreContract(name: string, f: StoreFixture<TenancyStore>
           tenant_id: 't1',
           workspace_id: 'w1',
           name: 'th-w1 theme',
-          brand_colors: '["#112233","#abcdef"]',
+          brand_colors: ['#112233', '#abcdef'],
           brand_tone: null,
-          is_default: 1,
+          is_default: true,
           created_at: '2026-03-01T11:00:00.456Z',
         },
       ]);
@@ -201,16 +201,20 @@ export function tenancyStoreContract(name: string, f: StoreFixture<TenancyStore>
       expect(await s.addTheme(theme('a', 't1', 'w1', at(1)), false)).toBe(false);
       expect(await s.addTheme(theme('b', 't1', 'w1', at(2)), true)).toBe(true);
       expect((await s.themesOfWorkspace('t1', 'w1')).map((t) => [t.id, t.is_default])).toEqual([
-        ['b', 1],
-        ['th-w1', 0],
-        ['a', 0],
+        ['b', true],
+        ['th-w1', false],
+        ['a', false],
       ]);
       expect(await s.setDefaultTheme('t1', 'w1', 'th-w2')).toBe(false);
       expect(await s.setDefaultTheme('t2', 'w1', 'a')).toBe(false);
-      expect((await s.theme('t1', 'w1', 'b'))!.is_default).toBe(1);
+      expect((await s.theme('t1', 'w1', 'b'))!.is_default).toBe(true);
       expect(await s.setDefaultTheme('t1', 'w1', 'a')).toBe(true);
-      expect((await s.themesOfWorkspace('t1', 'w1')).filter((t) => t.is_default === 1).map((t) => t.id)).toEqual(['a']);
+      expect((await s.themesOfWorkspace('t1', 'w1')).filter((t) => t.is_default).map((t) => t.id)).toEqual(['a']);
       expect(await s.theme('t2', 'w1', 'a')).toBeUndefined();
+      // brand colours come back as the array given, in order (also none)
+      expect((await s.theme('t1', 'w1', 'a'))!.brand_colors).toEqual(['#112233', '#abcdef']);
+      await s.addTheme({ ...theme('plain', 't1', 'w1', at(3)), brand_colors: [] }, false);
+      expect(await s.theme('t1', 'w1', 'plain')).toMatchObject({ brand_colors: [], is_default: false });
       // a workspace without themes (none can be created that way, but the rule holds): first theme is default
       expect((await s.themesOfWorkspace('t2', 'w2')).map((t) => t.id)).toEqual(['th-w2']);
     });
@@ -229,7 +233,7 @@ export function tenancyStoreContract(name: string, f: StoreFixture<TenancyStore>
       expect(results.every((r) => r === true)).toBe(true);
       const themes = await s.themesOfWorkspace('t1', 'w1');
       expect(themes).toHaveLength(9);
-      expect(themes.filter((t) => t.is_default === 1)).toHaveLength(1);
+      expect(themes.filter((t) => t.is_default)).toHaveLength(1);
     });
 
     it('stores: added to a workspace, listed in order, scoped', async () => {

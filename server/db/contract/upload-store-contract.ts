@@ -19,7 +19,7 @@ const upload = (over: Partial<NewUpload> = {}): NewUpload => ({
   sha256: 'ab'.repeat(32),
   mime_type: 'image/jpeg',
   alt_text: 'A red shoe',
-  tags: '["shoe","red"]',
+  tags: ['shoe', 'red'],
   purpose: 'hero',
   chunk_size_bytes: 524_288,
   chunk_count: 7,
@@ -108,7 +108,7 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
         { idx: 0, size_bytes: 524_288 },
         { idx: 2, size_bytes: 524_288 },
       ]);
-      const error = JSON.stringify({ code: 'conflict', field: 'args.upload_id', message: 'sha256 mismatch' });
+      const error = { code: 'conflict', field: 'args.upload_id', message: 'sha256 mismatch' };
       await store.finish(u.id, { status: 'failed', asset_id: null, error, at: iso(T0 + 5000), expires_at_ms: T0 + 9_000_000 });
       expect(await store.chunks(u.id)).toEqual([]);
       expect(await store.byId(scope, u.id, T0 + 3_700_000)).toMatchObject({
@@ -123,7 +123,7 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
       const { store } = await f.create();
       const u = upload();
       await store.insert(u);
-      const meta = { mime_type: null, alt_text: null, tags: '["new"]', purpose: null, panel_id: 'p-1' };
+      const meta = { mime_type: null, alt_text: null, tags: ['new'], purpose: null, panel_id: 'p-1' };
       await store.updateMeta(u.id, meta);
       await store.touch(u.id, iso(T0 + 60_000), T0 + 7_200_000);
       expect(await store.byId(scope, u.id, T0 + 3_700_000)).toMatchObject({
@@ -131,6 +131,11 @@ export function uploadStoreContract(name: string, f: StoreFixture<UploadStore>):
         updated_at: iso(T0 + 60_000),
         expires_at_ms: T0 + 7_200_000,
       });
+      // an empty list of tags and none given (null) stay apart
+      await store.updateMeta(u.id, { ...meta, tags: [] });
+      expect((await store.byId(scope, u.id, T0 + 3_700_000))?.tags).toEqual([]);
+      await store.updateMeta(u.id, { ...meta, tags: null });
+      expect((await store.byId(scope, u.id, T0 + 3_700_000))?.tags).toBeNull();
     });
 
     it("lists a panel's live imported uploads in completion order", async () => {

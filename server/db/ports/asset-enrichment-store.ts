@@ -1,10 +1,18 @@
 import type { AssetRow } from './asset-store.ts';
 import type { JobLease } from './job-queue.ts';
 
+/** A dominant colour of an image: the mean sRGB hex (`#rrggbb`) of its pixels of that colour name and their share of the image (0–1). */
+export interface EnrichmentColour {
+  hex: string;
+  name: string;
+  share: number;
+}
+
 /** Machine-derived facts of one asset (`asset_enrichment`). */
 export interface EnrichmentRow {
   asset_seq: number;
-  colors: string;
+  /** dominant colours, largest share first ([] when none was found) */
+  colors: EnrichmentColour[];
   orientation: 'landscape' | 'portrait' | 'square' | null;
   ocr_confidence: number | null;
   machine_alt_text: string | null;
@@ -16,7 +24,8 @@ export interface EnrichmentRow {
 
 /** What the analyze job writes; user-authored fields are protected by the SQL itself. */
 export interface AnalysisWrite {
-  colorsJson: string;
+  /** dominant colours, largest share first */
+  colors: EnrichmentColour[];
   orientation: EnrichmentRow['orientation'];
   ocrText: string | null;
   ocrConfidence: number | null;
@@ -33,7 +42,8 @@ export interface AnalysisWrite {
  * models of the stored vectors). Methods take a seq the caller already verified (the job queue holds
  * seqs, not scopes); a seq whose asset is gone changes nothing. User-authored metadata is never
  * overwritten: `alt_text` is written only when `user_fields` does not list it, whatever the backend.
- * Rows have the SQLite shape on every backend (`colors` as JSON text, `ocr_confidence` 0–100 or null).
+ * Rows are plain shapes, the same on every backend (`colors` an array, `ocr_confidence` 0–100 or null);
+ * each adapter parses its own columns.
  * Implementations: SQLite (server/db/sqlite/asset-enrichment.ts) and
  * PostgreSQL (server/db/postgres/asset-enrichment.ts); both pass
  * server/db/contract/asset-enrichment-store-contract.ts.

@@ -10,8 +10,8 @@ export interface JobRow {
   state: JobState;
   /** runs started so far, this claim included (a claimed job has attempts ≥ 1) */
   attempts: number;
-  /** 1 when the job was asked to run again while running */
-  rerun: number;
+  /** whether the job was asked to run again while running (it goes back to the queue when it settles) */
+  rerun: boolean;
   /** epoch ms from which the job is due */
   run_after: number;
   last_error: string | null;

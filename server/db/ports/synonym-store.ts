@@ -18,8 +18,8 @@ export interface SynonymRow {
  * through the lexical planner, domain/search/lexical.ts). A rule without a store belongs to the workspace and
  * applies to its asset search and every store of it; a rule with a store applies to that store's
  * list_products only. Every scoped method takes the server-derived scope first; a rule of another
- * tenant or workspace behaves as missing. Lists are oldest first (created_at, then id). Rows have the
- * SQLite shape on every backend (`created_at` ISO 8601 UTC with ms, `words` an array). Implementations:
+ * tenant or workspace behaves as missing. Lists are oldest first (created_at, then id). Rows are plain
+ * shapes, the same on every backend (`created_at` ISO 8601 UTC with ms, `words` an array). Implementations:
  * SQLite (server/db/sqlite/synonyms.ts) and PostgreSQL
  * (server/db/postgres/synonyms.ts); both pass server/db/contract/synonym-store-contract.ts.
  */

@@ -6,14 +6,17 @@ export interface WorkspaceRow {
   created_at: string;
 }
 
+/** A theme (brand kit) of a workspace. */
 export interface ThemeRow {
   id: string;
   tenant_id: string;
   workspace_id: string;
   name: string;
-  brand_colors: string;
+  /** hex colours (e.g. `#1f3a5f`), in the order given */
+  brand_colors: string[];
   brand_tone: string | null;
-  is_default: 0 | 1;
+  /** whether it is the workspace's default theme (at most one is) */
+  is_default: boolean;
   created_at: string;
 }
 
@@ -48,8 +51,8 @@ export interface TenantRow {
 
 /** A workspace to create (status starts `active`). */
 export type NewWorkspace = Omit<WorkspaceRow, 'status'>;
-/** A theme to add; `brand_colors` hex colours, stored as JSON text. Whether it becomes the default is the store's decision. */
-export type NewTheme = Omit<ThemeRow, 'brand_colors' | 'is_default'> & { brand_colors: string[] };
+/** A theme to add. Whether it becomes the default is the store's decision. */
+export type NewTheme = Omit<ThemeRow, 'is_default'>;
 /** A store to add (status starts `active`, `catalog_synced_at` null). */
 export type NewStore = Omit<StoreRow, 'status' | 'catalog_synced_at'>;
 /** An API key to add: only the sha256 hex of the key is stored. */
@@ -60,9 +63,11 @@ export type NewApiKey = Omit<ApiKeyRow, 'revoked_at'>;
  * `settings` key/value table. Multi-row writes that must hold together are single methods here
  * (`createWorkspace`, `addTheme`, `setDefaultTheme`, `insertKey`), each atomic on its backend, because
  * an async port cannot hand a caller an open transaction. Lookups that take a tenant (and workspace)
- * return nothing of another tenant. Times are ISO 8601 UTC with ms as the caller passed them.
- * Implementations: SQLite (server/db/sqlite/tenancy-store.ts over server/db/sqlite/tenancy.ts) and PostgreSQL
- * (server/db/postgres/tenancy.ts); both pass server/db/contract/tenancy-store-contract.ts.
+ * return nothing of another tenant. Rows are plain shapes, the same on every backend: times (`created_at`,
+ * `revoked_at`, `catalog_synced_at`) ISO 8601 UTC with ms as the caller passed them, `brand_colors` an
+ * array, `is_default` a boolean; each adapter parses its own columns.
+ * Implementations: SQLite (server/db/sqlite/tenancy.ts) and PostgreSQL (server/db/postgres/tenancy.ts);
+ * both pass server/db/contract/tenancy-store-contract.ts.
  */
 export interface TenancyStore {
   /** The value of a setting, or undefined. */

@@ -3,7 +3,14 @@ import type { QuotaCheck } from './storage-quota.ts';
 
 export type UploadStatus = 'receiving' | 'staged' | 'imported' | 'failed' | 'aborted';
 
-/** One upload session (chunked upload channel, spec §4.7); `tags` and `error` are JSON text. */
+/** Why a session failed: the service error its completion ended with (`field` a JSON path or null). */
+export interface UploadError {
+  code: string;
+  field: string | null;
+  message: string;
+}
+
+/** One upload session (chunked upload channel, spec §4.7). */
 export interface UploadRow {
   /** lower-case UUID; also the attachment_id once staged */
   id: string;
@@ -17,16 +24,16 @@ export interface UploadRow {
   sha256: string;
   mime_type: string | null;
   alt_text: string | null;
-  /** JSON array of strings, or null when not given */
-  tags: string | null;
+  /** the user's tags as given (deduplicated by the caller), or null when not given */
+  tags: string[] | null;
   purpose: string | null;
   /** bytes per chunk (the last may be shorter) */
   chunk_size_bytes: number;
   chunk_count: number;
   /** set when imported (no foreign key: the asset may be deleted later) */
   asset_id: string | null;
-  /** JSON {code, field, message} when failed */
-  error: string | null;
+  /** set when failed */
+  error: UploadError | null;
   /** ISO 8601 UTC with ms */
   created_at: string;
   /** ISO 8601 UTC with ms */
@@ -46,7 +53,7 @@ export type UploadMeta = Pick<UploadRow, 'mime_type' | 'alt_text' | 'tags' | 'pu
 export interface UploadFinish {
   status: UploadStatus;
   asset_id: string | null;
-  error: string | null;
+  error: UploadError | null;
   /** ISO 8601 time */
   at: string;
   /** epoch ms */
@@ -60,7 +67,9 @@ export interface UploadFinish {
  * invisible to scoped reads even before the sweeper removes them. Methods without a scope act on the
  * id of a session the caller already found through a scoped read (or the sweeper). Completing a session
  * is a lease in its row (`claimCompletion`): one process at a time, by the database's clock, renewed
- * while it works; a lease whose process died lapses and another complete takes over. Implementations:
+ * while it works; a lease whose process died lapses and another complete takes over. Rows are plain
+ * shapes, the same on every backend (`tags` and `error` parsed; times ISO 8601 UTC with ms, or epoch ms
+ * where the name ends in `_ms`); each adapter parses its own columns. Implementations:
  * SQLite (server/db/sqlite/uploads.ts) and PostgreSQL (server/db/postgres/uploads.ts); both pass
  * server/db/contract/upload-store-contract.ts.
  */

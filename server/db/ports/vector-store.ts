@@ -50,9 +50,10 @@ export class VectorSpaceRetiredError extends Error {
  * process (`count` 0, `get` null, `sample` and `nearest` none, `remove` does nothing), until
  * `ensureSpace` revives it empty. Every method taking a `Scope` takes it first and never reads or
  * writes a vector of an asset of another tenant or workspace (it behaves as missing); a vector goes
- * with its asset when the asset is deleted. Vectors are float32; similarity is cosine. Implementations: SQLite (server/db/sqlite/vector-store.ts over server/db/sqlite/vectors.ts:
- * sqlite-vec tables, searched by the quantised in-memory scan) and PostgreSQL (server/db/postgres/
- * vector-store.ts, pgvector); both pass server/db/contract/vector-store-contract.ts.
+ * with its asset when the asset is deleted. Vectors are float32; similarity is cosine; `SpaceRow.created_at`
+ * is ISO 8601 UTC with ms. Implementations: SQLite (server/db/sqlite/vector-store.ts: sqlite-vec tables,
+ * searched by the quantised in-memory scan) and PostgreSQL (server/db/postgres/vector-store.ts, pgvector);
+ * both pass server/db/contract/vector-store-contract.ts.
  */
 export interface VectorStore {
   /** Whether vectors can be stored here (PostgreSQL: the `vector` extension is installed). Never throws for a missing extension. */

@@ -1,4 +1,4 @@
-import type { AssetEnrichmentStore, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
+import type { AssetEnrichmentStore, EnrichmentColour, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
 import { JobLeaseLostError } from '../ports/job-queue.ts';
 import { refreshAssetVectors } from './asset-lexicon.ts';
 import { PG_NOW_MS } from './job-queue.ts';
@@ -6,10 +6,12 @@ import { inTransaction, type PgPool } from './pool.ts';
 
 const FACT_COLUMNS =
   'asset_seq, colors, orientation, ocr_confidence, machine_alt_text, text_model_id, visual_model_id, caption, caption_model_id';
+/** An `asset_enrichment` row as PostgreSQL gives it: `colors` JSON text. */
+type RawFacts = Omit<EnrichmentRow, 'colors'> & { colors: string };
 
 /**
  * The PostgreSQL `AssetEnrichmentStore`: the enrichment columns of `assets` and the `asset_enrichment`
- * facts rows (postgres/migrations/0003). Writing `ocr_text`, `auto_tags` or `alt_text` rewrites the
+ * facts rows (postgres/migrations/0003), `colors` kept as JSON text and parsed here. Writing `ocr_text`, `auto_tags` or `alt_text` rewrites the
  * asset's lexical vector in the same transaction and logs a search change through the triggers of
  * migration 0003, as the FTS5 triggers do on SQLite. `alt_text` is taken from the analysis only when the asset's `user_fields`
  * JSON does not list it (decided in the UPDATE itself, so a user's edit committed first always wins).
@@ -24,8 +26,8 @@ export function createPgAssetEnrichmentStore(pool: PgPool): AssetEnrichmentStore
     analyzedSeqs: () => seqs('SELECT e.asset_seq AS seq FROM asset_enrichment e ORDER BY e.asset_seq'),
     imageSeqs: () => seqs(`SELECT seq FROM assets WHERE kind <> 'video' ORDER BY seq`),
     async facts(seq) {
-      const r = await pool.query<EnrichmentRow>(`SELECT ${FACT_COLUMNS} FROM asset_enrichment WHERE asset_seq = $1`, [seq]);
-      return r.rows[0];
+      const r = (await pool.query<RawFacts>(`SELECT ${FACT_COLUMNS} FROM asset_enrichment WHERE asset_seq = $1`, [seq])).rows[0];
+      return r && { ...r, colors: JSON.parse(r.colors) as EnrichmentColour[] };
     },
     writeAnalysis: (seq, a, lease) =>
       inTransaction(pool, async (c) => {
@@ -54,7 +56,7 @@ export function createPgAssetEnrichmentStore(pool: PgPool): AssetEnrichmentStore
            ON CONFLICT (asset_seq) DO UPDATE SET colors = excluded.colors, orientation = excluded.orientation,
              ocr_confidence = excluded.ocr_confidence, machine_alt_text = excluded.machine_alt_text,
              caption = excluded.caption, caption_model_id = excluded.caption_model_id, updated_at = excluded.updated_at`,
-          [seq, a.colorsJson, a.orientation, a.ocrConfidence, a.machineAltText, a.caption, a.captionModelId],
+          [seq, JSON.stringify(a.colors), a.orientation, a.ocrConfidence, a.machineAltText, a.caption, a.captionModelId],
         );
         return true;
       }),

@@ -2,6 +2,9 @@ import type { FinishResult, JobKind, JobQueue, JobRow } from '../ports/job-queue
 import { inTransaction, type PgPool } from './pool.ts';
 
 const JOB_COLUMNS = 'id, asset_seq, kind, state, attempts, rerun, run_after, last_error';
+/** An `enrichment_jobs` row as PostgreSQL gives it: `rerun` smallint 0 or 1. */
+type RawJob = Omit<JobRow, 'rerun'> & { rerun: number };
+const jobOf = (r: RawJob): JobRow => ({ ...r, rerun: r.rerun === 1 });
 
 /**
  * The database server's clock as epoch ms: leases are set and compared by it alone, so processes whose
@@ -41,14 +44,14 @@ export function createPgJobQueue(pool: PgPool): JobQueue {
     },
     async claimDue(owner, limit, leaseMs, nowMs = Date.now()) {
       if (limit <= 0) return [];
-      const r = await pool.query<JobRow>(
+      const r = await pool.query<RawJob>(
         `UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_until = ${PG_NOW_MS} + $2::bigint, updated_at = now()
          WHERE state = 'queued' AND id IN (
            SELECT id FROM enrichment_jobs WHERE state = 'queued' AND run_after <= $3 ORDER BY run_after, id LIMIT $4 FOR UPDATE SKIP LOCKED)
          RETURNING ${JOB_COLUMNS}`,
         [owner, leaseMs, nowMs, limit],
       );
-      return r.rows.sort((a, b) => a.run_after - b.run_after || a.id - b.id);
+      return r.rows.map(jobOf).sort((a, b) => a.run_after - b.run_after || a.id - b.id);
     },
     async nextDueAt() {
       return (await pool.query<{ t: number | null }>(`SELECT min(run_after) AS t FROM enrichment_jobs WHERE state = 'queued'`)).rows[0]!.t;

@@ -60,7 +60,7 @@ describe('PostgreSQL lexical index', () => {
     const idx = createPgLexicalIndexes(pool).assets(CONTRACT_SCOPE, {});
     expect(await idx.known(['fir'])).toEqual(new Set(['fir']));
     await createPgAssetEnrichmentStore(pool).writeAnalysis(seq, {
-      colorsJson: '[]',
+      colors: [],
       orientation: 'landscape',
       ocrText: 'EVERGREEN',
       ocrConfidence: 90,

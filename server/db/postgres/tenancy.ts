@@ -9,7 +9,7 @@ const THEME = 'id, tenant_id, workspace_id, name, brand_colors, brand_tone, is_d
 const STORE = 'id, tenant_id, workspace_id, name, platform, shop_domain, status, catalog_synced_at, created_at';
 const KEY = 'id, tenant_id, name, prefix, key_hash, created_at, revoked_at';
 
-/** timestamptz columns of these tables: read back as Date, handed out as ISO 8601 UTC with ms (the SQLite row shape). */
+/** timestamptz columns of these tables: read back as Date, handed out as ISO 8601 UTC with ms (the port's shape). */
 const TIME_COLUMNS = ['created_at', 'revoked_at', 'catalog_synced_at'] as const;
 
 /** A row with its timestamptz columns as ISO text. */
@@ -25,6 +25,10 @@ async function rows<T>(q: Query, sql: string, params: unknown[]): Promise<T[]> {
 async function one<T>(q: Query, sql: string, params: unknown[]): Promise<T | undefined> {
   return (await rows<T>(q, sql, params))[0];
 }
+
+/** A `themes` row as PostgreSQL gives it: `brand_colors` JSON array text, `is_default` smallint 0 or 1. */
+type RawTheme = Omit<ThemeRow, 'brand_colors' | 'is_default'> & { brand_colors: string; is_default: number };
+const themeOf = (r: RawTheme): ThemeRow => ({ ...r, brand_colors: JSON.parse(r.brand_colors) as string[], is_default: r.is_default === 1 });
 
 const insertTheme = (c: Query, t: NewTheme, isDefault: boolean): Promise<unknown> =>
   c.query(
@@ -43,9 +47,10 @@ const lockWorkspace = async (c: PgClient, tenantId: string, workspaceId: string)
   (await c.query('SELECT 1 FROM workspaces WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE', [tenantId, workspaceId])).rowCount === 1;
 
 /**
- * The PostgreSQL `TenancyStore` (tables of postgres/migrations/0002). Composite writes run in one READ
- * COMMITTED transaction; theme default changes lock the workspace row first. Not wired into the server
- * yet (see pool.ts).
+ * The PostgreSQL `TenancyStore` (tables of postgres/migrations/0002). Rows come back in the port's
+ * shapes: timestamptz columns as ISO text, `brand_colors` parsed from its JSON text, `is_default` a
+ * boolean. Composite writes run in one READ COMMITTED transaction; theme default changes lock the
+ * workspace row first.
  */
 export function createPgTenancyStore(pool: PgPool): TenancyStore {
   return {
@@ -139,18 +144,22 @@ export function createPgTenancyStore(pool: PgPool): TenancyStore {
         ]);
         return true;
       }),
-    theme: (tenantId, workspaceId, id) =>
-      one<ThemeRow>(pool, `SELECT ${THEME} FROM themes WHERE tenant_id = $1 AND workspace_id = $2 AND id = $3`, [
+    async theme(tenantId, workspaceId, id) {
+      const r = await one<RawTheme>(pool, `SELECT ${THEME} FROM themes WHERE tenant_id = $1 AND workspace_id = $2 AND id = $3`, [
         tenantId,
         workspaceId,
         id,
-      ]),
-    themesOfWorkspace: (tenantId, workspaceId) =>
-      rows<ThemeRow>(
-        pool,
-        `SELECT ${THEME} FROM themes WHERE tenant_id = $1 AND workspace_id = $2 ORDER BY is_default DESC, created_at, id`,
-        [tenantId, workspaceId],
-      ),
+      ]);
+      return r && themeOf(r);
+    },
+    themesOfWorkspace: async (tenantId, workspaceId) =>
+      (
+        await rows<RawTheme>(
+          pool,
+          `SELECT ${THEME} FROM themes WHERE tenant_id = $1 AND workspace_id = $2 ORDER BY is_default DESC, created_at, id`,
+          [tenantId, workspaceId],
+        )
+      ).map(themeOf),
     async insertStore(st) {
       await pool.query(
         `INSERT INTO stores (id, tenant_id, workspace_id, name, platform, shop_domain, status, created_at)

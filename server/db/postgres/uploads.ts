@@ -1,19 +1,34 @@
 import { enforceQuota } from '../ports/storage-quota.ts';
-import type { UploadRow, UploadStatus, UploadStore } from '../ports/upload-store.ts';
+import type { UploadError, UploadRow, UploadStatus, UploadStore } from '../ports/upload-store.ts';
 import { PG_NOW_MS as NOW } from './job-queue.ts';
 import { inTransaction, isoOf, type PgPool } from './pool.ts';
 import { lockTenantUsage, pgStorageUsage } from './storage-usage.ts';
 
-type RawRow = Omit<UploadRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date; status: UploadStatus };
+/** An `uploads` row as PostgreSQL gives it: timestamptz columns as Date, `tags` and `error` JSON text. */
+type RawRow = Omit<UploadRow, 'created_at' | 'updated_at' | 'tags' | 'error'> & {
+  created_at: Date;
+  updated_at: Date;
+  status: UploadStatus;
+  tags: string | null;
+  error: string | null;
+};
 
-const toRow = (r: RawRow): UploadRow => ({ ...r, created_at: isoOf(r.created_at)!, updated_at: isoOf(r.updated_at)! });
+const toRow = (r: RawRow): UploadRow => ({
+  ...r,
+  tags: r.tags === null ? null : (JSON.parse(r.tags) as string[]),
+  error: r.error === null ? null : (JSON.parse(r.error) as UploadError),
+  created_at: isoOf(r.created_at)!,
+  updated_at: isoOf(r.updated_at)!,
+});
+const json = (v: unknown): string | null => (v === null ? null : JSON.stringify(v));
 
 const COLUMNS = `id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
   chunk_size_bytes, chunk_count, asset_id, error, created_at, updated_at, expires_at_ms, panel_id`;
 
 /**
  * The PostgreSQL `UploadStore` (tables `uploads` and `upload_chunks` of postgres/migrations/0001, the
- * completion lease of 0017). Completion leases are set and compared by the database server's clock; each
+ * completion lease of 0017). Rows come back in the port's shapes: timestamptz columns as ISO text, `tags`
+ * and `error` parsed from their JSON text. Completion leases are set and compared by the database server's clock; each
  * transition is one conditional UPDATE from the state it expects, so concurrent processes serialise on the row.
  */
 const LIVE = `(completing_owner IS NOT NULL AND completing_until >= ${NOW})`;
@@ -45,7 +60,7 @@ export function createPgUploadStore(pool: PgPool): UploadStore {
             u.sha256,
             u.mime_type,
             u.alt_text,
-            u.tags,
+            json(u.tags),
             u.purpose,
             u.chunk_size_bytes,
             u.chunk_count,
@@ -94,7 +109,7 @@ export function createPgUploadStore(pool: PgPool): UploadStore {
       await pool.query('UPDATE uploads SET mime_type = $1, alt_text = $2, tags = $3, purpose = $4, panel_id = $5 WHERE id = $6', [
         m.mime_type,
         m.alt_text,
-        m.tags,
+        json(m.tags),
         m.purpose,
         m.panel_id,
         id,
@@ -118,7 +133,7 @@ export function createPgUploadStore(pool: PgPool): UploadStore {
              completing_owner = CASE WHEN $1 = 'staged' THEN completing_owner END,
              completing_until = CASE WHEN $1 = 'staged' THEN completing_until END
            WHERE id = $6 AND ($7::text IS NULL OR (completing_owner = $7 AND status IN ('receiving', 'staged', 'imported')))`,
-          [f.status, f.asset_id, f.error, f.at, f.expires_at_ms, id, owner ?? null],
+          [f.status, f.asset_id, json(f.error), f.at, f.expires_at_ms, id, owner ?? null],
         );
         if ((r.rowCount ?? 0) === 0) return false;
         await c.query('DELETE FROM upload_chunks WHERE upload_id = $1', [id]);

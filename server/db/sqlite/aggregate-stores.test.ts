@@ -6,7 +6,7 @@ import type { StoreFixture } from '../contract/fixture.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';
 import { tenancyStoreContract } from '../contract/tenancy-store-contract.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
-import { createSqliteTenancyStore } from './tenancy-store.ts';
+import { createSqliteTenancyStore } from './tenancy.ts';
 
 // The SQLite adapters of the aggregate ports (tenancy, assets) against their contracts
 // (server/db/contract/); the PostgreSQL implementations run the same suites in

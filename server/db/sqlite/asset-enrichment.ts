@@ -1,12 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import { SQLITE_NOW_MS } from './enrichment-jobs.ts';
 import { JobLeaseLostError } from '../ports/job-queue.ts';
-import type { AssetEnrichmentStore, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
+import type { AssetEnrichmentStore, EnrichmentColour, EnrichmentRow } from '../ports/asset-enrichment-store.ts';
 
-/** The facts columns of the port's `EnrichmentRow` (the SQLite row also holds `updated_at`). */
-const factsOf = (r: EnrichmentRow): EnrichmentRow => ({
+/** An `asset_enrichment` row as SQLite gives it: `colors` JSON text (the row also holds `updated_at`). */
+type RawFacts = Omit<EnrichmentRow, 'colors'> & { colors: string };
+
+/** The port's `EnrichmentRow` of a stored row: its facts columns, `colors` parsed. */
+const factsOf = (r: RawFacts): EnrichmentRow => ({
   asset_seq: r.asset_seq,
-  colors: r.colors,
+  colors: JSON.parse(r.colors) as EnrichmentColour[],
   orientation: r.orientation,
   ocr_confidence: r.ocr_confidence,
   machine_alt_text: r.machine_alt_text,
@@ -57,7 +60,7 @@ export function createSqliteAssetEnrichmentStore(db: Database): AssetEnrichmentS
     analyzedSeqs: async () => ascending((s.allAnalyzed.all() as { seq: number }[]).map((r) => r.seq)),
     imageSeqs: async () => ascending((s.allSeqs.all() as { seq: number }[]).map((r) => r.seq)),
     async facts(seq) {
-      const r = s.facts.get(seq) as EnrichmentRow | undefined;
+      const r = s.facts.get(seq) as RawFacts | undefined;
       return r ? factsOf(r) : undefined;
     },
     async writeAnalysis(seq, a, lease) {
@@ -68,7 +71,7 @@ export function createSqliteAssetEnrichmentStore(db: Database): AssetEnrichmentS
           if (s.writeAsset.run(asset).changes === 0) return false;
           s.upsertFacts.run({
             seq,
-            colors: a.colorsJson,
+            colors: JSON.stringify(a.colors),
             orientation: a.orientation,
             ocr_confidence: a.ocrConfidence,
             machine_alt_text: a.machineAltText,

@@ -111,7 +111,7 @@ export function createAssetVectorIndex(db: Database, changes: SearchChanges, bud
   /**
    * Bring every loaded partition up to the head of the change log (`head`: as the caller read it for
    * this request; one older than the mark leaves the partitions as they are). A space retired or
-   * revived by any process (db/sqlite/vectors.ts logs it: `logSpace`) drops its partitions here: they load
+   * revived by any process (db/sqlite/vector-store.ts logs it: `logSpace`) drops its partitions here: they load
    * again on demand.
    */
   const sync = (head?: number): void => {

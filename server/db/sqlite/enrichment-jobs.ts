@@ -2,6 +2,9 @@ import type { Database } from 'better-sqlite3';
 import type { FinishResult, JobKind, JobQueue, JobRow } from '../ports/job-queue.ts';
 
 const JOB_COLUMNS = 'id, asset_seq, kind, state, attempts, rerun, run_after, last_error';
+/** An `enrichment_jobs` row as SQLite gives it: `rerun` 0 or 1. */
+type RawJob = Omit<JobRow, 'rerun'> & { rerun: number };
+const jobOf = (r: RawJob): JobRow => ({ ...r, rerun: r.rerun === 1 });
 
 /** SQLite's clock as epoch ms, read in the statement (the clock leases are set and compared by). */
 export const SQLITE_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
@@ -70,8 +73,8 @@ export function createJobQueue(db: Database): JobQueue {
     },
     async claimDue(owner: string, limit: number, leaseMs: number, nowMs = Date.now()): Promise<JobRow[]> {
       if (limit <= 0) return [];
-      const rows = db.transaction(() => s.claimDue.all(owner, leaseMs, now(), nowMs, limit) as JobRow[]).immediate();
-      return rows.sort((a, b) => a.run_after - b.run_after || a.id - b.id);
+      const rows = db.transaction(() => s.claimDue.all(owner, leaseMs, now(), nowMs, limit) as RawJob[]).immediate();
+      return rows.map(jobOf).sort((a, b) => a.run_after - b.run_after || a.id - b.id);
     },
     nextDueAt: async () => (s.nextDue.get() as { t: number | null }).t,
     renew: async (id, owner, leaseMs) => s.renew.run(leaseMs, id, owner).changes === 1,

@@ -10,7 +10,7 @@ import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
 import type { StoreScope } from '../ports/product-store.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
-import { createSqliteTenancyStore } from './tenancy-store.ts';
+import { createSqliteTenancyStore } from './tenancy.ts';
 
 const product = (i: number, status: 'ACTIVE' | 'DRAFT'): CatalogProductInput =>
   syntheticProduct(i, {

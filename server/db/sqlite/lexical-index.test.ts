@@ -6,7 +6,7 @@ import { syntheticAsset } from '../synthetic-asset.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
 import { allOf, anyOf, phrase, type LexicalExpr } from '../../domain/search/lexical-query.ts';
-import { createSqliteTenancyStore } from './tenancy-store.ts';
+import { createSqliteTenancyStore } from './tenancy.ts';
 
 /**
  * A library of N assets that all say "harbour" (twice in every tenth), every 100th also "lighthouse";

@@ -4,7 +4,7 @@ import { createSqliteAssetStore } from './assets.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
 import { syntheticAsset } from '../synthetic-asset.ts';
-import { createSqliteTenancyStore } from './tenancy-store.ts';
+import { createSqliteTenancyStore } from './tenancy.ts';
 
 describe('LexicalIndex.known (the vocabulary check of concept expansion)', () => {
   it('answers from the vocabulary as of the request: a stem indexed by a later write is known on the next request', async () => {

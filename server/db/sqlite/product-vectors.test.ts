@@ -4,7 +4,7 @@ import { createTenant } from '../../tenancy/admin.ts';
 import { openDb } from './connection.ts';
 import { createProductQueries } from './products.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
-import { createSqliteTenancyStore } from './tenancy-store.ts';
+import { createSqliteTenancyStore } from './tenancy.ts';
 
 const product = (n: number): CatalogProductInput => syntheticProduct(n);
 

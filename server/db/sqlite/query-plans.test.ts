@@ -7,8 +7,8 @@ import { anyOf, phrase } from '../../domain/search/lexical-query.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
 import { createProductQueries } from './products.ts';
-import { createSqliteTenancyStore } from './tenancy-store.ts';
-import { createVectorQueries } from './vectors.ts';
+import { createSqliteTenancyStore } from './tenancy.ts';
+import { createSqliteVectorStore } from './vector-store.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
 
 /**
@@ -32,8 +32,8 @@ describe('query plans of the hot search paths', () => {
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id };
     const store = { ...scope, storeId: t.store_id };
     const assets = createSqliteAssetStore(db);
-    const vq = createVectorQueries(db);
-    const space = vq.ensureSpace('asset_text', 'plan-test', 4, 'ready');
+    const vq = createSqliteVectorStore(db);
+    const space = await vq.ensureSpace('asset_text', 'plan-test', 4, 'ready');
     for (let i = 0; i < 20; i++) {
       const seq = await assets.insert(
         syntheticAsset(i, t, {
@@ -46,7 +46,7 @@ describe('query plans of the hot search paths', () => {
           renditions: [{ role: 'thumbnail', width: 10, height: 5, format: 'webp', sha256: `r${i}`, size_bytes: 1 }],
         }),
       );
-      vq.put(space, seq, t.workspace_id, Float32Array.from([1, i, 0, 1]), { kind: 'image', category: null, subtype: null });
+      await vq.put(scope, space, seq, Float32Array.from([1, i, 0, 1]));
     }
     // exercise every hot statement through the public functions
     const max = await assets.maxSeq(scope);
@@ -64,7 +64,7 @@ describe('query plans of the hot search paths', () => {
       subtype: null,
       user_fields: [],
     });
-    vq.nearest(space, scope, Float32Array.from([1, 0, 0, 0]), { category: 'background', maxSeq: max }, 10, -1);
+    await vq.nearest(scope, space, Float32Array.from([1, 0, 0, 0]), 10, { category: 'background', maxSeq: max }, -1);
     // a second workspace, so scope counts go through the join (one scope holding every row counts from FTS5 alone)
     const u = await createTenant(tenancy, 'u');
     await assets.insert(syntheticAsset(99, u, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));

@@ -10,7 +10,7 @@ export interface SearchChange {
 
 /**
  * The `search_changes` log (migration 0046): rows written by triggers on assets, products, product
- * embeddings and collection memberships, and by db/sqlite/vectors.ts for asset vectors. Readers follow it
+ * embeddings and collection memberships, and by db/sqlite/vector-store.ts for asset vectors. Readers follow it
  * with a mark: `head()` is one index probe, `since(mark)` the rows after it. A mark older than the
  * oldest kept row (`gap`) means rows were pruned unseen: the reader must reload from scratch.
  * A row of kind 'asset' with part '' and seq −(space id) (`logSpace`) is no row change: it marks a

@@ -2,7 +2,7 @@ import { assetFacetStoreContract } from '../contract/asset-facet-store-contract.
 import { createSqliteAssetFacetStore } from './asset-facets.ts';
 import { synonymStoreContract } from '../contract/synonym-store-contract.ts';
 import { createSqliteSynonymStore } from './synonyms.ts';
-import { createSqliteTenancyStore } from './tenancy-store.ts';
+import { createSqliteTenancyStore } from './tenancy.ts';
 import { createSqliteAssetStore } from './assets.ts';
 import { lexicalIndexContract } from '../contract/lexical-index-contract.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';

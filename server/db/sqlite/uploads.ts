@@ -1,16 +1,25 @@
 import type { Database } from 'better-sqlite3';
 import { SQLITE_NOW_MS as NOW } from './enrichment-jobs.ts';
 import { enforceQuota, type QuotaCheck } from '../ports/storage-quota.ts';
-import type { NewUpload, UploadFinish, UploadRow, UploadStore } from '../ports/upload-store.ts';
+import type { NewUpload, UploadError, UploadFinish, UploadRow, UploadStore } from '../ports/upload-store.ts';
 import { storageUsageQuery } from './storage-usage.ts';
 
 /**
  * The SQLite `UploadStore` (tables `uploads` and `upload_chunks`, migrations 0005, 0013 and 0059): the
- * embedded default. Completion leases are set and compared by SQLite's clock in the statements. better-sqlite3 is synchronous: each method does its work before it returns its promise.
+ * embedded default. `tags` and `error` are stored as JSON text and parsed here. Completion leases are set and compared by SQLite's clock in the statements. better-sqlite3 is synchronous: each method does its work before it returns its promise.
  */
 const COLUMNS = `id, tenant_id, workspace_id, status, filename, size_bytes, sha256, mime_type, alt_text, tags, purpose,
   chunk_size_bytes, chunk_count, asset_id, error, created_at, updated_at, expires_at_ms, panel_id`;
 const LIVE = `(completing_owner IS NOT NULL AND completing_until >= ${NOW})`;
+
+/** An `uploads` row as SQLite gives it: `tags` and `error` JSON text. */
+type RawRow = Omit<UploadRow, 'tags' | 'error'> & { tags: string | null; error: string | null };
+const rowOf = (r: RawRow): UploadRow => ({
+  ...r,
+  tags: r.tags === null ? null : (JSON.parse(r.tags) as string[]),
+  error: r.error === null ? null : (JSON.parse(r.error) as UploadError),
+});
+const json = (v: unknown): string | null => (v === null ? null : JSON.stringify(v));
 
 export function createSqliteUploadStore(db: Database): UploadStore {
   const s = {
@@ -64,10 +73,10 @@ export function createSqliteUploadStore(db: Database): UploadStore {
   const usage = storageUsageQuery(db);
   const insert = db.transaction((u: NewUpload, quota: QuotaCheck | undefined): void => {
     if (quota) enforceQuota(quota, usage(u.tenant_id, quota.nowMs), u.size_bytes);
-    s.insert.run(u);
+    s.insert.run({ ...u, tags: json(u.tags) });
   });
   const finish = db.transaction((id: string, f: UploadFinish, owner: string | null): boolean => {
-    if (s.finish.run({ ...f, id, owner }).changes === 0) return false;
+    if (s.finish.run({ ...f, error: json(f.error), id, owner }).changes === 0) return false;
     s.dropChunks.run(id);
     return true;
   });
@@ -78,16 +87,21 @@ export function createSqliteUploadStore(db: Database): UploadStore {
   });
   return {
     insert: async (u: NewUpload, o) => insert.immediate(u, o?.quota),
-    byId: async (scope, id, nowMs) => s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase(), nowMs) as UploadRow | undefined,
-    openOfFile: async (scope, f, nowMs) =>
-      s.openOfFile.get(scope.tenantId, scope.workspaceId, f.sha256, f.size_bytes, f.filename, f.chunk_size_bytes, nowMs) as
-        UploadRow | undefined,
+    async byId(scope, id, nowMs) {
+      const r = s.byId.get(scope.tenantId, scope.workspaceId, id.toLowerCase(), nowMs) as RawRow | undefined;
+      return r && rowOf(r);
+    },
+    async openOfFile(scope, f, nowMs) {
+      const r = s.openOfFile.get(scope.tenantId, scope.workspaceId, f.sha256, f.size_bytes, f.filename, f.chunk_size_bytes, nowMs) as
+        RawRow | undefined;
+      return r && rowOf(r);
+    },
     openCount: async (scope, nowMs) => (s.openCount.get(scope.tenantId, scope.workspaceId, nowMs) as { n: number }).n,
     chunks: async (id) => s.chunks.all(id) as { idx: number; size_bytes: number }[],
     putChunk: async (id, idx, sizeBytes) => void s.putChunk.run(id, idx, sizeBytes),
-    updateMeta: async (id, m) => void s.updateMeta.run(m.mime_type, m.alt_text, m.tags, m.purpose, m.panel_id, id),
+    updateMeta: async (id, m) => void s.updateMeta.run(m.mime_type, m.alt_text, json(m.tags), m.purpose, m.panel_id, id),
     importedOfPanel: async (scope, panelId, nowMs) =>
-      s.importedOfPanel.all(scope.tenantId, scope.workspaceId, panelId.toLowerCase(), nowMs) as UploadRow[],
+      (s.importedOfPanel.all(scope.tenantId, scope.workspaceId, panelId.toLowerCase(), nowMs) as RawRow[]).map(rowOf),
     touch: async (id, at, expiresAtMs) => void s.touch.run(at, expiresAtMs, id),
     finish: async (id, f, owner) => finish.immediate(id, f, owner ?? null),
     claimCompletion: async (id, owner, leaseMs) => s.claim.run(owner, leaseMs, id).changes === 1,

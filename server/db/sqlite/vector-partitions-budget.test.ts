@@ -9,7 +9,6 @@ import { createSqliteProductStore, createSqliteProductVectors } from './product-
 import { createProductQueries } from './products.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
 import { createSqliteVectorStore } from './vector-store.ts';
-import { createVectorQueries } from './vectors.ts';
 
 // The memory bound of the in-memory vector partitions on real SQLite files: asset partitions (one per
 // space and workspace) and product partitions (one per store and model) share one PartitionBudget; the
@@ -64,7 +63,7 @@ describe('vector partitions under a memory budget (SQLite)', () => {
     // the size of one asset partition, from a budget that holds everything
     const roomy = new PartitionBudget();
     const probeDb = files.connect(file);
-    const probe = createSqliteVectorStore(probeDb, createVectorQueries(probeDb, roomy));
+    const probe = createSqliteVectorStore(probeDb, { budget: roomy });
     const [space] = await probe.liveSpaces('asset_text');
     await probe.nearest(CONTRACT_SCOPE, space!, queries[0]!, 10, {});
     const partitionBytes = roomy.bytes;
@@ -73,7 +72,7 @@ describe('vector partitions under a memory budget (SQLite)', () => {
     // room for two partitions, not three
     const budget = new PartitionBudget(Math.floor(partitionBytes * 2.5));
     const db = files.connect(file);
-    const vectors = createSqliteVectorStore(db, createVectorQueries(db, budget));
+    const vectors = createSqliteVectorStore(db, { budget });
     const products = createSqliteProductVectors(db, createProductQueries(db, budget));
     const answers = (scope: Scope) => Promise.all(queries.map((q) => vectors.nearest(scope, space!, q, 10, {})));
     const before = new Map<Scope, Awaited<ReturnType<typeof answers>>>();
