@@ -20,8 +20,8 @@ import { openDb } from '../server/db/sqlite/connection.ts';
 import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
 import { createSqliteSynonymStore } from '../server/db/sqlite/synonyms.ts';
 import { createSqliteCalibrationStore } from '../server/db/sqlite/calibrations.ts';
-import { createSqliteProductStore, createSqliteProductVectors } from '../server/db/sqlite/product-store.ts';
-import { createProductQueries } from '../server/db/sqlite/products.ts';
+import { createSqliteProductVectors } from '../server/db/sqlite/product-vectors.ts';
+import { createSqliteProductStore } from '../server/db/sqlite/products.ts';
 import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy.ts';
 import { htmlToText, stableProductGid, stableVariantGid, type CatalogProductInput } from '../server/domain/catalog.ts';
 import { createLogger } from '../server/log.ts';
@@ -168,8 +168,7 @@ export default async function catalogBench(): Promise<void> {
     const tenancy = createSqliteTenancyStore(db);
     const t = await createTenant(tenancy, 'bench');
     const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
-    const pq = createProductQueries(db);
-    const stores = { products: createSqliteProductStore(db, pq), vectors: createSqliteProductVectors(db, pq) };
+    const stores = { products: createSqliteProductStore(db), vectors: createSqliteProductVectors(db) };
     const embedder = createStaticEmbedder({ cacheDir: defaultWordVectorCacheDir() });
     const deps: CatalogDeps = {
       ...stores,
@@ -190,7 +189,10 @@ export default async function catalogBench(): Promise<void> {
     phase('synthesized; inserting');
     let t0 = performance.now();
     for (let i = 0; i < products.length; i += 1000)
-      pq.upsertMany(scope, products.slice(i, i + 1000), 'json', { at: new Date().toISOString(), replaceCollections: false });
+      await stores.products.upsertMany(scope, products.slice(i, i + 1000), 'json', {
+        at: new Date().toISOString(),
+        replaceCollections: false,
+      });
     const insertS = (performance.now() - t0) / 1000;
     phase('embedding');
     t0 = performance.now();
@@ -244,6 +246,8 @@ export default async function catalogBench(): Promise<void> {
       } as const,
     });
     const seqs = db.prepare('SELECT seq FROM products ORDER BY seq').all() as { seq: number }[];
+    const vectors: Float32Array[] = [];
+    for (const { seq } of seqs) vectors.push((await stores.vectors.get(scope, seq, embedder.modelId, 100)) ?? new Float32Array(100));
     const docs = products.map((p, i) => ({
       gid: p.gid,
       handle: p.handle,
@@ -253,7 +257,7 @@ export default async function catalogBench(): Promise<void> {
       tags: p.tags.join(' '),
       description: htmlToText(p.description_html),
       variants: p.variants.map((v) => `${v.title} ${v.sku}`).join(' '),
-      embedding: Array.from(pq.embeddingOf(seqs[i]!.seq, embedder.modelId, 100) ?? new Float32Array(100)),
+      embedding: Array.from(vectors[i]!),
     }));
     await insertMultiple(orama, docs, 2000);
     const oramaBuildS = (performance.now() - t0) / 1000;

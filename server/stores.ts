@@ -44,8 +44,8 @@ import { createPgTenancyStore } from './db/postgres/tenancy.ts';
 import { createPgToolTaskStore } from './db/postgres/tool-tasks.ts';
 import { createPgUploadStore } from './db/postgres/uploads.ts';
 import { createPgVectorStore } from './db/postgres/vector-store.ts';
-import { createSqliteProductStore, createSqliteProductVectors } from './db/sqlite/product-store.ts';
-import { createProductQueries } from './db/sqlite/products.ts';
+import { createSqliteProductVectors } from './db/sqlite/product-vectors.ts';
+import { createSqliteProductStore } from './db/sqlite/products.ts';
 import { createSqliteSynonymStore } from './db/sqlite/synonyms.ts';
 import { createSqliteTenancyStore } from './db/sqlite/tenancy.ts';
 import { createSqliteUploadStore } from './db/sqlite/uploads.ts';
@@ -109,7 +109,7 @@ export interface Stores {
 
 /**
  * The SQLite stores over one connection (migrations run on open). One `LexicalIndexes`, one set of
- * product queries and one asset vector store are shared, so their in-memory partitions and vocabularies
+ * product vectors and one asset vector store are shared, so their in-memory partitions and vocabularies
  * stay in step with the writes; the asset and product vector partitions share one memory bound.
  * @param dbPath the database file (`:memory:` for a throwaway database)
  * @param o.vectorMemoryBytes bound of the in-memory vector partitions together, bytes (default
@@ -119,7 +119,6 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
   const db = openDb(dbPath, hooks);
   const lexical = createLexicalIndexes(db);
   const budget = new PartitionBudget(o.vectorMemoryBytes);
-  const productQueries = createProductQueries(db, budget);
   return {
     backend: 'sqlite',
     database: { kind: 'sqlite', db },
@@ -136,8 +135,8 @@ export function openSqliteStores(dbPath: string, hooks?: TestHooks, o: { vectorM
     pickers: createSqlitePickerStore(db),
     toolTasks: createSqliteToolTaskStore(db),
     credits: createSqliteCreditStore(db),
-    products: createSqliteProductStore(db, productQueries),
-    productVectors: createSqliteProductVectors(db, productQueries),
+    products: createSqliteProductStore(db),
+    productVectors: createSqliteProductVectors(db, budget),
     oauth: createSqliteOAuthStore(db),
     close: async () => void db.close(),
   };

@@ -6,16 +6,6 @@ import type { LexicalResult } from '../domain/search/lexical.ts';
 import type { SynonymRule } from '../domain/search/lexical-words.ts';
 import type { CatalogDeps } from './deps.ts';
 
-/** The JSON array of strings a product row keeps its tags in ([] when malformed). */
-function tagList(json: string): string[] {
-  try {
-    const v: unknown = JSON.parse(json);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
 /**
  * The meaning matches of a hybrid pass that another signal corroborates (issue 33): of the semantic hits
  * accepted under the store's null model (relevance ≥ 0.5) that the lexical side does not match, those with
@@ -49,7 +39,7 @@ export async function agreeingProducts(
   const handles = new Map<number, string[]>();
   for (const c of collections) handles.set(c.product_seq, [...(handles.get(c.product_seq) ?? []), c.handle]);
   for (const r of rows) {
-    const labels = [r.product_type, ...tagList(r.tags), ...(handles.get(r.seq) ?? [])].filter((l) => l.trim().length > 0);
+    const labels = [r.product_type, ...r.tags, ...(handles.get(r.seq) ?? [])].filter((l) => l.trim().length > 0);
     if (labelsAgree(concepts, labels)) out.add(r.seq);
   }
   return out;

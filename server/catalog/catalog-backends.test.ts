@@ -13,8 +13,8 @@ import { createPgProductLexicalIndexes } from '../db/postgres/product-lexical-in
 import { createPgProductVectors } from '../db/postgres/product-vectors.ts';
 import { createPgProductStore } from '../db/postgres/products.ts';
 import { createTestSchema, type TestSchema } from '../db/postgres/test-database.ts';
-import { createSqliteProductStore, createSqliteProductVectors } from '../db/sqlite/product-store.ts';
-import { createProductQueries } from '../db/sqlite/products.ts';
+import { createSqliteProductVectors } from '../db/sqlite/product-vectors.ts';
+import { createSqliteProductStore } from '../db/sqlite/products.ts';
 import { createSqliteSynonymStore } from '../db/sqlite/synonyms.ts';
 import { createSqliteTenancyStore } from '../db/sqlite/tenancy.ts';
 import { createSqliteCalibrationStore } from '../db/sqlite/calibrations.ts';
@@ -76,9 +76,8 @@ async function sqliteSide(): Promise<{ db: Database; scope: StoreScope }> {
 
 async function sqliteBackend(): Promise<Backend> {
   const { db, scope } = await sqliteSide();
-  const q = createProductQueries(db);
   const lexical = createLexicalIndexes(db);
-  const stores = { products: createSqliteProductStore(db, q), vectors: createSqliteProductVectors(db, q), lexical };
+  const stores = { products: createSqliteProductStore(db), vectors: createSqliteProductVectors(db), lexical };
   return { deps: depsOf(db, scope, stores, hashingEmbedder()), scope, close: async () => void db.close() };
 }
 

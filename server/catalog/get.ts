@@ -51,7 +51,7 @@ export async function hydrate(deps: CatalogDeps, rows: ProductRow[]): Promise<Pr
     total_inventory: r.total_inventory,
     product_type: r.product_type,
     vendor: r.vendor,
-    tags: JSON.parse(r.tags) as string[],
+    tags: r.tags,
     images: (images.get(r.seq) ?? []).map((i) => ({ url: i.url, alt_text: i.alt_text, width: i.width, height: i.height })),
     variants: (variants.get(r.seq) ?? []).map((v) => ({
       id: v.gid,
@@ -59,11 +59,12 @@ export async function hydrate(deps: CatalogDeps, rows: ProductRow[]): Promise<Pr
       price: canonicalPrice(v.price),
       compare_at_price: v.compare_at_price === null ? null : canonicalPrice(v.compare_at_price),
       sku: v.sku,
-      available: v.available === 1,
+      available: v.available,
       image_url: v.image_url,
-      selected_options: JSON.parse(v.selected_options) as { name: string; value: string }[],
+      selected_options: v.selected_options,
     })),
-    selling_plan_groups: JSON.parse(r.selling_plan_groups) as Product['selling_plan_groups'],
+    // as the platform gave them: sync writes them snake_case with `name` and `selling_plans`, file imports none
+    selling_plan_groups: r.selling_plan_groups as Product['selling_plan_groups'],
     collections: (collections.get(r.seq) ?? []).map((c) => c.handle),
   }));
 }

@@ -26,6 +26,12 @@ const AT = '2026-03-01T10:00:00.123Z';
 const sync = { at: AT, replaceCollections: true };
 const file = { at: AT, replaceCollections: false };
 const p = syntheticProduct;
+/** A selling plan group as a sync stores it: nested objects, lists, nulls and numbers come back as written. */
+const SELLING_PLANS = {
+  name: 'Subscribe',
+  app_id: null,
+  selling_plans: [{ name: 'Monthly', billing_policy: { interval: 'MONTH', interval_count: 1 }, options: ['1 month'] }],
+};
 
 /** A product with everything a row holds: HTML description, two variants, an image, two collections. */
 function fullProduct(): CatalogProductInput {
@@ -63,7 +69,7 @@ function fullProduct(): CatalogProductInput {
         selected_options: [{ name: 'Size', value: '41' }],
       },
     ],
-    selling_plan_groups: [{ name: 'Subscribe', plans: [] }],
+    selling_plan_groups: [SELLING_PLANS],
     collections: [
       { handle: 'Summer', title: 'Summer', gid: null },
       { handle: 'shoes', title: 'Shoes', gid: 'gid://shopify/Collection/7' },
@@ -74,13 +80,13 @@ function fullProduct(): CatalogProductInput {
 }
 
 /**
- * The behaviour every `ProductStore` must have, as vitest cases: the SQLite row shapes, store scoping,
+ * The behaviour every `ProductStore` must have, as vitest cases: the port's plain row shapes, store scoping,
  * upsert by GID with variants, images and collection memberships, cursor snapshots, browse order and
  * filters, related products by attributes, sync marks, and a second process seeing the writes.
  */
 export function productStoreContract(name: string, f: CatalogStoresFixture): void {
   describe(`ProductStore contract: ${name}`, () => {
-    it('writes a product and reads back the SQLite row shape, its variants, images and collections', async () => {
+    it('writes a product and reads back its row, variants, images and collections in the plain shapes of the port', async () => {
       const { store } = await f.create();
       const s = store.products;
       const [seq] = await s.upsertMany(a, [fullProduct()], 'sync', sync);
@@ -97,9 +103,9 @@ export function productStoreContract(name: string, f: CatalogStoresFixture): voi
         total_inventory: 3,
         product_type: 'Shoes',
         vendor: 'Acme',
-        tags: '["red","Leather"]',
-        options: '[{"name":"Size","values":["40","41"]}]',
-        selling_plan_groups: '[{"name":"Subscribe","plans":[]}]',
+        tags: ['red', 'Leather'],
+        options: [{ name: 'Size', values: ['40', '41'] }],
+        selling_plan_groups: [SELLING_PLANS],
         source: 'sync',
         platform_updated_at: '2026-02-01T00:00:00Z',
         synced_at: AT,
@@ -115,10 +121,10 @@ export function productStoreContract(name: string, f: CatalogStoresFixture): voi
           price: '19.90',
           compare_at_price: '25.00',
           sku: 'RS-40',
-          available: 1,
+          available: true,
           inventory_quantity: 3,
           image_url: null,
-          selected_options: '[{"name":"Size","value":"40"}]',
+          selected_options: [{ name: 'Size', value: '40' }],
         },
         {
           product_seq: seq,
@@ -128,10 +134,10 @@ export function productStoreContract(name: string, f: CatalogStoresFixture): voi
           price: '19.90',
           compare_at_price: null,
           sku: 'RS-41',
-          available: 0,
+          available: false,
           inventory_quantity: null,
           image_url: 'https://cdn.example.com/b.jpg',
-          selected_options: '[{"name":"Size","value":"41"}]',
+          selected_options: [{ name: 'Size', value: '41' }],
         },
       ]);
       expect(await s.imagesOf([seq!])).toEqual([

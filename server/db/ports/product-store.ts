@@ -5,6 +5,12 @@ import type { Scope } from '../../domain/scope.ts';
 /** Scope of every catalog query: tenant, workspace and the store resolved by `storeScopeFor` (rule 8). */
 export type StoreScope = Scope & { storeId: string };
 
+/** A product option (Size, Colour, …) with its values, in platform order. */
+export type ProductOption = CatalogProductInput['options'][number];
+/** The option value a variant has for one option, e.g. `{ name: 'Size', value: '40' }`. */
+export type SelectedOption = CatalogProductInput['variants'][number]['selected_options'][number];
+
+/** A product as stored: the input's own fields as written, plus what the writer derived (seq, texts, hash, time). */
 export interface ProductRow {
   seq: number;
   store_id: string;
@@ -12,40 +18,53 @@ export interface ProductRow {
   handle: string;
   title: string;
   description_html: string;
+  /** `description_html` as plain text (domain/catalog.ts `htmlToText`) */
   description_text: string;
   status: ProductStatus;
+  /** the platform's total, or the sum of the variants' quantities when it gave none */
   total_inventory: number;
   product_type: string;
   vendor: string;
-  tags: string;
-  options: string;
-  selling_plan_groups: string;
+  /** platform order */
+  tags: string[];
+  options: ProductOption[];
+  /** as the platform gives them (snake_case keys), exactly as written */
+  selling_plan_groups: CatalogProductInput['selling_plan_groups'];
   source: 'sync' | 'csv' | 'json';
+  /** the platform's `updatedAt` exactly as given (ISO 8601), null for CSV imports */
   platform_updated_at: string | null;
+  /** when the row was last written: ISO 8601 UTC with ms (`upsertMany` `opts.at`) */
   synced_at: string;
+  /** the text the product is embedded from (domain/catalog.ts `productEmbeddingText`) */
   embed_text: string;
+  /** sha256 hex of `embed_text` */
   embed_sha256: string;
 }
 
+/** A variant of a product; `position` counts from 1 in input order. */
 export interface VariantRow {
   product_seq: number;
   position: number;
   gid: string;
   title: string;
+  /** decimal string exactly as the source wrote it (never a float) */
   price: string;
+  /** decimal string like `price`, or null */
   compare_at_price: string | null;
   sku: string;
-  available: 0 | 1;
+  available: boolean;
   inventory_quantity: number | null;
   image_url: string | null;
-  selected_options: string;
+  selected_options: SelectedOption[];
 }
 
+/** An image of a product; `position` counts from 1 in input order. */
 export interface ImageRow {
   product_seq: number;
   position: number;
   url: string;
   alt_text: string;
+  /** px; null when the source did not say */
   width: number | null;
   height: number | null;
 }
@@ -80,13 +99,17 @@ export interface ProductRef {
  * memberships, the sync marks and `catalog_synced_at`), as the catalog use cases (server/catalog/)
  * need it. Every method taking a `StoreScope` takes it first and never returns or changes a product of
  * another store (it behaves as missing). The unscoped `variantsOf`, `imagesOf` and `collectionsOf` are
- * for seqs the caller got from a scoped read. Rows have the SQLite shape on every backend: JSON columns
- * (`tags`, `options`, `selling_plan_groups`, `selected_options`) as JSON text, `available` 0/1,
- * `synced_at` ISO 8601 UTC with ms. A new product gets a seq above every product's seq of the database,
- * and the seqs of one store commit in order, so `maxSeq` bounds a cursor snapshot: products inserted
- * later have a higher seq. (SQLite may hand out again the seq of the highest product after it was
- * deleted, as its rowids do; PostgreSQL never reuses one.)
- * Implementations: SQLite (server/db/sqlite/product-store.ts over server/db/sqlite/products.ts) and PostgreSQL
+ * for seqs the caller got from a scoped read.
+ *
+ * Rows are plain shapes, the same on every backend (each adapter converts its own columns): lists and
+ * objects as arrays and objects, `available` a boolean, timestamps ISO 8601 strings (`synced_at` as
+ * `upsertMany` was given it, UTC with ms; `platform_updated_at` and the sync marks exactly as the
+ * platform wrote them).
+ *
+ * A new product gets a seq above every product's seq of the database, and the seqs of one store commit
+ * in order, so `maxSeq` bounds a cursor snapshot: products inserted later have a higher seq. (SQLite
+ * may hand out again the seq of the highest product after it was deleted, as its rowids do; PostgreSQL
+ * never reuses one.) Implementations: SQLite (server/db/sqlite/products.ts) and PostgreSQL
  * (server/db/postgres/products.ts); both pass server/db/contract/product-store-contract.ts.
  */
 export interface ProductStore {

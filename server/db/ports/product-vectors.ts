@@ -20,9 +20,9 @@ export interface PendingEmbedding {
  * facets, this one is keyed by product and model and filtered by the `list_products` filters, with the
  * staleness hash the indexer needs. Every method taking a `StoreScope` never reads a vector of another
  * store. Similarity is cosine; a zero vector (a text without a known word) is stored and counted but is
- * never a neighbour. Implementations: SQLite (server/db/sqlite/product-store.ts over server/db/sqlite/products.ts:
- * the int8 scan partitions of db/sqlite/product-vector-index.ts) and PostgreSQL (server/db/postgres/
- * product-vectors.ts, pgvector); both pass server/db/contract/product-vectors-contract.ts.
+ * never a neighbour. Implementations: SQLite (server/db/sqlite/product-vectors.ts: the int8 scan
+ * partitions of db/sqlite/product-vector-index.ts) and PostgreSQL (server/db/postgres/product-vectors.ts,
+ * pgvector); both pass server/db/contract/product-vectors-contract.ts.
  */
 export interface ProductVectorStore {
   /** Whether `nearest` can run here (PostgreSQL: the `vector` extension is installed). Never throws for a missing extension. */

@@ -4,9 +4,17 @@ import type { ImageRow, ProductFilters, ProductRow, ProductStore, VariantRow } f
 import { inTransaction, isoOf, type PgClient, type PgPool } from './pool.ts';
 import { productLexicalVector } from './product-lexicon.ts';
 
-type RawRow = Omit<ProductRow, 'synced_at'> & { synced_at: Date };
+/** A `products` row as node-postgres returns it: lists and objects are JSON text columns (migration 0007), `synced_at` a timestamptz. */
+type ProductColumns = Omit<ProductRow, 'tags' | 'options' | 'selling_plan_groups' | 'synced_at'> & {
+  tags: string;
+  options: string;
+  selling_plan_groups: string;
+  synced_at: Date;
+};
+/** A `product_variants` row as node-postgres returns it: `available` smallint 0/1, `selected_options` JSON text. */
+type VariantColumns = Omit<VariantRow, 'available' | 'selected_options'> & { available: number; selected_options: string };
 
-/** Every column of `products` but the lexical vector, so a row has exactly the keys of the SQLite row. */
+/** Every column of `products` but the lexical vector: the port's row. */
 const COLUMNS = `seq, store_id, gid, handle, title, description_html, description_text, status, total_inventory, product_type, vendor,
   tags, options, selling_plan_groups, source, platform_updated_at, synced_at, embed_text, embed_sha256`;
 const VARIANT =
@@ -14,7 +22,18 @@ const VARIANT =
 const IMAGE = 'product_seq, position, url, alt_text, width, height';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
-const toRow = (r: RawRow): ProductRow => ({ ...r, synced_at: isoOf(r.synced_at)! });
+const toRow = (r: ProductColumns): ProductRow => ({
+  ...r,
+  tags: JSON.parse(r.tags) as ProductRow['tags'],
+  options: JSON.parse(r.options) as ProductRow['options'],
+  selling_plan_groups: JSON.parse(r.selling_plan_groups) as ProductRow['selling_plan_groups'],
+  synced_at: isoOf(r.synced_at)!,
+});
+const toVariant = (r: VariantColumns): VariantRow => ({
+  ...r,
+  available: r.available === 1,
+  selected_options: JSON.parse(r.selected_options) as VariantRow['selected_options'],
+});
 
 /**
  * SQL conditions (` AND …`) and parameters of `list_products` filters on `${alias}`, numbered from
@@ -41,7 +60,7 @@ export function pgProductFilterSql(f: ProductFilters, first: number, alias = 'p'
   return { sql: ` AND ${parts.join(' AND ')}`, params };
 }
 
-/** The row values of one product as the SQLite writer derives them (db/sqlite/products.ts `writeOne`). */
+/** The row values of one product as the SQLite writer derives them (db/sqlite/products.ts `productColumns`). */
 function rowValues(storeId: string, p: CatalogProductInput, source: ProductRow['source'], at: string): unknown[] {
   const description_text = htmlToText(p.description_html);
   const embed_text = productEmbeddingText({ ...p, description_text, variant_titles: p.variants.map((v) => v.title) });
@@ -171,11 +190,13 @@ async function writeBatch(
 /**
  * The PostgreSQL `ProductStore` (tables of postgres/migrations/0007). Every write carries the row's
  * lexical vector (product-lexicon.ts: title, handle, tags, type, vendor, variant titles and SKUs,
- * description), as the SQLite writer fills products_fts in the same transaction. Not wired into the
- * server yet (see pool.ts).
+ * description), as the SQLite writer fills products_fts in the same transaction. Lists and objects are
+ * JSON text columns (`toRow` and `toVariant` parse them; `relatedByAttributes` reads `tags` as jsonb),
+ * `available` is a smallint 0/1 and `synced_at` a timestamptz read back as ISO 8601 UTC with ms.
  */
 export function createPgProductStore(pool: PgPool): ProductStore {
-  const rows = async (sql: string, params: unknown[]): Promise<ProductRow[]> => (await pool.query<RawRow>(sql, params)).rows.map(toRow);
+  const rows = async (sql: string, params: unknown[]): Promise<ProductRow[]> =>
+    (await pool.query<ProductColumns>(sql, params)).rows.map(toRow);
   return {
     upsertMany: (scope, products, source, opts) =>
       products.length === 0 ? Promise.resolve([]) : inTransaction(pool, (c) => writeBatch(c, scope.storeId, products, source, opts)),
@@ -255,11 +276,11 @@ export function createPgProductStore(pool: PgPool): ProductStore {
     async variantsOf(seqs) {
       if (seqs.length === 0) return [];
       return (
-        await pool.query<VariantRow>(
+        await pool.query<VariantColumns>(
           `SELECT ${VARIANT} FROM product_variants WHERE product_seq = ANY($1::bigint[]) ORDER BY product_seq, position`,
           [seqs],
         )
-      ).rows;
+      ).rows.map(toVariant);
     },
     async imagesOf(seqs) {
       if (seqs.length === 0) return [];
@@ -321,7 +342,7 @@ export function createPgProductStore(pool: PgPool): ProductStore {
               WHERE lower(t COLLATE "C") IN (SELECT lower(s COLLATE "C") FROM jsonb_array_elements_text($4::jsonb) s)) AS score
            FROM products p WHERE p.store_id = $1${w.sql}
          ) x WHERE score > 0 ORDER BY score DESC, lower(title), seq LIMIT $${5 + w.params.length}`,
-        [scope.storeId, source.seq, source.product_type, source.tags, ...w.params, k],
+        [scope.storeId, source.seq, source.product_type, JSON.stringify(source.tags), ...w.params, k],
       );
       return r.rows.map((x) => x.seq);
     },

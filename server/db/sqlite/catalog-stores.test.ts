@@ -4,8 +4,8 @@ import { CATALOG_SCOPES, productStoreContract, type CatalogStoresFixture } from 
 import { productVectorsContract } from '../contract/product-vectors-contract.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';
 import { createLexicalIndexes } from './lexical-index.ts';
-import { createSqliteProductStore, createSqliteProductVectors } from './product-store.ts';
-import { createProductQueries } from './products.ts';
+import { createSqliteProductVectors } from './product-vectors.ts';
+import { createSqliteProductStore } from './products.ts';
 
 // The SQLite adapters of the catalog ports (products, product vectors) against their contracts
 // (server/db/contract/); the PostgreSQL implementations run the same suites in
@@ -13,10 +13,7 @@ import { createProductQueries } from './products.ts';
 // "another process" is a second connection to the same file (with in-memory vector partitions of its own).
 const files = sqliteFiles('catalog');
 
-const stores = (db: Database) => {
-  const q = createProductQueries(db);
-  return { products: createSqliteProductStore(db, q), vectors: createSqliteProductVectors(db, q) };
-};
+const stores = (db: Database) => ({ products: createSqliteProductStore(db), vectors: createSqliteProductVectors(db) });
 
 /** A fresh database file with the tenants, workspaces and stores of CATALOG_SCOPES. */
 function seededFile(): { file: string; db: Database } {

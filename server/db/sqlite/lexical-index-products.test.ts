@@ -7,7 +7,7 @@ import { phrase } from '../../domain/search/lexical-query.ts';
 import { createTenant } from '../../tenancy/admin.ts';
 import { openDb } from './connection.ts';
 import { COUNT_CAP, createLexicalIndexes } from './lexical-index.ts';
-import { createProductQueries } from './products.ts';
+import { createSqliteProductStore } from './products.ts';
 import type { StoreScope } from '../ports/product-store.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
 import { createSqliteTenancyStore } from './tenancy.ts';
@@ -27,9 +27,9 @@ async function catalog(file: string, n: number, drafts: number) {
   const db = openDb(file);
   const t = await createTenant(createSqliteTenancyStore(db), 't');
   const scope: StoreScope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
-  const products = createProductQueries(db);
+  const products = createSqliteProductStore(db);
   const all = Array.from({ length: n }, (_, i) => product(i + 1, i >= n - drafts ? 'DRAFT' : 'ACTIVE'));
-  products.upsertMany(scope, all, 'json', { at: 'x', replaceCollections: false });
+  await products.upsertMany(scope, all, 'json', { at: 'x', replaceCollections: false });
   return { db, scope, products };
 }
 
@@ -82,7 +82,7 @@ describe('product lexical search of a store holding every product', () => {
       expect(first.total).toBe(300);
       const top = first.seqs[0]!;
       // this connection drafts the best match
-      products.upsertMany(scope, [product(top, 'DRAFT')], 'json', { at: 'y', replaceCollections: false });
+      await products.upsertMany(scope, [product(top, 'DRAFT')], 'json', { at: 'y', replaceCollections: false });
       const second = await lex.products(scope, { statuses: ['ACTIVE'] }).search(fox, 5);
       expect(second.seqs).not.toContain(top);
       expect(second.total).toBe(299);

@@ -1,6 +1,6 @@
 import type { Scope } from '../../domain/scope.ts';
 import { assetFilterSql } from './assets.ts';
-import { productFilterSql } from './products.ts';
+import { productFilterSql } from './product-rows.ts';
 import type { AssetFilters } from '../ports/asset-store.ts';
 import type { ProductFilters, StoreScope } from '../ports/product-store.ts';
 

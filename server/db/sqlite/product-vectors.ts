@@ -1,82 +1,76 @@
 import type { Database } from 'better-sqlite3';
+import type { PartitionBudget } from '../../vector-scan/partition-budget.ts';
+import type { PendingEmbedding, ProductVectorStore } from '../ports/product-vectors.ts';
+import { createProductVectorPartitions } from './product-vector-index.ts';
+import { createProductVec0Tables } from './product-vec0-tables.ts';
+import { createSearchChanges } from './search-changes.ts';
+
+const f32Blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+// Copy into a fresh ArrayBuffer: a Buffer's byteOffset need not be 4-aligned.
+const toVector = (b: Buffer): Float32Array => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 /**
- * The KNN index over product embeddings: one sqlite-vec `vec0` table per vector length
- * (`product_vec_f<dims>`, cosine distance), partitioned by `<store_id>|<model_id>` so a query scans only
- * one store's vectors of one model (https://alexgarcia.xyz/sqlite-vec/features/vec0.html, partition keys).
- * Its rowid is the `product_embeddings` rowid, which stays the source of truth: the tables are derived,
- * created on first use for a dimension (a model's length is only known at run time) and back-filled
- * from `product_embeddings` then.
+ * The SQLite `ProductVectorStore`: `product_embeddings` (migration 0002, float32 BLOBs) is the storage of
+ * record; `nearest` and `count` run on in-memory int8 scan partitions of it (product-vector-index.ts),
+ * which follow every connection's writes through the search change log (migration 0046). Each vector is
+ * also written to the sqlite-vec tables of product-vec0-tables.ts. better-sqlite3 is synchronous: each
+ * method does its work before it returns its promise.
+ * @param budget the process's memory bound of in-memory vector partitions, shared with the asset
+ *   partitions (default: one of its own)
  */
-export function createProductVectorIndex(db: Database) {
-  const known = new Set<number>();
-  const table = (dims: number): string => {
-    if (!Number.isInteger(dims) || dims < 1 || dims > 8192) throw new Error(`invalid vector length ${dims}`);
-    return `product_vec_f${dims}`;
+export function createSqliteProductVectors(db: Database, budget?: PartitionBudget): ProductVectorStore {
+  const s = {
+    exists: db.prepare('SELECT 1 FROM products WHERE seq = ? AND store_id = ?'),
+    put: db.prepare(
+      `INSERT INTO product_embeddings (product_seq, model_id, dimensions, text_sha256, embedding) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(product_seq, model_id) DO UPDATE SET dimensions = excluded.dimensions, text_sha256 = excluded.text_sha256, embedding = excluded.embedding`,
+    ),
+    rowid: db.prepare('SELECT rowid FROM product_embeddings WHERE product_seq = ? AND model_id = ?').pluck(),
+    pending: db.prepare(
+      `SELECT p.seq, p.store_id, p.embed_text, p.embed_sha256 FROM products p
+       LEFT JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = @model
+       WHERE (@store IS NULL OR p.store_id = @store) AND (e.text_sha256 IS NULL OR e.text_sha256 <> p.embed_sha256 OR e.dimensions <> @dims)
+       ORDER BY p.seq LIMIT @limit`,
+    ),
+    get: db
+      .prepare(
+        `SELECT e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
+         WHERE p.store_id = ? AND e.product_seq = ? AND e.model_id = ? AND e.dimensions = ?`,
+      )
+      .pluck(),
+    sample: db.prepare(
+      `SELECT p.seq, p.embed_text AS text, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
+       WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ? ORDER BY (p.seq * 2654435761) % 4294967296 LIMIT ?`,
+    ),
   };
-  const isZero = (v: Float32Array): boolean => v.every((x) => x === 0);
-  const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  const tables = (): { name: string }[] =>
-    db.prepare("SELECT name FROM sqlite_master WHERE name GLOB 'product_vec_f[0-9]*' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all() as {
-      name: string;
-    }[];
-
-  /** Create (and back-fill) the table for a vector length if needed. */
-  const ensure = (dims: number): string => {
-    const t = table(dims);
-    if (known.has(dims)) return t;
-    const exists = db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(t);
-    if (!exists) {
+  const vec0 = createProductVec0Tables(db);
+  const partitions = createProductVectorPartitions(db, createSearchChanges(db), budget);
+  return {
+    available: async () => ({ ok: true }),
+    pending: async (storeId, modelId, dims, limit) => s.pending.all({ store: storeId, model: modelId, dims, limit }) as PendingEmbedding[],
+    async put(modelId, rows) {
+      if (rows.length === 0) return;
+      // products deleted since `pending` are skipped: checked inside the write transaction, where no other connection can delete
       db.transaction(() => {
-        // Zero vectors (texts without a known word) have no direction and are never neighbours.
-        db.exec(`CREATE VIRTUAL TABLE ${t} USING vec0(part text partition key, embedding float[${dims}] distance_metric=cosine)`);
-        const ins = db.prepare(`INSERT INTO ${t} (rowid, part, embedding) VALUES (?, ?, ?)`);
-        const rows = db
-          .prepare(
-            `SELECT e.rowid AS id, p.store_id || '|' || e.model_id AS part, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE e.dimensions = ?`,
-          )
-          .all(dims) as { id: number; part: string; embedding: Buffer }[];
         for (const r of rows) {
-          const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
-          if (!isZero(v)) ins.run(BigInt(r.id), r.part, r.embedding);
+          if (s.exists.get(r.seq, r.storeId) === undefined) continue;
+          s.put.run(r.seq, modelId, r.vector.length, r.sha256, f32Blob(r.vector));
+          vec0.put(s.rowid.get(r.seq, modelId) as number, r.storeId, modelId, r.vector);
         }
       }).immediate();
-    }
-    known.add(dims);
-    return t;
-  };
-
-  return {
-    /** Put one vector (replacing the row's previous one). Call inside the embedding write transaction. */
-    put(embeddingRowid: number, storeId: string, modelId: string, v: Float32Array): void {
-      const t = ensure(v.length);
-      db.prepare(`DELETE FROM ${t} WHERE rowid = ?`).run(BigInt(embeddingRowid));
-      if (!isZero(v))
-        db.prepare(`INSERT INTO ${t} (rowid, part, embedding) VALUES (?, ?, ?)`).run(
-          BigInt(embeddingRowid),
-          `${storeId}|${modelId}`,
-          blob(v),
-        );
     },
-    /** Drop the vectors of embedding rows about to be deleted (product deletions). */
-    drop(embeddingRowids: number[]): void {
-      if (embeddingRowids.length === 0) return;
-      for (const { name } of tables()) {
-        const del = db.prepare(`DELETE FROM ${name} WHERE rowid = ?`);
-        for (const id of embeddingRowids) del.run(BigInt(id));
-      }
+    async get(scope, seq, modelId, dims) {
+      const b = s.get.get(scope.storeId, seq, modelId, dims) as Buffer | undefined;
+      return b ? toVector(b) : null;
     },
-    /**
-     * The k nearest vectors of one store and model (`embedding MATCH ? AND k = ?`).
-     * @returns embedding rowids with cosine distance, nearest first; [] for a zero query vector
-     */
-    knn(storeId: string, modelId: string, query: Float32Array, k: number): { id: number; distance: number }[] {
-      if (isZero(query)) return [];
-      const t = ensure(query.length);
-      return db
-        .prepare(`SELECT rowid AS id, distance FROM ${t} WHERE embedding MATCH ? AND k = ? AND part = ? ORDER BY distance`)
-        .all(blob(query), Math.min(4096, k), `${storeId}|${modelId}`) as { id: number; distance: number }[];
-    },
+    count: async (scope, modelId, dims, head) => partitions.count(scope, modelId, dims, head),
+    sample: async (scope, modelId, dims, limit) =>
+      (s.sample.all(scope.storeId, modelId, dims, limit) as { seq: number; text: string; embedding: Buffer }[]).map((r) => ({
+        seq: r.seq,
+        text: r.text,
+        vector: toVector(r.embedding),
+      })),
+    nearest: async (scope, modelId, query, k, f, head) =>
+      k > 0 && query.some((x) => x !== 0) ? partitions.nearest(scope, modelId, query, f, k, head) : [],
   };
 }
-export type ProductVectorIndex = ReturnType<typeof createProductVectorIndex>;

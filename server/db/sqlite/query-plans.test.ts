@@ -6,7 +6,8 @@ import { createSqliteAssetStore } from './assets.ts';
 import { anyOf, phrase } from '../../domain/search/lexical-query.ts';
 import { openDb } from './connection.ts';
 import { createLexicalIndexes, MEMBERS_CAP } from './lexical-index.ts';
-import { createProductQueries } from './products.ts';
+import { createSqliteProductVectors } from './product-vectors.ts';
+import { createSqliteProductStore } from './products.ts';
 import { createSqliteTenancyStore } from './tenancy.ts';
 import { createSqliteVectorStore } from './vector-store.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
@@ -77,10 +78,11 @@ describe('query plans of the hot search paths', () => {
     await lex.assets(scope, { category: 'background' }).count(phrase('crowd'));
     await idx.search(fox, 1);
     await lex.assets(scope, { maxSeq: max }).search(anyOf([fox, phrase('red')]), 1);
-    const products = createProductQueries(db);
+    const products = createSqliteProductStore(db);
+    const productVectors = createSqliteProductVectors(db);
     const product = (gid: string) => syntheticProduct(1, { gid, title: 'Red fox print', product_type: 'Print' });
     // a product of another store too (see the second workspace above)
-    products.upsertMany(
+    await products.upsertMany(
       { tenantId: u.tenant_id, workspaceId: u.workspace_id, storeId: u.store_id },
       [product('gid://shopify/Product/2')],
       'json',
@@ -89,20 +91,23 @@ describe('query plans of the hot search paths', () => {
         replaceCollections: false,
       },
     );
-    products.upsertMany(store, [product('gid://shopify/Product/1')], 'json', { at: 'x', replaceCollections: false });
-    products.putEmbeddings(
+    await products.upsertMany(store, [product('gid://shopify/Product/1')], 'json', { at: 'x', replaceCollections: false });
+    await productVectors.put(
       'm',
-      products
-        .pendingEmbeddings(null, 'm', 4, 10)
-        .map((r) => ({ seq: r.seq, storeId: r.store_id, sha256: r.embed_sha256, vector: Float32Array.from([1, 0, 0, 0]) })),
+      (await productVectors.pending(null, 'm', 4, 10)).map((r) => ({
+        seq: r.seq,
+        storeId: r.store_id,
+        sha256: r.embed_sha256,
+        vector: Float32Array.from([1, 0, 0, 0]),
+      })),
     );
-    products.knn(store, 'm', Float32Array.from([1, 0, 0, 0]), { statuses: ['ACTIVE'], productType: 'print' }, 10);
-    products.bySeqs(store, [1]);
-    products.refsBySeqs(store, [1]);
+    await productVectors.nearest(store, 'm', Float32Array.from([1, 0, 0, 0]), 10, { statuses: ['ACTIVE'], productType: 'print' });
+    await products.bySeqs(store, [1]);
+    await products.refsBySeqs(store, [1]);
     const crowd = Array.from({ length: MEMBERS_CAP + 1 }, (_, i) => ({
       ...syntheticProduct(10 + i, { gid: `gid://shopify/Product/${10 + i}`, title: 'Crowd print', product_type: 'Print' }),
     }));
-    products.upsertMany(store, crowd, 'json', { at: 'x', replaceCollections: false });
+    await products.upsertMany(store, crowd, 'json', { at: 'x', replaceCollections: false });
     const pidx = lex.products(store, { statuses: ['ACTIVE'], maxSeq: 1 });
     await pidx.count(fox);
     await lex.products(store, { statuses: ['ACTIVE'] }).count(phrase('crowd'));
@@ -117,13 +122,13 @@ describe('query plans of the hot search paths', () => {
     const s = await createTenant(createSqliteTenancyStore(solo), 's');
     const soloStore = { tenantId: s.tenant_id, workspaceId: s.workspace_id, storeId: s.store_id };
     await createSqliteAssetStore(solo).insert(syntheticAsset(1, s, { name: 'fox.png', name_words: 'fox', alt_text: 'a fox' }));
-    const soloProducts = createProductQueries(solo);
-    soloProducts.upsertMany(soloStore, [product('gid://shopify/Product/3')], 'json', { at: 'x', replaceCollections: false });
+    const soloProducts = createSqliteProductStore(solo);
+    await soloProducts.upsertMany(soloStore, [product('gid://shopify/Product/3')], 'json', { at: 'x', replaceCollections: false });
     const soloLex = createLexicalIndexes(solo);
     await soloLex.assets(soloStore, { maxSeq: 1 }).search(fox, 1);
     await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search(fox, 1);
     await soloLex.products(soloStore, { statuses: ['ACTIVE'], maxSeq: 1 }).search(fox, 1);
-    soloProducts.upsertMany(soloStore, [{ ...product('gid://shopify/Product/3'), status: 'DRAFT' }], 'json', {
+    await soloProducts.upsertMany(soloStore, [{ ...product('gid://shopify/Product/3'), status: 'DRAFT' }], 'json', {
       at: 'y',
       replaceCollections: false,
     });

@@ -5,8 +5,8 @@ import { CONTRACT_SCOPE, contractAsset, OTHER_TENANT, OTHER_WORKSPACE } from '..
 import { CATALOG_SCOPES } from '../contract/product-store-contract.ts';
 import { seedContractScopes, sqliteFiles } from '../contract/sqlite-files.ts';
 import type { Scope } from '../../domain/scope.ts';
-import { createSqliteProductStore, createSqliteProductVectors } from './product-store.ts';
-import { createProductQueries } from './products.ts';
+import { createSqliteProductVectors } from './product-vectors.ts';
+import { createSqliteProductStore } from './products.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
 import { createSqliteVectorStore } from './vector-store.ts';
 
@@ -43,14 +43,13 @@ async function seeded(): Promise<{ file: string; queries: Float32Array[] }> {
   const space = await vectors.ensureSpace('asset_text', 'm', DIMS, 'ready');
   for (const scope of workspaces)
     for (let i = 0; i < N; i++) await vectors.put(scope, space, await assets.insert(contractAsset({}, scope)), unit());
-  const q = createProductQueries(db);
-  const seqs = await createSqliteProductStore(db, q).upsertMany(
+  const seqs = await createSqliteProductStore(db).upsertMany(
     CATALOG_SCOPES.a,
     Array.from({ length: N }, (_, i) => syntheticProduct(i + 1)),
     'json',
     { at: '2026-03-01T10:00:00.000Z', replaceCollections: false },
   );
-  await createSqliteProductVectors(db, q).put(
+  await createSqliteProductVectors(db).put(
     'pm',
     seqs.map((seq) => ({ seq: seq, storeId: 'store-a', sha256: 'x', vector: unit() })),
   );
@@ -73,7 +72,7 @@ describe('vector partitions under a memory budget (SQLite)', () => {
     const budget = new PartitionBudget(Math.floor(partitionBytes * 2.5));
     const db = files.connect(file);
     const vectors = createSqliteVectorStore(db, { budget });
-    const products = createSqliteProductVectors(db, createProductQueries(db, budget));
+    const products = createSqliteProductVectors(db, budget);
     const answers = (scope: Scope) => Promise.all(queries.map((q) => vectors.nearest(scope, space!, q, 10, {})));
     const before = new Map<Scope, Awaited<ReturnType<typeof answers>>>();
     for (const scope of workspaces) before.set(scope, await answers(scope));
