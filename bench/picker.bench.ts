@@ -15,7 +15,7 @@ export default async function pickerBench(): Promise<void> {
     const scope = { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id };
     const nature = await importNature(ui, srv.tenant.workspace_id);
     const t0 = performance.now();
-    seedRows(srv.app, scope, 10_000, { prefix: 'bulk', templateIds: nature.map((n) => n.id) });
+    await seedRows(srv.app, scope, 10_000, { prefix: 'bulk', templateIds: nature.map((n) => n.id) });
     const seedMs = performance.now() - t0;
     const theme = srv.tenant.theme_id;
 
