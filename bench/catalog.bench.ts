@@ -16,7 +16,7 @@ import { createProductIndexer } from '../server/catalog/indexer.ts';
 import { listProducts } from '../server/catalog/list.ts';
 import { parseShopifyCsv } from '../server/catalog/shopify-csv.ts';
 import type { CatalogDeps } from '../server/catalog/deps.ts';
-import { openDb } from '../server/db/sqlite/connection.ts';
+import { openDb, type Database } from '../server/db/sqlite/connection.ts';
 import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
 import { createSqliteSynonymStore } from '../server/db/sqlite/synonyms.ts';
 import { createSqliteCalibrationStore } from '../server/db/sqlite/calibrations.ts';
@@ -155,6 +155,44 @@ async function time(queries: string[], fn: (q: string) => unknown): Promise<{ p5
   return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
 }
 
+/**
+ * A sqlite-vec `vec0` table of one store's product vectors of one model, copied from `product_embeddings`
+ * for this bench's baseline only: the server keeps no such copy. Rowid = product seq, the store as
+ * partition key, product status as a metadata column so the KNN filters inside its scan, as the
+ * partition does. Zero vectors are left out (no direction; the partition skips them too).
+ * https://alexgarcia.xyz/sqlite-vec/features/vec0.html
+ * @param dims the model's vector length (rows of another length are not copied)
+ * @returns `(query, k)` → the k (≤ 4096, sqlite-vec's cap) nearest ACTIVE products of the store by
+ *   sqlite-vec's exact cosine KNN, nearest first
+ */
+function productVec0Knn(
+  db: Database,
+  storeId: string,
+  modelId: string,
+  dims: number,
+): (query: Float32Array, k: number) => { seq: number; distance: number }[] {
+  db.exec(
+    `CREATE VIRTUAL TABLE bench_product_vec USING vec0(store_id text partition key, status text, embedding float[${dims}] distance_metric=cosine)`,
+  );
+  const insert = db.prepare('INSERT INTO bench_product_vec (rowid, store_id, status, embedding) VALUES (?, ?, ?, ?)');
+  const rows = db
+    .prepare(
+      `SELECT e.product_seq AS seq, p.status, e.embedding FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
+       WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ?`,
+    )
+    .all(storeId, modelId, dims) as { seq: number; status: string; embedding: Buffer }[];
+  db.transaction(() => {
+    for (const r of rows) {
+      const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
+      if (v.some((x) => x !== 0)) insert.run(BigInt(r.seq), storeId, r.status, r.embedding);
+    }
+  })();
+  const knn = db.prepare<[Buffer, number, string], { seq: number; distance: number }>(
+    `SELECT rowid AS seq, distance FROM bench_product_vec WHERE embedding MATCH ? AND k = ? AND store_id = ? AND status = 'ACTIVE' ORDER BY distance`,
+  );
+  return (query, k) => knn.all(Buffer.from(query.buffer, query.byteOffset, query.byteLength), Math.min(k, 4096), storeId);
+}
+
 export default async function catalogBench(): Promise<void> {
   const demo = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'demo', 'catalog');
   const real = ['apparel', 'home-and-garden', 'jewelery'].flatMap((f) =>
@@ -213,19 +251,16 @@ export default async function catalogBench(): Promise<void> {
       if ((await listProducts(deps, scope, args(q, 'hybrid'))).degraded_from) degraded++;
     });
     // The vector leg alone: the in-memory int8 partition (db/sqlite/product-vector-index.ts) against what the
-    // database alone can do over the same stored vectors (sqlite-vec's exact cosine over every BLOB of
-    // the store), so the partition's keep is measured, not assumed (issue 32: at least 3x and 2 ms).
+    // engine's own index can do over the same stored vectors (sqlite-vec's exact KNN over a vec0 table of
+    // the store, built here: the server keeps none), so the partition's keep is measured, not assumed
+    // (issue 32: at least 3x and 2 ms).
     phase('vector leg: partition vs sqlite-vec scan');
     const qv = await embedder.embed(queries.slice(0, WARMUP + MEASURED));
     let vi = 0;
     const leg = (k: number) =>
       time(queries, () => stores.vectors.nearest(scope, embedder.modelId, qv[vi++ % qv.length]!, k, { statuses: ['ACTIVE'] }));
-    const scanSql = db.prepare(
-      `SELECT e.product_seq AS seq, vec_distance_cosine(e.embedding, ?) AS d FROM product_embeddings e JOIN products p ON p.seq = e.product_seq
-       WHERE p.store_id = ? AND p.status = 'ACTIVE' AND e.model_id = ? ORDER BY d LIMIT ?`,
-    );
-    const scan = (k: number) =>
-      time(queries, () => scanSql.all(Buffer.from(qv[vi++ % qv.length]!.buffer), scope.storeId, embedder.modelId, k));
+    const vec0 = productVec0Knn(db, scope.storeId, embedder.modelId, 100);
+    const scan = (k: number) => time(queries, () => vec0(qv[vi++ % qv.length]!, k));
     const legRows: [string, { p50: number; p95: number }, { p50: number; p95: number }][] = [];
     for (const k of [10, 200]) legRows.push([`k=${k}`, await leg(k), await scan(k)]);
 
@@ -320,7 +355,7 @@ export default async function catalogBench(): Promise<void> {
     );
     process.stdout.write(`\nProduct vector leg alone (${N} products, 100-d, ACTIVE filter), the same queries:\n`);
     table(
-      ['k', 'in-memory int8 partition p50 / p95 ms', 'sqlite-vec exact scan p50 / p95 ms', 'partition vs scan (p50)'],
+      ['k', 'in-memory int8 partition p50 / p95 ms', 'sqlite-vec exact scan (vec0 KNN) p50 / p95 ms', 'partition vs scan (p50)'],
       legRows.map(([k, a, b]) => [
         k,
         `${f(a.p50)} / ${f(a.p95)}`,

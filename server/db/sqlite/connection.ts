@@ -8,9 +8,33 @@ import { migrate } from './migrate.ts';
 export type { Database };
 
 /**
- * Open (creating if needed) the SQLite database, load sqlite-vec and run migrations.
+ * Drop the sqlite-vec tables `product_vec_f<dims>` that earlier versions kept beside `product_embeddings`:
+ * a second copy of every product vector, written and never read (product search runs on the in-memory
+ * partitions of product-vector-index.ts). A SQL migration cannot do it: the names carry the embedder's
+ * vector length. Idempotent: when none is left it is one read of sqlite_master; the write lock is taken
+ * only when one is found, and the list is re-read inside it, so of several processes opening the data dir
+ * at once each table is dropped by one. DROP TABLE on a vec0 table drops its shadow tables too (the
+ * module's xDestroy), which is why sqlite-vec must be loaded first.
+ */
+function dropRetiredProductVec0Tables(db: Database): void {
+  const names = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'product_vec_f[0-9]*' AND sql LIKE 'CREATE VIRTUAL TABLE%'")
+    .pluck();
+  // the GLOB also matches longer names of virtual tables (product_vec_f3x): keep the exact form only
+  const find = (): string[] => (names.all() as string[]).filter((name) => /^product_vec_f\d+$/.test(name));
+  if (find().length === 0) return;
+  db.transaction(() => {
+    for (const name of find()) db.exec(`DROP TABLE IF EXISTS "${name}"`);
+  }).immediate();
+}
+
+/**
+ * Open (creating if needed) the SQLite database, load sqlite-vec, run migrations and drop the retired
+ * product vec0 tables.
  * @param file path of the database file, or ':memory:'
  * @param hooks TEST ONLY pause points (see test-hooks.ts)
+ * @throws SqliteError SQLITE_BUSY when another process holds the write lock too long (migrations: see
+ *   migrate.ts; dropping the retired tables: the 5 s busy timeout)
  */
 export function openDb(file: string, hooks?: TestHooks): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -34,5 +58,6 @@ export function openDb(file: string, hooks?: TestHooks): Database {
   db.pragma('foreign_keys = ON');
   sqliteVec.load(db);
   migrate(db, undefined, hooks);
+  dropRetiredProductVec0Tables(db);
   return db;
 }

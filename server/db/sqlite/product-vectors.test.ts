@@ -1,9 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CatalogProductInput } from '../../domain/catalog.ts';
 import { createTenant } from '../../tenancy/admin.ts';
 import type { ProductStore, StoreScope } from '../ports/product-store.ts';
 import type { ProductVectorStore } from '../ports/product-vectors.ts';
-import { openDb } from './connection.ts';
+import { openDb, type Database } from './connection.ts';
 import { createSqliteProductVectors } from './product-vectors.ts';
 import { createSqliteProductStore } from './products.ts';
 import { syntheticProduct } from '../synthetic-product.ts';
@@ -21,8 +24,12 @@ async function embedAll(products: ProductVectorStore, model: string, vec: (seq: 
   );
 }
 
+/** Tables (and vec0 shadow tables) named like the retired product vec0 tables. */
+const productVecTables = (db: Database): string[] =>
+  db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'product_vec_f%' ORDER BY name").pluck().all() as string[];
+
 describe('product nearest neighbours (in-memory partitions of product_embeddings)', () => {
-  it('partitions by store and model, reads product_embeddings (not the derived vec0 table), skips zero vectors and drops deleted products', async () => {
+  it('partitions by store and model, reads product_embeddings only, skips zero vectors and drops deleted products', async () => {
     const db = openDb(':memory:');
     const tenancy = createSqliteTenancyStore(db);
     const a = await createTenant(tenancy, 'a');
@@ -41,8 +48,9 @@ describe('product nearest neighbours (in-memory partitions of product_embeddings
     expect(await knn(vectors, sb, 'm2')).toEqual([4]);
     expect(await vectors.nearest(sa, 'm1', new Float32Array(3), 10, { statuses: ['ACTIVE'] })).toEqual([]);
 
-    db.exec('DROP TABLE product_vec_f3');
-    expect(await knn(createSqliteProductVectors(db))).toEqual([1, 2]); // loaded from product_embeddings
+    // product_embeddings is the only stored copy: no sqlite-vec table was made, a new reader loads from it
+    expect(productVecTables(db)).toEqual([]);
+    expect(await knn(createSqliteProductVectors(db))).toEqual([1, 2]);
 
     await products.deleteByGids(sa, ['gid://shopify/Product/1']);
     expect(await knn(vectors)).toEqual([2]);
@@ -81,5 +89,39 @@ describe('product nearest neighbours (in-memory partitions of product_embeddings
     expect(await knn(before)).toEqual([1]);
     expect(await knn()).toEqual([1]);
     db.close();
+  });
+
+  it('drops the product vec0 tables of an existing database on open, and keeps product_embeddings', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-product-vec0-'));
+    const dbFile = path.join(dir, 'atelier.db');
+    try {
+      let db = openDb(dbFile);
+      const t = await createTenant(createSqliteTenancyStore(db), 't');
+      const scope = { tenantId: t.tenant_id, workspaceId: t.workspace_id, storeId: t.store_id };
+      await createSqliteProductStore(db).upsertMany(scope, [product(1), product(2)], 'json', file);
+      await embedAll(createSqliteProductVectors(db), 'm1', (seq) => [1, 0, seq]);
+      // the tables as earlier versions made them (product-vec0-tables.ts), with a row each
+      for (const dims of [3, 8]) {
+        db.exec(
+          `CREATE VIRTUAL TABLE product_vec_f${dims} USING vec0(part text partition key, embedding float[${dims}] distance_metric=cosine)`,
+        );
+        db.prepare(`INSERT INTO product_vec_f${dims} (rowid, part, embedding) VALUES (1, ?, ?)`).run(
+          `${scope.storeId}|m1`,
+          Buffer.from(new Float32Array(dims).fill(1).buffer),
+        );
+      }
+      expect(productVecTables(db)).toContain('product_vec_f3_chunks'); // shadow tables exist too
+      db.close();
+
+      db = openDb(dbFile);
+      expect(productVecTables(db)).toEqual([]);
+      expect(db.prepare('SELECT count(*) FROM product_embeddings').pluck().get()).toBe(2);
+      const hits = await createSqliteProductVectors(db).nearest(scope, 'm1', new Float32Array([1, 0, 1]), 10, { statuses: ['ACTIVE'] });
+      expect(hits.map((h) => h.seq)).toEqual([1, 2]);
+      db.close();
+      openDb(dbFile).close(); // nothing left to drop: opens as before
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

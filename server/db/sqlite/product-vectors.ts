@@ -2,7 +2,6 @@ import type { Database } from 'better-sqlite3';
 import type { PartitionBudget } from '../../vector-scan/partition-budget.ts';
 import type { PendingEmbedding, ProductVectorStore } from '../ports/product-vectors.ts';
 import { createProductVectorPartitions } from './product-vector-index.ts';
-import { createProductVec0Tables } from './product-vec0-tables.ts';
 import { createSearchChanges } from './search-changes.ts';
 
 const f32Blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -12,9 +11,9 @@ const toVector = (b: Buffer): Float32Array => new Float32Array(b.buffer.slice(b.
 /**
  * The SQLite `ProductVectorStore`: `product_embeddings` (migration 0002, float32 BLOBs) is the storage of
  * record; `nearest` and `count` run on in-memory int8 scan partitions of it (product-vector-index.ts),
- * which follow every connection's writes through the search change log (migration 0046). Each vector is
- * also written to the sqlite-vec tables of product-vec0-tables.ts. better-sqlite3 is synchronous: each
- * method does its work before it returns its promise.
+ * which follow every connection's writes through the search change log (migration 0046). The database
+ * holds no other copy of the vectors. better-sqlite3 is synchronous: each method does its work before it
+ * returns its promise.
  * @param budget the process's memory bound of in-memory vector partitions, shared with the asset
  *   partitions (default: one of its own)
  */
@@ -25,7 +24,6 @@ export function createSqliteProductVectors(db: Database, budget?: PartitionBudge
       `INSERT INTO product_embeddings (product_seq, model_id, dimensions, text_sha256, embedding) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(product_seq, model_id) DO UPDATE SET dimensions = excluded.dimensions, text_sha256 = excluded.text_sha256, embedding = excluded.embedding`,
     ),
-    rowid: db.prepare('SELECT rowid FROM product_embeddings WHERE product_seq = ? AND model_id = ?').pluck(),
     pending: db.prepare(
       `SELECT p.seq, p.store_id, p.embed_text, p.embed_sha256 FROM products p
        LEFT JOIN product_embeddings e ON e.product_seq = p.seq AND e.model_id = @model
@@ -43,7 +41,6 @@ export function createSqliteProductVectors(db: Database, budget?: PartitionBudge
        WHERE p.store_id = ? AND e.model_id = ? AND e.dimensions = ? ORDER BY (p.seq * 2654435761) % 4294967296 LIMIT ?`,
     ),
   };
-  const vec0 = createProductVec0Tables(db);
   const partitions = createProductVectorPartitions(db, createSearchChanges(db), budget);
   return {
     available: async () => ({ ok: true }),
@@ -55,7 +52,6 @@ export function createSqliteProductVectors(db: Database, budget?: PartitionBudge
         for (const r of rows) {
           if (s.exists.get(r.seq, r.storeId) === undefined) continue;
           s.put.run(r.seq, modelId, r.vector.length, r.sha256, f32Blob(r.vector));
-          vec0.put(s.rowid.get(r.seq, modelId) as number, r.storeId, modelId, r.vector);
         }
       }).immediate();
     },

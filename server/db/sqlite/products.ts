@@ -3,7 +3,6 @@ import type { Database, Statement } from 'better-sqlite3';
 import { htmlToText, productEmbeddingText, type CatalogProductInput } from '../../domain/catalog.ts';
 import type { CatalogSyncState, ImageRow, ProductRef, ProductRow, ProductStore, StoreScope } from '../ports/product-store.ts';
 import { productFilterSql, productRowOf, variantRowOf, type ProductColumns, type VariantColumns } from './product-rows.ts';
-import { createProductVec0Tables } from './product-vec0-tables.ts';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -93,19 +92,16 @@ function writeStatements(db: Database) {
       'INSERT INTO products_fts (rowid, title, handle, vendor, product_type, tags, description, variants) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     delByGid: db.prepare('DELETE FROM products WHERE store_id = ? AND gid = ?'),
-    embeddingRowidsOfGid: db
-      .prepare('SELECT e.rowid FROM product_embeddings e JOIN products p ON p.seq = e.product_seq WHERE p.store_id = ? AND p.gid = ?')
-      .pluck(),
   };
 }
 
 /**
  * The writes: a product's row, variants, images, memberships and FTS5 row (products_fts, migration 0002,
- * written here because its text spans the variants), and deletions with their sqlite-vec rows.
+ * written here because its text spans the variants), and deletions (embeddings, variants, images and
+ * memberships go by foreign-key cascade).
  */
 function productWrites(db: Database): Pick<ProductStore, 'upsertMany' | 'deleteByGids'> {
   const s = writeStatements(db);
-  const vec0 = createProductVec0Tables(db);
   const writeOne = (
     storeId: string,
     p: CatalogProductInput,
@@ -158,14 +154,7 @@ function productWrites(db: Database): Pick<ProductStore, 'upsertMany' | 'deleteB
     upsertMany: async (scope, products, source, opts) =>
       db.transaction(() => products.map((p) => writeOne(scope.storeId, p, source, opts.at, opts.replaceCollections))).immediate(),
     deleteByGids: async (scope, gids) =>
-      db
-        .transaction(() =>
-          gids.reduce((n, g) => {
-            vec0.drop(s.embeddingRowidsOfGid.all(scope.storeId, g) as number[]);
-            return n + s.delByGid.run(scope.storeId, g).changes;
-          }, 0),
-        )
-        .immediate(),
+      db.transaction(() => gids.reduce((n, g) => n + s.delByGid.run(scope.storeId, g).changes, 0)).immediate(),
   };
 }
 

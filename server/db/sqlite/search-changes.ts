@@ -39,7 +39,7 @@ export function createSearchChanges(db: Database) {
     since: (mark: number): SearchChange[] => s.since.all(mark) as SearchChange[],
     /** The distinct row seqs (> 0: no space or rule marks) of `kind` changed after `mark` (every part), at most `limit` of them. */
     seqsSince: (mark: number, kind: SearchChange['kind'], limit: number): number[] => s.seqsSince.all(mark, kind, limit) as number[],
-    /** Log a change the triggers do not see (vec0 tables take no triggers). */
+    /** Log a change the triggers do not see: asset vectors (vector-store.ts), whose vec0 tables take no triggers. */
     log: (kind: SearchChange['kind'], part: string, seq: number): void => void s.log.run(kind, part, seq),
     /** Log that a vector space's table was dropped or made anew: every process drops its partitions of the space. */
     logSpace: (spaceId: number): void => void s.log.run('asset', '', -spaceId),
