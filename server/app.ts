@@ -1,9 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from './config.ts';
-import type { Thesaurus } from './domain/search/concepts.ts';
 import { nameWords } from './domain/media/alt-text.ts';
-import { defaultWordVectorCacheDir } from './providers/embedder-static.ts';
-import { loadWordnet } from './providers/wordnet.ts';
 import { openPgStores, openSqliteStores, type Stores } from './stores.ts';
 import { createUploadService } from './assets/upload.ts';
 import { createCursorCodec } from './domain/search/cursor.ts';
@@ -14,17 +11,21 @@ import type { AssetVectorSearch } from './assets/search.ts';
 import { createCatalog, type Catalog } from './catalog/catalog.ts';
 import { catalogRouter } from './routers/catalog.ts';
 import type { TextEmbedder } from './providers/embedder-types.ts';
-import { createEmbedder } from './providers/embedder.ts';
 import { createEnrichment } from './enrichment/service.ts';
 import { createOcrEngine } from './enrichment/ocr.ts';
-import { createHttpCaptioner } from './providers/vision-http.ts';
-import { createImageTextModel } from './providers/image-text-model.ts';
 import type { Logger } from './log.ts';
 import { createAppResources } from './mcp/app-resources.ts';
 import type { ServerDeps } from './mcp/create-server.ts';
 import { createInflightCalls } from './mcp/inflight.ts';
 import { createToolTasks } from './mcp/tasks.ts';
-import { createImageProviders, type ProviderRegistry } from './providers/registry.ts';
+import {
+  createConfiguredCaptioner,
+  createConfiguredEmbedder,
+  createConfiguredImageModel,
+  createConfiguredImageProviders,
+  createThesaurusLoader,
+} from './providers/configured.ts';
+import type { ProviderRegistry } from './providers/registry.ts';
 import { assetImportRouter } from './routers/asset-import.ts';
 import { assetUploadAppRouter } from './routers/asset-upload-app.ts';
 import { assetUploadRouter } from './routers/asset-upload.ts';
@@ -42,8 +43,9 @@ import { createUrlBuilder } from './storage/urls.ts';
 import { createTestHooks } from './test-hooks.ts';
 import { warmSearch, type WarmReport } from './search-warmup.ts';
 import type { StagingStore } from './storage/staging.ts';
-import { createBlobGcSchedule, createBlobStore, createStaging } from './storage/configured.ts';
+import { createBlobStore, createStaging } from './storage/configured.ts';
 import { createRateLimits, withRateLimits, type RateLimits } from './tenancy/rate-limits.ts';
+import { createWorkers } from './workers.ts';
 
 export const VERSION = '0.1.0';
 
@@ -109,10 +111,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     timeoutS: config.env.ATELIER_IMAGE_TIMEOUT_S,
   });
   // WordNet (concept expansion, calibration background probes): loaded once, on first use.
-  const thesaurus = createThesaurusLoader(
-    config.env.ATELIER_EMBEDDINGS_CACHE_DIR ?? defaultWordVectorCacheDir(),
-    log.child({ mod: 'wordnet' }),
-  );
+  const thesaurus = createThesaurusLoader(config, log);
   const library: LibraryDeps = {
     assets: stores.assets,
     lexical: stores.lexical,
@@ -142,30 +141,9 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const calibrations = stores.calibrations;
   // Text embedder (shared by asset and catalog search) and asynchronous enrichment after import.
   const env = config.env;
-  const embedder: TextEmbedder | null = createEmbedder(
-    {
-      backend: env.ATELIER_EMBEDDER,
-      cacheDir: env.ATELIER_EMBEDDINGS_CACHE_DIR ?? null,
-      http: {
-        baseUrl: env.ATELIER_EMBEDDINGS_URL,
-        apiKey: env.ATELIER_EMBEDDINGS_KEY ?? null,
-        model: env.ATELIER_EMBEDDINGS_MODEL,
-        dimensions: env.ATELIER_EMBEDDINGS_DIMENSIONS,
-        timeoutMs: env.ATELIER_EMBEDDINGS_TIMEOUT_MS,
-      },
-    },
-    log.child({ mod: 'embedder' }),
-  );
+  const embedder: TextEmbedder | null = createConfiguredEmbedder(config, log);
   // The optional image–text model: loaded when the workers start (or on the first search), off the main thread.
-  const imageModel = env.ATELIER_IMAGE_MODEL
-    ? createImageTextModel({
-        source: env.ATELIER_IMAGE_MODEL,
-        dataDir: config.dataDir,
-        threads: env.ATELIER_IMAGE_MODEL_THREADS,
-        nice: env.ATELIER_IMAGE_NICE,
-        log: log.child({ mod: 'image-model' }),
-      })
-    : null;
+  const imageModel = createConfiguredImageModel(config, log);
   const enrichment = env.ATELIER_ENRICHMENT
     ? createEnrichment({
         assets: library.assets,
@@ -178,14 +156,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
         // one OCR worker per job that runs at once: OCR is most of an analysis
         ocr: env.ATELIER_OCR ? createOcrEngine(log.child({ mod: 'ocr' }), env.ATELIER_ENRICHMENT_CONCURRENCY) : null,
         images: imageWork(images, IMAGE_PRIORITY.background),
-        captioner: env.ATELIER_VISION_URL
-          ? createHttpCaptioner({
-              baseUrl: env.ATELIER_VISION_URL,
-              apiKey: env.ATELIER_VISION_KEY ?? null,
-              model: env.ATELIER_VISION_MODEL,
-              timeoutMs: env.ATELIER_VISION_TIMEOUT_MS,
-            })
-          : null,
+        captioner: createConfiguredCaptioner(config),
         concurrency: env.ATELIER_ENRICHMENT_CONCURRENCY,
         retryBaseMs: env.ATELIER_ENRICHMENT_RETRY_BASE_MS,
         calibrations,
@@ -201,25 +172,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   }
   const vectors: AssetVectorSearch | null = enrichment?.vectors ?? null;
   // Image generation providers (local always; openai/gemini when configured).
-  const list = (v: string): string[] =>
-    v
-      .split(',')
-      .map((m) => m.trim())
-      .filter(Boolean);
-  const providers = createImageProviders({
-    defaultProvider: env.ATELIER_DEFAULT_PROVIDER,
-    openai: env.ATELIER_OPENAI_API_KEY
-      ? { apiKey: env.ATELIER_OPENAI_API_KEY, baseUrl: env.ATELIER_OPENAI_BASE_URL, models: list(env.ATELIER_OPENAI_IMAGE_MODELS) }
-      : null,
-    gemini: env.ATELIER_GEMINI_API_KEY
-      ? { apiKey: env.ATELIER_GEMINI_API_KEY, baseUrl: env.ATELIER_GEMINI_BASE_URL, models: list(env.ATELIER_GEMINI_IMAGE_MODELS) }
-      : null,
-    retry: {
-      maxRetries: env.ATELIER_GENERATION_MAX_RETRIES,
-      timeoutMs: env.ATELIER_GENERATION_TIMEOUT_MS,
-      maxRetryHintMs: env.ATELIER_GENERATION_MAX_RETRY_WAIT_MS,
-    },
-  });
+  const providers = createConfiguredImageProviders(config);
   // Chunked uploads (panel) and staged attachments for import.
   const staging = createStaging(config);
   const uploads = createUploadService({
@@ -313,42 +266,10 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   });
   // runs before the database closes: tasks still running end as failed (the server stopped)
   closers.push(() => tasks.close());
-  // Background workers (enrichment runner, catalog backfill, upload sweeper, blob GC) start only with
+  // Background workers (enrichment runner, catalog backfill, sweeper, blob GC) start only with
   // `startWorkers` (serve/start): a one-shot CLI command opens the same core without claiming jobs.
-  let workers: { close(): Promise<void> } | null = null;
-  const startWorkers = (): void => {
-    if (workers) return;
-    enrichment?.start();
-    catalog.start();
-    // One sweep on one timer: expired upload sessions with their bytes, then expired OAuth state (codes,
-    // sessions, tokens past their expiry: read as absent already, deleted here so the table stays small),
-    // then tool tasks past their TTL (likewise).
-    const sweep = async (): Promise<void> => {
-      await uploads.sweep().catch((err: unknown) => log.error({ err }, 'upload sweep failed'));
-      await stores.oauth.sweep().catch((err: unknown) => log.error({ err }, 'OAuth state sweep failed'));
-      await tasks.sweep().catch((err: unknown) => log.error({ err }, 'tool task sweep failed'));
-    };
-    let sweeping: Promise<unknown> = sweep();
-    const sweeper = setInterval(() => {
-      sweeping = sweeping.then(sweep);
-    }, config.env.ATELIER_UPLOAD_SWEEP_MS);
-    sweeper.unref();
-    // Blob GC: files of deleted assets and failed inserts, after a grace period (first pass after a minute).
-    const blobGc = createBlobGcSchedule(
-      library,
-      config.env.ATELIER_BLOB_GC_GRACE_MS,
-      config.env.ATELIER_BLOB_GC_INTERVAL_MS,
-      log.child({ mod: 'blob-gc' }),
-    );
-    workers = {
-      async close() {
-        clearInterval(sweeper);
-        await sweeping;
-        await blobGc.close();
-      },
-    };
-  };
-  closers.push(() => workers?.close());
+  const workers = createWorkers({ config, log, library, enrichment, catalog, uploads, oauth: stores.oauth, tasks });
+  closers.push(() => workers.close());
   const server: ServerDeps = {
     version: VERSION,
     inflight,
@@ -372,7 +293,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     setCdnBase(url) {
       if (!config.cdnUrl && !config.publicUrl) cdnBase = url.replace(/\/+$/, '');
     },
-    startWorkers,
+    startWorkers: () => workers.start(),
     warmSearch: (budgetMs = env.ATELIER_SEARCH_WARM_MS) =>
       warmSearch(
         {
@@ -390,17 +311,4 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
       await stores.close();
     },
   };
-}
-
-/**
- * WordNet on first use, once per process; a failure is logged once and concept expansion stays off
- * (search still works without it).
- */
-function createThesaurusLoader(cacheDir: string, log: Logger): () => Promise<Thesaurus | null> {
-  let loading: Promise<Thesaurus | null> | null = null;
-  return () =>
-    (loading ??= loadWordnet(cacheDir, log).catch((err: unknown) => {
-      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'WordNet could not be loaded; concept expansion is off');
-      return null;
-    }));
 }

@@ -3,12 +3,11 @@ import {
   AssetPageSchema,
   CapabilitiesArgsSchema,
   CapabilitiesResultSchema,
-  ImportArgsSchema,
-  ImportResultSchema,
   SearchArgsSchema,
   ViewArgsSchema,
   ViewResultSchema,
 } from './schemas/asset.ts';
+import { ImportArgsSchema, ImportResultSchema } from './schemas/import.ts';
 import { DiscoverArgsSchema, DiscoverResultSchema } from './schemas/discover.ts';
 import { ScopeArgsSchema, ScopeResultSchema } from './schemas/scope.ts';
 import { DeleteAssetsArgsSchema, DeleteAssetsResultSchema, UpdateAssetArgsSchema, UpdateAssetResultSchema } from './schemas/manage.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ImportArgs, ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { ImportArgs, ImportedAsset } from '../../shared/schemas/import.ts';
 import type { AssetProvenance, AssetRow, NewAsset } from '../db/ports/asset-store.ts';
 import type { HoldSettlement } from '../db/ports/credit-store.ts';
 import { isUniqueViolation } from '../db/ports/errors.ts';

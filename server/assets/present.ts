@@ -1,4 +1,5 @@
-import type { Asset, ImportedAsset, MatchKind } from '../../shared/schemas/asset.ts';
+import type { Asset, MatchKind } from '../../shared/schemas/asset.ts';
+import type { ImportedAsset } from '../../shared/schemas/import.ts';
 import type { AssetCard, AssetRow, RenditionRow } from '../db/ports/asset-store.ts';
 import { orientationOf } from '../domain/media/alt-text.ts';
 import { usageHint } from '../domain/media/asset-meta.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { ImportedAsset } from '../../shared/schemas/import.ts';
 import {
   UPLOAD_EXTENSIONS,
   UPLOAD_MIME_TYPES,
@@ -9,19 +9,18 @@ import {
   type UploadLimits,
   type UploadSession,
 } from '../../shared/schemas/upload.ts';
-import { chunkCount, chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
-import type { UploadRow, UploadStatus, UploadStore } from '../db/ports/upload-store.ts';
+import { chunkCount, chunkRange } from '../../shared/upload-chunks.ts';
+import type { UploadRow, UploadStore } from '../db/ports/upload-store.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { StagingStore } from '../storage/staging.ts';
 import type { LibraryDeps } from './deps.ts';
-import type { ImportSlot } from './image-pool.ts';
-import { holdCompletion, type CompletionHold } from './upload-lease.ts';
-import { storeAsset, type AttachmentResolver } from './import.ts';
+import type { AttachmentResolver } from './import.ts';
 import { toImportedAsset } from './present.ts';
 import { asQuotaError, quotaCheck, tenantQuota } from './quota.ts';
-import { closedError, sessionView, userOf } from './upload-view.ts';
+import { createUploadCompletion } from './upload-complete.ts';
+import { sessionView, userOf } from './upload-view.ts';
 
 /** Limits of the upload channel, from config. */
 export interface UploadPolicy {
@@ -67,14 +66,14 @@ const ext = (name: string): string => (/\.[a-z0-9]+$/i.exec(name)?.[0] ?? '').to
 
 /**
  * Build the upload service: sessions declared with name, size and sha256; base64 chunks of at most
- * `chunkSizeBytes` stored in the staging directory; on `complete` the parts are assembled, size and
- * sha256 verified, and the file imported through `storeAsset` (dedupe, HEIC → PNG, user metadata,
- * video allowed). An asset exists only after verification, so an interrupted upload never leaves a
- * partial asset; expired sessions are swept with their bytes. One `complete` at a time holds an upload
- * through a lease in its row (upload-lease.ts), whichever process it runs on: a second waits and answers
- * with the first one's result, a retry after a crash takes over once the lease lapsed, and an `abort`
- * while a completion holds the upload answers `conflict` (the completion goes on and imports): an
- * abort never lands under an import that then overwrites it.
+ * `chunkSizeBytes` stored in the staging directory; on `complete` (upload-complete.ts) the parts are
+ * assembled, size and sha256 verified, and the file imported through `storeAsset` (dedupe, HEIC → PNG,
+ * user metadata, video allowed). An asset exists only after verification, so an interrupted upload never
+ * leaves a partial asset; expired sessions are swept with their bytes. One `complete` at a time holds an
+ * upload through a lease in its row (upload-lease.ts), whichever process it runs on: a second waits and
+ * answers with the first one's result, a retry after a crash takes over once the lease lapsed, and an
+ * `abort` while a completion holds the upload answers `conflict` (the completion goes on and imports):
+ * an abort never lands under an import that then overwrites it.
  * Chunked-transfer pattern: ext-apps `docs/patterns.md` ("chunked tool calls"), tus.io resumption
  * semantics (offsets known to the server, client resends what is missing).
  */
@@ -89,55 +88,6 @@ export function createUploadService(deps: UploadDeps): UploadService {
     const row = await uploads.byId(scope, id, deps.now());
     if (!row) throw new ServiceError('not_found', 'args.upload_id', `upload ${id} does not exist in this workspace or has expired`);
     return row;
-  };
-
-  /** Move the session to `status` under the completion `hold` (checked first). @returns false when the hold no longer owns it */
-  const finish = async (
-    row: UploadRow,
-    hold: CompletionHold,
-    status: UploadStatus,
-    f: { asset_id?: string | null; error?: ServiceError | null } = {},
-  ): Promise<boolean> => {
-    hold.check();
-    const now = deps.now();
-    const error = f.error ? { code: f.error.code, field: f.error.field, message: f.error.message } : null;
-    const at = { at: iso(now), expires_at_ms: now + policy.ttlMs };
-    return uploads.finish(row.id, { status, asset_id: f.asset_id ?? null, error, ...at }, hold.owner);
-  };
-
-  /** Verification or import failed: discard the bytes, keep the row (with the error) until it expires. */
-  const fail = async (row: UploadRow, hold: CompletionHold, error: ServiceError): Promise<never> => {
-    if (await finish(row, hold, 'failed', { error })) await staging.remove(row.id);
-    throw error;
-  };
-
-  /**
-   * Record the import under the hold. When the hold lost the upload meanwhile (it stalled past its
-   * lease): the same answer if another completion recorded this asset, else `conflict` (aborted
-   * meanwhile; the stored asset stays, as an asset imported before an abort does).
-   */
-  const recordImport = async (scope: Scope, row: UploadRow, hold: CompletionHold, asset: ImportedAsset): Promise<void> => {
-    if (await finish(row, hold, 'imported', { asset_id: asset.asset_id })) return;
-    const now = await uploads.byId(scope, row.id, deps.now());
-    if (now?.status === 'imported' && now.asset_id === asset.asset_id) return;
-    throw new ServiceError(
-      'conflict',
-      'args.upload_id',
-      `upload is ${now?.status ?? 'gone'}: it changed while this completion stalled; asset ${asset.asset_id} was stored and stays`,
-    );
-  };
-
-  const importStaged = async (scope: Scope, row: UploadRow, bytes: Buffer, slot: ImportSlot | null): Promise<ImportedAsset> => {
-    const { asset } = await storeAsset(library, scope, {
-      bytes,
-      field: 'args.upload_id',
-      source: 'upload',
-      allowVideo: true,
-      user: userOf(row),
-      admission: slot ?? undefined,
-      fromUpload: row.id,
-    });
-    return asset;
   };
 
   return {
@@ -272,97 +222,17 @@ export function createUploadService(deps: UploadDeps): UploadService {
 
     status: async (scope, id) => view(await load(scope, id)),
 
-    async complete(scope, args) {
-      const first = await load(scope, args.upload_id);
-      if (first.status === 'failed' || first.status === 'aborted') throw closedError(first);
-      // Admission before anything changes: a `busy` refusal leaves the upload as it was, so the same
-      // complete can be retried (parts not yet assembled, nothing imported).
-      const slot = args.import ? library.images.admit(scope.tenantId) : null;
-      let hold: CompletionHold | null = null;
-      try {
-        const open = async (): Promise<boolean> => {
-          const r = await uploads.byId(scope, first.id, deps.now());
-          return !!r && r.status !== 'failed' && r.status !== 'aborted';
-        };
-        const leaseMs = policy.completionLeaseMs;
-        hold = await holdCompletion(uploads, first.id, { leaseMs, waitMs: 2 * leaseMs + 1000, exists: open });
-        // the row as it is now that this call holds it (another completion may have finished it meanwhile)
-        const row = await load(scope, first.id);
-        if (!hold || row.status === 'failed' || row.status === 'aborted') throw closedError(row);
-        if (row.status === 'staged' || row.status === 'imported') {
-          if (!args.import) return { session: await view(row), asset: null };
-          const bytes = await staging.readFile(row.id);
-          if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
-          hold.check();
-          const asset = await importStaged(scope, row, bytes, slot);
-          if (row.status === 'staged' || row.asset_id !== asset.asset_id) await recordImport(scope, row, hold, asset);
-          return { session: await view(await load(scope, row.id)), asset };
-        }
-        const missing = missingChunks(
-          row.chunk_count,
-          (await uploads.chunks(row.id)).map((c) => c.idx),
-        );
-        if (missing.length > 0) {
-          throw new ServiceError(
-            'conflict',
-            'args.upload_id',
-            `${missing.length} of ${row.chunk_count} chunks are missing (indexes ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', …' : ''}); send them, then complete`,
-            { details: { missing_chunks: missing } },
-          );
-        }
-        const whole = await staging.assemble(row.id, row.chunk_count);
-        if (whole.sizeBytes !== row.size_bytes) {
-          return await fail(
-            row,
-            hold,
-            new ServiceError(
-              'conflict',
-              'args.upload_id',
-              `received ${whole.sizeBytes} bytes but begin declared size_bytes ${row.size_bytes}; the upload was discarded, start again with begin`,
-            ),
-          );
-        }
-        if (whole.sha256 !== row.sha256) {
-          return await fail(
-            row,
-            hold,
-            new ServiceError(
-              'conflict',
-              'args.upload_id',
-              `received bytes have sha256 ${whole.sha256} but begin declared ${row.sha256}; the upload was discarded, start again with begin`,
-            ),
-          );
-        }
-        // The verified file is recorded before the import starts: if the import fails for a transient reason
-        // (a lock held past busy_timeout) or the process dies, a retry of complete imports the staged file.
-        if (!(await finish(row, hold, 'staged')))
-          throw new ServiceError(
-            'conflict',
-            'args.upload_id',
-            'upload changed while this completion stalled (aborted or taken over); ask status',
-          );
-        if (!args.import) return { session: await view(await load(scope, row.id)), asset: null };
-        await library.testHooks?.pause('upload-import');
-        let asset: ImportedAsset;
-        hold.check();
-        try {
-          const bytes = await staging.readFile(row.id);
-          if (!bytes) throw new ServiceError('not_found', 'args.upload_id', `the bytes of upload ${row.id} are no longer staged`);
-          asset = await importStaged(scope, row, bytes, slot);
-        } catch (e) {
-          // The file itself is bad (not an image, corrupt, over a limit): discard it. Over the tenant's storage
-          // quota the file is fine: it stays staged, so a complete after a delete imports it.
-          if (e instanceof ServiceError && e.code !== 'not_found' && e.code !== 'quota_exceeded') return await fail(row, hold, e);
-          throw e;
-        }
-        await recordImport(scope, row, hold, asset);
-        deps.log.info({ mod: 'upload', upload_id: row.id, asset_id: asset.asset_id, bytes: row.size_bytes }, 'upload imported');
-        return { session: await view(await load(scope, row.id)), asset };
-      } finally {
-        await hold?.release();
-        slot?.release();
-      }
-    },
+    complete: createUploadCompletion({
+      library,
+      uploads,
+      staging,
+      ttlMs: policy.ttlMs,
+      leaseMs: policy.completionLeaseMs,
+      now: () => deps.now(),
+      log: deps.log,
+      view,
+      load,
+    }),
 
     async abort(scope, id) {
       const row = await load(scope, id);

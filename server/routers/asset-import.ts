@@ -1,5 +1,5 @@
 import { ISLAND_MEDIA_PROPS, ROUTER } from '../../shared/actions.ts';
-import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { ImportedAsset } from '../../shared/schemas/import.ts';
 import { printable } from '../domain/printable.ts';
 import type { LibraryDeps } from '../assets/deps.ts';
 import { importAsset, type AttachmentResolver } from '../assets/import.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ImportedAssetSchema } from './asset.ts';
+import { ImportedAssetSchema } from './import.ts';
 import { AltTextSchema, FileNameSchema, TagSchema, TimestampSchema, UuidSchema } from './common.ts';
 
 /**

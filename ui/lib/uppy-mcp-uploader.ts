@@ -1,5 +1,5 @@
 import { BasePlugin, type Body, type Meta, type PluginOpts, type Uppy, type UppyFile } from '@uppy/core';
-import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { ImportedAsset } from '../../shared/schemas/import.ts';
 import type { UploadSession } from '../../shared/schemas/upload.ts';
 import { chunkRange, missingChunks } from '../../shared/upload-chunks.ts';
 import type { ActionName, ArgsIn, ResultOf } from '../../shared/actions.ts';

@@ -2,7 +2,7 @@ import Uppy, { type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/react/dashboard';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ROUTER } from '../../shared/routers.ts';
-import type { ImportedAsset } from '../../shared/schemas/asset.ts';
+import type { ImportedAsset } from '../../shared/schemas/import.ts';
 import { ActionError } from '../lib/call-action.ts';
 import { ErrorNotice } from '../lib/ErrorNotice.tsx';
 import { humanizeError, toolResultError } from '../lib/human-error.ts';
