@@ -1,6 +1,6 @@
 /**
  * Panel data paths over a 10,008-asset workspace (8 real imports + 10,000 rows cloned through the asset
- * query module): what the picker and the search panel ask the server for, through a real MCP client.
+ * store port): what the picker and the search panel ask the server for, through a real MCP client.
  * Targets: a page ≤ 50 ms p95 at any depth, facets ≤ 100 ms p95, 50 thumbnails ≤ 150 ms p95 (payload
  * ≤ 1.5 MB), so a panel stays responsive while it scrolls.
  */

@@ -14,7 +14,7 @@ import { syntheticProduct } from '../synthetic-product.ts';
 
 /**
  * Query plans of the hot search statements (EXPLAIN QUERY PLAN, https://www.sqlite.org/eqp.html). The
- * SQL is captured from the real query modules while they run, so a change of SQL or of the indexes
+ * SQL is captured from the real SQLite adapters while they run, so a change of SQL or of the indexes
  * that makes SQLite scan a table (or run an FTS match once per row) fails here. A plan regression is
  * a behaviour change: at 100k assets it turns milliseconds into seconds.
  */
