@@ -109,6 +109,18 @@ export interface AssetMatches {
  * under a calibrated null) and measured colours, and a meaning match counts only when that coverage
  * corroborates it (assets/coverage.ts); `semantic`, asked for meaning alone, keeps every calibrated hit. When the
  * vector index is unavailable, `semantic` and `all` return lexical results with `degradedFrom` set.
+ *
+ * Spelling: the library's own vocabulary corrects first (the planner's typos, `lexical.corrections`).
+ * In `all`, the query words the planner then matched nowhere (no document of the workspace holds the
+ * word, a typo correction, a concept or a synonym of it) are spelt against the text embedder's
+ * word-vector vocabulary (`AssetVectorSearch.spell`, domain/search/spelling.ts: one edit away, the most
+ * frequent known word wins); when one changes, the lexical planner runs again on the corrected text, and
+ * the semantic and image–text searches take that text too. `semantic` has no lexical pass to ask, so it
+ * offers all the query's words (`queryTerms`) to `spell` (a word the vocabulary knows stays as it is);
+ * if it degrades, its lexical pass runs on the spelt text. Exact-field modes and `similar` are not
+ * spelt, nor is anything when the embedder has no `spell` (only closed-vocabulary word vectors have
+ * one). The spelt text is returned as `spelledQuery` (null when nothing changed); `searchAssets` reports
+ * it, with the planner's own corrections applied on top, as `request.corrected_query`.
  * @param deepest how far the caller pages (offset + limit + 1): complete exact matches are fetched that deep
  * @param head the change-log head read for this request (`searchSnapshot`), handed to the lexical index
  * @throws ServiceError not_found (args.similar_to_asset_id) | unsupported (args.mode)
