@@ -3,11 +3,13 @@
 // - Installed package (`npm install atelier-*.tgz`, the Docker image): runs the compiled JavaScript in
 //   dist/server/ that `npm pack` built (scripts/build.mjs); the TypeScript sources are not shipped.
 // - Checkout (`npm ci && npm start`, tests): runs the TypeScript sources through tsx (a devDependency), so
-//   an edit takes effect without a build step and a stale dist/ is never run by accident.
+//   an edit takes effect without a build step and a stale dist/ is never run by accident. On a Node older
+//   than `engines` allows, scripts/modern-node.mjs runs the command again on Node 24 from the npm registry.
 import fs from 'node:fs';
 
 const source = new URL('../server/cli/index.ts', import.meta.url);
 if (fs.existsSync(source)) {
+  await import('../scripts/modern-node.mjs');
   let register;
   try {
     ({ register } = await import('tsx/esm/api'));
@@ -20,5 +22,12 @@ if (fs.existsSync(source)) {
   register();
   await import(source.href);
 } else {
+  const floor = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).engines.node.replace(/^>=/, '');
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  const [fMajor, fMinor] = floor.split('.').map(Number);
+  if (major < fMajor || (major === fMajor && minor < fMinor)) {
+    process.stderr.write(`atelier: needs Node ${floor} or newer; this is Node ${process.versions.node} (install Node 24 LTS)\n`);
+    process.exit(2);
+  }
   await import('../dist/server/cli/index.js');
 }

@@ -5,6 +5,8 @@
 // (install of the tarball with --omit=dev in an empty directory, seed-demo and MCP over stdio).
 // Ends with a table of the parts' wall times (and the load average at start and end, since the machine may be
 // shared) and one closing line "test-all: N passed, M failed" summing vitest and Playwright.
+// first: on a Node older than `engines` allows, the suite runs again on Node 24 (scripts/modern-node.mjs)
+import './modern-node.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

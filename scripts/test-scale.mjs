@@ -21,6 +21,8 @@
 // e2e/s3/ceph.sh (Debian: apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw) and stops
 // it by pid at the end. The bucket (ATELIER_TEST_S3_BUCKET, default atelier-test) is created if needed;
 // each run and each test server use a prefix of their own.
+// first: on a Node older than `engines` allows, the suite runs again on Node 24 (scripts/modern-node.mjs)
+import './modern-node.mjs';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
