@@ -46,8 +46,7 @@ import type { StagingStore } from './storage/staging.ts';
 import { createBlobStore, createStaging } from './storage/configured.ts';
 import { createRateLimits, withRateLimits, type RateLimits } from './tenancy/rate-limits.ts';
 import { createWorkers } from './workers.ts';
-
-export const VERSION = '0.1.0';
+import { PACKAGE_VERSION } from './package-root.ts';
 
 /** The composed application: database, use-case deps and MCP server deps. */
 export interface App {
@@ -271,7 +270,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const workers = createWorkers({ config, log, library, enrichment, catalog, uploads, oauth: stores.oauth, tasks });
   closers.push(() => workers.close());
   const server: ServerDeps = {
-    version: VERSION,
+    version: PACKAGE_VERSION,
     inflight,
     tasks,
     log: log.child({ mod: 'mcp' }),

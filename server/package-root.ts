@@ -23,3 +23,6 @@ export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.me
 export function packagePath(...segments: string[]): string {
   return path.join(PACKAGE_ROOT, ...segments);
 }
+
+/** Atelier's version, as its `package.json` states it (MCP `serverInfo.version`, `atelier --version`). */
+export const PACKAGE_VERSION: string = (JSON.parse(fs.readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;

@@ -14,6 +14,7 @@ import { storeAsset } from '../assets/import.ts';
 import { boot, serveHttp, serveStdio, StartError, type Running } from '../main.ts';
 import { DEMO_IMAGES_DIR, listImageFiles, metadataFromPath, seedDemo, type DemoBundle } from '../seed.ts';
 import { createApiKey, createTenant, createWorkspace } from '../tenancy/admin.ts';
+import { PACKAGE_VERSION } from '../package-root.ts';
 
 /** Print a result as JSON (`--json`) or as `key: value` lines. Output goes to stdout on purpose: it is the command's result. */
 function emit(json: boolean, value: Record<string, unknown>, human: string): void {
@@ -64,6 +65,7 @@ const program = new Command('atelier')
   .description(
     'Atelier: MCP server with an image asset library and a product catalog for storefront-building agents.\nConfiguration comes from ATELIER_* environment variables (see README).',
   )
+  .version(PACKAGE_VERSION, '-V, --version', 'print the version')
   .showHelpAfterError();
 
 program
