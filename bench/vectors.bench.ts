@@ -258,7 +258,13 @@ export default async function run(): Promise<void> {
         }
       }
       process.stdout.write(`\nA second server starting on the same ${n.toLocaleString('en')}-asset file, ms\n\n`);
-      process.stdout.write('(RSS growth: the process RSS after both searches minus before the server was built, MiB)\n\n');
+      process.stdout.write(
+        `(RSS growth: the process RSS after both searches minus before the server was built, MiB; ${
+          typeof (globalThis as { gc?: unknown }).gc === 'function'
+            ? 'garbage collected first'
+            : 'NOT collected first (run with --expose-gc, as npm run bench does): the figure includes earlier garbage'
+        })\n\n`,
+      );
       table(['start', 'warm-up before serving', 'first lexical search', 'first semantic search', 'RSS growth MiB'], rows);
     }
 
