@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './harness.ts';
+import { backendEnv, REPO_ROOT } from './harness.ts';
 
 const floor = (
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }
@@ -43,12 +43,18 @@ describe('the checkout on a Node older than engines allows', () => {
     const run = spawnSync(old!, [path.join(REPO_ROOT, 'bin', 'atelier.mjs'), 'tenant', 'create', '--name', 'Floor', '--json'], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
-      env: { ...process.env, ATELIER_NODE_CACHE: cache, ATELIER_DATA_DIR: path.join(tmp, 'data'), ATELIER_LOG_LEVEL: 'error' },
+      env: {
+        ...process.env,
+        ...backendEnv(path.basename(tmp)),
+        ATELIER_NODE_CACHE: cache,
+        ATELIER_DATA_DIR: path.join(tmp, 'data'),
+        ATELIER_LOG_LEVEL: 'error',
+      },
       timeout: 120_000,
     });
     expect(run.stderr).toContain(`is older than ${floor}; running on ${path.join(bin, 'node')}`);
     expect(run.status, run.stderr).toBe(0);
-    // the tenant exists: SQLite (better-sqlite3) ran, which the old Node cannot load
+    // the command ran to its end (on SQLite, better-sqlite3 13 cannot even load on the old Node)
     expect(JSON.parse(run.stdout)).toMatchObject({ tenant_id: expect.any(String) });
   });
 
