@@ -116,6 +116,22 @@ describe('HTTP listener hardening (issue 36)', () => {
     expect(body.error.message).toContain('chunked upload');
   });
 
+  it('refuses a body nested 100,000 levels deep with -32600 (it was an internal error), and still serves', async () => {
+    const auth = { ...MCP_HEADERS, authorization: `Bearer ${srv.tenant.api_key}` };
+    for (const body of [
+      '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000),
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":${'['.repeat(200)}${']'.repeat(200)}}`,
+    ]) {
+      const r = await request(h.mcpUrl, { method: 'POST', headers: auth, body });
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.body)).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: expect.stringContaining('deeper than 128 levels') },
+      });
+    }
+    expect((await request(`${h.url}/healthz`, {})).status).toBe(200);
+  });
+
   it('closes an authenticated request whose announced body never arrives (ATELIER_REQUEST_TIMEOUT_MS)', { timeout: 30_000 }, async () => {
     const u = new URL(h.mcpUrl);
     const sock = net.connect(Number(u.port), u.hostname);

@@ -119,13 +119,41 @@ export function bearerAuth(
   };
 }
 
+/** Deepest nesting of arrays and objects a `/mcp` body may have (MCP messages nest fewer than ten levels). */
+export const MAX_BODY_DEPTH = 128;
+
+/**
+ * Whether a parsed JSON value nests arrays and objects deeper than `max` levels. Iterative, so a hostile
+ * body cannot overflow the stack here; it stops at the first path past `max`.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * The `/mcp` JSON body parser: at most `limitBytes` after inflation (gzip, deflate and br bodies are
  * inflated as a stream and cut at the limit, so a small compressed body cannot grow past it), refused
- * before reading when Content-Length says more. Errors go to `jsonErrorHandler`.
+ * before reading when Content-Length says more, and refused when it nests deeper than `MAX_BODY_DEPTH`:
+ * JSON.parse takes any depth, but the transport serialises the message again recursively (a 100,000-level
+ * body overflowed its stack: an internal error instead of an answer). Errors go to `jsonErrorHandler`.
  */
 export function mcpBody(limitBytes: number): RequestHandler {
-  return express.json({ limit: limitBytes, inflate: true });
+  const json = express.json({ limit: limitBytes, inflate: true });
+  return (req, res, next) =>
+    json(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (nestsDeeperThan(req.body, MAX_BODY_DEPTH))
+        return next(Object.assign(new Error('body nests too deep'), { status: 400, type: 'entity.too.deep' }));
+      next();
+    });
 }
 
 /**
@@ -173,6 +201,7 @@ export function jsonErrorHandler(log: Logger, limitHint: string): ErrorRequestHa
     const known: Record<string, [number, string]> = {
       'entity.too.large': [-32600, `request body exceeds the limit of ${e.limit} bytes${limitHint}`],
       'entity.parse.failed': [-32700, 'Parse error: the request body is not valid JSON'],
+      'entity.too.deep': [-32600, `the request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`],
       'encoding.unsupported': [-32600, 'unsupported Content-Encoding: send identity, gzip, deflate or br'],
       'charset.unsupported': [-32600, 'unsupported charset: send UTF-8 JSON'],
       'request.aborted': [-32600, 'the request was aborted'],
