@@ -22,11 +22,9 @@ if (fs.existsSync(source)) {
   register();
   await import(source.href);
 } else {
-  const floor = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).engines.node.replace(/^>=/, '');
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  const [fMajor, fMinor] = floor.split('.').map(Number);
-  if (major < fMajor || (major === fMajor && minor < fMinor)) {
-    process.stderr.write(`atelier: needs Node ${floor} or newer; this is Node ${process.versions.node} (install Node 24 LTS)\n`);
+  const { atLeast, NODE_FLOOR } = await import('./node-floor.mjs');
+  if (!atLeast(process.versions.node)) {
+    process.stderr.write(`atelier: needs Node ${NODE_FLOOR} or newer; this is Node ${process.versions.node} (install Node 24 LTS)\n`);
     process.exit(2);
   }
   await import('../dist/server/cli/index.js');

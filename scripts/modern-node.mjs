@@ -8,20 +8,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { atLeast, NODE_FLOOR } from '../bin/node-floor.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 /** The Node major installed when the running one is too old (the active LTS). */
 const MAJOR = 24;
-
-/** `a` ≥ `b`, both dotted versions ("22.19", "20.20.2"). */
-function atLeast(a, b) {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
-  }
-  return true;
-}
 
 /**
  * The folder holding `node` of the registry package node-<platform>-<arch>@MAJOR, installed on first use into
@@ -54,10 +44,9 @@ export function registryNodeBin(major = MAJOR) {
   return bin(dir);
 }
 
-const floor = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node.replace(/^>=/, '');
-if (!atLeast(process.versions.node, floor)) {
+if (!atLeast(process.versions.node)) {
   const bin = registryNodeBin();
-  process.stderr.write(`atelier: Node ${process.versions.node} is older than ${floor}; running on ${path.join(bin, 'node')}\n`);
+  process.stderr.write(`atelier: Node ${process.versions.node} is older than ${NODE_FLOOR}; running on ${path.join(bin, 'node')}\n`);
   const r = spawnSync(path.join(bin, 'node'), [...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
     env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
