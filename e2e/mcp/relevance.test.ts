@@ -50,6 +50,8 @@ const LIBRARY = [
   { file: 'images/formats/denali.webp', filename: 'DSC_0042-SnowyMountainRange.webp' },
   // nor here, and the name is one closed compound the thesaurus lacks
   { file: 'images/nature/orychophragmus_violaceus.jpg', filename: 'violetwildflower.jpg' },
+  // a black-and-white photo under a camera name: only its pixels say it has no colour
+  { file: 'images/metadata/portrait.jpg', filename: 'DSC_0100.jpg' },
 ];
 
 describe('honest search results (issue 11)', () => {
@@ -355,6 +357,19 @@ describe('honest search results (issue 11)', () => {
       const typo = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'wildflowr' });
       expect(names(typo)).toEqual(['violetwildflower.jpg']);
       expect(request(typo).corrected_query).toBe('wildflower');
+    });
+
+    it('finds a black-and-white photo by its pixels: "black and white", "monochrome", "grayscale"', async () => {
+      for (const query of ['black and white photo', 'monochrome', 'grayscale']) {
+        const r = await c.call('svc_asset_library', 'search', { theme_id: theme, query });
+        expect(names(r), query).toEqual(['DSC_0100.jpg']);
+      }
+      const browse = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 50 });
+      const mono = assetsOf(browse).filter((a) => a.tags.includes('monochrome'));
+      expect(mono.map((a) => a.name)).toEqual(['DSC_0100.jpg']);
+      // one colour word alone is no request for a picture without colour
+      const white = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'white' });
+      expect(names(white)).not.toContain('DSC_0100.jpg');
     });
 
     it('gives every analysed asset a text vector, even without any words', async () => {

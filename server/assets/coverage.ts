@@ -5,7 +5,9 @@ import {
   colourWeight,
   coverage,
   isColourWord,
+  measuredName,
   namesOneOf,
+  shownColours,
   softTerms,
   type CoverageDoc,
   type CoverageTerm,
@@ -99,7 +101,12 @@ export async function coverQuery(
       word: t.word,
       stem: t.stem,
       weight: colour
-        ? colourWeight({ plannerWeight: w, textCount: lexical.counts[i]!, share: words?.colourShare.get(t.word) ?? 0, size: lexical.size })
+        ? colourWeight({
+            plannerWeight: w,
+            textCount: lexical.counts[i]!,
+            share: words?.colourShare.get(measuredName(t.word)) ?? 0,
+            size: lexical.size,
+          })
         : w,
       colour,
       vector: soft[i] ? (vectors.get(t.word) ?? null) : null,
@@ -114,18 +121,22 @@ export async function coverQuery(
     ? { model: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
     : null;
   const scored = new Map<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean; agrees: boolean }>();
+  const queryWords = lexical.termWords.map((t) => t.word);
   for (const seq of seqs) {
     const f = facts.get(seq);
     if (!f) continue;
+    const shown = shownColours(f.colours, queryWords);
     const doc: CoverageDoc = {
       lexical: lexical.termQuality(seq),
       stems: new Set(f.words.map(memo.stem)),
       words: f.words.flatMap((w) => (vectors.has(w) ? [{ word: w, vector: vectors.get(w)! }] : [])),
-      colours: f.colours,
+      colours: shown,
     };
     const c = coverage(terms, doc, wordNull);
     // a colour word the measurement contradicts: measured colours known, not this one, and no text says it
-    const contradicted = terms.some((t, i) => t.colour && f.colours.size > 0 && !f.colours.has(t.word) && (doc.lexical?.[i] ?? 0) < 1);
+    const contradicted = terms.some(
+      (t, i) => t.colour && shown.size > 0 && !shown.has(measuredName(t.word)) && (doc.lexical?.[i] ?? 0) < 1,
+    );
     scored.set(seq, { ...c, agrees: c.grounded && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? false };

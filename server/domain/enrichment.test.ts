@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanOcr, embeddingText, fallbackEmbeddingText, machineAltText, nameWords, orientationOf } from './media/alt-text.ts';
-import { colourName, dominantColours, srgbToLab, visualDescriptor, VISUAL_DIMENSIONS } from './media/colour.ts';
+import { colourName, dominantColours, isMonochrome, srgbToLab, visualDescriptor, VISUAL_DIMENSIONS } from './media/colour.ts';
 import { cosine, sifWeight, tokenize } from './search/sif.ts';
 
 describe('sif', () => {
@@ -38,6 +38,27 @@ describe('colour', () => {
       ['blue', 0.7],
       ['red', 0.3],
     ]);
+  });
+  it('calls a raster monochrome when at most 1% of its opaque pixels show a hue', () => {
+    const raster = (hued: number, channels = 3, transparentHued = 0) => {
+      const px = new Uint8Array(200 * channels);
+      for (let i = 0; i < 200; i++) {
+        const v = (i * 37) % 256;
+        const rgb = i < hued + transparentHued ? [200, 60, 40] : [v, v, v];
+        px.set(channels === 4 ? [...rgb, i >= hued && i < hued + transparentHued ? 0 : 255] : rgb, i * channels);
+      }
+      return px;
+    };
+    expect(isMonochrome(raster(0), 3)).toBe(true);
+    expect(isMonochrome(raster(2), 3)).toBe(true);
+    expect(isMonochrome(raster(3), 3)).toBe(false);
+    // transparent pixels do not count
+    expect(isMonochrome(raster(0, 4, 50), 4)).toBe(true);
+    // a sepia tint is a hue
+    const sepia = new Uint8Array(100 * 3);
+    for (let i = 0; i < 100; i++) sepia.set([112 + i, 66 + i, 20 + i], i * 3);
+    expect(isMonochrome(sepia, 3)).toBe(false);
+    expect(isMonochrome(new Uint8Array(0), 3)).toBe(false);
   });
   it('gives near-identical descriptors to a slightly altered image and distant ones to a different image', () => {
     const size = 16;

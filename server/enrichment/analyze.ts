@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { autoTags, cleanOcr, machineAltText, nameWords, orientationOf } from '../domain/media/alt-text.ts';
-import { dominantColours, visualDescriptor, type DominantColour } from '../domain/media/colour.ts';
+import { dominantColours, isMonochrome, visualDescriptor, type DominantColour } from '../domain/media/colour.ts';
 import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { Logger } from '../log.ts';
 import type { OcrEngine } from './ocr.ts';
@@ -91,6 +91,7 @@ export async function analyzeImage(
   }
   const tags = autoTags({
     colours,
+    monochrome: isMonochrome(new Uint8Array(rasterA), 4),
     hasText: ocrText !== null,
     hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA),
     kind: info.kind,

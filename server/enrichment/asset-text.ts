@@ -5,11 +5,14 @@
 import type { EnrichmentColour, EnrichmentRow } from '../db/ports/asset-enrichment-store.ts';
 import type { AssetRow } from '../db/ports/asset-store.ts';
 import { embeddingText, fallbackEmbeddingText, nameWords } from '../domain/media/alt-text.ts';
-import { COLOUR_NAMES } from '../domain/media/colour.ts';
+import { COLOUR_NAMES, MONOCHROME } from '../domain/media/colour.ts';
 import { broaderWords, type Thesaurus } from '../domain/search/concepts.ts';
 
-/** Auto tags left out of the embedding text (still shown and lexically searchable). */
-const DESCRIPTIVE_ONLY_TAGS = COLOUR_NAMES;
+/**
+ * Auto tags left out of the embedding text (still shown): measured colours and the absence of colour,
+ * which search checks against the measurement (domain/search/coverage.ts), not against words' meanings.
+ */
+const DESCRIPTIVE_ONLY_TAGS: ReadonlySet<string> = new Set([...COLOUR_NAMES, MONOCHROME]);
 /** Tesseract page confidence from which OCR text joins the embedding text. */
 const OCR_EMBED_MIN_CONFIDENCE = 75;
 

@@ -250,7 +250,7 @@ export const ViewResultSchema = z.object({
   preview_height: z.number().int(),
   preview_bytes: z.number().int().describe('bytes of the JPEG (≤ 1 MiB)'),
   alt_text: z.string().nullable().describe("the user's alt text, else the machine alt text from enrichment"),
-  tags: z.array(z.string()).describe('user tags followed by automatic tags (colours, text, transparent)'),
+  tags: z.array(z.string()).describe('user tags followed by automatic tags (colours, monochrome, text, transparent)'),
   ocr_text: z.string().nullable().describe('text recognised in the image (OCR), null when none or not yet enriched'),
   enrichment_status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('asynchronous enrichment state'),
 });

@@ -36,7 +36,7 @@ export interface AssetRow {
   alt_text: string | null;
   /** the user's tags, in the order given */
   tags: string[];
-  /** tags enrichment derived (domain/media/alt-text.ts `autoTags`: colour names, `text`, `transparent`, `vector`); [] until analysed */
+  /** tags enrichment derived (domain/media/alt-text.ts `autoTags`: colour names, `monochrome`, `text`, `transparent`, `vector`); [] until analysed */
   auto_tags: string[];
   purpose: string | null;
   category: string | null;

@@ -2,7 +2,7 @@
  * Pure text derivations of enrichment: readable words of a file name, OCR clean-up, automatic tags,
  * machine alt text, and the text an asset is embedded from.
  */
-import type { DominantColour } from './colour.ts';
+import { MONOCHROME, type DominantColour } from './colour.ts';
 import { STOP_WORDS } from '../search/query-words.ts';
 
 /**
@@ -82,12 +82,20 @@ export function orientationOf(width: number | null, height: number | null): 'lan
 }
 
 /**
- * Automatic tags: colour names, `text` when OCR found words, `transparent` for alpha, `vector` for SVG.
+ * Automatic tags: colour names, `monochrome` for a picture without hue (domain/media/colour.ts `isMonochrome`),
+ * `text` when OCR found words, `transparent` for alpha, `vector` for SVG.
  * Orientation is not a tag ("landscape" and "portrait" are also subjects); it is the asset's
  * `orientation` field and search filter.
  */
-export function autoTags(i: { colours: DominantColour[]; hasText: boolean; hasAlpha: boolean; kind: string }): string[] {
+export function autoTags(i: {
+  colours: DominantColour[];
+  monochrome?: boolean;
+  hasText: boolean;
+  hasAlpha: boolean;
+  kind: string;
+}): string[] {
   const tags = i.colours.filter((c) => c.share >= 0.15).map((c) => c.name);
+  if (i.monochrome) tags.push(MONOCHROME);
   if (i.hasText) tags.push('text');
   if (i.hasAlpha) tags.push('transparent');
   if (i.kind === 'svg') tags.push('vector');

@@ -47,7 +47,7 @@ import {
   standardScore,
   type NullModel,
 } from './calibration.ts';
-import { COLOUR_NAMES } from '../media/colour.ts';
+import { COLOUR_NAMES, MONOCHROME } from '../media/colour.ts';
 import { chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
 import { STOP_WORDS } from './query-words.ts';
 import { expansionOf } from './lexical.ts';
@@ -134,7 +134,7 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
     const lex = doc.lexical?.[i] ?? 0;
     // a colour word counts in the text only as itself: WordNet's noun senses ("pink", a flower) are not the colour
     let q = Math.max(t.colour ? (lex >= 1 ? 1 : 0) : lex, doc.stems.has(t.stem) ? 1 : 0);
-    if (t.colour && doc.colours.has(t.word) && COLOUR_QUALITY > q) {
+    if (t.colour && doc.colours.has(measuredName(t.word)) && COLOUR_QUALITY > q) {
       q = COLOUR_QUALITY;
       colour = true;
     }
@@ -340,12 +340,29 @@ export function assetFacts(
   const text = [row.name_words ?? '', row.alt_text ?? '', tags.join(' '), more.join(' ')].join(' ');
   return {
     words: descriptiveWords(text, STOP_WORDS, COLOUR_NAMES),
-    colours: new Set(row.auto_tags.filter((t) => COLOUR_NAMES.has(t))),
+    colours: new Set(row.auto_tags.filter((t) => COLOUR_NAMES.has(t) || t === MONOCHROME)),
   };
 }
 
-/** Whether a query word is a colour the enrichment measures. */
-export const isColourWord = (word: string): boolean => COLOUR_NAMES.has(word);
+/** Query words for a picture without hue; the measurement is the automatic tag `monochrome`. */
+const MONOCHROME_WORDS: ReadonlySet<string> = new Set([MONOCHROME, 'monochromatic', 'grayscale', 'greyscale']);
+
+/** Whether a query word is a colour (or the absence of colour) the enrichment measures. */
+export const isColourWord = (word: string): boolean => COLOUR_NAMES.has(word) || MONOCHROME_WORDS.has(word);
+
+/** The measured name a colour word is checked against: the word itself, or `monochrome` for its synonyms. */
+export const measuredName = (word: string): string => (MONOCHROME_WORDS.has(word) ? MONOCHROME : word);
+
+/**
+ * The measured colours a document shows to a query: its own, plus black and white for a monochrome
+ * picture when the query says both ("black and white photo" asks for a picture without hue, whose measured
+ * dominant colours are often only greys and black).
+ * @param queryWords the query's words (lower case)
+ */
+export function shownColours(colours: ReadonlySet<string>, queryWords: readonly string[]): ReadonlySet<string> {
+  if (!colours.has(MONOCHROME) || !queryWords.includes('black') || !queryWords.includes('white')) return colours;
+  return new Set([...colours, 'black', 'white']);
+}
 
 /**
  * The IDF weight of a colour term, counting the documents that show the colour: ln(1 + N / (1 + n)) (the
