@@ -90,7 +90,11 @@ export async function coverQuery(
   const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus ? memo.broader : null)]));
   const vocabulary = [...new Set([...lexical.termWords.map((t) => t.word), ...[...facts.values()].flatMap((f) => f.words)])];
   const colours = lexical.termWords.map((t) => isColourWord(t.word));
-  const soft = softTerms(colours.map((colour, i) => ({ count: lexical.counts[i]!, colour })));
+  // a term some candidate says among its own words (its name's broader words included, which the lexical
+  // index lacks) names something the library holds: counted as held, like a word the planner found
+  const stems = new Map([...facts].map(([seq, f]) => [seq, new Set(f.words.map(memo.stem))]));
+  const held = lexical.termWords.map((t, i) => lexical.counts[i]! > 0 || [...stems.values()].some((s) => s.has(t.stem)));
+  const soft = softTerms(colours.map((colour, i) => ({ count: held[i] ? 1 : 0, colour })));
   // word vectors and incompatible alternatives serve embedding matches only: none when no term may have one
   const vectors = words?.null && soft.some(Boolean) ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
   const terms: CoverageTerm[] = lexical.termWords.map((t, i) => {
@@ -128,7 +132,7 @@ export async function coverQuery(
     const shown = shownColours(f.colours, queryWords);
     const doc: CoverageDoc = {
       lexical: lexical.termQuality(seq),
-      stems: new Set(f.words.map(memo.stem)),
+      stems: stems.get(seq)!,
       words: f.words.flatMap((w) => (vectors.has(w) ? [{ word: w, vector: vectors.get(w)! }] : [])),
       colours: shown,
     };
