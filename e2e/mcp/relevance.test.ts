@@ -280,6 +280,14 @@ describe('honest search results (issue 11)', () => {
         expect((r.structured.items as Ref[])[0]!.matched_by, query).toContain('typo');
       }
     });
+
+    it('does not respell a dictionary word whose meaning the shop sells: "sweater" is the jumper, not a "3-seater" sofa', async () => {
+      for (const search_mode of ['hybrid', 'lexical'] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'sweater', search_mode });
+        expect(handles(r), search_mode).toEqual(['yellow-wool-jumper']);
+        expect(r.structured.corrected_query, search_mode).toBeNull();
+      }
+    });
   });
 
   describe('5. concept expansion and operator synonyms', () => {

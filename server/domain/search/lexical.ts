@@ -8,7 +8,9 @@
  * - prefix (0.8): only the last word, only when it is no dictionary word and matches nothing exactly
  *   (an unfinished word: "flo" → flower), so "cat" never ranks "catalog";
  * - typo (0.8 for one edit, 0.7 for two): vocabulary terms within the typo budget of a word that
- *   matches nothing (domain/search/typo.ts);
+ *   matches nothing (domain/search/typo.ts); a dictionary word is corrected only when its synonyms and
+ *   hyponyms match nothing either ("sweater" means the jumper the shop sells, not the "seater" one edit
+ *   away), its hypernyms after that;
  * - operator (0.9): the workspace's or store's synonym list, always applied;
  * - synonym (0.85) and hyponym (0.75) from WordNet, for words that match fewer than
  *   `WEAK_MATCHES` documents; hypernym (0.5) for words that match nothing else.
@@ -20,27 +22,19 @@
  * then the all-terms and any-term candidate lists.
  */
 import { stemmer } from 'stemmer';
-import { expandConcept, nounLemma, type ConceptRelation, type ConceptWord, type Thesaurus } from './concepts.ts';
+import { nounLemma, type Thesaurus } from './concepts.ts';
 import { queryTerms } from './query-words.ts';
 import { allOf, allWords, anyOf, inColumn, phrase, prefixPhrase, type LexicalExpr } from './lexical-query.ts';
-import { operatorSynonyms, surfaceWord, words, type SynonymRule } from './lexical-words.ts';
+import { operatorSynonyms, type SynonymRule } from './lexical-words.ts';
 import { LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
 import { addMembers, applyGroup, BY_BIT, knownMembers, mergeCandidates, scoreCandidates, termCells } from './lexical-candidates.ts';
-import { typoBudget, typoCandidates, typoPrefixes } from './typo.ts';
+import type { LexicalIndex } from './lexical-index.ts';
+import { broaderConcepts, CLASS_QUALITY, nearConcepts, typoGroup, type Group, type MatchClass } from './lexical-terms.ts';
 
-export type MatchClass = 'exact' | 'prefix' | 'typo' | 'operator' | ConceptRelation;
 export type { LexicalHit, LexicalMatchedBy } from './hit-lists.ts';
+export type { LexicalIndex } from './lexical-index.ts';
+export { CLASS_QUALITY, expansionOf, type Expansion, type MatchClass } from './lexical-terms.ts';
 
-/** Quality of each match class (see the module note). */
-export const CLASS_QUALITY: Record<MatchClass, number> = {
-  exact: 1,
-  prefix: 0.8,
-  typo: 0.8,
-  operator: 0.9,
-  synonym: 0.85,
-  hyponym: 0.75,
-  hypernym: 0.5,
-};
 const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = {
   exact: 'text',
   prefix: 'text',
@@ -54,41 +48,6 @@ const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = {
 export const WEAK_MATCHES = 10;
 /** Lowest lexical relevance of a match. */
 export const LEXICAL_MATCH = 0.5;
-/** Concept words kept per group after the vocabulary filter (keeps the expressions small). */
-const MAX_CONCEPT_WORDS = 400;
-
-/**
- * The lexical index of one scope (workspace or store), as a plan needs it. `count`, `size` and the
- * vocabulary ignore the request's filters (so match decisions, totals and facet counts agree);
- * `search` and `within` apply them.
- */
-export interface LexicalIndex {
-  /** documents of the scope matching an expression */
-  count(match: LexicalExpr): Promise<number>;
-  /** documents of the scope */
-  size(): Promise<number>;
-  /**
-   * filtered documents matching, best BM25 first, at most `k`, and how many match in all (`estimated`
-   * when the index stopped counting: very frequent words). With `counted: false` the caller needs the
-   * ranked list only: `total` may then be `seqs.length`, the index may skip counting past it and
-   * rank only the newest `k` matches.
-   */
-  search(match: LexicalExpr, k: number, counted?: boolean): Promise<{ seqs: number[]; total: number; estimated?: boolean }>;
-  /** which of `seqs` match */
-  within(match: LexicalExpr, seqs: number[]): Promise<Set<number>>;
-  /**
-   * documents of the scope matching any of `matches` (each an expression `count` was asked of): a query
-   * word's count across its groups. `union` is one expression matching the same documents, for an index
-   * that has to ask (one that kept the groups' documents takes their union instead).
-   */
-  countAny(matches: LexicalExpr[], union: LexicalExpr): Promise<number>;
-  /** index terms (Porter stems) starting with `prefix`, with their document counts across the index */
-  vocabulary(prefix: string): Promise<{ term: string; docs: number }[]>;
-  /** which of these stems the index holds */
-  known(stems: string[]): Promise<Set<string>>;
-  /** the text of a few scope documents matching `match` (to find a word as written from its stem) */
-  sampleText(match: LexicalExpr): Promise<string | null>;
-}
 
 export interface LexicalOptions {
   /** restrict every expression to one column of the index (exact-field modes) */
@@ -123,18 +82,6 @@ export interface LexicalResult {
   size: number;
   /** a candidate's best quality per term (indexed as `termWords`), or undefined for a seq that is no candidate */
   termQuality(seq: number): Float64Array | undefined;
-}
-
-interface Group {
-  term: number;
-  cls: MatchClass;
-  quality: number;
-  /** its phrases (`"word"`, `"two words"`, `"pre"*`) */
-  phrases: LexicalExpr[];
-  /** the words behind the phrases (for the echo) */
-  words: string[];
-  /** documents of the scope matching the group's phrases (`count` of the port) */
-  count: number;
 }
 
 /**
@@ -189,74 +136,39 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
         found += pc;
       }
     }
-    let conceptWord: string | null = dictionary ? t.word : null;
+    // A dictionary word's own meaning comes before its spelling: "sweater" finds the jumper, not a
+    // "3-seater" sofa one edit away. Its broader words come last, after a correction.
+    if (dictionary) {
+      if (o.thesaurus && found < WEAK_MATCHES) found += await nearConcepts(index, o.column, o.thesaurus, groups, i, t.word, 1);
+      if (found === 0 && o.typos) {
+        const typo = await typoGroup(index, o.column, i, t);
+        if (typo) {
+          groups.push(typo.group);
+          corrections.push(typo.correction);
+          found += typo.group.count;
+        }
+      }
+      if (o.thesaurus && found === 0) await broaderConcepts(index, o.column, o.thesaurus, groups, i, t.word, 1);
+      continue;
+    }
+    let conceptWord: string | null = null;
     /** concepts of a corrected word are no better than the correction itself */
     let conceptScale = 1;
     if (found === 0 && o.typos) {
-      // The budget follows the shorter of the word as typed and its stem: "seating" (stem "seat") gets none.
-      const budget = typoBudget(Math.min([...t.word].length, [...t.stem].length));
-      if (budget > 0) {
-        const vocab = (await Promise.all(typoPrefixes(t.stem).map((p) => index.vocabulary(p)))).flat();
-        const candidates = typoCandidates(t.stem, vocab, budget);
-        const best = candidates[0]?.distance;
-        const kept: { surface: string; distance: number }[] = [];
-        for (const cand of candidates) {
-          if (cand.distance !== best || kept.length >= 3) break;
-          // An index term is a stem ("turquois"); FTS5 would stem it again, so search a word as written
-          // whose stem it is, found in a document holding it (a prefix query finds those documents).
-          const text = await index.sampleText(inColumn(prefixPhrase(cand.term), o.column));
-          const surface = text ? surfaceWord(text, cand.term) : null;
-          if (surface && (await index.count(inColumn(phrase(surface), o.column))) > 0) kept.push({ surface, distance: cand.distance });
-        }
-        if (kept.length > 0) {
-          const phrases = kept.map((k) => phrase(k.surface));
-          const tc = await index.count(inColumn(anyOf(phrases), o.column));
-          groups.push({
-            term: i,
-            cls: 'typo',
-            quality: best === 1 ? CLASS_QUALITY.typo : CLASS_QUALITY.typo - 0.1,
-            phrases,
-            words: kept.map((k) => k.surface),
-            count: tc,
-          });
-          corrections.push({ from: t.word, to: kept[0]!.surface });
-          found += tc;
-          if (!conceptWord && o.thesaurus && nounLemma(o.thesaurus, kept[0]!.surface)) {
-            conceptWord = kept[0]!.surface;
-            conceptScale = CLASS_QUALITY.typo;
-          }
+      const typo = await typoGroup(index, o.column, i, t);
+      if (typo) {
+        groups.push(typo.group);
+        corrections.push(typo.correction);
+        found += typo.group.count;
+        if (o.thesaurus && nounLemma(o.thesaurus, typo.correction.to)) {
+          conceptWord = typo.correction.to;
+          conceptScale = CLASS_QUALITY.typo;
         }
       }
     }
     if (o.thesaurus && conceptWord && found < WEAK_MATCHES) {
-      const e = expansionOf(o.thesaurus, conceptWord);
-      const usable = await keepIndexed(index, e.near, e.nearStems, e.stems);
-      for (const rel of ['synonym', 'hyponym'] as const) {
-        const ws = e.related
-          .filter((r) => r.relation === rel && usable.has(r.text))
-          .map((r) => r.text)
-          .slice(0, MAX_CONCEPT_WORDS);
-        if (ws.length === 0) continue;
-        const c2 = await index.count(inColumn(anyOf(ws.map(phrase)), o.column));
-        if (c2 === 0) continue;
-        groups.push({ term: i, cls: rel, quality: CLASS_QUALITY[rel] * conceptScale, phrases: ws.map(phrase), words: ws, count: c2 });
-        found += c2;
-      }
-      if (found === 0) {
-        const ok = await keepIndexed(index, e.hyper, e.hyperStems, e.stems);
-        const ws = e.hyper.filter((h) => ok.has(h));
-        const hc = ws.length ? await index.count(inColumn(anyOf(ws.map(phrase)), o.column)) : 0;
-        if (hc > 0) {
-          groups.push({
-            term: i,
-            cls: 'hypernym',
-            quality: CLASS_QUALITY.hypernym * conceptScale,
-            phrases: ws.map(phrase),
-            words: ws,
-            count: hc,
-          });
-        }
-      }
+      found += await nearConcepts(index, o.column, o.thesaurus, groups, i, conceptWord, conceptScale);
+      if (found === 0) await broaderConcepts(index, o.column, o.thesaurus, groups, i, conceptWord, conceptScale);
     }
   }
 
@@ -332,45 +244,4 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     expanded: usedConcepts.flatMap((g) => g.words).slice(0, 20),
     terms: n,
   };
-}
-
-/** A word's concept expansion with the Porter stems of every related text (a pure function of the thesaurus and the word). */
-export interface Expansion {
-  related: ConceptWord[];
-  /** synonyms and hyponyms, in `related` order, and the distinct stems of their words */
-  near: string[];
-  nearStems: string[];
-  /** hypernyms, in `related` order, and the distinct stems of their words */
-  hyper: string[];
-  hyperStems: string[];
-  /** the stems of each related text's words */
-  stems: Map<string, string[]>;
-}
-/** Expansions kept per thesaurus and word: walking WordNet and stemming up to thousands of lemmas per query word costs milliseconds. */
-const expansions = new WeakMap<Thesaurus, Map<string, Expansion>>();
-/** Words whose expansion is kept per thesaurus (cleared past it). */
-const EXPANSIONS_KEPT = 256;
-
-/** `expandConcept(t, word)` with the stems of its texts, computed once per thesaurus and word. */
-export function expansionOf(t: Thesaurus, word: string): Expansion {
-  let byWord = expansions.get(t);
-  if (!byWord) expansions.set(t, (byWord = new Map<string, Expansion>()));
-  let e = byWord.get(word);
-  if (!e) {
-    const related = expandConcept(t, word);
-    const stems = new Map(related.map((r) => [r.text, words(r.text).map((w) => stemmer(w))]));
-    const near = related.filter((r) => r.relation !== 'hypernym').map((r) => r.text);
-    const hyper = related.filter((r) => r.relation === 'hypernym').map((r) => r.text);
-    const distinct = (texts: string[]): string[] => [...new Set(texts.flatMap((x) => stems.get(x)!))];
-    e = { related, near, nearStems: distinct(near), hyper, hyperStems: distinct(hyper), stems };
-    if (byWord.size >= EXPANSIONS_KEPT) byWord.clear();
-    byWord.set(word, e);
-  }
-  return e;
-}
-
-/** The texts whose every word's stem is in the index (`all`: the distinct stems of `texts`, `stemsOf`: each text's stems). */
-async function keepIndexed(index: LexicalIndex, texts: string[], all: string[], stemsOf: Map<string, string[]>): Promise<Set<string>> {
-  const known = await index.known(all);
-  return new Set(texts.filter((t) => stemsOf.get(t)!.length > 0 && stemsOf.get(t)!.every((s) => known.has(s))));
 }
