@@ -391,6 +391,17 @@ describe('honest search results (issue 11)', () => {
   });
 
   describe('7. product fusion', () => {
+    it('counts products matching part of the query only when none matches all of it', async () => {
+      // "can" is in other products' care notes ("can be machine washed"); the watering can matches both words
+      for (const search_mode of ['lexical', 'hybrid'] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'watering can', search_mode });
+        expect(handles(r), search_mode).toEqual(['yellow-watering-can']);
+      }
+      // no product is a wool tuxedo: the silk tuxedo, matching the rarer word, is still a match
+      const part = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'wool tuxedo', search_mode: 'lexical' });
+      expect(handles(part)).toEqual(['blue-silk-tuxedo']);
+    });
+
     it('keeps complete word matches above meaning-only ones, and meaning-only products need the calibrated threshold', async () => {
       const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'hybrid' });
       const items = r.structured.items as Ref[];

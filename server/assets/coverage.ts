@@ -13,8 +13,8 @@ import {
   type CoverageTerm,
   type WordNull,
 } from '../domain/search/coverage.ts';
-import { appendMatchedBy, LexicalHits } from '../domain/search/hit-lists.ts';
-import type { LexicalResult } from '../domain/search/lexical.ts';
+import { appendMatchedBy, capPartialMatches, LexicalHits } from '../domain/search/hit-lists.ts';
+import { LEXICAL_MATCH, type LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
 import { wordMemoOf } from '../domain/search/word-memo.ts';
 import type { LibraryDeps } from './deps.ts';
@@ -177,6 +177,7 @@ function merge(
     by[j] = code;
     complete[j] = all;
   }
+  capPartialMatches(relevance, complete, LEXICAL_MATCH);
   const order = stableDescending(relevance);
   const out = new LexicalHits(new Float64Array(n), new Float64Array(n), new Uint16Array(n), new Uint8Array(n));
   for (let i = 0; i < n; i++) {

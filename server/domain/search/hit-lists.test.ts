@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MatchKind } from '../../../shared/schemas/asset.ts';
-import { appendMatchedBy, LexicalHits, packMatchedBy, Ranked, unpackMatchedBy } from './hit-lists.ts';
+import { appendMatchedBy, capPartialMatches, LexicalHits, packMatchedBy, Ranked, unpackMatchedBy } from './hit-lists.ts';
 import { stableDescending } from './stable-order.ts';
 
 /** A seeded PRNG in [0, 1) (an LCG: enough for test data). */
@@ -69,5 +69,17 @@ describe('hit lists', () => {
       [1, false],
       [3, false],
     ]);
+  });
+});
+
+describe('capPartialMatches', () => {
+  it('keeps partial matches below a match, in their order, only when some candidate matches every word', () => {
+    const relevance = Float64Array.from([1, 0.8, 0.6, 0.5, 0.3]);
+    capPartialMatches(relevance, Uint8Array.from([1, 0, 0, 0, 0]), 0.5);
+    expect([...relevance].map((r) => Math.round(r * 10_000) / 10_000)).toEqual([1, 0.486, 0.482, 0.48, 0.3]);
+    // no complete candidate reaches a match: the partial ones stay matches (the any-term fallback)
+    const alone = Float64Array.from([0.8, 0.45]);
+    capPartialMatches(alone, Uint8Array.from([0, 1]), 0.5);
+    expect([...alone]).toEqual([0.8, 0.45]);
   });
 });

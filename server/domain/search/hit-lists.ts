@@ -55,6 +55,23 @@ export function appendMatchedBy(code: number, kind: MatchKind): number {
   return code + scale * CODE.get(kind)!;
 }
 
+/**
+ * The any-term fallback, only as a fallback: documents matching part of the query count as matches only
+ * when no document matches all of it, as Algolia drops query words only when the whole query finds
+ * nothing (`removeWordsIfNoResults`). When some complete candidate reaches `match`, the relevance of every
+ * incomplete one at or above it is mapped, in place and in order, into [match − 0.02, match − 0.01]: it
+ * stays a suggestion ranked as before, and the meaning side of a fusion may still accept it.
+ * @param relevance per candidate, in [0, 1]
+ * @param complete per candidate, 1 when every query word matched
+ */
+export function capPartialMatches(relevance: Float64Array, complete: Uint8Array, match: number): void {
+  let some = false;
+  for (let j = 0; j < relevance.length && !some; j++) some = complete[j] === 1 && relevance[j]! >= match;
+  if (!some) return;
+  for (let j = 0; j < relevance.length; j++)
+    if (complete[j] === 0 && relevance[j]! >= match) relevance[j] = match - 0.02 + (0.01 * (relevance[j]! - match)) / (1 - match);
+}
+
 /** Lexical candidates best first (distinct seqs): matches and non-matches, `relevance ≥ LEXICAL_MATCH` matching. */
 export class LexicalHits {
   constructor(

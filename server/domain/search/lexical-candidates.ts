@@ -4,7 +4,7 @@
  * `LexicalHits`. Kept apart from the planner's async function so that these loops run as small
  * functions V8 optimises on their own (inside the planner they ran several times slower).
  */
-import { appendMatchedBy, LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
+import { appendMatchedBy, capPartialMatches, LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
 import { stableDescending } from './stable-order.ts';
 
 /** Bit of each lexical `matched_by` kind in a class mask. */
@@ -134,13 +134,16 @@ export function applyGroup(cells: TermCells, term: number, quality: number, bit:
  * Each candidate's relevance: 1 for a complete exact match, else Σ w_t·q_t / Σ w_t over its best
  * quality per term (capped at 1); its provenance (the kinds that gave each matched term its best
  * quality, in the order first found) and whether every term matched. Best first, ties in list order.
+ * Incomplete candidates stay below `match` when a complete one reaches it (hit-lists.ts `capPartialMatches`).
  * @param groupsOf each term's groups: quality and the kind it reports
+ * @param match the lowest relevance of a match (domain/search/lexical.ts `LEXICAL_MATCH`)
  */
 export function scoreCandidates(
   c: Candidates,
   cells: TermCells,
   weights: readonly number[],
   groupsOf: readonly (readonly { quality: number; kind: LexicalMatchedBy }[])[],
+  match: number,
 ): LexicalHits {
   const { n, quality, byMask } = cells;
   const m = c.seqs.length;
@@ -166,6 +169,7 @@ export function scoreCandidates(
     by[j] = code;
     complete[j] = all;
   }
+  capPartialMatches(relevance, complete, match);
   // best first; ties keep list order (BM25: complete exact matches first, then the other lists)
   const order = stableDescending(relevance);
   const hits = new LexicalHits(new Float64Array(m), new Float64Array(m), new Uint16Array(m), new Uint8Array(m));

@@ -17,9 +17,10 @@
  * A document's lexical relevance is the IDF-weighted mean of its best quality per term,
  * Σ w_t·q_t / Σ w_t with w_t = ln(1 + N / (1 + n_t)) (Robertson–Spärck Jones IDF); a word the library
  * lacks weighs as much as its most specific word. Relevance 1 = every word matched exactly. A document
- * is a lexical match at relevance ≥ `LEXICAL_MATCH`: all words matched by some class, or most of the
- * query's weight matched (the any-term fallback). Ties keep BM25 order: complete exact matches first,
- * then the all-terms and any-term candidate lists.
+ * is a lexical match at relevance ≥ `LEXICAL_MATCH`: all words matched by some class, or, when no
+ * document matches every word, most of the query's weight matched (the any-term fallback,
+ * hit-lists.ts `capPartialMatches`). Ties keep BM25 order: complete exact matches first, then the
+ * all-terms and any-term candidate lists.
  */
 import { stemmer } from 'stemmer';
 import { nounLemma, type Thesaurus } from './concepts.ts';
@@ -224,7 +225,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
   const present = idf.filter((_, i) => counts[i]! > 0);
   const weights = idf.map((w, i) => (counts[i]! > 0 || present.length === 0 ? w : Math.max(...present)));
   const groupsOf = terms.map((_, i) => groups.filter((g) => g.term === i).map((g) => ({ quality: g.quality, kind: MATCHED_BY[g.cls] })));
-  const hits = scoreCandidates(c, cells, weights, groupsOf);
+  const hits = scoreCandidates(c, cells, weights, groupsOf, LEXICAL_MATCH);
   const usedConcepts = groups.filter((g) => g.cls !== 'exact' && g.cls !== 'typo' && g.cls !== 'prefix');
   const termQuality = (seq: number): Float64Array | undefined => {
     const j = c.at.get(seq);
