@@ -37,6 +37,15 @@ export interface Group {
   count: number;
 }
 
+/** Where a term's concept groups go: the index and column asked, the thesaurus, the plan's groups and the term's index. */
+export interface TermSite {
+  index: LexicalIndex;
+  column: string | null;
+  thesaurus: Thesaurus;
+  groups: Group[];
+  term: number;
+}
+
 /** A word's concept expansion with the Porter stems of every related text (a pure function of the thesaurus and the word). */
 export interface Expansion {
   related: ConceptWord[];
@@ -119,16 +128,9 @@ export async function typoGroup(
  * @param scale quality factor (a corrected word's concepts are no better than the correction)
  * @returns the documents the added groups match (a sum over groups)
  */
-export async function nearConcepts(
-  index: LexicalIndex,
-  column: string | null,
-  thesaurus: Thesaurus,
-  groups: Group[],
-  term: number,
-  word: string,
-  scale: number,
-): Promise<number> {
-  const e = expansionOf(thesaurus, word);
+export async function nearConcepts(at: TermSite, word: string, scale: number): Promise<number> {
+  const { index, column, groups, term } = at;
+  const e = expansionOf(at.thesaurus, word);
   const usable = await keepIndexed(index, e.near, e.nearStems, e.stems);
   let found = 0;
   for (const rel of ['synonym', 'hyponym'] as const) {
@@ -146,16 +148,9 @@ export async function nearConcepts(
 }
 
 /** Add the group of `word`'s close hypernyms that match documents (the last resort of a term that matches nothing). */
-export async function broaderConcepts(
-  index: LexicalIndex,
-  column: string | null,
-  thesaurus: Thesaurus,
-  groups: Group[],
-  term: number,
-  word: string,
-  scale: number,
-): Promise<void> {
-  const e = expansionOf(thesaurus, word);
+export async function broaderConcepts(at: TermSite, word: string, scale: number): Promise<void> {
+  const { index, column, groups, term } = at;
+  const e = expansionOf(at.thesaurus, word);
   const ok = await keepIndexed(index, e.hyper, e.hyperStems, e.stems);
   const ws = e.hyper.filter((h) => ok.has(h));
   const count = ws.length ? await index.count(inColumn(anyOf(ws.map(phrase)), column)) : 0;

@@ -137,39 +137,29 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
         found += pc;
       }
     }
+    /** the term's typo group, if its spelling is close to the index's words: the word searched instead */
+    const correct = async (): Promise<string | null> => {
+      const typo = o.typos ? await typoGroup(index, o.column, i, t) : null;
+      if (!typo) return null;
+      groups.push(typo.group);
+      corrections.push(typo.correction);
+      found += typo.group.count;
+      return typo.correction.to;
+    };
+    const site = o.thesaurus ? { index, column: o.column, thesaurus: o.thesaurus, groups, term: i } : null;
     // A dictionary word's own meaning comes before its spelling: "sweater" finds the jumper, not a
     // "3-seater" sofa one edit away. Its broader words come last, after a correction.
     if (dictionary) {
-      if (o.thesaurus && found < WEAK_MATCHES) found += await nearConcepts(index, o.column, o.thesaurus, groups, i, t.word, 1);
-      if (found === 0 && o.typos) {
-        const typo = await typoGroup(index, o.column, i, t);
-        if (typo) {
-          groups.push(typo.group);
-          corrections.push(typo.correction);
-          found += typo.group.count;
-        }
-      }
-      if (o.thesaurus && found === 0) await broaderConcepts(index, o.column, o.thesaurus, groups, i, t.word, 1);
+      if (site && found < WEAK_MATCHES) found += await nearConcepts(site, t.word, 1);
+      if (found === 0) await correct();
+      if (site && found === 0) await broaderConcepts(site, t.word, 1);
       continue;
     }
-    let conceptWord: string | null = null;
-    /** concepts of a corrected word are no better than the correction itself */
-    let conceptScale = 1;
-    if (found === 0 && o.typos) {
-      const typo = await typoGroup(index, o.column, i, t);
-      if (typo) {
-        groups.push(typo.group);
-        corrections.push(typo.correction);
-        found += typo.group.count;
-        if (o.thesaurus && nounLemma(o.thesaurus, typo.correction.to)) {
-          conceptWord = typo.correction.to;
-          conceptScale = CLASS_QUALITY.typo;
-        }
-      }
-    }
-    if (o.thesaurus && conceptWord && found < WEAK_MATCHES) {
-      found += await nearConcepts(index, o.column, o.thesaurus, groups, i, conceptWord, conceptScale);
-      if (found === 0) await broaderConcepts(index, o.column, o.thesaurus, groups, i, conceptWord, conceptScale);
+    const corrected = found === 0 ? await correct() : null;
+    // concepts of a corrected word are no better than the correction itself
+    if (site && corrected && nounLemma(site.thesaurus, corrected) && found < WEAK_MATCHES) {
+      found += await nearConcepts(site, corrected, CLASS_QUALITY.typo);
+      if (found === 0) await broaderConcepts(site, corrected, CLASS_QUALITY.typo);
     }
   }
 
