@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.ts';
 import { createLogger } from '../../server/log.ts';
 import { cookieKeys, signingKeys } from '../../server/oauth/keys.ts';
+import { createGrantKey } from '../../server/tenancy/admin.ts';
 import { closeTestDatabase, openTestDatabase, startTestServer, tempConfig } from './harness.ts';
 import { spawnCli } from './processes.ts';
 
@@ -61,6 +62,27 @@ describe('OAuth signing keys', () => {
       } finally {
         await second.close();
       }
+    } finally {
+      await closeTestDatabase(dir);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('grants revoke takes a grant id that begins with a dash (grant ids are base64url)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-grants-'));
+    await openTestDatabase(dir);
+    try {
+      const srv = await startTestServer({ dataDir: dir, env: { ATELIER_ENRICHMENT: '0' } });
+      const grantId = '-aSpynt1EsrPJpUyi1x1wjMVUaYmPPwp6Z_C_mAYUm1';
+      await createGrantKey(srv.app.stores.tenancy, srv.tenant.tenant_id, grantId, 'Test connector', [srv.tenant.workspace_id]);
+      await srv.close();
+      const r = await spawnCli(['grants', 'revoke', grantId, '--json'], { ATELIER_DATA_DIR: dir }).exited;
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual({ grant_id: grantId, revoked: true });
+      const list = await spawnCli(['grants', 'list', '--tenant', srv.tenant.tenant_id, '--json'], { ATELIER_DATA_DIR: dir }).exited;
+      expect((JSON.parse(list.stdout) as { grants: { grant_id: string; revoked_at: string | null }[] }).grants).toEqual([
+        expect.objectContaining({ grant_id: grantId, revoked_at: expect.any(String) }),
+      ]);
     } finally {
       await closeTestDatabase(dir);
       fs.rmSync(dir, { recursive: true, force: true });

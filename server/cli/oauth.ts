@@ -83,6 +83,9 @@ export function registerOAuthCommands(program: Command, kit: CliKit): void {
     .description('revoke an OAuth grant: its access tokens are refused from the next request, its refresh tokens stop working')
     .argument('<grant_id>')
     .option('--json', 'print {"grant_id","revoked"}')
+    // grant ids are base64url, so one in 64 begins with "-": an argument the command does not know as an
+    // option is the grant id (a misspelt option then fails as "grant … does not exist")
+    .allowUnknownOption()
     .action(async (grantId: string, o: { json?: boolean }) => {
       const { app } = await boot();
       const outcome = await revokeGrant(app.library.tenancy, app.stores.oauth, grantId);
