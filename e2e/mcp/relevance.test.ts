@@ -123,18 +123,6 @@ describe('honest search results (issue 11)', () => {
       expect(request(browse).match).toBe('browse');
     });
 
-    it('lists only matching products; a product the shop does not sell gets no items in any mode', async () => {
-      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
-        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'laptop', search_mode });
-        expect(r.error, search_mode).toBeUndefined();
-        expect(r.structured, search_mode).toMatchObject({ items: [], total: 0, returned: 0 });
-        expect(r.text, search_mode).toMatch(/^No product matches for "laptop"/);
-      }
-      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'bracelet' });
-      expect((r.structured.items as Ref[]).every((p) => p.relevance! >= 0.5 && p.matched_by!.length > 0)).toBe(true);
-      expect(r.structured.suggestions).toEqual([]);
-    });
-
     it('offers the picker only matches as candidates, and svc_discover publishes the contract', async () => {
       const none = await c.call('svc_asset_select', 'select', { theme_id: theme, query: 'basketball court' });
       expect(none.structured.candidates).toEqual([]);
@@ -267,27 +255,6 @@ describe('honest search results (issue 11)', () => {
       expect(names(own)).toEqual(['violetwildflower.jpg']);
       expect(request(own).corrected_query).toBeNull();
     });
-
-    it('finds a product in the top 3 despite one typo', async () => {
-      for (const [query, handle] of [
-        ['neckalce', 'necklace'],
-        ['braclet', 'bracelet'],
-        ['turqoise', 'turquoise'],
-      ] as const) {
-        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query });
-        expect(r.structured.corrected_query, query).toBe(handle);
-        expect(handles(r).length, query).toBeGreaterThan(0);
-        expect((r.structured.items as Ref[])[0]!.matched_by, query).toContain('typo');
-      }
-    });
-
-    it('does not respell a dictionary word whose meaning the shop sells: "sweater" is the jumper, not a "3-seater" sofa', async () => {
-      for (const search_mode of ['hybrid', 'lexical'] as const) {
-        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'sweater', search_mode });
-        expect(handles(r), search_mode).toEqual(['yellow-wool-jumper']);
-        expect(r.structured.corrected_query, search_mode).toBeNull();
-      }
-    });
   });
 
   describe('5. concept expansion and operator synonyms', () => {
@@ -388,66 +355,5 @@ describe('honest search results (issue 11)', () => {
       expect(spaces.map((s) => s.status)).toEqual(['ready']);
       expect(await srv.app.stores.vectors.count(scope, spaces[0]!)).toBe(images);
     });
-  });
-
-  describe('7. product fusion', () => {
-    it('counts products matching part of the query only when none matches all of it', async () => {
-      // "can" is in other products' care notes ("can be machine washed"); the watering can matches both words
-      for (const search_mode of ['lexical', 'hybrid'] as const) {
-        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'watering can', search_mode });
-        expect(handles(r), search_mode).toEqual(['yellow-watering-can']);
-      }
-      // no product is a wool tuxedo: the silk tuxedo, matching the rarer word, is still a match
-      const part = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'wool tuxedo', search_mode: 'lexical' });
-      expect(handles(part)).toEqual(['blue-silk-tuxedo']);
-    });
-
-    it('keeps complete word matches above meaning-only ones, and meaning-only products need the calibrated threshold', async () => {
-      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'hybrid' });
-      const items = r.structured.items as Ref[];
-      expect(items[0]).toMatchObject({ handle: 'classic-leather-jacket', relevance: 1 });
-      const firstMeaningOnly = items.findIndex((p) => !p.matched_by!.some((m) => m === 'text' || m === 'typo' || m === 'concept'));
-      const lastComplete = items.map((p) => p.relevance).lastIndexOf(1);
-      if (firstMeaningOnly >= 0) expect(firstMeaningOnly).toBeGreaterThan(lastComplete);
-      for (const p of items) expect(p.relevance!).toBeGreaterThanOrEqual(0.5);
-      const lexical = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'lexical' });
-      expect(handles(r).slice(0, handles(lexical).filter((h) => h === 'classic-leather-jacket').length)).toEqual([
-        'classic-leather-jacket',
-      ]);
-    });
-  });
-});
-
-describe('a library named only by its files (issue 33)', () => {
-  let srv: TestServer;
-  let c: TestClient;
-  beforeAll(async () => {
-    srv = await startTestServer();
-    c = await srv.connect();
-    for (const file of [
-      'images/formats/denali.webp',
-      'images/nature/prairie_falcon.jpg',
-      'images/metadata/thompson-springs.jpg',
-      'images/nature/tanners_ridge.jpg',
-      'images/nature/silver_fir.jpg',
-    ]) {
-      const filename = file.split('/').pop()!;
-      const r = await c.call('svc_asset_import', 'import', {
-        data: demoFile(file).toString('base64'),
-        mime_type: filename.endsWith('.webp') ? 'image/webp' : 'image/jpeg',
-        filename,
-      });
-      expect(r.error).toBeUndefined();
-    }
-    await waitForEnrichment(c, srv.tenant.theme_id);
-  });
-  afterAll(async () => srv.close());
-
-  it('a word one name holds through WordNet ("Denali", a mountain) is not matched by neighbours of its meaning', async () => {
-    // "mountain" is the broader word of Denali; "prairie" and "springs" are only close to it in a word space
-    for (const query of ['mountain', 'mountian']) {
-      const r = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query });
-      expect(names(r), query).toEqual(['denali.webp']);
-    }
   });
 });

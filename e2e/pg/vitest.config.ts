@@ -6,10 +6,10 @@ import { defineConfig } from 'vitest/config';
  * own schema (e2e/mcp/harness.ts `backendEnv`), and two processes behind nginx share one.
  *
  * Left out, with the reason:
- * - calibration, catalog-semantic, cross-process-semantic, enrichment, enrichment-durability, faults, image-model, relevance, small-answers: they assert semantic or
+ * - calibration, catalog-semantic, cross-process-semantic, enrichment, enrichment-durability, faults, image-model, relevance, relevance-names, relevance-products, small-answers: they assert semantic or
  *   visual matches, which need pgvector; the machine's PostgreSQL 15 has none (Debian ships no package), so
  *   there search answers lexically with `degraded_from`. They run in part 3 instead (e2e/pglite/vitest.config.ts:
- *   these nine files on PGlite with pgvector); below the MCP layer the pgvector path is covered by the
+ *   these eleven files on PGlite with pgvector); below the MCP layer the pgvector path is covered by the
  *   stores part (e2e/pg/stores.vitest.config.ts: the VectorStore and ProductVectorStore contracts,
  *   server/enrichment/service-postgres.test.ts) and by server/catalog/catalog-backends.test.ts in `npm test`.
  * e2e/pg/backend-coverage.test.ts (in `npm test`) fails when an e2e/mcp test file is in no PostgreSQL part.

@@ -45,6 +45,8 @@ export default defineConfig({
       // broke the reverted limiter's named prepared statements (server/tenancy/rate-limits.ts)
       'e2e/mcp/rate-limits.test.ts',
       'e2e/mcp/relevance.test.ts',
+      'e2e/mcp/relevance-names.test.ts',
+      'e2e/mcp/relevance-products.test.ts',
       'e2e/mcp/small-answers.test.ts',
     ],
     pool: 'forks',

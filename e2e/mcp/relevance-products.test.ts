@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
+import { startTestServer, type TestClient, type TestServer } from './harness.ts';
+
+/** The honest results contract of list_products (issues 11 and 33), through an MCP client on the demo catalog. */
+interface Ref {
+  product_id: string;
+  handle: string;
+  relevance: number | null;
+  matched_by: string[] | null;
+}
+const handles = (r: { structured: Record<string, unknown> }): string[] => (r.structured.items as Ref[]).map((p) => p.handle);
+
+describe('product search results', () => {
+  let srv: TestServer;
+  let c: TestClient;
+  let store: string;
+  beforeAll(async () => {
+    srv = await startTestServer();
+    c = await srv.connect();
+    store = srv.tenant.store_id;
+    await seedDemoCatalog(srv.app, srv.tenant, { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
+    await srv.app.catalog.deps.indexer.embedPending(null);
+  });
+  afterAll(async () => srv.close());
+
+  describe('matches only', () => {
+    it('lists only matching products; a product the shop does not sell gets no items in any mode', async () => {
+      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'laptop', search_mode });
+        expect(r.error, search_mode).toBeUndefined();
+        expect(r.structured, search_mode).toMatchObject({ items: [], total: 0, returned: 0 });
+        expect(r.text, search_mode).toMatch(/^No product matches for "laptop"/);
+      }
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'bracelet' });
+      expect((r.structured.items as Ref[]).every((p) => p.relevance! >= 0.5 && p.matched_by!.length > 0)).toBe(true);
+      expect(r.structured.suggestions).toEqual([]);
+    });
+  });
+
+  describe('typo tolerance', () => {
+    it('finds a product in the top 3 despite one typo', async () => {
+      for (const [query, handle] of [
+        ['neckalce', 'necklace'],
+        ['braclet', 'bracelet'],
+        ['turqoise', 'turquoise'],
+      ] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query });
+        expect(r.structured.corrected_query, query).toBe(handle);
+        expect(handles(r).length, query).toBeGreaterThan(0);
+        expect((r.structured.items as Ref[])[0]!.matched_by, query).toContain('typo');
+      }
+    });
+
+    it('does not respell a dictionary word whose meaning the shop sells: "sweater" is the jumper, not a "3-seater" sofa', async () => {
+      for (const search_mode of ['hybrid', 'lexical'] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'sweater', search_mode });
+        expect(handles(r), search_mode).toEqual(['yellow-wool-jumper']);
+        expect(r.structured.corrected_query, search_mode).toBeNull();
+      }
+    });
+  });
+
+  describe('fusion', () => {
+    it('counts products matching part of the query only when none matches all of it', async () => {
+      // "can" is in other products' care notes ("can be machine washed"); the watering can matches both words
+      for (const search_mode of ['lexical', 'hybrid'] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'watering can', search_mode });
+        expect(handles(r), search_mode).toEqual(['yellow-watering-can']);
+      }
+      // no product is a wool tuxedo: the silk tuxedo, matching the rarer word, is still a match
+      const part = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'wool tuxedo', search_mode: 'lexical' });
+      expect(handles(part)).toEqual(['blue-silk-tuxedo']);
+    });
+
+    it('keeps complete word matches above meaning-only ones, and meaning-only products need the calibrated threshold', async () => {
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'hybrid' });
+      const items = r.structured.items as Ref[];
+      expect(items[0]).toMatchObject({ handle: 'classic-leather-jacket', relevance: 1 });
+      const firstMeaningOnly = items.findIndex((p) => !p.matched_by!.some((m) => m === 'text' || m === 'typo' || m === 'concept'));
+      const lastComplete = items.map((p) => p.relevance).lastIndexOf(1);
+      if (firstMeaningOnly >= 0) expect(firstMeaningOnly).toBeGreaterThan(lastComplete);
+      for (const p of items) expect(p.relevance!).toBeGreaterThanOrEqual(0.5);
+      const lexical = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'leather jacket', search_mode: 'lexical' });
+      expect(handles(r).slice(0, handles(lexical).filter((h) => h === 'classic-leather-jacket').length)).toEqual([
+        'classic-leather-jacket',
+      ]);
+    });
+  });
+});
