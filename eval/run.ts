@@ -6,7 +6,8 @@
  *   curated    demo/images imported by the demo seed with demo-metadata.json (alt text, tags, purpose)
  *   filenames  the same files imported with their original file names only (no typed metadata)
  *   neutral    the same files imported as camera names (IMG_0001.jpg, …, in a fixed shuffled order) with no
- *              metadata: only what the pixels give (OCR, colours, an image model when configured) can match
+ *              typed metadata: only the file itself (its pixels: OCR, colours, an image model when configured;
+ *              and its embedded caption and keywords, when it has them) can match
  *   products   the demo catalog (demo/catalog, Shopify's demo CSVs)
  * Modes: assets all and semantic; products hybrid (default), lexical and semantic.
  * Metrics (eval/metrics.ts): nDCG@10, recall@3, hit@3, unrelated results in the top 10 of match queries,

@@ -38,3 +38,64 @@ describe('search in a library named only by its files (issue 33)', () => {
     }
   });
 });
+
+describe("a photo's own caption and keywords (XMP, IPTC, EXIF) when nobody typed any", () => {
+  let srv: TestServer;
+  let c: TestClient;
+  const item = async (query: string, mode = 'filename'): Promise<{ name: string; alt_text: string | null }> => {
+    const r = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query, mode });
+    return (r.structured.assets as { name: string; alt_text: string | null }[])[0]!;
+  };
+  beforeAll(async () => {
+    srv = await startTestServer();
+    c = await srv.connect();
+    const imports: [string, string, Record<string, unknown>][] = [
+      // XMP dc:title, dc:description, dc:subject; IPTC Caption-Abstract and Keywords
+      ['images/nature/prairie_falcon.jpg', 'IMG_1234.jpg', {}],
+      // its only description is the camera's placeholder "SONY DSC"
+      ['images/nature/el_torcal_rocks.jpg', 'DSC_0001.jpg', {}],
+      // keywords Marie Curie, Pierre Curie; the user's own tags come first
+      ['images/metadata/portrait.jpg', 'IMG_2000.jpg', { tags: ['family'] }],
+      // a long IPTC caption; the user's own alt text comes first
+      ['images/metadata/thompson-springs.jpg', 'IMG_3000.jpg', { alt_text: 'Road through the desert' }],
+    ];
+    for (const [file, filename, user] of imports) {
+      const r = await c.call('svc_asset_import', 'import', {
+        data: demoFile(file).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename,
+        ...user,
+      });
+      expect(r.error).toBeUndefined();
+    }
+    await waitForEnrichment(c, srv.tenant.theme_id);
+  });
+  afterAll(async () => srv.close());
+
+  it('a camera-named photo is found by the words of its embedded caption and keywords, which become its alt text', async () => {
+    for (const [query, mode] of [
+      ['falcon', 'all'],
+      ['eggs', 'alt_text'],
+      ['raptors', 'tags'],
+    ] as const) {
+      const r = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query, mode });
+      expect(names(r), `${query} (${mode})`).toEqual(['IMG_1234.jpg']);
+    }
+    expect((await item('IMG_1234')).alt_text).toBe(
+      'Prairie falcon female with eggs. Adult female prairie falcon flying from a nest on one of our sedimentary slide walls. Note the four eggs in the eroded water chute.',
+    );
+  });
+
+  it("a camera's placeholder caption is no description, and the user's own alt text and tags stay authoritative", async () => {
+    expect((await item('DSC_0001')).alt_text ?? '').not.toMatch(/sony/i);
+    expect((await item('IMG_3000')).alt_text).toBe('Road through the desert');
+    const curie = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'Pierre Curie', mode: 'tags' });
+    expect(names(curie)).toEqual([]);
+    const utah = await c.call('svc_asset_library', 'search', {
+      theme_id: srv.tenant.theme_id,
+      query: 'Thompson Springs',
+      mode: 'alt_text',
+    });
+    expect(names(utah)).toEqual([]);
+  });
+});

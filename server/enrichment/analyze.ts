@@ -3,6 +3,8 @@ import { autoTags, cleanOcr, machineAltText, nameWords, orientationOf } from '..
 import { dominantColours, isMonochrome, visualDescriptor, type DominantColour } from '../domain/media/colour.ts';
 import type { ImageCaptioner } from '../providers/vision-http.ts';
 import type { Logger } from '../log.ts';
+import { EMBEDDED_CAPTION_SOURCE } from '../domain/media/embedded-metadata.ts';
+import { embeddedDescription } from './embedded-metadata.ts';
 import type { OcrEngine } from './ocr.ts';
 
 /** What analysis derives from an image's pixels. */
@@ -11,9 +13,10 @@ export interface Analysis {
   orientation: 'landscape' | 'portrait' | 'square' | null;
   ocrText: string | null;
   ocrConfidence: number | null;
+  /** measured tags (colours, text, transparency…), then the keywords the file's own metadata lists */
   autoTags: string[];
   machineAltText: string;
-  /** caption from the vision model, when one is configured and answered */
+  /** the file's own description (XMP, IPTC, EXIF), else the vision model's caption when one is configured and answered */
   caption: string | null;
   captionModelId: string | null;
   visual: Float32Array;
@@ -35,9 +38,12 @@ const immediate: ImageRunner = { run: (op) => op() };
 /**
  * Analyse stored image bytes (already EXIF-normalised PNG/JPEG/WebP/…; SVG is rasterised by sharp):
  * dominant colours, orientation, OCR (when an engine is given), auto tags, machine alt text and the
- * visual descriptor. Deterministic for the same bytes, so re-running a job is harmless. With a
- * `captioner` (and no user alt text) the machine alt text is the vision model's caption; when that
- * call fails the heuristic alt text is used and the failure logged.
+ * visual descriptor. Deterministic for the same bytes, so re-running a job is harmless. The file's own
+ * metadata fills what the user left out: its keywords join the auto tags of an asset without user tags
+ * (`wantKeywords`, default true). Without user alt text (`wantCaption`), the machine alt text
+ * is the file's own description when it has one (its author's words, and no paid call), else with a
+ * `captioner` the vision model's caption; when that call fails the heuristic alt text is used and the
+ * failure logged.
  * The image is decoded once, auto-oriented, at most 1600 px on the long side (shrink-on-load where the
  * format allows), and every raster below is derived from those pixels: peak memory is one
  * reduced-scale decode, not one full decode per raster.
@@ -46,7 +52,7 @@ const immediate: ImageRunner = { run: (op) => op() };
  */
 export async function analyzeImage(
   bytes: Buffer,
-  info: { name: string; prompt: string | null; kind: string; wantCaption?: boolean; heads?: string[] },
+  info: { name: string; prompt: string | null; kind: string; wantCaption?: boolean; wantKeywords?: boolean; heads?: string[] },
   ocr: OcrEngine | null,
   vision?: { captioner: ImageCaptioner; log: Logger; signal?: AbortSignal },
   images: ImageRunner = immediate,
@@ -96,13 +102,17 @@ export async function analyzeImage(
     hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA),
     kind: info.kind,
   });
-  let caption: string | null = null;
-  if (vision && info.wantCaption) {
+  const embedded = embeddedDescription(bytes);
+  if (info.wantKeywords !== false) tags.push(...embedded.keywords.filter((k) => !tags.includes(k.toLowerCase())));
+  let caption: string | null = info.wantCaption ? embedded.caption : null;
+  let captionModelId: string | null = caption ? EMBEDDED_CAPTION_SOURCE : null;
+  if (vision && info.wantCaption && !caption) {
     try {
       const jpeg = await images.run(() =>
         flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer(),
       );
       caption = await vision.captioner.caption(jpeg, { name: nameWords(info.name), ocrText }, vision.signal);
+      captionModelId = vision.captioner.modelId;
     } catch (err) {
       vision.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'vision caption failed; using heuristic alt text');
     }
@@ -115,7 +125,7 @@ export async function analyzeImage(
     autoTags: tags,
     machineAltText: caption ?? machineAltText({ name: info.name, prompt: info.prompt, ocrText, heads: info.heads }),
     caption,
-    captionModelId: caption && vision ? vision.captioner.modelId : null,
+    captionModelId: caption ? captionModelId : null,
     visual,
   };
 }

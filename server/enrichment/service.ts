@@ -168,7 +168,15 @@ export function createEnrichment(d: EnrichmentDeps): Enrichment {
     const prompt = promptOf(row);
     const a = await analyzeImage(
       bytes,
-      { name: row.name, prompt, kind: row.kind, wantCaption: !userAlt, heads: userAlt || prompt ? [] : await nameHeads(row.name) },
+      {
+        name: row.name,
+        prompt,
+        kind: row.kind,
+        wantCaption: !userAlt,
+        // user tags stay authoritative (spec §2): the file's keywords only fill their absence
+        wantKeywords: !row.user_fields.includes('tags'),
+        heads: userAlt || prompt ? [] : await nameHeads(row.name),
+      },
       d.ocr,
       d.captioner ? { captioner: d.captioner, log, signal } : undefined,
       d.images,
