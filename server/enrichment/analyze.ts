@@ -102,7 +102,7 @@ export async function analyzeImage(
     hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA),
     kind: info.kind,
   });
-  const embedded = embeddedDescription(bytes);
+  const embedded = embeddedDescription(bytes, meta.xmp);
   if (info.wantKeywords !== false) tags.push(...embedded.keywords.filter((k) => !tags.includes(k.toLowerCase())));
   let caption: string | null = info.wantCaption ? embedded.caption : null;
   let captionModelId: string | null = caption ? EMBEDDED_CAPTION_SOURCE : null;

@@ -7,11 +7,19 @@ import ExifReader from 'exifreader';
 import { describeEmbedded, type EmbeddedDescription, type EmbeddedFields } from '../domain/media/embedded-metadata.ts';
 
 /** Only the fields read here are parsed (ExifReader `includeTags`): no GPS, maker notes or thumbnails. */
-const INCLUDE = {
+const INCLUDE_FILE = {
   exif: ['ImageDescription', 'XPTitle', 'XPSubject', 'XPKeywords', 'Make', 'Model'],
   iptc: ['Object Name', 'Headline', 'Caption/Abstract', 'Keywords'],
-  xmp: ['title', 'description', 'subject', 'Headline'],
+  png: ['Title', 'Description'],
 };
+const INCLUDE_XMP = { xmp: ['title', 'description', 'subject', 'Headline'] };
+
+/**
+ * Largest XMP packet parsed, bytes. A JPEG's packet is at most 65,502 bytes; far larger ones (a WebP or PNG
+ * chunk, a phone's depth map) hold no caption worth the time: XML parsing runs on the event loop, and a
+ * 19 MB packet took 12 s and 1.8 GB.
+ */
+export const XMP_MAX_BYTES = 256 * 1024;
 
 /** ExifReader's tag: `description` is its text; XMP lists and IPTC repeats also give `value` as items. */
 interface Tag {
@@ -35,38 +43,46 @@ function items(t: Tag | Tag[] | undefined): string[] {
 }
 
 /**
- * The descriptive fields of `bytes`, in the precedence `EmbeddedFields` documents; all null and no
- * keywords when the file has none or its metadata cannot be parsed (a broken metadata block never fails
- * enrichment: the pixels are what the rest of the analysis reads).
+ * The descriptive fields of a file, in the precedence `EmbeddedFields` documents; all null and no keywords
+ * when it has none or its metadata cannot be parsed (a broken metadata block never fails enrichment: the
+ * pixels are what the rest of the analysis reads). ExifReader reads the EXIF, IPTC and PNG text of the file
+ * itself; the XMP packet is the one libvips found (sharp's `metadata().xmp`), parsed only up to
+ * XMP_MAX_BYTES, so no packet ExifReader would gather on its own (a JPEG's extended XMP) is parsed.
  * @param bytes an image file as stored (any format ExifReader knows; others give no fields)
+ * @param xmp the file's XMP packet (UTF-8 XML), when it has one
  */
-export function readEmbeddedFields(bytes: Buffer): EmbeddedFields {
-  let tags: ExifReader.ExpandedTags;
-  try {
-    tags = ExifReader.load(bytes, { expanded: true, includeTags: INCLUDE });
-  } catch {
-    return { title: null, headline: null, description: null, keywords: [], make: null, model: null };
-  }
-  const xmp = tags.xmp as Group;
+export function readEmbeddedFields(bytes: Buffer, xmp: Buffer | undefined): EmbeddedFields {
+  const load = (data: Buffer, includeTags: Record<string, string[]>): ExifReader.ExpandedTags => {
+    try {
+      return ExifReader.load(data, { expanded: true, includeTags });
+    } catch {
+      return {};
+    }
+  };
+  const tags = load(bytes, INCLUDE_FILE);
+  const x = (xmp && xmp.length <= XMP_MAX_BYTES ? load(xmp, INCLUDE_XMP).xmp : undefined) as Group;
   const iptc = tags.iptc as Group;
   const exif = tags.exif as Group;
   const png = tags.pngText as Group;
   return {
-    title: text(xmp?.title) ?? text(iptc?.['Object Name']) ?? text(exif?.XPTitle) ?? text(png?.Title),
-    headline: text(xmp?.Headline) ?? text(iptc?.Headline),
+    title: text(x?.title) ?? text(iptc?.['Object Name']) ?? text(exif?.XPTitle) ?? text(png?.Title),
+    headline: text(x?.Headline) ?? text(iptc?.Headline),
     description:
-      text(xmp?.description) ??
+      text(x?.description) ??
       text(iptc?.['Caption/Abstract']) ??
       text(exif?.ImageDescription) ??
       text(png?.Description) ??
       text(exif?.XPSubject),
-    keywords: [...items(xmp?.subject), ...items(iptc?.Keywords), ...items(exif?.XPKeywords)],
+    keywords: [...items(x?.subject), ...items(iptc?.Keywords), ...items(exif?.XPKeywords)],
     make: text(exif?.Make),
     model: text(exif?.Model),
   };
 }
 
-/** The caption and keywords a file's own metadata gives (domain/media/embedded-metadata.ts `describeEmbedded`). */
-export function embeddedDescription(bytes: Buffer): EmbeddedDescription {
-  return describeEmbedded(readEmbeddedFields(bytes));
+/**
+ * The caption and keywords a file's own metadata gives (domain/media/embedded-metadata.ts `describeEmbedded`).
+ * @param xmp the XMP packet libvips read from the file (sharp `metadata().xmp`)
+ */
+export function embeddedDescription(bytes: Buffer, xmp: Buffer | undefined): EmbeddedDescription {
+  return describeEmbedded(readEmbeddedFields(bytes, xmp));
 }
