@@ -38,6 +38,7 @@ export default defineConfig({
       'e2e/mcp/fetch-errors.test.ts',
       'e2e/mcp/first-start.test.ts',
       'e2e/mcp/oauth-keys.test.ts',
+      'e2e/mcp/reanalyze.test.ts',
       'e2e/mcp/oauth-sweep.test.ts',
       'e2e/mcp/file-names.test.ts',
       'e2e/mcp/generate-credits.test.ts',

@@ -5,6 +5,7 @@ import cliProgress from 'cli-progress';
 import { ConfigError } from '../config.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerCreditCommands } from './credits.ts';
+import { registerEnrichmentCommands } from './enrichment.ts';
 import { registerMigrateBackendCommand } from './migrate-backend.ts';
 import { registerOAuthCommands } from './oauth.ts';
 import { registerTenancyCommands } from './tenancy.ts';
@@ -296,6 +297,7 @@ program
 registerCatalogCommands(program, { emit, fail });
 registerTenancyCommands(program, { emit, fail }, { tenant, workspace, keys });
 registerCreditCommands(program, { emit, fail });
+registerEnrichmentCommands(program, { emit, fail });
 registerSynonymCommands(program, { emit, fail });
 registerMigrateBackendCommand(program, { emit, fail });
 registerOAuthCommands(program, { emit, fail });
