@@ -30,17 +30,23 @@ export function listImageFiles(dir: string): string[] {
   return out;
 }
 
-/** Alt text and tags from a file name and its folder: `nature/prairie_falcon.jpg` → "Prairie falcon", [prairie, falcon, nature]. */
-export function metadataFromPath(file: string, root: string): { alt_text: string; tags: string[] } {
+/**
+ * Alt text and tags from a file name and its folder: `nature/prairie_falcon.jpg` → "Prairie falcon", [prairie,
+ * falcon, nature]. A name without words (`IMG_1234.jpg`, `DSC_0042.JPG`) gives no alt text, and no folder and
+ * no words no tags: what is given becomes user metadata, which enrichment never replaces, so a camera's file
+ * name must not stand in for the alt text its OCR, its embedded caption or a vision model would give.
+ */
+export function metadataFromPath(file: string, root: string): { alt_text?: string; tags?: string[] } {
   const words = nameWordList(path.basename(file));
   const folder = path
     .relative(root, path.dirname(file))
     .split(path.sep)
     .filter((s) => s && s !== '.');
   const alt = words.join(' ');
+  const tags = [...new Set([...words, ...folder.map((f) => f.toLowerCase())])];
   return {
-    alt_text: alt ? alt[0]!.toUpperCase() + alt.slice(1) : path.basename(file),
-    tags: [...new Set([...words, ...folder.map((f) => f.toLowerCase())])],
+    ...(alt ? { alt_text: alt[0]!.toUpperCase() + alt.slice(1) } : {}),
+    ...(tags.length ? { tags } : {}),
   };
 }
 
@@ -136,7 +142,7 @@ export async function seedDemo(
   const failed: string[] = [];
   const curated = loadDemoMetadata(root);
   for (const [i, file] of files.entries()) {
-    const meta: DemoMetadata = curated.get(path.relative(root, file).split(path.sep).join('/')) ?? metadataFromPath(file, root);
+    const meta: Partial<DemoMetadata> = curated.get(path.relative(root, file).split(path.sep).join('/')) ?? metadataFromPath(file, root);
     try {
       const { asset } = await storeAsset(app.library, scope, {
         bytes: fs.readFileSync(file),

@@ -63,3 +63,34 @@ describe('atelier reanalyze', () => {
     expect(run.stderr).toContain('workspace 00000000-0000-4000-8000-000000000000 does not exist');
   });
 });
+
+describe('atelier import of camera-named files', () => {
+  let dataDir = '';
+  afterEach(async () => {
+    await closeTestDatabase(dataDir);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('types no alt text or tags for a name without words, so enrichment writes the alt text (here: the embedded caption)', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-cli-import-'));
+    const before = await startTestServer({ dataDir, env: { ATELIER_ENRICHMENT: '0' } });
+    const { theme_id: theme, api_key } = before.tenant;
+    await before.close();
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-camera-'));
+    fs.writeFileSync(path.join(folder, 'IMG_1234.jpg'), demoFile('images/nature/prairie_falcon.jpg'));
+    const run = await spawnCli(['import', folder, '--json'], { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' }).exited;
+    fs.rmSync(folder, { recursive: true, force: true });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ imported: 1 });
+
+    const after = await startTestServer({ dataDir });
+    const c = await after.connect(api_key);
+    await waitForEnrichment(c, theme);
+    const found = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'falcon' });
+    const assets = found.structured.assets as { name: string; alt_text: string; tags: string[] }[];
+    expect(assets.map((a) => a.name)).toEqual(['IMG_1234.jpg']);
+    expect(assets[0]!.alt_text).toMatch(/^Prairie falcon female with eggs\. /);
+    expect(assets[0]!.tags).toEqual(expect.arrayContaining(['raptors', 'birds']));
+    await after.close();
+  });
+});

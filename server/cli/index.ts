@@ -210,7 +210,9 @@ keys
 
 program
   .command('import')
-  .description('bulk-import image files or directories (recursive) into a workspace, with alt text and tags from file names')
+  .description(
+    'bulk-import image files or directories (recursive) into a workspace, with alt text and tags from file names and folders (none from a camera name such as IMG_1234.jpg)',
+  )
   .argument('<paths...>', 'files or directories')
   .option('--workspace <id>', 'target workspace (required when several active workspaces exist)')
   .option('--json', 'print one JSON summary {"imported","deduplicated","failed":[{"file","code","message"}],"assets":[…]}')
