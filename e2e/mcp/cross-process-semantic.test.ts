@@ -43,9 +43,10 @@ describe('semantic search on one process right after enrichment on another', () 
     a = await srv.connect();
     b = await connectApp(other, srv.tenant.api_key);
     theme = srv.tenant.theme_id;
-    await importOnA('images/nature/prairie_falcon.jpg', 'A prairie falcon perched on a rock');
+    // a photo whose file carries no caption or keywords: its words are only the name and what the test types
+    await importOnA('images/nature/wood_anemones.jpg', 'A prairie falcon perched on a rock');
     // B's partitions are loaded: it has answered a semantic query over the falcon's vector
-    expect(await semantic('hawk')).toEqual(['prairie_falcon.jpg']);
+    expect(await semantic('hawk')).toEqual(['wood_anemones.jpg']);
   });
   afterAll(async () => {
     await b.close();
@@ -60,12 +61,12 @@ describe('semantic search on one process right after enrichment on another', () 
   });
 
   it('an asset re-embedded on A after an alt text change matches its new text on B, not its old', async () => {
-    const list = await b.call('svc_asset_library', 'search', { theme_id: theme, query: 'prairie_falcon', mode: 'filename' });
+    const list = await b.call('svc_asset_library', 'search', { theme_id: theme, query: 'wood_anemones', mode: 'filename' });
     const id = (list.structured.assets as { id: string }[])[0]!.id;
     const upd = await a.call('svc_asset_manage', 'update', { asset_id: id, alt_text: 'A red sports car on a racetrack' });
     expect(upd.error).toBeUndefined();
     await waitForEnrichment(a, theme);
-    expect(await semantic('sports car')).toEqual(['prairie_falcon.jpg']);
+    expect(await semantic('sports car')).toEqual(['wood_anemones.jpg']);
     expect(await semantic('hawk')).toEqual([]);
   });
 

@@ -87,17 +87,21 @@ describe('machine alt text from a vision-capable provider', () => {
     expect((r.structured.assets as EnrichedAsset[])[0]?.name).toBe('DSC_0001.jpg');
   });
 
-  it('falls back to heuristic alt text when the provider fails', async () => {
+  it("falls back to the file's own caption, else to heuristic alt text, when the provider fails", async () => {
     failing = true;
-    await c.call('svc_asset_import', 'import', {
-      data: demoFile('images/nature/tanners_ridge.jpg').toString('base64'),
-      mime_type: 'image/jpeg',
-      filename: 'tanners_ridge.jpg',
-    });
+    for (const file of ['tanners_ridge.jpg', 'el_torcal_rocks.jpg'])
+      await c.call('svc_asset_import', 'import', {
+        data: demoFile(`images/nature/${file}`).toString('base64'),
+        mime_type: 'image/jpeg',
+        filename: file,
+      });
     const assets = await waitForEnrichment(c, theme);
     const ridge = assets.find((a) => a.name === 'tanners_ridge.jpg')!;
     expect(ridge.enrichment_status).toBe('done');
-    // heuristic alt text: the file name's words (colours and orientation are facts, not words)
-    expect(ridge.alt_text).toBe('Tanners ridge');
+    // the description embedded in the file (XMP dc:description)
+    expect(ridge.alt_text).toBe('Fall 2023 Week 3');
+    // a file whose only description is the camera's "SONY DSC": heuristic alt text, the file name's words
+    // (colours and orientation are facts, not words)
+    expect(assets.find((a) => a.name === 'el_torcal_rocks.jpg')!.alt_text).toBe('El torcal rocks');
   });
 });

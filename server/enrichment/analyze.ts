@@ -16,7 +16,7 @@ export interface Analysis {
   /** measured tags (colours, text, transparency…), then the keywords the file's own metadata lists */
   autoTags: string[];
   machineAltText: string;
-  /** the file's own description (XMP, IPTC, EXIF), else the vision model's caption when one is configured and answered */
+  /** the vision model's caption when one is configured and answered, else the file's own description (XMP, IPTC, EXIF) */
   caption: string | null;
   captionModelId: string | null;
   visual: Float32Array;
@@ -41,9 +41,9 @@ const immediate: ImageRunner = { run: (op) => op() };
  * visual descriptor. Deterministic for the same bytes, so re-running a job is harmless. The file's own
  * metadata fills what the user left out: its keywords join the auto tags of an asset without user tags
  * (`wantKeywords`, default true). Without user alt text (`wantCaption`), the machine alt text
- * is the file's own description when it has one (its author's words, and no paid call), else with a
- * `captioner` the vision model's caption; when that call fails the heuristic alt text is used and the
- * failure logged.
+ * is, with a `captioner`, the vision model's caption (what the operator configured for alt text: it
+ * describes what is seen); else, or when that call fails (logged), the file's own description when it has
+ * one; else the heuristic alt text.
  * The image is decoded once, auto-oriented, at most 1600 px on the long side (shrink-on-load where the
  * format allows), and every raster below is derived from those pixels: peak memory is one
  * reduced-scale decode, not one full decode per raster.
@@ -104,9 +104,9 @@ export async function analyzeImage(
   });
   const embedded = embeddedDescription(bytes, meta.xmp);
   if (info.wantKeywords !== false) tags.push(...embedded.keywords.filter((k) => !tags.includes(k.toLowerCase())));
-  let caption: string | null = info.wantCaption ? embedded.caption : null;
-  let captionModelId: string | null = caption ? EMBEDDED_CAPTION_SOURCE : null;
-  if (vision && info.wantCaption && !caption) {
+  let caption: string | null = null;
+  let captionModelId: string | null = null;
+  if (vision && info.wantCaption) {
     try {
       const jpeg = await images.run(() =>
         flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer(),
@@ -114,8 +114,15 @@ export async function analyzeImage(
       caption = await vision.captioner.caption(jpeg, { name: nameWords(info.name), ocrText }, vision.signal);
       captionModelId = vision.captioner.modelId;
     } catch (err) {
-      vision.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'vision caption failed; using heuristic alt text');
+      vision.log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'vision caption failed; using the file caption or heuristic alt text',
+      );
     }
+  }
+  if (caption === null && info.wantCaption && embedded.caption) {
+    caption = embedded.caption;
+    captionModelId = EMBEDDED_CAPTION_SOURCE;
   }
   return {
     colours,
