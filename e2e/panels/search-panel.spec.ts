@@ -83,8 +83,9 @@ test('search panel marks hybrid hits found by meaning only', async ({ atelier })
   const { tenant } = atelier.server;
   await importNature(atelier.client, tenant.workspace_id);
   await waitForEnrichment(atelier.client, tenant.theme_id);
-  // "owl" is in no name, tag or alt text, nor a WordNet relative of any: the falcon is found by meaning only
-  const { view } = await atelier.open('svc_asset_library', 'search', { query: 'owl', theme_id: tenant.theme_id });
+  // "eagle" is in no name, tag or alt text (the falcon's is its embedded caption), nor a WordNet relative of
+  // any: the falcon is found by meaning only
+  const { view } = await atelier.open('svc_asset_library', 'search', { query: 'eagle', theme_id: tenant.theme_id });
   const falcon = view.getByTestId('asset-card').filter({ hasText: 'prairie_falcon.jpg' });
   await expect(falcon.getByTestId('meaning-only')).toHaveText('related by meaning');
   // no card of this query matched by its words
