@@ -211,7 +211,10 @@ describe('svc_asset_manage with enrichment', () => {
     try {
       const c = await srv.connect();
       const theme = srv.tenant.theme_id;
-      const r = await c.call('svc_asset_import', 'import', { data: FALCON, mime_type: 'image/jpeg', filename: 'upload-0001.jpg' });
+      // a photo whose file carries no caption or keywords (the falcon's own XMP keywords say "raptors"): before
+      // the update nothing about it says hawk
+      const plain = demoFile('images/nature/silver_fir.jpg').toString('base64');
+      const r = await c.call('svc_asset_import', 'import', { data: plain, mime_type: 'image/jpeg', filename: 'upload-0001.jpg' });
       const id = r.structured.asset_id as string;
       await waitForEnrichment(c, theme);
       const before = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'hawk' });
