@@ -102,8 +102,10 @@ export async function analyzeImage(
     hasAlpha: meta.hasAlpha === true && colours.length > 0 && rasterHasTransparency(rasterA),
     kind: info.kind,
   });
-  const embedded = embeddedDescription(bytes, meta.xmp);
-  if (info.wantKeywords !== false) tags.push(...embedded.keywords.filter((k) => !tags.includes(k.toLowerCase())));
+  // the file's own metadata only fills what the user left out: nothing to read when they gave both
+  const wantKeywords = info.wantKeywords !== false;
+  const embedded = info.wantCaption || wantKeywords ? embeddedDescription(bytes, meta.xmp) : { caption: null, keywords: [] };
+  if (wantKeywords) tags.push(...embedded.keywords.filter((k) => !tags.includes(k.toLowerCase())));
   let caption: string | null = null;
   let captionModelId: string | null = null;
   if (vision && info.wantCaption) {

@@ -84,7 +84,7 @@ export function isDescriptive(text: string, camera: { make: string | null; model
   if (PLACEHOLDERS.has(l) || l.endsWith('digitalcamera')) return false;
   const make = letters(clean(camera.make));
   const model = letters(clean(camera.model));
-  return !(l === make || l === model || l === `${make}${model}` || (make && model.startsWith(make) && l === model));
+  return l !== make && l !== model && l !== `${make}${model}`;
 }
 
 /** `text` cut to `max` characters at a word boundary, with "…" when cut. */
