@@ -10,6 +10,8 @@ import { demoFile, REPO_ROOT, type TestClient } from './harness.ts';
  */
 export const SMALL_HEIC_PATH = path.join(REPO_ROOT, 'e2e', 'fixtures', 'heic', 'IMG_2682-640.heic');
 export const smallHeic = (): Buffer => fs.readFileSync(SMALL_HEIC_PATH);
+/** `smallHeic` with an XMP title, description and keywords and EXIF description, artist, copyright and orientation (e2e/fixtures/heic/README.md). */
+export const describedHeic = (): Buffer => fs.readFileSync(path.join(REPO_ROOT, 'e2e', 'fixtures', 'heic', 'IMG_2682-640-described.heic'));
 
 /**
  * A demo JPEG re-encoded at most `maxWidthPx` wide (JPEG quality 85; libjpeg's shrink-on-load keeps this

@@ -1,5 +1,8 @@
+import ExifReader from 'exifreader';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEnrichment } from './enrichment-helpers.ts';
+import { describedHeic } from './fixtures.ts';
 import { demoFile, startTestServer, type TestClient, type TestServer } from './harness.ts';
 
 /** Asset search through an MCP client over photos imported with their original file names and no metadata. */
@@ -48,6 +51,7 @@ describe("a photo's own caption and keywords (XMP, IPTC, EXIF) when nobody typed
   };
   beforeAll(async () => {
     srv = await startTestServer();
+    await srv.listen(); // asset URLs are served: the converted HEIC is read back
     c = await srv.connect();
     const imports: [string, string, Record<string, unknown>][] = [
       // XMP dc:title, dc:description, dc:subject; IPTC Caption-Abstract and Keywords
@@ -68,9 +72,29 @@ describe("a photo's own caption and keywords (XMP, IPTC, EXIF) when nobody typed
       });
       expect(r.error).toBeUndefined();
     }
+    const heic = await c.call('svc_asset_import', 'import', {
+      data: describedHeic().toString('base64'),
+      mime_type: 'image/heic',
+      filename: 'IMG_5000.heic',
+    });
+    expect(heic.error).toBeUndefined();
     await waitForEnrichment(c, srv.tenant.theme_id);
   });
   afterAll(async () => srv.close());
+
+  it('a HEIC keeps its caption, keywords and rights through the conversion to PNG, and not its orientation', async () => {
+    const found = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'gauges', mode: 'alt_text' });
+    const [asset] = found.structured.assets as { name: string; alt_text: string | null; url: string; width: number; height: number }[];
+    expect(asset?.name).toMatch(/^IMG_5000\./);
+    expect(asset!.alt_text).toMatch(/^Pressure gauges on a boiler/);
+    const tagged = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'machinery', mode: 'tags' });
+    expect(names(tagged)).toEqual([asset!.name]);
+    const png = Buffer.from(await (await fetch(asset!.url)).arrayBuffer());
+    const meta = await sharp(png).metadata();
+    expect([meta.format, meta.width, meta.height, meta.orientation ?? 1]).toEqual(['png', 640, 480, 1]);
+    const exif = ExifReader.load(png, { expanded: true }).exif;
+    expect([exif?.Artist?.description, exif?.Copyright?.description]).toEqual(['Jane Doe', 'CC0']);
+  });
 
   it('a camera-named photo is found by the words of its embedded caption and keywords, which become its alt text', async () => {
     for (const [query, mode] of [

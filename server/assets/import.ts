@@ -107,7 +107,7 @@ export async function storeAsset(deps: LibraryDeps, scope: Scope, input: StoreIn
   }
   input.onProgress?.(`decoded and derived ${prepared.renditions.length} renditions; storing`);
   const { original, renditions } = prepared;
-  // Different source bytes can convert to the same stored file (a HEIC re-exported with other metadata
+  // Different source bytes can convert to the same stored file (a HEIC re-exported with other camera metadata
   // decodes to the same pixels, so to the same PNG): that is the same image, answered as a duplicate.
   const sameFile = await assets.byStoredSha(scope, sha256Hex(original.bytes));
   if (sameFile) return { asset: await duplicateOf(deps, sameFile, input.user), row: sameFile };

@@ -2,6 +2,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type Metadata, type OutputInfo } from 'sharp';
 import { isobmffTruncation } from '../domain/media/isobmff.ts';
 import { MAX_RENDITION_WIDTH, renditionPlan, scaled, THUMBNAIL_EDGE, type RenditionSpec } from '../domain/media/rendition-plan.ts';
+import { carriedMetadata } from '../enrichment/embedded-metadata.ts';
 import { ServiceError } from '../errors.ts';
 import type { RgbaImage } from './heic-worker.ts';
 import { imageTimeoutError, isSharpTimeout, mapImageTimeout, timedSharp } from './image-timeout.ts';
@@ -159,13 +160,16 @@ async function readOriginal(
       );
     let pixels: RgbaImage;
     let png: Buffer;
+    // the PNG keeps the file's caption, keywords and rights: search reads them at enrichment
+    const carried = carriedMetadata(bytes, meta.xmp);
     try {
       pixels = await work.decodeHeic(bytes);
-      png = await work.run(() =>
-        timedSharp(work.timeoutS, pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
-          .png()
-          .toBuffer(),
-      );
+      png = await work.run(() => {
+        let out = timedSharp(work.timeoutS, pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 4 } }).png();
+        if (carried.exif) out = out.withExif(carried.exif);
+        if (carried.xmp) out = out.withXmp(carried.xmp);
+        return out.toBuffer();
+      });
     } catch (e) {
       if (work.timeoutS && isSharpTimeout(e)) throw imageTimeoutError(field, work.timeoutS, e);
       throw new ServiceError(

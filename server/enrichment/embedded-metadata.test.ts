@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { demoFile } from '../../e2e/mcp/harness.ts';
-import { embeddedDescription, readEmbeddedFields, XMP_MAX_BYTES } from './embedded-metadata.ts';
+import { carriedMetadata, embeddedDescription, readEmbeddedFields, XMP_MAX_BYTES } from './embedded-metadata.ts';
 
 /** An XMP packet with a dc:title and `padding` bytes of keywords after it. */
 function xmp(title: string, padding = 0): string {
@@ -49,5 +49,21 @@ describe('readEmbeddedFields', () => {
     const none = { title: null, headline: null, description: null, keywords: [], make: null, model: null };
     expect(readEmbeddedFields(Buffer.from('not an image'), undefined)).toEqual(none);
     expect(readEmbeddedFields(Buffer.from('not an image'), Buffer.from('<x:xmpmeta><rdf:RDF><unclosed'))).toEqual(none);
+  });
+});
+
+describe('carriedMetadata', () => {
+  it('carries the description and rights, never the camera or orientation, and no XMP packet over XMP_MAX_BYTES', async () => {
+    const bytes = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c00' } })
+      .withExif({ IFD0: { ImageDescription: 'A red square', Artist: 'Jane Doe', Copyright: 'CC0', Make: 'SONY', Orientation: '6' } })
+      .jpeg()
+      .toBuffer();
+    const packet = Buffer.from(xmp('Red square'));
+    expect(carriedMetadata(bytes, packet)).toEqual({
+      exif: { IFD0: { ImageDescription: 'A red square', Artist: 'Jane Doe', Copyright: 'CC0' } },
+      xmp: packet.toString('utf8'),
+    });
+    expect(carriedMetadata(bytes, Buffer.from(xmp('Red square', XMP_MAX_BYTES + 1024))).xmp).toBeNull();
+    expect(carriedMetadata(Buffer.from('not an image'), undefined)).toEqual({ exif: null, xmp: null });
   });
 });

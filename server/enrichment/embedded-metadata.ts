@@ -86,3 +86,42 @@ export function readEmbeddedFields(bytes: Buffer, xmp: Buffer | undefined): Embe
 export function embeddedDescription(bytes: Buffer, xmp: Buffer | undefined): EmbeddedDescription {
   return describeEmbedded(readEmbeddedFields(bytes, xmp));
 }
+
+/**
+ * EXIF IFD0 text tags a converted copy of a file keeps: its description and its rights. Not orientation
+ * (the converted pixels are upright already), camera data, dates or GPS.
+ */
+const CARRIED_EXIF = ['ImageDescription', 'Artist', 'Copyright'] as const;
+
+/** What a format conversion (HEIC → PNG) carries over from the original, in sharp's `withExif`/`withXmp` shapes. */
+export interface CarriedMetadata {
+  /** `{ IFD0: { ImageDescription?, Artist?, Copyright? } }`, or null when the original has none of them */
+  exif: { IFD0: Record<string, string> } | null;
+  /** the original's XMP packet (UTF-8 XML), or null when it has none or it is over XMP_MAX_BYTES */
+  xmp: string | null;
+}
+
+/**
+ * The descriptive metadata a converted copy should keep, so that the photographer's caption, keywords,
+ * author and licence survive the conversion (enrichment reads them from the stored copy). Unparseable
+ * metadata gives nothing, never an error.
+ * @param bytes the original file (HEIC/HEIF here; any format ExifReader knows)
+ * @param xmp its XMP packet as libvips read it (sharp `metadata().xmp`)
+ */
+export function carriedMetadata(bytes: Buffer, xmp: Buffer | undefined): CarriedMetadata {
+  let exif: ExifReader.ExpandedTags['exif'];
+  try {
+    exif = ExifReader.load(bytes, { expanded: true, includeTags: { exif: [...CARRIED_EXIF] } }).exif;
+  } catch {
+    exif = undefined;
+  }
+  const ifd0: Record<string, string> = {};
+  for (const name of CARRIED_EXIF) {
+    const value = text((exif as Group)?.[name]);
+    if (value) ifd0[name] = value;
+  }
+  return {
+    exif: Object.keys(ifd0).length > 0 ? { IFD0: ifd0 } : null,
+    xmp: xmp && xmp.length > 0 && xmp.length <= XMP_MAX_BYTES ? xmp.toString('utf8') : null,
+  };
+}
