@@ -82,6 +82,11 @@ describe('machine alt text from a vision-capable provider', () => {
     expect(image.image_url.url.startsWith('data:image/jpeg;base64,')).toBe(true);
     const meta = await sharp(Buffer.from(image.image_url.url.split(',')[1]!, 'base64')).metadata();
     expect(Math.max(meta.width, meta.height)).toBeLessThanOrEqual(1024);
+    // the file's own description (XMP) goes with the image as context: it names what pixels cannot
+    const prompt = seen[0]!.body.messages[0]!.content.find((p) => p.type === 'text') as { text: string };
+    expect(prompt.text).toContain(
+      "The file's own description, which may name what the picture cannot show: Prairie falcon female with eggs.",
+    );
     // The file name says nothing; the caption is what semantic search finds.
     const r = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'semantic', query: 'bird of prey on a rocky ledge' });
     expect((r.structured.assets as EnrichedAsset[])[0]?.name).toBe('DSC_0001.jpg');

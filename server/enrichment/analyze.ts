@@ -42,7 +42,8 @@ const immediate: ImageRunner = { run: (op) => op() };
  * metadata fills what the user left out: its keywords join the auto tags of an asset without user tags
  * (`wantKeywords`, default true). Without user alt text (`wantCaption`), the machine alt text
  * is, with a `captioner`, the vision model's caption (what the operator configured for alt text: it
- * describes what is seen); else, or when that call fails (logged), the file's own description when it has
+ * describes what is seen; the file's own description goes to the model as context, for the names it
+ * holds); else, or when that call fails (logged), the file's own description when it has
  * one; else the heuristic alt text.
  * The image is decoded once, auto-oriented, at most 1600 px on the long side (shrink-on-load where the
  * format allows), and every raster below is derived from those pixels: peak memory is one
@@ -113,7 +114,7 @@ export async function analyzeImage(
       const jpeg = await images.run(() =>
         flattened.clone().resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer(),
       );
-      caption = await vision.captioner.caption(jpeg, { name: nameWords(info.name), ocrText }, vision.signal);
+      caption = await vision.captioner.caption(jpeg, { name: nameWords(info.name), ocrText, description: embedded.caption }, vision.signal);
       captionModelId = vision.captioner.modelId;
     } catch (err) {
       vision.log.warn(

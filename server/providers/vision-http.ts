@@ -7,11 +7,12 @@ export interface ImageCaptioner {
   readonly modelId: string;
   /**
    * @param jpeg image bytes (JPEG, longest edge ≤ 1024 px)
-   * @param hint file-name words and recognised text, to help the model name what it sees
+   * @param hint file-name words, recognised text and the file's own description (its embedded caption:
+   *   names of people, places and species a picture cannot show), to help the model name what it sees
    * @returns a plain-text caption of at most 250 characters
    * @throws Error on HTTP failure, timeout or an unexpected response shape
    */
-  caption(jpeg: Buffer, hint: { name: string; ocrText: string | null }, signal?: AbortSignal): Promise<string>;
+  caption(jpeg: Buffer, hint: { name: string; ocrText: string | null; description?: string | null }, signal?: AbortSignal): Promise<string>;
 }
 
 const ChatResponseSchema = z.object({
@@ -37,6 +38,7 @@ export function createHttpCaptioner(opts: { baseUrl: string; apiKey: string | nu
       const context = [
         hint.name && `File name words: ${hint.name}.`,
         hint.ocrText && `Text found in the image: ${hint.ocrText.slice(0, 200)}.`,
+        hint.description && `The file's own description, which may name what the picture cannot show: ${hint.description.slice(0, 250)}`,
       ]
         .filter(Boolean)
         .join(' ');
