@@ -24,7 +24,15 @@ describe('serve --stdio without an API key', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-stdio-local-'));
     dirs.push(dataDir);
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'ATELIER_API_KEY')) as Record<string, string>;
-    return { ...env, ...backendEnv(path.basename(dataDir)), ATELIER_DATA_DIR: dataDir, ATELIER_LOG_LEVEL: 'warn', ATELIER_PORT: '0' };
+    // the photos' arrival is under test, not their enrichment (OCR of the whole demo would only compete for the CPU)
+    return {
+      ...env,
+      ...backendEnv(path.basename(dataDir)),
+      ATELIER_DATA_DIR: dataDir,
+      ATELIER_LOG_LEVEL: 'warn',
+      ATELIER_PORT: '0',
+      ATELIER_ENRICHMENT: '0',
+    };
   };
   const cli = async (env: Record<string, string>, ...args: string[]): Promise<Record<string, unknown>> =>
     JSON.parse((await run(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT })).stdout) as Record<string, unknown>;
