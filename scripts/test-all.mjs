@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → typecheck, lint, format check and `npm pack`
-// (its prepack builds dist/) in parallel → vitest (unit + MCP behaviour tests; child processes run the compiled
-// dist/server) → MCP conformance (HTTP) → Playwright panel tests, and beside them the rest of the npm package test
-// (install of the tarball with --omit=dev in an empty directory, seed-demo and MCP over stdio).
+// `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → `npm pack` (its prepack builds dist/) →
+// vitest (unit + MCP behaviour tests; child processes run the compiled dist/server) → MCP conformance (HTTP) →
+// Playwright panel tests, and beside them the static checks (typecheck, lint, format check, module boundaries) and
+// the rest of the npm package test (install of the tarball with --omit=dev in an empty directory, seed-demo and
+// MCP over stdio).
 // Ends with a table of the parts' wall times (and the load average at start and end, since the machine may be
 // shared) and one closing line "test-all: N passed, M failed" summing vitest and Playwright.
 // first: on a Node older than `engines` allows, the suite runs again on Node 24 (scripts/modern-node.mjs)
@@ -112,11 +113,10 @@ let passed = 0;
 let failed = 0;
 let ok = ensureChromium();
 
-// The steps that need no server overlap (on 2 cores their wall time nearly halves): typecheck; lint
-// (typescript-eslint type-checked + react-hooks, eslint.config.js) and prettier's format check (.prettierrc.json);
-// and `npm pack`, whose prepack (scripts/build.mjs) builds dist/: the panels the server serves as ui:// resources
-// (conformance, Playwright), the compiled server the child-process tests run (ATELIER_TEST_CLI below), and the
-// tarball the package test installs. It packs as a user would: no npm_* state of this `npm test`, no ATELIER_*.
+// First `npm pack`, whose prepack (scripts/build.mjs) builds dist/: the panels the server serves as ui://
+// resources (conformance, Playwright), the compiled server the child-process tests run (ATELIER_TEST_CLI below),
+// and the tarball the package test installs. It packs as a user would: no npm_* state of this `npm test`, no
+// ATELIER_*. The static checks need no server and run later, beside Playwright (see there).
 const hasPanels = fs.existsSync(path.join(root, 'playwright.config.ts')) && fs.existsSync(path.join(root, 'scripts', 'build-ui.mjs'));
 const packDir = path.join(tmp, 'pack');
 fs.mkdirSync(packDir);
@@ -124,35 +124,38 @@ const packReport = path.join(packDir, 'pack.json');
 const userEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !/^(ATELIER_|npm_|VITEST)/.test(k) && k !== 'NODE_ENV' && k !== 'NODE_OPTIONS'),
 );
-const [typecheck, lint, format, boundaries, pack] = await Promise.all([
-  background('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck'),
-  background('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.'], {}, 'lint'),
-  background('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.'], {}, 'format'),
-  // the module boundaries of STYLE.md §2 (.dependency-cruiser.cjs); known violations are listed in
-  // .dependency-cruiser-known-violations.json, so only a new one fails
-  background(
-    'boundaries (dependency-cruiser)',
-    bin('depcruise'),
-    ['server', 'shared', 'ui', '--config', '.dependency-cruiser.cjs', '--ignore-known', '--output-type', 'err'],
-    {},
-    'boundaries',
-  ),
-  // --json prints the pack report on stdout (into packReport); the build's log goes to stderr.
-  background(
-    'npm pack (prepack: scripts/build.mjs builds dist/ — compiled server, panels, word vectors)',
-    'sh',
-    ['-c', 'npm pack --json --pack-destination "$0" > "$1"', packDir, packReport],
-    {},
-    'pack (build)',
-    userEnv,
-  ),
-]);
-for (const r of [typecheck, pack]) ok = report(r, r === typecheck ? ' (ran beside lint, format and npm pack)' : '') && ok;
-const lintOk = [report(lint), report(format), report(boundaries)].every(Boolean);
-if (!lintOk) failed++;
-ok = lintOk && ok;
+// --json prints the pack report on stdout (into packReport); the build's log goes to stderr.
+const pack = await background(
+  'npm pack (prepack: scripts/build.mjs builds dist/ — compiled server, panels, word vectors)',
+  'sh',
+  ['-c', 'npm pack --json --pack-destination "$0" > "$1"', packDir, packReport],
+  {},
+  'pack (build)',
+  userEnv,
+);
+ok = report(pack) && ok;
 const packOk = pack.ok;
 if (!packOk) failed++;
+
+/**
+ * The static checks, started together in the background: typecheck; lint (typescript-eslint type-checked +
+ * react-hooks, eslint.config.js); prettier's format check (.prettierrc.json); the module boundaries of STYLE.md §2
+ * (.dependency-cruiser.cjs; known violations are listed in .dependency-cruiser-known-violations.json, so only a
+ * new one fails). @returns a promise of their results, in that order
+ */
+const staticChecks = () =>
+  Promise.all([
+    background('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], {}, 'typecheck'),
+    background('lint (eslint: typescript-eslint type-checked + react-hooks)', bin('eslint'), ['.'], {}, 'lint'),
+    background('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.'], {}, 'format'),
+    background(
+      'boundaries (dependency-cruiser)',
+      bin('depcruise'),
+      ['server', 'shared', 'ui', '--config', '.dependency-cruiser.cjs', '--ignore-known', '--output-type', 'err'],
+      {},
+      'boundaries',
+    ),
+  ]);
 
 /** Run vitest (with `args` selecting the config) and add its test counts; a run that fails without a failed test counts as one failure. */
 function vitest(title, name, args, env = {}) {
@@ -195,6 +198,10 @@ const pkgRun = packOk
     )
   : null;
 if (pkgRun) process.stdout.write('\n=== package test started in the background (its output follows Playwright) ===\n');
+// The static checks too (~2 CPU minutes, no server): before vitest they delayed every test by their wall time,
+// while here they take the CPU Playwright leaves idle.
+const checksRun = staticChecks();
+process.stdout.write('\n=== static checks started in the background (their output follows Playwright) ===\n');
 
 if (hasPanels) {
   if (packOk && fs.existsSync(CHROMIUM)) {
@@ -217,6 +224,10 @@ if (hasPanels) {
     ok = pwOk && ok;
   }
 }
+
+const checksOk = (await checksRun).map((r) => report(r, ' (ran beside Playwright)')).every(Boolean);
+if (!checksOk) failed++;
+ok = checksOk && ok;
 
 if (pkgRun) {
   const pOk = report(await pkgRun);
