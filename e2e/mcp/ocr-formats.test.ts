@@ -31,6 +31,9 @@ describe('OCR mode (tesseract.js, bundled English data)', () => {
       ['ocr/bill.png', 'image/png'],
       ['ocr/simple-90.jpg', 'image/jpeg'],
       ['images/text/craft-beer.jpg', 'image/jpeg'],
+      // photos without legible text: textures, a book's spine and a portrait's background
+      ['images/text/book-beside-flowers.jpg', 'image/jpeg'],
+      ['images/metadata/portrait-orientation-6.jpg', 'image/jpeg'],
     ] as const) {
       const r = await c.call('svc_asset_import', 'import', {
         data: demoFile(file).toString('base64'),
@@ -82,6 +85,20 @@ describe('OCR mode (tesseract.js, bundled English data)', () => {
     expect(v.structured.ocr_text).toContain('from beyond');
     const none = await c.call('svc_asset_library', 'search', { theme_id: theme, mode: 'ocr', query: 'craft beer' });
     expect(none.structured.total).toBe(0);
+  });
+
+  it('reads no text into a photo without legible text (no noise words, no text tag)', async () => {
+    // Tesseract's single-block segmentation read these textures as "Fy bit" and "ry Hi Ri Bottom"
+    const all = await c.call('svc_asset_library', 'search', { theme_id: theme, limit: 50 });
+    const photos = (all.structured.assets as { id: string; name: string; tags: string[] }[]).filter((a) =>
+      ['book-beside-flowers.jpg', 'portrait-orientation-6.jpg'].includes(a.name),
+    );
+    expect(photos).toHaveLength(2);
+    for (const a of photos) {
+      expect(a.tags, a.name).not.toContain('text');
+      const v = await c.call('svc_assets', 'view', { asset_id: a.id });
+      expect(v.structured.ocr_text ?? null, a.name).toBeNull();
+    }
   });
 });
 

@@ -61,8 +61,10 @@ const NATIVE_OUTPUT_CHANNEL = 'atelier-ocr-native-output';
  * the worker with the fewest images in hand. Their threads run at the lowest CPU priority
  * (ocr.worker.mjs), so OCR takes spare cycles, not those of the requests an agent waits on.
  * @param workers Tesseract workers, ≥ 1 (default 1)
+ * @param pageSegmentation Tesseract's page segmentation mode: `auto` (PSM 3, the default: see below) or
+ *   tesseract.js's default `single-block` (PSM 6, for `npm run bench ocr` to compare against)
  */
-export function createOcrEngine(log: Logger, workers = 1): OcrEngine {
+export function createOcrEngine(log: Logger, workers = 1, pageSegmentation: 'auto' | 'single-block' = 'auto'): OcrEngine {
   // The engine's native console output (ocr.worker.mjs), as structured log lines instead of raw stderr.
   let nativeOutput: BroadcastChannel | null = null;
   /** a worker, its images in hand, and the chain that keeps one image in its memory at a time */
@@ -81,7 +83,7 @@ export function createOcrEngine(log: Logger, workers = 1): OcrEngine {
         log.debug({ mod: 'ocr', stream, native: line }, 'tesseract native message');
       };
       const t0 = performance.now();
-      const { createWorker, OEM } = await import('tesseract.js');
+      const { createWorker, OEM, PSM } = await import('tesseract.js');
       const w = await createWorker('eng', OEM.LSTM_ONLY, {
         langPath: englishModelDir(),
         workerPath: fileURLToPath(new URL('./ocr.worker.mjs', import.meta.url)),
@@ -91,7 +93,13 @@ export function createOcrEngine(log: Logger, workers = 1): OcrEngine {
       });
       // Tesseract's diagnostics ("Invalid resolution …", "Detected N diacritics") go to its debug file
       // instead of the process stderr, which is the log channel (and must stay clean next to stdio).
-      await w.setParameters({ debug_file: '/dev/null' });
+      // Page segmentation: Tesseract's own default, automatic layout analysis (PSM 3), not tesseract.js's
+      // single uniform block (PSM 6), under which the recogniser reads a whole photo's texture as one block
+      // of text: most of the OCR time went to pictures without text, for noise.
+      await w.setParameters({
+        debug_file: '/dev/null',
+        tessedit_pageseg_mode: pageSegmentation === 'auto' ? PSM.AUTO : PSM.SINGLE_BLOCK,
+      });
       log.debug({ duration_ms: Math.round(performance.now() - t0) }, 'OCR worker ready');
       return w;
     })());
