@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { AssetCategorySchema, AssetSubtypeSchema } from '../shared/schemas/asset.ts';
 import { TagSchema } from '../shared/schemas/common.ts';
 import type { App } from './app.ts';
-import { nameWordList } from './domain/media/asset-meta.ts';
 import { packagePath } from './package-root.ts';
 import type { Scope } from './domain/scope.ts';
 import { storeAsset } from './assets/import.ts';
@@ -31,23 +30,19 @@ export function listImageFiles(dir: string): string[] {
 }
 
 /**
- * Alt text and tags from a file name and its folder: `nature/prairie_falcon.jpg` → "Prairie falcon", [prairie,
- * falcon, nature]. A name without words (`IMG_1234.jpg`, `DSC_0042.JPG`) gives no alt text, and no folder and
- * no words no tags: what is given becomes user metadata, which enrichment never replaces, so a camera's file
- * name must not stand in for the alt text its OCR, its embedded caption or a vision model would give.
+ * The metadata `atelier import` gives a file: its folders under the imported root, as tags
+ * (`nature/prairie_falcon.jpg` → [nature]); nothing for a file at the root. What is given becomes user
+ * metadata, which enrichment never replaces, so the file name's words are not typed as alt text or tags:
+ * the name is searched as it is, and enrichment writes the alt text from what the file holds (a vision
+ * model's caption, the file's own caption, else the name's words and its OCR text).
  */
-export function metadataFromPath(file: string, root: string): { alt_text?: string; tags?: string[] } {
-  const words = nameWordList(path.basename(file));
+export function metadataFromPath(file: string, root: string): { tags?: string[] } {
   const folder = path
     .relative(root, path.dirname(file))
     .split(path.sep)
     .filter((s) => s && s !== '.');
-  const alt = words.join(' ');
-  const tags = [...new Set([...words, ...folder.map((f) => f.toLowerCase())])];
-  return {
-    ...(alt ? { alt_text: alt[0]!.toUpperCase() + alt.slice(1) } : {}),
-    ...(tags.length ? { tags } : {}),
-  };
+  const tags = [...new Set(folder.map((f) => f.toLowerCase()))];
+  return tags.length ? { tags } : {};
 }
 
 /** `demo-metadata.json` beside the demo images: per relative path, the metadata a merchant would type. */

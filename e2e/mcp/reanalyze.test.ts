@@ -64,33 +64,46 @@ describe('atelier reanalyze', () => {
   });
 });
 
-describe('atelier import of camera-named files', () => {
+describe('atelier import: alt text comes from enrichment, tags from folders', () => {
   let dataDir = '';
   afterEach(async () => {
     await closeTestDatabase(dataDir);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('types no alt text or tags for a name without words, so enrichment writes the alt text (here: the embedded caption)', async () => {
+  it("types no alt text from file names, so enrichment writes it (here: the files' embedded captions); folders become tags", async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-cli-import-'));
     const before = await startTestServer({ dataDir, env: { ATELIER_ENRICHMENT: '0' } });
     const { theme_id: theme, api_key } = before.tenant;
     await before.close();
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-camera-'));
     fs.writeFileSync(path.join(folder, 'IMG_1234.jpg'), demoFile('images/nature/prairie_falcon.jpg'));
+    fs.mkdirSync(path.join(folder, 'Places'));
+    fs.writeFileSync(path.join(folder, 'Places', 'denali.webp'), demoFile('images/formats/denali.webp'));
     const run = await spawnCli(['import', folder, '--json'], { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' }).exited;
     fs.rmSync(folder, { recursive: true, force: true });
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ imported: 1 });
+    expect(JSON.parse(run.stdout)).toMatchObject({ imported: 2 });
 
     const after = await startTestServer({ dataDir });
     const c = await after.connect(api_key);
     await waitForEnrichment(c, theme);
-    const found = await c.call('svc_asset_library', 'search', { theme_id: theme, query: 'falcon' });
-    const assets = found.structured.assets as { name: string; alt_text: string; tags: string[] }[];
-    expect(assets.map((a) => a.name)).toEqual(['IMG_1234.jpg']);
-    expect(assets[0]!.alt_text).toMatch(/^Prairie falcon female with eggs\. /);
-    expect(assets[0]!.tags).toEqual(expect.arrayContaining(['raptors', 'birds']));
+    const search = async (query: string, mode = 'all') =>
+      (await c.call('svc_asset_library', 'search', { theme_id: theme, query, mode })).structured.assets as {
+        name: string;
+        alt_text: string;
+        tags: string[];
+      }[];
+    const falcon = await search('falcon');
+    expect(falcon.map((a) => a.name)).toEqual(['IMG_1234.jpg']);
+    expect(falcon[0]!.alt_text).toMatch(/^Prairie falcon female with eggs\. /);
+    expect(falcon[0]!.tags).toEqual(expect.arrayContaining(['raptors', 'birds']));
+    // a named file: its XMP title is the alt text, not its name's words ("Denali"); its folder is a tag
+    const denali = await search('preserve', 'alt_text');
+    expect(denali.map((a) => a.name)).toEqual(['denali.webp']);
+    expect(denali[0]!.alt_text).toBe('Denali National Park and Preserve');
+    expect(denali[0]!.tags).toContain('places');
+    expect((await search('places', 'tags')).map((a) => a.name)).toEqual(['denali.webp']);
     await after.close();
   });
 });

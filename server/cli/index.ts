@@ -211,7 +211,7 @@ keys
 program
   .command('import')
   .description(
-    'bulk-import image files or directories (recursive) into a workspace, with alt text and tags from file names and folders (none from a camera name such as IMG_1234.jpg)',
+    "bulk-import image files or directories (recursive) into a workspace, with their folders as tags; alt text comes from enrichment (a vision model's caption, the file's own caption, else its name and OCR text)",
   )
   .argument('<paths...>', 'files or directories')
   .option('--workspace <id>', 'target workspace (required when several active workspaces exist)')
@@ -249,7 +249,7 @@ program
           bytes: fs.readFileSync(file),
           field: file,
           source: 'cli',
-          user: { filename: path.basename(file), alt_text: meta.alt_text, tags: meta.tags },
+          user: { filename: path.basename(file), tags: meta.tags },
         });
         summary.assets.push({ file, asset_id: asset.asset_id, url: asset.url, deduplicated: asset.deduplicated });
         if (asset.deduplicated) summary.deduplicated++;
