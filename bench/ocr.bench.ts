@@ -1,6 +1,6 @@
 /**
  * OCR cost and yield on the demo photos, through the server's own engine (server/enrichment/ocr.ts, one
- * tesseract.js worker) on the raster enrichment gives it (greyscale, ≤ 1600 px): Tesseract's automatic page
+ * tesseract.js worker) on the raster enrichment gives it (greyscale, ≤ OCR_MAX_PX on the long side): Tesseract's automatic page
  * segmentation (PSM 3, what the server uses) against tesseract.js's default single uniform block (PSM 6, the
  * peer). Prints per photo the seconds and the text enrichment keeps (`cleanOcr`), then the totals and their
  * ratio. The HEIC is left out (sharp cannot decode it; the server decodes it with libheif first).
@@ -8,6 +8,7 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { cleanOcr } from '../server/domain/media/alt-text.ts';
+import { OCR_MAX_PX } from '../server/enrichment/analyze.ts';
 import { createOcrEngine } from '../server/enrichment/ocr.ts';
 import { createLogger } from '../server/log.ts';
 import { DEMO_IMAGES_DIR, listImageFiles } from '../server/seed.ts';
@@ -21,7 +22,7 @@ export default async function ocrBench(): Promise<void> {
     files.map((f) =>
       sharp(f)
         .rotate()
-        .resize(1600, 1600, { fit: 'inside', withoutEnlargement: true })
+        .resize(OCR_MAX_PX, OCR_MAX_PX, { fit: 'inside', withoutEnlargement: true })
         .flatten({ background: '#ffffff' })
         .greyscale()
         .png()

@@ -198,7 +198,7 @@ const pkgRun = packOk
     )
   : null;
 if (pkgRun) process.stdout.write('\n=== package test started in the background (its output follows Playwright) ===\n');
-// The static checks too (~2 CPU minutes, no server): before vitest they delayed every test by their wall time,
+// The static checks too (they need no server): before vitest they delayed every test by their wall time,
 // while here they take the CPU Playwright leaves idle.
 const checksRun = staticChecks();
 process.stdout.write('\n=== static checks started in the background (their output follows Playwright) ===\n');

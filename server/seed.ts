@@ -30,7 +30,8 @@ export function listImageFiles(dir: string): string[] {
 }
 
 /**
- * The metadata `atelier import` gives a file: its folders under the imported root, as tags
+ * The metadata `atelier import` (and the demo seed, for a file demo-metadata.json does not list) gives a file:
+ * its folders under the imported root, as tags
  * (`nature/prairie_falcon.jpg` → [nature]); nothing for a file at the root. What is given becomes user
  * metadata, which enrichment never replaces, so the file name's words are not typed as alt text or tags:
  * the name is searched as it is, and enrichment writes the alt text from what the file holds (a vision

@@ -25,7 +25,7 @@ export interface Analysis {
 /** Pixel size of the raster the colour statistics and layout are computed on. */
 const RASTER = 48;
 /** OCR input is capped at this many px on the long side (Tesseract time grows with area). */
-const OCR_MAX_PX = 1600;
+export const OCR_MAX_PX = 1600;
 /** Longest edge (px) of the one decode everything here is derived from: the largest input below (OCR; captions use 1024). */
 const MASTER_MAX_PX = OCR_MAX_PX;
 
