@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from './config.ts';
 import { nameWords } from './domain/media/alt-text.ts';
-import { openPgStores, openSqliteStores, type Stores } from './stores.ts';
+import { openSqliteStores, type Stores } from './stores.ts';
 import { createUploadService } from './assets/upload.ts';
 import { createCursorCodec } from './domain/search/cursor.ts';
 import { imageWork, type LibraryDeps } from './assets/deps.ts';
@@ -94,7 +94,8 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   const d = config.database;
   const stores =
     d.kind === 'postgres'
-      ? await openPgStores(d, hooks)
+      ? // imported only here: a server on the SQLite default never loads the PostgreSQL driver and adapters
+        await (await import('./stores-pg.ts')).openPgStores(d, hooks)
       : openSqliteStores(config.dbPath, hooks, { vectorMemoryBytes: config.env.ATELIER_VECTOR_MEMORY_BYTES });
   const tenancy = stores.tenancy;
   const cursorSecret = await tenancy.ensureSetting('cursor_secret', randomBytes(32).toString('hex'));
@@ -117,7 +118,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
     synonyms: stores.synonyms,
     thesaurus,
     tenancy,
-    blobs: createBlobStore(config, hooks),
+    blobs: await createBlobStore(config, hooks),
     urls: createUrlBuilder(() => cdnBase),
     cursors: createCursorCodec(cursorSecret),
     policy: {
@@ -173,7 +174,7 @@ export async function buildApp(config: Config, log: Logger): Promise<App> {
   // Image generation providers (local always; openai/gemini when configured).
   const providers = createConfiguredImageProviders(config);
   // Chunked uploads (panel) and staged attachments for import.
-  const staging = createStaging(config);
+  const staging = await createStaging(config);
   const uploads = createUploadService({
     library,
     uploads: stores.uploads,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool, int } from './config-fields.ts';
-import { parseS3Url, type S3BlobStoreOptions } from './storage/blob-store-s3.ts';
+import type { S3BlobStoreOptions } from './storage/blob-store-s3.ts';
+import { parseS3Url } from './storage/s3-url.ts';
 
 /**
  * The blob store's environment variables (part of config.ts `EnvSchema`): where blobs live — the local

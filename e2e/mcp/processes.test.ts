@@ -183,6 +183,47 @@ describe('processes sharing a data dir', () => {
     }
   }, 180_000);
 
+  it('a stdio server on the embedded default loads no OAuth, S3, PostgreSQL, video or outbound-HTTP library', async () => {
+    // What a host such as Claude Desktop starts for each conversation: its start time is mostly module loading.
+    const dataDir = tmp('atelier-modules-');
+    const env = { ATELIER_DATA_DIR: dataDir, ATELIER_PORT: '0' };
+    const t = await cliJson(['tenant', 'create', '--name', 'Modules'], env);
+    const out = path.join(dataDir, 'loaded.json');
+    // A loader hook (Node's module.registerHooks) that writes the npm packages the process loaded, at exit.
+    const hook = path.join(dataDir, 'hook.mjs');
+    fs.writeFileSync(
+      hook,
+      `import fs from 'node:fs';
+import { registerHooks } from 'node:module';
+const seen = new Set();
+const pkg = new RegExp('node_modules/((?:@[^/]+/)?[^/]+)/');
+registerHooks({ load(url, ctx, next) { const m = pkg.exec(url); if (m) seen.add(m[1]); return next(url, ctx); } });
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify([...seen].sort())));
+`,
+    );
+    const child = spawnCli(['serve', '--stdio'], { ...env, ATELIER_API_KEY: String(t.api_key) }, ['--import', `file://${hook}`]);
+    send(child, ...INIT, {
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'svc_asset_library', arguments: { action: 'search', args: { query: 'fir' } } },
+    });
+    let answered = '';
+    child.proc.stdout!.on('data', (d: Buffer) => (answered += d.toString()));
+    const until = Date.now() + 60_000;
+    while (!/"id":2/.test(answered) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toContain('"id":2');
+    child.proc.stdin!.end();
+    expect((await exitWithin(child, 30_000)).code).toBe(0);
+    const loaded = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+    expect(loaded).toContain('better-sqlite3'); // the hook saw the packages
+    // the test's own backends (test:scale) may be PostgreSQL and S3: only those are then expected
+    const shared = backendEnv(path.basename(dataDir));
+    const never = ['oidc-provider', 'jose', 'mediabunny', 'undici'];
+    if (!shared.ATELIER_DATABASE_URL) never.push('pg');
+    if (!shared.ATELIER_BLOB_STORE) never.push('@aws-sdk/client-s3');
+    expect(loaded.filter((p) => never.includes(p))).toEqual([]);
+  }, 120_000);
+
   for (const how of ['stdin end', 'SIGTERM'] as const) {
     it(`a stdio server exits cleanly on ${how}, after finishing the import in progress`, async () => {
       const dataDir = tmp('atelier-exit-');

@@ -34,10 +34,11 @@ export interface Child {
 /**
  * Start `atelier <args>` with `env` added to the test's environment; stdin stays open (a pipe). A child
  * given a data dir shares that test server's backends (its PostgreSQL schema and S3 prefix: `backendEnv`).
+ * `nodeArgs` go to Node before the entry point (e.g. `--import` of a loader hook).
  */
-export function spawnCli(args: string[], env: Record<string, string>): Child {
+export function spawnCli(args: string[], env: Record<string, string>, nodeArgs: string[] = []): Child {
   const shared = env.ATELIER_DATA_DIR ? backendEnv(path.basename(env.ATELIER_DATA_DIR)) : {};
-  const proc = spawn(process.execPath, [CLI, ...args], {
+  const proc = spawn(process.execPath, [...nodeArgs, CLI, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ATELIER_LOG_LEVEL: 'error', ...shared, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch, request } from 'undici';
+import type { Agent, fetch as undiciFetch } from 'undici';
 import { fetchFailedError, ServiceError, type FetchFailure } from '../errors.ts';
 
 export interface FetchPolicy {
@@ -132,11 +132,15 @@ function networkFailure(url: string, e: unknown, timedOut: boolean, timeoutMs: n
   );
 }
 
+/** undici, imported on the first outbound fetch: most processes (one-shot commands, stdio servers) make none. */
+const loadUndici = (): Promise<typeof import('undici')> => import('undici');
+
 /**
  * An undici Agent whose DNS lookup refuses private addresses, so the address checked is the address
  * connected to (no DNS-rebinding gap between check and connect).
  */
-function guardedAgent(allowPrivate: boolean): Agent {
+async function guardedAgent(allowPrivate: boolean): Promise<Agent> {
+  const { Agent } = await loadUndici();
   return new Agent({
     connect: {
       lookup(hostname, options, callback) {
@@ -161,13 +165,15 @@ function guardedAgent(allowPrivate: boolean): Agent {
  * @throws TypeError "fetch failed" (as fetch does) with `cause.code` `EPRIVATE` for a refused address
  */
 export function guardedFetch(allowPrivate: boolean): (url: string | URL, init?: RequestInit) => Promise<Response> {
-  const dispatcher = guardedAgent(allowPrivate);
+  let dispatcher: Promise<Agent> | null = null;
   return async (url, init) => {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (net.isIP(host) && !allowPrivate && isPrivateAddress(host))
       throw new TypeError('fetch failed', { cause: Object.assign(new Error(`blocked private address ${host}`), { code: 'EPRIVATE' }) });
     const { dispatcher: _theirs, ...rest } = (init ?? {}) as RequestInit & { dispatcher?: unknown };
-    return (await undiciFetch(url, { ...(rest as Parameters<typeof undiciFetch>[1]), dispatcher })) as unknown as Response;
+    const { fetch } = await loadUndici();
+    const agent = await (dispatcher ??= guardedAgent(allowPrivate));
+    return (await fetch(url, { ...(rest as Parameters<typeof undiciFetch>[1]), dispatcher: agent })) as unknown as Response;
   };
 }
 
@@ -178,7 +184,8 @@ export function guardedFetch(allowPrivate: boolean): (url: string | URL, init?: 
  *   network failures (DNS, refused or reset connections, timeouts, TLS, HTTP 5xx/429/408) with `details.host`, `cause`, `retryable`
  */
 export async function fetchUrl(url: string, policy: FetchPolicy): Promise<FetchedBody> {
-  const dispatcher = guardedAgent(policy.allowPrivate);
+  const { request } = await loadUndici();
+  const dispatcher = await guardedAgent(policy.allowPrivate);
   const signal = AbortSignal.timeout(policy.timeoutMs);
   let current = url;
   try {

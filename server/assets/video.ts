@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ALL_FORMATS, BufferSource, Input } from 'mediabunny';
 import { timedSharp } from './image-timeout.ts';
 
 /** What the container says about a video's picture. */
@@ -22,6 +21,8 @@ export interface VideoInfo {
  * @returns null when the bytes are no container mediabunny reads or hold no video track
  */
 export async function probeVideo(bytes: Buffer): Promise<VideoInfo | null> {
+  // imported with the first video: a library of images never needs the demuxer
+  const { ALL_FORMATS, BufferSource, Input } = await import('mediabunny');
   const input = new Input({ source: new BufferSource(bytes), formats: ALL_FORMATS });
   try {
     const track = await input.getPrimaryVideoTrack();

@@ -2,23 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { createPgPool } from '../db/postgres/pool.ts';
 import { createLocalBlobStore, type BlobStore } from '../storage/blob-store.ts';
-import { createS3BlobStore } from '../storage/blob-store-s3.ts';
-import { openPgStores, openSqliteStores, sqliteOf } from '../stores.ts';
+import { openSqliteStores, sqliteOf } from '../stores.ts';
 import type { CliKit } from './catalog.ts';
 import { createTestHooks } from '../test-hooks.ts';
-import {
-  copyBlobs,
-  copyRows,
-  copyVectors,
-  countBoth,
-  identitiesMatch,
-  missingTargetBlobs,
-  nonEmptyTargetTables,
-  referencedBlobs,
-  type SpaceCopy,
-} from './migrate-backend-copy.ts';
+import type { SpaceCopy } from './migrate-backend-copy.ts';
 
 /** What the command leaves behind on purpose, printed with every run. */
 const NOT_COPIED = [
@@ -80,6 +68,14 @@ export interface MigrateSummary {
 }
 
 async function migrateBackend(o: { from: string; fromBlobs?: string; toBlobs?: string }, kit: CliKit): Promise<MigrateSummary> {
+  // Imported when the command runs, not when the CLI starts: every other command would load them for nothing.
+  const [{ createPgPool }, { createS3BlobStore }, { openPgStores }, copy] = await Promise.all([
+    import('../db/postgres/pool.ts'),
+    import('../storage/blob-store-s3.ts'),
+    import('../stores-pg.ts'),
+    import('./migrate-backend-copy.ts'),
+  ]);
+  const { copyBlobs, copyRows, copyVectors, countBoth, identitiesMatch, missingTargetBlobs, nonEmptyTargetTables, referencedBlobs } = copy;
   const config = loadConfig();
   if (config.database.kind !== 'postgres') kit.fail('set ATELIER_DATABASE_URL (and ATELIER_DATABASE_SCHEMA) to the target PostgreSQL');
   const db = config.database;

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { boot } from '../main.ts';
 import { listGrants, revokeGrant } from '../oauth/grants.ts';
-import { rotateSigningKeys } from '../oauth/keys.ts';
 import { hashPassword } from '../oauth/passwords.ts';
 import type { CliKit } from './catalog.ts';
 
@@ -55,6 +54,7 @@ export function registerOAuthCommands(program: Command, kit: CliKit): void {
     .description('add a new access-token signing key (the previous two still verify); restart servers to sign with it')
     .option('--json', 'print {"kids"} newest first')
     .action(async (o: { json?: boolean }) => {
+      const { rotateSigningKeys } = await import('../oauth/keys.ts'); // jose: only this command needs it
       const { app } = await boot();
       const kids = await rotateSigningKeys(app.stores.oauth);
       await app.close();

@@ -10,8 +10,8 @@ import type { Principal } from '../domain/scope.ts';
 import { findAction, isRouterName } from '../../shared/actions.ts';
 import { ServiceError, toErrorResult } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { externalOAuthMount } from '../oauth/external-mount.ts';
-import { OAUTH_PATH, oauthMount } from '../oauth/mount.ts';
+import type { OAuthMount } from '../oauth/mount.ts';
+import { OAUTH_PATH } from '../oauth/paths.ts';
 import { authenticate } from '../tenancy/admin.ts';
 import { cdnRouter } from './cdn.ts';
 import {
@@ -102,6 +102,17 @@ function corsFor(origins: string[]): express.RequestHandler {
  * @throws Error (code EADDRINUSE, EACCES …) when the port cannot be bound; nothing is left listening
  * MCP transport spec: https://modelcontextprotocol.io/specification/2025-06-18/basic/transports
  */
+/**
+ * The OAuth mount the configuration names: the external identity provider's resource server, or the built-in
+ * authorization server. Imported only when OAuth is on: oidc-provider and jose are several hundred modules
+ * that a stdio server or an API-key-only HTTP server never uses.
+ */
+async function loadOAuthMount(app: App, log: Logger): Promise<OAuthMount> {
+  const external = app.config.oauthExternal;
+  if (external) return (await import('../oauth/external-mount.ts')).externalOAuthMount(app, external, log);
+  return (await import('../oauth/mount.ts')).oauthMount(app, log);
+}
+
 export async function startHttp(app: App, log: Logger, opts: { host: string; port: number; mcp: boolean }): Promise<HttpHandle> {
   const web = express();
   web.disable('x-powered-by');
@@ -109,9 +120,7 @@ export async function startHttp(app: App, log: Logger, opts: { host: string; por
   const byKey = (key: string) => authenticate(app.library.tenancy, key);
   // OAuth (issue 37): API keys (`atl_…`) keep working; any other bearer credential is an access token, of the
   // built-in authorization server or of the external identity provider configured instead
-  const external = app.config.oauthExternal;
-  const oauth =
-    opts.mcp && app.config.env.ATELIER_OAUTH ? (external ? externalOAuthMount(app, external, log) : oauthMount(app, log)) : null;
+  const oauth = opts.mcp && app.config.env.ATELIER_OAUTH ? await loadOAuthMount(app, log) : null;
   const byCredential = (token: string) => (token.startsWith('atl_') || !oauth ? byKey(token) : oauth.verify(token));
   // `service` and `data_id` let a second process on the same data dir recognise this listener and reuse it.
   // `instance` (ATELIER_INSTANCE_ID) names the process among several behind one proxy.

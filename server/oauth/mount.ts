@@ -4,6 +4,7 @@ import type { App } from '../app.ts';
 import { guardedFetch } from '../assets/fetch-url.ts';
 import type { Logger } from '../log.ts';
 import { grantsPageRouter } from './grants-page.ts';
+import { OAUTH_PATH } from './paths.ts';
 import { interactionsRouter } from './interactions.ts';
 import { cookieKeys, publicKeys, signingKeys } from './keys.ts';
 import { signInLimits } from './limits.ts';
@@ -16,9 +17,6 @@ import {
   type ResourceServer,
   type TokenVerdict,
 } from './resource.ts';
-
-/** Where the authorization server is mounted; the issuer is `<public url>/oauth`. */
-export const OAUTH_PATH = '/oauth';
 
 export interface OAuthMount {
   /** the routes: Protected Resource Metadata, the RFC 8414 alias of the AS metadata, the pages and the provider */

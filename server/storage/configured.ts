@@ -8,26 +8,29 @@ import type { LibraryDeps } from '../assets/deps.ts';
 import type { Logger } from '../log.ts';
 import type { createTestHooks } from '../test-hooks.ts';
 import { collectBlobGarbage } from './blob-gc.ts';
-import { createS3BlobStore, createS3Client } from './blob-store-s3.ts';
 import { createLocalBlobStore, type BlobStore } from './blob-store.ts';
-import { createS3StagingStore } from './staging-s3.ts';
 import { createStagingStore, type StagingStore } from './staging.ts';
 
-/** The blob store the configuration names: S3 (ATELIER_BLOB_STORE=s3://…) or the local directory. */
-export function createBlobStore(config: Config, hooks: ReturnType<typeof createTestHooks>): BlobStore {
+/**
+ * The blob store the configuration names: S3 (ATELIER_BLOB_STORE=s3://…) or the local directory. The S3
+ * modules are imported only for S3: the AWS SDK is a large share of what a server would otherwise load at start.
+ */
+export async function createBlobStore(config: Config, hooks: ReturnType<typeof createTestHooks>): Promise<BlobStore> {
   const c = config.blobStore;
-  return c.kind === 's3' ? createS3BlobStore({ ...c, hooks }) : createLocalBlobStore(config.blobDir, hooks);
+  if (c.kind !== 's3') return createLocalBlobStore(config.blobDir, hooks);
+  const { createS3BlobStore } = await import('./blob-store-s3.ts');
+  return createS3BlobStore({ ...c, hooks });
 }
 
 /**
  * The upload channel's staging area: beside the blobs. On S3 several processes on several machines then
  * see the same chunks (a chunk sent to one process, `complete` to another); else `<data dir>/staging`.
  */
-export function createStaging(config: Config): StagingStore {
+export async function createStaging(config: Config): Promise<StagingStore> {
   const c = config.blobStore;
-  return c.kind === 's3'
-    ? createS3StagingStore({ client: createS3Client(c), bucket: c.bucket, prefix: c.prefix, partSizeBytes: c.partSizeBytes })
-    : createStagingStore(path.join(config.dataDir, 'staging'));
+  if (c.kind !== 's3') return createStagingStore(path.join(config.dataDir, 'staging'));
+  const [{ createS3Client }, { createS3StagingStore }] = await Promise.all([import('./blob-store-s3.ts'), import('./staging-s3.ts')]);
+  return createS3StagingStore({ client: createS3Client(c), bucket: c.bucket, prefix: c.prefix, partSizeBytes: c.partSizeBytes });
 }
 
 /** Periodic `collectBlobGarbage` passes; `close` waits for a running pass. intervalMs 0 = off. */

@@ -2,7 +2,7 @@ import pg from 'pg';
 
 /**
  * PostgreSQL connections for every store of the PostgreSQL backend (node-postgres, https://node-postgres.com),
- * which `ATELIER_DATABASE_URL` selects (server/stores.ts `openPgStores`).
+ * which `ATELIER_DATABASE_URL` selects (server/stores-pg.ts `openPgStores`).
  */
 
 /** int8 (bigint: counts, epoch ms, identity ids) as a JS number; refuses values past 2^53 instead of rounding. */
