@@ -27,7 +27,8 @@ describe('first start (atelier start)', () => {
     child = spawnCli(['start'], {
       ATELIER_DATA_DIR: dataDir,
       ATELIER_PORT: String(port),
-      ATELIER_OCR: '0',
+      // the seed is under test, not the analysis that follows it (it would take the CPU the other test files need)
+      ATELIER_ENRICHMENT: '0',
       ATELIER_TEST_PAUSE_AT: 'import-insert',
       ATELIER_TEST_PAUSE_DIR: pd,
     });
