@@ -205,13 +205,14 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify
     send(child, ...INIT, {
       id: 2,
       method: 'tools/call',
-      params: { name: 'svc_asset_library', arguments: { action: 'search', args: { query: 'fir' } } },
+      params: { name: 'svc_asset_library', arguments: { action: 'search', args: { theme_id: t.theme_id, query: 'fir' } } },
     });
     let answered = '';
     child.proc.stdout!.on('data', (d: Buffer) => (answered += d.toString()));
     const until = Date.now() + 60_000;
     while (!/"id":2/.test(answered) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(answered).toContain('"id":2');
+    expect(answered).not.toContain('"isError":true');
     child.proc.stdin!.end();
     expect((await exitWithin(child, 30_000)).code).toBe(0);
     const loaded = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
