@@ -22,7 +22,7 @@ import type { TenancyStore } from '../server/db/ports/tenancy-store.ts';
 import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
 import { createPgAssetStore } from '../server/db/postgres/assets.ts';
 import { createPgTenancyStore } from '../server/db/postgres/tenancy.ts';
-import { createTestSchema } from '../server/db/postgres/test-database.ts';
+import { createTestSchema } from '../server/db/contract/pg-test-database.ts';
 import { createSqliteTenancyStore } from '../server/db/sqlite/tenancy.ts';
 import { backendTable } from './stats.ts';
 

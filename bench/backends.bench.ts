@@ -8,7 +8,7 @@
  * - SQLite: a file in a temp dir;
  * - PostgreSQL 15 of the machine (ATELIER_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test),
  *   a schema of its own dropped at the end: lexical only, it has no pgvector;
- * - PGlite with pgvector (server/db/postgres/pglite-server.ts, in this process, one connection): every
+ * - PGlite with pgvector (server/db/contract/pglite-server.ts, in this process, one connection): every
  *   mode, up to `BENCH_PGLITE_MAX` assets (default 100,000; the table's header says its size). Loading
  *   100k takes about 2 minutes (rows 21 s, vectors with the HNSW build 97 s at load 4 on 2 cores): the
  *   build runs with maintenance_work_mem 1 GB (bench/backends-seed.ts); with the 64 MB default it ran
@@ -28,9 +28,9 @@ import path from 'node:path';
 import { SearchArgsSchema } from '../shared/schemas/asset.ts';
 import { buildApp, type App } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
-import { startPgliteServer, type PgliteServer } from '../server/db/postgres/pglite-server.ts';
+import { startPgliteServer, type PgliteServer } from '../server/db/contract/pglite-server.ts';
 import { createPgPool } from '../server/db/postgres/pool.ts';
-import { TEST_POSTGRES_URL } from '../server/db/postgres/test-database.ts';
+import { TEST_POSTGRES_URL } from '../server/db/contract/pg-test-database.ts';
 import type { SpaceRow } from '../server/db/ports/vector-store.ts';
 import type { Scope } from '../server/domain/scope.ts';
 import { createAssetVectorSearch } from '../server/enrichment/vector-search.ts';

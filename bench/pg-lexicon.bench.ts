@@ -18,7 +18,7 @@ import { inSqliteTransaction } from '../server/db/sqlite/batch-transaction.ts';
 import { createLexicalIndexes } from '../server/db/sqlite/lexical-index.ts';
 import { refreshStaleAssets } from '../server/db/postgres/asset-lexicon.ts';
 import { createPgLexicalIndexes } from '../server/db/postgres/lexical-index.ts';
-import { createTestSchema } from '../server/db/postgres/test-database.ts';
+import { createTestSchema } from '../server/db/contract/pg-test-database.ts';
 import { syntheticAsset } from '../server/db/synthetic-asset.ts';
 import { allWords, inColumn, phrase, prefixPhrase } from '../server/domain/search/lexical-query.ts';
 import { runLexical, type LexicalIndex } from '../server/domain/search/lexical.ts';

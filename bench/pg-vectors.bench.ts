@@ -3,7 +3,7 @@
  * (cosine, m 16, ef_construction 64, iterative strict-order scan), interleaved per query, for a small
  * and a large workspace of one space, unfiltered and with a category filter passing 10 % of assets.
  * Reports p50/p95 latency of `nearest` (k 24) and HNSW recall@24 against the exact answer. Runs on
- * PGlite (pgvector in WebAssembly, server/db/postgres/pglite-server.ts), the only pgvector on these
+ * PGlite (pgvector in WebAssembly, server/db/contract/pglite-server.ts), the only pgvector on these
  * machines: absolute figures are WebAssembly's, not a native server's; the ratio between the two plans
  * and the recall are what this measures. Vectors are clustered (64 centres + noise), like embeddings.
  * The "HNSW" column is the store with exactScanMax 0: the planner may still pick the workspace's rows
@@ -11,7 +11,7 @@
  * `BENCH_PG_VECTORS_LARGE` sets the large workspace's size (default 20,000; seeding it takes minutes).
  */
 import { createPgVectorStore } from '../server/db/postgres/vector-store.ts';
-import { startPgliteServer } from '../server/db/postgres/pglite-server.ts';
+import { startPgliteServer } from '../server/db/contract/pglite-server.ts';
 import { percentile, table } from './stats.ts';
 import { mulberry32 } from './random.ts';
 

@@ -20,7 +20,7 @@ import type { PickerStore } from '../server/db/ports/picker-store.ts';
 import { createPgCreditStore } from '../server/db/postgres/credits.ts';
 import { createPgJobQueue } from '../server/db/postgres/job-queue.ts';
 import { createPgPickerStore } from '../server/db/postgres/pickers.ts';
-import { createTestSchema } from '../server/db/postgres/test-database.ts';
+import { createTestSchema } from '../server/db/contract/pg-test-database.ts';
 import { backendTable } from './stats.ts';
 
 interface Stores {

@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEMO_DIR, startTestServer, type TestClient, type TestServer } from '../e2e/mcp/harness.ts';
-import { startPgliteServer } from '../server/db/postgres/pglite-server.ts';
+import { startPgliteServer } from '../server/db/contract/pglite-server.ts';
 import type { Scope } from '../server/domain/scope.ts';
 import { listImageFiles, seedDemo } from '../server/seed.ts';
 import { halfOf, scoreRun, summarize, type Half, type Judgements, type QueryRun, type QueryScore, type Summary } from './metrics.ts';

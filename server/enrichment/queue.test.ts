@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createJobQueue } from '../db/sqlite/enrichment-jobs.ts';
 import type { JobQueue } from '../db/ports/job-queue.ts';
 import { createPgJobQueue } from '../db/postgres/job-queue.ts';
-import { createTestSchema, type TestSchema } from '../db/postgres/test-database.ts';
+import { createTestSchema, type TestSchema } from '../db/contract/pg-test-database.ts';
 import { migrate } from '../db/sqlite/migrate.ts';
 import { createLogger } from '../log.ts';
 import { backoffMs, createJobRunner } from './queue.ts';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startPgliteServer, type PgliteServer } from '../postgres/pglite-server.ts';
+import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
 import type { PgPool } from '../postgres/pool.ts';
-import { createTestSchema, type TestSchema } from '../postgres/test-database.ts';
+import { createTestSchema, type TestSchema } from './pg-test-database.ts';
 import type { StoreFixture } from './fixture.ts';
 
 /**

@@ -6,7 +6,7 @@ import { createPgAssetStore } from './assets.ts';
 import { createPgLexicalIndexes } from './lexical-index.ts';
 import type { PgPool } from './pool.ts';
 import { createPgTenancyStore } from './tenancy.ts';
-import type { TestSchema } from './test-database.ts';
+import type { TestSchema } from '../contract/pg-test-database.ts';
 
 // The PostgreSQL implementations of the aggregate ports (tenancy, assets) against the contracts the
 // SQLite adapters pass (../aggregate-stores.test.ts), on the machine's real PostgreSQL 15

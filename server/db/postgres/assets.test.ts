@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NewAsset } from '../ports/asset-store.ts';
 import { createPgAssetStore } from './assets.ts';
-import { createTestSchema, type TestSchema } from './test-database.ts';
+import { createTestSchema, type TestSchema } from '../contract/pg-test-database.ts';
 
 // What only the PostgreSQL store must show: within a workspace assets become visible in seq order (the
 // SQLite single writer gives it for free), so a cursor's snapshot bound (`seq <= maxSeq`) never gains a

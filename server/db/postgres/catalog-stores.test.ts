@@ -9,7 +9,7 @@ import type { PgPool } from './pool.ts';
 import { createPgProductLexicalIndexes } from './product-lexical-index.ts';
 import { createPgProductVectors } from './product-vectors.ts';
 import { createPgProductStore } from './products.ts';
-import { createTestSchema, type TestSchema } from './test-database.ts';
+import { createTestSchema, type TestSchema } from '../contract/pg-test-database.ts';
 
 // The PostgreSQL catalog ports against the contracts the SQLite adapters pass (../catalog-stores.test.ts):
 // the product store and its lexical index on the machine's real PostgreSQL 15, the product vectors on PGlite with pgvector

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensurePgSchema, loadPgMigrations, migratePostgres } from './migrate.ts';
 import { createPgPool } from './pool.ts';
-import { createTestSchema, TEST_POSTGRES_URL, type TestSchema } from './test-database.ts';
+import { createTestSchema, TEST_POSTGRES_URL, type TestSchema } from '../contract/pg-test-database.ts';
 
 const schemas: TestSchema[] = [];
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { loadPgMigrations, migratePostgres } from './migrate.ts';
 import type { PgPool } from './pool.ts';
 import { createPgProductLexicalIndexes } from './product-lexical-index.ts';
 import { createPgProductStore } from './products.ts';
-import { createTestSchema } from './test-database.ts';
+import { createTestSchema } from '../contract/pg-test-database.ts';
 import { createPgVectorStore } from './vector-store.ts';
 
 // The scope counts of migrations 0012 and 0013 (asset_counts, product_counts, asset_vector_counts), which the

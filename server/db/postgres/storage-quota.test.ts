@@ -5,7 +5,7 @@ import type { NewAsset } from '../ports/asset-store.ts';
 import { QuotaExceededError } from '../ports/storage-quota.ts';
 import { createPgAssetStore } from './assets.ts';
 import { lockTenantUsage } from './storage-usage.ts';
-import { createTestSchema, type TestSchema } from './test-database.ts';
+import { createTestSchema, type TestSchema } from '../contract/pg-test-database.ts';
 
 // What only the PostgreSQL store must show about the storage quota (ports/storage-quota.ts): under READ
 // COMMITTED, a quota-checked insert in one workspace waits for a quota-checked write of the same tenant

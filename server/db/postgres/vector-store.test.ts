@@ -5,7 +5,7 @@ import { VectorStoreUnavailableError } from '../ports/vector-store.ts';
 import { createPgAssetStore } from './assets.ts';
 import { loadPgMigrations } from './migrate.ts';
 import type { PgPool } from './pool.ts';
-import { createTestSchema } from './test-database.ts';
+import { createTestSchema } from '../contract/pg-test-database.ts';
 import { createPgVectorStore } from './vector-store.ts';
 
 // The PostgreSQL VectorStore against the contract the SQLite store passes (../vector-store.test.ts), on

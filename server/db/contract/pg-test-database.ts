@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migratePostgres } from './migrate.ts';
-import { createPgPool, type PgPool } from './pool.ts';
+import { migratePostgres } from '../postgres/migrate.ts';
+import { createPgPool, type PgPool } from '../postgres/pool.ts';
 
 /** TEST ONLY: the PostgreSQL the tests use (a real PostgreSQL 15; ATELIER_TEST_POSTGRES_URL overrides). */
 export const TEST_POSTGRES_URL = process.env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';

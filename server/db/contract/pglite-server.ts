@@ -3,9 +3,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { migratePostgres } from './migrate.ts';
-import { createPgPool, type PgPool } from './pool.ts';
-import type { TestSchema } from './test-database.ts';
+import { migratePostgres } from '../postgres/migrate.ts';
+import { createPgPool, type PgPool } from '../postgres/pool.ts';
+import type { TestSchema } from './pg-test-database.ts';
 
 /**
  * TEST ONLY: PostgreSQL with pgvector for the tests that need vectors, which the machine's PostgreSQL 15
@@ -21,7 +21,7 @@ import type { TestSchema } from './test-database.ts';
 export interface PgliteServer {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
   url: string;
-  /** a fresh schema with the migrations applied, as test-database.ts `createTestSchema` */
+  /** a fresh schema with the migrations applied, as pg-test-database.ts `createTestSchema` */
   schema(): Promise<TestSchema>;
   /** run SQL on PGlite's one session directly (what it sets applies to every connection) */
   query(sql: string): Promise<void>;
