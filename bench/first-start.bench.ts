@@ -13,18 +13,12 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { REPO_ROOT } from '../e2e/mcp/harness.ts';
 import { DEMO_IMAGES_DIR, listImageFiles } from '../server/seed.ts';
-import { percentile, table } from './stats.ts';
+import { cpuSeconds, percentile, table } from './stats.ts';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'server', 'cli', 'index.js');
 const RUNS = 2;
 /** Longest a run may take before the bench gives up on it, ms. */
 const LIMIT_MS = 180_000;
-
-/** CPU seconds (user + system) of a process, from /proc/<pid>/stat (fields 14 and 15, clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** Whether every one of `expected` assets is stored and none is waiting for or in enrichment. */
 function enriched(dbFile: string, expected: number): boolean {

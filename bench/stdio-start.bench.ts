@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../e2e/mcp/harness.ts';
-import { percentile, table } from './stats.ts';
+import { cpuSeconds, percentile, table } from './stats.ts';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'server', 'cli', 'index.js');
 const RUNS = 8;
@@ -28,12 +28,6 @@ const DEFERRED = [
   'mediabunny',
   'undici',
 ];
-
-/** CPU seconds (user + system) of a process, from /proc/<pid>/stat (fields 14 and 15, clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const line = (m: Record<string, unknown>): string => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`;
 
