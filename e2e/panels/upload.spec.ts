@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { DEMO_DIR, REPO_ROOT } from '../mcp/harness.ts';
 import { expect, test, type HostEvent } from './fixtures.ts';
 
-const JPEG = path.join(DEMO_DIR, 'images/text/craft-beer.jpg'); // 1.7 MB → 4 chunks of 512 KiB
+const JPEG = path.join(DEMO_DIR, 'images/text/craft-beer.jpg'); // 6000×4000 px, 1.7 MB
 const HEIC = path.join(REPO_ROOT, 'e2e/fixtures/heic/IMG_2682-640.heic'); // 640×480, 44 KB → 1 chunk (e2e/fixtures/heic/README.md)
 const WEBM = path.join(REPO_ROOT, 'e2e/fixtures/canvas-clip.webm'); // 9.5 KB VP9 clip (make-canvas-clip.mjs)
 
@@ -13,6 +15,18 @@ const calls = (events: HostEvent[], action?: string): ToolCall[] =>
     .filter((e) => e.type === 'tools/call')
     .map((e) => e.params as ToolCall)
     .filter((p) => p.name === 'svc_asset_upload_app' && (!action || p.arguments.action === action));
+/**
+ * A PNG of 800×800 px of random noise, stored uncompressed: 1.92 MB, so 4 chunks of 512 KiB, with pixels that
+ * cost little to decode. The transfer tests send it instead of a 24-MP photo, whose import (decode and
+ * renditions, about 2 CPU s) took 8–10 s of `complete` when another Playwright worker shared the 2 cores.
+ */
+const noisePng = async (): Promise<{ name: string; mimeType: string; buffer: Buffer }> => ({
+  name: 'noise.png',
+  mimeType: 'image/png',
+  buffer: await sharp(randomBytes(800 * 800 * 3), { raw: { width: 800, height: 800, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer(),
+});
 const stagingEntries = (dataDir: string): string[] =>
   fs.existsSync(path.join(dataDir, 'staging')) ? fs.readdirSync(path.join(dataDir, 'staging')) : [];
 
@@ -153,7 +167,10 @@ test.describe('upload panel', () => {
         return forward(p);
       };
     });
-    await view.locator('input[type="file"]').first().setInputFiles(JPEG);
+    await view
+      .locator('input[type="file"]')
+      .first()
+      .setInputFiles(await noisePng());
     await view.locator('.uppy-StatusBar-actionBtn--upload').click();
     await expect(view.locator('.uppy-StatusBar-actionBtn--retry')).toBeVisible();
     expect(calls(await atelier.events(), 'complete')).toHaveLength(0);
@@ -202,7 +219,10 @@ test.describe('upload panel', () => {
         return forward(p);
       };
     });
-    await view.locator('input[type="file"]').first().setInputFiles(JPEG);
+    await view
+      .locator('input[type="file"]')
+      .first()
+      .setInputFiles(await noisePng());
     await view.locator('.uppy-StatusBar-actionBtn--upload').click();
     await expect.poll(async () => calls(await atelier.events(), 'chunk').length).toBeGreaterThanOrEqual(2);
     await expect.poll(() => stagingEntries(atelier.server.config.dataDir).length).toBe(1);
