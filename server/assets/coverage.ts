@@ -80,9 +80,13 @@ export async function coverQuery(
     seen.add(seq);
     seqs.push(seq);
   };
-  for (let i = 0; i < Math.min(h.length, COVERAGE_DEPTH); i++) take(h.seq[i]!);
-  for (const v of (semantic ?? []).slice(0, COVERAGE_DEPTH)) take(v.seq);
-  if (seqs.length === 0 || lexical.termWords.length === 0) return { hits: h, agrees: () => false };
+  // A candidate the planner matched on every term with quality 1 is left out: coverage only raises a term's
+  // quality, at most to 1, so it would score it 1, complete and grounded, as the planner did, whatever the
+  // terms' weights (colour words included), and no row or word of it is needed.
+  const whole = (seq: number): boolean => lexical.termQuality(seq)?.every((q) => q >= 1) ?? false;
+  for (let i = 0; i < Math.min(h.length, COVERAGE_DEPTH); i++) if (!whole(h.seq[i]!)) take(h.seq[i]!);
+  for (const v of (semantic ?? []).slice(0, COVERAGE_DEPTH)) if (!whole(v.seq)) take(v.seq);
+  if (seqs.length === 0 || lexical.termWords.length === 0) return { hits: h, agrees: (seq) => whole(seq) };
 
   const rows = await deps.assets.bySeqs(scope, seqs);
   const thesaurus = await deps.thesaurus();
@@ -143,7 +147,7 @@ export async function coverQuery(
     );
     scored.set(seq, { ...c, agrees: c.grounded && !contradicted });
   }
-  return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? false };
+  return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };
 }
 
 /** Lexical hits with each scored candidate's relevance raised to its coverage (and the kinds that did it), candidates only coverage found appended; best first, ties in the old order. */
