@@ -96,7 +96,7 @@ export async function coverQuery(
   const colours = lexical.termWords.map((t) => isColourWord(t.word));
   // a term some candidate says among its own words (its name's broader words included, which the lexical
   // index lacks) names something the library holds: counted as held, like a word the planner found
-  const stems = new Map([...facts].map(([seq, f]) => [seq, new Set(f.words.map(memo.stem))]));
+  const stems = new Map([...facts].map(([seq, f]) => [seq, new Set([...f.words, ...f.broader].map(memo.stem))]));
   const held = lexical.termWords.map((t, i) => lexical.counts[i]! > 0 || [...stems.values()].some((s) => s.has(t.stem)));
   const soft = softTerms(colours.map((colour, i) => ({ count: held[i] ? 1 : 0, colour })));
   // word vectors and incompatible alternatives serve embedding matches only: none when no term may have one

@@ -165,7 +165,9 @@ export function createAssetVectorSearch(o: {
     let model = await o.calibrations.get(key, scope.workspaceId);
     if (!model || isStale(model, items)) {
       model = await estimateWordNull({
-        docs: facts,
+        // every word the assets' text vectors hold, a name-only asset's broader words included (as before they
+        // stopped being embedding matches): a stricter null for those assets, and no stored estimate goes stale
+        docs: facts.map((f) => ({ words: [...f.words, ...f.broader] })),
         items,
         vectorsOf: (ws) => vectorsOf(embedder, ws),
         background: thesaurus?.frequentNouns(200) ?? [],

@@ -135,6 +135,15 @@ describe('coverage of a query by a document (assets)', () => {
     expect([...f.colours].sort()).toEqual(['red', 'white']);
   });
 
+  it("keeps a name-only asset's broader words apart from its own words", () => {
+    const row = { name_words: 'prairie falcon', alt_text: null, tags: [], auto_tags: ['grey'], user_fields: [], purpose: null };
+    const f = assetFacts(row, () => ['hawk', 'bird of prey', 'falcon']);
+    expect(f.words).toEqual(['prairie', 'falcon']);
+    expect(f.broader).toEqual(['hawk', 'bird', 'prey']);
+    // an asset with typed words is not name-only: no broader words
+    expect(assetFacts({ ...row, tags: ['raptor'] }, () => ['hawk']).broader).toEqual([]);
+  });
+
   it('fits the word null on documents that lack the probe', () => {
     const docs = [
       { stems: new Set(['ski']), vectors: [at(0)] },

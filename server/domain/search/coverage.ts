@@ -310,9 +310,14 @@ export function labelsAgree(concepts: readonly ReadonlySet<string>[], labels: re
 
 /**
  * What coverage reads of an asset row: the descriptive words of its name words, alt text and user tags
- * (colour names left out: colours are judged by the measurement) — with, for an asset that has nothing but
- * a file name, the name's broader WordNet words, as its text vector has them — and its measured dominant colours (the
- * colour names among its automatic tags, which enrichment writes for colours covering ≥ 15% of the picture).
+ * (colour names left out: colours are judged by the measurement); for an asset that has nothing but a file
+ * name, apart, the name's broader WordNet words, as its text vector has them; and its measured dominant
+ * colours (the colour names among its automatic tags, which enrichment writes for colours covering ≥ 15% of
+ * the picture).
+ * The broader words name classes the asset's thing belongs to ("falcon" → bird, prey; "springs" → season,
+ * time): a query term that says one matches it, but a word merely related to a class says nothing about the
+ * thing ("dog" is close to "bird", "basketball" to "season"), so they are never embedding matches (`words`
+ * holds the asset's own words only).
  * @param row the asset row's text columns
  * @param broader the broader words of the name words (`broaderWords` over the thesaurus, or its memo in
  *   word-memo.ts); null without a thesaurus
@@ -328,7 +333,10 @@ export function assetFacts(
   },
   broader: ((names: string[]) => string[]) | null = null,
 ): {
+  /** the asset's own descriptive words */
   words: string[];
+  /** the broader words of a name-only asset that are not among its own words */
+  broader: string[];
   colours: Set<string>;
 } {
   const tags = row.tags;
@@ -337,9 +345,11 @@ export function assetFacts(
   const bare = !row.user_fields.includes('alt_text') && tags.length === 0 && !row.purpose;
   const names = (row.name_words ?? '').split(' ').filter(Boolean);
   const more = bare && broader ? broader(names) : [];
-  const text = [row.name_words ?? '', row.alt_text ?? '', tags.join(' '), more.join(' ')].join(' ');
+  const words = descriptiveWords([row.name_words ?? '', row.alt_text ?? '', tags.join(' ')].join(' '), STOP_WORDS, COLOUR_NAMES);
+  const own = new Set(words);
   return {
-    words: descriptiveWords(text, STOP_WORDS, COLOUR_NAMES),
+    words,
+    broader: descriptiveWords(more.join(' '), STOP_WORDS, COLOUR_NAMES).filter((w) => !own.has(w)),
     colours: new Set(row.auto_tags.filter((t) => COLOUR_NAMES.has(t) || t === MONOCHROME)),
   };
 }
