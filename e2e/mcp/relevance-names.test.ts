@@ -50,6 +50,14 @@ describe('search in a library named only by its files (issue 33)', () => {
     const bird = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'bird' });
     expect(names(bird)).toEqual(['prairie_falcon.jpg']);
   });
+
+  it('a colour word the measured colours contradict keeps a picture from matching', async () => {
+    // three pictures say flowers (two through WordNet); none is measured yellow and no text says yellow
+    const yellow = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'yellow flowers' });
+    expect({ names: names(yellow), total: yellow.structured.total }).toEqual({ names: [], total: 0 });
+    const pink = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'pink flower' });
+    expect(names(pink)).toEqual(['cyclamen_persicum.jpg']);
+  });
 });
 
 describe("a photo's own caption and keywords (XMP, IPTC, EXIF) when nobody typed any", () => {

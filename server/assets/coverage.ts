@@ -40,6 +40,9 @@ export interface WordSpace {
  */
 export const COVERAGE_DEPTH = 100;
 
+/** Relevance a document with a contradicted colour word keeps at most: a suggestion, below every match. */
+const BELOW_MATCH = LEXICAL_MATCH - 0.02;
+
 /** The query's text side after coverage, and which documents a meaning match may stand on. */
 export interface Covered {
   /** lexical candidates with relevance raised to their coverage, and candidates only coverage found; best first */
@@ -60,7 +63,9 @@ export interface Covered {
  * that coverage is their text-side relevance. A candidate covering at least half the query's weight is a
  * text-side match (a descriptive query whose words the alt text holds only as synonyms, related words or
  * colours; a colour word weighs by how many pictures show the colour, so a flower of another colour no
- * longer half-matches "pink flower"); the rest tell the fusion whether a meaning match is corroborated.
+ * longer half-matches "pink flower"), unless its measured colours contradict a colour word of the query
+ * (then it stays below every match: "yellow flowers" matches no flower measured pink); the rest tell the
+ * fusion whether a meaning match is corroborated.
  * @param semantic the text-embedding hits, nearest first
  * @param words the scope's word space (null: words and measured colours only)
  * @throws what the asset store or the embedder throws
@@ -145,7 +150,10 @@ export async function coverQuery(
     const contradicted = terms.some(
       (t, i) => t.colour && shown.size > 0 && !shown.has(measuredName(t.word)) && (doc.lexical?.[i] ?? 0) < 1,
     );
-    scored.set(seq, { ...c, agrees: c.grounded && !contradicted });
+    // a contradicted colour word is a word the picture is known to fail, not one its text leaves unsaid: the
+    // document is no text-side match, however much of the rest of the query it covers
+    const relevance = contradicted ? Math.min(c.relevance, BELOW_MATCH) : c.relevance;
+    scored.set(seq, { ...c, relevance, agrees: c.grounded && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };
 }
