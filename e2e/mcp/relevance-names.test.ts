@@ -51,6 +51,12 @@ describe('search in a library named only by its files (issue 33)', () => {
     expect(names(bird)).toEqual(['prairie_falcon.jpg']);
   });
 
+  it('a broader word is too weak to back a meaning match ("sand dunes": the Tanners Ridge meadow says "ridge")', async () => {
+    // dune → ridge is WordNet's hypernym: the text embedding found the meadow close, and the ridge corroborated it
+    const r = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'sand dunes' });
+    expect({ names: names(r), total: r.structured.total }).toEqual({ names: [], total: 0 });
+  });
+
   it('a colour word the measured colours contradict keeps a picture from matching', async () => {
     // three pictures say flowers (two through WordNet); none is measured yellow and no text says yellow
     const yellow = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'yellow flowers' });

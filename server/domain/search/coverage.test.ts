@@ -85,13 +85,15 @@ describe('coverage of a query by a document (assets)', () => {
     expect(coverage([term('ski', at(0))], doc({ stems: ['ski'] }), words).relevance).toBe(1);
   });
 
-  it("is grounded only by the document's own words or measured colours, not by a close word vector", () => {
+  it("is grounded only by the document's own words, narrower words or measured colours, not by a close word vector", () => {
     expect(coverage([term('ski', at(0))], doc({ vectors: [at(5)] }), words)).toMatchObject({ meaning: true, grounded: false });
     expect(coverage([term('ski', at(0))], doc({ stems: ['ski'] }), words).grounded).toBe(true);
     expect(coverage([term('ski', at(0)), term('pink', null, 1, true)], doc({ vectors: [at(5)], colours: ['pink'] }), words).grounded).toBe(
       true,
     );
     expect(coverage([term('ski', at(0))], doc({ lexical: [0.75] }), words).grounded).toBe(true);
+    // a broader word only (a hypernym, quality 0.5) does not ground it
+    expect(coverage([term('ski', at(0))], doc({ lexical: [0.5] }), words).grounded).toBe(false);
   });
 
   it('needs most of the query weight: one covered word of two weighs what it weighs', () => {

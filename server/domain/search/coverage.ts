@@ -50,7 +50,7 @@ import {
 import { COLOUR_NAMES, MONOCHROME } from '../media/colour.ts';
 import { chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
 import { STOP_WORDS } from './query-words.ts';
-import { expansionOf } from './lexical.ts';
+import { CLASS_QUALITY, expansionOf } from './lexical.ts';
 import { operatorSynonyms, words, type SynonymRule } from './lexical-words.ts';
 
 /**
@@ -59,6 +59,14 @@ import { operatorSynonyms, words, type SynonymRule } from './lexical-words.ts';
  * (CLASS_QUALITY.synonym), below the word itself; set a priori, not fitted.
  */
 export const COLOUR_QUALITY = 0.85;
+
+/**
+ * Least quality of a term's match, apart from word embeddings, that grounds a document (`Coverage.grounded`):
+ * a narrower word's (CLASS_QUALITY.hyponym). A broader word alone (a hypernym: "ridge" for "dunes", "water"
+ * for "lake") says the document's thing belongs to a class the term's thing is one kind of, too weak to back
+ * an embedding's guess: most ridges are no dunes.
+ */
+export const GROUNDING = CLASS_QUALITY.hyponym;
 
 /** A query term as coverage scores it. */
 export interface CoverageTerm {
@@ -100,7 +108,11 @@ export interface Coverage {
   complete: boolean;
   /** some term's best quality came from a word embedding */
   meaning: boolean;
-  /** some term is matched by the document's own words (the planner's classes, the same stem) or its measured colours: evidence apart from word embeddings */
+  /**
+   * some term is matched, apart from word embeddings, at least as well as a narrower word matches it
+   * (`GROUNDING`): by the document's own words, a synonym, a kind of the thing, a close spelling (the
+   * planner's classes, the same stem) or its measured colours
+   */
   grounded: boolean;
   /** some term's best quality came from the measured colours */
   colour: boolean;
@@ -138,7 +150,7 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
       q = COLOUR_QUALITY;
       colour = true;
     }
-    if (q > 0) grounded = true;
+    if (q >= GROUNDING) grounded = true;
     if (!t.colour && words && t.vector && q < 1 && doc.words.length > 0) {
       const near = doc.words.filter((w) => !t.incompatible?.has(w.word)).map((w) => w.vector);
       const z = near.length > 0 ? standardScore(words.model, bestCosine(t.vector, near)) : -Infinity;
