@@ -86,5 +86,17 @@ describe('product search results', () => {
         'classic-leather-jacket',
       ]);
     });
+
+    it('a meaning match must agree with the kind of thing asked for, not only with a word that narrows it', async () => {
+      // "silver" is in the text of necklaces and bracelets, and the embedding rates them close to earrings
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'silver earrings', search_mode: 'hybrid' });
+      expect(handles(r).length).toBeGreaterThan(0);
+      expect(handles(r).filter((h) => !h.includes('earrings'))).toEqual([]);
+      // "garden" labels the trowel and the pots, "wooden" the table: none of them is a fence
+      const fence = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'wooden garden fence', search_mode: 'hybrid' });
+      expect(handles(fence)).toContain('wooden-fence');
+      expect(handles(fence)).not.toContain('gardening-hand-trowel');
+      expect(handles(fence)).not.toContain('wooden-outdoor-table');
+    });
   });
 });

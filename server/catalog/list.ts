@@ -254,7 +254,8 @@ export async function listProducts(
         offset + limit + 1,
       );
       // hybrid: a meaning-only product counts only when its labels agree with the query (catalog/agreement.ts)
-      if (mode === 'hybrid' && semantic) agreeing = await agreeingProducts(deps, scope, lexical, semantic, { thesaurus, synonyms });
+      if (mode === 'hybrid' && semantic)
+        agreeing = await agreeingProducts(deps, scope, lexical, semantic, { thesaurus, synonyms, query: query! });
     }
     const agrees = agreeing ? (seq: number) => agreeing.has(seq) : null;
     return {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../errors.ts';
 import { createCursorCodec, stableJson } from './search/cursor.ts';
 import { isobmffTruncation } from './media/isobmff.ts';
-import { queryTerms } from './search/query-words.ts';
+import { headWord, queryTerms } from './search/query-words.ts';
 import { resolveWorkspace } from './scope.ts';
 
 describe('cursor codec', () => {
@@ -60,6 +60,14 @@ describe('query words', () => {
   it('neutralises FTS5 operators and keeps stop-word-only queries', () => {
     expect(queryTerms('NEAR(a b) OR "x*" -y')).toEqual(['near', 'b', 'x', 'y']);
     expect(queryTerms('the')).toEqual(['the']);
+  });
+  it('finds the head word of a noun-phrase query: the last content word before a preposition', () => {
+    expect(headWord('black leather choker')).toBe('choker');
+    expect(headWord('gift for a gardener')).toBe('gift');
+    expect(headWord('warm clothes for winter')).toBe('clothes');
+    expect(headWord('Café crème')).toBe('creme');
+    expect(headWord('earrings')).toBeNull();
+    expect(headWord('the earrings')).toBeNull();
   });
 });
 
