@@ -24,7 +24,8 @@ describe('search in a library named only by its files (issue 33)', () => {
       const filename = path.basename(file);
       const bytes = fs.readFileSync(file);
       const data = filename.endsWith('.heic') ? bytes : await sharp(bytes).resize(480, 480, { fit: 'inside' }).keepMetadata().toBuffer();
-      const mime_type = `image/${{ jpg: 'jpeg' }[path.extname(filename).slice(1).toLowerCase()] ?? path.extname(filename).slice(1).toLowerCase()}`;
+      const ext = path.extname(filename).slice(1).toLowerCase();
+      const mime_type = `image/${ext === 'jpg' ? 'jpeg' : ext}`;
       const r = await c.call('svc_asset_import', 'import', { data: data.toString('base64'), mime_type, filename });
       expect(r.error, filename).toBeUndefined();
     }

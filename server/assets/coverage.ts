@@ -13,7 +13,7 @@ import {
   type CoverageTerm,
   type WordNull,
 } from '../domain/search/coverage.ts';
-import { appendMatchedBy, capPartialMatches, LexicalHits } from '../domain/search/hit-lists.ts';
+import { appendMatchedBy, belowMatch, capPartialMatches, LexicalHits } from '../domain/search/hit-lists.ts';
 import { LEXICAL_MATCH, type LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
 import { wordMemoOf } from '../domain/search/word-memo.ts';
@@ -39,9 +39,6 @@ export interface WordSpace {
  * as without coverage (`npm run bench vectors`).
  */
 export const COVERAGE_DEPTH = 100;
-
-/** Relevance a document with a contradicted colour word keeps at most: a suggestion, below every match. */
-const BELOW_MATCH = LEXICAL_MATCH - 0.02;
 
 /** The query's text side after coverage, and which documents a meaning match may stand on. */
 export interface Covered {
@@ -152,7 +149,7 @@ export async function coverQuery(
     );
     // a contradicted colour word is a word the picture is known to fail, not one its text leaves unsaid: the
     // document is no text-side match, however much of the rest of the query it covers
-    const relevance = contradicted ? Math.min(c.relevance, BELOW_MATCH) : c.relevance;
+    const relevance = contradicted ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
     scored.set(seq, { ...c, relevance, agrees: c.grounded && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };

@@ -31,7 +31,7 @@ export async function agreeingProducts(
 ): Promise<Set<number>> {
   const out = new Set<number>();
   const worded = new Set<number>();
-  // the head's place among the terms (−1: a one-word query, every term counts)
+  // the head's place among the terms (−1: a one-word query, whose terms all count)
   const hw = headWord(o.query);
   const head = hw === null ? -1 : lexical.termWords.findIndex((t) => t.stem === stemmer(hw));
   for (let i = 0; i < lexical.hits.length; i++) {
@@ -43,15 +43,15 @@ export async function agreeingProducts(
   const alone = semantic.filter((h) => h.relevance >= MATCH && !worded.has(h.seq)).map((h) => h.seq);
   if (alone.length === 0) return out;
   const corrected = new Map(lexical.corrections.map((c) => [c.from, c.to]));
-  const concepts = lexical.termWords.map((t) =>
-    termConcepts(o.thesaurus, t.word, { correction: corrected.get(t.word), synonyms: o.synonyms }),
-  );
+  // the terms whose concepts a label may hold: the head alone, or every term of a one-word query
+  const backing = head >= 0 ? [lexical.termWords[head]!] : lexical.termWords;
+  const concepts = backing.map((t) => termConcepts(o.thesaurus, t.word, { correction: corrected.get(t.word), synonyms: o.synonyms }));
   const [rows, collections] = await Promise.all([deps.products.bySeqs(scope, alone), deps.products.collectionsOf(alone)]);
   const handles = new Map<number, string[]>();
   for (const c of collections) handles.set(c.product_seq, [...(handles.get(c.product_seq) ?? []), c.handle]);
   for (const r of rows) {
     const labels = [r.product_type, ...r.tags, ...(handles.get(r.seq) ?? [])].filter((l) => l.trim().length > 0);
-    if (labelsAgree(head >= 0 ? [concepts[head]!] : concepts, labels)) out.add(r.seq);
+    if (labelsAgree(concepts, labels)) out.add(r.seq);
   }
   return out;
 }

@@ -56,11 +56,21 @@ export function appendMatchedBy(code: number, kind: MatchKind): number {
 }
 
 /**
+ * A relevance kept below `match`: one at or above it is mapped, in order, into [match − 0.02, match − 0.01],
+ * so a document that may not count as a match stays a suggestion ranked as before; one below is unchanged.
+ * @param relevance in [0, 1]
+ * @param match the least relevance of a match, < 1
+ */
+export function belowMatch(relevance: number, match: number): number {
+  return relevance >= match ? match - 0.02 + (0.01 * (relevance - match)) / (1 - match) : relevance;
+}
+
+/**
  * The any-term fallback, only as a fallback: documents matching part of the query count as matches only
  * when no document matches all of it, as Algolia drops query words only when the whole query finds
  * nothing (`removeWordsIfNoResults`). When some complete candidate reaches `match`, the relevance of every
- * incomplete one at or above it is mapped, in place and in order, into [match − 0.02, match − 0.01]: it
- * stays a suggestion ranked as before, and the meaning side of a fusion may still accept it.
+ * incomplete one is kept below it in place (`belowMatch`): it stays a suggestion ranked as before, and the
+ * meaning side of a fusion may still accept it.
  * @param relevance per candidate, in [0, 1]
  * @param complete per candidate, 1 when every query word matched
  */
@@ -68,8 +78,7 @@ export function capPartialMatches(relevance: Float64Array, complete: Uint8Array,
   let some = false;
   for (let j = 0; j < relevance.length && !some; j++) some = complete[j] === 1 && relevance[j]! >= match;
   if (!some) return;
-  for (let j = 0; j < relevance.length; j++)
-    if (complete[j] === 0 && relevance[j]! >= match) relevance[j] = match - 0.02 + (0.01 * (relevance[j]! - match)) / (1 - match);
+  for (let j = 0; j < relevance.length; j++) if (complete[j] === 0) relevance[j] = belowMatch(relevance[j]!, match);
 }
 
 /** Lexical candidates best first (distinct seqs): matches and non-matches, `relevance ≥ LEXICAL_MATCH` matching. */
