@@ -94,19 +94,32 @@ export async function coverQuery(
   const thesaurus = await deps.thesaurus();
   const memo = wordMemoOf(thesaurus);
   const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus ? memo.broader : null)]));
-  const vocabulary = [...new Set([...lexical.termWords.map((t) => t.word), ...[...facts.values()].flatMap((f) => f.words)])];
   const colours = lexical.termWords.map((t) => isColourWord(t.word));
-  // a term some candidate says among its own words (its name's broader words included, which the lexical
-  // index lacks) names something the library holds: counted as held, like a word the planner found
-  const stems = new Map([...facts].map(([seq, f]) => [seq, new Set([...f.words, ...f.broader].map(memo.stem))]));
+  // the query's stems each candidate says among its own words (its name's broader words included, which the
+  // lexical index lacks); only the query's stems are ever looked up
+  const queryStems = new Set(lexical.termWords.map((t) => t.stem));
+  const stems = new Map<number, Set<string>>();
+  for (const [seq, f] of facts) {
+    const said = new Set<string>();
+    for (const w of [...f.words, ...f.broader]) {
+      const stem = memo.stem(w);
+      if (queryStems.has(stem)) said.add(stem);
+    }
+    stems.set(seq, said);
+  }
+  // a term some candidate says names something the library holds: counted as held, like a word the planner found
   const held = lexical.termWords.map((t, i) => lexical.counts[i]! > 0 || [...stems.values()].some((s) => s.has(t.stem)));
   const soft = softTerms(colours.map((colour, i) => ({ count: held[i] ? 1 : 0, colour })));
   // word vectors and incompatible alternatives serve embedding matches only: none when no term may have one
-  const vectors = words?.null && soft.some(Boolean) ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
+  const embedding = words?.null != null && soft.some(Boolean);
+  const vocabulary = embedding
+    ? [...new Set([...lexical.termWords.map((t) => t.word), ...[...facts.values()].flatMap((f) => f.words)])]
+    : [];
+  const vectors = embedding ? await words.vectorsOf(vocabulary) : new Map<string, Float32Array>();
   const terms: CoverageTerm[] = lexical.termWords.map((t, i) => {
     const colour = colours[i]!;
     const w = lexical.weights[i]!;
-    const siblings = soft[i] ? memo.siblings(t.word) : null;
+    const siblings = embedding && soft[i] ? memo.siblings(t.word) : null;
     return {
       word: t.word,
       stem: t.stem,

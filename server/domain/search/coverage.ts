@@ -86,7 +86,7 @@ export interface CoverageTerm {
 export interface CoverageDoc {
   /** the planner's best quality per term (undefined: the document is no lexical candidate) */
   lexical?: Float64Array | undefined;
-  /** stems of the document's descriptive words */
+  /** stems of the document's descriptive words (only the query terms' are looked up: those are enough) */
   stems: ReadonlySet<string>;
   /** its descriptive words that are no colour words, with their vectors (L2-normalised; words the embedder lacks left out) */
   words: readonly { word: string; vector: Float32Array }[];

@@ -1,6 +1,7 @@
 /**
  * Per-word derivations that coverage (server/assets/coverage.ts) asks for on every candidate of every query,
- * remembered across queries per thesaurus: Porter stems, noun lemmas, co-hyponyms and broader WordNet words.
+ * remembered across queries per thesaurus: Porter stems, noun lemmas, co-hyponyms and the broader WordNet words
+ * of a name.
  *
  * Why. A query scores up to 2 × COVERAGE_DEPTH documents whose words recur from query to query, and deriving
  * them again was most of coverage's cost (`npm run bench vectors`, hybrid `all` at 100k assets). The
@@ -36,7 +37,7 @@ export interface WordMemo {
   lemma: (word: string) => string | null;
   /** `coHyponyms`; null without a thesaurus */
   siblings: (word: string) => ReadonlySet<string> | null;
-  /** `broaderWords(t, names)` with its per-word steps memoised; [] without a thesaurus */
+  /** `broaderWords(t, names)`, remembered per name (and its per-word steps); [] without a thesaurus */
   broader: (names: string[]) => string[];
 }
 
@@ -52,11 +53,13 @@ export function wordMemoOf(t: Thesaurus | null): WordMemo {
     if (t) {
       const lemma = memoised((w) => nounLemma(t, w));
       const above = memoised((l) => hypernymLemmas(t, l));
+      // by the whole name: the same assets come back as candidates query after query
+      const broader = memoised((names) => broaderWords(t, names.split(' '), 2, lemma, above));
       m = {
         stem,
         lemma,
         siblings: memoised((w) => coHyponyms(t, w)),
-        broader: (names) => broaderWords(t, names, 2, lemma, above),
+        broader: (names) => (names.length === 0 ? [] : broader(names.join(' '))),
       };
     } else m = { stem, lemma: () => null, siblings: () => null, broader: () => [] };
     memos.set(key, m);
