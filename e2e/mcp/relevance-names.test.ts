@@ -58,6 +58,13 @@ describe('search in a library named only by its files (issue 33)', () => {
     expect({ names: names(r), total: r.structured.total }).toEqual({ names: [], total: 0 });
   });
 
+  it('a long caption is held to its own length\'s chance matches ("frozen lake": the falcon\'s caption says "water")', async () => {
+    // the falcon's embedded caption has some thirty words; the best of them comes closer to any word by chance
+    // than a two-word name's best does, and "water" near "lake" is such a chance
+    const r = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'frozen lake' });
+    expect({ names: names(r), total: r.structured.total }).toEqual({ names: [], total: 0 });
+  });
+
   it('a colour word the measured colours contradict keeps a picture from matching', async () => {
     // three pictures say flowers (two through WordNet); none is measured yellow and no text says yellow
     const yellow = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'yellow flowers' });

@@ -1,4 +1,5 @@
-import { acceptanceScore, type NullModel } from '../domain/search/calibration.ts';
+import { acceptanceScore } from '../domain/search/calibration.ts';
+import type { WordNulls } from '../domain/search/word-null.ts';
 import type { Scope } from '../domain/scope.ts';
 import {
   assetFacts,
@@ -23,8 +24,8 @@ import type { LibraryDeps } from './deps.ts';
 export interface WordSpace {
   /** L2-normalised vectors of the words the embedder knows (unknown words absent) */
   vectorsOf(words: string[]): Promise<ReadonlyMap<string, Float32Array>>;
-  /** the null of a word's best match among a document's words; null when too few null pairs: no embedding matches */
-  null: NullModel | null;
+  /** the null of a word's best match among a document's words (word-null.ts); null when too few null pairs: no embedding matches */
+  null: WordNulls | null;
   /** family-wise false-match rate of the scope's acceptance tests */
   alpha: number;
   /** share of sampled documents with each measured colour, and the scope's document count */
@@ -141,7 +142,7 @@ export async function coverQuery(
   // words about none of the documents finds no word match as often as a one-word query does
   const tested = soft.filter(Boolean).length;
   const wordNull: WordNull | null = words?.null
-    ? { model: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
+    ? { nulls: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
     : null;
   const scored = new Map<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean; agrees: boolean }>();
   const queryWords = lexical.termWords.map((t) => t.word);

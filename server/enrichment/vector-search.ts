@@ -16,7 +16,8 @@ import {
 import type { Thesaurus } from '../domain/search/concepts.ts';
 import { STOP_WORDS } from '../domain/search/query-words.ts';
 import type { Scope } from '../domain/scope.ts';
-import { assetFacts, estimateWordNull } from '../domain/search/coverage.ts';
+import { assetFacts } from '../domain/search/coverage.ts';
+import { estimateWordNull, REFERENCE_WORDS, type WordNulls } from '../domain/search/word-null.ts';
 import { wordMemoOf } from '../domain/search/word-memo.ts';
 import { COLOUR_NAMES } from '../domain/media/colour.ts';
 import type { WordSpace } from '../assets/coverage.ts';
@@ -147,12 +148,12 @@ export function createAssetVectorSearch(o: {
     return out;
   };
   /** Per workspace: the word null and colour shares, estimated on a sample (the null also stored), and the count they were made at. */
-  const wordStats = new Map<string, { items: number; model: NullModel | null; colourShare: Map<string, number> }>();
+  const wordStats = new Map<string, { items: number; model: WordNulls | null; colourShare: Map<string, number> }>();
   const wordsOf = async (space: SpaceRow, embedder: TextEmbedder, scope: Scope, items: number) => {
     const memoKey = `${space.model_id}:${space.dimensions}:${scope.workspaceId}`;
     const memo = wordStats.get(memoKey);
     if (memo && Math.abs(items - memo.items) <= Math.max(2, STALE_SHARE * memo.items)) return memo;
-    const key = `asset_words:${space.model_id}:${space.dimensions}`;
+    const key = `asset_word_null:${space.model_id}:${space.dimensions}`;
     const sample = await o.vectors.sample(scope, space, SAMPLE_DOCS);
     const rows = await o.assets.bySeqs(
       scope,
@@ -162,8 +163,13 @@ export function createAssetVectorSearch(o: {
     const facts = rows.map((r) => assetFacts(r, thesaurus ? wordMemoOf(thesaurus).broader : null));
     const colourShare = new Map<string, number>();
     for (const f of facts) for (const c of f.colours) colourShare.set(c, (colourShare.get(c) ?? 0) + 1 / Math.max(1, facts.length));
-    let model = await o.calibrations.get(key, scope.workspaceId);
-    if (!model || isStale(model, items)) {
+    // the line in ln n as its two ends, and the pooled fit, each stored as a null model of its own
+    // (word-null.ts); three written by one fit have the same counts, so a write cut short is fitted again
+    const keys = [`${key}:1`, `${key}:${REFERENCE_WORDS}`, `${key}:all`];
+    const [one, many, all] = await Promise.all(keys.map((k) => o.calibrations.get(k, scope.workspaceId)));
+    const oneFit = one && many && all && [many, all].every((m) => m.items === one.items && m.pairs === one.pairs);
+    let model: WordNulls | null = oneFit && !isStale(one, items) ? { one, many, all } : null;
+    if (!model) {
       model = await estimateWordNull({
         // every word the assets' text vectors hold, a name-only asset's broader words included (as before they
         // stopped being embedding matches): a stricter null for those assets, and no stored estimate goes stale
@@ -174,7 +180,11 @@ export function createAssetVectorSearch(o: {
         stop: STOP_WORDS,
         exclude: COLOUR_NAMES,
       });
-      if (model) await o.calibrations.put(key, scope.workspaceId, model);
+      if (model) {
+        await o.calibrations.put(keys[0]!, scope.workspaceId, model.one);
+        await o.calibrations.put(keys[1]!, scope.workspaceId, model.many);
+        await o.calibrations.put(keys[2]!, scope.workspaceId, model.all);
+      }
     }
     const stats = { items, model, colourShare };
     if (wordStats.size >= WORKSPACES_KEPT) wordStats.clear();

@@ -9,7 +9,6 @@ import {
   labelsAgree,
   softTerms,
   termConcepts,
-  wordNullCosines,
   type CoverageTerm,
   type WordNull,
 } from './coverage.ts';
@@ -61,7 +60,8 @@ describe('coverage of a query by a document (assets)', () => {
     Array.from({ length: 60 }, (_, i) => 0.2 + (i % 10) * 0.02),
     100,
   )!;
-  const words: WordNull = { model, accept: 3 };
+  // the same null at every length
+  const words: WordNull = { nulls: { one: model, many: model, all: model }, accept: 3 };
   const term = (word: string, vector: Float32Array | null, weight = 1, colour = false): CoverageTerm => ({
     word,
     stem: word,
@@ -144,14 +144,6 @@ describe('coverage of a query by a document (assets)', () => {
     expect(f.broader).toEqual(['hawk', 'bird', 'prey']);
     // an asset with typed words is not name-only: no broader words
     expect(assetFacts({ ...row, tags: ['raptor'] }, () => ['hawk']).broader).toEqual([]);
-  });
-
-  it('fits the word null on documents that lack the probe', () => {
-    const docs = [
-      { stems: new Set(['ski']), vectors: [at(0)] },
-      { stems: new Set(['dune']), vectors: [at(80), at(60)] },
-    ];
-    expect(wordNullCosines(docs, [{ stem: 'ski', vector: at(0) }])).toEqual([expect.closeTo(Math.cos(Math.PI / 3), 6)]);
   });
 
   it('lets related words stand in for a term only where the library lacks it, or in a descriptive query', () => {

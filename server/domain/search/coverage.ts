@@ -13,7 +13,7 @@
  * - a word of the document's descriptive text (name words, alt text, tags) whose embedding is significantly
  *   close to the term's: the cosine of the term's vector and its nearest document word, as a standard
  *   score under the null distribution of that same statistic for unrelated (probe word, document) pairs
- *   of the scope (`estimateWordNull`, the method of calibration.ts: Fisher z, median and MAD), accepted at
+ *   of the scope, for a document of as many words (word-null.ts; the method of calibration.ts), accepted at
  *   the family-wise level of calibration.ts (Bonferroni over the query's terms × the documents), quality
  *   `semanticRelevance` (0.5 at the acceptance score, at most SEMANTIC_MAX). This is soft term matching
  *   (Kusner et al., "From word embeddings to document distances", ICML 2015, match words by embedding
@@ -38,20 +38,13 @@
  * is a match.
  */
 import { stemmer } from 'stemmer';
-import {
-  BACKGROUND_PROBES,
-  fitNull,
-  IN_DOMAIN_PROBES,
-  probeWords,
-  semanticRelevance,
-  standardScore,
-  type NullModel,
-} from './calibration.ts';
+import { semanticRelevance } from './calibration.ts';
 import { COLOUR_NAMES, MONOCHROME } from '../media/colour.ts';
 import { chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
 import { STOP_WORDS } from './query-words.ts';
 import { CLASS_QUALITY, expansionOf } from './lexical.ts';
 import { operatorSynonyms, words, type SynonymRule } from './lexical-words.ts';
+import { bestCosine, wordScore, type WordNulls } from './word-null.ts';
 
 /**
  * Quality of a colour term matched by the measured colours: a measured colour is a fact of the whole
@@ -94,9 +87,9 @@ export interface CoverageDoc {
   colours: ReadonlySet<string>;
 }
 
-/** The calibrated word space: the null of the best-word cosine and the standard score a term needs. */
+/** The calibrated word space: the null of the best-word cosine (word-null.ts) and the standard score a term needs. */
 export interface WordNull {
-  model: NullModel;
+  nulls: WordNulls;
   accept: number;
 }
 
@@ -116,19 +109,6 @@ export interface Coverage {
   grounded: boolean;
   /** some term's best quality came from the measured colours */
   colour: boolean;
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
-/** Cosine of `v` and its nearest vector among `vs` (all L2-normalised); −1 when `vs` is empty. */
-export function bestCosine(v: Float32Array, vs: readonly Float32Array[]): number {
-  let best = -1;
-  for (const u of vs) best = Math.max(best, dot(v, u));
-  return best;
 }
 
 /**
@@ -153,7 +133,7 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
     if (q >= GROUNDING) grounded = true;
     if (!t.colour && words && t.vector && q < 1 && doc.words.length > 0) {
       const near = doc.words.filter((w) => !t.incompatible?.has(w.word)).map((w) => w.vector);
-      const z = near.length > 0 ? standardScore(words.model, bestCosine(t.vector, near)) : -Infinity;
+      const z = near.length > 0 ? wordScore(words.nulls, near.length, bestCosine(t.vector, near)) : -Infinity;
       const e = z >= words.accept ? semanticRelevance(z, words.accept) : 0;
       if (e > q) {
         q = e;
@@ -222,58 +202,6 @@ export function descriptiveWords(text: string, stop: ReadonlySet<string>, exclud
   const out = new Set<string>();
   for (const w of text.toLowerCase().match(/\p{L}+/gu) ?? []) if (w.length >= MIN_WORD && !stop.has(w) && !exclude.has(w)) out.add(w);
   return [...out];
-}
-
-/**
- * Best-word cosines of unrelated (probe, document) pairs: for every probe and every document whose stems
- * lack the probe's stem, the cosine of the probe and the document's nearest word.
- */
-export function wordNullCosines(
-  docs: readonly { stems: ReadonlySet<string>; vectors: readonly Float32Array[] }[],
-  probes: readonly { stem: string; vector: Float32Array }[],
-): number[] {
-  const out: number[] = [];
-  for (const p of probes) {
-    if (!p.vector.some((x) => x !== 0)) continue;
-    for (const d of docs) if (d.vectors.length > 0 && !d.stems.has(p.stem)) out.push(bestCosine(p.vector, d.vectors));
-  }
-  return out;
-}
-
-/**
- * Estimate the word-level null model of a scope (see the module note): probes are in-domain words of the
- * sampled documents and frequent English nouns (as `estimateTextNull`), colour names left out.
- * @param docs sampled documents: their descriptive words (`descriptiveWords`)
- * @param items corpus size (recorded with the estimate)
- * @param vectorsOf L2-normalised word vectors by word (unknown words absent or zero)
- * @returns null when there are too few null pairs (calibration.ts MIN_PAIRS)
- * @throws what `vectorsOf` throws
- */
-export async function estimateWordNull(o: {
-  docs: readonly { words: readonly string[] }[];
-  items: number;
-  vectorsOf: (words: string[]) => Promise<ReadonlyMap<string, Float32Array>>;
-  background: readonly string[];
-  stop: ReadonlySet<string>;
-  exclude: ReadonlySet<string>;
-}): Promise<NullModel | null> {
-  const probes = [
-    ...new Set([
-      ...probeWords(
-        o.docs.map((d) => d.words.join(' ')),
-        IN_DOMAIN_PROBES,
-        new Set([...o.stop, ...o.exclude]),
-      ),
-      ...o.background.filter((w) => !o.exclude.has(w)).slice(0, BACKGROUND_PROBES),
-    ]),
-  ];
-  const vocabulary = [...new Set([...probes, ...o.docs.flatMap((d) => d.words)])];
-  if (probes.length === 0 || o.docs.length === 0) return null;
-  const vectors = await o.vectorsOf(vocabulary);
-  const known = (ws: readonly string[]) => ws.flatMap((w) => (vectors.get(w)?.some((x) => x !== 0) ? [vectors.get(w)!] : []));
-  const docs = o.docs.map((d) => ({ stems: new Set(d.words.map((w) => stemmer(w))), vectors: known(d.words) }));
-  const ps = probes.flatMap((w) => (vectors.get(w) ? [{ stem: stemmer(w), vector: vectors.get(w)! }] : []));
-  return fitNull(wordNullCosines(docs, ps), o.items);
 }
 
 /**
