@@ -65,6 +65,15 @@ describe('search in a library named only by its files (issue 33)', () => {
     expect({ names: names(r), total: r.structured.total }).toEqual({ names: [], total: 0 });
   });
 
+  it('a photo\'s embedded keywords are its own words ("hills": the Tanners Ridge overlook; "snow": the frost)', async () => {
+    // "ridge" is a co-hyponym of "hill" (an incompatible alternative), so the keywords "Overlook" and
+    // "Landscape" carry the match; picasa.jpg holds no text but its keywords "Frost" and "Yard"
+    const hills = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'hills' });
+    expect(names(hills)).toContain('tanners_ridge.jpg');
+    const snow = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'snow' });
+    expect(names(snow)).toContain('picasa.jpg');
+  });
+
   it('a colour word the measured colours contradict keeps a picture from matching', async () => {
     // three pictures say flowers (two through WordNet); none is measured yellow and no text says yellow
     const yellow = await c.call('svc_asset_library', 'search', { theme_id: srv.tenant.theme_id, query: 'yellow flowers' });

@@ -81,6 +81,9 @@ export function orientationOf(width: number | null, height: number | null): 'lan
   return r > 1.05 ? 'landscape' : r < 0.95 ? 'portrait' : 'square';
 }
 
+/** The automatic tags that mark a measured fact (`autoTags`), not a word about what the picture shows. */
+export const MARKER_TAGS: ReadonlySet<string> = new Set([MONOCHROME, 'text', 'transparent', 'vector']);
+
 /**
  * Automatic tags: colour names, `monochrome` for a picture without hue (domain/media/colour.ts `isMonochrome`),
  * `text` when OCR found words, `transparent` for alpha, `vector` for SVG.

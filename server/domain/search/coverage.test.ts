@@ -134,6 +134,17 @@ describe('coverage of a query by a document (assets)', () => {
       purpose: null,
     });
     expect(f.words).toEqual(['barn', 'snowy', 'field', 'farm']);
+    // the keywords of the file's metadata are words too; the markers of measured facts are not
+    expect(
+      assetFacts({
+        name_words: 'img',
+        alt_text: null,
+        tags: [],
+        auto_tags: ['grey', 'text', 'monochrome', 'Frost', 'Yard'],
+        user_fields: [],
+        purpose: null,
+      }).words,
+    ).toEqual(['img', 'frost', 'yard']);
     expect([...f.colours].sort()).toEqual(['red', 'white']);
   });
 

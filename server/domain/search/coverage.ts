@@ -39,6 +39,7 @@
  */
 import { stemmer } from 'stemmer';
 import { semanticRelevance } from './calibration.ts';
+import { MARKER_TAGS } from '../media/alt-text.ts';
 import { COLOUR_NAMES, MONOCHROME } from '../media/colour.ts';
 import { chooseSenses, nounLemma, type Thesaurus } from './concepts.ts';
 import { STOP_WORDS } from './query-words.ts';
@@ -249,8 +250,10 @@ export function labelsAgree(concepts: readonly ReadonlySet<string>[], labels: re
 }
 
 /**
- * What coverage reads of an asset row: the descriptive words of its name words, alt text and user tags
- * (colour names left out: colours are judged by the measurement); for an asset that has nothing but a file
+ * What coverage reads of an asset row: the descriptive words of its name words, alt text, user tags and the
+ * keywords of its file's own metadata (which enrichment adds to the automatic tags of an asset without user
+ * tags; its text vector holds them too), colour names and the measurement markers (`MARKER_TAGS`) left out:
+ * colours are judged by the measurement; for an asset that has nothing but a file
  * name, apart, the name's broader WordNet words, as its text vector has them; and its measured dominant
  * colours (the colour names among its automatic tags, which enrichment writes for colours covering ≥ 15% of
  * the picture).
@@ -285,7 +288,11 @@ export function assetFacts(
   const bare = !row.user_fields.includes('alt_text') && tags.length === 0 && !row.purpose;
   const names = (row.name_words ?? '').split(' ').filter(Boolean);
   const more = bare && broader ? broader(names) : [];
-  const words = descriptiveWords([row.name_words ?? '', row.alt_text ?? '', tags.join(' ')].join(' '), STOP_WORDS, COLOUR_NAMES);
+  const words = descriptiveWords(
+    [row.name_words ?? '', row.alt_text ?? '', tags.join(' '), row.auto_tags.filter((t) => !MARKER_TAGS.has(t)).join(' ')].join(' '),
+    STOP_WORDS,
+    COLOUR_NAMES,
+  );
   const own = new Set(words);
   return {
     words,
