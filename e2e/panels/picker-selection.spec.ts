@@ -47,13 +47,15 @@ test('picker: Space on a cell whose asset is still loading says so, and selects 
   page,
 }) => {
   const view = await openAtFirstCell(atelier);
-  // The host's page loads now take 2 s, as on a slow connection (the View's calls go through __callTool).
+  // The host's page loads now take 5 s, as on a slow connection (the View's calls go through __callTool): the
+  // page of the searched cell may start loading as soon as the results arrive, and under load the keys that
+  // follow took more than 2 s, so the cell had arrived before its two Spaces.
   await page.evaluate(() => {
     type Call = (p: { name: string; arguments?: { action?: string } }) => Promise<unknown>;
     const w = window as unknown as { __callTool: Call };
     const call = w.__callTool;
     w.__callTool = async (p) => {
-      if (p.arguments?.action === 'page') await new Promise((r) => setTimeout(r, 2000));
+      if (p.arguments?.action === 'page') await new Promise((r) => setTimeout(r, 5000));
       return call(p);
     };
   });
