@@ -48,8 +48,9 @@ export interface Covered {
   /**
    * Whether a document the text embedding accepts is corroborated: some query term is covered by its words,
    * a concept no broader than the term or its measured colours (`Coverage.grounded`; not by a word embedding
-   * alone: that reads the same word vectors as the document's meaning, so it is no second signal), and no colour word of the query is contradicted by
-   * its measured colours (it has measured colours, none of them the word's, and its text does not say it).
+   * alone: that reads the same word vectors as the document's meaning, so it is no second signal), and no
+   * colour word of the query is contradicted by its measured colours (it has measured colours, none of them
+   * the word's, and its text does not say it).
    */
   agrees(seq: number): boolean;
 }

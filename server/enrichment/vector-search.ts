@@ -171,8 +171,8 @@ export function createAssetVectorSearch(o: {
     let model: WordNulls | null = oneFit && !isStale(one, items) ? { one, many, all } : null;
     if (!model) {
       model = await estimateWordNull({
-        // every word the assets' text vectors hold, a name-only asset's broader words included (as before they
-        // stopped being embedding matches): a stricter null for those assets, and no stored estimate goes stale
+        // every word the assets' text vectors hold, a name-only asset's broader words included (though they are
+        // no embedding matches): a stricter null for those assets
         docs: facts.map((f) => ({ words: [...f.words, ...f.broader] })),
         items,
         vectorsOf: (ws) => vectorsOf(embedder, ws),

@@ -250,13 +250,15 @@ export function labelsAgree(concepts: readonly ReadonlySet<string>[], labels: re
 }
 
 /**
- * What coverage reads of an asset row: the descriptive words of its name words, alt text, user tags and the
- * keywords of its file's own metadata (which enrichment adds to the automatic tags of an asset without user
- * tags; its text vector holds them too), colour names and the measurement markers (`MARKER_TAGS`) left out:
- * colours are judged by the measurement; for an asset that has nothing but a file
- * name, apart, the name's broader WordNet words, as its text vector has them; and its measured dominant
- * colours (the colour names among its automatic tags, which enrichment writes for colours covering ≥ 15% of
- * the picture).
+ * What coverage reads of an asset row:
+ * - `words`: the descriptive words of its name words, alt text, user tags and the keywords of its file's own
+ *   metadata (enrichment adds them to the automatic tags of an asset without user tags, and its text vector
+ *   holds them too); colour names and the measurement markers (`MARKER_TAGS`) left out, as colours are
+ *   judged by the measurement;
+ * - `broader`: for an asset that has nothing but a file name, the name's broader WordNet words, as its text
+ *   vector has them;
+ * - `colours`: its measured dominant colours (the colour names among its automatic tags, which enrichment
+ *   writes for colours covering ≥ 15% of the picture).
  * The broader words name classes the asset's thing belongs to ("falcon" → bird, prey; "springs" → season,
  * time): a query term that says one matches it, but a word merely related to a class says nothing about the
  * thing ("dog" is close to "bird", "basketball" to "season"), so they are never embedding matches (`words`

@@ -76,8 +76,9 @@ export function wordNullCosines(
 
 /**
  * Fit the null of the best-word cosine as a function of the word count (see the module note).
- * @param pairs null pairs: the best cosine and the document's word count
- * @returns null when there are too few pairs (calibration.ts MIN_PAIRS)
+ * @param pairs null pairs: the best cosine and the document's word count (≥ 1)
+ * @param items corpus size (recorded with each fit)
+ * @returns the line's ends and the pooled fit; null when there are too few pairs (calibration.ts MIN_PAIRS)
  */
 export function fitWordNull(pairs: readonly { cosine: number; words: number }[], items: number): WordNulls | null {
   const x = pairs.map((p) => Math.log(p.words));
