@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importCatalogFile } from '../../server/catalog/import-file.ts';
 import { seedDemoCatalog } from '../../server/catalog/seed-demo.ts';
 import { startTestServer, type TestClient, type TestServer } from './harness.ts';
 
@@ -97,6 +98,41 @@ describe('product search results', () => {
       expect(handles(fence)).toContain('wooden-fence');
       expect(handles(fence)).not.toContain('gardening-hand-trowel');
       expect(handles(fence)).not.toContain('wooden-outdoor-table');
+    });
+  });
+
+  describe('concepts', () => {
+    it('a WordNet concept counts only where a product says it as a noun, not a verb or adjective of the same stem', async () => {
+      // "waves" reaches its hyponym "ripple"; the index keeps Porter stems, so it also meets "rippled"
+      const product = (id: number, handle: string, title: string, body: string) => ({
+        id,
+        title,
+        handle,
+        body_html: `<p>${body}</p>`,
+        vendor: 'Glassworks',
+        product_type: 'Vase',
+        status: 'active',
+        tags: '',
+        variants: [{ id: id * 10, title: 'Default Title', price: '30.00', sku: `G-${id}` }],
+        options: [{ name: 'Title', values: ['Default Title'] }],
+      });
+      await importCatalogFile(
+        srv.app.catalog.deps,
+        { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id, storeId: store },
+        {
+          name: 'glass.json',
+          text: JSON.stringify({
+            products: [
+              product(9101, 'fluted-glass-vase', 'Fluted Glass Vase', 'A hand-blown vase with a rippled surface.'),
+              product(9102, 'ripple-glass-bowl', 'Ripple Glass Bowl', 'A bowl whose glass holds ripples like a pond.'),
+            ],
+          }),
+        },
+      );
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'waves', search_mode: 'lexical' });
+      expect(r.error).toBeUndefined();
+      expect(handles(r)).toEqual(['ripple-glass-bowl']);
+      expect((r.structured.items as Ref[])[0]!.matched_by).toContain('concept');
     });
   });
 });

@@ -14,6 +14,7 @@ import {
   type CoverageTerm,
   type WordNull,
 } from '../domain/search/coverage.ts';
+import type { ConceptTexts } from '../domain/search/concept-forms.ts';
 import { appendMatchedBy, belowMatch, capPartialMatches, LexicalHits } from '../domain/search/hit-lists.ts';
 import { LEXICAL_MATCH, type LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
@@ -56,6 +57,21 @@ export interface Covered {
 }
 
 /**
+ * The texts of assets the planner's noun check of WordNet concepts reads (domain/search/concept-forms.ts): the
+ * words of the name, alt text, tags, machine tags and OCR text.
+ * @throws what the asset store throws
+ */
+export function assetTexts(deps: Pick<LibraryDeps, 'assets'>, scope: Scope): ConceptTexts {
+  return async (seqs) =>
+    new Map(
+      (await deps.assets.bySeqs(scope, [...seqs])).map((r) => [
+        r.seq,
+        [r.name_words, r.alt_text, r.tags.join(' '), r.auto_tags.join(' '), r.ocr_text],
+      ]),
+    );
+}
+
+/**
  * Coverage of a query by its candidate assets (domain/search/coverage.ts), for mode `all`: the best lexical
  * candidates and vector hits (up to `COVERAGE_DEPTH` of each) are scored by how much of the query their
  * words (the planner's matches, and embeddings of their descriptive words) and measured colours cover, and
@@ -64,7 +80,9 @@ export interface Covered {
  * colours; a colour word weighs by how many pictures show the colour, so a flower of another colour no
  * longer half-matches "pink flower"), unless its measured colours contradict a colour word of the query
  * (then it stays below every match: "yellow flowers" matches no flower measured pink); the rest tell the
- * fusion whether a meaning match is corroborated.
+ * fusion whether a meaning match is corroborated. The planner has already checked its WordNet concept matches
+ * against the candidates' texts (`assetTexts`; concept-forms.ts: "waves" reaches
+ * "ripple", which "Wind-rippled" is not).
  * @param semantic the text-embedding hits, nearest first
  * @param words the scope's word space (null: words and measured colours only)
  * @throws what the asset store or the embedder throws

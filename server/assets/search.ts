@@ -10,7 +10,7 @@ import { queryTerms } from '../domain/search/query-words.ts';
 import type { Scope } from '../domain/scope.ts';
 import { ServiceError } from '../errors.ts';
 import type { LibraryDeps } from './deps.ts';
-import { coverQuery, type WordSpace } from './coverage.ts';
+import { assetTexts, coverQuery, type WordSpace } from './coverage.ts';
 import { toAsset } from './present.ts';
 import { rankedCacheOf } from '../domain/search/ranked-cache.ts';
 
@@ -181,6 +181,7 @@ export async function matchAssets(
         typos: true,
         synonyms: column ? [] : await deps.synonyms.forAssets(scope, head),
         depth: RANKED_DEPTH,
+        conceptTexts: assetTexts(deps, scope),
       },
       deepest,
     );

@@ -20,6 +20,7 @@ import { fuse } from '../domain/search/fusion.ts';
 import { Ranked, type Fused } from '../domain/search/hit-lists.ts';
 import { runLexical, type LexicalResult } from '../domain/search/lexical.ts';
 import { correctedQuery } from '../domain/search/lexical-words.ts';
+import type { ConceptTexts } from '../domain/search/concept-forms.ts';
 import { nearHandles } from '../domain/catalog.ts';
 import { ServiceError } from '../errors.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
@@ -250,7 +251,7 @@ export async function listProducts(
       lexical = await runLexical(
         query!,
         deps.search.lexical.products(scope, filters, head),
-        { column: null, thesaurus, typos: true, synonyms, depth: RANKED_DEPTH },
+        { column: null, thesaurus, typos: true, synonyms, depth: RANKED_DEPTH, conceptTexts: productTexts(deps, scope) },
         offset + limit + 1,
       );
       // hybrid: a meaning-only product counts only when its labels agree with the query (catalog/agreement.ts)
@@ -322,6 +323,22 @@ export async function listProducts(
     catalog_synced_at: await products.syncedAt(scope),
     ...(embedding ? { indexing: await embeddingBacklog(deps, scope, embedding) } : {}),
   };
+}
+
+/**
+ * The texts of products the planner's noun check of WordNet concepts reads (domain/search/concept-forms.ts):
+ * those of the lexical index (title, handle, vendor, type, tags, description), with the option values for the
+ * variant titles they are made of.
+ * @throws what the product store throws
+ */
+function productTexts(deps: CatalogDeps, scope: StoreScope): ConceptTexts {
+  return async (seqs) =>
+    new Map(
+      (await deps.products.bySeqs(scope, [...seqs])).map((r) => [
+        r.seq,
+        [r.title, r.handle, r.vendor, r.product_type, r.tags.join(' '), r.description_text, ...r.options.map((o) => o.values.join(' '))],
+      ]),
+    );
 }
 
 /**

@@ -61,19 +61,28 @@ const DETACH: [string, string][] = [
 ];
 
 /**
+ * Every noun lemma a word may be read as: itself when it is a lemma, and each base that morphy's detachment
+ * rules give, in their order (`shoes` → [`shoes`, `shoe`]: WordNet holds both); [] when the thesaurus knows
+ * none.
+ */
+export function nounLemmas(t: Thesaurus, word: string): string[] {
+  const w = word.toLowerCase();
+  const out = t.isWord(w) ? [w] : [];
+  for (const [suffix, repl] of DETACH) {
+    if (w.endsWith(suffix) && w.length > suffix.length + 1) {
+      const base = w.slice(0, -suffix.length) + repl;
+      if (t.isWord(base) && !out.includes(base)) out.push(base);
+    }
+  }
+  return out;
+}
+
+/**
  * The noun lemma of a word by morphy's detachment rules (`flowers` → `flower`, `boxes` → `box`), the
  * word itself when it is a lemma, or null when the thesaurus does not know it.
  */
 export function nounLemma(t: Thesaurus, word: string): string | null {
-  const w = word.toLowerCase();
-  if (t.isWord(w)) return w;
-  for (const [suffix, repl] of DETACH) {
-    if (w.endsWith(suffix) && w.length > suffix.length + 1) {
-      const base = w.slice(0, -suffix.length) + repl;
-      if (t.isWord(base)) return base;
-    }
-  }
-  return null;
+  return nounLemmas(t, word)[0] ?? null;
 }
 
 /** The senses of a lemma worth expanding (see the module note). */

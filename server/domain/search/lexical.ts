@@ -13,7 +13,9 @@
  *   away), its hypernyms after that;
  * - operator (0.9): the workspace's or store's synonym list, always applied;
  * - synonym (0.85) and hyponym (0.75) from WordNet, for words that match fewer than
- *   `WEAK_MATCHES` documents; hypernym (0.5) for words that match nothing else.
+ *   `WEAK_MATCHES` documents; hypernym (0.5) for words that match nothing else. The index keeps stems, so
+ *   a WordNet concept counts only where the document says it as a noun (concept-forms.ts; the caller
+ *   gives the documents' texts as `conceptTexts`).
  * A document's lexical relevance is the IDF-weighted mean of its best quality per term,
  * Σ w_t·q_t / Σ w_t with w_t = ln(1 + N / (1 + n_t)) (Robertson–Spärck Jones IDF); a word the library
  * lacks weighs as much as its most specific word. Relevance 1 = every word matched exactly. A document
@@ -30,6 +32,7 @@ import { operatorSynonyms, type SynonymRule } from './lexical-words.ts';
 import { LexicalHits, type LexicalMatchedBy } from './hit-lists.ts';
 import { addMembers, applyGroup, BY_BIT, knownMembers, mergeCandidates, scoreCandidates, termCells } from './lexical-candidates.ts';
 import type { LexicalIndex } from './lexical-index.ts';
+import { checkCandidates, type ConceptTexts } from './concept-forms.ts';
 import { broaderConcepts, CLASS_QUALITY, nearConcepts, typoGroup, type Group, type MatchClass } from './lexical-terms.ts';
 
 export type { LexicalHit, LexicalMatchedBy } from './hit-lists.ts';
@@ -45,6 +48,8 @@ const MATCHED_BY: Record<MatchClass, LexicalMatchedBy> = {
   hyponym: 'concept',
   hypernym: 'concept',
 };
+/** The classes of groups that come from WordNet: the groups the noun check reads (concept-forms.ts). */
+const WORDNET_CLASSES: ReadonlySet<MatchClass> = new Set(['synonym', 'hyponym', 'hypernym']);
 /** A word matching fewer documents than this is expanded with WordNet synonyms and hyponyms. */
 export const WEAK_MATCHES = 10;
 /** Lowest lexical relevance of a match. */
@@ -59,6 +64,12 @@ export interface LexicalOptions {
   synonyms: readonly SynonymRule[];
   /** candidates fetched per list */
   depth: number;
+  /**
+   * The candidates' own texts, for the noun check of WordNet concept matches (concept-forms.ts): a term
+   * matched only through a concept keeps that match where the document says the concept word as a noun.
+   * Absent: concept matches count as the index found them.
+   */
+  conceptTexts?: ConceptTexts;
 }
 
 export interface LexicalResult {
@@ -194,6 +205,16 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     }
     applyGroup(cells, g.term, g.quality, BY_BIT[MATCHED_BY[g.cls]], member);
   }
+  // the index keeps stems only: a concept word it found may be a verb or adjective of the same stem
+  const wordNetGroups = terms.map((_, i) =>
+    groups.some((g) => g.term === i && g.cls === 'operator' && g.count > 0)
+      ? null
+      : groups
+          .filter((g) => g.term === i && g.count > 0 && WORDNET_CLASSES.has(g.cls))
+          .map((g) => ({ quality: g.quality, words: g.words })),
+  );
+  if (o.conceptTexts && o.thesaurus && wordNetGroups.some((g) => g && g.length > 0))
+    await checkCandidates(c.seqs, cells, wordNetGroups, o.thesaurus, o.conceptTexts);
   const size = await index.size();
   // A word's count is that of the documents holding any of its groups: a group's own when it is the
   // only one that matches anything, else asked of the index.

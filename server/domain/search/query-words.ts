@@ -10,8 +10,8 @@ export const STOP_WORDS = new Set(
   ),
 );
 
-/** Lower-cased word tokens, accents removed, split where FTS5's unicode61 tokenizer splits text. */
-function tokens(text: string): string[] {
+/** Lower-cased word tokens in order, accents removed, split where FTS5's unicode61 tokenizer splits text (queries and, for checks against the index, documents). */
+export function indexWords(text: string): string[] {
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -22,7 +22,7 @@ function tokens(text: string): string[] {
 
 /** Lower-cased word tokens of a query, split like FTS5's unicode61 tokenizer splits text. */
 export function queryTerms(text: string): string[] {
-  const words = tokens(text);
+  const words = indexWords(text);
   const content = words.filter((w) => !STOP_WORDS.has(w));
   return [...new Set(content.length > 0 ? content : words)].slice(0, 16);
 }
@@ -59,7 +59,7 @@ const PREPOSITIONS = new Set([
  */
 export function headWord(text: string): string | null {
   if (queryTerms(text).length < 2) return null;
-  const words = tokens(text);
+  const words = indexWords(text);
   const end = words.findIndex((w, i) => i > 0 && PREPOSITIONS.has(w));
   const before = (end < 0 ? words : words.slice(0, end)).filter((w) => !STOP_WORDS.has(w));
   return before.at(-1) ?? null;
