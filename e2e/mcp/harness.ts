@@ -158,6 +158,9 @@ export function tempConfig(overrides: Record<string, string> = {}, dataDir?: str
     ATELIER_RATE_COSTLY_PER_KEY: '10000000',
     ATELIER_RATE_COSTLY_PER_TENANT: '10000000',
     ATELIER_RATE_REQUESTS_PER_KEY: '10000000',
+    // The 30 s default is wall time, and image threads run at nice 10: beside a busy test machine's other
+    // processes a 24 MP photo's decode took longer than that in a panel test and the upload was refused.
+    ATELIER_IMAGE_TIMEOUT_S: '600',
     ...(embedded ? {} : backendEnv(path.basename(dir))),
     ...overrides,
   });

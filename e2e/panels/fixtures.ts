@@ -153,13 +153,15 @@ async function hostRequest<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export const test = base.extend<
-  { atelier: PanelHarness; isolated: boolean; library: boolean },
+  { atelier: PanelHarness; isolated: boolean; library: boolean; serverEnv: Record<string, string> },
   { shared: { get(): Promise<Backend>; backend: Backend | null } }
 >({
   /** Per test: a server of its own (default). `test.use({ isolated: false })`: the worker's shared server, a fresh tenant per test. */
   isolated: [true, { option: true }],
   /** With `isolated: false`: use the worker's seeded tenant (`SHARED_LIBRARY`, read-only by convention) instead of a fresh empty one. */
   library: [false, { option: true }],
+  /** Environment of a test's own server (`isolated: true`), e.g. `{ ATELIER_ENRICHMENT: '0' }` where the panel needs no enrichment. */
+  serverEnv: [{}, { option: true }],
   shared: [
     async ({}, use) => {
       const holder: { get(): Promise<Backend>; backend: Backend | null } = {
@@ -176,8 +178,8 @@ export const test = base.extend<
     },
     { scope: 'worker' },
   ],
-  atelier: async ({ page, isolated, library, shared }, use, testInfo) => {
-    const backend = isolated ? await startBackend() : await shared.get();
+  atelier: async ({ page, isolated, library, serverEnv, shared }, use, testInfo) => {
+    const backend = isolated ? await startBackend(serverEnv) : await shared.get();
     if (!backend.up) throw new Error('shared server left stopped by an earlier test');
     const { server, hosts } = backend;
     if (!isolated && library) backend.library ??= seedLibrary(server);

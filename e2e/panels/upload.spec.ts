@@ -30,6 +30,9 @@ const noisePng = async (): Promise<{ name: string; mimeType: string; buffer: Buf
 const stagingEntries = (dataDir: string): string[] =>
   fs.existsSync(path.join(dataDir, 'staging')) ? fs.readdirSync(path.join(dataDir, 'staging')) : [];
 
+// Nothing here reads what enrichment adds; without it the uploads' import has the server's share of the CPU.
+test.use({ serverEnv: { ATELIER_ENRICHMENT: '0' } });
+
 test.describe('upload panel', () => {
   test('uploads a real JPEG (with alt text and tags typed in the panel) and a real HEIC; both reach the library and the conversation', async ({
     atelier,
