@@ -299,19 +299,6 @@ export async function prepareImage(
   return { original, renditions: await deriveRenditions(original, pixels, field, opts.maxInputPixels, work) };
 }
 
-/**
- * Derive every rendition of an already normalised original (`normaliseOriginal`) from one decode, as
- * `prepareImage` does. Without `work` the sharp operations run at once, outside any pool.
- * @throws ServiceError invalid_argument when the original cannot be decoded
- */
-export function makeRenditions(
-  o: Original,
-  maxInputPixels: number,
-  work: Pick<ImageWork, 'run' | 'nice' | 'timeoutS'> = { run: (op) => op() },
-): Promise<Rendition[]> {
-  return deriveRenditions(o, null, 'original', maxInputPixels, work);
-}
-
 async function deriveRenditions(
   original: Original,
   pixels: RgbaImage | null,

@@ -2,9 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { UploadStore } from '../db/ports/upload-store.ts';
 import { ServiceError } from '../errors.ts';
 
-/** Default completion lease of an upload, ms: renewed every third of it while `complete` runs. */
-export const DEFAULT_COMPLETION_LEASE_MS = 10_000;
-
 /** The completion lease of one upload, held by this `complete` call. */
 export interface CompletionHold {
   /** the lease owner (one per call) */

@@ -3,9 +3,6 @@ import { createHmac, randomBytes } from 'node:crypto';
 /** Bytes of the HMAC kept in a public blob key: 128 bits (22 base64url characters, as the old short key). */
 const PUBLIC_KEY_BYTES = 16;
 
-/** The public key spelling of a blob URL (`/a/<key>.<ext>`): 22 base64url characters. */
-export const PUBLIC_BLOB_KEY = /^[A-Za-z0-9_-]{22}$/;
-
 /**
  * A new per-tenant blob key secret: 32 bytes from `crypto.randomBytes`, as 64 hex characters. Stored
  * server-side only (`tenants.blob_secret`, SQLite migration 0062 / PostgreSQL 0020), never shown.

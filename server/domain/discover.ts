@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTIONS, ROUTERS, type ActionDef } from '../../shared/actions.ts';
+import { ACTIONS, type ActionDef } from '../../shared/actions.ts';
 
 export type MatchKind = 'action' | 'former_name' | 'router' | 'description' | 'all';
 
@@ -41,9 +41,4 @@ export function discoverActions(
     }
   }
   return out.sort((a, b) => a.rank - b.rank).map(({ def, matchedBy }) => ({ def, matchedBy }));
-}
-
-/** Routers that exist in the registry and their metadata. */
-export function routerDefs(): typeof ROUTERS {
-  return ROUTERS;
 }

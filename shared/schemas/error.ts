@@ -41,6 +41,3 @@ export const ErrorSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional().describe('machine-readable extras: candidates, allowed values, retry hints'),
 });
 export type ErrorPayload = z.infer<typeof ErrorSchema>;
-
-/** Shape of `structuredContent` on an error result. */
-export const ErrorResultSchema = z.object({ error: ErrorSchema });

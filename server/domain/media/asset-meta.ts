@@ -1,5 +1,4 @@
 import { extensionFor, safeFileName, type NameChange } from './file-name.ts';
-import { nameWords } from './alt-text.ts';
 
 /**
  * Pure helpers that derive library metadata: category/subtype from a purpose, a short usage hint from
@@ -87,9 +86,4 @@ export function deriveFilename(opts: {
     if (safe.name) return { name: safe.name, changed };
   }
   return { name: `image-${opts.sha256.slice(0, 8)}.${ext}`, changed };
-}
-
-/** Words of a file name usable as alt text and tags: `el_torcal_rocks.jpg` → ['el', 'torcal', 'rocks'] (see alt-text.ts `nameWords`). */
-export function nameWordList(filename: string): string[] {
-  return nameWords(filename).split(' ').filter(Boolean);
 }
