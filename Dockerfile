@@ -37,12 +37,13 @@ COPY . .
 RUN npm pack --pack-destination /tmp \
  && mv /tmp/atelier-*.tgz /tmp/atelier.tgz
 
-# 2. The production install of that tarball, as a user would do it.
+# 2. The production install of that tarball, as a user would do it: unpacked, then `npm ci --omit=dev` with the
+#    lockfile it ships (npm-shrinkwrap.json), so the image runs the dependency versions the suite ran on.
 FROM toolchain AS install
 WORKDIR /app
 COPY --from=build /tmp/atelier.tgz /tmp/atelier.tgz
-RUN echo '{"name":"atelier-app","private":true}' > package.json \
- && npm install --omit=dev --no-audit --no-fund /tmp/atelier.tgz \
+RUN tar -xzf /tmp/atelier.tgz --strip-components=1 \
+ && npm ci --omit=dev --no-audit --no-fund \
  && rm /tmp/atelier.tgz
 
 # 3. Runtime: slim image, code owned by root and read-only to the `node` user (uid 1000) that runs it.
@@ -60,5 +61,5 @@ VOLUME ["/data"]
 EXPOSE 3333
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.ATELIER_PORT || 3333) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "/app/node_modules/atelier/bin/atelier.mjs"]
+ENTRYPOINT ["node", "/app/bin/atelier.mjs"]
 CMD ["serve", "--http"]

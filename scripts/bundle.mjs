@@ -5,9 +5,10 @@
 // What goes in is what an npm installation runs, nothing from the checkout itself:
 //   1. `npm pack` (its prepack runs scripts/build.mjs: the compiled server, the panels' HTML, word vectors, WordNet,
 //      the OCR model, the demo photos) — or the tarball named by `--tarball <file>`, packed beforehand;
-//   2. the tarball unpacked into a staging folder, then `npm ci --omit=dev --ignore-scripts` there with the checkout's
-//      package-lock.json: the production dependencies at the locked versions (no install script is needed:
-//      better-sqlite3 13 ships prebuilt binaries, sharp and sqlite-vec take theirs from per-platform packages);
+//   2. the tarball unpacked into a staging folder, then `npm ci --omit=dev --ignore-scripts` there with the lockfile
+//      the package ships (npm-shrinkwrap.json, scripts/pack-lock.mjs): the production dependencies at the locked
+//      versions (no install script is needed: better-sqlite3 13 ships prebuilt binaries, sharp and sqlite-vec take
+//      theirs from per-platform packages);
 //   3. pruned: better-sqlite3's binaries for other platforms and its C sources (no compiler runs on a desktop);
 //   4. manifest.json written (server: `node bin/atelier.mjs serve --stdio` on the data folder the user picks in
 //      `user_config`; no key: stdio serves that folder's only tenant), `mcpb validate`, then `mcpb pack`.
@@ -67,7 +68,6 @@ if (!tarball)
 step('unpack the tarball and install the production dependencies (npm ci --omit=dev)', () => {
   fs.mkdirSync(stage);
   if (!sh('tar', ['-xzf', tarball, '-C', stage, '--strip-components=1'])) return false;
-  fs.copyFileSync(path.join(root, 'package-lock.json'), path.join(stage, 'package-lock.json'));
   return sh('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], stage);
 });
 

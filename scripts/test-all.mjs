@@ -2,7 +2,7 @@
 // `npm test`: the whole suite, as CI runs it. Steps: ensure Chromium → `npm pack` (its prepack builds dist/) →
 // vitest (unit + MCP behaviour tests; child processes run the compiled dist/server) → MCP conformance (HTTP) →
 // Playwright panel tests, and beside them the static checks (typecheck, lint, format check, module boundaries) and
-// the rest of the npm package test (install of the tarball with --omit=dev in an empty directory, seed-demo and
+// the rest of the npm package test (the tarball unpacked and installed with npm ci --omit=dev, seed-demo and
 // MCP over stdio).
 // Ends with a table of the parts' wall times (and the load average at start and end, since the machine may be
 // shared) and one closing line "test-all: N passed, M failed" summing vitest and Playwright.
@@ -203,7 +203,7 @@ ok = confOk && ok;
 const pkgJson = path.join(tmp, 'package.json');
 const pkgRun = packOk
   ? background(
-      'package: npm install --omit=dev, seed-demo, MCP over stdio; the MCP Bundle (e2e/package; ran beside Playwright)',
+      'package: unpacked + npm ci --omit=dev, seed-demo, MCP over stdio; the MCP Bundle (e2e/package; ran beside Playwright)',
       bin('vitest'),
       ['run', '--config', 'e2e/package/vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${pkgJson}`],
       { ATELIER_PACKAGE_PACK_REPORT: packReport },

@@ -151,7 +151,7 @@ describe('the container image', () => {
   });
 
   it('is configured as the README says: entry point, non-root user, /data volume, port 3333, a health check', () => {
-    expect(config.Entrypoint).toEqual(['node', '/app/node_modules/atelier/bin/atelier.mjs']);
+    expect(config.Entrypoint).toEqual(['node', '/app/bin/atelier.mjs']);
     expect(config.Cmd).toEqual(['serve', '--http']);
     expect(config.User).toBe('node');
     expect(Object.keys(config.Volumes)).toEqual(['/data']);

