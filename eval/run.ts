@@ -16,6 +16,9 @@
  * queries and for each half (development / held-out, `halfOf`: a hash of the query text).
  *
  * Options: --sets curated,filenames,neutral,products  --save <label> (eval/results/<label>.json)
+ *          --asset-queries <file>, --product-queries <file> (judged queries under eval/queries/; default
+ *          assets.json and products.json; paraphrases-*.json: longer descriptive queries that say what a
+ *          picture or product is in other words than its text, and descriptive queries about nothing held)
  *          --compare <label> (print deltas against a saved run)  --verbose (per-query top results)
  *          --no-ocr (faster; OCR is on by default, as in production)
  *          --half dev|held-out (run one half only: tune on dev, never look at held-out per query)
@@ -62,6 +65,8 @@ function arg(name: string): string | undefined {
 }
 const flag = (name: string): boolean => process.argv.includes(`--${name}`);
 const sets = (arg('sets') ?? 'curated,filenames,neutral,products').split(',');
+const assetQueries = arg('asset-queries') ?? 'assets.json';
+const productQueries = arg('product-queries') ?? 'products.json';
 const verbose = flag('verbose');
 const env = { ATELIER_OCR: flag('no-ocr') ? '0' : '1' };
 
@@ -167,11 +172,11 @@ if (sets.includes('curated') || sets.includes('products')) {
     if (!demo.api_key) throw new Error('seed-demo created no API key on a fresh data dir');
     const c = await srv.connect(demo.api_key);
     if (sets.includes('curated')) {
-      const q = loadQueries('assets.json');
+      const q = loadQueries(assetQueries);
       for (const mode of ['all', 'semantic']) record('curated', mode, await runAssets(c, demo.theme_id, mode, q));
     }
     if (sets.includes('products')) {
-      const q = loadQueries('products.json');
+      const q = loadQueries(productQueries);
       for (const mode of ['hybrid', 'lexical', 'semantic']) record('products', mode, await runProducts(c, demo.store_id, mode, q));
     }
   } finally {
@@ -199,7 +204,7 @@ async function runUntyped(set: string, nameOf: (file: string, i: number) => stri
     }
     await waitForEnrichment(srv, { tenantId: srv.tenant.tenant_id, workspaceId: srv.tenant.workspace_id });
     const keyOf = (name: string): string => keys.get(name.replace(/\.[^.]+$/, '').toLowerCase()) ?? `?${name}`;
-    const q = loadQueries('assets.json');
+    const q = loadQueries(assetQueries);
     for (const mode of ['all', 'semantic']) record(set, mode, await runAssets(c, srv.tenant.theme_id, mode, q, keyOf));
   } finally {
     await srv.close();
