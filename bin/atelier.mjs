@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Entry point of the `atelier` CLI.
-// - Installed package (`npm install atelier-*.tgz`, the Docker image): runs the compiled JavaScript in
-//   dist/server/ that `npm pack` built (scripts/build.mjs); the TypeScript sources are not shipped.
+// - Installed package (the tarball unpacked + `npm ci --omit=dev`, or `npm install atelier-*.tgz`; the Docker
+//   image): runs the compiled JavaScript in dist/server/ that `npm pack` built (scripts/build.mjs); the
+//   TypeScript sources are not shipped.
 // - Checkout (`npm ci && npm start`, tests): runs the TypeScript sources through tsx (a devDependency), so
 //   an edit takes effect without a build step and a stale dist/ is never run by accident. On a Node older
 //   than `engines` allows, scripts/modern-node.mjs runs the command again on Node 24 from the npm registry.

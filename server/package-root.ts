@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The directory holding Atelier's `package.json`: the checkout root when running from source
- * (`server/…` through tsx), the installed package (`node_modules/atelier`) when running the compiled
+ * (`server/…` through tsx), the unpacked package (or `node_modules/atelier`) when running the compiled
  * `dist/server/…`. Files that ship beside the code (demo data, built panels, word vectors) are found
  * from here, so the same code works at both depths.
  * @throws Error when no `package.json` is found above this module (a broken install)
