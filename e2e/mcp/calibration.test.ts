@@ -104,6 +104,26 @@ describe('calibration in both directions (issue 33)', () => {
     });
   });
 
+  describe('(a) one word of a photo close to the query is no match by itself', () => {
+    it('answers words about nothing here with nothing, though a photo says a word related to each', async () => {
+      // "flight" in the falcon's caption is close to "airplane", the anemones' forest "floor" to "bathroom" and
+      // "elevator", the cactus "crowned" to "queen"; none of these photos is, as a whole, near the query
+      for (const [query, related] of [
+        ['airplane', 'prairie_falcon.jpg'],
+        ['bathroom', 'wood_anemones.jpg'],
+        ['elevator', 'wood_anemones.jpg'],
+        ['queen', 'notocactus_minimus.jpg'],
+      ] as const) {
+        const r = await search(query);
+        expect({ query, assets: r.assets.map((a) => a.name) }).toEqual({ query, assets: [] });
+        expect(
+          r.suggestions.map((a) => a.name),
+          query,
+        ).toContain(related);
+      }
+    });
+  });
+
   describe('(b) descriptive queries match by covering most of their words', () => {
     it('finds the falcon for a description that shares no word with its long caption', async () => {
       const r = await search('raptor flying beside a crag');

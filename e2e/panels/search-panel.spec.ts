@@ -83,11 +83,11 @@ test('search panel marks hybrid hits found by meaning only', async ({ atelier })
   const { tenant } = atelier.server;
   await importNature(atelier.client, tenant.workspace_id);
   await waitForEnrichment(atelier.client, tenant.theme_id);
-  // "evergreen" is in no name, tag or alt text, nor a WordNet relative of any (WordNet files the fir under
-  // conifer, not evergreen): the silver fir is found by meaning only
-  const { view } = await atelier.open('svc_asset_library', 'search', { query: 'evergreen', theme_id: tenant.theme_id });
-  const fir = view.getByTestId('asset-card').filter({ hasText: 'silver_fir.jpg' });
-  await expect(fir.getByTestId('meaning-only')).toHaveText('related by meaning');
+  // "crag" is in no name, tag or alt text, nor a WordNet relative of any: the ridge is found by meaning only,
+  // its name's "ridge" close to "crag" and the photo's text as a whole near it too
+  const { view } = await atelier.open('svc_asset_library', 'search', { query: 'crag', theme_id: tenant.theme_id });
+  const ridge = view.getByTestId('asset-card').filter({ hasText: 'tanners_ridge.jpg' });
+  await expect(ridge.getByTestId('meaning-only')).toHaveText('related by meaning');
   // no card of this query matched by its words
   await expect(view.getByTestId('meaning-only')).toHaveCount(await view.getByTestId('asset-card').count());
 });

@@ -71,6 +71,12 @@ export function assetTexts(deps: Pick<LibraryDeps, 'assets'>, scope: Scope): Con
     );
 }
 
+/** The text-embedding side of a query: its hits, nearest first, with standard scores, and the score a match needs. */
+export interface MeaningHits {
+  hits: readonly { seq: number; z: number | null }[];
+  accept: number;
+}
+
 /**
  * Coverage of a query by its candidate assets (domain/search/coverage.ts), for mode `all`: the best lexical
  * candidates and vector hits (up to `COVERAGE_DEPTH` of each) are scored by how much of the query their
@@ -79,11 +85,15 @@ export function assetTexts(deps: Pick<LibraryDeps, 'assets'>, scope: Scope): Con
  * text-side match (a descriptive query whose words the alt text holds only as synonyms, related words or
  * colours; a colour word weighs by how many pictures show the colour, so a flower of another colour no
  * longer half-matches "pink flower"), unless its measured colours contradict a colour word of the query
- * (then it stays below every match: "yellow flowers" matches no flower measured pink); the rest tell the
+ * (then it stays below every match: "yellow flowers" matches no flower measured pink), or word embeddings
+ * alone carry it to half and the text embedding does not accept it (then it is a suggestion: "guitar" is
+ * close to the "rock" of a limestone landscape, whose meaning as a whole is not significantly near
+ * "guitar"; two views of the same word vectors must agree where neither has the document's own words
+ * behind it); the rest tell the
  * fusion whether a meaning match is corroborated. The planner has already checked its WordNet concept matches
  * against the candidates' texts (`assetTexts`; concept-forms.ts: "waves" reaches
  * "ripple", which "Wind-rippled" is not).
- * @param semantic the text-embedding hits, nearest first
+ * @param semantic the text-embedding hits and their acceptance score (null: no text embedding)
  * @param words the scope's word space (null: words and measured colours only)
  * @throws what the asset store or the embedder throws
  */
@@ -91,7 +101,7 @@ export async function coverQuery(
   deps: Pick<LibraryDeps, 'assets' | 'thesaurus'>,
   scope: Scope,
   lexical: LexicalResult,
-  semantic: readonly { seq: number }[] | null,
+  semantic: MeaningHits | null,
   words: WordSpace | null,
 ): Promise<Covered> {
   const h = lexical.hits;
@@ -107,7 +117,7 @@ export async function coverQuery(
   // terms' weights (colour words included), and no row or word of it is needed.
   const whole = (seq: number): boolean => lexical.termQuality(seq)?.every((q) => q >= 1) ?? false;
   for (let i = 0; i < Math.min(h.length, COVERAGE_DEPTH); i++) if (!whole(h.seq[i]!)) take(h.seq[i]!);
-  for (const v of (semantic ?? []).slice(0, COVERAGE_DEPTH)) if (!whole(v.seq)) take(v.seq);
+  for (const v of (semantic?.hits ?? []).slice(0, COVERAGE_DEPTH)) if (!whole(v.seq)) take(v.seq);
   if (seqs.length === 0 || lexical.termWords.length === 0) return { hits: h, agrees: (seq) => whole(seq) };
 
   const rows = await deps.assets.bySeqs(scope, seqs);
@@ -163,6 +173,7 @@ export async function coverQuery(
   const wordNull: WordNull | null = words?.null
     ? { nulls: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
     : null;
+  const meaningScore = new Map((semantic?.hits ?? []).map((v) => [v.seq, v.z ?? -Infinity]));
   const scored = new Map<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean; agrees: boolean }>();
   const queryWords = lexical.termWords.map((t) => t.word);
   for (const seq of seqs) {
@@ -180,9 +191,11 @@ export async function coverQuery(
     const contradicted = terms.some(
       (t, i) => t.colour && shown.size > 0 && !shown.has(measuredName(t.word)) && (doc.lexical?.[i] ?? 0) < 1,
     );
+    // a match carried by word embeddings alone needs the text embedding to accept the document too
+    const unbacked = c.withoutEmbeddings < LEXICAL_MATCH && !((meaningScore.get(seq) ?? -Infinity) >= (semantic?.accept ?? Infinity));
     // a contradicted colour word is a word the picture is known to fail, not one its text leaves unsaid: the
     // document is no text-side match, however much of the rest of the query it covers
-    const relevance = contradicted ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
+    const relevance = contradicted || unbacked ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
     scored.set(seq, { ...c, relevance, agrees: c.grounded && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };

@@ -234,7 +234,7 @@ export async function matchAssets(
   // widens the text side and decides whether a meaning match is corroborated
   const covered =
     mode === 'all' && lexical
-      ? await coverQuery(deps, scope, lexical, semantic?.hits ?? null, semantic ? ((await vectors?.words?.(scope, head)) ?? null) : null)
+      ? await coverQuery(deps, scope, lexical, semantic, semantic ? ((await vectors?.words?.(scope, head)) ?? null) : null)
       : null;
   const agrees = covered ? (seq: number) => covered.agrees(seq) : null;
   const ranked = fuse(covered?.hits ?? lexical?.hits ?? null, vector, 'meaning', pictures, agrees);

@@ -35,7 +35,9 @@
  * content words, where a document must cover most of several words at once to match and a related word is
  * one piece of evidence among others (`softTerms`).
  * A document covering at least `LEXICAL_MATCH` (half the query's weight, as the planner's any-term rule)
- * is a match.
+ * is a match. One that word embeddings alone carry there (`withoutEmbeddings` below it) is a match only
+ * when the text embedding accepts the whole document too (assets/coverage.ts): one related word ("rock"
+ * for "guitar", "flight" for "airplane") is relatedness, not the thing asked for.
  */
 import { stemmer } from 'stemmer';
 import { semanticRelevance } from './calibration.ts';
@@ -110,6 +112,8 @@ export interface Coverage {
   grounded: boolean;
   /** some term's best quality came from the measured colours */
   colour: boolean;
+  /** `relevance` without the word-embedding matches: what the document's words, concepts and colours cover */
+  withoutEmbeddings: number;
 }
 
 /**
@@ -118,6 +122,7 @@ export interface Coverage {
  */
 export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words: WordNull | null): Coverage {
   let sum = 0;
+  let plain = 0;
   let wsum = 0;
   let complete = true;
   let meaning = false;
@@ -132,6 +137,7 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
       colour = true;
     }
     if (q >= GROUNDING) grounded = true;
+    plain += t.weight * q;
     if (!t.colour && words && t.vector && q < 1 && doc.words.length > 0) {
       const near = doc.words.filter((w) => !t.incompatible?.has(w.word)).map((w) => w.vector);
       const z = near.length > 0 ? wordScore(words.nulls, near.length, bestCosine(t.vector, near)) : -Infinity;
@@ -145,7 +151,14 @@ export function coverage(terms: readonly CoverageTerm[], doc: CoverageDoc, words
     sum += t.weight * q;
     wsum += t.weight;
   });
-  return { relevance: wsum > 0 ? Math.min(1, sum / wsum) : 0, complete: complete && terms.length > 0, meaning, colour, grounded };
+  return {
+    relevance: wsum > 0 ? Math.min(1, sum / wsum) : 0,
+    complete: complete && terms.length > 0,
+    meaning,
+    colour,
+    grounded,
+    withoutEmbeddings: wsum > 0 ? Math.min(1, plain / wsum) : 0,
+  };
 }
 
 /** Content words (no colour words) from which a query is descriptive: every term may be matched by related words. */
