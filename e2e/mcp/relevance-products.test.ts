@@ -60,6 +60,19 @@ describe('product search results', () => {
         expect(r.structured.corrected_query, search_mode).toBeNull();
       }
     });
+
+    it('offers the respelling of a dictionary word the shop lacks as a suggestion, not a match: "towel" is no trowel', async () => {
+      for (const search_mode of ['hybrid', 'lexical'] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'towel', search_mode });
+        expect({ items: handles(r), total: r.structured.total }, search_mode).toEqual({ items: [], total: 0 });
+        expect(r.structured.corrected_query, search_mode).toBe('trowel');
+        expect(r.text, search_mode).toContain('Its nearest spelling here, "trowel", was searched too; what that finds is not a match.');
+        expect(
+          (r.structured.suggestions as Ref[]).map((p) => p.handle),
+          search_mode,
+        ).toContain('gardening-hand-trowel');
+      }
+    });
   });
 
   describe('fusion', () => {

@@ -44,7 +44,7 @@ function describeProductList(page: ListProductsResult, args: ListProductsArgs): 
       ? ` Indexing under way: ${page.indexing.pending} of ${page.indexing.total} products are still being embedded, so it may be among them. Retry this search in a few seconds before concluding the store does not sell it.`
       : ' The store does not sell it: do not present other products as if they were it.';
     return [
-      `No product matches ${what} (${filters}; ${mode}).${queryNote(page)}${verdict}`,
+      `No product matches ${what} (${filters}; ${mode}).${queryNote(page, false)}${verdict}`,
       ...(page.suggestions.length ? ['Nearest products, NOT matches:', ...page.suggestions.map(line)] : []),
     ].join('\n');
   }

@@ -17,10 +17,16 @@ export function matchNote(a: { relevance: number | null; matched_by: MatchKind[]
   return ` — relevance ${a.relevance.toFixed(2)}${how.length ? ` (${how.join(', ')})` : ''}`;
 }
 
-/** "showing results for …" and concept words, when the search changed the query. */
-export function queryNote(r: { corrected_query: string | null; expanded_terms: string[] }): string {
+/**
+ * "showing results for …" and concept words, when the search changed the query. With no matches, a
+ * respelling found suggestions at most (a dictionary word the library lacks): it is a "did you mean".
+ */
+export function queryNote(r: { corrected_query: string | null; expanded_terms: string[] }, matched = true): string {
+  const respelt = matched
+    ? ` Showing results for "${r.corrected_query}".`
+    : ` Its nearest spelling here, "${r.corrected_query}", was searched too; what that finds is not a match.`;
   return (
-    `${r.corrected_query ? ` Showing results for "${r.corrected_query}".` : ''}` +
+    `${r.corrected_query ? respelt : ''}` +
     `${r.expanded_terms.length ? ` Also searched related words: ${r.expanded_terms.slice(0, 8).join(', ')}${r.expanded_terms.length > 8 ? ', …' : ''}.` : ''}`
   );
 }
@@ -86,7 +92,7 @@ export function describeAssetPage(page: AssetPage, opts: { propsHint?: string } 
     const what = r.query ? `"${r.query}"` : 'the source asset';
     const pending = indexingNote(r.indexing, 'assets', false);
     const lines = [
-      `No match for ${what} in the library ${pending ? 'yet ' : ''}(mode ${r.mode}${filters}).${queryNote(r)}`,
+      `No match for ${what} in the library ${pending ? 'yet ' : ''}(mode ${r.mode}${filters}).${queryNote(r, false)}`,
       pending ??
         'Next step: generate the asset with svc_drafts asset_generate, import one with svc_asset_import, or open svc_asset_select so the user can browse.',
     ];

@@ -226,7 +226,9 @@ export const AssetPageSchema = z.object({
       corrected_query: z
         .string()
         .nullable()
-        .describe('the query actually searched after correcting misspelt words ("showing results for …"); null when nothing was corrected'),
+        .describe(
+          'the query actually searched after correcting misspelt words ("showing results for …"); a real word the library lacks is respelt only as a guess, whose finds are suggestions; null when nothing was corrected',
+        ),
       expanded_terms: z
         .array(z.string())
         .describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),

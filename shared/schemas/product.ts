@@ -76,7 +76,9 @@ export const ListProductsResultSchema = z.object({
   corrected_query: z
     .string()
     .nullable()
-    .describe('the query actually searched after correcting misspelt words; null when nothing was corrected'),
+    .describe(
+      'the query actually searched after correcting misspelt words; a real word the store lacks is respelt only as a guess, whose finds are suggestions; null when nothing was corrected',
+    ),
   expanded_terms: z.array(z.string()).describe('concept words (synonyms, narrower or broader terms) added to the search; empty when none'),
   returned: z.number().int().describe('items in this page'),
   has_more: z.boolean(),

@@ -10,7 +10,7 @@
  * - typo (0.8 for one edit, 0.7 for two): vocabulary terms within the typo budget of a word that
  *   matches nothing (domain/search/typo.ts); a dictionary word is corrected only when its synonyms and
  *   hyponyms match nothing either ("sweater" means the jumper the shop sells, not the "seater" one edit
- *   away), its hypernyms after that;
+ *   away), and then only as a guess below a match (`DICTIONARY_TYPO`), its hypernyms after that;
  * - operator (0.9): the workspace's or store's synonym list, always applied;
  * - synonym (0.85) and hyponym (0.75) from WordNet, for words that match fewer than
  *   `WEAK_MATCHES` documents; hypernym (0.5) for words that match nothing else. The index keeps stems, so
@@ -54,6 +54,13 @@ const WORDNET_CLASSES: ReadonlySet<MatchClass> = new Set(['synonym', 'hyponym', 
 export const WEAK_MATCHES = 10;
 /** Lowest lexical relevance of a match. */
 export const LEXICAL_MATCH = 0.5;
+/**
+ * Quality of the correction of a dictionary word whose own meaning found nothing: below `LEXICAL_MATCH`, so
+ * alone it makes a suggestion, not a match. A word the dictionary holds and the library does not is more
+ * likely a thing the library lacks than a misspelling: "towel" in a shop that sells a "trowel". The
+ * correction is still searched and reported (`corrections`), as a "did you mean".
+ */
+export const DICTIONARY_TYPO = 0.45;
 
 export interface LexicalOptions {
   /** restrict every expression to one column of the index (exact-field modes) */
@@ -149,12 +156,13 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
       }
     }
     /** the term's typo group, if its spelling is close to the index's words: the word searched instead */
-    const correct = async (): Promise<string | null> => {
+    const correct = async (guess = false): Promise<string | null> => {
       const typo = o.typos ? await typoGroup(index, o.column, i, t) : null;
       if (!typo) return null;
-      groups.push(typo.group);
+      groups.push(guess ? { ...typo.group, quality: Math.min(typo.group.quality, DICTIONARY_TYPO) } : typo.group);
       corrections.push(typo.correction);
-      found += typo.group.count;
+      // a guess finds suggestions only: the word's broader concepts may still find matches
+      if (!guess) found += typo.group.count;
       return typo.correction.to;
     };
     const site = o.thesaurus ? { index, column: o.column, thesaurus: o.thesaurus, groups, term: i } : null;
@@ -162,7 +170,7 @@ export async function runLexical(query: string, index: LexicalIndex, o: LexicalO
     // "3-seater" sofa one edit away. Its broader words come last, after a correction.
     if (dictionary) {
       if (site && found < WEAK_MATCHES) found += await nearConcepts(site, t.word, 1);
-      if (found === 0) await correct();
+      if (found === 0) await correct(true);
       if (site && found === 0) await broaderConcepts(site, t.word, 1);
       continue;
     }
