@@ -28,6 +28,12 @@ const LIBRARY = [
   { file: 'images/nature/wood_anemones.jpg', alt_text: 'Carpet of wood anemones on a forest floor', tags: ['flower'] },
   { file: 'images/metadata/mongolels.jpg', alt_text: 'Wind-rippled sand dunes in warm evening light', tags: ['desert'] },
   { file: 'images/formats/denali.webp', alt_text: 'Snow-capped peaks of the Alaska Range above a gravel road', tags: ['mountain'] },
+  // an axis label that WordNet reads as a kind of lawyer ("DA", a district attorney)
+  {
+    file: 'images/formats/density_plot.png',
+    alt_text: 'Density plot of a two-dimensional quantum wavefunction in a square box, the axis labelled DA',
+    tags: ['chart'],
+  },
 ];
 
 describe('calibration in both directions (issue 33)', () => {
@@ -121,6 +127,20 @@ describe('calibration in both directions (issue 33)', () => {
           query,
         ).toContain(related);
       }
+    });
+  });
+
+  describe('(a) a WordNet concept in another sense is no match', () => {
+    it('does not count a plot whose axis says "DA" as a lawyer; a kind of the thing asked for still matches', async () => {
+      // WordNet's "DA" is a district attorney, a kind of lawyer, and the caption says it as a noun; the plot's
+      // meaning as a whole is no nearer "lawyer" than an unrelated picture's is
+      const lawyer = await search('lawyer');
+      expect(lawyer.assets.map((a) => a.name)).toEqual([]);
+      expect(lawyer.suggestions.map((a) => a.name)).toContain('density_plot.png');
+      // a kind of the thing asked for is near it in meaning too: the falcon is a bird
+      const bird = await search('bird');
+      expect(bird.assets.map((a) => a.name)).toEqual(['prairie_falcon.jpg']);
+      expect(bird.assets[0]!.matched_by).toContain('concept');
     });
   });
 

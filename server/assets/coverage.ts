@@ -15,7 +15,7 @@ import {
   type WordNull,
 } from '../domain/search/coverage.ts';
 import type { ConceptTexts } from '../domain/search/concept-forms.ts';
-import { appendMatchedBy, belowMatch, capPartialMatches, LexicalHits } from '../domain/search/hit-lists.ts';
+import { appendMatchedBy, belowMatch, capPartialMatches, LexicalHits, unpackMatchedBy } from '../domain/search/hit-lists.ts';
 import { LEXICAL_MATCH, type LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
 import { wordMemoOf } from '../domain/search/word-memo.ts';
@@ -71,6 +71,22 @@ export function assetTexts(deps: Pick<LibraryDeps, 'assets'>, scope: Scope): Con
     );
 }
 
+/**
+ * The standard score of the text embedding under which a match that WordNet concepts alone make is read as
+ * another sense of the word: the null's centre, as near the query as the median unrelated document.
+ * "lawyer" reaches a plot's axis label "DA" (a district attorney) and "soldier" a beer label's "weekend
+ * warrior"; such a document is, as a whole, no nearer the query than unrelated ones, while a kind of the
+ * thing asked for ("flowers" for anemones, "drink" for a beer) is. A bar, not a test: a different sense that
+ * shares the topic ("computer" for a paper notebook) passes it.
+ */
+export const SENSE_SCORE = 0;
+
+/** Whether a `matched_by` code holds WordNet concepts but neither the query's own words nor their correction. */
+function conceptOnly(by: number): boolean {
+  const kinds = unpackMatchedBy(by);
+  return kinds.includes('concept') && !kinds.includes('text') && !kinds.includes('typo');
+}
+
 /** The text-embedding side of a query: its hits, nearest first, with standard scores, and the score a match needs. */
 export interface MeaningHits {
   hits: readonly { seq: number; z: number | null }[];
@@ -89,7 +105,8 @@ export interface MeaningHits {
  * alone carry it to half and the text embedding does not accept it (then it is a suggestion: "guitar" is
  * close to the "rock" of a limestone landscape, whose meaning as a whole is not significantly near
  * "guitar"; two views of the same word vectors must agree where neither has the document's own words
- * behind it); the rest tell the
+ * behind it), or WordNet concepts alone make it and its text embedding is no nearer the query than the null's
+ * centre (`SENSE_SCORE`: another sense of the word); the rest tell the
  * fusion whether a meaning match is corroborated. The planner has already checked its WordNet concept matches
  * against the candidates' texts (`assetTexts`; concept-forms.ts: "waves" reaches
  * "ripple", which "Wind-rippled" is not).
@@ -173,7 +190,11 @@ export async function coverQuery(
   const wordNull: WordNull | null = words?.null
     ? { nulls: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
     : null;
+  const byOf = new Map<number, number>();
+  for (let i = 0; i < h.length; i++) byOf.set(h.seq[i]!, h.by[i]!);
   const meaningScore = new Map((semantic?.hits ?? []).map((v) => [v.seq, v.z ?? -Infinity]));
+  // the query has a text vector and the scope a null: every document down to the suggestion floor is scored
+  const measured = (semantic?.hits ?? []).some((v) => v.z !== null);
   const scored = new Map<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean; agrees: boolean }>();
   const queryWords = lexical.termWords.map((t) => t.word);
   for (const seq of seqs) {
@@ -195,7 +216,14 @@ export async function coverQuery(
     const unbacked = c.withoutEmbeddings < LEXICAL_MATCH && !((meaningScore.get(seq) ?? -Infinity) >= (semantic?.accept ?? Infinity));
     // a contradicted colour word is a word the picture is known to fail, not one its text leaves unsaid: the
     // document is no text-side match, however much of the rest of the query it covers
-    const relevance = contradicted || unbacked ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
+    // a match that WordNet concepts alone make, for a document no nearer the query in meaning than an unrelated one is
+    const offSense =
+      measured &&
+      !c.colour &&
+      doc.stems.size === 0 &&
+      conceptOnly(byOf.get(seq) ?? 0) &&
+      (meaningScore.get(seq) ?? -Infinity) < SENSE_SCORE;
+    const relevance = contradicted || unbacked || offSense ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
     scored.set(seq, { ...c, relevance, agrees: c.grounded && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };
