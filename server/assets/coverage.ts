@@ -10,6 +10,7 @@ import {
   namesOneOf,
   shownColours,
   softTerms,
+  type Coverage,
   type CoverageDoc,
   type CoverageTerm,
   type WordNull,
@@ -81,10 +82,23 @@ export function assetTexts(deps: Pick<LibraryDeps, 'assets'>, scope: Scope): Con
  */
 export const SENSE_SCORE = 0;
 
-/** Whether a `matched_by` code holds WordNet concepts but neither the query's own words nor their correction. */
-function conceptOnly(by: number): boolean {
+/**
+ * Whether word embeddings alone carry a document to a match and the text embedding does not accept it.
+ * @param z the document's text-embedding standard score (−∞ when it is not among the hits), `accept` the score a match needs
+ */
+function unbacked(c: Coverage, z: number, accept: number): boolean {
+  return c.withoutEmbeddings < LEXICAL_MATCH && !(z >= accept);
+}
+
+/**
+ * Whether WordNet concepts alone match a document (its `matched_by` code `by` holds concepts but neither the
+ * query's own words nor their correction, and no measured colour or own word covers a term) and its text
+ * embedding is no nearer the query than `SENSE_SCORE`.
+ */
+function offSense(c: Coverage, doc: CoverageDoc, by: number, z: number): boolean {
   const kinds = unpackMatchedBy(by);
-  return kinds.includes('concept') && !kinds.includes('text') && !kinds.includes('typo');
+  const conceptOnly = kinds.includes('concept') && !kinds.includes('text') && !kinds.includes('typo');
+  return conceptOnly && !c.colour && doc.stems.size === 0 && z < SENSE_SCORE;
 }
 
 /** The text-embedding side of a query: its hits, nearest first, with standard scores, and the score a match needs. */
@@ -212,18 +226,13 @@ export async function coverQuery(
     const contradicted = terms.some(
       (t, i) => t.colour && shown.size > 0 && !shown.has(measuredName(t.word)) && (doc.lexical?.[i] ?? 0) < 1,
     );
-    // a match carried by word embeddings alone needs the text embedding to accept the document too
-    const unbacked = c.withoutEmbeddings < LEXICAL_MATCH && !((meaningScore.get(seq) ?? -Infinity) >= (semantic?.accept ?? Infinity));
+    const below =
+      contradicted ||
+      unbacked(c, meaningScore.get(seq) ?? -Infinity, semantic?.accept ?? Infinity) ||
+      (measured && offSense(c, doc, byOf.get(seq) ?? 0, meaningScore.get(seq) ?? -Infinity));
     // a contradicted colour word is a word the picture is known to fail, not one its text leaves unsaid: the
-    // document is no text-side match, however much of the rest of the query it covers
-    // a match that WordNet concepts alone make, for a document no nearer the query in meaning than an unrelated one is
-    const offSense =
-      measured &&
-      !c.colour &&
-      doc.stems.size === 0 &&
-      conceptOnly(byOf.get(seq) ?? 0) &&
-      (meaningScore.get(seq) ?? -Infinity) < SENSE_SCORE;
-    const relevance = contradicted || unbacked || offSense ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
+    // document is no text-side match, however much of the rest of the query it covers; nor is it in the other two cases
+    const relevance = below ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
     scored.set(seq, { ...c, relevance, agrees: c.grounded && !contradicted });
   }
   return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };
