@@ -19,7 +19,7 @@ import type { ConceptTexts } from '../domain/search/concept-forms.ts';
 import { appendMatchedBy, belowMatch, capPartialMatches, LexicalHits, unpackMatchedBy } from '../domain/search/hit-lists.ts';
 import { LEXICAL_MATCH, type LexicalResult } from '../domain/search/lexical.ts';
 import { stableDescending } from '../domain/search/stable-order.ts';
-import { wordMemoOf } from '../domain/search/word-memo.ts';
+import { wordMemoOf, type WordMemo } from '../domain/search/word-memo.ts';
 import type { LibraryDeps } from './deps.ts';
 
 /** A scope's word space (assets/search.ts `AssetVectorSearch.words`). */
@@ -136,28 +136,64 @@ export async function coverQuery(
   words: WordSpace | null,
 ): Promise<Covered> {
   const h = lexical.hits;
-  const seqs: number[] = [];
-  const seen = new Set<number>();
-  const take = (seq: number) => {
-    if (seen.has(seq)) return;
-    seen.add(seq);
-    seqs.push(seq);
-  };
   // A candidate the planner matched on every term with quality 1 is left out: coverage only raises a term's
   // quality, at most to 1, so it would score it 1, complete and grounded, as the planner did, whatever the
   // terms' weights (colour words included), and no row or word of it is needed.
   const whole = (seq: number): boolean => lexical.termQuality(seq)?.every((q) => q >= 1) ?? false;
-  for (let i = 0; i < Math.min(h.length, COVERAGE_DEPTH); i++) if (!whole(h.seq[i]!)) take(h.seq[i]!);
-  for (const v of (semantic?.hits ?? []).slice(0, COVERAGE_DEPTH)) if (!whole(v.seq)) take(v.seq);
+  const seqs = [
+    ...new Set([...h.seq.subarray(0, COVERAGE_DEPTH), ...(semantic?.hits ?? []).slice(0, COVERAGE_DEPTH).map((v) => v.seq)]),
+  ].filter((seq) => !whole(seq));
   if (seqs.length === 0 || lexical.termWords.length === 0) return { hits: h, agrees: (seq) => whole(seq) };
 
   const rows = await deps.assets.bySeqs(scope, seqs);
   const thesaurus = await deps.thesaurus();
   const memo = wordMemoOf(thesaurus);
   const facts = new Map(rows.map((r) => [r.seq, assetFacts(r, thesaurus ? memo.broader : null)]));
-  const colours = lexical.termWords.map((t) => isColourWord(t.word));
-  // the query's stems each candidate says among its own words (its name's broader words included, which the
-  // lexical index lacks); only the query's stems are ever looked up
+  const stems = saidStems(facts, memo, lexical);
+  const { terms, vectors, wordNull } = await queryTerms(lexical, facts, stems, memo, words);
+  const byOf = new Map<number, number>();
+  for (let i = 0; i < h.length; i++) byOf.set(h.seq[i]!, h.by[i]!);
+  const meaningScore = new Map((semantic?.hits ?? []).map((v) => [v.seq, v.z ?? -Infinity]));
+  // the query has a text vector and the scope a null: every document down to the suggestion floor is scored
+  const measured = (semantic?.hits ?? []).some((v) => v.z !== null);
+  const scored = new Map<number, Scored>();
+  const queryWords = lexical.termWords.map((t) => t.word);
+  for (const seq of seqs) {
+    const f = facts.get(seq);
+    if (!f) continue;
+    const shown = shownColours(f.colours, queryWords);
+    const doc: CoverageDoc = {
+      lexical: lexical.termQuality(seq),
+      stems: stems.get(seq)!,
+      words: f.words.flatMap((w) => (vectors.has(w) ? [{ word: w, vector: vectors.get(w)! }] : [])),
+      colours: shown,
+    };
+    const c = coverage(terms, doc, wordNull);
+    // a colour word the measurement contradicts: measured colours known, not this one, and no text says it
+    const contradicted = terms.some(
+      (t, i) => t.colour && shown.size > 0 && !shown.has(measuredName(t.word)) && (doc.lexical?.[i] ?? 0) < 1,
+    );
+    const z = meaningScore.get(seq) ?? -Infinity;
+    const below = contradicted || unbacked(c, z, semantic?.accept ?? Infinity) || (measured && offSense(c, doc, byOf.get(seq) ?? 0, z));
+    // a contradicted colour word is a word the picture is known to fail, not one its text leaves unsaid: the
+    // document is no text-side match, however much of the rest of the query it covers; nor is it in the other two cases
+    const relevance = below ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
+    scored.set(seq, { ...c, relevance, agrees: c.grounded && !contradicted });
+  }
+  return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };
+}
+
+/** A scored candidate: its coverage, relevance kept below a match where a rule says so, and whether it corroborates a meaning match. */
+type Scored = Coverage & { agrees: boolean };
+
+/** What coverage reads of a candidate (domain/search/coverage.ts `assetFacts`). */
+type AssetFacts = ReturnType<typeof assetFacts>;
+
+/**
+ * The query's stems each candidate says among its own words (its name's broader words included, which the
+ * lexical index lacks); only the query's stems are ever looked up.
+ */
+function saidStems(facts: ReadonlyMap<number, AssetFacts>, memo: WordMemo, lexical: LexicalResult): Map<number, Set<string>> {
   const queryStems = new Set(lexical.termWords.map((t) => t.stem));
   const stems = new Map<number, Set<string>>();
   for (const [seq, f] of facts) {
@@ -168,6 +204,22 @@ export async function coverQuery(
     }
     stems.set(seq, said);
   }
+  return stems;
+}
+
+/**
+ * The query's terms as coverage scores them (weights, colour words, word vectors, incompatible alternatives),
+ * the word vectors of the terms and the candidates' words, and the word null's family-wise acceptance.
+ * @throws what the word space throws
+ */
+async function queryTerms(
+  lexical: LexicalResult,
+  facts: ReadonlyMap<number, AssetFacts>,
+  stems: ReadonlyMap<number, ReadonlySet<string>>,
+  memo: WordMemo,
+  words: WordSpace | null,
+): Promise<{ terms: CoverageTerm[]; vectors: ReadonlyMap<string, Float32Array>; wordNull: WordNull | null }> {
+  const colours = lexical.termWords.map((t) => isColourWord(t.word));
   // a term some candidate says names something the library holds: counted as held, like a word the planner found
   const held = lexical.termWords.map((t, i) => lexical.counts[i]! > 0 || [...stems.values()].some((s) => s.has(t.stem)));
   const soft = softTerms(colours.map((colour, i) => ({ count: held[i] ? 1 : 0, colour })));
@@ -204,38 +256,7 @@ export async function coverQuery(
   const wordNull: WordNull | null = words?.null
     ? { nulls: words.null, accept: acceptanceScore(words.items * Math.max(1, tested), words.alpha) }
     : null;
-  const byOf = new Map<number, number>();
-  for (let i = 0; i < h.length; i++) byOf.set(h.seq[i]!, h.by[i]!);
-  const meaningScore = new Map((semantic?.hits ?? []).map((v) => [v.seq, v.z ?? -Infinity]));
-  // the query has a text vector and the scope a null: every document down to the suggestion floor is scored
-  const measured = (semantic?.hits ?? []).some((v) => v.z !== null);
-  const scored = new Map<number, { relevance: number; complete: boolean; meaning: boolean; colour: boolean; agrees: boolean }>();
-  const queryWords = lexical.termWords.map((t) => t.word);
-  for (const seq of seqs) {
-    const f = facts.get(seq);
-    if (!f) continue;
-    const shown = shownColours(f.colours, queryWords);
-    const doc: CoverageDoc = {
-      lexical: lexical.termQuality(seq),
-      stems: stems.get(seq)!,
-      words: f.words.flatMap((w) => (vectors.has(w) ? [{ word: w, vector: vectors.get(w)! }] : [])),
-      colours: shown,
-    };
-    const c = coverage(terms, doc, wordNull);
-    // a colour word the measurement contradicts: measured colours known, not this one, and no text says it
-    const contradicted = terms.some(
-      (t, i) => t.colour && shown.size > 0 && !shown.has(measuredName(t.word)) && (doc.lexical?.[i] ?? 0) < 1,
-    );
-    const below =
-      contradicted ||
-      unbacked(c, meaningScore.get(seq) ?? -Infinity, semantic?.accept ?? Infinity) ||
-      (measured && offSense(c, doc, byOf.get(seq) ?? 0, meaningScore.get(seq) ?? -Infinity));
-    // a contradicted colour word is a word the picture is known to fail, not one its text leaves unsaid: the
-    // document is no text-side match, however much of the rest of the query it covers; nor is it in the other two cases
-    const relevance = below ? belowMatch(c.relevance, LEXICAL_MATCH) : c.relevance;
-    scored.set(seq, { ...c, relevance, agrees: c.grounded && !contradicted });
-  }
-  return { hits: merge(h, scored), agrees: (seq) => scored.get(seq)?.agrees ?? whole(seq) };
+  return { terms, vectors, wordNull };
 }
 
 /** Lexical hits with each scored candidate's relevance raised to its coverage (and the kinds that did it), candidates only coverage found appended; best first, ties in the old order. */
