@@ -112,6 +112,25 @@ describe('product search results', () => {
       expect(handles(fence)).not.toContain('gardening-hand-trowel');
       expect(handles(fence)).not.toContain('wooden-outdoor-table');
     });
+
+    it('a product whose text names other colours than the query asks for is a suggestion, not a match', async () => {
+      // the White Cotton Shirt and the Chequered Red Shirt are shirts, and their embeddings are near "blue shirt"
+      for (const search_mode of ['hybrid', 'lexical'] as const) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'blue shirt', search_mode });
+        expect(handles(r), search_mode).toEqual(['ocean-blue-shirt']);
+        expect(r.structured.total, search_mode).toBe(1);
+      }
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'blue shirt' });
+      expect((r.structured.suggestions as Ref[]).map((p) => p.handle)).toContain('white-cotton-shirt');
+      // the Blue Silk Tuxedo is formal dress, but blue
+      const dress = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'red dress' });
+      expect(handles(dress)).not.toContain('blue-silk-tuxedo');
+      // a shade states the basic colour it is called by: the Navy Sports Jacket answers "blue jacket", not "yellow jacket"
+      const jacket = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'blue jacket' });
+      expect(handles(jacket)).toContain('navy-sport-jacket');
+      const yellow = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'yellow jacket' });
+      expect(handles(yellow)).not.toContain('navy-sport-jacket');
+    });
   });
 
   describe('concepts', () => {

@@ -26,6 +26,7 @@ import { ServiceError } from '../errors.ts';
 import type { TextEmbedder } from '../providers/embedder-types.ts';
 import { rankedCacheOf } from '../domain/search/ranked-cache.ts';
 import { agreeingProducts } from './agreement.ts';
+import { colourContradicted, withoutMatches } from './colours.ts';
 import type { CatalogDeps } from './deps.ts';
 
 /** Candidates per ranked list (lexical, KNN) before fusion and paging. */
@@ -245,6 +246,7 @@ export async function listProducts(
       mode = 'lexical';
     }
     let agreeing: Set<number> | null = null;
+    let vetoed: ReadonlySet<number> = new Set();
     if (mode !== 'semantic') {
       const thesaurus = await deps.search.thesaurus();
       const synonyms = await deps.search.synonyms.forStore(scope, scope.storeId, head);
@@ -254,11 +256,14 @@ export async function listProducts(
         { column: null, thesaurus, typos: true, synonyms, depth: RANKED_DEPTH, conceptTexts: productTexts(deps, scope) },
         offset + limit + 1,
       );
+      // a product whose text names other colours than the query's is no match on either side (catalog/colours.ts)
+      vetoed = await colourContradicted(deps, scope, lexical, mode === 'hybrid' ? semantic : null);
+      if (vetoed.size > 0) lexical = { ...lexical, hits: withoutMatches(lexical.hits, vetoed) };
       // hybrid: a meaning-only product counts only when its labels agree with the query (catalog/agreement.ts)
       if (mode === 'hybrid' && semantic)
         agreeing = await agreeingProducts(deps, scope, lexical, semantic, { thesaurus, synonyms, query: query! });
     }
-    const agrees = agreeing ? (seq: number) => agreeing.has(seq) : null;
+    const agrees = agreeing ? (seq: number) => agreeing.has(seq) && !vetoed.has(seq) : null;
     return {
       ranked: fuse(lexical?.hits ?? null, mode === 'lexical' ? null : semantic, 'meaning', null, agrees),
       lexical,
