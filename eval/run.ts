@@ -19,7 +19,8 @@
  *          --asset-queries <file>, --product-queries <file> (judged queries under eval/queries/; default
  *          assets.json and products.json; paraphrases-*.json: longer descriptive queries that say what a
  *          picture or product is in other words than its text, and descriptive queries about nothing held;
- *          unrelated-words.json: single nouns for things no demo photo shows, all no-match queries)
+ *          unrelated-words.json: single nouns for things no demo photo shows, all no-match queries;
+ *          colour-products.json: product queries with a colour word, and colours the shop lacks)
  *          --compare <label> (print deltas against a saved run)  --verbose (per-query top results)
  *          --no-ocr (faster; OCR is on by default, as in production)
  *          --half dev|held-out (run one half only: tune on dev, never look at held-out per query)
