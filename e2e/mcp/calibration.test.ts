@@ -142,6 +142,15 @@ describe('calibration in both directions (issue 33)', () => {
       expect(bird.assets.map((a) => a.name)).toEqual(['prairie_falcon.jpg']);
       expect(bird.assets[0]!.matched_by).toContain('concept');
     });
+
+    it('reads a word the photo says in its usual sense: wood anemones are flowers, not sea anemones', async () => {
+      // WordNet files "anemone" under plants first and under animals second, neither sense counted in use
+      const animal = await search('animal');
+      expect(animal.assets.map((a) => a.name)).not.toContain('wood_anemones.jpg');
+      expect(animal.assets.map((a) => a.name)).toContain('prairie_falcon.jpg');
+      const flowers = await search('flowers');
+      expect(flowers.assets.map((a) => a.name)).toContain('wood_anemones.jpg');
+    });
   });
 
   describe('(b) descriptive queries match by covering most of their words', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { broaderWords, headNoun, nounLemma, type Thesaurus } from './concepts.ts';
+import { broaderWords, expandConcept, headNoun, nounLemma, type Thesaurus } from './concepts.ts';
 import { handBuiltThesaurus } from './hand-built-thesaurus.ts';
 
 /** plant > succulent > cactus; geological formation > beach; "zing" (a sound) to catch chance endings. */
@@ -36,5 +36,25 @@ describe('compound words of a file name', () => {
     expect(broaderWords(t, ['notocactus', 'minimus'])).toEqual(['cactus', 'succulent', 'plant']);
     expect(broaderWords(t, ['cactus'])).toEqual(['succulent', 'plant']);
     expect(broaderWords(t, ['sunsetbeach'])).toEqual(['beach', 'geological formation']);
+  });
+});
+
+describe('the sense a document word is read in', () => {
+  // "anemone" is a flower first and a sea animal second, and neither sense is tagged in SemCor
+  const t = handBuiltThesaurus(
+    [
+      { words: ['animal'], hyper: [], hypo: [1] },
+      { words: ['invertebrate'], hyper: [0], hypo: [4] },
+      { words: ['flower'], hyper: [], hypo: [3] },
+      { words: ['anemone', 'windflower'], hyper: [2], hypo: [] },
+      { words: ['sea anemone', 'anemone'], hyper: [1], hypo: [] },
+    ],
+    { tagCount: (w) => (w === 'animal' || w === 'flower' ? 40 : 0) },
+  );
+  const words = (w: string): string[] => expandConcept(t, w).map((c) => c.text);
+  it('reaches an untagged word only in its first sense', () => {
+    expect(words('flower')).toContain('anemone');
+    expect(words('animal')).toContain('sea anemone');
+    expect(words('animal')).not.toContain('anemone');
   });
 });

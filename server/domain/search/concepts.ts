@@ -5,9 +5,11 @@
  * up). Senses are those a reader most likely means: the first sense, plus any sense whose SemCor
  * tagged count is at least a tenth of the first's (WordNet orders senses by that frequency; see
  * Miller et al., "Using a semantic concordance for sense identification", 1994); when the counts are
- * too small to tell, the first three. A hyponym or hypernym lemma is kept only when the synset it was
- * reached through is one of that lemma's own chosen senses ("black" is a hyponym of clothing in one
- * rare sense, but means the colour) and the lemma is mainly a noun, so expansion does not drift
+ * too small to tell, the first three. A lemma reached this way (a synonym of a later sense, a hyponym or a
+ * hypernym) is kept only when the synset it was reached through is a sense a document's word is read in
+ * (`readSenses`: as above, but the first sense alone when the counts are too small to tell; "black" is a
+ * hyponym of clothing in one rare sense, but means the colour; a photo's "anemones" are flowers, not the
+ * sea anemones "animal" reaches) and the lemma is mainly a noun, so expansion does not drift
  * through rare senses. Nor when its Porter stem, which the index searches, belongs to a more frequent noun
  * of another sense (`stemBelongsElsewhere`): "sports" reaches "boxing", "bicycling" and "singles", whose
  * stems would find a box, a parked bicycle and a single flower.
@@ -94,6 +96,17 @@ export function chooseSenses(senses: { synset: number; tagCount: number }[]): nu
   return senses.filter((s, i) => i === 0 || s.tagCount >= floor).map((s) => s.synset);
 }
 
+/**
+ * The senses a lemma met in a document is read in: `chooseSenses`, except that when its tagged counts are
+ * too few to tell, WordNet's first sense alone (its order is then the lexicographers' judgement of the
+ * usual reading). A document's "anemones" are the flowers, not sea anemones, and its "notebook" is paper.
+ */
+function readSenses(senses: { synset: number; tagCount: number }[]): number[] {
+  const first = senses[0];
+  if (!first) return [];
+  return first.tagCount < RARE_TAGS ? [first.synset] : chooseSenses(senses);
+}
+
 /** How often a lemma is read as a noun: its tagged senses in all (SemCor). */
 function usage(t: Thesaurus, lemma: string): number {
   return t.senses(lemma).reduce((n, s) => n + s.tagCount, 0);
@@ -122,7 +135,7 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
   const seen = new Set<string>([word.toLowerCase(), lemma]);
   const out: ConceptWord[] = [];
   /** whether `synset` is one of the senses a reader would take `lemma` in */
-  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && chooseSenses(t.senses(lemma)).includes(synset);
+  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && readSenses(t.senses(lemma)).includes(synset);
   const add = (text: string, relation: ConceptRelation): void => {
     if (seen.has(text)) return;
     seen.add(text);
