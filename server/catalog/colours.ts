@@ -31,8 +31,8 @@ export async function colourContradicted(
   semantic: readonly { seq: number; relevance: number }[] | null,
 ): Promise<Set<number>> {
   const colours = lexical.termWords.flatMap((t, i) => {
-    const c = queryColour(t.word);
-    return c ? [{ term: i, colour: c }] : [];
+    const terms = queryColour(t.word);
+    return terms ? [{ term: i, terms }] : [];
   });
   if (colours.length === 0) return new Set();
   const seqs = new Set<number>();
@@ -50,7 +50,7 @@ export async function colourContradicted(
       ...r.options.map((o) => o.values.join(' ')),
     ]);
     const quality = lexical.termQuality(r.seq);
-    if (colours.some((c) => contradictsColour(c.colour, stated) && (quality?.[c.term] ?? 0) < CLASS_QUALITY.hyponym)) out.add(r.seq);
+    if (colours.some((c) => contradictsColour(c.terms, stated) && (quality?.[c.term] ?? 0) < CLASS_QUALITY.hyponym)) out.add(r.seq);
   }
   return out;
 }

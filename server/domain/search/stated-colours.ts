@@ -54,13 +54,13 @@ function colourForm(word: string): string {
 }
 
 /**
- * The basic colour terms a query word asks for: itself when it is one, a listed shade's terms, else none.
- * @returns the word's colour form and its terms, or null when it is no colour word
+ * The basic colour terms a query word asks for: itself when it is one, a listed shade's terms.
+ * @returns the terms, or null when the word is no colour word
  */
-export function queryColour(word: string): { word: string; terms: readonly string[] } | null {
+export function queryColour(word: string): readonly string[] | null {
   const w = colourForm(word);
-  if (COLOUR_NAMES.has(w)) return { word: w, terms: [w] };
-  return Object.hasOwn(SHADES, w) ? { word: w, terms: SHADES[w]! } : null;
+  if (COLOUR_NAMES.has(w)) return [w];
+  return Object.hasOwn(SHADES, w) ? SHADES[w]! : null;
 }
 
 /** The basic colour terms stated in `texts` (absent and null texts skipped), shades read as their terms. */
@@ -75,6 +75,6 @@ export function statedColours(texts: readonly (string | null | undefined)[]): Se
   return out;
 }
 
-/** Whether a text stating `stated` contradicts a query's colour word: it states some colour, none of the word's terms. */
-export const contradictsColour = (colour: { terms: readonly string[] }, stated: ReadonlySet<string>): boolean =>
-  stated.size > 0 && !colour.terms.some((c) => stated.has(c));
+/** Whether a text stating `stated` contradicts a query's colour word (its `terms`): it states some colour, none of the word's. */
+export const contradictsColour = (terms: readonly string[], stated: ReadonlySet<string>): boolean =>
+  stated.size > 0 && !terms.some((c) => stated.has(c));
