@@ -134,6 +134,17 @@ describe('product search results', () => {
   });
 
   describe('concepts', () => {
+    it('a word that names a thing as often as an idea is read as the thing', async () => {
+      // WordNet's "perfume" is a pleasant smell (synonym "scent") as often as a toiletry; the candle says "scent"
+      for (const search_mode of ['hybrid', 'lexical']) {
+        const perfume = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'perfume', search_mode });
+        expect(perfume.error, search_mode).toBeUndefined();
+        expect(handles(perfume), search_mode).toEqual([]);
+        // a word that is only the smell still finds it
+        const fragrance = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'fragrance', search_mode });
+        expect(handles(fragrance), search_mode).toEqual(['vanilla-candle']);
+      }
+    });
     it('a WordNet concept counts only where a product says it as a noun, not a verb or adjective of the same stem', async () => {
       // "waves" reaches its hyponym "ripple"; the index keeps Porter stems, so it also meets "rippled"
       const product = (id: number, handle: string, title: string, body: string) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { broaderWords, expandConcept, headNoun, nounLemma, type Thesaurus } from './concepts.ts';
+import { broaderWords, expandConcept, headNoun, nounLemma, querySenses, type Thesaurus } from './concepts.ts';
 import { handBuiltThesaurus } from './hand-built-thesaurus.ts';
 
 /** plant > succulent > cactus; geological formation > beach; "zing" (a sound) to catch chance endings. */
@@ -56,5 +56,39 @@ describe('the sense a document word is read in', () => {
     expect(words('flower')).toContain('anemone');
     expect(words('animal')).toContain('sea anemone');
     expect(words('animal')).not.toContain('anemone');
+  });
+});
+
+describe('the sense a query word is expanded in', () => {
+  // WordNet's top: entity > physical entity | abstraction > property > visual property > colour. "perfume" is
+  // a pleasant smell (first sense) and a toiletry, tagged as often; "blue" is a colour and blue clothing.
+  const t = handBuiltThesaurus(
+    [
+      { words: ['entity'], hyper: [], hypo: [1, 2] },
+      { words: ['physical entity'], hyper: [0], hypo: [5, 7] },
+      { words: ['abstraction'], hyper: [0], hypo: [3, 6] },
+      { words: ['property'], hyper: [2], hypo: [4] },
+      { words: ['visual property'], hyper: [3], hypo: [9] },
+      { words: ['toiletry'], hyper: [1], hypo: [10] },
+      { words: ['odor'], hyper: [2], hypo: [8] },
+      { words: ['clothing'], hyper: [1], hypo: [11] },
+      { words: ['aroma', 'fragrance', 'perfume', 'scent'], hyper: [6], hypo: [] },
+      { words: ['blue', 'blueness'], hyper: [4], hypo: [12] },
+      { words: ['perfume', 'essence'], hyper: [5], hypo: [] },
+      { words: ['blue'], hyper: [7], hypo: [] },
+      { words: ['navy', 'navy blue'], hyper: [9], hypo: [] },
+    ],
+    { tagCount: (w) => (w === 'perfume' ? 2 : 9) },
+  );
+  const words = (w: string): string[] => expandConcept(t, w).map((c) => c.text);
+  it('reads a word that is as often a thing as an idea as the thing', () => {
+    expect(querySenses(t, 'perfume')).toEqual([10]);
+    expect(words('perfume')).toContain('essence');
+    expect(words('perfume')).not.toContain('scent');
+  });
+  it('keeps an idea that is the word’s only or main reading, and a colour', () => {
+    expect(words('fragrance')).toContain('scent');
+    expect(querySenses(t, 'blue')).toEqual([9, 11]);
+    expect(words('blue')).toContain('navy');
   });
 });

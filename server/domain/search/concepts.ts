@@ -5,7 +5,8 @@
  * up). Senses are those a reader most likely means: the first sense, plus any sense whose SemCor
  * tagged count is at least a tenth of the first's (WordNet orders senses by that frequency; see
  * Miller et al., "Using a semantic concordance for sense identification", 1994); when the counts are
- * too small to tell, the first three. A lemma reached this way (a synonym of a later sense, a hyponym or a
+ * too small to tell, the first three; of those, an abstract sense tagged no more often than a concrete one is
+ * dropped (`querySenses`: a picture or a product is a thing). A lemma reached this way (a synonym of a later sense, a hyponym or a
  * hypernym) is kept only when the synset it was reached through is a sense a document's word is read in
  * (`readSenses`: as above, but the first sense alone when the counts are too small to tell; "black" is a
  * hyponym of clothing in one rare sense, but means the colour; a photo's "anemones" are flowers, not the
@@ -97,6 +98,58 @@ export function chooseSenses(senses: { synset: number; tagCount: number }[]): nu
 }
 
 /**
+ * The top synsets of what a picture can show or a shop sell: physical entities (an object, a substance, a
+ * living thing, a place) and visual properties (a colour), as against the abstractions (a perception, a field
+ * of study, a sum of money, the angle where branches fork). Each is the sense of its lemma directly below
+ * "entity" or "property".
+ */
+function visibleTops(t: Thesaurus): Set<number> {
+  const tops = new Set<number>();
+  const below = (lemma: string, parent: string): void => {
+    const up = new Set(t.senses(parent).map((s) => s.synset));
+    const s = t.senses(lemma).find((x) => t.hypernymsOf(x.synset).some((h) => up.has(h)));
+    if (s) tops.add(s.synset);
+  };
+  below('physical entity', 'entity');
+  below('visual property', 'property');
+  return tops;
+}
+
+/** Whether a synset is below one of `tops`, by its hypernyms (instances included). */
+function isBelow(t: Thesaurus, synset: number, tops: ReadonlySet<number>): boolean {
+  const seen = new Set<number>();
+  let frontier = [synset];
+  while (frontier.length > 0) {
+    const next: number[] = [];
+    for (const s of frontier) {
+      if (tops.has(s)) return true;
+      if (seen.has(s)) continue;
+      seen.add(s);
+      next.push(...t.hypernymsOf(s));
+    }
+    frontier = next;
+  }
+  return false;
+}
+
+/**
+ * The senses a query word is expanded in: `chooseSenses`, without each sense that names nothing visible (an
+ * abstraction other than a visual property) and is tagged no more often than a visible sense also chosen. What a
+ * picture shows or a shop sells is a thing and its look, so where a word is as often a thing as an idea, the
+ * thing is meant: "perfume" is the toiletry, not a pleasant smell (whose synonym "scent" a candle's
+ * description says), and "field" a piece of land, not a field of study. A word mostly read as an idea keeps
+ * that reading ("spring" the season, beside the device and the fountain), and a colour stays a colour.
+ */
+export function querySenses(t: Thesaurus, lemma: string): number[] {
+  const senses = t.senses(lemma);
+  const chosen = new Set(chooseSenses(senses));
+  const tops = visibleTops(t);
+  const read = senses.filter((s) => chosen.has(s.synset)).map((s) => ({ ...s, visible: isBelow(t, s.synset, tops) }));
+  const visible = Math.max(-1, ...read.filter((s) => s.visible).map((s) => s.tagCount));
+  return read.filter((s) => s.visible || s.tagCount > visible).map((s) => s.synset);
+}
+
+/**
  * The senses a lemma met in a document is read in: `chooseSenses`, except that when its tagged counts are
  * too few to tell, WordNet's first sense alone (its order is then the lexicographers' judgement of the
  * usual reading). A document's "anemones" are the flowers, not sea anemones, and its "notebook" is paper.
@@ -131,7 +184,7 @@ export function stemBelongsElsewhere(t: Thesaurus, lemma: string, synset: number
 export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPONYMS): ConceptWord[] {
   const lemma = nounLemma(t, word);
   if (!lemma) return [];
-  const senses = chooseSenses(t.senses(lemma));
+  const senses = querySenses(t, lemma);
   const seen = new Set<string>([word.toLowerCase(), lemma]);
   const out: ConceptWord[] = [];
   /** whether `synset` is one of the senses a reader would take `lemma` in */
