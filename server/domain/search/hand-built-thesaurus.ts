@@ -10,6 +10,8 @@ export interface HandSynset {
   words: string[];
   hyper: number[];
   hypo: number[];
+  /** whether it is a part of some whole (default false) */
+  part?: boolean;
 }
 
 export interface HandThesaurusOptions {
@@ -38,6 +40,7 @@ export function handBuiltThesaurus(synsets: HandSynset[], options: HandThesaurus
     lemmasOf: (s) => synsets[s]?.words ?? [],
     hypernymsOf: (s) => synsets[s]?.hyper ?? [],
     hyponymsOf: (s) => synsets[s]?.hypo ?? [],
+    isPart: (s) => synsets[s]?.part ?? false,
     isWord: (l) => senses.has(l),
     mainlyNoun: options.mainlyNoun ?? (() => true),
     frequentNouns: () => frequent,
