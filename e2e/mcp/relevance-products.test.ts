@@ -142,6 +142,12 @@ describe('product search results', () => {
         expect(handles(r).sort(), search_mode).toEqual(['black-bean-bag', 'black-leather-bag']);
       }
     });
+    it('a kind reaches a word whose first, untagged sense is another thing', async () => {
+      // WordNet's first "bracelet" is a watchband; the jewellery is its second sense, the first of "bangle"
+      const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'jewelry', search_mode: 'lexical', limit: 50 });
+      expect(r.error).toBeUndefined();
+      expect(handles(r)).toContain('moon-charm-bracelet');
+    });
     it('a word that names a thing as often as an idea is read as the thing', async () => {
       // WordNet's "perfume" is a pleasant smell (synonym "scent") as often as a toiletry; the candle says "scent"
       for (const search_mode of ['hybrid', 'lexical']) {

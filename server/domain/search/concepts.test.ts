@@ -59,6 +59,21 @@ describe('the sense a document word is read in', () => {
   });
 });
 
+describe('a later sense that is a one-word synonym’s usual one', () => {
+  // "bracelet" is first a watchband, then jewellery, where "bangle" is first; neither is tagged in SemCor
+  const t = handBuiltThesaurus(
+    [
+      { words: ['jewelry'], hyper: [], hypo: [2] },
+      { words: ['watchband', 'bracelet'], hyper: [], hypo: [] },
+      { words: ['bangle', 'bracelet'], hyper: [0], hypo: [] },
+    ],
+    { tagCount: (w) => (w === 'jewelry' ? 10 : 0) },
+  );
+  it('reaches an untagged word in it too', () => {
+    expect(expandConcept(t, 'jewelry').map((c) => c.text)).toEqual(['bangle', 'bracelet']);
+  });
+});
+
 describe('the sense a query word is expanded in', () => {
   // WordNet's top: entity > physical entity | abstraction > property > visual property > colour. "perfume" is
   // a pleasant smell (first sense) and a toiletry, tagged as often; "blue" is a colour and blue clothing.

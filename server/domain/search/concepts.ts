@@ -10,7 +10,8 @@
  * part holonyms) are not followed from a sense that is not itself a part: a shirt's pocket is a pouch, but the
  * shirt is no bag. A lemma reached this way (a synonym of a later sense, a hyponym or a
  * hypernym) is kept only when the synset it was reached through is a sense a document's word is read in
- * (`readSenses`: as above, but the first sense alone when the counts are too small to tell; "black" is a
+ * (`readSenses`: as above, but when the counts are too small to tell, the first sense and those that are a
+ * one-word synonym's first, "bracelet" as jewellery where "bangle" is; "black" is a
  * hyponym of clothing in one rare sense, but means the colour; a photo's "anemones" are flowers, not the
  * sea anemones "animal" reaches) and the lemma is mainly a noun, so expansion does not drift
  * through rare senses. Nor when its Porter stem, which the index searches, belongs to a more frequent noun
@@ -155,13 +156,19 @@ export function querySenses(t: Thesaurus, lemma: string): number[] {
 
 /**
  * The senses a lemma met in a document is read in: `chooseSenses`, except that when its tagged counts are
- * too few to tell, WordNet's first sense alone (its order is then the lexicographers' judgement of the
- * usual reading). A document's "anemones" are the flowers, not sea anemones, and its "notebook" is paper.
+ * too few to tell, WordNet's first sense (its order is then the lexicographers' judgement of the usual
+ * reading) and any later sense that is the first sense of a one-word synonym: that sense is the usual reading
+ * of a word, so no rare one. A document's "anemones" are the flowers, not sea anemones (a phrase), its
+ * "notebook" is paper, not a notebook computer; its "bracelet" is both a watchband (first) and jewellery (as
+ * "bangle" is first).
  */
-function readSenses(senses: { synset: number; tagCount: number }[]): number[] {
+function readSenses(t: Thesaurus, lemma: string): number[] {
+  const senses = t.senses(lemma);
   const first = senses[0];
   if (!first) return [];
-  return first.tagCount < RARE_TAGS ? [first.synset] : chooseSenses(senses);
+  if (first.tagCount >= RARE_TAGS) return chooseSenses(senses);
+  const usual = (s: number): boolean => t.lemmasOf(s).some((l) => l !== lemma && !l.includes(' ') && t.senses(l)[0]?.synset === s);
+  return senses.filter((s, i) => i === 0 || usual(s.synset)).map((s) => s.synset);
 }
 
 /** How often a lemma is read as a noun: its tagged senses in all (SemCor). */
@@ -192,7 +199,7 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
   const seen = new Set<string>([word.toLowerCase(), lemma]);
   const out: ConceptWord[] = [];
   /** whether `synset` is one of the senses a reader would take `lemma` in */
-  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && readSenses(t.senses(lemma)).includes(synset);
+  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && readSenses(t, lemma).includes(synset);
   const add = (text: string, relation: ConceptRelation): void => {
     if (seen.has(text)) return;
     seen.add(text);
