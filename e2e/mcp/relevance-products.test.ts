@@ -142,6 +142,16 @@ describe('product search results', () => {
         expect(handles(r).sort(), search_mode).toEqual(['black-bean-bag', 'black-leather-bag']);
       }
     });
+    it('a brand’s name says nothing of what its products are', async () => {
+      // "dwelling" has the synonym "home", and the vendor of the sofa, the pillows and the candle is "Home Sweet Home"
+      for (const search_mode of ['hybrid', 'lexical']) {
+        const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'dwelling', search_mode });
+        expect(r.error, search_mode).toBeUndefined();
+        expect(handles(r), search_mode).toEqual([]);
+      }
+      const brand = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'home sweet home', search_mode: 'lexical' });
+      expect(handles(brand)).toContain('vanilla-candle');
+    });
     it('a kind reaches a word whose first, untagged sense is another thing', async () => {
       // WordNet's first "bracelet" is a watchband; the jewellery is its second sense, the first of "bangle"
       const r = await c.call('svc_catalog', 'list_products', { store_id: store, query: 'jewelry', search_mode: 'lexical', limit: 50 });

@@ -332,8 +332,10 @@ export async function listProducts(
 
 /**
  * The texts of products the planner's noun check of WordNet concepts reads (domain/search/concept-forms.ts):
- * those of the lexical index (title, handle, vendor, type, tags, description), with the option values for the
- * variant titles they are made of.
+ * those of the lexical index that say what the product is (title, handle, type, tags, description), with the
+ * option values for the variant titles they are made of. Not the vendor: a brand's name says nothing of the
+ * kind of its products, so "dwelling" and "plate" (home plate) must not reach every product of Home Sweet
+ * Home through "home"; the vendor's own words still match as text.
  * @throws what the product store throws
  */
 function productTexts(deps: CatalogDeps, scope: StoreScope): ConceptTexts {
@@ -341,7 +343,7 @@ function productTexts(deps: CatalogDeps, scope: StoreScope): ConceptTexts {
     new Map(
       (await deps.products.bySeqs(scope, [...seqs])).map((r) => [
         r.seq,
-        [r.title, r.handle, r.vendor, r.product_type, r.tags.join(' '), r.description_text, ...r.options.map((o) => o.values.join(' '))],
+        [r.title, r.handle, r.product_type, r.tags.join(' '), r.description_text, ...r.options.map((o) => o.values.join(' '))],
       ]),
     );
 }
