@@ -10,7 +10,7 @@
  * part holonyms) are not followed from a sense that is not itself a part: a shirt's pocket is a pouch, but the
  * shirt is no bag. A lemma reached this way (a synonym of a later sense, a hyponym or a
  * hypernym) is kept only when the synset it was reached through is a sense a document's word is read in
- * (`readSenses`: as above, but when the counts are too small to tell, the first sense and those that are a
+ * (`readIn`: as above, but when the counts are too small to tell, the first sense and those that are a
  * one-word synonym's first, "bracelet" as jewellery where "bangle" is; "black" is a
  * hyponym of clothing in one rare sense, but means the colour; a photo's "anemones" are flowers, not the
  * sea anemones "animal" reaches) and the lemma is mainly a noun, so expansion does not drift
@@ -155,20 +155,23 @@ export function querySenses(t: Thesaurus, lemma: string): number[] {
 }
 
 /**
- * The senses a lemma met in a document is read in: `chooseSenses`, except that when its tagged counts are
- * too few to tell, WordNet's first sense (its order is then the lexicographers' judgement of the usual
- * reading) and any later sense that is the first sense of a one-word synonym: that sense is the usual reading
- * of a word, so no rare one. A document's "anemones" are the flowers, not sea anemones (a phrase), its
+ * Whether a lemma met in a document is read in `synset`. Its readings are `chooseSenses`, except that when
+ * its tagged counts are too few to tell, WordNet's first sense (its order is then the lexicographers'
+ * judgement of the usual reading) and any later sense that is the first sense of a one-word synonym: that
+ * sense is the usual reading of a word, so no rare one. A document's "anemones" are the flowers, not sea anemones (a phrase), its
  * "notebook" is paper, not a notebook computer; its "bracelet" is both a watchband (first) and jewellery (as
  * "bangle" is first).
  */
-function readSenses(t: Thesaurus, lemma: string): number[] {
+function readIn(t: Thesaurus, lemma: string, synset: number): boolean {
   const senses = t.senses(lemma);
   const first = senses[0];
-  if (!first) return [];
-  if (first.tagCount >= RARE_TAGS) return chooseSenses(senses);
-  const usual = (s: number): boolean => t.lemmasOf(s).some((l) => l !== lemma && !l.includes(' ') && t.senses(l)[0]?.synset === s);
-  return senses.filter((s, i) => i === 0 || usual(s.synset)).map((s) => s.synset);
+  if (!first) return false;
+  if (first.synset === synset) return true;
+  if (first.tagCount >= RARE_TAGS) return chooseSenses(senses).includes(synset);
+  return (
+    senses.some((s) => s.synset === synset) &&
+    t.lemmasOf(synset).some((l) => l !== lemma && !l.includes(' ') && t.senses(l)[0]?.synset === synset)
+  );
 }
 
 /** How often a lemma is read as a noun: its tagged senses in all (SemCor). */
@@ -199,7 +202,7 @@ export function expandConcept(t: Thesaurus, word: string, maxHyponyms = MAX_HYPO
   const seen = new Set<string>([word.toLowerCase(), lemma]);
   const out: ConceptWord[] = [];
   /** whether `synset` is one of the senses a reader would take `lemma` in */
-  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && readSenses(t, lemma).includes(synset);
+  const dominant = (lemma: string, synset: number): boolean => t.mainlyNoun(lemma) && readIn(t, lemma, synset);
   const add = (text: string, relation: ConceptRelation): void => {
     if (seen.has(text)) return;
     seen.add(text);
