@@ -5,10 +5,10 @@
  * up). Senses are those a reader most likely means: the first sense, plus any sense whose SemCor
  * tagged count is at least a tenth of the first's (WordNet orders senses by that frequency; see
  * Miller et al., "Using a semantic concordance for sense identification", 1994); when the counts are
- * too small to tell, the first three; of those, an abstract sense tagged no more often than a concrete one is
- * dropped (`querySenses`: a picture or a product is a thing). Hyponyms that are parts of a whole (WordNet's
- * part holonyms) are not followed from a sense that is not itself a part: a shirt's pocket is a pouch, but the
- * shirt is no bag. A lemma reached this way (a synonym of a later sense, a hyponym or a
+ * too small to tell, the first three; of those, a sense that names nothing visible, tagged no more often than
+ * a visible one, is dropped (`querySenses`: a picture or a product is a thing). Hyponyms that are parts of
+ * a whole (WordNet's part holonyms) are not followed from a sense that is not itself a part: a shirt's pocket
+ * is a pouch, but the shirt is no bag. A lemma reached this way (a synonym of a later sense, a hyponym or a
  * hypernym) is kept only when the synset it was reached through is a sense a document's word is read in
  * (`readIn`: as above, but when the counts are too small to tell, the first sense and those that are a
  * one-word synonym's first, "bracelet" as jewellery where "bangle" is; "black" is a
@@ -138,10 +138,10 @@ function isBelow(t: Thesaurus, synset: number, tops: ReadonlySet<number>): boole
 }
 
 /**
- * The senses a query word is expanded in: `chooseSenses`, without each sense that names nothing visible (an
- * abstraction other than a visual property) and is tagged no more often than a visible sense also chosen. What a
- * picture shows or a shop sells is a thing and its look, so where a word is as often a thing as an idea, the
- * thing is meant: "perfume" is the toiletry, not a pleasant smell (whose synonym "scent" a candle's
+ * The senses a query word is expanded in: `chooseSenses`, without each sense that names nothing visible
+ * (an abstraction other than a visual property) and is tagged no more often than a visible sense also
+ * chosen. What a picture shows or a shop sells is a thing and its look, so where a word is as often a thing
+ * as an idea, the thing is meant: "perfume" is the toiletry, not a pleasant smell (whose synonym "scent" a candle's
  * description says), and "field" a piece of land, not a field of study. A word mostly read as an idea keeps
  * that reading ("spring" the season, beside the device and the fountain), and a colour stays a colour.
  */
@@ -158,9 +158,9 @@ export function querySenses(t: Thesaurus, lemma: string): number[] {
  * Whether a lemma met in a document is read in `synset`. Its readings are `chooseSenses`, except that when
  * its tagged counts are too few to tell, WordNet's first sense (its order is then the lexicographers'
  * judgement of the usual reading) and any later sense that is the first sense of a one-word synonym: that
- * sense is the usual reading of a word, so no rare one. A document's "anemones" are the flowers, not sea anemones (a phrase), its
- * "notebook" is paper, not a notebook computer; its "bracelet" is both a watchband (first) and jewellery (as
- * "bangle" is first).
+ * sense is the usual reading of a word, so no rare one. A document's "anemones" are the flowers, not sea
+ * anemones (a phrase), its "notebook" is paper, not a notebook computer; its "bracelet" is both a watchband
+ * (first) and jewellery (as "bangle" is first).
  */
 function readIn(t: Thesaurus, lemma: string, synset: number): boolean {
   const senses = t.senses(lemma);
